@@ -1,0 +1,190 @@
+# CUDA Memory Labs — one non-recursive Makefile for the whole course.
+#
+#   make                  build common/ and every lab twice: student variant (labs/) and
+#                         solution variant (solutions/ over labs/), into build/
+#   make grade LAB=3.3    grade your work in labs/<LAB>-*/ (exit 0 once grading completed)
+#   make selfcheck        instructors: every solution full marks, every skeleton zero
+#   make test             the test suite (CI runs this; GPU tests run only with a GPU)
+#   make gpu-check        everything that needs a GPU, logged to $(GPU_LOG_DIR)
+#   make skeletons        regenerate labs/*/<student files> from solutions/
+#   make CUDA_ARCH=sm_80  build for another GPU (default sm_90: H100/H200)
+#   make V=1              show full commands
+#
+# Flags are layered (redis style): CFLAGS / NVCCFLAGS / LDFLAGS given by the user add to
+# the course's own, they do not replace them.
+
+CUDA_ARCH ?= sm_90
+NVCC ?= nvcc
+CC ?= cc
+PYTHON ?= python3
+BUILD ?= build
+V ?= 0
+
+NVCC_PATH := $(shell command -v $(NVCC) 2>/dev/null)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC_PATH))
+CUDA_INC := $(CUDA_HOME)/include
+CUDA_LIB := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib) $(CUDA_HOME)/lib64)
+
+# Check (unit tests only). Override both where Check is not installed system-wide.
+CHECK_CFLAGS ?= $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS ?= $(shell pkg-config --libs check 2>/dev/null)
+
+COURSE_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -MMD -MP -Icommon -I$(CUDA_INC)
+COURSE_NVCCFLAGS := -std=c++17 -O3 -arch=$(CUDA_ARCH) -lineinfo -MMD -MP -Icommon \
+                    -Xcompiler -Wall
+ALL_CFLAGS = $(COURSE_CFLAGS) $(CFLAGS)
+ALL_NVCCFLAGS = $(COURSE_NVCCFLAGS) $(NVCCFLAGS)
+CUDA_LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lm
+
+ifeq ($(V),1)
+  Q :=
+  say :=
+else
+  Q := @
+  say = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+# A GPU is present when nvidia-smi lists one (used only to decide which tests run).
+HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
+
+.DEFAULT_GOAL := all
+
+# ---------------------------------------------------------------------------------------
+# common/: libcml.a (plain C11 host code over the CUDA runtime; .cu files if any)
+
+LIBCML := $(BUILD)/common/libcml.a
+COMMON_C := $(wildcard common/*.c)
+COMMON_CU := $(wildcard common/*.cu)
+COMMON_OBJS := $(COMMON_C:common/%.c=$(BUILD)/common/%.c.o) \
+               $(COMMON_CU:common/%.cu=$(BUILD)/common/%.cu.o)
+
+$(BUILD)/common/%.c.o: common/%.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/common/%.cu.o: common/%.cu
+	@mkdir -p $(@D)
+	$(call say,NVCC,$<)$(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
+
+$(LIBCML): $(COMMON_OBJS)
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+
+.PHONY: common
+common: $(LIBCML)
+
+# ---------------------------------------------------------------------------------------
+# Labs. Every labs/<id>-<slug>/ with a lab.toml is a lab; its top-level *.cu and *.c are
+# its sources (*.c are plain C11, e.g. the CPU reference). A lab is built twice:
+#   $(BUILD)/<lab>/student/lab   from labs/<lab>/
+#   $(BUILD)/<lab>/solution/lab  from solutions/<lab>/ where a file exists there, else labs/<lab>/
+# The grader builds an assembled submission with the same rules: make lab-bin LAB_SRC=DIR LAB_OUT=DIR
+
+LABS := $(patsubst labs/%/lab.toml,%,$(wildcard labs/*/lab.toml))
+
+# $(call obj_rules,OUTDIR,SRCDIR,INCDIRS): compile SRCDIR/*.cu|*.c into OUTDIR/*.o
+define obj_rules
+$(1)/%.cu.o: $(2)/%.cu
+	@mkdir -p $$(@D)
+	$$(call say,NVCC,$$<)$$(NVCC) $$(ALL_NVCCFLAGS) $(addprefix -I,$(3)) -c $$< -o $$@
+$(1)/%.c.o: $(2)/%.c
+	@mkdir -p $$(@D)
+	$$(call say,CC,$$<)$$(CC) $$(ALL_CFLAGS) $(addprefix -I,$(3)) -c $$< -o $$@
+endef
+
+# $(call lab_rules,OUTDIR,SRCDIRS (first wins),SOURCE NAMES)
+define lab_rules
+$(1)/lab: $(addprefix $(1)/,$(addsuffix .o,$(3))) $$(LIBCML)
+	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(LDFLAGS) -o $$@ $$^
+$(foreach d,$(2),$(eval $(call obj_rules,$(1),$(d),$(2))))
+endef
+
+lab_sources = $(notdir $(wildcard labs/$(1)/*.cu labs/$(1)/*.c))
+
+$(foreach L,$(LABS),$(eval $(call lab_rules,$(BUILD)/$(L)/student,labs/$(L),$(call lab_sources,$(L)))))
+$(foreach L,$(LABS),$(eval $(call lab_rules,$(BUILD)/$(L)/solution,solutions/$(L) labs/$(L),$(call lab_sources,$(L)))))
+
+LAB_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/student/lab $(BUILD)/$(L)/solution/lab)
+
+.PHONY: all labs
+all: $(LIBCML) $(LAB_BINS)
+labs: $(LAB_BINS)
+
+# Used by the grader: build one assembled lab directory.
+ifdef LAB_SRC
+$(eval $(call lab_rules,$(LAB_OUT),$(LAB_SRC),$(notdir $(wildcard $(LAB_SRC)/*.cu $(LAB_SRC)/*.c))))
+.PHONY: lab-bin
+lab-bin: $(LAB_OUT)/lab
+endif
+
+# ---------------------------------------------------------------------------------------
+# Check unit tests: common/tests/*.c, and labs/<lab>/tests/*.c linked with the lab's
+# plain-C sources (its CPU references). GPU test cases carry the Check tag "gpu".
+
+CHECK_ENV := CK_DEFAULT_TIMEOUT=60 $(if $(HAVE_GPU),,CK_EXCLUDE_TAGS=gpu)
+TEST_CFLAGS = $(filter-out -Werror,$(ALL_CFLAGS)) -Werror $(CHECK_CFLAGS)
+
+$(BUILD)/tests/common/%.o: common/tests/%.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/common/run: $(patsubst common/tests/%.c,$(BUILD)/tests/common/%.o,$(wildcard common/tests/*.c)) $(LIBCML)
+	$(call say,LINK,$@)$(CC) -o $@ $^ $(CHECK_LIBS) $(CUDA_LDLIBS) -lstdc++
+
+define lab_test_rules
+$(BUILD)/tests/$(1)/%.o: labs/$(1)/tests/%.c
+	@mkdir -p $$(@D)
+	$$(call say,CC,$$<)$$(CC) $$(TEST_CFLAGS) -Ilabs/$(1) -c $$< -o $$@
+$(BUILD)/tests/$(1)/run: $(patsubst labs/$(1)/tests/%.c,$(BUILD)/tests/$(1)/%.o,$(wildcard labs/$(1)/tests/*.c)) $(patsubst %.c,$(BUILD)/$(1)/student/%.c.o,$(notdir $(wildcard labs/$(1)/*.c))) $$(LIBCML)
+	$$(call say,LINK,$$@)$$(CC) -o $$@ $$^ $$(CHECK_LIBS) $$(CUDA_LDLIBS) -lstdc++
+endef
+TESTED_LABS := $(foreach L,$(LABS),$(if $(wildcard labs/$(L)/tests/*.c),$(L)))
+$(foreach L,$(TESTED_LABS),$(eval $(call lab_test_rules,$(L))))
+
+CHECK_RUNNERS := $(BUILD)/tests/common/run $(foreach L,$(TESTED_LABS),$(BUILD)/tests/$(L)/run)
+
+.PHONY: check-tests
+check-tests: $(CHECK_RUNNERS)
+	@$(if $(HAVE_GPU),,echo "Check: test cases tagged 'gpu' NOT RUN: no GPU on this machine (CK_EXCLUDE_TAGS=gpu)";)
+	@set -e; for t in $^; do echo "== $$t"; $(CHECK_ENV) $$t; done
+
+# ---------------------------------------------------------------------------------------
+# The grader and the course checks
+
+LAB ?=
+lab_dir = $(firstword $(wildcard labs/$(LAB)-*/lab.toml))
+
+.PHONY: grade
+grade: $(LIBCML)
+	@test -n "$(LAB)" || { echo "usage: make grade LAB=<id>   (labs: $(LABS))"; exit 2; }
+	@test -n "$(lab_dir)" || { echo "make grade: no lab '$(LAB)' (labs: $(LABS))"; exit 2; }
+	@$(PYTHON) -m grader grade $(dir $(lab_dir)); rc=$$?; \
+	  if [ $$rc -eq 1 ]; then exit 0; else exit $$rc; fi
+
+.PHONY: selfcheck
+selfcheck: $(LIBCML)
+	$(PYTHON) -m grader selfcheck
+
+.PHONY: skeletons skeleton-drift
+skeletons:
+	$(PYTHON) -m grader skeleton --write
+skeleton-drift:
+	$(PYTHON) -m grader skeleton --check
+
+.PHONY: pytest
+pytest: all
+	$(PYTHON) -m pytest -ra grader/tests
+
+.PHONY: test
+test: all skeleton-drift check-tests pytest
+	@echo "make test: all test steps finished"
+
+GPU_LOG_DIR ?= $(BUILD)/gpu-check
+.PHONY: gpu-check
+gpu-check:
+	bash grader/gpu_check.sh $(GPU_LOG_DIR)
+
+.PHONY: clean
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

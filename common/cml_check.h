@@ -1,0 +1,47 @@
+/* cml_check.h — checked CUDA runtime calls.
+ *
+ * One macro, CML_CHECK(expr), evaluates a CUDA runtime call and, if it did not return
+ * cudaSuccess, reports the call's text, file, line and cudaGetErrorString() through the
+ * current failure handler. Programs (lab harnesses) install a handler that writes the
+ * error into the run's JSON document and exits; the default handler prints to stderr and
+ * exits with status 4. Library functions in common/ never exit: they return cudaError_t.
+ *
+ * Source: CUDA C++ Programming Guide, "Error Checking"; the checkCudaErrors() habit of
+ * NVIDIA cuda-samples.
+ */
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Called when a checked call fails. Must not return. `expr` is the call's source text. */
+typedef void (*cml_fail_fn)(cudaError_t err, const char *expr, const char *file, int line);
+
+/* Installs `fn` as the failure handler (NULL restores the default); returns the old one. */
+cml_fail_fn cml_set_fail_handler(cml_fail_fn fn);
+
+/* Reports a failed call through the current handler. Does not return. */
+void cml_fail(cudaError_t err, const char *expr, const char *file, int line);
+
+#ifdef __cplusplus
+}
+#endif
+
+#define CML_CHECK(expr)                                                                            \
+    do {                                                                                           \
+        cudaError_t cml_err_ = (expr);                                                             \
+        if (cml_err_ != cudaSuccess) {                                                             \
+            cml_fail(cml_err_, #expr, __FILE__, __LINE__);                                         \
+        }                                                                                          \
+    } while (0)
+
+/* Checks the last launch: the launch configuration (cudaGetLastError) and, after
+ * synchronising, the kernel's own execution (illegal address, trap, ...). */
+#define CML_CHECK_LAUNCH()                                                                         \
+    do {                                                                                           \
+        CML_CHECK(cudaGetLastError());                                                             \
+        CML_CHECK(cudaDeviceSynchronize());                                                        \
+    } while (0)

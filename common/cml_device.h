@@ -1,0 +1,36 @@
+/* cml_device.h — facts about the current device, read from the runtime or measured.
+ *
+ * Source: CUDA Runtime API, cudaGetDeviceProperties / cudaDeviceGetAttribute.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cml_device_facts {
+    int ordinal;
+    char name[256];
+    int cc_major, cc_minor;
+    int sm_count;
+    size_t l2_bytes;
+    size_t smem_per_block_bytes;       /* default static limit (48 KB) */
+    size_t smem_per_block_optin_bytes; /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
+    size_t smem_per_sm_bytes;
+    int regs_per_sm, regs_per_block;
+    size_t global_mem_bytes;
+    int clock_khz;                     /* SM clock; 0 when the runtime does not report it */
+} cml_device_facts;
+
+/* Number of usable devices; 0 (not an error) when there is no device or no driver. */
+int cml_device_count(void);
+
+/* Fills *facts for the current device. */
+cudaError_t cml_device_query(cml_device_facts *facts);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,82 @@
+/* cml_lab.h — the generic lab driver: main() of every lab harness.
+ *
+ * A lab's harness.cu describes its exercises in a table of cml_exercise and calls
+ *     int main(int argc, char **argv) { return cml_lab_main(argc, argv, "3.3", EX, N); }
+ * The driver owns everything that is the same in every lab (docs/protocol.md):
+ *   - the command line (cml_options.h) and the JSON run document (cml_json.h);
+ *   - the no-device path: status "no_device", exit 3;
+ *   - the failure handler: any failed CML_CHECK becomes status "error" with the CUDA error
+ *     string and the call's file:line, written to the JSON before exiting;
+ *   - poisoning the output (CML_POISON_BYTE) before every verified run, the launch check
+ *     (cudaGetLastError + cudaDeviceSynchronize), copying back and comparing;
+ *   - with --time: timing student, baseline and a copy of the same bytes interleaved
+ *     (cml_timing.h), then verifying once more, so a kernel that computes only when it
+ *     is not timed is caught;
+ *   - metrics: GB/s and GFLOP/s from the exercise's byte and flop counts, % of the copy
+ *     bandwidth measured in the same run.
+ * An exercise owns only what is specific to it: inputs from the seed, the CPU reference,
+ * and the two launches.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cml_compare.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One case of one exercise, filled in by the exercise's setup(). */
+typedef struct cml_problem {
+    /* The output under test: a device buffer of n_out float32, viewed as
+     * (n_out / out_cols, out_cols) row-major for coordinates in reports. */
+    float *d_out;
+    size_t n_out;
+    size_t out_cols;
+    /* The CPU reference: exact value (float64) and magnitude per element, and the
+     * tolerance parameters of cml_compare_f32 (h_mag may be NULL). Owned by the exercise. */
+    const double *h_ref;
+    const double *h_mag;
+    /* Positions checked: NULL = all n_out (h_ref, h_mag have n_out entries); else the
+     * n_check positions check_idx[0..n_check), with h_ref, h_mag in step. Large timed
+     * cases check a sample (e.g. the last tile row and column plus random positions)
+     * because a float64 CPU reference of the whole output would take minutes. */
+    const size_t *check_idx;
+    size_t n_check;
+    double gamma;
+    double abs_floor;
+    /* Work of one run, for metrics: bytes that must move through device memory (each
+     * input read once, each output written once) and floating-point operations. */
+    double bytes;
+    double flops;
+    /* Exercise-owned state passed to launch_student / launch_baseline / teardown. */
+    void *ctx;
+} cml_problem;
+
+typedef struct cml_exercise {
+    const char *name;       /* e.g. "matmul_tiled"; the --exercise value */
+    const char *dim_names;  /* comma-separated, e.g. "M,N,K"; their count is n_dims */
+    int n_dims;
+    const char *baseline;   /* the baseline's name for reports, e.g. "matmul_naive" */
+    /* Checks the size (return a message for sizes the exercise does not accept, e.g.
+     * R > 4), allocates, draws inputs from `seed` (cml_rng.h), copies them to the device
+     * and computes the reference. Returns NULL on success, else a static message. CUDA
+     * calls inside use CML_CHECK. */
+    const char *(*setup)(cml_problem *p, const long long *size, uint64_t seed);
+    void (*launch_student)(void *ctx);  /* one run of the student's launcher */
+    void (*launch_baseline)(void *ctx); /* one run of the baseline, writing d_out too */
+    void (*teardown)(cml_problem *p);   /* frees everything setup() allocated */
+} cml_exercise;
+
+/* Runs the lab binary. Returns the process exit status (docs/protocol.md):
+ * 0 a run document with status "ok" or "wrong" was written, 2 usage error (status
+ * "error", kind "usage"), 3 no CUDA device (status "no_device"). A failed CUDA call
+ * writes status "error" and exits with 4 from inside the failure handler. */
+int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *exercises,
+                 int n_exercises);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,49 @@
+/* cml_options.h — the lab binaries' command line (docs/protocol.md, a contract).
+ *
+ *   lab --list
+ *   lab --device-info [--json PATH]
+ *   lab --exercise NAME --size A[,B[,C...]] [--seed S] [--time] [--reps R] [--json PATH]
+ *
+ * --size gives the case's dimensions in the order the exercise names them (e.g. M,N,K);
+ * --seed is a decimal or 0x-hex uint64 (default 1); --reps >= 20 (default 25); --json
+ * defaults to standard output. Parsed with getopt_long (POSIX/glibc).
+ */
+#pragma once
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CML_MAX_DIMS 8
+
+typedef enum cml_mode {
+    CML_MODE_RUN = 0,
+    CML_MODE_LIST,
+    CML_MODE_DEVICE_INFO,
+    CML_MODE_HELP
+} cml_mode;
+
+typedef struct cml_options {
+    cml_mode mode;
+    const char *exercise; /* NULL when not given */
+    long long size[CML_MAX_DIMS];
+    int n_size;
+    uint64_t seed;
+    int time;             /* 1 = time against the baseline after verifying */
+    int reps;
+    const char *json_path; /* NULL = stdout */
+} cml_options;
+
+/* Parses argv. Returns 0 on success; on a usage error returns -1 and writes a one-line
+ * message (without newline) into err[0..err_len). Sizes must be >= 1 and at most
+ * CML_MAX_DIMS of them; reps >= 20. */
+int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int err_len);
+
+/* The usage text, for --help and usage errors. */
+const char *cml_usage(void);
+
+#ifdef __cplusplus
+}
+#endif
