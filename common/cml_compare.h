@@ -51,7 +51,8 @@ typedef struct cml_compare_result {
     size_t n_nonfinite; /* NaN or Inf that are not the poison pattern */
     double max_abs_err; /* over finite elements; 0 when none */
     double rel_l2_err;  /* ||got - ref||_2 / ||ref||_2 over finite elements (0/0 -> 0) */
-    /* First bad element in index order; first_bad < 0 when none. */
+    /* First bad element in the order compared (index order, or idx order with a sample):
+     * its position in got (idx[i] with a sample); first_bad < 0 when none. */
     long long first_bad;
     size_t first_bad_row, first_bad_col; /* index / cols, index % cols */
     double first_bad_expected, first_bad_got, first_bad_tol;
@@ -70,8 +71,8 @@ typedef struct cml_compare_result {
  * Position i passes when got is finite and |got - ref| <= gamma * mag + abs_floor.
  * Never fails; fills *out (out->n = n). */
 void cml_compare_f32(const float *got, size_t n_got, size_t cols, const size_t *idx,
-                     const double *ref, const double *mag, size_t n, double gamma,
-                     double abs_floor, cml_compare_result *out);
+                     const double *ref, const double *mag, size_t n, double gamma, double abs_floor,
+                     cml_compare_result *out);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,7 @@ typedef struct cml_device_facts {
     size_t smem_per_sm_bytes;
     int regs_per_sm, regs_per_block;
     size_t global_mem_bytes;
-    int clock_khz;                     /* SM clock; 0 when the runtime does not report it */
+    int clock_khz; /* SM clock; 0 when the runtime does not report it */
 } cml_device_facts;
 
 /* Number of usable devices; 0 (not an error) when there is no device or no driver. */

@@ -23,8 +23,11 @@ typedef struct cml_json {
     FILE *f;
     int depth;
     int need_comma[CML_JSON_MAX_DEPTH]; /* per level: an element was already written */
+    int in_object[CML_JSON_MAX_DEPTH];  /* per level: 1 object, 0 array (level 0: top) */
     int after_key;                      /* a key was just written: no comma before value */
-    int error;                          /* set on misuse (depth overflow, unbalanced end) */
+    /* Set on misuse: depth overflow, an unbalanced or mismatched end, a key outside an
+     * object, a value without its key, a second top-level value. */
+    int error;
 } cml_json;
 
 void cml_json_init(cml_json *w, FILE *f);

@@ -56,10 +56,10 @@ typedef struct cml_problem {
 } cml_problem;
 
 typedef struct cml_exercise {
-    const char *name;       /* e.g. "matmul_tiled"; the --exercise value */
-    const char *dim_names;  /* comma-separated, e.g. "M,N,K"; their count is n_dims */
+    const char *name;      /* e.g. "matmul_tiled"; the --exercise value */
+    const char *dim_names; /* comma-separated, e.g. "M,N,K"; their count is n_dims */
     int n_dims;
-    const char *baseline;   /* the baseline's name for reports, e.g. "matmul_naive" */
+    const char *baseline; /* the baseline's name for reports, e.g. "matmul_naive" */
     /* Checks the size (return a message for sizes the exercise does not accept, e.g.
      * R > 4), allocates, draws inputs from `seed` (cml_rng.h), copies them to the device
      * and computes the reference. Returns NULL on success, else a static message. CUDA
@@ -72,8 +72,18 @@ typedef struct cml_exercise {
 
 /* Runs the lab binary. Returns the process exit status (docs/protocol.md):
  * 0 a run document with status "ok" or "wrong" was written, 2 usage error (status
- * "error", kind "usage"), 3 no CUDA device (status "no_device"). A failed CUDA call
- * writes status "error" and exits with 4 from inside the failure handler. */
+ * "error", kind "usage"; kind "setup" when setup() rejected the size; also when the
+ * document itself could not be written), 3 no CUDA device (status "no_device"), 4 a
+ * course bug (kind "harness": setup() filled *p inconsistently, or the baseline computed
+ * a wrong result). A failed CUDA call writes status "error" (kind "cuda", or "launch"
+ * when the check right after a launch or the timing caught it) and exits with 4 from
+ * inside the failure handler.
+ * Ownership: the driver calls setup() with *p zeroed, and teardown() exactly once after
+ * a setup() that returned NULL, before returning (not after a setup() that failed, nor
+ * from the failure handler: the process then ends, and nothing needs freeing). The
+ * driver allocates and frees only its own buffers (the host copy of d_out, the copy
+ * roof's buffers); d_out, h_ref, h_mag, check_idx and ctx are the exercise's and must
+ * stay valid until teardown(). */
 int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *exercises,
                  int n_exercises);
 

@@ -31,7 +31,7 @@ typedef struct cml_options {
     long long size[CML_MAX_DIMS];
     int n_size;
     uint64_t seed;
-    int time;             /* 1 = time against the baseline after verifying */
+    int time; /* 1 = time against the baseline after verifying */
     int reps;
     const char *json_path; /* NULL = stdout */
 } cml_options;

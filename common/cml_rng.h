@@ -32,7 +32,9 @@ uint64_t cml_rng_u64(cml_rng *rng);
 /* Uniform float in [0, 1): the top 24 bits of the next output times 2^-24. */
 float cml_rng_unit_f32(cml_rng *rng);
 
-/* Uniform float in [lo, hi): lo + (hi - lo) * unit. Precondition: lo < hi. */
+/* Uniform float in [lo, hi): lo + (hi - lo) * unit, rounded to float32 step by step (no
+ * FMA); a result that rounds up to hi is replaced by the largest float below hi.
+ * Precondition: lo < hi. */
 float cml_rng_uniform_f32(cml_rng *rng, float lo, float hi);
 
 /* Fills x[0..n) with cml_rng_uniform_f32(rng, lo, hi), in index order. */

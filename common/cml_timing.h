@@ -10,9 +10,10 @@
  * Warm-up: each contender runs `warmup` times first (module load, first-touch, clocks).
  * Batching: kernels of a few microseconds cannot be timed one launch per event pair
  * (cudaEventElapsedTime resolves ~0.5 us); when batch == 0 it is chosen from the
- * warm-up so that one sample lasts at least target_sample_ms. Batched samples run
- * with a warm L2 (the flush happens once per sample), which is the honest choice for
- * kernels whose data fits in L2 anyway.
+ * warm-up (each warm-up launch is timed alone) so that one sample of the slowest
+ * contender lasts at least target_sample_ms: batch = ceil(target / slowest single
+ * launch), between 1 and 10000. Batched samples run with a warm L2 (the flush happens
+ * once per sample), which is the honest choice for kernels whose data fits in L2 anyway.
  * Reported: median, 10th and 90th percentile over `reps` samples (reps >= 20).
  *
  * Source: DESIGN.md; FACTS.md "Timing noise on an H200"; nvbench's cold-L2 samples.
@@ -29,7 +30,7 @@ extern "C" {
 typedef void (*cml_launch_fn)(void *ctx);
 
 typedef struct cml_contender {
-    const char *name;   /* e.g. "student", "baseline", "copy" */
+    const char *name; /* e.g. "student", "baseline", "copy" */
     cml_launch_fn launch;
     void *ctx;
 } cml_contender;

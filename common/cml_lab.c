@@ -1,0 +1,609 @@
+/* cml_lab.c — the generic lab driver, main() of every lab harness (cml_lab.h).
+ *
+ * Reads as the harness contract does (docs/protocol.md): parse the command line; answer
+ * --list / --device-info; else check the exercise and size, find a device, set up,
+ * poison → launch → check launch → copy back → compare; with --time verify the baseline,
+ * time student, baseline and copy interleaved, verify the student once more; write one
+ * JSON run document. The document is written to PATH.tmp and renamed, so the grader never
+ * reads half a document.
+ *
+ * Every failed CML_CHECK, here or in the exercise's code, ends in lab_fail(), which writes
+ * a complete document with status "error" from the run's context kept in `run` below.
+ *
+ * Source: docs/protocol.md; the allocate → initialise → launch → verify → free order of
+ * NVIDIA cuda-samples; nvbench's report of work (GB/s, % of a measured roof).
+ */
+#include "cml_lab.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cml_check.h"
+#include "cml_device.h"
+#include "cml_json.h"
+#include "cml_options.h"
+#include "cml_timing.h"
+
+/* ---------------------------------------------------------------------------------------
+ * The run's context: everything a document needs, also from inside the failure handler. */
+
+static struct {
+    const char *lab_id;
+    cml_mode mode;
+    const char *exercise_name; /* as given on the command line; NULL when not given */
+    const cml_exercise *ex;    /* NULL when unknown */
+    long long size[CML_MAX_DIMS];
+    int n_size;
+    uint64_t seed;
+    const char *json_path; /* NULL: standard output */
+    int have_device;
+    cml_device_facts device;
+    int in_launch; /* 1 while checking a student or baseline launch: failures are "launch" */
+} run;
+
+/* The contents of one document beyond the context. */
+typedef struct doc {
+    const char *status;
+    const char *err_kind; /* NULL: "error": null */
+    const char *err_message, *err_where, *err_expr;
+    const cml_compare_result *check; /* NULL: "check": null */
+    const cml_problem *problem;      /* gamma, abs_floor, bytes, flops */
+    int first_bad_unwritten;
+    const cml_timing_stats *timing; /* NULL, or [3]: student, baseline, copy */
+} doc;
+
+enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3, EXIT_FAILED = 4 };
+
+/* ---------------------------------------------------------------------------------------
+ * Writing a document. */
+
+static void emit_dims(cml_json *w, const char *dim_names) {
+    cml_json_begin_array(w);
+    const char *s = dim_names;
+    while (s && *s) {
+        size_t len = strcspn(s, ",");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)len, s);
+        cml_json_string(w, name);
+        s += len + (s[len] == ',');
+    }
+    cml_json_end_array(w);
+}
+
+static void emit_device(cml_json *w) {
+    if (!run.have_device) {
+        cml_json_null(w);
+        return;
+    }
+    const cml_device_facts *d = &run.device;
+    char cc[32];
+    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+    cml_json_begin_object(w);
+    cml_json_key(w, "name");
+    cml_json_string(w, d->name);
+    cml_json_key(w, "cc");
+    cml_json_string(w, cc);
+    cml_json_key(w, "sm_count");
+    cml_json_int(w, d->sm_count);
+    cml_json_key(w, "l2_bytes");
+    cml_json_uint(w, d->l2_bytes);
+    cml_json_key(w, "smem_per_block_optin_bytes");
+    cml_json_uint(w, d->smem_per_block_optin_bytes);
+    cml_json_key(w, "global_mem_bytes");
+    cml_json_uint(w, d->global_mem_bytes);
+    cml_json_end_object(w);
+}
+
+static void emit_error(cml_json *w, const doc *d) {
+    if (!d->err_kind) {
+        cml_json_null(w);
+        return;
+    }
+    cml_json_begin_object(w);
+    cml_json_key(w, "kind");
+    cml_json_string(w, d->err_kind);
+    cml_json_key(w, "message");
+    cml_json_string(w, d->err_message);
+    cml_json_key(w, "where");
+    cml_json_string(w, d->err_where);
+    cml_json_key(w, "expr");
+    cml_json_string(w, d->err_expr);
+    cml_json_end_object(w);
+}
+
+static void emit_check(cml_json *w, const doc *d) {
+    const cml_compare_result *c = d->check;
+    if (!c) {
+        cml_json_null(w);
+        return;
+    }
+    cml_json_begin_object(w);
+    cml_json_key(w, "n");
+    cml_json_uint(w, c->n);
+    cml_json_key(w, "rows");
+    cml_json_uint(w, c->rows);
+    cml_json_key(w, "cols");
+    cml_json_uint(w, c->cols);
+    cml_json_key(w, "n_bad");
+    cml_json_uint(w, c->n_bad);
+    cml_json_key(w, "n_unwritten");
+    cml_json_uint(w, c->n_unwritten);
+    cml_json_key(w, "n_nonfinite");
+    cml_json_uint(w, c->n_nonfinite);
+    cml_json_key(w, "max_abs_err");
+    cml_json_double(w, c->max_abs_err);
+    cml_json_key(w, "rel_l2_err");
+    cml_json_double(w, c->rel_l2_err);
+    cml_json_key(w, "gamma");
+    cml_json_double(w, d->problem->gamma);
+    cml_json_key(w, "abs_floor");
+    cml_json_double(w, d->problem->abs_floor);
+    cml_json_key(w, "first_bad");
+    if (c->n_bad == 0) {
+        cml_json_null(w);
+    } else {
+        cml_json_begin_object(w);
+        cml_json_key(w, "index");
+        cml_json_int(w, c->first_bad);
+        cml_json_key(w, "row");
+        cml_json_uint(w, c->first_bad_row);
+        cml_json_key(w, "col");
+        cml_json_uint(w, c->first_bad_col);
+        cml_json_key(w, "expected");
+        cml_json_double(w, c->first_bad_expected);
+        cml_json_key(w, "got");
+        cml_json_double(w, c->first_bad_got); /* null when not finite */
+        cml_json_key(w, "tol");
+        cml_json_double(w, c->first_bad_tol);
+        cml_json_key(w, "unwritten");
+        cml_json_bool(w, d->first_bad_unwritten);
+        cml_json_end_object(w);
+    }
+    cml_json_key(w, "bad_box");
+    if (c->n_bad == 0) {
+        cml_json_null(w);
+    } else {
+        cml_json_begin_object(w);
+        cml_json_key(w, "row_min");
+        cml_json_uint(w, c->bad_row_min);
+        cml_json_key(w, "row_max");
+        cml_json_uint(w, c->bad_row_max);
+        cml_json_key(w, "col_min");
+        cml_json_uint(w, c->bad_col_min);
+        cml_json_key(w, "col_max");
+        cml_json_uint(w, c->bad_col_max);
+        cml_json_end_object(w);
+    }
+    cml_json_end_object(w);
+}
+
+static void emit_stats(cml_json *w, const cml_timing_stats *s) {
+    cml_json_begin_object(w);
+    cml_json_key(w, "median_ms");
+    cml_json_double(w, s->median_ms);
+    cml_json_key(w, "p10_ms");
+    cml_json_double(w, s->p10_ms);
+    cml_json_key(w, "p90_ms");
+    cml_json_double(w, s->p90_ms);
+    cml_json_end_object(w);
+}
+
+/* work / (median seconds) / 1e9: GB/s for bytes, GFLOP/s for flops. */
+static double per_ns(double work, double median_ms) {
+    return work / (median_ms * 1e6);
+}
+
+static void emit_timing_and_metrics(cml_json *w, const doc *d) {
+    const cml_timing_stats *t = d->timing; /* [0] student, [1] baseline, [2] copy */
+    cml_json_key(w, "timing");
+    if (!t) {
+        cml_json_null(w);
+        cml_json_key(w, "metrics");
+        cml_json_null(w);
+        return;
+    }
+    cml_json_begin_object(w);
+    cml_json_key(w, "reps");
+    cml_json_int(w, t[0].reps);
+    cml_json_key(w, "batch");
+    cml_json_int(w, t[0].batch);
+    cml_json_key(w, "student");
+    emit_stats(w, &t[0]);
+    cml_json_key(w, "baseline");
+    emit_stats(w, &t[1]);
+    cml_json_key(w, "copy");
+    emit_stats(w, &t[2]);
+    cml_json_key(w, "ratio");
+    cml_json_double(w, t[1].median_ms / t[0].median_ms);
+    cml_json_end_object(w);
+
+    double bytes = d->problem->bytes, flops = d->problem->flops;
+    double gbps = per_ns(bytes, t[0].median_ms), copy_gbps = per_ns(bytes, t[2].median_ms);
+    cml_json_key(w, "metrics");
+    cml_json_begin_object(w);
+    cml_json_key(w, "bytes");
+    cml_json_double(w, bytes);
+    cml_json_key(w, "flops");
+    cml_json_double(w, flops);
+    cml_json_key(w, "gbps");
+    cml_json_double(w, gbps);
+    cml_json_key(w, "gflops");
+    cml_json_double(w, per_ns(flops, t[0].median_ms));
+    cml_json_key(w, "baseline_gbps");
+    cml_json_double(w, per_ns(bytes, t[1].median_ms));
+    cml_json_key(w, "copy_gbps");
+    cml_json_double(w, copy_gbps);
+    cml_json_key(w, "pct_of_copy");
+    cml_json_double(w, 100.0 * gbps / copy_gbps);
+    cml_json_end_object(w);
+}
+
+/* The run document (schema 1), or the shorter --device-info document. */
+static void emit_document(cml_json *w, const doc *d) {
+    cml_json_begin_object(w);
+    cml_json_key(w, "schema");
+    cml_json_int(w, CML_SCHEMA_VERSION);
+    cml_json_key(w, "lab");
+    cml_json_string(w, run.lab_id);
+    if (run.mode == CML_MODE_DEVICE_INFO) {
+        cml_json_key(w, "status");
+        cml_json_string(w, d->status);
+        if (d->err_kind) {
+            cml_json_key(w, "error");
+            emit_error(w, d);
+        }
+        cml_json_key(w, "device");
+        emit_device(w);
+        cml_json_end_object(w);
+        return;
+    }
+    cml_json_key(w, "exercise");
+    cml_json_string(w, run.exercise_name);
+    cml_json_key(w, "size");
+    cml_json_begin_array(w);
+    for (int i = 0; i < run.n_size; ++i) {
+        cml_json_int(w, run.size[i]);
+    }
+    cml_json_end_array(w);
+    cml_json_key(w, "dims");
+    if (run.ex) {
+        emit_dims(w, run.ex->dim_names);
+    } else {
+        cml_json_null(w);
+    }
+    cml_json_key(w, "seed");
+    cml_json_uint(w, run.seed);
+    cml_json_key(w, "status");
+    cml_json_string(w, d->status);
+    cml_json_key(w, "error");
+    emit_error(w, d);
+    cml_json_key(w, "check");
+    emit_check(w, d);
+    emit_timing_and_metrics(w, d);
+    cml_json_key(w, "device");
+    emit_device(w);
+    cml_json_end_object(w);
+}
+
+static void emit_list(cml_json *w, const cml_exercise *exercises, int n_exercises) {
+    cml_json_begin_object(w);
+    cml_json_key(w, "schema");
+    cml_json_int(w, CML_SCHEMA_VERSION);
+    cml_json_key(w, "lab");
+    cml_json_string(w, run.lab_id);
+    cml_json_key(w, "exercises");
+    cml_json_begin_array(w);
+    for (int i = 0; i < n_exercises; ++i) {
+        cml_json_begin_object(w);
+        cml_json_key(w, "name");
+        cml_json_string(w, exercises[i].name);
+        cml_json_key(w, "dims");
+        emit_dims(w, exercises[i].dim_names);
+        cml_json_key(w, "baseline");
+        cml_json_string(w, exercises[i].baseline);
+        cml_json_end_object(w);
+    }
+    cml_json_end_array(w);
+    cml_json_end_object(w);
+}
+
+/* Writes one document (emit_document or emit_list) to --json PATH through PATH.tmp and a
+ * rename, or to standard output. Returns 0, or -1 after saying why on stderr. */
+static int write_output(const doc *d, const cml_exercise *exercises, int n_exercises) {
+    FILE *f = stdout;
+    char *tmp = NULL;
+    if (run.json_path) {
+        size_t len = strlen(run.json_path) + sizeof ".tmp";
+        tmp = malloc(len);
+        if (!tmp) {
+            fprintf(stderr, "lab: out of memory\n");
+            return -1;
+        }
+        snprintf(tmp, len, "%s.tmp", run.json_path);
+        f = fopen(tmp, "w");
+        if (!f) {
+            perror(tmp);
+            free(tmp);
+            return -1;
+        }
+    }
+    cml_json w;
+    cml_json_init(&w, f);
+    if (d) {
+        emit_document(&w, d);
+    } else {
+        emit_list(&w, exercises, n_exercises);
+    }
+    fputc('\n', f);
+    int rc = cml_json_finish(&w);
+    if (tmp) {
+        rc |= fclose(f);
+        if (rc == 0 && rename(tmp, run.json_path) != 0) {
+            perror(run.json_path);
+            rc = -1;
+        }
+        free(tmp);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "lab: could not write the run document\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes an error document; returns `code`, or EXIT_USAGE when even that failed. */
+static int finish_error(const char *kind, const char *message, int code) {
+    doc d = {.status = "error", .err_kind = kind, .err_message = message};
+    return write_output(&d, NULL, 0) == 0 ? code : EXIT_USAGE;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Failure paths. */
+
+static void lab_fail(cudaError_t err, const char *expr, const char *file, int line) {
+    const char *base = strrchr(file, '/');
+    char where[256];
+    snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
+    const char *message = cudaGetErrorString(err);
+    fprintf(stderr, "lab: %s: %s failed: %s\n", where, expr, message);
+    doc d = {.status = "error",
+             .err_kind = run.in_launch ? "launch" : "cuda",
+             .err_message = message,
+             .err_where = where,
+             .err_expr = expr};
+    write_output(&d, NULL, 0);
+    exit(EXIT_FAILED);
+}
+
+static int usage_error(const char *message) {
+    fprintf(stderr, "lab: %s\n%s", message, cml_usage());
+    return finish_error("usage", message, EXIT_USAGE);
+}
+
+static int no_device(void) {
+    fprintf(stderr, "lab: no CUDA device\n");
+    doc d = {.status = "no_device"};
+    return write_output(&d, NULL, 0) == 0 ? EXIT_NO_DEVICE : EXIT_USAGE;
+}
+
+/* --json's value when parsing stopped before it, so a usage error still lands there. */
+static const char *json_path_from_argv(int argc, char **argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+            return argv[i + 1];
+        }
+        if (strncmp(argv[i], "--json=", 7) == 0 && argv[i][7] != '\0') {
+            return argv[i] + 7;
+        }
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The run. */
+
+/* Checks what setup() filled in; returns NULL or what is wrong (a course bug). */
+static const char *problem_error(const cml_problem *p) {
+    if (!p->d_out || p->n_out == 0) {
+        return "setup() gave no output buffer (d_out, n_out)";
+    }
+    if (p->out_cols == 0 || p->n_out % p->out_cols != 0) {
+        return "setup() gave out_cols that do not divide n_out";
+    }
+    if (!p->h_ref) {
+        return "setup() gave no reference (h_ref)";
+    }
+    if (p->check_idx) {
+        if (p->n_check == 0) {
+            return "setup() gave check_idx with n_check = 0";
+        }
+        for (size_t i = 0; i < p->n_check; ++i) {
+            if (p->check_idx[i] >= p->n_out) {
+                return "setup() gave a check_idx position outside the output";
+            }
+        }
+    }
+    return NULL;
+}
+
+/* One verified run: poison the output, launch, check the launch, copy back, compare. */
+static void verify(void (*launch)(void *), const cml_problem *p, float *h_got,
+                   cml_compare_result *check) {
+    CML_CHECK(cudaMemset(p->d_out, CML_POISON_BYTE, p->n_out * sizeof(float)));
+    launch(p->ctx);
+    run.in_launch = 1;
+    CML_CHECK_LAUNCH();
+    run.in_launch = 0;
+    CML_CHECK(cudaMemcpy(h_got, p->d_out, p->n_out * sizeof(float), cudaMemcpyDeviceToHost));
+    size_t n = p->check_idx ? p->n_check : p->n_out;
+    cml_compare_f32(h_got, p->n_out, p->out_cols, p->check_idx, p->h_ref, p->h_mag, n, p->gamma,
+                    p->abs_floor, check);
+}
+
+/* The copy roof: a device-to-device copy of bytes/2, which reads and writes `bytes`. */
+typedef struct copy_ctx {
+    void *d_dst, *d_src;
+    size_t n_bytes;
+} copy_ctx;
+
+static void launch_copy(void *ctx) {
+    const copy_ctx *c = ctx;
+    (void)cudaMemcpyAsync(c->d_dst, c->d_src, c->n_bytes, cudaMemcpyDeviceToDevice, 0);
+}
+
+/* Times student, baseline and copy interleaved; stats[0..3) in that order. */
+static void time_contenders(const cml_exercise *ex, const cml_problem *p, int reps,
+                            cml_timing_stats stats[3]) {
+    copy_ctx copy = {.n_bytes = p->bytes > 2.0 ? (size_t)(p->bytes / 2.0) : 1};
+    CML_CHECK(cudaMalloc(&copy.d_dst, copy.n_bytes));
+    CML_CHECK(cudaMalloc(&copy.d_src, copy.n_bytes));
+    CML_CHECK(cudaMemset(copy.d_src, 0, copy.n_bytes));
+
+    cml_contender contenders[3] = {{"student", ex->launch_student, p->ctx},
+                                   {"baseline", ex->launch_baseline, p->ctx},
+                                   {"copy", launch_copy, &copy}};
+    cml_timing_opts opts = cml_timing_defaults();
+    opts.reps = reps;
+    run.in_launch = 1; /* a failure here is one of the contenders' launches */
+    CML_CHECK(cml_time_interleaved(contenders, 3, &opts, stats));
+    run.in_launch = 0;
+
+    CML_CHECK(cudaFree(copy.d_dst));
+    CML_CHECK(cudaFree(copy.d_src));
+}
+
+static const cml_exercise *find_exercise(const char *name, const cml_exercise *exercises,
+                                         int n_exercises) {
+    for (int i = 0; name && i < n_exercises; ++i) {
+        if (strcmp(exercises[i].name, name) == 0) {
+            return &exercises[i];
+        }
+    }
+    return NULL;
+}
+
+static int run_exercise(const cml_options *opt, const cml_exercise *exercises, int n_exercises) {
+    char message[512];
+    const cml_exercise *ex = run.ex;
+    if (!ex) {
+        int len =
+            snprintf(message, sizeof message, "unknown exercise '%s' (exercises:", opt->exercise);
+        for (int i = 0; i < n_exercises && len > 0 && (size_t)len < sizeof message; ++i) {
+            len += snprintf(message + len, sizeof message - (size_t)len, " %s", exercises[i].name);
+        }
+        if (len > 0 && (size_t)len < sizeof message) {
+            snprintf(message + len, sizeof message - (size_t)len, ")");
+        }
+        return usage_error(message);
+    }
+    if (opt->n_size != ex->n_dims) {
+        snprintf(message, sizeof message, "exercise %s takes %d sizes (%s), got %d", ex->name,
+                 ex->n_dims, ex->dim_names, opt->n_size);
+        return usage_error(message);
+    }
+    if (cml_device_count() == 0) {
+        return no_device();
+    }
+    CML_CHECK(cml_device_query(&run.device));
+    run.have_device = 1;
+
+    cml_problem p = {0};
+    const char *setup_message = ex->setup(&p, opt->size, opt->seed);
+    if (setup_message) {
+        fprintf(stderr, "lab: %s: %s\n", ex->name, setup_message);
+        return finish_error("setup", setup_message, EXIT_USAGE);
+    }
+    const char *bug = problem_error(&p);
+    float *h_got = bug ? NULL : malloc(p.n_out * sizeof *h_got);
+    if (!bug && !h_got) {
+        bug = "out of host memory for the result";
+    }
+    if (bug) {
+        ex->teardown(&p);
+        return finish_error("harness", bug, EXIT_FAILED);
+    }
+
+    cml_compare_result check;
+    verify(ex->launch_student, &p, h_got, &check);
+
+    cml_timing_stats stats[3];
+    const cml_timing_stats *timing = NULL;
+    if (opt->time && check.n_bad == 0) {
+        cml_compare_result baseline_check;
+        verify(ex->launch_baseline, &p, h_got, &baseline_check);
+        if (baseline_check.n_bad != 0) {
+            free(h_got);
+            ex->teardown(&p);
+            return finish_error(
+                "harness", "the baseline produced a wrong result (a course bug, please report)",
+                EXIT_FAILED);
+        }
+        time_contenders(ex, &p, opt->reps, stats);
+        /* Once more after timing: a kernel must compute every time, not only the first. */
+        verify(ex->launch_student, &p, h_got, &check);
+        timing = check.n_bad == 0 ? stats : NULL;
+    }
+
+    cml_problem numbers = p; /* gamma, bytes, ... for the document, whatever teardown does */
+    doc d = {.status = check.n_bad == 0 ? "ok" : "wrong",
+             .check = &check,
+             .problem = &numbers,
+             .first_bad_unwritten = check.n_bad > 0 && cml_is_poison_f32(h_got[check.first_bad]),
+             .timing = timing};
+    free(h_got);
+    ex->teardown(&p);
+    return write_output(&d, NULL, 0) == 0 ? EXIT_OK : EXIT_USAGE;
+}
+
+static int device_info(void) {
+    if (cml_device_count() == 0) {
+        return no_device();
+    }
+    CML_CHECK(cml_device_query(&run.device));
+    run.have_device = 1;
+    doc d = {.status = "ok"};
+    return write_output(&d, NULL, 0) == 0 ? EXIT_OK : EXIT_USAGE;
+}
+
+int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *exercises,
+                 int n_exercises) {
+    memset(&run, 0, sizeof run);
+    run.lab_id = lab_id;
+
+    cml_options opt;
+    char message[256];
+    int parsed = cml_parse_options(argc, argv, &opt, message, (int)sizeof message);
+    /* The context, also after a usage error: whatever was parsed before it. */
+    run.mode = parsed == 0 ? opt.mode : CML_MODE_RUN;
+    run.exercise_name = opt.exercise;
+    run.ex = find_exercise(opt.exercise, exercises, n_exercises);
+    run.n_size = opt.n_size;
+    memcpy(run.size, opt.size, sizeof run.size);
+    run.seed = opt.seed;
+    run.json_path = opt.json_path ? opt.json_path : json_path_from_argv(argc, argv);
+    if (parsed != 0) {
+        return usage_error(message);
+    }
+
+    cml_fail_fn old_handler = cml_set_fail_handler(lab_fail);
+    int code;
+    switch (opt.mode) {
+    case CML_MODE_HELP:
+        fputs(cml_usage(), stdout);
+        code = EXIT_OK;
+        break;
+    case CML_MODE_LIST:
+        code = write_output(NULL, exercises, n_exercises) == 0 ? EXIT_OK : EXIT_USAGE;
+        break;
+    case CML_MODE_DEVICE_INFO:
+        code = device_info();
+        break;
+    default:
+        code = run_exercise(&opt, exercises, n_exercises);
+        break;
+    }
+    cml_set_fail_handler(old_handler);
+    return code;
+}

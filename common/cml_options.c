@@ -1,0 +1,252 @@
+/* cml_options.c — the lab binaries' command line (cml_options.h, docs/protocol.md).
+ *
+ * getopt_long with a leading "+:" in the option string: stop at the first non-option
+ * (so argv is never permuted) and report a missing argument as ':' rather than '?', so
+ * every error gets the course's own one-line message instead of getopt's.
+ *
+ * Source: POSIX getopt; glibc getopt_long(3).
+ */
+#define _GNU_SOURCE /* getopt_long */
+#include "cml_options.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+enum {
+    OPT_LIST = 1000,
+    OPT_DEVICE_INFO,
+    OPT_EXERCISE,
+    OPT_SIZE,
+    OPT_SEED,
+    OPT_TIME,
+    OPT_REPS,
+    OPT_JSON,
+    OPT_HELP = 'h'
+};
+
+static const struct option long_options[] = {
+    {"list", no_argument, NULL, OPT_LIST},
+    {"device-info", no_argument, NULL, OPT_DEVICE_INFO},
+    {"exercise", required_argument, NULL, OPT_EXERCISE},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"time", no_argument, NULL, OPT_TIME},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+#define DEFAULT_SEED 1
+#define DEFAULT_REPS 25
+#define MIN_REPS 20
+#define MAX_REPS 1000000
+
+const char *cml_usage(void) {
+    return "usage: lab --list\n"
+           "       lab --device-info [--json PATH]\n"
+           "       lab --exercise NAME --size A[,B...] [--seed S] [--time] [--reps R]"
+           " [--json PATH]\n"
+           "\n"
+           "  --list          print the exercises and their dimensions (JSON)\n"
+           "  --device-info   print the device's facts (JSON)\n"
+           "  --exercise NAME the exercise to run\n"
+           "  --size A,B,...  the case's dimensions, in the order the exercise names them\n"
+           "  --seed S        seed of the random inputs: decimal or 0x-hex (default 1)\n"
+           "  --time          after verifying, time against the baseline and a copy\n"
+           "  --reps R        timing samples per contender, R >= 20 (default 25)\n"
+           "  --json PATH     write the run document to PATH (default: standard output)\n"
+           "  --help          this text\n";
+}
+
+static int fail(char *err, int err_len, const char *fmt, ...) {
+    if (err && err_len > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, (size_t)err_len, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Parses s[0..len) as a decimal (or, with hex, 0x-prefixed hexadecimal) number no larger
+ * than max. Only digits: no sign, no spaces. Returns 0 on success. */
+static int parse_u64(const char *s, size_t len, int hex, uint64_t max, uint64_t *out) {
+    unsigned base = 10;
+    if (hex && len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+        len -= 2;
+    }
+    if (len == 0) {
+        return -1;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; ++i) {
+        char c = s[i];
+        unsigned d;
+        if (c >= '0' && c <= '9') {
+            d = (unsigned)(c - '0');
+        } else if (base == 16 && c >= 'a' && c <= 'f') {
+            d = (unsigned)(c - 'a' + 10);
+        } else if (base == 16 && c >= 'A' && c <= 'F') {
+            d = (unsigned)(c - 'A' + 10);
+        } else {
+            return -1;
+        }
+        if (v > (max - d) / base) {
+            return -1; /* v * base + d > max */
+        }
+        v = v * base + d;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_size(const char *arg, cml_options *opt, char *err, int err_len) {
+    int n = 0;
+    const char *s = arg;
+    for (;;) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        uint64_t v;
+        if (parse_u64(s, len, 0, INT64_MAX, &v) != 0 || v == 0) {
+            return fail(err, err_len, "--size: '%s' is not a list of positive integers", arg);
+        }
+        if (n == CML_MAX_DIMS) {
+            return fail(err, err_len, "--size: '%s' has more than %d dimensions", arg,
+                        CML_MAX_DIMS);
+        }
+        opt->size[n++] = (long long)v;
+        if (!comma) {
+            break;
+        }
+        s = comma + 1;
+    }
+    opt->n_size = n;
+    return 0;
+}
+
+/* The option's name as the user typed it, for error messages. */
+static const char *option_name(int val, char **argv) {
+    for (const struct option *o = long_options; o->name; ++o) {
+        if (o->val == val) {
+            return o->name;
+        }
+    }
+    return argv[optind - 1];
+}
+
+int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int err_len) {
+    *opt = (cml_options){.mode = CML_MODE_RUN, .seed = DEFAULT_SEED, .reps = DEFAULT_REPS};
+    if (err && err_len > 0) {
+        err[0] = '\0';
+    }
+    int list = 0, device_info = 0, help = 0;
+
+    /* Reset getopt's state so the parser can run more than once in a process. glibc
+     * reinitialises fully on optind = 0; elsewhere optind = 1 is the POSIX reset. */
+#ifdef __GLIBC__
+    optind = 0;
+#else
+    optind = 1;
+#endif
+    opterr = 0; /* messages are ours */
+
+    for (;;) {
+        int c = getopt_long(argc, argv, "+:h", long_options, NULL);
+        if (c == -1) {
+            break;
+        }
+        uint64_t v;
+        if (optarg && strncmp(optarg, "--", 2) == 0) {
+            /* "--exercise --size 3": getopt would take "--size" as the exercise's name */
+            return fail(err, err_len, "--%s needs a value, got the option '%s'",
+                        option_name(c, argv), optarg);
+        }
+        switch (c) {
+        case OPT_LIST:
+            list = 1;
+            break;
+        case OPT_DEVICE_INFO:
+            device_info = 1;
+            break;
+        case OPT_HELP:
+            help = 1;
+            break;
+        case OPT_EXERCISE:
+            if (optarg[0] == '\0') {
+                return fail(err, err_len, "--exercise: the name is empty");
+            }
+            opt->exercise = optarg;
+            break;
+        case OPT_SIZE:
+            if (parse_size(optarg, opt, err, err_len) != 0) {
+                return -1;
+            }
+            break;
+        case OPT_SEED:
+            if (parse_u64(optarg, strlen(optarg), 1, UINT64_MAX, &v) != 0) {
+                return fail(err, err_len,
+                            "--seed: '%s' is not an unsigned 64-bit integer (decimal or 0x-hex)",
+                            optarg);
+            }
+            opt->seed = v;
+            break;
+        case OPT_TIME:
+            opt->time = 1;
+            break;
+        case OPT_REPS:
+            if (parse_u64(optarg, strlen(optarg), 0, MAX_REPS, &v) != 0 || v < MIN_REPS) {
+                return fail(err, err_len, "--reps: '%s' is not an integer from %d to %d", optarg,
+                            MIN_REPS, MAX_REPS);
+            }
+            opt->reps = (int)v;
+            break;
+        case OPT_JSON:
+            if (optarg[0] == '\0') {
+                return fail(err, err_len, "--json: the path is empty");
+            }
+            opt->json_path = optarg;
+            break;
+        case ':':
+            return fail(err, err_len, "--%s needs a value", option_name(optopt, argv));
+        default: /* '?' */
+            if (optopt >= OPT_LIST) {
+                return fail(err, err_len, "--%s takes no value", option_name(optopt, argv));
+            }
+            if (optopt > ' ' && optopt < 127) {
+                return fail(err, err_len, "unknown option '-%c'", optopt);
+            }
+            return fail(err, err_len, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        return fail(err, err_len, "unexpected argument '%s'", argv[optind]);
+    }
+
+    if (help) {
+        opt->mode = CML_MODE_HELP;
+        return 0;
+    }
+    if (list && device_info) {
+        return fail(err, err_len, "--list and --device-info cannot be combined");
+    }
+    if (list) {
+        opt->mode = CML_MODE_LIST;
+        return 0;
+    }
+    if (device_info) {
+        opt->mode = CML_MODE_DEVICE_INFO;
+        return 0;
+    }
+    if (!opt->exercise) {
+        return fail(err, err_len, "--exercise is required (or --list, --device-info, --help)");
+    }
+    if (opt->n_size == 0) {
+        return fail(err, err_len, "--size is required for --exercise %s", opt->exercise);
+    }
+    return 0;
+}

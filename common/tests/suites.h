@@ -1,0 +1,28 @@
+/* suites.h — the Check suites of common/ (one per area) and the helpers they share.
+ *
+ * Source: Check's own test layout (one make_<area>_suite() per file, run from main.c).
+ */
+#pragma once
+
+#include <check.h>
+
+Suite *make_check_suite(void);
+Suite *make_rng_suite(void);
+Suite *make_compare_suite(void);
+Suite *make_stats_suite(void);
+Suite *make_json_suite(void);
+Suite *make_options_suite(void);
+Suite *make_timing_device_suite(void);
+Suite *make_lab_suite(void);
+
+/* Runs fn(arg) in a child process, its stdout and stderr sent to the files out_path and
+ * err_path (NULL: inherited), and returns its exit status, or -1 when it did not exit
+ * normally. The child exits with fn's return value unless fn exits by itself. The
+ * caller's process must not have initialised CUDA (CUDA does not survive fork). */
+int run_in_child(int (*fn)(void *arg), void *arg, const char *out_path, const char *err_path);
+
+/* A fresh empty file's path from mkstemp, in a static buffer of `slot` (0..3). */
+const char *temp_path(int slot);
+
+/* The whole file as a NUL-terminated string (malloc'd; "" when it cannot be read). */
+char *read_text_file(const char *path);

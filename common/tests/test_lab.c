@@ -1,0 +1,548 @@
+/* test_lab.c — the lab driver cml_lab_main() (cml_lab.h, docs/protocol.md).
+ *
+ * A small lab "0.0" whose exercises need no kernel: the "student" and the baseline copy
+ * the input with cudaMemcpyAsync, and each exercise gets it wrong in one known way. The
+ * driver runs in a child process (run_in_child: it may exit from its failure handler, and
+ * CUDA must not be initialised in Check's test process before the fork); its run document
+ * is read back and checked with strstr against the protocol's field names.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cml_check.h"
+#include "cml_device.h"
+#include "cml_lab.h"
+#include "cml_rng.h"
+#include "suites.h"
+
+/* ---- The test lab: y = x, n = rows * cols float32 values ---- */
+
+typedef enum student_kind {
+    STUDENT_COPY,      /* correct */
+    STUDENT_HALF_ROWS, /* writes only the first rows / 2 rows */
+    STUDENT_LAZY,      /* correct on its first run only */
+    STUDENT_FAULT,     /* a failing runtime call at launch */
+    STUDENT_POKE       /* correct, then overwrites element 0 with 0x40404040 (3.0039...) */
+} student_kind;
+
+typedef struct fake {
+    float *d_in, *d_out; /* (rows, cols) row-major */
+    double *h_ref;
+    size_t *check_idx;
+    size_t rows, cols;
+    student_kind student;
+    int baseline_wrong;
+    int runs;
+} fake;
+
+static const char *setup_fake(cml_problem *p, const long long *size, int n_dims, uint64_t seed,
+                              student_kind student) {
+    size_t rows = n_dims == 2 ? (size_t)size[0] : 1;
+    size_t cols = (size_t)size[n_dims - 1];
+    if (rows > 4096 || cols > (1u << 24)) {
+        return "the case is too large for this test exercise";
+    }
+    size_t n = rows * cols;
+    fake *f = calloc(1, sizeof *f);
+    float *h_in = malloc(n * sizeof *h_in);
+    f->h_ref = malloc(n * sizeof *f->h_ref);
+    ck_assert(f && h_in && f->h_ref);
+    f->rows = rows;
+    f->cols = cols;
+    f->student = student;
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    for (size_t i = 0; i < n; ++i) {
+        f->h_ref[i] = h_in[i];
+    }
+    CML_CHECK(cudaMalloc((void **)&f->d_in, n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&f->d_out, n * sizeof(float)));
+    CML_CHECK(cudaMemcpy(f->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    free(h_in);
+
+    p->d_out = f->d_out;
+    p->n_out = n;
+    p->out_cols = cols;
+    p->h_ref = f->h_ref;
+    p->gamma = 0.0; /* a copy is exact */
+    p->abs_floor = 0.0;
+    p->bytes = 2.0 * (double)n * sizeof(float);
+    p->flops = 0.0;
+    p->ctx = f;
+    return NULL;
+}
+
+static void copy_rows(const fake *f, size_t rows) {
+    (void)cudaMemcpyAsync(f->d_out, f->d_in, rows * f->cols * sizeof(float),
+                          cudaMemcpyDeviceToDevice, 0);
+}
+
+static void launch_student(void *ctx) {
+    fake *f = ctx;
+    f->runs++;
+    switch (f->student) {
+    case STUDENT_COPY:
+        copy_rows(f, f->rows);
+        break;
+    case STUDENT_HALF_ROWS:
+        copy_rows(f, f->rows / 2);
+        break;
+    case STUDENT_LAZY:
+        if (f->runs == 1) {
+            copy_rows(f, f->rows);
+        }
+        break;
+    case STUDENT_FAULT:
+        (void)cudaMemsetAsync((void *)(uintptr_t)16, 0, 4, 0); /* not a device pointer */
+        break;
+    case STUDENT_POKE:
+        copy_rows(f, f->rows);
+        (void)cudaMemsetAsync(f->d_out, 0x40, sizeof(float), 0);
+        break;
+    }
+}
+
+static void launch_baseline(void *ctx) {
+    fake *f = ctx;
+    if (f->baseline_wrong) {
+        (void)cudaMemsetAsync(f->d_out, 0, f->rows * f->cols * sizeof(float), 0);
+    } else {
+        copy_rows(f, f->rows);
+    }
+}
+
+static void teardown_fake(cml_problem *p) {
+    fake *f = p->ctx;
+    CML_CHECK(cudaFree(f->d_in));
+    CML_CHECK(cudaFree(f->d_out));
+    free(f->h_ref);
+    free(f->check_idx);
+    free(f);
+}
+
+static const char *setup_copy(cml_problem *p, const long long *size, uint64_t seed) {
+    return setup_fake(p, size, 1, seed, STUDENT_COPY);
+}
+
+static const char *setup_rows(cml_problem *p, const long long *size, uint64_t seed) {
+    return setup_fake(p, size, 2, seed, STUDENT_HALF_ROWS);
+}
+
+static const char *setup_lazy(cml_problem *p, const long long *size, uint64_t seed) {
+    return setup_fake(p, size, 1, seed, STUDENT_LAZY);
+}
+
+static const char *setup_fault(cml_problem *p, const long long *size, uint64_t seed) {
+    return setup_fake(p, size, 1, seed, STUDENT_FAULT);
+}
+
+static const char *setup_poke(cml_problem *p, const long long *size, uint64_t seed) {
+    return setup_fake(p, size, 2, seed, STUDENT_POKE);
+}
+
+static const char *setup_even(cml_problem *p, const long long *size, uint64_t seed) {
+    if (size[0] % 2 != 0) {
+        return "N must be even";
+    }
+    return setup_fake(p, size, 1, seed, STUDENT_COPY);
+}
+
+static const char *setup_bad_baseline(cml_problem *p, const long long *size, uint64_t seed) {
+    const char *msg = setup_fake(p, size, 1, seed, STUDENT_COPY);
+    ((fake *)p->ctx)->baseline_wrong = 1;
+    return msg;
+}
+
+/* Checks three positions only, in the order last, first, second row; the student writes
+ * the first rows / 2 rows, so only the last position (compared first) is bad. */
+static const char *setup_sampled(cml_problem *p, const long long *size, uint64_t seed) {
+    const char *msg = setup_fake(p, size, 2, seed, STUDENT_HALF_ROWS);
+    fake *f = p->ctx;
+    size_t n = p->n_out;
+    size_t pos[3] = {n - 1, 0, f->cols};
+    double *ref = malloc(3 * sizeof *ref);
+    f->check_idx = malloc(3 * sizeof *f->check_idx);
+    for (int i = 0; i < 3; ++i) {
+        f->check_idx[i] = pos[i];
+        ref[i] = f->h_ref[pos[i]];
+    }
+    free(f->h_ref);
+    f->h_ref = ref;
+    p->h_ref = ref;
+    p->check_idx = f->check_idx;
+    p->n_check = 3;
+    return msg;
+}
+
+static const char *setup_cuda_fails(cml_problem *p, const long long *size, uint64_t seed) {
+    (void)p, (void)size, (void)seed;
+    void *d_huge;
+    CML_CHECK(cudaMalloc(&d_huge, (size_t)1 << 60));
+    return NULL;
+}
+
+#define EX(name, dims, n_dims, setup)                                                              \
+    { name, dims, n_dims, "memcpy", setup, launch_student, launch_baseline, teardown_fake }
+
+static const cml_exercise exercises[] = {
+    EX("copy", "N", 1, setup_copy),
+    EX("rows", "M,N", 2, setup_rows),
+    EX("lazy", "N", 1, setup_lazy),
+    EX("fault", "N", 1, setup_fault),
+    EX("poke", "M,N", 2, setup_poke),
+    EX("even", "N", 1, setup_even),
+    EX("bad_baseline", "N", 1, setup_bad_baseline),
+    EX("sampled", "M,N", 2, setup_sampled),
+    EX("cuda_fails", "N", 1, setup_cuda_fails),
+};
+#define N_EXERCISES ((int)(sizeof exercises / sizeof exercises[0]))
+
+/* ---- Running the driver ---- */
+
+typedef struct lab_call {
+    int argc;
+    char *argv[24];
+    int n_exercises;
+} lab_call;
+
+static int call_lab_main(void *arg) {
+    lab_call *c = arg;
+    return cml_lab_main(c->argc, c->argv, "0.0", exercises, c->n_exercises);
+}
+
+static struct {
+    int code;
+    char *out, *err, *doc; /* stdout, stderr, the --json file ("" when absent) */
+    const char *json_path;
+} result;
+
+static void free_result(void) {
+    free(result.out);
+    free(result.err);
+    free(result.doc);
+    memset(&result, 0, sizeof result);
+}
+
+/* run_lab(1, "--exercise", "copy", ..., NULL): runs "lab ..." with the first n_exercises
+ * exercises and, when with_json, "--json PATH" appended; fills `result`. */
+static void run_lab_with(int n_exercises, int with_json, const char *first, ...) {
+    free_result();
+    lab_call c = {.n_exercises = n_exercises};
+    c.argv[c.argc++] = "lab";
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && c.argc < 20; a = va_arg(ap, const char *)) {
+        c.argv[c.argc++] = (char *)a;
+    }
+    va_end(ap);
+    const char *out_path = temp_path(0), *err_path = temp_path(1);
+    result.json_path = temp_path(2);
+    remove(result.json_path); /* the driver must create it */
+    if (with_json) {
+        c.argv[c.argc++] = "--json";
+        c.argv[c.argc++] = (char *)result.json_path;
+    }
+    c.argv[c.argc] = NULL;
+    result.code = run_in_child(call_lab_main, &c, out_path, err_path);
+    result.out = read_text_file(out_path);
+    result.err = read_text_file(err_path);
+    result.doc = read_text_file(result.json_path);
+    char tmp[80];
+    snprintf(tmp, sizeof tmp, "%s.tmp", result.json_path);
+    ck_assert_msg(access(tmp, F_OK) != 0, "%s left behind", tmp);
+    remove(out_path);
+    remove(err_path);
+    remove(result.json_path);
+}
+
+#define run_lab(...) run_lab_with(N_EXERCISES, 1, __VA_ARGS__, NULL)
+
+/* The text contains the fragment (a JSON key with its value, as the writer prints it). */
+#define HAS(text, fragment)                                                                        \
+    ck_assert_msg(strstr((text), (fragment)) != NULL, "'%s' not in:\n%s", (fragment), (text))
+#define HAS_NOT(text, fragment)                                                                    \
+    ck_assert_msg(strstr((text), (fragment)) == NULL, "'%s' in:\n%s", (fragment), (text))
+
+static void assert_one_document(const char *doc) {
+    ck_assert_msg(strncmp(doc, "{\"schema\":1,\"lab\":\"0.0\",", 24) == 0, "document: %s", doc);
+    size_t len = strlen(doc);
+    ck_assert(len >= 2 && strcmp(doc + len - 2, "}\n") == 0);
+}
+
+/* ---- Without a GPU ---- */
+
+START_TEST(list_to_file) {
+    run_lab_with(2, 1, "--list", NULL);
+    ck_assert_int_eq(result.code, 0);
+    ck_assert_str_eq(result.doc, "{\"schema\":1,\"lab\":\"0.0\",\"exercises\":["
+                                 "{\"name\":\"copy\",\"dims\":[\"N\"],\"baseline\":\"memcpy\"},"
+                                 "{\"name\":\"rows\",\"dims\":[\"M\",\"N\"],"
+                                 "\"baseline\":\"memcpy\"}]}\n");
+    ck_assert_str_eq(result.out, "");
+}
+END_TEST
+
+START_TEST(list_to_stdout) {
+    run_lab_with(1, 0, "--list", NULL);
+    ck_assert_int_eq(result.code, 0);
+    ck_assert_str_eq(result.out,
+                     "{\"schema\":1,\"lab\":\"0.0\",\"exercises\":["
+                     "{\"name\":\"copy\",\"dims\":[\"N\"],\"baseline\":\"memcpy\"}]}\n");
+}
+END_TEST
+
+START_TEST(help_prints_usage) {
+    run_lab_with(N_EXERCISES, 0, "--help", NULL);
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.out, "usage: lab --list");
+}
+END_TEST
+
+START_TEST(device_info_or_no_device) {
+    run_lab("--device-info");
+    int have_device = cml_device_count() > 0; /* only after the child ran */
+    assert_one_document(result.doc);
+    if (have_device) {
+        ck_assert_int_eq(result.code, 0);
+        HAS(result.doc, "\"status\":\"ok\",\"device\":{\"name\":\"");
+        HAS(result.doc, "\"sm_count\":");
+        HAS(result.doc, "\"smem_per_block_optin_bytes\":");
+    } else {
+        ck_assert_int_eq(result.code, 3);
+        ck_assert_str_eq(
+            result.doc,
+            "{\"schema\":1,\"lab\":\"0.0\",\"status\":\"no_device\",\"device\":null}\n");
+    }
+}
+END_TEST
+
+START_TEST(run_or_no_device) {
+    run_lab("--exercise", "copy", "--size", "100", "--seed", "0x10");
+    int have_device = cml_device_count() > 0;
+    assert_one_document(result.doc);
+    HAS(result.doc, "\"exercise\":\"copy\",\"size\":[100],\"dims\":[\"N\"],\"seed\":16,");
+    if (have_device) {
+        ck_assert_int_eq(result.code, 0);
+        HAS(result.doc, "\"status\":\"ok\",\"error\":null,");
+    } else {
+        ck_assert_int_eq(result.code, 3);
+        HAS(result.doc, "\"status\":\"no_device\",\"error\":null,\"check\":null,"
+                        "\"timing\":null,\"metrics\":null,\"device\":null}");
+    }
+}
+END_TEST
+
+START_TEST(unknown_exercise) {
+    run_lab("--exercise", "nope", "--size", "3");
+    ck_assert_int_eq(result.code, 2);
+    assert_one_document(result.doc);
+    HAS(result.doc, "\"exercise\":\"nope\",\"size\":[3],\"dims\":null,");
+    HAS(result.doc, "\"status\":\"error\",\"error\":{\"kind\":\"usage\",\"message\":"
+                    "\"unknown exercise 'nope' (exercises: copy rows lazy");
+    HAS(result.doc, "\"where\":null,\"expr\":null},\"check\":null");
+    HAS(result.err, "usage: lab");
+}
+END_TEST
+
+START_TEST(wrong_number_of_sizes) {
+    run_lab("--exercise", "rows", "--size", "3");
+    ck_assert_int_eq(result.code, 2);
+    HAS(result.doc, "\"dims\":[\"M\",\"N\"]");
+    HAS(result.doc, "\"kind\":\"usage\",\"message\":\"exercise rows takes 2 sizes (M,N), got 1\"");
+}
+END_TEST
+
+START_TEST(bad_option_still_writes_to_json_path) {
+    /* Parsing stops at --size, before it reaches --json: the document still goes there. */
+    run_lab("--exercise", "copy", "--size", "3,x");
+    ck_assert_int_eq(result.code, 2);
+    assert_one_document(result.doc);
+    HAS(result.doc, "\"message\":\"--size: '3,x' is not a list of positive integers\"");
+    HAS(result.err, "lab: --size: '3,x' is not a list of positive integers\n");
+    ck_assert_str_eq(result.out, "");
+}
+END_TEST
+
+START_TEST(usage_error_to_stdout) {
+    run_lab_with(N_EXERCISES, 0, "--reps", "5", NULL);
+    ck_assert_int_eq(result.code, 2);
+    assert_one_document(result.out);
+    HAS(result.out, "\"kind\":\"usage\",\"message\":\"--reps: '5' is not an integer");
+}
+END_TEST
+
+START_TEST(unwritable_json_path) {
+    run_lab_with(N_EXERCISES, 0, "--list", "--json", "/nonexistent/dir/out.json", NULL);
+    ck_assert_int_eq(result.code, 2);
+    HAS(result.err, "/nonexistent/dir/out.json.tmp");
+}
+END_TEST
+
+/* ---- With a GPU ---- */
+
+START_TEST(correct_run) {
+    run_lab("--exercise", "copy", "--size", "1000", "--seed", "7");
+    ck_assert_int_eq(result.code, 0);
+    assert_one_document(result.doc);
+    HAS(result.doc, "\"seed\":7,\"status\":\"ok\",\"error\":null,\"check\":{\"n\":1000,"
+                    "\"rows\":1,\"cols\":1000,\"n_bad\":0,\"n_unwritten\":0,\"n_nonfinite\":0,"
+                    "\"max_abs_err\":0,\"rel_l2_err\":0,\"gamma\":0,\"abs_floor\":0,"
+                    "\"first_bad\":null,\"bad_box\":null},\"timing\":null,\"metrics\":null,"
+                    "\"device\":{\"name\":");
+}
+END_TEST
+
+START_TEST(correct_run_to_stdout) {
+    run_lab_with(N_EXERCISES, 0, "--exercise", "copy", "--size", "10", NULL);
+    ck_assert_int_eq(result.code, 0);
+    assert_one_document(result.out);
+    HAS(result.out, "\"status\":\"ok\"");
+}
+END_TEST
+
+START_TEST(timed_run) {
+    run_lab("--exercise", "copy", "--size", "1000000", "--time", "--reps", "20");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"status\":\"ok\"");
+    HAS(result.doc, "\"timing\":{\"reps\":20,\"batch\":");
+    HAS(result.doc, ",\"student\":{\"median_ms\":");
+    HAS(result.doc, "},\"baseline\":{\"median_ms\":");
+    HAS(result.doc, "},\"copy\":{\"median_ms\":");
+    HAS(result.doc, "\"ratio\":");
+    HAS(result.doc, "\"metrics\":{\"bytes\":8000000,\"flops\":0,\"gbps\":");
+    HAS(result.doc, ",\"gflops\":0,\"baseline_gbps\":");
+    HAS(result.doc, ",\"copy_gbps\":");
+    HAS(result.doc, ",\"pct_of_copy\":");
+    HAS_NOT(result.doc, "null,\"p10_ms\"");
+}
+END_TEST
+
+START_TEST(unwritten_rows_are_reported) {
+    run_lab("--exercise", "rows", "--size", "5,7");
+    ck_assert_int_eq(result.code, 0); /* a wrong result is a result */
+    HAS(result.doc, "\"size\":[5,7],\"dims\":[\"M\",\"N\"]");
+    HAS(result.doc, "\"status\":\"wrong\"");
+    HAS(result.doc, "\"n\":35,\"rows\":5,\"cols\":7,\"n_bad\":21,\"n_unwritten\":21,"
+                    "\"n_nonfinite\":0,");
+    HAS(result.doc, "\"first_bad\":{\"index\":14,\"row\":2,\"col\":0,\"expected\":");
+    HAS(result.doc, ",\"got\":null,\"tol\":0,\"unwritten\":true}");
+    HAS(result.doc, "\"bad_box\":{\"row_min\":2,\"row_max\":4,\"col_min\":0,\"col_max\":6}");
+}
+END_TEST
+
+START_TEST(wrong_value_is_reported) {
+    run_lab("--exercise", "poke", "--size", "3,4");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"status\":\"wrong\"");
+    HAS(result.doc, "\"n_bad\":1,\"n_unwritten\":0,\"n_nonfinite\":0,");
+    HAS(result.doc, "\"first_bad\":{\"index\":0,\"row\":0,\"col\":0,\"expected\":");
+    HAS(result.doc, ",\"got\":3.0039215087890625,\"tol\":0,\"unwritten\":false}");
+    HAS(result.doc, "\"bad_box\":{\"row_min\":0,\"row_max\":0,\"col_min\":0,\"col_max\":0}");
+}
+END_TEST
+
+START_TEST(sampled_check) {
+    run_lab("--exercise", "sampled", "--size", "4,8");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"status\":\"wrong\"");
+    HAS(result.doc, "\"check\":{\"n\":3,\"rows\":4,\"cols\":8,\"n_bad\":1,\"n_unwritten\":1,");
+    HAS(result.doc, "\"first_bad\":{\"index\":31,\"row\":3,\"col\":7,");
+}
+END_TEST
+
+START_TEST(lazy_student_passes_untimed) {
+    run_lab("--exercise", "lazy", "--size", "64");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"status\":\"ok\"");
+}
+END_TEST
+
+START_TEST(lazy_student_is_caught_after_timing) {
+    run_lab("--exercise", "lazy", "--size", "64", "--time");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"status\":\"wrong\"");
+    HAS(result.doc, "\"n_unwritten\":64,");
+    HAS(result.doc, "\"timing\":null,\"metrics\":null");
+}
+END_TEST
+
+START_TEST(launch_failure) {
+    run_lab("--exercise", "fault", "--size", "8");
+    ck_assert_int_eq(result.code, 4);
+    assert_one_document(result.doc);
+    HAS(result.doc, "\"status\":\"error\",\"error\":{\"kind\":\"launch\",\"message\":\"");
+    HAS(result.doc, "\"where\":\"cml_lab.c:");
+    HAS(result.doc, "\"expr\":\"cudaGetLastError()\"},\"check\":null");
+    HAS(result.doc, "\"device\":{\"name\":");
+    HAS(result.err, "cudaGetLastError() failed");
+}
+END_TEST
+
+START_TEST(cuda_failure_in_setup) {
+    run_lab("--exercise", "cuda_fails", "--size", "8");
+    ck_assert_int_eq(result.code, 4);
+    HAS(result.doc, "\"error\":{\"kind\":\"cuda\",\"message\":\"");
+    HAS(result.doc, "\"where\":\"test_lab.c:");
+    HAS(result.doc, "\"expr\":\"cudaMalloc(&d_huge, (size_t)1 << 60)\"}");
+}
+END_TEST
+
+START_TEST(setup_rejects_the_size) {
+    run_lab("--exercise", "even", "--size", "7");
+    ck_assert_int_eq(result.code, 2);
+    HAS(result.doc, "\"error\":{\"kind\":\"setup\",\"message\":\"N must be even\"");
+    run_lab("--exercise", "even", "--size", "8");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"status\":\"ok\"");
+}
+END_TEST
+
+START_TEST(wrong_baseline_is_a_harness_error) {
+    run_lab("--exercise", "bad_baseline", "--size", "16");
+    ck_assert_int_eq(result.code, 0); /* not timed: the baseline does not run */
+    run_lab("--exercise", "bad_baseline", "--size", "16", "--time");
+    ck_assert_int_eq(result.code, 4);
+    HAS(result.doc, "\"error\":{\"kind\":\"harness\",\"message\":\"the baseline produced a "
+                    "wrong result (a course bug, please report)\"");
+}
+END_TEST
+
+Suite *make_lab_suite(void) {
+    Suite *s = suite_create("lab");
+    TCase *tc = tcase_create("Correctness");
+    tcase_add_test(tc, list_to_file);
+    tcase_add_test(tc, list_to_stdout);
+    tcase_add_test(tc, help_prints_usage);
+    tcase_add_test(tc, device_info_or_no_device);
+    tcase_add_test(tc, run_or_no_device);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Errors");
+    tcase_add_test(tc, unknown_exercise);
+    tcase_add_test(tc, wrong_number_of_sizes);
+    tcase_add_test(tc, bad_option_still_writes_to_json_path);
+    tcase_add_test(tc, usage_error_to_stdout);
+    tcase_add_test(tc, unwritable_json_path);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("GPU");
+    tcase_set_tags(tc, "gpu");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, correct_run);
+    tcase_add_test(tc, correct_run_to_stdout);
+    tcase_add_test(tc, timed_run);
+    tcase_add_test(tc, unwritten_rows_are_reported);
+    tcase_add_test(tc, wrong_value_is_reported);
+    tcase_add_test(tc, sampled_check);
+    tcase_add_test(tc, lazy_student_passes_untimed);
+    tcase_add_test(tc, lazy_student_is_caught_after_timing);
+    tcase_add_test(tc, launch_failure);
+    tcase_add_test(tc, cuda_failure_in_setup);
+    tcase_add_test(tc, setup_rejects_the_size);
+    tcase_add_test(tc, wrong_baseline_is_a_harness_error);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,179 @@
+/* test_timing_device.c — device facts (cml_device.h) and the timing method (cml_timing.h).
+ *
+ * Test cases that need a GPU carry the tag "gpu" (CK_EXCLUDE_TAGS=gpu leaves them out);
+ * they create the CUDA context inside the test, in Check's child process. The contenders
+ * are cudaMemsetAsync calls, so no kernel is needed.
+ */
+#include <stdint.h>
+
+#include "cml_device.h"
+#include "cml_timing.h"
+#include "suites.h"
+
+START_TEST(defaults_are_the_documented_ones) {
+    cml_timing_opts o = cml_timing_defaults();
+    ck_assert_int_eq(o.reps, 25);
+    ck_assert_int_eq(o.warmup, 3);
+    ck_assert_int_eq(o.batch, 0);
+    ck_assert(o.target_sample_ms == 1.0);
+    ck_assert_int_eq(o.flush_l2, 1);
+}
+END_TEST
+
+static void no_launch(void *ctx) {
+    (void)ctx;
+}
+
+START_TEST(invalid_arguments_are_refused_before_any_cuda_call) {
+    cml_contender c = {"none", no_launch, NULL};
+    cml_timing_stats st;
+    cml_timing_opts o = cml_timing_defaults();
+    ck_assert_int_eq(cml_time_interleaved(&c, 0, &o, &st), cudaErrorInvalidValue);
+    ck_assert_int_eq(cml_time_interleaved(NULL, 1, &o, &st), cudaErrorInvalidValue);
+    ck_assert_int_eq(cml_time_interleaved(&c, 1, &o, NULL), cudaErrorInvalidValue);
+    o.reps = 19;
+    ck_assert_int_eq(cml_time_interleaved(&c, 1, &o, &st), cudaErrorInvalidValue);
+    o = cml_timing_defaults();
+    o.batch = -1;
+    ck_assert_int_eq(cml_time_interleaved(&c, 1, &o, &st), cudaErrorInvalidValue);
+    o.batch = 10001;
+    ck_assert_int_eq(cml_time_interleaved(&c, 1, &o, &st), cudaErrorInvalidValue);
+    o = cml_timing_defaults();
+    o.warmup = -1;
+    ck_assert_int_eq(cml_time_interleaved(&c, 1, &o, &st), cudaErrorInvalidValue);
+}
+END_TEST
+
+/* ---- GPU ---- */
+
+START_TEST(device_count_and_facts) {
+    ck_assert_int_ge(cml_device_count(), 1);
+    cml_device_facts f;
+    ck_assert_int_eq(cml_device_query(&f), cudaSuccess);
+    ck_assert_int_eq(f.ordinal, 0);
+    ck_assert(f.name[0] != '\0');
+    ck_assert_int_ge(f.cc_major, 5);
+    ck_assert_int_gt(f.sm_count, 0);
+    ck_assert_uint_gt(f.l2_bytes, 0);
+    ck_assert_uint_gt(f.global_mem_bytes, 0);
+    ck_assert_uint_ge(f.smem_per_block_optin_bytes, f.smem_per_block_bytes);
+    ck_assert_uint_ge(f.smem_per_sm_bytes, f.smem_per_block_optin_bytes);
+    ck_assert_int_gt(f.regs_per_sm, 0);
+    ck_assert_int_gt(f.regs_per_block, 0);
+    ck_assert_int_ge(f.clock_khz, 0);
+}
+END_TEST
+
+typedef struct memset_ctx {
+    void *d_buf;
+    size_t n_bytes;
+} memset_ctx;
+
+static void launch_memset(void *ctx) {
+    memset_ctx *m = ctx;
+    (void)cudaMemsetAsync(m->d_buf, 0x5A, m->n_bytes, 0);
+}
+
+static void alloc_memset(memset_ctx *m, size_t n_bytes) {
+    m->n_bytes = n_bytes;
+    ck_assert_int_eq(cudaMalloc(&m->d_buf, n_bytes), cudaSuccess);
+}
+
+static void assert_sane(const cml_timing_stats *s, int reps) {
+    ck_assert_int_eq(s->reps, reps);
+    ck_assert_int_ge(s->batch, 1);
+    ck_assert(s->median_ms > 0.0);
+    ck_assert(s->p10_ms <= s->median_ms);
+    ck_assert(s->median_ms <= s->p90_ms);
+}
+
+START_TEST(one_contender) {
+    memset_ctx m;
+    alloc_memset(&m, 64u << 20);
+    cml_contender c = {"memset", launch_memset, &m};
+    cml_timing_stats st;
+    ck_assert_int_eq(cml_time_interleaved(&c, 1, NULL, &st), cudaSuccess);
+    assert_sane(&st, 25);
+    /* 64 MiB written at no more than 10 TB/s takes at least 6.7 us. */
+    ck_assert(st.median_ms > (64.0 * (1 << 20)) / 10e12 * 1e3);
+    cudaFree(m.d_buf);
+}
+END_TEST
+
+START_TEST(fixed_batch_and_no_flush) {
+    memset_ctx m;
+    alloc_memset(&m, 1u << 20);
+    cml_contender c = {"memset", launch_memset, &m};
+    cml_timing_opts o = cml_timing_defaults();
+    o.reps = 20;
+    o.batch = 4;
+    o.flush_l2 = 0;
+    cml_timing_stats st;
+    ck_assert_int_eq(cml_time_interleaved(&c, 1, &o, &st), cudaSuccess);
+    assert_sane(&st, 20);
+    ck_assert_int_eq(st.batch, 4);
+    cudaFree(m.d_buf);
+}
+END_TEST
+
+START_TEST(auto_batch_for_a_tiny_contender) {
+    memset_ctx m;
+    alloc_memset(&m, 4);
+    cml_contender c = {"memset", launch_memset, &m};
+    cml_timing_stats st;
+    ck_assert_int_eq(cml_time_interleaved(&c, 1, NULL, &st), cudaSuccess);
+    assert_sane(&st, 25);
+    /* A 4-byte memset takes microseconds: a 1 ms sample needs many of them. */
+    ck_assert_int_gt(st.batch, 10);
+    ck_assert_int_le(st.batch, 10000);
+}
+END_TEST
+
+START_TEST(interleaved_contenders_share_the_batch) {
+    memset_ctx big, small;
+    alloc_memset(&big, 256u << 20);
+    alloc_memset(&small, 1u << 20);
+    cml_contender c[2] = {{"big", launch_memset, &big}, {"small", launch_memset, &small}};
+    cml_timing_stats st[2];
+    ck_assert_int_eq(cml_time_interleaved(c, 2, NULL, st), cudaSuccess);
+    assert_sane(&st[0], 25);
+    assert_sane(&st[1], 25);
+    ck_assert_int_eq(st[0].batch, st[1].batch);
+    ck_assert(st[0].median_ms > 4.0 * st[1].median_ms); /* 256x the bytes */
+    cudaFree(big.d_buf);
+    cudaFree(small.d_buf);
+}
+END_TEST
+
+static void launch_bad_memset(void *ctx) {
+    (void)ctx;
+    (void)cudaMemsetAsync((void *)(uintptr_t)16, 0, 4, 0); /* not a device pointer */
+}
+
+START_TEST(a_failing_contender_is_reported) {
+    cml_contender c = {"bad", launch_bad_memset, NULL};
+    cml_timing_stats st;
+    ck_assert_int_ne(cml_time_interleaved(&c, 1, NULL, &st), cudaSuccess);
+}
+END_TEST
+
+Suite *make_timing_device_suite(void) {
+    Suite *s = suite_create("timing_device");
+    TCase *tc = tcase_create("Correctness");
+    tcase_add_test(tc, defaults_are_the_documented_ones);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Errors");
+    tcase_add_test(tc, invalid_arguments_are_refused_before_any_cuda_call);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("GPU");
+    tcase_set_tags(tc, "gpu");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, device_count_and_facts);
+    tcase_add_test(tc, one_contender);
+    tcase_add_test(tc, fixed_batch_and_no_flush);
+    tcase_add_test(tc, auto_batch_for_a_tiny_contender);
+    tcase_add_test(tc, interleaved_contenders_share_the_batch);
+    tcase_add_test(tc, a_failing_contender_is_reported);
+    suite_add_tcase(s, tc);
+    return s;
+}
