@@ -1,0 +1,144 @@
+/* kernels.cu — lab 3.3 "Shared-memory tiling": the three kernels you write, and their launchers.
+ *
+ *   3.3a  matmul_tiled     C = A B, stepping along K through tiles of A and B staged in shared
+ *                          memory, so each element read from global memory is used T times
+ *   3.3b  transpose_tiled  out = in^T through a padded shared tile: reads AND writes coalesced
+ *   3.3c  conv2d_tiled     2D correlation; each block stages its output tile plus a halo of R
+ *
+ * The API is in lab.h (pristine): launchers take DEVICE pointers to row-major float32 arrays,
+ * launch on the default stream and return without synchronising. The harness poisons the output,
+ * checks the launch, and compares with a float64 CPU reference; the grader also reads each
+ * kernel's SASS by name (it must stage data in shared memory: LDS/STS and a barrier BAR, and use
+ * no local memory: LDL/STL), runs compute-sanitizer (memcheck, racecheck, synccheck) and times it
+ * against the course's baseline (baselines.cu). Keep the kernel names; the tile sizes are yours.
+ *
+ * Sources:
+ *   - tiled matrix multiply: seed lecture 000 (matrixMulShared), with the corrections of
+ *     FACTS.md (ceil(K/T) tiles, zero-filled loads, unconditional barriers, guarded store);
+ *     NVIDIA cuda-samples matrixMul (after Volkov & Demmel, SC'08); CUDA C++ Programming Guide,
+ *     "Shared Memory".
+ *   - transpose: M. Harris, "An Efficient Matrix Transpose in CUDA C/C++", NVIDIA Developer
+ *     Blog (2013): 32 x 32 tile, 32 x 8 threads, tile padded to [32][33]; seed lecture 001's
+ *     "coalesced" transpose only moves the strided access from the store to the load.
+ *   - convolution: seed lecture 001 (convolution_shared), which loads no halo; the halo
+ *     follows Kirk & Hwu, "Programming Massively Parallel Processors", ch. 7 (tiled
+ *     convolution with halo cells).
+ */
+#include <cuda_runtime.h>
+
+#include "lab.h"
+
+/* Number of tiles of d elements covering n >= 1 elements, ceil(n / d), without int overflow;
+ * for grid dimensions (siboehm/SGEMM_CUDA's CEIL_DIV). */
+#define CEIL_DIV(n, d) ((unsigned int)(((long long)(n) + (d) - 1) / (d)))
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.3a  Tiled matrix multiply
+ */
+
+/* Tile edge T. The block is T x T threads, one per element of its tile of C; each step stages a
+ * T x T tile of A and one of B: 2 x 4 KB of shared memory at T = 32, and 32 x 32 = 1024 threads
+ * is the per-block maximum. Each element loaded from global memory is used T = 32 times (FACTS.md,
+ * one run on an H200 at 4096^3: 8.9 TFLOP/s, against 6.2 for the coalesced naive kernel; going
+ * further takes register blocking: siboehm's SGEMM worklog, kernels 4-5). */
+#define MATMUL_TILE 32
+
+/* C = A B.  A: (M, K) row-major, B: (K, N) row-major, C: (M, N) row-major.
+ * Thread mapping: block (bx, by) computes the tile C[by*T, by*T + T) x [bx*T, bx*T + T); thread
+ * (tx, ty) computes C(by*T + ty, bx*T + tx). threadIdx.x runs along N, so a warp's loads of B and
+ * its store of C touch consecutive addresses (coalesced). */
+__global__ void matmul_tiled_kernel(const float *A, const float *B, float *C, int M, int N, int K)
+{
+    /* TODO(3.3a): compute this block's MATMUL_TILE x MATMUL_TILE tile of C by stepping along K
+     *   one tile at a time: each thread loads one element of a tile of A and one of a tile of B
+     *   into __shared__ arrays, __syncthreads(), adds the tile's T products from shared memory,
+     *   and __syncthreads() again before the next step overwrites the tiles.
+     *   Fast: every element read from global memory is reused T times from shared memory, and
+     *   consecutive threadIdx.x read consecutive addresses of A and of B (coalesced).
+     *   Right: loop over ceil(K / T) tiles, load 0 for elements outside A or B (then partial
+     *   tiles need no special case), let EVERY thread reach both barriers (no return or `if`
+     *   around them), and guard only the final store. */
+}
+
+void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, int K)
+{
+    /* TODO(3.3a): launch matmul_tiled_kernel with MATMUL_TILE x MATMUL_TILE threads per block
+     *   and enough blocks to cover all of C, including partial tiles: CEIL_DIV(N, T) along x
+     *   (columns) and CEIL_DIV(M, T) along y (rows). Do not synchronise: the harness checks. */
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.3b  Tiled transpose
+ */
+
+/* A block moves one TRANSPOSE_TILE x TRANSPOSE_TILE tile with TRANSPOSE_TILE x
+ * TRANSPOSE_BLOCK_ROWS threads, each copying TRANSPOSE_TILE / TRANSPOSE_BLOCK_ROWS = 4 elements
+ * (Harris: fewer, busier threads amortise the index arithmetic). TRANSPOSE_BLOCK_ROWS must
+ * divide TRANSPOSE_TILE. */
+#define TRANSPOSE_TILE 32
+#define TRANSPOSE_BLOCK_ROWS 8
+
+/* out = in^T.  in: (rows, cols) row-major, out: (cols, rows) row-major.
+ * Thread mapping: block (bx, by) moves the tile of `in` at rows [by*T, by*T + T), columns
+ * [bx*T, bx*T + T), which is the tile of `out` at rows [bx*T, bx*T + T), columns
+ * [by*T, by*T + T). */
+__global__ void transpose_tiled_kernel(const float *in, float *out, int rows, int cols)
+{
+    /* TODO(3.3b): stage one TRANSPOSE_TILE x TRANSPOSE_TILE tile of `in` in a __shared__ array,
+     *   __syncthreads(), then write it to `out` transposed. The block is TRANSPOSE_TILE x
+     *   TRANSPOSE_BLOCK_ROWS threads, so each thread copies TILE / BLOCK_ROWS elements per phase.
+     *   Fast: consecutive threadIdx.x read a row of `in` and write a row of `out` (both
+     *   coalesced); the transposition happens in shared memory, where the tile is read by
+     *   column — pad it to [TILE][TILE + 1] so the 32 words of a column sit in 32 banks.
+     *   Right: any rows x cols — check bounds on the read AND on the write; they differ,
+     *   because `out` is (cols, rows). */
+}
+
+void transpose_tiled(const float *d_in, float *d_out, int rows, int cols)
+{
+    /* TODO(3.3b): launch transpose_tiled_kernel with TRANSPOSE_TILE x TRANSPOSE_BLOCK_ROWS
+     *   threads per block and one block per tile of `in`: CEIL_DIV(cols, TILE) along x,
+     *   CEIL_DIV(rows, TILE) along y. */
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.3c  Tiled 2D convolution (correlation) with a halo
+ */
+
+/* A block computes a CONV_TILE_Y x CONV_TILE_X tile of `out` with one thread per output. 32 wide
+ * so that a warp is one row of the tile: its global loads and stores are whole 128-byte lines
+ * and its shared-memory reads are 32 consecutive words (no bank conflicts). */
+#define CONV_TILE_X 32
+#define CONV_TILE_Y 8
+/* The shared input tile is sized for the largest radius (lab.h: CONV2D_MAX_R = 4):
+ * (8 + 8) x (32 + 8) floats = 2.5 KB; a smaller R uses its top-left (T_Y + 2R) x (T_X + 2R)
+ * corner. */
+#define CONV_SMEM_Y (CONV_TILE_Y + 2 * CONV2D_MAX_R)
+#define CONV_SMEM_X (CONV_TILE_X + 2 * CONV2D_MAX_R)
+#define CONV_MAX_TAPS ((2 * CONV2D_MAX_R + 1) * (2 * CONV2D_MAX_R + 1))
+
+/* out(y, x) = sum_{dy, dx in [-R, R]} filter[(dy + R)(2R + 1) + dx + R] * in(y + dy, x + dx),
+ * zero outside the image (lab.h).  in, out: (height, width) row-major; filter: (2R+1, 2R+1).
+ * Thread mapping: block (bx, by) computes out rows [by*T_Y, by*T_Y + T_Y), columns
+ * [bx*T_X, bx*T_X + T_X); thread (tx, ty) computes out(by*T_Y + ty, bx*T_X + tx). */
+__global__ void conv2d_tiled_kernel(const float *in, float *out, int width, int height,
+                                    const float *filter, int R)
+{
+    /* TODO(3.3c): an output tile of CONV_TILE_Y x CONV_TILE_X needs the inputs under it plus a
+     *   halo of R on every side: (T_Y + 2R) x (T_X + 2R) values, more than there are threads.
+     *   Load them cooperatively into a __shared__ tile (a loop: thread t loads elements t,
+     *   t + blockDim, ...), __syncthreads(), then compute each output from shared memory.
+     *   Fast: each input is read from global memory about once per block instead of (2R+1)^2
+     *   times; consecutive threads load consecutive addresses of a row (coalesced).
+     *   Right: the halo reaches outside the image — store 0 there without ever forming the
+     *   out-of-range address; the last tiles of a row or column are partial: guard the store
+     *   (never the barrier). */
+}
+
+void conv2d_tiled(const float *d_in, float *d_out, int width, int height, const float *d_filter,
+                  int R)
+{
+    /* TODO(3.3c): launch conv2d_tiled_kernel with CONV_TILE_X x CONV_TILE_Y threads per block
+     *   and one block per output tile: CEIL_DIV(width, CONV_TILE_X) along x, CEIL_DIV(height,
+     *   CONV_TILE_Y) along y. The shared tile above is sized for R <= CONV2D_MAX_R. */
+}

@@ -1,0 +1,49 @@
+/* lab.h — lab 3.3 "Shared-memory tiling": the C API between the harness and kernels.cu.
+ *
+ * Pristine: the harness (harness.cu) calls these launchers; you implement them in kernels.cu.
+ * Every launcher
+ *   - takes DEVICE pointers to row-major float32 arrays that do not overlap,
+ *   - launches its kernel on the default stream and returns without synchronising,
+ *   - returns nothing: the harness checks the launch (cudaGetLastError, then the kernel's
+ *     own execution after cudaDeviceSynchronize) and reports any error.
+ * Sizes are arbitrary: never assume they are multiples of a tile. Sizes are below 2^31 - 64
+ * (they are int); linear indices are size_t (widen before multiplying: (size_t)row * cols).
+ *
+ * Declared extern "C" so the launchers' symbols are unmangled (the grader's symbol check).
+ *
+ * Sources: seed lectures 000 (tiled matrix multiply) and 001 (transpose, convolution tile);
+ * FACTS.md for the corrections this lab makes to them.
+ */
+#pragma once
+
+/* Largest filter radius conv2d_tiled accepts: the filter is (2R+1) x (2R+1) with 0 <= R <= 4. */
+#define CONV2D_MAX_R 4
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 3.3a. C = A B.
+ *   d_A: (M, K) row-major   d_B: (K, N) row-major   d_C: (M, N) row-major, written in full.
+ * Preconditions: M, N, K >= 1. */
+void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, int K);
+
+/* 3.3b. out = in^T, i.e. out(c, r) = in(r, c).
+ *   d_in: (rows, cols) row-major   d_out: (cols, rows) row-major, written in full.
+ * Preconditions: rows, cols >= 1. */
+void transpose_tiled(const float *d_in, float *d_out, int rows, int cols);
+
+/* 3.3c. 2D correlation with a (2R+1) x (2R+1) filter and zero padding outside the image:
+ *   out(y, x) = sum over dy, dx in [-R, R] of
+ *               filter[(dy + R) * (2R + 1) + (dx + R)] * in(y + dy, x + dx),
+ *   where in(y', x') = 0 when y' or x' lies outside the image. (The filter is not flipped:
+ *   correlation, as the seed lectures write it; for a symmetric filter it is the convolution.)
+ *   d_in, d_out: (height, width) row-major, i.e. element (y, x) at y * width + x;
+ *   d_filter: (2R + 1, 2R + 1) row-major, on the device.
+ * Preconditions: width, height >= 1; 0 <= R <= CONV2D_MAX_R. */
+void conv2d_tiled(const float *d_in, float *d_out, int width, int height, const float *d_filter,
+                  int R);
+
+#ifdef __cplusplus
+}
+#endif

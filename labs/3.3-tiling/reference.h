@@ -1,0 +1,56 @@
+/* reference.h — lab 3.3: the CPU references (float64) of the three exercises, and the sample of
+ * positions the harness checks on large outputs. Plain C11 (reference.c); used by harness.cu
+ * and tested by tests/test_reference.c. Pristine.
+ *
+ * Each reference returns, per output element, the exact value (accumulated in float64: a
+ * product of two float32 is exact in float64, and the sums of this lab's sizes lose nothing
+ * that matters next to the float32 tolerance) and the magnitude sum |term| that the tolerance
+ * model of cml_compare.h scales (Higham, "Accuracy and Stability of Numerical Algorithms",
+ * 2nd ed., eq. 3.5).
+ */
+#pragma once
+
+#include <stddef.h>
+
+#include "cml_rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element (row, col) of C = A B:
+ *   *exact = sum_k A(row, k) B(k, col),   *mag = sum_k |A(row, k) B(k, col)|.
+ *   A:  (M, K) row-major;  Bt: (N, K) row-major, i.e. B transposed (make it with
+ *       transpose_ref(B, K, N, Bt)), so that both operands are read contiguously: walking a
+ *       column of a large row-major B would miss the cache on every element.
+ * Preconditions: K >= 1, row < M, col < N. */
+void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t col,
+                   double *exact, double *mag);
+
+/* out = in^T: in (rows, cols) row-major -> out (cols, rows) row-major; out(c, r) = in(r, c).
+ * in and out must not overlap. */
+void transpose_ref(const float *in, size_t rows, size_t cols, float *out);
+
+/* Element (out_row, out_col) of in^T, i.e. in(out_col, out_row); in has `cols` columns.
+ * Preconditions: out_row < cols, out_col < rows of in. */
+float transpose_ref_at(const float *in, size_t cols, size_t out_row, size_t out_col);
+
+/* Element (y, x) of the correlation of lab.h's conv2d_tiled:
+ *   *exact = sum_{dy, dx in [-R, R]} f[(dy + R)(2R + 1) + dx + R] * in(y + dy, x + dx),
+ *   *mag   = the same sum of |f| |in|, where in(y', x') = 0 outside the image.
+ *   in: (height, width) row-major; filter: (2R + 1, 2R + 1) row-major.
+ * Preconditions: R >= 0, y < height, x < width. */
+void conv2d_ref_at(const float *in, size_t width, size_t height, const float *filter, int R,
+                   size_t y, size_t x, double *exact, double *mag);
+
+/* The positions checked on an output too large for a full CPU reference, as linear indices
+ * into (rows, cols) row-major, sorted ascending, without repeats: every position in the last
+ * `border` rows and the last `border` columns (where partial tiles go wrong), plus n_random
+ * positions drawn uniformly from the whole output with cml_rng_below (repeats dropped).
+ * Returns a malloc'd array of *n positions (free() it), or NULL when out of memory. */
+size_t *sample_positions(size_t rows, size_t cols, size_t border, size_t n_random,
+                         cml_rng *rng, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
