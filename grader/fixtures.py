@@ -1,0 +1,58 @@
+"""Known-bad submissions: a lab's reference solution with exact text replacements.
+
+A fixture is ``grader/tests/known_bad/<lab>/<name>.toml`` (docs/protocol.md has the lab
+contract; the fixture format is)::
+
+    description = "what mistake this is"
+    [[replace]]            # one or more
+    file = "kernels.cu"    # a student file of the lab
+    old = "text that occurs exactly once in solutions/<lab>/<file>"
+    new = "the mistaken text"
+    [expect]
+    exercise = "matmul_tiled"
+    lost = ["correctness"]          # parts that must lose points
+    report_contains = ["..."]       # substrings of the text report
+
+Fixtures never copy a whole solution, so they follow it when it changes, and ``apply``
+fails loudly (``FixtureError``) the day an ``old`` text no longer occurs exactly once.
+The grader's tests grade every fixture on a GPU; ``bench/calibrate.py`` times them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+
+
+class FixtureError(Exception):
+    """A fixture that does not apply to the current solution."""
+
+
+def known_bad_dir(root: Path) -> Path:
+    return root / "grader" / "tests" / "known_bad"
+
+
+def find(root: Path, lab_name: str | None = None) -> list[Path]:
+    """Every fixture (of one lab folder name such as "3.3-tiling", or of all labs)."""
+    pattern = f"{lab_name}/*.toml" if lab_name else "*/*.toml"
+    return sorted(known_bad_dir(root).glob(pattern))
+
+
+def load(path: Path) -> dict:
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def apply(root: Path, path: Path, dest: Path) -> Path:
+    """Writes to ``dest`` a copy of solutions/<lab> with the fixture's replacements."""
+    fixture = load(path)
+    shutil.copytree(root / "solutions" / path.parent.name, dest)
+    for rep in fixture["replace"]:
+        target = dest / rep["file"]
+        text = target.read_text()
+        count = text.count(rep["old"])
+        if count != 1:
+            raise FixtureError(f"{path.name}: 'old' occurs {count} times in {rep['file']}")
+        target.write_text(text.replace(rep["old"], rep["new"]))
+    return dest
