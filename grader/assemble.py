@@ -1,0 +1,86 @@
+"""Assembling a submission: the pristine lab plus the submission's student files.
+
+The pristine lab folder is copied to a fresh temporary directory, then each student file
+named in lab.toml is copied from the submission over it. Nothing else is ever taken from
+the submission. A student file must be a regular file (a symbolic link is refused: it
+could point at the solutions or at another student's work) of at most
+``MAX_FILE_BYTES``; it is opened with ``O_NOFOLLOW`` so it cannot be swapped for a link
+between the check and the copy.
+
+A missing, linked or oversized student file is a graded result (the submission scores 0,
+exit status 1), reported as e.g. "missing kernels.cu in submission"; a submission folder
+that does not exist is a usage error (``GraderError``, exit status 2).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.errors import GraderError
+from grader.manifest import Lab, display_path
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+@dataclass
+class Assembled:
+    src: Path  # the assembled lab folder
+    problems: list[str] = field(default_factory=list)  # readable, one per student file
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _ignore_links(folder: str, names: list[str]) -> list[str]:
+    return [n for n in names if os.path.islink(os.path.join(folder, n))]
+
+
+def _read_student_file(path: Path, name: str) -> tuple[bytes | None, str | None]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None, f"missing {name} in submission"
+    except OSError as e:
+        if os.path.islink(path):
+            return None, f"{name} in the submission is a symbolic link: submit the file itself"
+        return None, f"cannot read {name} in the submission: {e.strerror}"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, f"{name} in the submission is not a regular file"
+        if st.st_size > MAX_FILE_BYTES:
+            return None, (
+                f"{name} in the submission is {st.st_size} bytes, more than the "
+                f"{MAX_FILE_BYTES} allowed"
+            )
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            return f.read(MAX_FILE_BYTES + 1), None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def assemble(lab: Lab, submission: Path, workdir: Path) -> Assembled:
+    """Builds ``workdir/src`` from the pristine lab and the submission's student files."""
+    if not submission.is_dir():
+        raise GraderError(f"submission folder {display_path(submission)} does not exist")
+    src = workdir / "src"
+    shutil.copytree(lab.dir, src, ignore=_ignore_links)
+    result = Assembled(src)
+    for name in lab.student_files:
+        data, problem = _read_student_file(submission / name, name)
+        if problem:
+            result.problems.append(problem)
+            continue
+        target = src / name
+        if target.exists() or target.is_symlink():
+            target.unlink()
+        with open(target, "wb") as f:
+            f.write(data)
+    return result

@@ -1,0 +1,174 @@
+"""Building an assembled submission with the course's own Makefile.
+
+``make -C <root> -s lab-bin LAB_SRC=<assembled> LAB_OUT=<out> [CUDA_ARCH=..] [NVCC=..]``
+builds ``<out>/lab`` and one object per source, ``<out>/<name>.o`` (``kernels.cu.o``),
+with exactly the flags that build labs/ and solutions/ (docs/design-notes.md, note 2).
+The course library is built first, on its own (``make common``): when *it* fails, the
+course is broken and grading stops (``GraderError``), whatever the submission holds.
+
+A failed build is a graded result: ``summarize`` keeps about 20 lines, those that say
+"error" first, with paths made relative to the assembled folder, so the report reads
+``kernels.cu(57): error: identifier "tile" is undefined``.
+
+The dependency files that ``-MMD`` writes (``<out>/<name>.d``) show every header a
+source included: ``check_includes`` refuses headers inside the course tree other than
+``common/`` and the lab's own (``#include "../../solutions/..."`` would compile the
+reference solution into a submission) and headers outside system and CUDA folders.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import run as runner
+from grader.errors import GraderError
+from grader.tools import Tool
+
+BUILD_TIMEOUT_S = 600
+SUMMARY_LINES = 20
+_NOISE = re.compile(
+    r"^\s*(make(\[\d+\])?: \*\*\*|make(\[\d+\])?: (Entering|Leaving)|(NVCC|CC|LINK|AR)\s"
+    r"|\d+ errors? detected in the compilation)"
+)
+_ERROR = re.compile(r"\berror\b|undefined reference|multiple definition|fatal", re.I)
+_SYSTEM_PREFIXES = ("/usr/", "/opt/", "/lib/", "/lib64/")
+
+
+@dataclass
+class BuildResult:
+    ok: bool
+    binary: Path | None
+    out_dir: Path
+    log: str  # make's output (truncated)
+    summary: list[str] = field(default_factory=list)  # readable lines when it failed
+    timed_out: bool = False
+
+
+def _make_args(root: Path, nvcc: Tool | None, arch: str | None) -> list[str]:
+    args = ["make", "-C", str(root), "-s"]
+    if arch:
+        args.append(f"CUDA_ARCH={arch}")
+    if nvcc:
+        args.append(f"NVCC={nvcc.path}")
+    return args
+
+
+def build_common(root: Path, nvcc: Tool | None, arch: str | None) -> None:
+    """``make common``; raises GraderError when the course library does not build."""
+    out = runner.run(
+        [*_make_args(root, nvcc, arch), "common"],
+        timeout_s=BUILD_TIMEOUT_S,
+        max_output=64 * 1024,
+        limits=False,
+    )
+    if not out.ok:
+        log = (out.stdout + out.stderr).strip().splitlines()
+        raise GraderError(
+            "the course library did not build (make common "
+            f"{out.describe()}):\n" + "\n".join(log[-20:])
+        )
+
+
+def summarize(log: str, src: Path, out_dir: Path, limit: int = SUMMARY_LINES) -> list[str]:
+    """The lines of a failed build worth showing: errors first, paths made relative."""
+    lines = []
+    for raw in log.splitlines():
+        line = raw.rstrip()
+        for prefix, repl in ((str(src) + "/", ""), (str(out_dir) + "/", ""), (str(src), ".")):
+            line = line.replace(prefix, repl)
+        if not line.strip() or _NOISE.match(line):
+            continue
+        lines.append(line)
+    is_error = [bool(_ERROR.search(ln)) for ln in lines]
+    errors = [i for i, e in enumerate(is_error) if e]
+    if not errors:
+        return lines[:limit]
+    context = []  # up to 3 lines after each error (nvcc prints the source line and a caret)
+    for i in errors:
+        j = i + 1
+        while j < len(lines) and j <= i + 3 and not is_error[j]:
+            context.append(j)
+            j += 1
+    chosen = set(errors[:limit])
+    for j in context:
+        if len(chosen) >= limit:
+            break
+        chosen.add(j)
+    return [lines[i] for i in sorted(chosen)]
+
+
+def build(root: Path, src: Path, out_dir: Path, nvcc: Tool | None, arch: str | None) -> BuildResult:
+    """Builds ``src`` into ``out_dir``; a failure is a result, not an exception."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = runner.run(
+        [*_make_args(root, nvcc, arch), "lab-bin", f"LAB_SRC={src}", f"LAB_OUT={out_dir}"],
+        timeout_s=BUILD_TIMEOUT_S,
+        max_output=256 * 1024,
+        limits=False,
+    )
+    log = out.stdout + out.stderr
+    binary = out_dir / "lab"
+    if out.ok and binary.is_file():
+        return BuildResult(True, binary, out_dir, log)
+    if out.kind == "timeout":
+        summary = [f"the build {out.describe()}"]
+    else:
+        summary = summarize(log, src, out_dir) or [f"make {out.describe()}"]
+    return BuildResult(False, None, out_dir, log, summary, out.kind == "timeout")
+
+
+def _dependencies(dep_file: Path) -> list[str]:
+    text = dep_file.read_text(errors="replace").replace("\\\n", " ")
+    deps = []
+    for line in text.splitlines():
+        if ":" not in line:
+            continue
+        target, _, rest = line.partition(":")
+        if target.strip().endswith(".o"):
+            deps.extend(rest.split())
+    return deps
+
+
+def check_includes(
+    root: Path, src: Path, out_dir: Path, student_files: tuple[str, ...], nvcc: Tool | None
+) -> list[str]:
+    """Problems with the headers the student files included (one line each)."""
+    root = root.resolve()
+    allowed = [src.resolve(), (root / "common").resolve()]
+    if nvcc:
+        allowed.append(Path(nvcc.path).resolve().parent.parent)
+    problems = []
+    for name in student_files:
+        dep_file = out_dir / f"{name}.d"
+        if not dep_file.is_file():
+            continue
+        for dep in _dependencies(dep_file):
+            path = Path(dep) if os.path.isabs(dep) else root / dep
+            resolved = path.resolve()
+            if resolved == (src / name).resolve():
+                continue
+            inside = any(resolved.is_relative_to(a) for a in allowed)
+            in_course = resolved.is_relative_to(root)
+            system = str(resolved).startswith(_SYSTEM_PREFIXES)
+            if inside or (system and not in_course):
+                continue
+            problems.append(
+                f"{name} includes {dep}: only the lab's own headers, common/ and system or "
+                "CUDA headers may be included"
+            )
+    return problems
+
+
+def student_objects(out_dir: Path, student_files: tuple[str, ...]) -> dict[str, Path]:
+    """{student file: its object} for the compiled student files (.cu, .c)."""
+    objects = {}
+    for name in student_files:
+        obj = out_dir / f"{name}.o"
+        if name.endswith((".cu", ".c")):
+            if not obj.is_file():
+                raise GraderError(f"the build made no object {obj.name} for {name}")
+            objects[name] = obj
+    return objects

@@ -1,0 +1,152 @@
+"""The command line: ``python3 -m grader grade | selfcheck | skeleton``.
+
+    grade LABDIR [--submission DIR] [--json FILE] [--seed S] [--arch sm_90]
+                 [--no-sanitizer] [--no-perf] [--quiet] [--exercise NAME]...
+    selfcheck [--lab ID]... [--json FILE] [--seed S]
+    skeleton (--check | --write) [--lab ID]...
+
+``LABDIR`` is the pristine lab (``labs/3.3-tiling``); ``--submission`` a folder holding
+the student files (default: LABDIR itself, a student's own working copy).
+
+Exit status of ``grade`` (``grader.scoring`` has the full rule):
+
+- 0: every check ran and every point was earned;
+- 1: graded, and points were lost for certain (a compile error, a missing student file
+  and a failed symbol check count: they zero the submission without any GPU);
+- 2: usage or internal error (bad arguments, an invalid lab.toml, a course that does not
+  build): a one-line message, never a traceback — except for a bug in the grader itself,
+  which prints "grader: internal error" first, then the traceback;
+- 3: nothing was lost for certain but some checks could not run (no CUDA device, no
+  compute-sanitizer, no cuobjdump) or were left out: not a final grade.
+
+``selfcheck`` exits 0 / 1 / 3 alike (expectations met / not met / no device);
+``skeleton --check`` exits 1 when a labs/ file differs from its generated skeleton or a
+solution has a marker error, ``--write`` exits 1 on a marker error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import traceback
+from pathlib import Path
+
+from grader import manifest, report, selfcheck, skeleton
+from grader import grade as grading
+from grader.errors import GraderError
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer (decimal or 0x-hex)")
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError("a seed is an unsigned 64-bit integer")
+    return value
+
+
+def _arch(text: str) -> str:
+    if not re.fullmatch(r"sm_\d+[a-z]?", text):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a GPU architecture like sm_90")
+    return text
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python3 -m grader",
+        description="Autograder of the CUDA Memory Labs.",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    g = sub.add_parser("grade", help="grade one submission of a lab")
+    g.add_argument("labdir", metavar="LABDIR", help="the pristine lab, e.g. labs/3.3-tiling")
+    g.add_argument(
+        "--submission",
+        metavar="DIR",
+        help="folder holding the student files (default: LABDIR itself)",
+    )
+    g.add_argument("--json", metavar="FILE", help="also write the JSON report to FILE")
+    g.add_argument("--seed", type=_seed, help="derive every run's seed from S (repeatable)")
+    g.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
+    g.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
+    g.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
+    g.add_argument("--quiet", action="store_true", help="print only the score table")
+    g.add_argument(
+        "--exercise",
+        action="append",
+        metavar="NAME",
+        help="grade only this exercise (repeatable; the total is then over those)",
+    )
+
+    s = sub.add_parser("selfcheck", help="solutions full marks, skeletons zero (instructors)")
+    s.add_argument("--lab", action="append", metavar="ID", help="only this lab (repeatable)")
+    s.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    s.add_argument("--seed", type=_seed, help="derive every run's seed from S")
+    s.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)
+
+    k = sub.add_parser("skeleton", help="generate labs/ student files from solutions/")
+    mode = k.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true", help="fail when labs/ differs")
+    mode.add_argument("--write", action="store_true", help="rewrite labs/ student files")
+    k.add_argument("--lab", action="append", metavar="ID", help="only this lab (repeatable)")
+    k.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)
+    return p
+
+
+def _root(args) -> Path:
+    if args.root:
+        root = manifest.find_root(Path(args.root))
+        if root is None:
+            raise GraderError(f"{args.root} is not a course root (no Makefile, common/cml_json.h)")
+        return root
+    return manifest.default_root()
+
+
+def _grade(args) -> int:
+    labdir = Path(args.labdir)
+    if not labdir.is_dir():
+        raise GraderError(f"lab folder {args.labdir} does not exist")
+    options = grading.Options(
+        submission=Path(args.submission) if args.submission else None,
+        seed=args.seed,
+        arch=args.arch,
+        sanitizer=not args.no_sanitizer,
+        performance=not args.no_perf,
+        exercises=tuple(args.exercise or ()),
+    )
+    g = grading.grade(labdir, options)
+    sys.stdout.write(report.text(g, quiet=args.quiet))
+    if args.json:
+        report.write_json(g, args.json)
+    return g.exit_code
+
+
+def run(argv: list[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "grade":
+        return _grade(args)
+    if args.command == "selfcheck":
+        return selfcheck.selfcheck(_root(args), args.lab, sys.stdout, args.json, args.seed)
+    root = _root(args)
+    if args.check:
+        return skeleton.check(root, args.lab, sys.stdout)
+    return skeleton.write(root, args.lab, sys.stdout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(argv)
+    except SystemExit as e:  # argparse: --help (0) or a usage error (2)
+        return e.code if isinstance(e.code, int) else 2
+    except GraderError as e:
+        print(f"grader: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("grader: interrupted", file=sys.stderr)
+        return 2
+    except Exception:
+        print("grader: internal error (a bug in the grader; please report it):", file=sys.stderr)
+        traceback.print_exc()
+        return 2

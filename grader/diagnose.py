@@ -1,0 +1,350 @@
+"""Failures into readable lines, each with a hint that names the likely mistake.
+
+Every function here reads run documents (docs/protocol.md) and the exercise's manifest
+entry, and returns text. Lab-specific advice comes only from ``[exercise.hints]`` in
+lab.toml; the generic text below is about CUDA, never about one lab. The conditions:
+
+- **not implemented**: every checked element still holds the poison pattern
+  (``n_unwritten == n``) → "matmul_tiled: not implemented yet — see TODO(3.3a) in
+  kernels.cu" (``hints.not_implemented``, else the exercise's ``todo`` tag).
+- **edge**: the bad elements' bounding box is a band along the last rows or the last
+  columns (at most half of them, not starting at 0) → "wrong only in rows 992–999 and
+  columns 992–999 of the 1000×1000 output: <hints.edge>". A race spreads its errors over
+  most of the output (rows 64–999), which is not an edge.
+- **wrong**: the first bad element with its coordinates, expected and got; when some sizes
+  pass and others fail, which sizes fail.
+- **launch / CUDA error**: the CUDA message, with a hint for the messages students meet
+  ("too many resources requested for launch", "invalid configuration argument", ...).
+- **timeout**: a divergent ``__syncthreads()`` or an infinite loop.
+- **crash**: the signal, and where host-side crashes usually come from.
+- **static**, **sanitizer**, **slow**: the finding with ``hints.static`` /
+  ``hints.<tool>`` / ``hints.slow`` or a generic hint.
+"""
+
+from __future__ import annotations
+
+from grader.harness import CaseRun
+from grader.manifest import Exercise, Lab
+
+GENERIC = {
+    "edge": (
+        "the elements at the far edge of the output are wrong: handle the last, partial "
+        "block or tile (sizes need not be multiples of it) with bounds checks on loads "
+        "and stores"
+    ),
+    "wrong": "compare your indexing with the reference on the smallest failing size",
+    "sizes": (
+        "look at what the failing sizes have in common (not a multiple of the block or "
+        "tile size? a dimension of 1?)"
+    ),
+    "timeout": (
+        "a barrier inside a branch some threads skip (divergent __syncthreads) or an "
+        "infinite loop?"
+    ),
+    "crash": (
+        "a host-side bug in the launcher (a device pointer dereferenced on the host, a "
+        "host array written out of bounds)?"
+    ),
+    "static": "the exercise asks for a particular use of the memory hierarchy: see its TODO",
+    "memcheck": (
+        "an out-of-bounds or misaligned access: guard every load and store against the "
+        "sizes (the line is named above)"
+    ),
+    "racecheck": (
+        "a shared-memory race: a __syncthreads() is missing between writing shared memory "
+        "and reading what other threads wrote, or before the next iteration overwrites it"
+    ),
+    "synccheck": (
+        "a __syncthreads() that not every thread of the block reaches (inside a branch or "
+        "after an early return)"
+    ),
+    "initcheck": "device memory read before anything was written to it",
+    "slow": "see the handout's performance notes for what makes this kernel fast",
+}
+
+LAUNCH_HINTS = (
+    (
+        "too many resources requested",
+        "the block needs more registers or shared memory than an SM has: use fewer threads "
+        "per block, or fewer registers or less shared memory per thread",
+    ),
+    (
+        "invalid configuration argument",
+        "a block of more than 1024 threads, or a grid with a zero dimension (check the "
+        "launcher's grid arithmetic for small sizes)",
+    ),
+    (
+        "illegal memory access",
+        "an out-of-bounds read or write: guard indices against the sizes (the sanitizer's "
+        "memcheck names the line)",
+    ),
+    (
+        "misaligned address",
+        "a vector access (float2/float4) at an address that is not aligned to its size",
+    ),
+    (
+        "unspecified launch failure",
+        "the kernel faulted, often through an out-of-bounds access",
+    ),
+    (
+        "invalid argument",
+        "a CUDA call got an invalid argument (a size in elements instead of bytes? more "
+        "than 48 KB of dynamic shared memory without cudaFuncSetAttribute?)",
+    ),
+    ("out of memory", "a device allocation failed: is a size computed in the wrong unit?"),
+    (
+        "no kernel image",
+        "the binary was built for another GPU architecture (make CUDA_ARCH=sm_XX)",
+    ),
+    ("invalid device function", "the binary was built for another GPU architecture"),
+)
+
+
+def hint(ex: Exercise, key: str) -> str:
+    """The lab's hint for ``key`` when it has one, else the generic one."""
+    return ex.hints.get(key) or GENERIC.get(key, "")
+
+
+def _files(lab: Lab) -> str:
+    return " and ".join(lab.student_files)
+
+
+def not_implemented(lab: Lab, ex: Exercise) -> str:
+    if "not_implemented" in ex.hints:
+        advice = ex.hints["not_implemented"]
+    elif ex.todo:
+        advice = f"see TODO({ex.todo}) in {_files(lab)}"
+    else:
+        advice = f"write it in {_files(lab)}"
+    return f"{ex.name}: not implemented yet — {advice}"
+
+
+def size_text(size) -> str:
+    return "×".join(str(s) for s in size)
+
+
+def _range(lo: int, hi: int) -> str:
+    return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+def _number(x) -> str:
+    if x is None:
+        return "NaN/Inf"
+    if isinstance(x, float):
+        return f"{x:.7g}"
+    return str(x)
+
+
+def _far_band(lo: int, hi: int, n: int) -> bool:
+    """[lo, hi] is a band at the far end of 0..n-1, at most half of it, not all of it."""
+    return n > 1 and lo > 0 and hi == n - 1 and 2 * (hi - lo + 1) <= n
+
+
+def is_edge(box: dict | None, rows: int, cols: int) -> bool:
+    """The bad elements lie in a band along the last rows or the last columns (a partial
+    last tile), not spread over the output (a race or a wrong formula)."""
+    if not box or rows < 1 or cols < 1:
+        return False
+    try:
+        r0, r1 = box["row_min"], box["row_max"]
+        c0, c1 = box["col_min"], box["col_max"]
+    except (KeyError, TypeError):
+        return False
+    return _far_band(r0, r1, rows) or _far_band(c0, c1, cols)
+
+
+def region(box: dict, rows: int, cols: int) -> str:
+    """ "rows 992–999 and columns 992–999 of the 1000×1000 output"."""
+    r0, r1, c0, c1 = box["row_min"], box["row_max"], box["col_min"], box["col_max"]
+    if rows == 1:
+        return f"elements {_range(c0, c1)} of the {cols}-element output"
+    parts = []
+    if not (r0 == 0 and r1 == rows - 1):
+        parts.append(f"rows {_range(r0, r1)}")
+    if not (c0 == 0 and c1 == cols - 1):
+        parts.append(f"columns {_range(c0, c1)}")
+    where = " and ".join(parts) if parts else "all rows and columns"
+    return f"{where} of the {rows}×{cols} output"
+
+
+def first_bad(check: dict) -> str:
+    fb = check.get("first_bad") or {}
+    if not fb:
+        return ""
+    rows = check.get("rows", 0)
+    if rows and rows > 1:
+        where = f"row {fb.get('row')}, column {fb.get('col')}"
+    else:
+        where = f"index {fb.get('index')}"
+    if fb.get("unwritten"):
+        got = "nothing (never written)"
+    else:
+        got = _number(fb.get("got"))
+    text = f"first wrong element at {where}: expected {_number(fb.get('expected'))}, got {got}"
+    if fb.get("tol") is not None and not fb.get("unwritten"):
+        text += f" (tolerance {_number(fb.get('tol'))})"
+    return text
+
+
+def kind(run: CaseRun) -> str:
+    """ "ok", "not_implemented", "edge", "wrong", "launch", "cuda", "setup", "timeout",
+    "crash" or "no_device"."""
+    if run.doc is None:
+        return "timeout" if run.outcome.kind == "timeout" else "crash"
+    status = run.doc["status"]
+    if status in ("ok", "no_device"):
+        return status
+    if status == "error":
+        err = run.doc.get("error") or {}
+        k = err.get("kind")
+        return k if k in ("launch", "setup", "usage") else "cuda"
+    check = run.doc.get("check") or {}
+    n = check.get("n") or 0
+    if n and check.get("n_unwritten") == n:
+        return "not_implemented"
+    if is_edge(check.get("bad_box"), check.get("rows") or 0, check.get("cols") or 0):
+        return "edge"
+    return "wrong"
+
+
+def launch_hint(message: str) -> str:
+    low = message.lower()
+    for needle, text in LAUNCH_HINTS:
+        if needle in low:
+            return text
+    return ""
+
+
+def case_message(run: CaseRun, timeout_s: float) -> str:
+    """One line about one failed run (no lab hint: ``exercise_summary`` adds it)."""
+    k = kind(run)
+    if k == "timeout":
+        return f"did not finish within {timeout_s:g} s"
+    if k == "crash":
+        return run.problem or run.outcome.describe()
+    doc = run.doc
+    if k in ("launch", "cuda", "setup", "usage"):
+        err = doc.get("error") or {}
+        msg = err.get("message", "unknown error")
+        if k == "setup":
+            return f"the harness rejected this size: {msg}"
+        what = "launch failed" if k == "launch" else "a CUDA call failed"
+        where = f" at {err['where']}" if err.get("where") else ""
+        expr = f" ({err['expr']})" if err.get("expr") else ""
+        return f"{what}: {msg}{where}{expr}"
+    check = doc.get("check") or {}
+    n, n_bad = check.get("n", 0), check.get("n_bad", 0)
+    if k == "not_implemented":
+        return f"nothing written: all {n} checked elements still hold the poison pattern"
+    parts = [f"{n_bad} of {n} checked elements wrong"]
+    if check.get("n_unwritten"):
+        parts[0] += f" ({check['n_unwritten']} never written)"
+    box = check.get("bad_box")
+    if k == "edge":
+        parts.append("only in " + region(box, check.get("rows") or 0, check.get("cols") or 0))
+    fb = first_bad(check)
+    if fb:
+        parts.append(fb)
+    return "; ".join(parts)
+
+
+def exercise_summary(
+    lab: Lab, ex: Exercise, runs: list[tuple[tuple[int, ...], CaseRun]]
+) -> str | None:
+    """The one line that says what is wrong with the exercise's correctness (None: all
+    cases passed or none ran)."""
+    kinds = [(size, run, kind(run)) for size, run in runs]
+    failed = [t for t in kinds if t[2] not in ("ok", "no_device")]
+    if not failed:
+        return None
+    passed = [t for t in kinds if t[2] == "ok"]
+    by_kind = {}
+    for t in failed:
+        by_kind.setdefault(t[2], t)
+    if all(t[2] == "not_implemented" for t in failed) and not passed:
+        return not_implemented(lab, ex)
+    if "timeout" in by_kind:
+        size = by_kind["timeout"][0]
+        return (
+            f"{ex.name}: did not finish within {lab.run_timeout_s:g} s at "
+            f"{size_text(size)}: {hint(ex, 'timeout')}"
+        )
+    if "crash" in by_kind:
+        size, run, _ = by_kind["crash"]
+        return f"{ex.name}: at {size_text(size)} the run {run.problem}: {hint(ex, 'crash')}"
+    for k in ("launch", "cuda"):
+        if k in by_kind:
+            size, run, _ = by_kind[k]
+            msg = (run.doc.get("error") or {}).get("message", "unknown error")
+            advice = ex.hints.get("launch") or launch_hint(msg)
+            text = f"{ex.name}: at {size_text(size)} {case_message(run, lab.run_timeout_s)}"
+            return text + (f": {advice}" if advice else "")
+    if "setup" in by_kind or "usage" in by_kind:
+        size, run, _ = by_kind.get("setup") or by_kind["usage"]
+        return (
+            f"{ex.name}: {case_message(run, lab.run_timeout_s)} ({size_text(size)}): "
+            "a case in lab.toml the harness does not accept"
+        )
+    if "edge" in by_kind:
+        size, run, _ = by_kind["edge"]
+        check = run.doc.get("check") or {}
+        where = region(check["bad_box"], check.get("rows") or 0, check.get("cols") or 0)
+        return f"{ex.name}: wrong only in {where} (size {size_text(size)}): {hint(ex, 'edge')}"
+    size, run, _ = failed[0]
+    fb = first_bad(run.doc.get("check") or {}) or case_message(run, lab.run_timeout_s)
+    if passed:
+        sizes = ", ".join(size_text(t[0]) for t in failed)
+        return (
+            f"{ex.name}: {len(failed)} of {len(kinds)} sizes wrong ({sizes}); at "
+            f"{size_text(size)}: {fb}. {ex.hints.get('wrong') or GENERIC['sizes']}"
+        )
+    return f"{ex.name}: at {size_text(size)}: {fb}: {hint(ex, 'wrong')}"
+
+
+def static_summary(ex: Exercise, messages: list[str]) -> str:
+    first = messages[0] if messages else "static checks failed"
+    return f"{ex.name}: {first}: {hint(ex, 'static')}"
+
+
+def sanitizer_summary(ex: Exercise, tool: str, report: list[str]) -> str:
+    first = report[0] if report else f"{tool} reported errors"
+    return f"{ex.name}: {tool}: {first.strip()}: {hint(ex, tool)}"
+
+
+def performance_text(ex: Exercise, doc: dict, baseline: str | None) -> tuple[float | None, str]:
+    """The measured metric and a line describing it, from a timed run document."""
+    spec = ex.performance
+    timing = doc.get("timing") or {}
+    metrics = doc.get("metrics") or {}
+    student = timing.get("student") or {}
+    base = timing.get("baseline") or {}
+    name = baseline or "the baseline"
+    spread = ""
+    if student.get("p10_ms") is not None and student.get("p90_ms") is not None:
+        spread = f", p10–p90 {student['p10_ms']:.4g}–{student['p90_ms']:.4g} ms"
+    if spec.metric == "ratio":
+        value = timing.get("ratio")
+        if not isinstance(value, (int, float)):
+            return None, "the timed run gave no ratio"
+        text = (
+            f"ratio {value:.3g} ({name} {base.get('median_ms', float('nan')):.4g} ms / yours "
+            f"{student.get('median_ms', float('nan')):.4g} ms median{spread})"
+        )
+    else:
+        value = metrics.get("pct_of_copy")
+        if not isinstance(value, (int, float)):
+            return None, "the timed run gave no pct_of_copy"
+        text = (
+            f"{value:.1f} % of the copy bandwidth ({metrics.get('gbps', float('nan')):.0f} of "
+            f"{metrics.get('copy_gbps', float('nan')):.0f} GB/s; median "
+            f"{student.get('median_ms', float('nan')):.4g} ms{spread}; {name} "
+            f"{metrics.get('baseline_gbps', float('nan')):.0f} GB/s)"
+        )
+    text += f"; full points at ≥ {spec.full:g}, none at ≤ {spec.zero:g}"
+    return float(value), text
+
+
+def slow_summary(ex: Exercise, value: float) -> str:
+    spec = ex.performance
+    what = "ratio" if spec.metric == "ratio" else "% of copy"
+    return f"{ex.name}: {what} {value:.3g}, full credit from {spec.full:g}: {hint(ex, 'slow')}"

@@ -1,0 +1,444 @@
+"""One grading, step by step (shared/DESIGN.md, "The grader").
+
+assemble → build → symbol check → static (SASS, resources) → device probe → correctness →
+sanitizer → performance → score. Each step's failure is a graded result:
+
+- a missing student file or a failed build zeroes the submission (nothing else can run);
+- a failed symbol check zeroes it too, and the submission is **never run** (trust
+  boundary); its static checks are not run either;
+- without ``nm`` the symbols cannot be checked, so the submission is not run (exit 3);
+- without cuobjdump the static checks are skipped (never passed);
+- without a CUDA device (the harness's ``--device-info`` says ``no_device``) or without
+  compute-sanitizer, the runtime parts are not run, and the report says why;
+- a correctness case that timed out stops the sanitizer and performance runs of that
+  exercise (they would hang the same way, under a longer limit).
+
+``GraderError`` (a broken lab.toml, a course that does not build, a harness that breaks
+its contract) propagates to the command line: exit status 2.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from grader import assemble as assembler
+from grader import build as builder
+from grader import diagnose, harness, manifest, sanitizer, sass, scoring, symbols, tools
+from grader.errors import GraderError
+from grader.manifest import Exercise, Lab, display_path
+from grader.results import PART_NAMES, ExerciseResult, Grade, Part, Step
+
+NOT_IN_EXERCISE = "not part of this exercise"
+
+
+@dataclass
+class Options:
+    submission: Path | None = None  # default: the lab folder itself
+    seed: int | None = None
+    arch: str | None = None
+    sanitizer: bool = True
+    performance: bool = True
+    exercises: tuple[str, ...] = ()  # grade only these (default: all)
+
+
+def _new_results(lab: Lab) -> dict[str, ExerciseResult]:
+    results = {}
+    for ex in lab.exercises:
+        parts = {p: Part(p, ex.points[p]) for p in PART_NAMES}
+        specs = {"static": ex.static, "sanitizer": ex.sanitizer, "performance": ex.performance}
+        for name, spec in specs.items():
+            if spec is None:
+                parts[name].status = "skipped"
+                parts[name].reason = NOT_IN_EXERCISE
+        results[ex.name] = ExerciseResult(ex.name, parts)
+    return results
+
+
+def _set_not_run(parts, names, reason: str, status: str = "not_run") -> None:
+    for name in names:
+        part = parts[name]
+        if part.reason == NOT_IN_EXERCISE or part.status in ("passed", "failed"):
+            continue
+        part.status = status
+        part.reason = reason
+
+
+def _zero_all(results: dict[str, ExerciseResult], reason: str) -> None:
+    """The submission scores 0: every part failed or not run, with known points."""
+    for ex in results.values():
+        for part in ex.parts.values():
+            if part.reason == NOT_IN_EXERCISE:
+                continue
+            part.fraction = 0
+            if part.status not in ("passed", "failed"):
+                part.status = "failed" if part.name == "correctness" else "not_run"
+                part.reason = reason
+        ex.note = f"{ex.name}: 0 points: {reason}"
+
+
+class Grading:
+    """The state of one grading; ``run()`` returns the Grade."""
+
+    def __init__(self, lab_dir: Path, options: Options):
+        self.lab_dir = Path(lab_dir)
+        self.options = options
+        root = manifest.find_root(self.lab_dir.absolute().parent)
+        if root is None:
+            raise GraderError(
+                f"cannot find the course root above {display_path(self.lab_dir)} (a folder "
+                "with a Makefile and common/cml_json.h)"
+            )
+        self.root = root
+        self.lab = manifest.load(self.lab_dir)
+        if options.exercises:
+            unknown = [
+                n for n in options.exercises if n not in {e.name for e in self.lab.exercises}
+            ]
+            if unknown:
+                names = ", ".join(e.name for e in self.lab.exercises)
+                raise GraderError(
+                    f"lab {self.lab.id} has no exercise {unknown[0]} (it has: {names})"
+                )
+            chosen = tuple(e for e in self.lab.exercises if e.name in options.exercises)
+            self.lab = dataclasses.replace(self.lab, exercises=chosen)
+        self.version = harness.schema_version(root)
+        self.submission = Path(options.submission or self.lab_dir)
+        self.seeds = harness.Seeds(options.seed)
+        self.results = _new_results(self.lab)
+        self.grade = Grade(
+            lab=self.lab.name,
+            lab_id=self.lab.id,
+            title=self.lab.title,
+            submission=display_path(self.submission),
+            seed=options.seed,
+            arch=options.arch,
+            exercises=list(self.results.values()),
+        )
+        self.binary: Path | None = None
+        self.baselines: dict[str, str] = {}
+        self.hung: set[str] = set()
+        self.strip_paths: list[str] = []
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def step(self, name: str, status: str, messages: list[str] | None = None) -> Step:
+        s = Step(name, status, list(messages or []))
+        self.grade.steps.append(s)
+        return s
+
+    def runtime_not_run(self, reason: str) -> None:
+        for ex in self.results.values():
+            _set_not_run(ex.parts, ("correctness", "sanitizer", "performance"), reason)
+
+    def rerun_hint(self, ex: Exercise, size, seed: int) -> str:
+        own = self.submission.resolve() == self.lab_dir.resolve()
+        binary = f"build/{self.lab.name}/student/lab" if own else "<lab binary>"
+        return (
+            f"reproduce: {binary} --exercise {ex.name} --size {','.join(map(str, size))} "
+            f"--seed {seed}"
+        )
+
+    # -- steps -----------------------------------------------------------------------
+
+    def run(self) -> Grade:
+        with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
+            self._run(Path(tmp))
+        scoring.score(self.grade)
+        self._not_run_summary()
+        return self.grade
+
+    def _run(self, tmp: Path) -> None:
+        asm = assembler.assemble(self.lab, self.submission, tmp)
+        if not asm.ok:
+            self.step("assemble", "failed", asm.problems)
+            _zero_all(self.results, "; ".join(asm.problems))
+            return
+        self.step("assemble", "passed", [f"student files: {', '.join(self.lab.student_files)}"])
+        self.strip_paths = [str(asm.src), str(asm.src.resolve())]
+
+        nvcc = tools.find("nvcc")
+        if nvcc is None:
+            raise GraderError(f"cannot build: {tools.not_found('nvcc')}")
+        builder.build_common(self.root, nvcc, self.options.arch)
+        out_dir = tmp / "out"
+        built = builder.build(self.root, asm.src, out_dir, nvcc, self.options.arch)
+        if not built.ok:
+            self.step("build", "failed", built.summary)
+            _zero_all(self.results, "the build failed")
+            return
+        self.step("build", "passed")
+        self.binary = built.binary
+        objects = builder.student_objects(out_dir, self.lab.student_files)
+
+        trusted = self._symbols(objects, asm.src, out_dir, nvcc)
+        if trusted is False:
+            return
+        self._static(objects)
+        if trusted is None:
+            self.runtime_not_run(
+                f"the symbols could not be checked ({tools.not_found('nm')}), so the "
+                "submission was not run"
+            )
+            return
+        self._probe()
+        if self.grade.device is None:
+            return
+        for ex in self.lab.exercises:
+            self._correctness(ex)
+        for ex in self.lab.exercises:
+            self._sanitizer(ex)
+        for ex in self.lab.exercises:
+            self._performance(ex)
+
+    def _symbols(self, objects, src: Path, out_dir: Path, nvcc) -> bool | None:
+        """True: trusted; False: failed (submission zeroed); None: nm missing."""
+        nm = tools.find("nm")
+        if nm is None:
+            self.step("symbols", "not_run", [tools.not_found("nm")])
+            return None
+        result = symbols.check_objects(nm, objects, self.lab.launchers, self.lab.allow_calls)
+        problems = result.problems + builder.check_includes(
+            self.root, src, out_dir, self.lab.student_files, nvcc
+        )
+        if problems:
+            self.step("symbols", "failed", problems)
+            _zero_all(
+                self.results,
+                "the symbol check failed (the submission was not run): " + problems[0],
+            )
+            return False
+        self.step("symbols", "passed", ["defines and calls only what submissions may"])
+        return True
+
+    def _static(self, objects) -> None:
+        cuobjdump = tools.find("cuobjdump")
+        wanted = [ex for ex in self.lab.exercises if ex.static is not None]
+        if not wanted:
+            return
+        if cuobjdump is None:
+            reason = tools.not_found("cuobjdump")
+            for ex in wanted:
+                _set_not_run(self.results[ex.name].parts, ("static",), reason, "skipped")
+            return
+        cu_objects = [obj for name, obj in objects.items() if name.endswith(".cu")]
+        dumped = sass.dump(cuobjdump, cu_objects, self.options.arch)
+        if dumped.error:
+            for ex in wanted:
+                _set_not_run(self.results[ex.name].parts, ("static",), dumped.error, "skipped")
+            return
+        sources = " or ".join(n for n in self.lab.student_files if n.endswith(".cu"))
+        for ex in wanted:
+            part = self.results[ex.name].parts["static"]
+            res = sass.check_kernel(dumped, ex.kernel, ex.static, sources or "the student files")
+            part.status = "passed" if res.passed else "failed"
+            part.fraction = 1 if res.passed else 0
+            part.messages = res.messages
+            part.info = res.info
+            part.details = [{"kernel": ex.kernel, "missing": res.missing, "found": res.forbidden}]
+            if not res.passed:
+                part.finding = diagnose.static_summary(ex, res.messages)
+
+    def _probe(self) -> None:
+        listing, problem = harness.list_exercises(self.binary)
+        if listing is None:
+            reason = f"the lab binary failed at start-up ({problem})"
+            self.step("device", "failed", [reason])
+            _zero_all(self.results, reason)
+            return
+        entries = manifest.check_against_harness(self.lab, listing)
+        self.baselines = {
+            name: e.get("baseline") for name, e in entries.items() if e.get("baseline")
+        }
+        probe = harness.device_info(self.binary, self.version)
+        if probe.doc is None:
+            reason = f"the device probe (lab --device-info) {probe.problem}"
+            self.step("device", "failed", [reason])
+            self.runtime_not_run(reason)
+            return
+        if probe.doc["status"] != "ok":
+            reason = "no CUDA device (the harness reported no_device)"
+            self.step("device", "not_run", [reason])
+            self.runtime_not_run(reason)
+            return
+        device = probe.doc.get("device") or {}
+        self.grade.device = device
+        self.step("device", "passed", [_device_text(device)])
+
+    def _correctness(self, ex: Exercise) -> None:
+        er = self.results[ex.name]
+        part = er.parts["correctness"]
+        runs = []
+        passed = 0
+        for i, size in enumerate(ex.cases):
+            seed = self.seeds.seed(ex.name, "correctness", i)
+            run = harness.run_case(
+                self.binary, ex.name, size, seed, self.lab.run_timeout_s, self.version
+            )
+            k = diagnose.kind(run)
+            if k == "no_device":
+                self.runtime_not_run("no CUDA device (the harness reported no_device)")
+                return
+            row = {"size": list(size), "seed": seed, "status": run.status}
+            if k == "ok":
+                passed += 1
+            else:
+                row["message"] = diagnose.case_message(run, self.lab.run_timeout_s)
+                row["reproduce"] = self.rerun_hint(ex, size, seed)
+                if k == "timeout":
+                    self.hung.add(ex.name)
+            part.details.append(row)
+            runs.append((size, run))
+        part.fraction = Fraction(passed, len(ex.cases))
+        part.status = "passed" if passed == len(ex.cases) else "failed"
+        part.info = f"{passed} of {len(ex.cases)} sizes correct"
+        part.finding = diagnose.exercise_summary(self.lab, ex, runs)
+
+    def _sanitizer(self, ex: Exercise) -> None:
+        er = self.results[ex.name]
+        part = er.parts["sanitizer"]
+        if ex.sanitizer is None or part.reason is not None:
+            return
+        if not self.options.sanitizer:
+            _set_not_run(er.parts, ("sanitizer",), "left out (--no-sanitizer)", "skipped")
+            return
+        if ex.name in self.hung:
+            _set_not_run(er.parts, ("sanitizer",), "a correctness case did not finish")
+            return
+        tool = tools.find("compute-sanitizer")
+        if tool is None:
+            _set_not_run(er.parts, ("sanitizer",), tools.not_found("compute-sanitizer"))
+            return
+        clean_tools = 0
+        for name in ex.sanitizer.tools:
+            tool_clean = True
+            for i, size in enumerate(ex.sanitizer.cases):
+                seed = self.seeds.seed(ex.name, f"sanitizer-{name}", i)
+                r = sanitizer.run(
+                    tool,
+                    name,
+                    self.binary,
+                    ex.name,
+                    size,
+                    seed,
+                    self.lab.sanitizer_timeout_s,
+                    self.version,
+                    self.strip_paths,
+                )
+                part.details.append(
+                    {
+                        "tool": name,
+                        "size": list(size),
+                        "seed": seed,
+                        "verdict": r.verdict,
+                        "report": r.report,
+                        "summary": r.summary,
+                    }
+                )
+                if r.verdict == "not_run":
+                    part.details.clear()
+                    _set_not_run(er.parts, ("sanitizer",), "; ".join(r.report))
+                    return
+                if r.verdict != "clean":
+                    tool_clean = False
+                    finding = diagnose.sanitizer_summary(ex, name, r.report)
+                    part.messages.append(f"{finding} (size {diagnose.size_text(size)})")
+                    part.finding = part.finding or finding
+                    break
+            clean_tools += tool_clean
+        part.fraction = Fraction(clean_tools, len(ex.sanitizer.tools))
+        part.status = "passed" if clean_tools == len(ex.sanitizer.tools) else "failed"
+        part.info = f"{clean_tools} of {len(ex.sanitizer.tools)} tools clean"
+
+    def _performance(self, ex: Exercise) -> None:
+        er = self.results[ex.name]
+        part = er.parts["performance"]
+        spec = ex.performance
+        if spec is None or part.reason is not None:
+            return
+        if not self.options.performance:
+            _set_not_run(er.parts, ("performance",), "left out (--no-perf)", "skipped")
+            return
+        if ex.name in self.hung:
+            _set_not_run(er.parts, ("performance",), "a correctness case did not finish")
+            return
+        seed = self.seeds.seed(ex.name, "performance", 0)
+        run = harness.run_case(
+            self.binary,
+            ex.name,
+            spec.size,
+            seed,
+            self.lab.run_timeout_s,
+            self.version,
+            time_reps=spec.reps,
+        )
+        k = diagnose.kind(run)
+        row = {"size": list(spec.size), "seed": seed, "status": run.status}
+        part.details.append(row)
+        if k == "no_device":
+            _set_not_run(er.parts, ("performance",), "no CUDA device")
+            return
+        part.status = "failed"
+        part.fraction = 0
+        if k != "ok":
+            if run.doc is not None and run.doc["status"] == "wrong":
+                msg = (
+                    "the output was wrong in the timed run at "
+                    f"{diagnose.size_text(spec.size)}: "
+                    + diagnose.case_message(run, self.lab.run_timeout_s)
+                )
+            else:
+                msg = f"the timed run at {diagnose.size_text(spec.size)}: " + diagnose.case_message(
+                    run, self.lab.run_timeout_s
+                )
+            part.messages.append(msg)
+            row["message"] = msg
+            if er.parts["correctness"].status == "passed":
+                part.finding = (
+                    f"{ex.name}: {msg}: the kernel passed every correctness case, so its result "
+                    "depends on the run (a race between threads?)"
+                )
+            return
+        value, text = diagnose.performance_text(ex, run.doc, self.baselines.get(ex.name))
+        part.info = text
+        if value is None:
+            part.messages.append(text)
+            return
+        row["value"] = value
+        row["metric"] = spec.metric
+        part.fraction = scoring.ramp(value, spec.zero, spec.full)
+        part.status = "passed" if part.fraction >= 1 else "failed"
+        if part.fraction < 1:
+            part.finding = diagnose.slow_summary(ex, value)
+
+    def _not_run_summary(self) -> None:
+        """ "correctness, sanitizer, performance — no CUDA device (...)" lines."""
+        by_reason: dict[str, list[str]] = {}
+        for ex in self.grade.exercises:
+            for part in ex.parts.values():
+                if part.status in ("not_run", "skipped") and part.reason != NOT_IN_EXERCISE:
+                    names = by_reason.setdefault(part.reason or "unknown", [])
+                    if part.name not in names:
+                        names.append(part.name)
+        order = {name: i for i, name in enumerate(PART_NAMES)}
+        self.grade.not_run = [
+            f"{', '.join(sorted(names, key=order.get))} — {reason}"
+            for reason, names in by_reason.items()
+        ]
+
+
+def _device_text(device: dict) -> str:
+    parts = [str(device.get("name", "unknown GPU"))]
+    if device.get("cc"):
+        parts.append(f"compute capability {device['cc']}")
+    if device.get("sm_count"):
+        parts.append(f"{device['sm_count']} SMs")
+    return ", ".join(parts)
+
+
+def grade(lab_dir: Path, options: Options) -> Grade:
+    """Grades one submission of the lab in ``lab_dir``."""
+    return Grading(lab_dir, options).run()

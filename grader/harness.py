@@ -1,0 +1,188 @@
+"""Running the lab binary (docs/protocol.md, "Harness") and reading its run documents.
+
+``run_case`` runs ``lab --exercise NAME --size A,B,C --seed S [--time --reps R]
+--json FILE`` in its own process group (``grader.run``) and returns a ``CaseRun``: the
+document when one was written and is valid, else a readable ``problem`` ("crashed
+(SIGSEGV) before writing its result", "did not finish within 60 s"). The grader trusts
+the document, not the exit status (docs/design-notes.md, note 6), but checks that the
+document belongs to the run: its schema version (``CML_SCHEMA_VERSION``, read from
+``common/cml_json.h``), exercise, size and seed.
+
+Seeds: ``Seeds(None)`` draws a fresh 32-bit seed per run (``secrets``); ``Seeds(S)``
+derives each run's seed from S, the exercise, the purpose and the case, so a graded run
+can be repeated exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import run as runner
+from grader.errors import GraderError
+
+STATUSES = ("ok", "wrong", "error", "no_device")
+PROBE_TIMEOUT_S = 60
+
+
+def schema_version(root: Path) -> int:
+    """``CML_SCHEMA_VERSION`` from ``common/cml_json.h`` (its only definition)."""
+    path = root / "common" / "cml_json.h"
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise GraderError(f"cannot read {path}: {e.strerror}")
+    m = re.search(r"^\s*#\s*define\s+CML_SCHEMA_VERSION\s+(\d+)\b", text, re.M)
+    if not m:
+        raise GraderError(f"{path} does not define CML_SCHEMA_VERSION")
+    return int(m.group(1))
+
+
+class Seeds:
+    """Seeds for the runs of one grading: fresh, or derived from a base seed."""
+
+    def __init__(self, base: int | None):
+        self.base = base
+
+    def seed(self, exercise: str, purpose: str, index: int) -> int:
+        if self.base is None:
+            return secrets.randbits(32)
+        key = f"{self.base}:{exercise}:{purpose}:{index}".encode()
+        return int.from_bytes(hashlib.sha256(key).digest()[:4], "little")
+
+
+@dataclass
+class CaseRun:
+    """One run of the lab binary."""
+
+    argv: list[str]
+    outcome: runner.Outcome
+    doc: dict | None  # the valid run document, or None
+    problem: str | None  # why there is no valid document
+
+    @property
+    def status(self) -> str:
+        """The document's status, or "crash" / "timeout" when there is none."""
+        if self.doc is not None:
+            return self.doc["status"]
+        return "timeout" if self.outcome.kind == "timeout" else "crash"
+
+
+def _describe_missing(outcome: runner.Outcome, timeout_s: float) -> str:
+    if outcome.kind == "timeout":
+        return f"did not finish within {timeout_s:g} s"
+    if outcome.kind == "signaled":
+        return f"crashed ({outcome.signal}) before writing its result"
+    return f"exited with status {outcome.code} without writing its result"
+
+
+def validate(doc, version: int, expect: dict) -> str | None:
+    """Why ``doc`` is not a valid run document for the run ``expect`` describes (None
+    when it is). ``expect`` may hold "exercise", "size", "seed"."""
+    if not isinstance(doc, dict):
+        return "the run document is not a JSON object"
+    if doc.get("schema") != version:
+        raise GraderError(
+            f"the lab binary wrote run document schema {doc.get('schema')!r}, the grader "
+            f"reads schema {version} (common/cml_json.h): rebuild the course"
+        )
+    if doc.get("status") not in STATUSES:
+        return f"the run document has an unknown status {doc.get('status')!r}"
+    if doc["status"] in ("no_device",):
+        return None
+    for key, want in expect.items():
+        got = doc.get(key)
+        if key == "size":
+            got = list(got) if isinstance(got, list) else got
+            want = list(want)
+        if got != want:
+            return f"the run document's {key} is {got!r}, the run asked for {want!r}"
+    check = doc.get("check")
+    if doc["status"] == "wrong" and not isinstance(check, dict):
+        return "the run document has status 'wrong' but no check"
+    if doc["status"] == "error" and not isinstance(doc.get("error"), dict):
+        return "the run document has status 'error' but no error"
+    return None
+
+
+def _read_doc(path: Path) -> tuple[object | None, str | None]:
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return None, None
+    except OSError as e:
+        return None, f"cannot read the run document: {e.strerror}"
+    if not text.strip():
+        return None, None
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as e:
+        return None, f"the run document is not valid JSON ({e.msg} at line {e.lineno})"
+
+
+def invoke(
+    binary: Path,
+    args: list[str],
+    timeout_s: float,
+    version: int,
+    expect: dict,
+    prefix: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    max_output: int = runner.DEFAULT_MAX_OUTPUT,
+) -> CaseRun:
+    """Runs ``[*prefix, binary, *args, --json TMP]`` and reads the document."""
+    with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
+        doc_path = Path(tmp) / "run.json"
+        argv = [*(prefix or []), str(binary), *args, "--json", str(doc_path)]
+        outcome = runner.run(argv, timeout_s=timeout_s, cwd=tmp, env=env, max_output=max_output)
+        doc, problem = _read_doc(doc_path)
+    if doc is None:
+        return CaseRun(argv, outcome, None, problem or _describe_missing(outcome, timeout_s))
+    problem = validate(doc, version, expect)
+    if problem:
+        return CaseRun(argv, outcome, None, problem)
+    return CaseRun(argv, outcome, doc, None)
+
+
+def run_case(
+    binary: Path,
+    exercise: str,
+    size: tuple[int, ...],
+    seed: int,
+    timeout_s: float,
+    version: int,
+    time_reps: int | None = None,
+) -> CaseRun:
+    """One verified run of an exercise (timed against the baseline with ``time_reps``)."""
+    args = ["--exercise", exercise, "--size", ",".join(map(str, size)), "--seed", str(seed)]
+    if time_reps is not None:
+        args += ["--time", "--reps", str(time_reps)]
+    expect = {"exercise": exercise, "size": size, "seed": seed}
+    return invoke(binary, args, timeout_s, version, expect)
+
+
+def device_info(binary: Path, version: int) -> CaseRun:
+    """``lab --device-info``: status "ok" (with "device") or "no_device"."""
+    return invoke(binary, ["--device-info"], PROBE_TIMEOUT_S, version, {})
+
+
+def list_exercises(binary: Path) -> tuple[dict | None, str | None]:
+    """``lab --list`` (printed on stdout): (listing, None), or (None, why it failed) when
+    the binary did not run to the end. Raises GraderError when its output breaks the
+    contract."""
+    out = runner.run([str(binary), "--list"], timeout_s=PROBE_TIMEOUT_S)
+    if not out.ok:
+        detail = out.stderr.strip().splitlines()
+        return None, f"lab --list {out.describe()}" + (f": {detail[-1]}" if detail else "")
+    try:
+        listing = json.loads(out.stdout)
+    except json.JSONDecodeError as e:
+        raise GraderError(f"the lab binary's --list is not valid JSON ({e.msg})")
+    if not isinstance(listing, dict) or not isinstance(listing.get("exercises"), list):
+        raise GraderError("the lab binary's --list has no exercises")
+    return listing, None

@@ -1,0 +1,467 @@
+"""``labs/<lab>/lab.toml`` (docs/protocol.md, "Manifest") into dataclasses.
+
+Every rule of the contract is checked here, and a violation raises ``GraderError`` with a
+message naming the file, the exercise and the field, e.g.
+
+    labs/3.3-tiling/lab.toml: exercise 'matmul_tiled': performance.metric must be 'ratio'
+    or 'pct_of_copy'
+
+Unknown keys are errors too (a misspelt ``forbidd`` would otherwise switch a check off).
+Points are non-negative integers; a part with points needs its table (``static``,
+``sanitizer``, ``performance``); all cases of an exercise, its sanitizer cases and its
+performance size have the same number of dimensions. That number is checked against the
+harness's own list (``lab --list``) once a binary exists: ``check_against_harness``.
+
+Defaults: ``run_timeout_s`` 60, ``sanitizer_timeout_s`` 300, ``launchers`` and
+``allow_calls`` empty, ``performance.reps`` 25, a missing part in ``points`` is 0.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.errors import GraderError
+
+PARTS = ("correctness", "static", "sanitizer", "performance")
+SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+METRICS = ("ratio", "pct_of_copy")
+HINT_KEYS = (
+    "not_implemented",
+    "edge",
+    "wrong",
+    "launch",
+    "timeout",
+    "crash",
+    "static",
+    "memcheck",
+    "racecheck",
+    "synccheck",
+    "initcheck",
+    "slow",
+)
+MIN_REPS = 20  # the harness rejects fewer (common/cml_options.h)
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LAB_KEYS = (
+    "id",
+    "slug",
+    "title",
+    "student_files",
+    "run_timeout_s",
+    "sanitizer_timeout_s",
+    "launchers",
+    "allow_calls",
+    "exercise",
+)
+_EXERCISE_KEYS = (
+    "name",
+    "todo",
+    "kernel",
+    "cases",
+    "points",
+    "static",
+    "sanitizer",
+    "performance",
+    "hints",
+)
+
+
+@dataclass(frozen=True)
+class StaticRules:
+    require: tuple[str, ...] = ()
+    forbid: tuple[str, ...] = ()
+    max_stack_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class SanitizerSpec:
+    tools: tuple[str, ...]
+    cases: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class PerformanceSpec:
+    size: tuple[int, ...]
+    metric: str
+    zero: float
+    full: float
+    reps: int = 25
+
+
+@dataclass(frozen=True)
+class Exercise:
+    name: str
+    cases: tuple[tuple[int, ...], ...]
+    points: dict[str, int]
+    todo: str | None = None
+    kernel: str | None = None
+    static: StaticRules | None = None
+    sanitizer: SanitizerSpec | None = None
+    performance: PerformanceSpec | None = None
+    hints: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def max_points(self) -> int:
+        return sum(self.points.values())
+
+
+@dataclass(frozen=True)
+class Lab:
+    dir: Path  # the lab folder (labs/<id>-<slug>)
+    path: Path  # its lab.toml
+    id: str
+    slug: str
+    title: str
+    student_files: tuple[str, ...]
+    run_timeout_s: float
+    sanitizer_timeout_s: float
+    launchers: tuple[str, ...]
+    allow_calls: tuple[str, ...]
+    exercises: tuple[Exercise, ...]
+
+    @property
+    def name(self) -> str:
+        """The lab folder's name, e.g. "3.3-tiling"."""
+        return self.dir.name
+
+    @property
+    def max_points(self) -> int:
+        return sum(e.max_points for e in self.exercises)
+
+    def exercise(self, name: str) -> Exercise:
+        for e in self.exercises:
+            if e.name == name:
+                return e
+        raise KeyError(name)
+
+
+def display_path(path: Path | str) -> str:
+    """``path`` relative to the working directory when it is below it, else absolute."""
+    p = Path(path).absolute()
+    try:
+        return str(p.relative_to(Path.cwd()))
+    except ValueError:
+        return str(p)
+
+
+class _Checker:
+    """Type checks that raise GraderError with the file and the location in the message."""
+
+    def __init__(self, path: Path):
+        self.path = display_path(path)
+
+    def fail(self, where: str, message: str) -> GraderError:
+        prefix = f"{self.path}: {where}: " if where else f"{self.path}: "
+        return GraderError(prefix + message)
+
+    def keys(self, where: str, table: dict, known: tuple[str, ...], name: str = "") -> None:
+        for key in table:
+            if key not in known:
+                label = f"{name}.{key}" if name else key
+                raise self.fail(where, f"unknown key '{label}' (known: {', '.join(known)})")
+
+    def string(self, where: str, table: dict, key: str, label: str, required: bool = True):
+        if key not in table:
+            if required:
+                raise self.fail(where, f"{label} is missing")
+            return None
+        value = table[key]
+        if not isinstance(value, str) or not value:
+            raise self.fail(where, f"{label} must be a non-empty string")
+        return value
+
+    def ident(self, where: str, table: dict, key: str, label: str, required: bool = True):
+        value = self.string(where, table, key, label, required)
+        if value is not None and not _IDENT.match(value):
+            raise self.fail(where, f"{label} must be a C identifier, not '{value}'")
+        return value
+
+    def number(self, where: str, value, label: str, positive: bool = False) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(where, f"{label} must be a number")
+        if positive and not value > 0:
+            raise self.fail(where, f"{label} must be greater than 0")
+        return float(value)
+
+    def count(self, where: str, value, label: str, minimum: int = 0) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            kind = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
+            raise self.fail(where, f"{label} must be {kind}")
+        return value
+
+    def strings(self, where: str, value, label: str, idents: bool = False) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self.fail(where, f"{label} must be a list of non-empty strings")
+        if idents:
+            for v in value:
+                if not _IDENT.match(v):
+                    raise self.fail(where, f"{label}: '{v}' is not a C identifier")
+        return tuple(value)
+
+    def size(self, where: str, value, label: str) -> tuple[int, ...]:
+        if (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)
+        ):
+            raise self.fail(where, f"{label} must be a non-empty list of integers >= 1")
+        return tuple(value)
+
+    def sizes(self, where: str, value, label: str) -> tuple[tuple[int, ...], ...]:
+        if not isinstance(value, list) or not value:
+            raise self.fail(where, f"{label} must be a non-empty list of sizes")
+        cases = tuple(self.size(where, v, f"{label}[{i}]") for i, v in enumerate(value))
+        return cases
+
+    def table(self, where: str, value, label: str) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail(where, f"{label} must be a table")
+        return value
+
+
+def _pattern(c: _Checker, where: str, pattern: str, label: str) -> None:
+    try:
+        re.compile(rf"(?:{pattern})\b")
+    except re.error as e:
+        raise c.fail(where, f"{label}: '{pattern}' is not a valid regular expression ({e})")
+
+
+def _student_file(c: _Checker, lab_dir: Path, name: str) -> None:
+    if "/" in name or "\\" in name or name in (".", "..") or name.startswith("."):
+        raise c.fail("", f"student_files: '{name}' must be a plain file name in the lab folder")
+    if not (lab_dir / name).is_file():
+        raise c.fail("", f"student_files: '{name}' is not in {display_path(lab_dir)}")
+
+
+def _exercise(c: _Checker, index: int, raw) -> Exercise:
+    where = f"exercise #{index + 1}"
+    raw = c.table(where, raw, "[[exercise]]")
+    name = c.ident(where, raw, "name", "name")
+    where = f"exercise '{name}'"
+    c.keys(where, raw, _EXERCISE_KEYS)
+    todo = c.string(where, raw, "todo", "todo", required=False)
+    kernel = c.ident(where, raw, "kernel", "kernel", required=False)
+    cases = c.sizes(where, raw.get("cases"), "cases")
+    n_dims = len(cases[0])
+    for i, case in enumerate(cases):
+        if len(case) != n_dims:
+            raise c.fail(where, f"cases[{i}] has {len(case)} dimensions, cases[0] has {n_dims}")
+
+    points_raw = c.table(where, raw.get("points", {}), "points")
+    c.keys(where, points_raw, PARTS, "points")
+    points = {p: c.count(where, points_raw.get(p, 0), f"points.{p}") for p in PARTS}
+
+    static = None
+    if "static" in raw:
+        t = c.table(where, raw["static"], "static")
+        c.keys(where, t, ("require", "forbid", "max_stack_bytes"), "static")
+        require = c.strings(where, t.get("require", []), "static.require")
+        forbid = c.strings(where, t.get("forbid", []), "static.forbid")
+        for label, patterns in (("static.require", require), ("static.forbid", forbid)):
+            for p in patterns:
+                _pattern(c, where, p, label)
+        stack = t.get("max_stack_bytes")
+        if stack is not None:
+            stack = c.count(where, stack, "static.max_stack_bytes")
+        if not require and not forbid and stack is None:
+            raise c.fail(where, "static has no rule (require, forbid or max_stack_bytes)")
+        if kernel is None:
+            raise c.fail(where, "kernel is missing (static checks read the kernel's SASS)")
+        static = StaticRules(require, forbid, stack)
+
+    sanitizer = None
+    if "sanitizer" in raw:
+        t = c.table(where, raw["sanitizer"], "sanitizer")
+        c.keys(where, t, ("tools", "cases"), "sanitizer")
+        tools = c.strings(where, t.get("tools"), "sanitizer.tools")
+        if not tools:
+            raise c.fail(where, "sanitizer.tools must not be empty")
+        for tool in tools:
+            if tool not in SANITIZER_TOOLS:
+                raise c.fail(
+                    where,
+                    f"sanitizer.tools: '{tool}' is not one of {', '.join(SANITIZER_TOOLS)}",
+                )
+        if len(set(tools)) != len(tools):
+            raise c.fail(where, "sanitizer.tools lists a tool twice")
+        s_cases = c.sizes(where, t.get("cases"), "sanitizer.cases")
+        for i, case in enumerate(s_cases):
+            if len(case) != n_dims:
+                raise c.fail(
+                    where,
+                    f"sanitizer.cases[{i}] has {len(case)} dimensions, cases have {n_dims}",
+                )
+        sanitizer = SanitizerSpec(tools, s_cases)
+
+    performance = None
+    if "performance" in raw:
+        t = c.table(where, raw["performance"], "performance")
+        c.keys(where, t, ("size", "metric", "zero", "full", "reps"), "performance")
+        size = c.size(where, t.get("size"), "performance.size")
+        if len(size) != n_dims:
+            raise c.fail(where, f"performance.size has {len(size)} dimensions, cases have {n_dims}")
+        metric = t.get("metric")
+        if metric not in METRICS:
+            raise c.fail(where, "performance.metric must be 'ratio' or 'pct_of_copy'")
+        for key in ("zero", "full"):
+            if key not in t:
+                raise c.fail(where, f"performance.{key} is missing")
+        zero = c.number(where, t["zero"], "performance.zero")
+        full = c.number(where, t["full"], "performance.full")
+        if full < zero:
+            raise c.fail(where, "performance.full must be >= performance.zero")
+        reps = c.count(where, t.get("reps", 25), "performance.reps", MIN_REPS)
+        performance = PerformanceSpec(size, metric, zero, full, reps)
+
+    for part, spec in (
+        ("static", static),
+        ("sanitizer", sanitizer),
+        ("performance", performance),
+    ):
+        if points[part] > 0 and spec is None:
+            raise c.fail(where, f"points.{part} is {points[part]} but there is no [{part}] table")
+
+    hints_raw = c.table(where, raw.get("hints", {}), "hints")
+    c.keys(where, hints_raw, HINT_KEYS, "hints")
+    hints = {}
+    for key, value in hints_raw.items():
+        if not isinstance(value, str) or not value.strip():
+            raise c.fail(where, f"hints.{key} must be a non-empty string")
+        hints[key] = value.strip()
+
+    return Exercise(name, cases, points, todo, kernel, static, sanitizer, performance, hints)
+
+
+def load(lab_dir: Path | str) -> Lab:
+    """Reads and validates ``<lab_dir>/lab.toml``; raises GraderError on any violation."""
+    lab_dir = Path(lab_dir)
+    path = lab_dir / "lab.toml"
+    c = _Checker(path)
+    if not path.is_file():
+        raise GraderError(f"{display_path(path)}: no such file (is {lab_dir} a lab folder?)")
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise c.fail("", f"not valid TOML: {e}")
+    except OSError as e:
+        raise c.fail("", f"cannot read: {e.strerror}")
+
+    c.keys("", raw, _LAB_KEYS)
+    lab_id = c.string("", raw, "id", "id")
+    slug = c.string("", raw, "slug", "slug")
+    title = c.string("", raw, "title", "title")
+    if "student_files" not in raw:
+        raise c.fail("", "student_files is missing")
+    student_files = c.strings("", raw["student_files"], "student_files")
+    if not student_files:
+        raise c.fail("", "student_files must not be empty")
+    for name in student_files:
+        _student_file(c, lab_dir, name)
+    run_timeout = c.number("", raw.get("run_timeout_s", 60), "run_timeout_s", positive=True)
+    san_timeout = c.number(
+        "", raw.get("sanitizer_timeout_s", 300), "sanitizer_timeout_s", positive=True
+    )
+    launchers = c.strings("", raw.get("launchers", []), "launchers", idents=True)
+    allow_calls = c.strings("", raw.get("allow_calls", []), "allow_calls", idents=True)
+
+    ex_raw = raw.get("exercise")
+    if not isinstance(ex_raw, list) or not ex_raw:
+        raise c.fail("", "there must be at least one [[exercise]]")
+    exercises = tuple(_exercise(c, i, e) for i, e in enumerate(ex_raw))
+    seen = set()
+    for e in exercises:
+        if e.name in seen:
+            raise c.fail("", f"exercise '{e.name}' is defined twice")
+        seen.add(e.name)
+
+    return Lab(
+        lab_dir,
+        path,
+        lab_id,
+        slug,
+        title,
+        student_files,
+        run_timeout,
+        san_timeout,
+        launchers,
+        allow_calls,
+        exercises,
+    )
+
+
+def check_against_harness(lab: Lab, listing: dict) -> dict[str, dict]:
+    """Checks lab.toml against the harness's ``--list`` document.
+
+    Every exercise must exist in the harness, with as many dimensions as its cases have.
+    Returns the harness's entry per exercise name (``dims``, ``baseline``)."""
+    c = _Checker(lab.path)
+    entries = {}
+    for item in listing.get("exercises") or []:
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            entries[item["name"]] = item
+    for e in lab.exercises:
+        where = f"exercise '{e.name}'"
+        if e.name not in entries:
+            known = ", ".join(sorted(entries)) or "none"
+            raise c.fail(where, f"the lab binary has no such exercise (it has: {known})")
+        dims = entries[e.name].get("dims")
+        if not isinstance(dims, list):
+            raise c.fail(where, "the lab binary's --list gives no dims for it")
+        if len(e.cases[0]) != len(dims):
+            raise c.fail(
+                where,
+                f"cases have {len(e.cases[0])} dimensions but the harness takes "
+                f"{len(dims)} ({','.join(map(str, dims))})",
+            )
+    return entries
+
+
+def find_labs(root: Path) -> list[Path]:
+    """Every ``labs/<lab>/`` under ``root`` that has a lab.toml, sorted by name."""
+    labs_dir = root / "labs"
+    if not labs_dir.is_dir():
+        return []
+    return sorted(p for p in labs_dir.iterdir() if (p / "lab.toml").is_file())
+
+
+def select_labs(root: Path, wanted: list[str] | None) -> list[Path]:
+    """The labs named by ``--lab`` (an id like "3.3" or a folder name like "3.3-tiling"),
+    or all labs. Raises GraderError for a name that matches no lab."""
+    labs = find_labs(root)
+    if not wanted:
+        return labs
+    chosen = []
+    for w in wanted:
+        match = [p for p in labs if p.name == w or p.name.split("-", 1)[0] == w]
+        if not match:
+            names = ", ".join(p.name for p in labs) or "none"
+            raise GraderError(f"no lab '{w}' under {display_path(root / 'labs')} (labs: {names})")
+        chosen.extend(m for m in match if m not in chosen)
+    return chosen
+
+
+def find_root(start: Path) -> Path | None:
+    """The course root at or above ``start``: the folder with a Makefile and
+    common/cml_json.h."""
+    p = start.absolute()
+    for d in (p, *p.parents):
+        if (d / "Makefile").is_file() and (d / "common" / "cml_json.h").is_file():
+            return d
+    return None
+
+
+def default_root() -> Path:
+    """The course root above the working directory, else the one holding this package."""
+    root = find_root(Path.cwd())
+    if root is None:
+        root = find_root(Path(__file__).resolve().parent)
+    if root is None:
+        raise GraderError(
+            "cannot find the course root (a folder with a Makefile and common/cml_json.h): "
+            "run the grader from inside the course repository"
+        )
+    return root

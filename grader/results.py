@@ -1,0 +1,90 @@
+"""What a grading found: steps, parts, exercises (the data the report is made from).
+
+A *step* is something done once per submission (assemble, build, symbols, device). A
+*part* is one of an exercise's four scored parts (correctness, static, sanitizer,
+performance) with a status:
+
+- "passed" / "failed": the check ran;
+- "skipped": the check was left out on purpose (``--no-sanitizer``, ``--no-perf``) or
+  its tool is missing (no cuobjdump for the static checks);
+- "not_run": the check could not run (no CUDA device, no compute-sanitizer, the build
+  failed, the symbol check failed, a correctness case hung).
+
+``fraction`` is the share of the part's points its own check earned (None when it did
+not run); ``grader.scoring`` turns it into ``points``, applying the correctness gate. A
+part whose points cannot be known yet (it, or the correctness it depends on, did not run)
+has ``points`` None: it is *pending*. Skipped and not-run parts are never counted as
+passed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+PART_NAMES = ("correctness", "static", "sanitizer", "performance")
+
+
+@dataclass
+class Part:
+    name: str
+    max: int
+    status: str = "not_run"
+    fraction: Fraction | float | None = None
+    messages: list[str] = field(default_factory=list)  # readable findings
+    reason: str | None = None  # why skipped / not run
+    details: list[dict] = field(default_factory=list)  # per case / per tool rows (JSON)
+    info: str = ""  # one line of measurements (resources, measured ratio)
+    finding: str | None = None  # the one-line diagnosis with its hint, when it failed
+    points: float | None = None  # set by grader.scoring; None = pending
+
+    @property
+    def pending(self) -> bool:
+        return self.points is None
+
+
+@dataclass
+class ExerciseResult:
+    name: str
+    parts: dict[str, Part]
+    total: float | None = None  # rounded; the points known so far when pending
+    max: int = 0
+    pending: bool = False
+    note: str | None = None  # why the whole exercise scored nothing (build failed, ...)
+
+    @property
+    def findings(self) -> list[str]:
+        """One line per failed part (its diagnosis and hint), in part order."""
+        lines = [self.note] if self.note else []
+        return lines + [p.finding for p in self.parts.values() if p.finding]
+
+
+@dataclass
+class Step:
+    name: str  # "assemble", "build", "symbols", "device"
+    status: str  # "passed", "failed", "skipped", "not_run"
+    messages: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Grade:
+    lab: str  # lab folder name
+    lab_id: str
+    title: str
+    submission: str
+    seed: int | None  # --seed, or None for fresh seeds
+    arch: str | None
+    steps: list[Step] = field(default_factory=list)
+    exercises: list[ExerciseResult] = field(default_factory=list)
+    device: dict | None = None
+    not_run: list[str] = field(default_factory=list)  # "correctness: no CUDA device (...)"
+    total: float = 0.0
+    max: int = 0
+    exit_code: int = 0
+    notes: list[str] = field(default_factory=list)  # e.g. how to reproduce a failed case
+
+    def step(self, name: str) -> Step | None:
+        for s in self.steps:
+            if s.name == name:
+                return s
+        return None

@@ -1,0 +1,204 @@
+"""``selfcheck``: the course's own solutions and skeletons get the grades they must.
+
+For every lab (``labs/<lab>/lab.toml``), two gradings against the pristine lab:
+
+- the solution (``solutions/<lab>`` as the submission) must get full marks;
+- the skeleton (``labs/<lab>`` itself) must build, pass the symbol check, run every
+  correctness case without a crash, hang or CUDA error (status "wrong", cleanly), and
+  score 0 correctness points (its sanitizer and performance runs are left out: with no
+  correct output they earn nothing either way).
+
+Without a CUDA device the runtime expectations cannot be checked; what can be is: both
+build and pass the symbol check, the solution passes every static check, and the skeleton
+fails the static checks of every exercise that has static points.
+
+Exit status: 0 every expectation met; 1 some expectation not met; 3 no device (and every
+expectation that could be checked was met).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import grade as grading
+from grader import manifest, report
+from grader.errors import GraderError
+from grader.results import Grade
+
+
+@dataclass
+class Row:
+    lab: str
+    variant: str  # "solution" or "skeleton"
+    grade: Grade | None
+    problems: list[str] = field(default_factory=list)  # expectations not met
+    error: str | None = None  # GraderError while grading
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.problems
+
+
+def _step_ok(g: Grade, name: str) -> bool:
+    s = g.step(name)
+    return s is not None and s.status == "passed"
+
+
+def _common(g: Grade) -> list[str]:
+    problems = []
+    for name in ("assemble", "build", "symbols"):
+        s = g.step(name)
+        if s is None or s.status != "passed":
+            detail = f": {s.messages[0]}" if s and s.messages else ""
+            problems.append(f"{name} did not pass{detail}")
+    return problems
+
+
+def expect_solution(g: Grade) -> list[str]:
+    problems = _common(g)
+    if problems:
+        return problems
+    for ex in g.exercises:
+        st = ex.parts["static"]
+        if st.max > 0 or st.status in ("passed", "failed"):
+            if st.status != "passed":
+                why = st.messages[0] if st.messages else st.reason or st.status
+                problems.append(f"{ex.name}: static {st.status}: {why}")
+    if g.device is None:
+        return problems
+    for ex in g.exercises:
+        for part in ex.parts.values():
+            if part.points is not None and part.points < part.max:
+                why = part.messages[0] if part.messages else part.reason or part.status
+                if part.name == "performance" and part.info:
+                    why = f"measured {part.info}"
+                problems.append(f"{ex.name}: {part.name} {part.points:g}/{part.max}: {why}")
+            elif part.points is None and part.max > 0:
+                problems.append(f"{ex.name}: {part.name} not run: {part.reason}")
+    return problems
+
+
+def expect_skeleton(g: Grade) -> list[str]:
+    problems = _common(g)
+    if problems:
+        return problems
+    for ex in g.exercises:
+        st = ex.parts["static"]
+        if st.max > 0 and st.status == "passed":
+            problems.append(
+                f"{ex.name}: the skeleton passes the static checks worth {st.max} points"
+            )
+    if g.device is None:
+        return problems
+    for ex in g.exercises:
+        c = ex.parts["correctness"]
+        for row in c.details:
+            if row["status"] not in ("wrong",):
+                problems.append(
+                    f"{ex.name}: at {'×'.join(map(str, row['size']))} the skeleton's run "
+                    f"ended with '{row['status']}' (must fail cleanly with 'wrong'): "
+                    f"{row.get('message', '')}"
+                )
+        if c.points is None or c.points != 0:
+            problems.append(f"{ex.name}: the skeleton scores {c.points} correctness points")
+    return problems
+
+
+def _grade(
+    lab_dir: Path, submission: Path, seed: int | None, full: bool
+) -> tuple[Grade | None, str | None]:
+    options = grading.Options(submission=submission, seed=seed, sanitizer=full, performance=full)
+    try:
+        return grading.grade(lab_dir, options), None
+    except GraderError as e:
+        return None, str(e)
+
+
+def selfcheck(
+    root: Path, labs: list[str] | None, out, json_path: str | None = None, seed: int | None = None
+) -> int:
+    lab_dirs = manifest.select_labs(root, labs)
+    if not lab_dirs:
+        raise GraderError(f"no lab with a lab.toml under {manifest.display_path(root / 'labs')}")
+    rows: list[Row] = []
+    for lab_dir in lab_dirs:
+        sol_dir = root / "solutions" / lab_dir.name
+        g, err = _grade(lab_dir, sol_dir, seed, full=True)
+        rows.append(Row(lab_dir.name, "solution", g, expect_solution(g) if g else [], err))
+        g, err = _grade(lab_dir, lab_dir, seed, full=False)
+        rows.append(Row(lab_dir.name, "skeleton", g, expect_skeleton(g) if g else [], err))
+
+    no_device = any(r.grade is not None and r.grade.device is None for r in rows)
+    _print_table(rows, out)
+    if json_path:
+        _write_json(rows, json_path)
+    if any(not r.ok for r in rows):
+        print("selfcheck: FAILED (expectations not met, above)", file=out)
+        return 1
+    if no_device:
+        print(
+            "selfcheck: NOT COMPLETE: no CUDA device, so the correctness, sanitizer and "
+            "performance expectations were not checked (builds, symbols and static checks "
+            "were, and hold)",
+            file=out,
+        )
+        return 3
+    print("selfcheck: every solution has full marks, every skeleton scores 0", file=out)
+    return 0
+
+
+def _write_json(rows: list[Row], path: str) -> None:
+    data = [
+        {
+            "lab": r.lab,
+            "variant": r.variant,
+            "ok": r.ok,
+            "problems": r.problems,
+            "error": r.error,
+            "report": report.to_json(r.grade) if r.grade else None,
+        }
+        for r in rows
+    ]
+    try:
+        with open(path, "w") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+    except OSError as e:
+        raise GraderError(f"cannot write {path}: {e.strerror}")
+
+
+def _print_table(rows: list[Row], out) -> None:
+    head = (
+        f"{'lab':<16} {'variant':<9} {'build':<7} {'static':<8} {'correct':<9} {'score':<12} "
+        "verdict"
+    )
+    print(head, file=out)
+    print("-" * len(head), file=out)
+    for r in rows:
+        if r.grade is None:
+            print(f"{r.lab:<16} {r.variant:<9} error: {r.error}", file=out)
+            continue
+        g = r.grade
+        build = "ok" if _step_ok(g, "build") else "FAILED"
+        statics = [ex.parts["static"] for ex in g.exercises if ex.parts["static"].max > 0]
+        if not statics:
+            static = "·"
+        else:
+            n_pass = sum(p.status == "passed" for p in statics)
+            static = f"{n_pass}/{len(statics)}"
+        cors = [ex.parts["correctness"] for ex in g.exercises]
+        if any(p.points is None for p in cors):
+            correct = "not run"
+        else:
+            correct = f"{sum(p.points for p in cors):g}/{sum(p.max for p in cors)}"
+        score = f"{g.total:g}/{g.max}" + ("+" if any(e.pending for e in g.exercises) else "")
+        verdict = "as expected" if r.ok else "NOT AS EXPECTED"
+        print(
+            f"{r.lab:<16} {r.variant:<9} {build:<7} {static:<8} {correct:<9} {score:<12} "
+            f"{verdict}",
+            file=out,
+        )
+        for p in r.problems:
+            print(f"    - {p}", file=out)

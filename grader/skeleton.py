@@ -1,0 +1,165 @@
+"""Skeletons generated from solutions (docs/protocol.md, "Skeletons: solution markers").
+
+In ``solutions/<lab>/<student file>`` the lines between ``// BEGIN SOLUTION`` and
+``// END SOLUTION`` are the solution. Generation drops both marker lines and everything
+between them and keeps every other line byte for byte (indentation, line endings, the
+final newline). A marker line holds only the marker: leading white space, ``//``, the
+marker; trailing white space is tolerated. Errors, each with ``file:line``:
+
+- a ``BEGIN`` inside a block (nested),
+- an ``END`` without a ``BEGIN``,
+- a ``BEGIN`` never closed,
+- a line that mentions a marker but is not one (trailing text, code before it, ``/* */``).
+
+``check`` compares every lab's student files with what generation yields from
+``solutions/``; ``write`` rewrites them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import manifest
+from grader.errors import GraderError
+
+_MARKER = re.compile(r"^[ \t]*//[ \t]*(BEGIN|END) SOLUTION[ \t]*\r?\n?\Z")
+_MENTION = re.compile(r"\b(BEGIN|END)[ \t]+SOLUTION\b")
+DIFF_LINES = 40
+
+
+class MarkerError(GraderError):
+    """A malformed solution marker; the message starts with ``file:line:``."""
+
+
+def strip(text: str, name: str = "<text>") -> str:
+    """The skeleton of one solution file's text; raises MarkerError."""
+    out = []
+    begin_line = None
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        marker = _MARKER.match(line)
+        if marker is None:
+            mention = _MENTION.search(line)
+            if mention:
+                raise MarkerError(
+                    f"{name}:{number}: '{mention.group(0)}' must be alone on its line "
+                    f"as '// {mention.group(1)} SOLUTION'"
+                )
+            if begin_line is None:
+                out.append(line)
+            continue
+        if marker.group(1) == "BEGIN":
+            if begin_line is not None:
+                raise MarkerError(
+                    f"{name}:{number}: nested BEGIN SOLUTION (the block opened at line "
+                    f"{begin_line} is not closed)"
+                )
+            begin_line = number
+        else:
+            if begin_line is None:
+                raise MarkerError(f"{name}:{number}: END SOLUTION without BEGIN SOLUTION")
+            begin_line = None
+    if begin_line is not None:
+        raise MarkerError(f"{name}:{begin_line}: BEGIN SOLUTION is never closed")
+    return "".join(out)
+
+
+@dataclass
+class FileResult:
+    """One student file: where it is, what generation yields, and what went wrong."""
+
+    skeleton: Path  # labs/<lab>/<file>
+    solution: Path  # solutions/<lab>/<file>
+    expected: str | None = None  # the generated skeleton
+    current: str | None = None  # the file in labs/ (None when missing)
+    error: str | None = None  # a marker error or a missing solution
+
+    @property
+    def differs(self) -> bool:
+        return self.error is None and self.expected != self.current
+
+    def diff(self, limit: int = DIFF_LINES) -> str:
+        """A unified diff (labs/ file → generated), cut after ``limit`` lines."""
+        lines = list(
+            difflib.unified_diff(
+                (self.current or "").splitlines(keepends=True),
+                (self.expected or "").splitlines(keepends=True),
+                fromfile=manifest.display_path(self.skeleton),
+                tofile=f"generated from {manifest.display_path(self.solution)}",
+            )
+        )
+        cut = len(lines) - limit
+        lines = [ln if ln.endswith("\n") else ln + "\n" for ln in lines[:limit]]
+        if cut > 0:
+            lines.append(f"... ({cut} more diff lines)\n")
+        return "".join(lines)
+
+
+def _read(path: Path) -> str:
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def generate(root: Path, labs: list[str] | None = None) -> list[FileResult]:
+    """Generates the skeleton of every student file of the chosen labs (all by default)."""
+    results = []
+    for lab_dir in manifest.select_labs(root, labs):
+        lab = manifest.load(lab_dir)
+        for name in lab.student_files:
+            r = FileResult(lab_dir / name, root / "solutions" / lab_dir.name / name)
+            if r.skeleton.is_file():
+                r.current = _read(r.skeleton)
+            if not r.solution.is_file():
+                r.error = (
+                    f"{manifest.display_path(r.solution)}: missing (no solution to generate from)"
+                )
+            else:
+                try:
+                    r.expected = strip(_read(r.solution), manifest.display_path(r.solution))
+                except MarkerError as e:
+                    r.error = str(e)
+            results.append(r)
+    return results
+
+
+def check(root: Path, labs: list[str] | None, out) -> int:
+    """``skeleton --check``: 0 when every labs/ file is what generation yields, else 1."""
+    results = generate(root, labs)
+    bad = 0
+    for r in results:
+        if r.error:
+            bad += 1
+            print(f"error: {r.error}", file=out)
+        elif r.differs:
+            bad += 1
+            what = "missing" if r.current is None else "differs from its generated skeleton"
+            print(f"{manifest.display_path(r.skeleton)}: {what}", file=out)
+            print(r.diff(), end="", file=out)
+    if bad:
+        print(
+            f"skeleton check: {bad} of {len(results)} files wrong; "
+            "fix solutions/ then run 'python3 -m grader skeleton --write'",
+            file=out,
+        )
+        return 1
+    print(f"skeleton check: {len(results)} files match their solutions", file=out)
+    return 0
+
+
+def write(root: Path, labs: list[str] | None, out) -> int:
+    """``skeleton --write``: rewrites labs/ files; 1 when a marker error stopped a file."""
+    results = generate(root, labs)
+    status = 0
+    for r in results:
+        if r.error:
+            status = 1
+            print(f"error: {r.error}", file=out)
+        elif r.differs:
+            with open(r.skeleton, "w", encoding="utf-8", newline="") as f:
+                f.write(r.expected)
+            print(f"wrote {manifest.display_path(r.skeleton)}", file=out)
+    if status == 0:
+        print(f"skeletons: {len(results)} files up to date", file=out)
+    return status

@@ -1,0 +1,268 @@
+"""The symbol check of the student objects: a trust boundary.
+
+A submission is linked into the course's harness, so it could redefine a function the
+harness or libc relies on (``cudaEventElapsedTime``, ``cml_time_interleaved``, ``exit``,
+``rand``, ``main``) or call something no kernel launcher needs (``fopen``, ``system``,
+``fork``, ``getenv``). ``nm -P`` lists what each student object defines and references;
+anything outside the rules below fails the check, naming the symbol, and a failed check
+zeroes the submission without running it.
+
+Defined global symbols (nm types other than U, w, v and lower-case locals):
+
+- the lab's launchers (lab.toml ``launchers``);
+- C++-mangled names (``_Z...``: kernels' host stubs, helper functions, template
+  instantiations), except strong definitions inside ``std``, ``__gnu_cxx``,
+  ``__cxxabiv1`` or ``cudart`` and replacements of ``operator new``/``delete``: those
+  would take the place of the C++ runtime's or CUDA runtime's own. (Weak definitions in
+  ``std`` are template instantiations such as ``std::vector<float>::_M_realloc_insert``.)
+- nvcc's generated symbols: the kernels' host stubs ``_Z..__device_stub__..`` (mangled),
+  ``__fatbinwrap*`` (with -rdc), ``DW.ref.__gxx_personality_v0``; never ``__cuda*``, which
+  would replace the CUDA runtime's registration and launch functions;
+- the plain names of ``extern "C"`` kernels (found through their ``__device_stub__``),
+  unless such a name is reserved (``main``, ``cml_*``, ``cuda*``, ``cu[A-Z]*``, ``_*``,
+  or a C library function, ``LIBC_NAMES``).
+
+Every other unmangled definition fails (a plain global variable or function: make it
+``static``).
+
+Undefined references allowed:
+
+- the CUDA runtime (``cuda*``) except ``DENIED_CUDA``: the timing API (events, the
+  profiler), calls that change device-wide state the harness and the baseline depend on
+  (reset, device selection, limits and cache configuration), streams a submission could
+  launch on so that the harness's events would not wait for its kernel, graph capture,
+  host callbacks, IPC, and the driver entry-point lookups that reach the driver API
+  without a symbol;
+- nvcc's ``__cuda*`` registration and launch functions;
+- C++ support: ``__cxa_*``, ``_Unwind_*``, ``__gxx_personality_v0``, operator new and
+  delete, ``std::__throw_*``, ``std::terminate``, ``__stack_chk_fail``, ``__dso_handle``,
+  ``atexit`` (nvcc registers the module's unloading with it);
+- memory: ``memcpy``, ``memmove``, ``memset``, ``memcmp``, ``malloc``, ``calloc``,
+  ``realloc``, ``free``;
+- printing to the standard streams: ``printf``, ``fprintf``, ``puts``, ``putchar``,
+  ``fputs``, ``fputc``, ``fwrite`` (what gcc turns ``fprintf(stderr, "...")`` into),
+  ``stdout``, ``stderr``, ``snprintf`` and their ``_chk`` variants (no ``fopen``: no other
+  stream can be reached);
+- the math library (``MATH_FUNCTIONS``);
+- lab.toml ``allow_calls`` (which can also re-allow a denied CUDA call).
+
+Everything else fails: ``fopen``, ``system``, ``fork``, ``exec*``, ``socket``,
+``getenv``, ``dlopen``, ``clock_gettime``, ``exit``, ``abort``, ``kill``, ``signal``,
+``std::ofstream``...
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import run as runner
+from grader.sass import plain_name
+from grader.tools import Tool
+
+DENIED_CUDA = re.compile(
+    r"cudaEvent\w*|cudaProfiler\w*|cudaDeviceReset|cudaThreadExit|cudaSetDevice\w*"
+    r"|cudaSetValidDevices|cudaInitDevice|cudaDeviceSetLimit|cudaThreadSetLimit"
+    r"|cudaDeviceSetCacheConfig|cudaThreadSetCacheConfig|cudaDeviceSetSharedMemConfig"
+    r"|cudaCtxResetPersistingL2Cache|cudaDeviceSetMemPool|cudaStreamCreate\w*"
+    r"|cudaStreamBeginCapture\w*|cudaStreamEndCapture\w*|cudaThreadExchangeStreamCaptureMode"
+    r"|cudaGraphLaunch\w*|cudaLaunchHostFunc\w*|cudaStreamAddCallback\w*|cudaIpc\w*"
+    r"|cudaDeviceEnablePeerAccess|cudaGetDriverEntryPoint\w*|cudaGetExportTable"
+    r"|cudaDeviceFlushGPUDirectRDMAWrites|cudaDeviceRegisterAsyncNotification"
+)
+
+MATH_FUNCTIONS = frozenset(
+    f + suffix
+    for f in (
+        "sqrt cbrt exp exp2 expm1 log log2 log10 log1p pow sin cos tan asin acos atan atan2 "
+        "sinh cosh tanh asinh acosh atanh fabs floor ceil round lround llround trunc fmod "
+        "remainder fmin fmax fdim fma hypot erf erfc lgamma tgamma ldexp frexp modf copysign "
+        "nearbyint rint lrint llrint nan sincos scalbn ilogb logb nextafter"
+    ).split()
+    for suffix in ("", "f")
+)
+
+_ALLOWED_CALLS = frozenset(
+    {
+        "__gxx_personality_v0",
+        "__stack_chk_fail",
+        "__dso_handle",
+        "atexit",
+        "memcpy",
+        "memmove",
+        "memset",
+        "memcmp",
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "printf",
+        "fprintf",
+        "vprintf",
+        "vfprintf",
+        "puts",
+        "putchar",
+        "fputs",
+        "fputc",
+        "fwrite",
+        "fflush",
+        "stdout",
+        "stderr",
+        "snprintf",
+        "vsnprintf",
+        "__printf_chk",
+        "__fprintf_chk",
+        "__vprintf_chk",
+        "__vfprintf_chk",
+        "__snprintf_chk",
+        "__vsnprintf_chk",
+        "abs",
+        "labs",
+        "llabs",
+        "_ZSt9terminatev",
+    }
+)
+_ALLOWED_CALL_PATTERNS = re.compile(
+    r"__cuda\w*|__cxa_\w+|_Unwind_\w+|_Zn[wa]\w*|_Zd[la]\w*|_ZSt\d+__throw_\w+"
+)
+_GENERATED = re.compile(r"__fatbinwrap\w*|fatbinData|DW\.ref\.__gxx_personality_v0")
+_RESERVED_NAME = re.compile(r"main|cml_\w*|cuda\w*|cu[A-Z]\w*|_\w*")
+_PROTECTED_NAMESPACE = re.compile(r"_ZN?K?(S[tabsiod]|9__gnu_cxx|10__cxxabiv1|6cudart)")
+_OPERATOR_NEW_DELETE = re.compile(r"_Z(nw|na|dl|da)")
+_STUB_KERNEL = re.compile(r"__device_stub__(Z\w+)")
+_CUDA_RUNTIME = re.compile(r"cuda[A-Z]\w*")
+_UNDEFINED_TYPES = frozenset("Uwv")
+# C library functions a kernel's name may not take (its host stub would replace them).
+LIBC_NAMES = frozenset(
+    (
+        "exit _exit _Exit abort atexit system fork vfork kill signal raise fopen fclose open "
+        "read write close getenv setenv dlopen dlsym socket connect clock_gettime "
+        "gettimeofday time clock rand srand sleep usleep popen execv execve execvp execl "
+        "execlp remove unlink rename mmap mprotect ptrace setjmp longjmp malloc free printf "
+        "puts memcpy memset"
+    ).split()
+)
+_WEAK_TYPES = frozenset("WV")
+
+
+@dataclass
+class Symbol:
+    name: str
+    type: str  # nm's letter
+
+    @property
+    def defined(self) -> bool:
+        return self.type not in _UNDEFINED_TYPES
+
+    @property
+    def global_(self) -> bool:
+        return self.type.isupper() or self.type in ("u", "i")
+
+
+@dataclass
+class SymbolResult:
+    passed: bool
+    problems: list[str] = field(default_factory=list)
+
+
+def parse_nm(text: str) -> list[Symbol]:
+    """Symbols of ``nm -P`` output ("name type [value size]" per line)."""
+    symbols = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and len(parts[1]) == 1:
+            symbols.append(Symbol(parts[0], parts[1]))
+    return symbols
+
+
+def _extern_c_kernels(symbols: list[Symbol]) -> set[str]:
+    """Plain names of the kernels whose host stubs nvcc generated."""
+    names = set()
+    for s in symbols:
+        m = _STUB_KERNEL.search(s.name)
+        if m:
+            names.add(plain_name("_" + m.group(1)))
+    return names
+
+
+def check_symbols(
+    symbols: list[Symbol], launchers: tuple[str, ...], allow_calls: tuple[str, ...], file: str
+) -> list[str]:
+    """Problems (one line each, naming the symbol) of one object's symbol table."""
+    problems = []
+    kernels = _extern_c_kernels(symbols)
+    allow = set(allow_calls)
+    for s in symbols:
+        name = s.name
+        if s.defined:
+            if not s.global_ or s.type == "N":
+                continue
+            if name in launchers or _GENERATED.fullmatch(name):
+                continue
+            if name.startswith("_Z"):
+                strong = s.type not in _WEAK_TYPES
+                if _OPERATOR_NEW_DELETE.match(name):
+                    problems.append(
+                        f"{file} defines {name} (a replacement of operator new/delete), "
+                        "which submissions may not define"
+                    )
+                elif strong and _PROTECTED_NAMESPACE.match(name):
+                    problems.append(
+                        f"{file} defines {name} inside the C++ or CUDA runtime's namespace, "
+                        "which submissions may not do"
+                    )
+                continue
+            if name in kernels and not (_RESERVED_NAME.fullmatch(name) or name in LIBC_NAMES):
+                continue
+            if name == "main":
+                problems.append(
+                    f"{file} defines main: the harness owns main(); remove yours "
+                    "(test your kernels through the lab binary)"
+                )
+            else:
+                problems.append(
+                    f"{file} defines the global symbol {name}, which only the harness or a "
+                    "library may define: make your own helpers and variables static (or "
+                    "put them in a namespace), and keep the launchers' names from the "
+                    "skeleton"
+                )
+        else:
+            if name in allow:
+                continue
+            if _CUDA_RUNTIME.fullmatch(name):
+                if DENIED_CUDA.fullmatch(name):
+                    problems.append(
+                        f"{file} calls {name}, which submissions may not call (the harness "
+                        "owns timing, streams and device-wide state)"
+                    )
+                continue
+            if (
+                name in _ALLOWED_CALLS
+                or name in MATH_FUNCTIONS
+                or _ALLOWED_CALL_PATTERNS.fullmatch(name)
+            ):
+                continue
+            problems.append(
+                f"{file} calls {name}, which submissions may not call (allowed: the CUDA "
+                "runtime, printing to stdout/stderr, memory functions, the math library, "
+                "C++ runtime support)"
+            )
+    return problems
+
+
+def check_objects(
+    nm: Tool, objects: dict[str, Path], launchers: tuple[str, ...], allow_calls: tuple[str, ...]
+) -> SymbolResult:
+    """Runs ``nm -P`` on each student object ({source name: object path})."""
+    problems = []
+    for source, obj in objects.items():
+        out = runner.run(
+            [nm.path, "-P", str(obj)], timeout_s=60, env=nm.env(), max_output=1 << 24, limits=False
+        )
+        if not out.ok:
+            detail = (out.stderr or out.stdout).strip()
+            problems.append(f"nm could not read the object of {source}: {detail or out.describe()}")
+            continue
+        problems.extend(check_symbols(parse_nm(out.stdout), launchers, allow_calls, source))
+    return SymbolResult(not problems, problems)

@@ -1,0 +1,58 @@
+"""Fixtures of the grader's tests, and the ``gpu`` marker.
+
+Tests marked ``gpu`` need a CUDA device. They are skipped, with the reason shown by
+``pytest -ra`` ("no CUDA device: nvidia-smi not found on PATH", or "... --device-info
+reported no_device"), when ``nvidia-smi`` is absent or the built lab binary says there is
+no device.
+
+``fake_root`` is a course tree made from ``fakelab/`` (a lab whose harness is plain C, see
+fakelab/README.md), the real Makefile and the real ``common/cml_json.h``: the whole grading
+pipeline runs on it without a GPU.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader import tools
+from helpers import FAKE_BIN, FAKELAB, REPO, no_device_reason
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped without one)")
+
+
+def pytest_collection_modifyitems(config, items):
+    gpu_items = [item for item in items if "gpu" in item.keywords]
+    if not gpu_items:
+        return
+    reason = no_device_reason()
+    if reason:
+        for item in gpu_items:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="session")
+def fake_root(tmp_path_factory) -> Path:
+    """A course tree with the fake lab 9.1-fake (labs/ and solutions/)."""
+    if tools.find("nvcc") is None:
+        pytest.skip(tools.not_found("nvcc"))
+    root = tmp_path_factory.mktemp("course")
+    shutil.copy(REPO / "Makefile", root / "Makefile")
+    (root / "common").mkdir()
+    shutil.copy(REPO / "common" / "cml_json.h", root / "common" / "cml_json.h")
+    shutil.copy(FAKELAB / "common" / "fake_common.c", root / "common" / "fake_common.c")
+    shutil.copytree(FAKELAB / "labs", root / "labs")
+    shutil.copytree(FAKELAB / "solutions", root / "solutions")
+    return root
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """The fake harness reports a device; the fake compute-sanitizer comes first on PATH."""
+    monkeypatch.setenv("FAKE_GPU", "1")
+    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")

@@ -1,0 +1,192 @@
+/* harness.c — the fake lab's harness: the lab binary's contract (docs/protocol.md) on the
+ * host only, for the grader's tests (grader/tests/fakelab/README.md). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cml_json.h"
+#include "fake.h"
+
+typedef struct {
+    const char *exercise;
+    long long size[8];
+    int n_size;
+    unsigned long long seed;
+    int time;
+    const char *json;
+} opts;
+
+static FILE *open_out(const char *path) {
+    if (!path) {
+        return stdout;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    return f;
+}
+
+static int is_poison(float x) {
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits == 0xFFFFFFFFu;
+}
+
+static void put_double(FILE *f, double x) {
+    if (isfinite(x)) {
+        fprintf(f, "%.17g", x);
+    } else {
+        fputs("null", f);
+    }
+}
+
+int main(int argc, char **argv) {
+    opts o = {0};
+    o.seed = 1;
+    int list = 0, info = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--list")) {
+            list = 1;
+        } else if (!strcmp(argv[i], "--device-info")) {
+            info = 1;
+        } else if (!strcmp(argv[i], "--time")) {
+            o.time = 1;
+        } else if (i + 1 < argc && !strcmp(argv[i], "--exercise")) {
+            o.exercise = argv[++i];
+        } else if (i + 1 < argc && !strcmp(argv[i], "--seed")) {
+            o.seed = strtoull(argv[++i], NULL, 0);
+        } else if (i + 1 < argc && !strcmp(argv[i], "--reps")) {
+            ++i;
+        } else if (i + 1 < argc && !strcmp(argv[i], "--json")) {
+            o.json = argv[++i];
+        } else if (i + 1 < argc && !strcmp(argv[i], "--size")) {
+            char *p = argv[++i];
+            while (*p && o.n_size < 8) {
+                o.size[o.n_size++] = strtoll(p, &p, 10);
+                if (*p == ',') {
+                    ++p;
+                }
+            }
+        } else {
+            fprintf(stderr, "usage error: %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (list) {
+        FILE *f = open_out(o.json);
+        fprintf(f, "{\"schema\":%d,\"lab\":\"9.1\",\"exercises\":["
+                   "{\"name\":\"scale\",\"dims\":[\"rows\",\"cols\"],\"baseline\":\"scale_naive\"},"
+                   "{\"name\":\"offset\",\"dims\":[\"n\"],\"baseline\":\"offset_naive\"}]}\n",
+                CML_SCHEMA_VERSION);
+        return 0;
+    }
+    const char *gpu = getenv("FAKE_GPU");
+    int have_gpu = gpu && !strcmp(gpu, "1");
+    if (info || !have_gpu) {
+        FILE *f = open_out(o.json);
+        if (have_gpu) {
+            fprintf(f, "{\"schema\":%d,\"status\":\"ok\",\"device\":{\"name\":\"Fake GPU\","
+                       "\"cc\":\"9.0\",\"sm_count\":2,\"l2_bytes\":1024}}\n",
+                    CML_SCHEMA_VERSION);
+        } else {
+            fprintf(f, "{\"schema\":%d,\"status\":\"no_device\",\"device\":null}\n",
+                    CML_SCHEMA_VERSION);
+        }
+        if (f != stdout) {
+            fclose(f);
+        }
+        return have_gpu ? 0 : 3;
+    }
+    int is_scale = o.exercise && !strcmp(o.exercise, "scale");
+    int is_offset = o.exercise && !strcmp(o.exercise, "offset");
+    if ((!is_scale && !is_offset) || o.n_size != (is_scale ? 2 : 1)) {
+        fprintf(stderr, "usage error: exercise/size\n");
+        return 2;
+    }
+    long long rows = is_scale ? o.size[0] : 1, cols = is_scale ? o.size[1] : o.size[0];
+    size_t n = (size_t)(rows * cols);
+    float *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+    srand((unsigned)o.seed);
+    for (size_t i = 0; i < n; ++i) {
+        in[i] = (float)(rand() % 1000) / 8.0f;
+    }
+    memset(out, 0xFF, n * sizeof *out);
+    double speed = 1.0;
+    int rc = is_scale ? scale(in, out, (int)rows, (int)cols, &speed)
+                      : offset(in, out, (int)n, &speed);
+    FILE *f = open_out(o.json);
+    fprintf(f, "{\"schema\":%d,\"lab\":\"9.1\",\"exercise\":\"%s\",\"size\":[", CML_SCHEMA_VERSION,
+            o.exercise);
+    for (int i = 0; i < o.n_size; ++i) {
+        fprintf(f, "%s%lld", i ? "," : "", o.size[i]);
+    }
+    fprintf(f, "],\"seed\":%llu,", o.seed);
+    if (rc == 1) {
+        fprintf(f, "\"status\":\"error\",\"error\":{\"kind\":\"launch\",\"message\":"
+                   "\"too many resources requested for launch\",\"where\":\"harness.c:1\","
+                   "\"expr\":\"launch\"},\"check\":null,\"timing\":null,\"metrics\":null}\n");
+        fclose(f);
+        return 4;
+    }
+    if (rc == 2) {
+        fprintf(stderr, "FAKE-RACE\n");
+    }
+    size_t n_bad = 0, n_unwritten = 0, first = 0;
+    long long r0 = rows, r1 = -1, c0 = cols, c1 = -1;
+    for (size_t i = 0; i < n; ++i) {
+        double want = is_scale ? 2.0 * in[i] + 1.0 : in[i] + 3.0;
+        if (is_poison(out[i]) || !isfinite(out[i]) || fabs(out[i] - want) > 1e-6) {
+            if (n_bad++ == 0) {
+                first = i;
+            }
+            n_unwritten += is_poison(out[i]);
+            long long r = (long long)i / cols, c = (long long)i % cols;
+            r0 = r < r0 ? r : r0;
+            r1 = r > r1 ? r : r1;
+            c0 = c < c0 ? c : c0;
+            c1 = c > c1 ? c : c1;
+        }
+    }
+    fprintf(f, "\"status\":\"%s\",\"error\":null,\"check\":{\"n\":%zu,\"rows\":%lld,\"cols\":%lld,"
+               "\"n_bad\":%zu,\"n_unwritten\":%zu,\"n_nonfinite\":0,\"max_abs_err\":0,"
+               "\"rel_l2_err\":0,\"gamma\":0,\"abs_floor\":0,",
+            n_bad ? "wrong" : "ok", n, rows, cols, n_bad, n_unwritten);
+    if (n_bad) {
+        double want = is_scale ? 2.0 * in[first] + 1.0 : in[first] + 3.0;
+        fprintf(f, "\"first_bad\":{\"index\":%zu,\"row\":%lld,\"col\":%lld,\"expected\":", first,
+                (long long)first / cols, (long long)first % cols);
+        put_double(f, want);
+        fputs(",\"got\":", f);
+        put_double(f, is_poison(out[first]) ? NAN : out[first]);
+        fprintf(f, ",\"tol\":1e-06,\"unwritten\":%s},", is_poison(out[first]) ? "true" : "false");
+        fprintf(f, "\"bad_box\":{\"row_min\":%lld,\"row_max\":%lld,\"col_min\":%lld,"
+                   "\"col_max\":%lld}},",
+                r0, r1, c0, c1);
+    } else {
+        fputs("\"first_bad\":null,\"bad_box\":null},", f);
+    }
+    if (o.time && !n_bad) {
+        fprintf(f, "\"timing\":{\"reps\":20,\"batch\":1,\"student\":{\"median_ms\":%.6g,"
+                   "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"baseline\":{\"median_ms\":1.0,"
+                   "\"p10_ms\":0.9,\"p90_ms\":1.1},\"copy\":{\"median_ms\":0.5,\"p10_ms\":0.5,"
+                   "\"p90_ms\":0.5},\"ratio\":%.6g},",
+                1.0 / speed, 0.9 / speed, 1.1 / speed, speed);
+        fprintf(f, "\"metrics\":{\"bytes\":1,\"flops\":1,\"gbps\":%.6g,\"gflops\":1,"
+                   "\"baseline_gbps\":100,\"copy_gbps\":200,\"pct_of_copy\":%.6g},",
+                100.0 * speed, 50.0 * speed);
+    } else {
+        fputs("\"timing\":null,\"metrics\":null,", f);
+    }
+    fputs("\"device\":{\"name\":\"Fake GPU\",\"cc\":\"9.0\",\"sm_count\":2,\"l2_bytes\":1024}}\n",
+          f);
+    if (f != stdout) {
+        fclose(f);
+    }
+    free(in);
+    free(out);
+    return 0;
+}

@@ -1,0 +1,81 @@
+"""Helpers of the grader's tests: paths, device detection, running the CLI in-process."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from grader import cli, tools
+
+REPO = Path(__file__).resolve().parents[2]
+FAKELAB = Path(__file__).resolve().parent / "fakelab"
+FAKE_BIN = FAKELAB / "bin"
+KNOWN_BAD = Path(__file__).resolve().parent / "known_bad"
+
+
+def _no_device_reason() -> str | None:
+    """Why there is no CUDA device, or None when there is one."""
+    if shutil.which("nvidia-smi") is None:
+        return "no CUDA device: nvidia-smi not found on PATH"
+    try:
+        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"no CUDA device: nvidia-smi -L failed ({e})"
+    if listed.returncode != 0:
+        return "no CUDA device: nvidia-smi -L lists no GPU"
+    for binary in sorted(REPO.glob("build/*/student/lab")):
+        try:
+            out = subprocess.run(
+                [str(binary), "--device-info"], capture_output=True, text=True, timeout=120
+            )
+            doc = json.loads(out.stdout)
+        except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+            continue
+        if doc.get("status") == "no_device":
+            rel = binary.relative_to(REPO)
+            return f"no CUDA device: {rel} --device-info reported no_device"
+        break
+    return None
+
+
+_REASON: list[str | None] = []
+
+
+def no_device_reason() -> str | None:
+    """Cached ``_no_device_reason()``."""
+    if not _REASON:
+        _REASON.append(_no_device_reason())
+    return _REASON[0]
+
+
+def need(tool: str) -> None:
+    """Skips the test (with the reason) when ``tool`` cannot be found."""
+    if tools.find(tool) is None:
+        pytest.skip(tools.not_found(tool))
+
+
+def grade_cli(capsys, *argv) -> tuple[int, str, str]:
+    """Runs ``python3 -m grader ARGV`` in this process: (exit status, stdout, stderr)."""
+    code = cli.main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def submission(folder: Path, text: str, name: str = "kernels.cu") -> Path:
+    """A submission folder holding one student file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text)
+    return folder
+
+
+def real_labs() -> list[Path]:
+    """labs/<lab> folders of the repository that have a lab.toml and a solution."""
+    return [
+        p.parent
+        for p in sorted(REPO.glob("labs/*/lab.toml"))
+        if (REPO / "solutions" / p.parent.name).is_dir()
+    ]

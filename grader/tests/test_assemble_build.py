@@ -1,0 +1,119 @@
+"""Assembling (only student files, no links) and build-output summaries and includes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from grader import assemble, build, manifest
+from grader.errors import GraderError
+from helpers import FAKELAB
+
+LAB = manifest.load(FAKELAB / "labs" / "9.1-fake")
+
+
+def test_only_student_files_are_taken(tmp_path):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "kernels.cu").write_text("// mine\n")
+    (sub / "harness.c").write_text("// a forged harness\n")
+    (sub / "extra.cu").write_text("// extra\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    result = assemble.assemble(LAB, sub, work)
+    assert result.ok
+    assert (result.src / "kernels.cu").read_text() == "// mine\n"
+    assert (result.src / "harness.c").read_text() == (LAB.dir / "harness.c").read_text()
+    assert not (result.src / "extra.cu").exists()
+
+
+def test_missing_student_file(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "work").mkdir()
+    result = assemble.assemble(LAB, tmp_path / "sub", tmp_path / "work")
+    assert result.problems == ["missing kernels.cu in submission"]
+
+
+def test_symlink_is_refused(tmp_path):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    os.symlink(FAKELAB / "solutions" / "9.1-fake" / "kernels.cu", sub / "kernels.cu")
+    (tmp_path / "work").mkdir()
+    result = assemble.assemble(LAB, sub, tmp_path / "work")
+    assert result.problems == [
+        "kernels.cu in the submission is a symbolic link: submit the file itself"
+    ]
+
+
+def test_directory_instead_of_file(tmp_path):
+    sub = tmp_path / "sub"
+    (sub / "kernels.cu").mkdir(parents=True)
+    (tmp_path / "work").mkdir()
+    result = assemble.assemble(LAB, sub, tmp_path / "work")
+    assert result.problems and "not a regular file" in result.problems[0]
+
+
+def test_missing_submission_folder_is_a_usage_error(tmp_path):
+    with pytest.raises(GraderError, match="does not exist"):
+        assemble.assemble(LAB, tmp_path / "nope", tmp_path)
+
+
+NVCC_LOG = """\
+  NVCC    /tmp/grader-x/src/kernels.cu
+/tmp/grader-x/src/kernels.cu(12): warning #177-D: variable "t" was declared but never referenced
+/tmp/grader-x/src/kernels.cu(57): error: identifier "tile" is undefined
+      out[i] = tile[threadIdx.x];
+               ^
+
+/tmp/grader-x/src/kernels.cu(60): error: expected a ";"
+
+2 errors detected in the compilation of "/tmp/grader-x/src/kernels.cu".
+make: *** [Makefile:90: /tmp/grader-x/out/kernels.cu.o] Error 2
+"""
+
+
+def test_summary_keeps_errors_with_their_context_and_relative_paths():
+    lines = build.summarize(NVCC_LOG, Path("/tmp/grader-x/src"), Path("/tmp/grader-x/out"))
+    assert lines == [
+        'kernels.cu(57): error: identifier "tile" is undefined',
+        "      out[i] = tile[threadIdx.x];",
+        "               ^",
+        'kernels.cu(60): error: expected a ";"',
+    ]
+
+
+def test_summary_is_capped_and_prefers_error_lines():
+    log = "".join(f"k.cu({i}): error: bad {i}\n    context {i}\n" for i in range(30))
+    lines = build.summarize(log, Path("/x/src"), Path("/x/out"))
+    assert len(lines) == build.SUMMARY_LINES
+    assert all("error" in ln for ln in lines)
+
+
+def test_link_errors_are_kept():
+    log = (
+        "/usr/bin/ld: harness.c.o: in function `main':\n"
+        "harness.c:(.text+0x1): undefined reference to `scale'\n"
+    )
+    lines = build.summarize(log, Path("/x/src"), Path("/x/out"))
+    assert lines[0] == "harness.c:(.text+0x1): undefined reference to `scale'"
+
+
+def test_includes_outside_the_lab_are_refused(tmp_path):
+    root = tmp_path / "course"
+    (root / "common").mkdir(parents=True)
+    (root / "solutions" / "9.1-fake").mkdir(parents=True)
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    (out / "kernels.cu.d").write_text(
+        f"{out}/kernels.cu.o : {src}/kernels.cu \\\n"
+        f"    {src}/fake.h common/cml_json.h /usr/include/stdio.h \\\n"
+        f"    {root}/solutions/9.1-fake/kernels.cu {tmp_path}/elsewhere.h\n"
+        f"{src}/fake.h:\n"
+    )
+    problems = build.check_includes(root, src, out, ("kernels.cu",), None)
+    assert len(problems) == 2, problems
+    assert "kernels.cu includes " + str(root / "solutions/9.1-fake/kernels.cu") in problems[0]
+    assert "elsewhere.h" in problems[1]

@@ -1,0 +1,231 @@
+"""Diagnoses of synthetic run documents: not implemented, edge, first bad, launch error,
+timeout, crash, and the lab's hints taking the place of the generic ones."""
+
+from __future__ import annotations
+
+from grader import diagnose, manifest
+from grader.harness import CaseRun
+from grader.run import Outcome
+from helpers import FAKELAB
+
+LAB = manifest.load(FAKELAB / "labs" / "9.1-fake")
+SCALE = LAB.exercise("scale")
+OFFSET = LAB.exercise("offset")
+
+
+def doc(status="wrong", size=(1000, 1000), check=None, error=None):
+    return {
+        "schema": 1,
+        "exercise": "scale",
+        "size": list(size),
+        "seed": 1,
+        "status": status,
+        "error": error,
+        "check": check,
+        "timing": None,
+        "metrics": None,
+    }
+
+
+def check(rows, cols, n_bad, unwritten=0, box=None, first=None):
+    return {
+        "n": rows * cols,
+        "rows": rows,
+        "cols": cols,
+        "n_bad": n_bad,
+        "n_unwritten": unwritten,
+        "n_nonfinite": 0,
+        "first_bad": first,
+        "bad_box": box,
+    }
+
+
+def run_of(d=None, outcome=None, problem=None):
+    return CaseRun(["lab"], outcome or Outcome("exited", 0), d, problem)
+
+
+def box(r0, r1, c0, c1):
+    return {"row_min": r0, "row_max": r1, "col_min": c0, "col_max": c1}
+
+
+def test_not_implemented():
+    c = check(
+        33,
+        65,
+        33 * 65,
+        33 * 65,
+        box(0, 32, 0, 64),
+        {"index": 0, "row": 0, "col": 0, "expected": 1.5, "got": None, "tol": 0, "unwritten": True},
+    )
+    runs = [((33, 65), run_of(doc(check=c, size=(33, 65))))]
+    assert diagnose.kind(runs[0][1]) == "not_implemented"
+    assert diagnose.exercise_summary(LAB, SCALE, runs) == (
+        "scale: not implemented yet — see TODO(9.1a) in kernels.cu"
+    )
+    assert "still hold the poison pattern" in diagnose.case_message(runs[0][1], 5)
+
+
+def test_edge_uses_the_lab_hint_and_names_the_region():
+    ok = run_of(doc(status="ok", size=(32, 32), check=check(32, 32, 0)))
+    first = {
+        "index": 992 * 1000 + 992,
+        "row": 992,
+        "col": 992,
+        "expected": 3.0,
+        "got": 0.0,
+        "tol": 1e-6,
+        "unwritten": False,
+    }
+    bad = run_of(doc(check=check(1000, 1000, 64, 0, box(992, 999, 992, 999), first)))
+    assert diagnose.kind(bad) == "edge"
+    summary = diagnose.exercise_summary(LAB, SCALE, [((32, 32), ok), ((1000, 1000), bad)])
+    assert summary == (
+        "scale: wrong only in rows 992–999 and columns 992–999 of the 1000×1000 output "
+        "(size 1000×1000): FAKE-EDGE-HINT"
+    )
+    msg = diagnose.case_message(bad, 5)
+    assert "64 of 1000000 checked elements wrong" in msg
+    assert "first wrong element at row 992, column 992: expected 3, got 0 (tolerance 1e-06)" in msg
+
+
+def test_edge_of_last_rows_only():
+    c = check(1000, 1000, 8000, 0, box(992, 999, 0, 999))
+    assert diagnose.is_edge(c["bad_box"], 1000, 1000)
+    assert diagnose.region(c["bad_box"], 1000, 1000) == "rows 992–999 of the 1000×1000 output"
+
+
+def test_whole_output_wrong_is_not_edge_and_gives_first_bad():
+    first = {
+        "index": 17,
+        "row": 0,
+        "col": 17,
+        "expected": 1.5,
+        "got": 2.25,
+        "tol": 1e-6,
+        "unwritten": False,
+    }
+    bad = run_of(doc(check=check(33, 65, 2000, 0, box(0, 32, 0, 64), first), size=(33, 65)))
+    assert diagnose.kind(bad) == "wrong"
+    summary = diagnose.exercise_summary(LAB, SCALE, [((33, 65), bad)])
+    assert summary.startswith(
+        "scale: at 33×65: first wrong element at row 0, column 17: "
+        "expected 1.5, got 2.25 (tolerance 1e-06)"
+    )
+    assert diagnose.GENERIC["wrong"] in summary
+
+
+def test_some_sizes_wrong_names_them():
+    ok = run_of(doc(status="ok", check=check(1, 100, 0)))
+    first = {
+        "index": 517,
+        "row": 0,
+        "col": 517,
+        "expected": 4.0,
+        "got": 5.0,
+        "tol": 0,
+        "unwritten": False,
+    }
+    bad = run_of(doc(check=check(1, 1000, 10, 0, box(0, 0, 0, 999), first)))
+    summary = diagnose.exercise_summary(LAB, OFFSET, [((100,), ok), ((1000,), bad)])
+    assert summary.startswith(
+        "offset: 1 of 2 sizes wrong (1000); at 1000: first wrong element "
+        "at index 517: expected 4, got 5"
+    )
+
+
+def test_one_dimensional_edge():
+    c = check(1, 1000, 8, 0, box(0, 0, 992, 999))
+    assert diagnose.is_edge(c["bad_box"], 1, 1000)
+    assert diagnose.region(c["bad_box"], 1, 1000) == "elements 992–999 of the 1000-element output"
+
+
+def test_launch_errors_get_their_hint():
+    for message, needle in [
+        ("too many resources requested for launch", "fewer threads per block"),
+        ("invalid configuration argument", "more than 1024 threads"),
+        ("an illegal memory access was encountered", "out-of-bounds"),
+    ]:
+        err = {"kind": "launch", "message": message, "where": "harness.cu:120", "expr": "launch"}
+        r = run_of(doc(status="error", error=err))
+        assert diagnose.kind(r) == "launch"
+        summary = diagnose.exercise_summary(LAB, SCALE, [((1000, 1000), r)])
+        assert f"launch failed: {message} at harness.cu:120" in summary
+        assert needle in summary
+
+
+def test_setup_error_blames_the_manifest():
+    err = {"kind": "setup", "message": "R must be <= 4", "where": None, "expr": None}
+    r = run_of(doc(status="error", error=err))
+    summary = diagnose.exercise_summary(LAB, SCALE, [((9, 9), r)])
+    assert "the harness rejected this size: R must be <= 4" in summary
+    assert "a case in lab.toml the harness does not accept" in summary
+
+
+def test_timeout():
+    r = run_of(None, Outcome("timeout", timeout_s=5), "did not finish within 5 s")
+    assert diagnose.kind(r) == "timeout"
+    assert diagnose.exercise_summary(LAB, SCALE, [((33, 65), r)]) == (
+        "scale: did not finish within 5 s at 33×65: a barrier inside a branch some threads skip "
+        "(divergent __syncthreads) or an infinite loop?"
+    )
+
+
+def test_crash():
+    r = run_of(
+        None, Outcome("signaled", signal="SIGSEGV"), "crashed (SIGSEGV) before writing its result"
+    )
+    assert diagnose.kind(r) == "crash"
+    summary = diagnose.exercise_summary(LAB, SCALE, [((33, 65), r)])
+    assert summary.startswith("scale: at 33×65 the run crashed (SIGSEGV) before writing its result")
+    assert "host-side bug in the launcher" in summary
+
+
+def test_passing_cases_give_no_summary():
+    ok = run_of(doc(status="ok", check=check(2, 2, 0)))
+    assert diagnose.exercise_summary(LAB, SCALE, [((2, 2), ok)]) is None
+
+
+def test_performance_text_ratio_and_pct_of_copy():
+    d = doc(status="ok")
+    d["timing"] = {
+        "student": {"median_ms": 2.0, "p10_ms": 1.9, "p90_ms": 2.2},
+        "baseline": {"median_ms": 3.0},
+        "ratio": 1.5,
+    }
+    d["metrics"] = {
+        "gbps": 3000.0,
+        "copy_gbps": 4000.0,
+        "baseline_gbps": 500.0,
+        "pct_of_copy": 75.0,
+    }
+    value, text = diagnose.performance_text(SCALE, d, "scale_naive")
+    assert value == 1.5
+    assert text == (
+        "ratio 1.5 (scale_naive 3 ms / yours 2 ms median, p10–p90 1.9–2.2 ms); "
+        "full points at ≥ 2, none at ≤ 1"
+    )
+    pct = manifest.PerformanceSpec((8, 8), "pct_of_copy", 50, 75)
+    ex = manifest.Exercise("t", ((1, 1),), {}, performance=pct)
+    value, text = diagnose.performance_text(ex, d, "transpose_naive")
+    assert value == 75.0
+    assert text.startswith("75.0 % of the copy bandwidth (3000 of 4000 GB/s")
+
+
+def test_static_and_sanitizer_hints():
+    assert diagnose.static_summary(SCALE, ["k: its SASS has no LDS"]).endswith(
+        diagnose.GENERIC["static"]
+    )
+    assert diagnose.sanitizer_summary(SCALE, "racecheck", ["Error: Race"]).endswith(
+        "FAKE-RACE-HINT"
+    )
+    assert diagnose.sanitizer_summary(SCALE, "memcheck", ["Invalid"]).endswith(
+        diagnose.GENERIC["memcheck"]
+    )
+
+
+def test_errors_spread_over_most_rows_are_not_an_edge():
+    # a missing barrier (a race) on 1000×1000: rows 64–999 wrong, every column
+    assert not diagnose.is_edge(box(64, 999, 0, 999), 1000, 1000)
+    assert diagnose.is_edge(box(960, 999, 0, 999), 1000, 1000)
+    assert not diagnose.is_edge(box(0, 999, 0, 999), 1000, 1000)
+    assert not diagnose.is_edge(box(0, 0, 0, 0), 1, 1)

@@ -1,0 +1,103 @@
+"""Run documents: the schema version from common/cml_json.h, validation, seeds, and what a
+run without a document becomes."""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+
+import pytest
+
+from grader import harness
+from grader.errors import GraderError
+from helpers import REPO
+
+
+def test_schema_version_comes_from_cml_json_h():
+    text = (REPO / "common" / "cml_json.h").read_text()
+    expected = int(re.search(r"#define CML_SCHEMA_VERSION (\d+)", text).group(1))
+    assert harness.schema_version(REPO) == expected
+
+
+def test_schema_version_missing(tmp_path):
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "cml_json.h").write_text("#pragma once\n")
+    with pytest.raises(GraderError, match="does not define CML_SCHEMA_VERSION"):
+        harness.schema_version(tmp_path)
+
+
+def good_doc(**kw):
+    d = {
+        "schema": 1,
+        "exercise": "scale",
+        "size": [3, 4],
+        "seed": 9,
+        "status": "ok",
+        "check": {"n": 12},
+    }
+    d.update(kw)
+    return d
+
+
+EXPECT = {"exercise": "scale", "size": (3, 4), "seed": 9}
+
+
+def test_validate():
+    assert harness.validate(good_doc(), 1, EXPECT) is None
+    assert "seed is 10" in harness.validate(good_doc(seed=10), 1, EXPECT)
+    assert "size is [4, 3]" in harness.validate(good_doc(size=[4, 3]), 1, EXPECT)
+    assert "unknown status 'fine'" in harness.validate(good_doc(status="fine"), 1, EXPECT)
+    assert "no check" in harness.validate(good_doc(status="wrong", check=None), 1, EXPECT)
+    assert "not a JSON object" in harness.validate([1], 1, EXPECT)
+    with pytest.raises(GraderError, match="schema 2, the grader reads schema 1"):
+        harness.validate(good_doc(schema=2), 1, EXPECT)
+
+
+def test_seeds_fresh_and_derived():
+    fresh = harness.Seeds(None)
+    assert len({fresh.seed("scale", "correctness", 0) for _ in range(5)}) > 1
+    a, b = harness.Seeds(42), harness.Seeds(42)
+    assert a.seed("scale", "correctness", 3) == b.seed("scale", "correctness", 3)
+    assert a.seed("scale", "correctness", 3) != a.seed("scale", "correctness", 4)
+    assert 0 <= a.seed("x", "y", 0) < 2**32
+
+
+def _script(tmp_path, body):
+    path = tmp_path / "lab"
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+def test_crash_without_document(tmp_path):
+    lab = _script(tmp_path, "kill -SEGV $$\n")
+    run = harness.run_case(lab, "scale", (3, 4), 9, 10, 1)
+    assert run.doc is None and run.status == "crash"
+    assert run.problem == "crashed (SIGSEGV) before writing its result"
+
+
+def test_timeout_without_document(tmp_path):
+    lab = _script(tmp_path, "sleep 30\n")
+    run = harness.run_case(lab, "scale", (3, 4), 9, 1, 1)
+    assert run.status == "timeout" and run.problem == "did not finish within 1 s"
+
+
+def test_exit_without_document(tmp_path):
+    lab = _script(tmp_path, "exit 4\n")
+    run = harness.run_case(lab, "scale", (3, 4), 9, 10, 1)
+    assert run.problem == "exited with status 4 without writing its result"
+
+
+def test_document_is_read(tmp_path):
+    doc = json.dumps(good_doc())
+    # the last argument is the --json path
+    lab = _script(tmp_path, f"for a; do out=$a; done; echo '{doc}' > \"$out\"\n")
+    run = harness.run_case(lab, "scale", (3, 4), 9, 10, 1)
+    assert run.problem is None and run.status == "ok"
+
+
+def test_invalid_json_document(tmp_path):
+    lab = _script(tmp_path, 'for a; do out=$a; done; echo "{not json" > "$out"\n')
+    run = harness.run_case(lab, "scale", (3, 4), 9, 10, 1)
+    assert run.doc is None and "not valid JSON" in run.problem

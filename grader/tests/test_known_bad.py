@@ -1,0 +1,88 @@
+"""Known-bad submissions (grader/tests/known_bad/<lab>/*.toml, written by the lab authors):
+each is a copy of the lab's solution with exact replacements, and the verdict it must get.
+
+On any machine: every fixture applies cleanly (each ``old`` occurs exactly once in its
+file) and names a real exercise and real parts. On a GPU: each gets its verdict — every
+part in ``expect.lost`` loses points, and the report contains ``expect.report_contains``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grader import fixtures, manifest
+from grader.results import PART_NAMES
+from helpers import KNOWN_BAD, REPO, grade_cli
+
+FIXTURES = fixtures.find(REPO)
+
+
+def apply(path: Path, dest: Path) -> Path:
+    """A copy of solutions/<lab> with the fixture's replacements (grader.fixtures)."""
+    return fixtures.apply(REPO, path, dest)
+
+
+def test_there_are_fixtures_for_every_lab():
+    for lab_dir in sorted(REPO.glob("labs/*/lab.toml")):
+        name = lab_dir.parent.name
+        if (REPO / "solutions" / name).is_dir():
+            assert list((KNOWN_BAD / name).glob("*.toml")), f"no known-bad fixture for {name}"
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_fixture_applies_cleanly(path, tmp_path):
+    fixture = fixtures.load(path)
+    lab_dir = REPO / "labs" / path.parent.name
+    lab = manifest.load(lab_dir)
+    assert set(fixture) <= {"description", "replace", "expect"}, set(fixture)
+    assert isinstance(fixture.get("description"), str) and fixture["description"]
+    assert fixture["replace"], "no [[replace]]"
+    for rep in fixture["replace"]:
+        assert rep["file"] in lab.student_files, rep["file"]
+        assert rep["old"] != rep["new"]
+    expect = fixture["expect"]
+    assert expect["exercise"] in {e.name for e in lab.exercises}, expect["exercise"]
+    assert expect["lost"], "expect.lost is empty: a known-bad submission must lose something"
+    ex = lab.exercise(expect["exercise"])
+    for part in expect["lost"]:
+        assert part in PART_NAMES, part
+        assert ex.points[part] > 0, f"{part} has no points in {ex.name}: it cannot be lost"
+    assert all(isinstance(s, str) for s in expect.get("report_contains", []))
+    applied = apply(path, tmp_path / "sub")  # raises FixtureError unless each old occurs once
+    for rep in fixture["replace"]:
+        assert rep["new"] in (applied / rep["file"]).read_text()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_known_bad_verdict(path, tmp_path, capsys):
+    fixture = fixtures.load(path)
+    expect = fixture["expect"]
+    lab_dir = REPO / "labs" / path.parent.name
+    sub = apply(path, tmp_path / "sub")
+    args = [
+        "grade",
+        lab_dir,
+        "--submission",
+        sub,
+        "--exercise",
+        expect["exercise"],
+        "--json",
+        tmp_path / "r.json",
+    ]
+    if "performance" not in expect["lost"]:
+        args.append("--no-perf")
+    if "sanitizer" not in expect["lost"]:
+        args.append("--no-sanitizer")
+    code, out, err = grade_cli(capsys, *args)
+    assert code == 1, out + err
+    rep = json.loads((tmp_path / "r.json").read_text())
+    (ex,) = rep["exercises"]
+    for part in expect["lost"]:
+        p = ex["parts"][part]
+        assert p["points"] is not None and p["points"] < p["max"], (part, p, out)
+    for text in expect.get("report_contains", []):
+        assert text in out, text

@@ -1,0 +1,237 @@
+"""lab.toml parsing: a valid manifest, and one precise message per kind of mistake."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader import manifest
+from grader.errors import GraderError
+from helpers import FAKELAB, REPO
+
+BASE = (FAKELAB / "labs" / "9.1-fake" / "lab.toml").read_text()
+
+
+def make_lab(tmp_path: Path, text: str) -> Path:
+    lab = tmp_path / "labs" / "9.1-fake"
+    lab.mkdir(parents=True)
+    (lab / "lab.toml").write_text(text)
+    (lab / "kernels.cu").write_text("// skeleton\n")
+    return lab
+
+
+def test_valid_manifest(tmp_path):
+    lab = manifest.load(make_lab(tmp_path, BASE))
+    assert (lab.id, lab.slug, lab.title) == ("9.1", "fake", "Fake lab")
+    assert lab.student_files == ("kernels.cu",)
+    assert lab.run_timeout_s == 5 and lab.sanitizer_timeout_s == 10
+    assert lab.launchers == ("scale", "offset")
+    scale, offset = lab.exercises
+    assert scale.cases[2] == (33, 65)
+    assert scale.points == {"correctness": 6, "static": 2, "sanitizer": 2, "performance": 4}
+    assert scale.static.require == ("LDS", "STS", "BAR")
+    assert scale.static.max_stack_bytes == 0
+    assert scale.sanitizer.tools == ("memcheck", "racecheck")
+    assert scale.performance.metric == "ratio" and scale.performance.full == 2.0
+    assert scale.hints["edge"] == "FAKE-EDGE-HINT"
+    # defaults: a missing part has 0 points, no tables
+    assert offset.points == {"correctness": 3, "static": 0, "sanitizer": 0, "performance": 0}
+    assert offset.static is None and offset.sanitizer is None and offset.performance is None
+    assert lab.max_points == 14 + 3
+
+
+def test_defaults(tmp_path):
+    text = BASE.replace("run_timeout_s = 5\n", "").replace("sanitizer_timeout_s = 10\n", "")
+    text = text.replace("reps = 20\n", "")
+    lab = manifest.load(make_lab(tmp_path, text))
+    assert lab.run_timeout_s == 60 and lab.sanitizer_timeout_s == 300
+    assert lab.exercises[0].performance.reps == 25
+
+
+INVALID = [
+    ("not toml", BASE + "\n[[[", "not valid TOML"),
+    (
+        "unknown top key",
+        BASE.replace('slug = "fake"', 'slug = "fake"\ncolour = 1'),
+        "unknown key 'colour'",
+    ),
+    ("missing id", BASE.replace('id = "9.1"\n', ""), "id is missing"),
+    ("id not a string", BASE.replace('id = "9.1"', "id = 9"), "id must be a non-empty string"),
+    (
+        "student file with a path",
+        BASE.replace('["kernels.cu"]', '["../kernels.cu"]'),
+        "'../kernels.cu' must be a plain file name",
+    ),
+    ("student file absent", BASE.replace('["kernels.cu"]', '["other.cu"]'), "'other.cu' is not in"),
+    ("no student files", BASE.replace('["kernels.cu"]', "[]"), "student_files must not be empty"),
+    (
+        "bad timeout",
+        BASE.replace("run_timeout_s = 5", "run_timeout_s = 0"),
+        "run_timeout_s must be greater than 0",
+    ),
+    (
+        "launcher not identifier",
+        BASE.replace('"scale", "offset"]', '"sc ale"]'),
+        "launchers: 'sc ale' is not a C identifier",
+    ),
+    ("no exercises", BASE[: BASE.index("[[exercise]]")], "at least one [[exercise]]"),
+    (
+        "unknown exercise key",
+        BASE.replace('todo = "9.1a"', 'todo = "9.1a"\ntimeout = 3'),
+        "exercise 'scale': unknown key 'timeout'",
+    ),
+    (
+        "negative points",
+        BASE.replace("static = 2,", "static = -2,"),
+        "exercise 'scale': points.static must be a non-negative integer",
+    ),
+    (
+        "fractional points",
+        BASE.replace("correctness = 6,", "correctness = 6.5,"),
+        "exercise 'scale': points.correctness must be a non-negative integer",
+    ),
+    (
+        "unknown part",
+        BASE.replace("performance = 4 }", "performance = 4, style = 1 }"),
+        "unknown key 'points.style'",
+    ),
+    (
+        "case dims differ",
+        BASE.replace("[[1, 1], [32, 32]", "[[1, 1], [32, 32, 1]"),
+        "exercise 'scale': cases[1] has 3 dimensions, cases[0] has 2",
+    ),
+    (
+        "zero size",
+        BASE.replace("[[1, 1], [32, 32]", "[[0, 1], [32, 32]"),
+        "cases[0] must be a non-empty list of integers >= 1",
+    ),
+    (
+        "no cases",
+        BASE.replace("cases = [[1], [100], [1000]]", "cases = []"),
+        "exercise 'offset': cases must be a non-empty list",
+    ),
+    (
+        "bad metric",
+        BASE.replace('metric = "ratio"', 'metric = "gbps"'),
+        "exercise 'scale': performance.metric must be 'ratio' or 'pct_of_copy'",
+    ),
+    (
+        "full below zero",
+        BASE.replace("full = 2.0", "full = 0.5"),
+        "performance.full must be >= performance.zero",
+    ),
+    (
+        "few reps",
+        BASE.replace("reps = 20", "reps = 5"),
+        "performance.reps must be an integer >= 20",
+    ),
+    (
+        "perf size dims",
+        BASE.replace("size = [128, 128]", "size = [128]"),
+        "performance.size has 1 dimensions, cases have 2",
+    ),
+    (
+        "bad sanitizer tool",
+        BASE.replace('["memcheck", "racecheck"]', '["memcheck", "leakcheck"]'),
+        "sanitizer.tools: 'leakcheck' is not one of memcheck, racecheck, synccheck, initcheck",
+    ),
+    (
+        "sanitizer case dims",
+        BASE.replace("cases = [[33, 65]]", "cases = [[33]]"),
+        "sanitizer.cases[0] has 1 dimensions, cases have 2",
+    ),
+    (
+        "bad regex",
+        BASE.replace('forbid = ["LDL", "STL"]', 'forbid = ["LD(L"]'),
+        "static.forbid: 'LD(L' is not a valid regular expression",
+    ),
+    (
+        "misspelt static key",
+        BASE.replace('forbid = ["LDL", "STL"]', 'forbidd = ["LDL"]'),
+        "unknown key 'static.forbidd'",
+    ),
+    (
+        "points without table",
+        BASE.replace(
+            "points = { correctness = 3 }", "points = { correctness = 3, performance = 2 }"
+        ),
+        "exercise 'offset': points.performance is 2 but there is no [performance] table",
+    ),
+    (
+        "static without kernel",
+        BASE.replace('kernel = "scale_kernel"\n', ""),
+        "exercise 'scale': kernel is missing",
+    ),
+    (
+        "unknown hint",
+        BASE.replace('edge = "FAKE-EDGE-HINT"', 'egde = "x"'),
+        "unknown key 'hints.egde'",
+    ),
+    (
+        "duplicate exercise",
+        BASE.replace('name = "offset"', 'name = "scale"'),
+        "exercise 'scale' is defined twice",
+    ),
+]
+
+
+@pytest.mark.parametrize("label,text,message", INVALID, ids=[c[0] for c in INVALID])
+def test_invalid_manifest(tmp_path, label, text, message):
+    assert text != BASE, f"the mutation '{label}' did not change the manifest"
+    with pytest.raises(GraderError) as e:
+        manifest.load(make_lab(tmp_path, text))
+    assert message in str(e.value)
+    assert "lab.toml" in str(e.value)  # the message names the file
+
+
+def test_missing_manifest(tmp_path):
+    with pytest.raises(GraderError, match="lab.toml: no such file"):
+        manifest.load(tmp_path)
+
+
+def test_check_against_harness(tmp_path):
+    lab = manifest.load(make_lab(tmp_path, BASE))
+    listing = {
+        "exercises": [
+            {"name": "scale", "dims": ["rows", "cols"], "baseline": "scale_naive"},
+            {"name": "offset", "dims": ["n"]},
+        ]
+    }
+    entries = manifest.check_against_harness(lab, listing)
+    assert entries["scale"]["baseline"] == "scale_naive"
+    listing["exercises"][1]["dims"] = ["n", "m"]
+    with pytest.raises(
+        GraderError, match="exercise 'offset': cases have 1 dimensions but the harness takes 2"
+    ):
+        manifest.check_against_harness(lab, listing)
+    listing["exercises"].pop()
+    with pytest.raises(GraderError, match="the lab binary has no such exercise"):
+        manifest.check_against_harness(lab, listing)
+
+
+def test_select_labs(tmp_path):
+    make_lab(tmp_path, BASE)
+    assert [p.name for p in manifest.select_labs(tmp_path, ["9.1"])] == ["9.1-fake"]
+    assert [p.name for p in manifest.select_labs(tmp_path, ["9.1-fake"])] == ["9.1-fake"]
+    with pytest.raises(GraderError, match="no lab '4.2'"):
+        manifest.select_labs(tmp_path, ["4.2"])
+
+
+@pytest.mark.parametrize(
+    "lab_toml", sorted(REPO.glob("labs/*/lab.toml")), ids=lambda p: p.parent.name
+)
+def test_real_manifests_are_valid(lab_toml):
+    lab = manifest.load(lab_toml.parent)
+    assert lab.exercises, f"{lab_toml} has no exercise"
+
+
+def test_find_root():
+    assert manifest.find_root(REPO / "grader" / "tests") == REPO
+
+
+def test_copy_of_fake_lab_is_valid(tmp_path):
+    dst = tmp_path / "lab"
+    shutil.copytree(FAKELAB / "labs" / "9.1-fake", dst)
+    assert manifest.load(dst).name == "lab"

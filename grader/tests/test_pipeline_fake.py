@@ -1,0 +1,400 @@
+"""The whole grading pipeline on the fake lab (fakelab/README.md): every step, with and
+without a (fake) device, known-bad submissions, exit codes and the JSON report."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from grader import grade as grading
+from grader import tools
+from helpers import grade_cli, submission
+
+SOLUTION_NAME = "solutions/9.1-fake/kernels.cu"
+
+
+def solution_text(fake_root) -> str:
+    return (fake_root / SOLUTION_NAME).read_text()
+
+
+def variant(fake_root, tmp_path, old: str, new: str):
+    text = solution_text(fake_root)
+    assert text.count(old) == 1, old
+    return submission(tmp_path / "sub", text.replace(old, new))
+
+
+def grade(capsys, fake_root, sub, *extra, json_path=None):
+    args = ["grade", fake_root / "labs" / "9.1-fake", "--submission", sub, *extra]
+    if json_path:
+        args += ["--json", json_path]
+    code, out, err = grade_cli(capsys, *args)
+    assert "Traceback" not in out + err
+    report = json.loads(json_path.read_text()) if json_path else None
+    return code, out, err, report
+
+
+def test_solution_full_marks_with_a_device(fake_root, fake_gpu, capsys, tmp_path):
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r.json"
+    )
+    assert code == 0, out
+    assert "score 17/17: every check ran, full marks" in out
+    assert "ratio 2.5 (scale_naive 1 ms / yours 0.4 ms median" in out
+    assert rep["exit_code"] == 0 and rep["total"] == 17 and rep["max"] == 17
+    assert rep["device"]["name"] == "Fake GPU"
+    scale = rep["exercises"][0]
+    assert scale["parts"]["correctness"]["details"][2]["size"] == [33, 65]
+    assert isinstance(scale["parts"]["correctness"]["details"][2]["seed"], int)
+    assert scale["parts"]["performance"]["details"][0]["value"] == 2.5
+    assert {p["status"] for p in scale["parts"].values()} == {"passed"}
+    assert rep["exercises"][1]["parts"]["static"]["status"] == "skipped"
+    assert rep["not_run"] == []
+
+
+def test_solution_without_a_device_is_3_with_static_passed(fake_root, capsys):
+    code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake")
+    assert code == 3, out
+    assert "  static       passed" in out
+    assert (
+        "NOT RUN: correctness, sanitizer, performance — no CUDA device (the harness reported "
+        "no_device)" in out
+    )
+    assert "not a final grade" in out
+
+
+def test_skeleton_without_a_device_is_3_with_static_failed(fake_root, capsys):
+    code, out, _, _ = grade(capsys, fake_root, fake_root / "labs" / "9.1-fake")
+    assert code == 3, out
+    assert "static       FAILED" in out
+    assert "scale_kernel: its SASS has no LDS (shared-memory load), STS" in out
+    assert "NOT RUN: correctness, sanitizer, performance" in out
+
+
+def test_skeleton_with_a_device_is_not_implemented(fake_root, fake_gpu, capsys, tmp_path):
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "labs" / "9.1-fake", json_path=tmp_path / "r.json"
+    )
+    assert code == 1
+    assert "scale: not implemented yet — see TODO(9.1a) in kernels.cu" in out
+    assert "offset: not implemented yet — see TODO(9.1b) in kernels.cu" in out
+    assert rep["total"] == 0
+    statuses = [d["status"] for d in rep["exercises"][0]["parts"]["correctness"]["details"]]
+    assert statuses == ["wrong"] * 4
+
+
+def test_edge_bug(fake_root, fake_gpu, capsys, tmp_path):
+    sub = variant(
+        fake_root,
+        tmp_path,
+        "out[i] = 2.0f * in[i] + 1.0f;",
+        "out[i] = (i / cols >= 32 && i % cols >= 32) ? 0.0f : 2.0f * in[i] + 1.0f;",
+    )
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    assert code == 1
+    assert "scale: wrong only in rows 32 and columns 32–64 of the 33×65 output" in out
+    assert "FAKE-EDGE-HINT" in out
+    assert "reproduce: <lab binary> --exercise scale --size 33,65 --seed" in out
+    scale = rep["exercises"][0]
+    assert scale["parts"]["correctness"]["points"] == 3  # 2 of 4 sizes
+    # the gate: static and sanitizer passed but earn nothing; the timed run is wrong too
+    for part in ("static", "sanitizer", "performance"):
+        assert scale["parts"][part]["points"] == 0
+    assert scale["parts"]["static"]["status"] == "passed"
+    assert scale["parts"]["sanitizer"]["status"] == "passed"
+    assert scale["parts"]["performance"]["status"] == "failed"
+    assert "the output was wrong in the timed run at 128×128" in out
+    assert "0 points: every correctness case must pass first" in out
+    assert scale["total"] == 3 and rep["total"] == 6
+
+
+def test_crash(fake_root, fake_gpu, capsys, tmp_path):
+    sub = variant(
+        fake_root,
+        tmp_path,
+        "*speed = 2.5;",
+        "*speed = 2.5;\n    if (rows * cols > 1000) { *(volatile int *)0 = 1; }",
+    )
+    code, out, _, _ = grade(capsys, fake_root, sub)
+    assert code == 1
+    assert "crashed (SIGSEGV) before writing its result" in out
+    assert "host-side bug in the launcher" in out
+
+
+def test_hang_stops_sanitizer_and_performance(fake_root, fake_gpu, capsys, tmp_path):
+    sub = variant(
+        fake_root,
+        tmp_path,
+        "*speed = 2.5;",
+        "*speed = 2.5;\n    volatile int spin = 1;\n    while (rows == 33 && spin) { }",
+    )
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    assert code == 1
+    assert "did not finish within 5 s" in out
+    assert "divergent __syncthreads" in out
+    parts = rep["exercises"][0]["parts"]
+    assert parts["sanitizer"]["status"] == "not_run"
+    assert parts["sanitizer"]["reason"] == "a correctness case did not finish"
+    assert parts["performance"]["status"] == "not_run"
+    assert parts["sanitizer"]["points"] == 0  # the gate is closed: known, not pending
+
+
+def test_launch_error(fake_root, fake_gpu, capsys, tmp_path):
+    sub = variant(
+        fake_root,
+        tmp_path,
+        '    return 0;\n}\n\nextern "C" int offset',
+        '    return rows >= 33;\n}\n\nextern "C" int offset',
+    )
+    code, out, _, _ = grade(capsys, fake_root, sub)
+    assert code == 1
+    assert "launch failed: too many resources requested for launch at harness.c:1" in out
+    assert "fewer threads per block" in out
+
+
+def test_race_loses_one_sanitizer_tool(fake_root, fake_gpu, capsys, tmp_path):
+    sub = variant(
+        fake_root,
+        tmp_path,
+        "*speed = 2.5;\n    // END SOLUTION\n    return 0;",
+        "*speed = 2.5;\n    // END SOLUTION\n    return 2;",
+    )
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    assert code == 1
+    assert "racecheck  33×65          ERRORS" in out
+    assert (
+        "Error: Race reported between Write access at scale_kernel(...)+0x90 in kernels.cu:12"
+        in out
+    )
+    assert "FAKE-RACE-HINT" in out
+    san = rep["exercises"][0]["parts"]["sanitizer"]
+    assert san["points"] == 1 and san["max"] == 2
+    assert [d["verdict"] for d in san["details"]] == ["clean", "errors"]
+
+
+def test_slow_gets_part_of_the_ramp(fake_root, fake_gpu, capsys, tmp_path):
+    sub = variant(fake_root, tmp_path, "*speed = 2.5;", "*speed = 1.5;")
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    assert code == 1
+    perf = rep["exercises"][0]["parts"]["performance"]
+    assert perf["points"] == 2 and perf["status"] == "failed"
+    assert "ratio 1.5" in out and "full points at ≥ 2, none at ≤ 1" in out
+    assert rep["total"] == 15
+
+
+def test_compile_error_is_a_readable_result(fake_root, capsys, tmp_path):
+    sub = variant(fake_root, tmp_path, "*speed = 2.5;", "*speed = 2.5 +;")
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    assert code == 1
+    assert "build        FAILED" in out
+    assert "kernels.cu(" in out and "error" in out
+    assert str(tmp_path) not in out.split("submission:")[1].split("\n", 1)[1]
+    assert rep["total"] == 0
+    assert rep["exercises"][0]["parts"]["correctness"]["reason"] == "the build failed"
+
+
+def test_missing_student_file_is_graded_zero(fake_root, capsys, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, _, rep = grade(capsys, fake_root, empty, json_path=tmp_path / "r.json")
+    assert code == 1
+    assert "missing kernels.cu in submission" in out
+    assert rep["total"] == 0 and rep["steps"][0]["status"] == "failed"
+
+
+def test_forbidden_call_zeroes_and_does_not_run(fake_root, fake_gpu, capsys, tmp_path):
+    sub = variant(
+        fake_root,
+        tmp_path,
+        '#include "fake.h"',
+        '#include <cstdio>\n#include "fake.h"\nvoid leak() { fclose(fopen("/tmp/x", "w")); }',
+    )
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    assert code == 1
+    assert "symbols      FAILED  kernels.cu calls" in out
+    assert "kernels.cu calls fopen, which submissions may not call" in out
+    assert "the submission was not run" in out
+    assert rep["total"] == 0
+    assert rep["exercises"][0]["parts"]["correctness"]["details"] == []  # never run
+
+
+def test_including_the_solution_is_refused(fake_root, fake_gpu, capsys, tmp_path):
+    sol = fake_root / SOLUTION_NAME
+    sub = submission(tmp_path / "sub", f'#include "{sol}"\n')
+    code, out, _, _ = grade(capsys, fake_root, sub)
+    assert code == 1
+    assert f"kernels.cu includes {sol}" in out
+
+
+def test_left_out_checks_are_3_and_named(fake_root, fake_gpu, capsys, tmp_path):
+    code, out, _, rep = grade(
+        capsys,
+        fake_root,
+        fake_root / "solutions" / "9.1-fake",
+        "--no-sanitizer",
+        "--no-perf",
+        json_path=tmp_path / "r.json",
+    )
+    assert code == 3
+    assert "NOT RUN: sanitizer — left out (--no-sanitizer)" in out
+    assert "NOT RUN: performance — left out (--no-perf)" in out
+    assert rep["exercises"][0]["parts"]["sanitizer"]["status"] == "skipped"
+    assert rep["exercises"][0]["parts"]["sanitizer"]["points"] is None
+
+
+def test_seed_makes_runs_repeatable(fake_root, fake_gpu, capsys, tmp_path):
+    sol = fake_root / "solutions" / "9.1-fake"
+    seeds = []
+    for i in range(2):
+        path = tmp_path / f"r{i}.json"
+        grade(capsys, fake_root, sol, "--seed", "0x2a", "--no-perf", json_path=path)
+        rep = json.loads(path.read_text())
+        assert rep["seeds"] == {"base": 42, "mode": "derived"}
+        seeds.append([d["seed"] for d in rep["exercises"][0]["parts"]["correctness"]["details"]])
+    assert seeds[0] == seeds[1] and len(set(seeds[0])) == 4
+
+
+def test_without_cuobjdump_static_is_skipped_never_passed(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    real_find = tools.find
+    monkeypatch.setattr(
+        tools, "find", lambda n, env=None: None if n == "cuobjdump" else real_find(n, env)
+    )
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r.json"
+    )
+    assert code == 3
+    assert "static       skipped: cuobjdump not found (install nvidia-cuda-cuobjdump" in out
+    static = rep["exercises"][0]["parts"]["static"]
+    assert static["status"] == "skipped" and static["points"] is None
+
+
+def test_without_compute_sanitizer(fake_root, fake_gpu, capsys, monkeypatch):
+    real_find = tools.find
+    monkeypatch.setattr(
+        tools, "find", lambda n, env=None: None if n == "compute-sanitizer" else real_find(n, env)
+    )
+    code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake")
+    assert code == 3
+    assert "NOT RUN: sanitizer — compute-sanitizer not found" in out
+
+
+def test_without_nm_nothing_runs(fake_root, fake_gpu, capsys, monkeypatch):
+    real_find = tools.find
+    monkeypatch.setattr(tools, "find", lambda n, env=None: None if n == "nm" else real_find(n, env))
+    code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake")
+    assert code == 3
+    assert "the symbols could not be checked (nm not found (install binutils))" in out
+
+
+def test_quiet_prints_only_the_table(fake_root, capsys):
+    code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", "--quiet")
+    assert code == 3
+    assert "exercise" in out and "NOT RUN" in out
+    assert "assemble" not in out
+
+
+def test_selfcheck_with_a_device(fake_root, fake_gpu, capsys):
+    code, out, _ = grade_cli(capsys, "selfcheck", "--root", fake_root)
+    assert code == 0, out
+    assert "9.1-fake         solution" in out and "as expected" in out
+    assert "every solution has full marks, every skeleton scores 0" in out
+
+
+def test_selfcheck_without_a_device(fake_root, capsys):
+    code, out, _ = grade_cli(capsys, "selfcheck", "--root", fake_root, "--lab", "9.1")
+    assert code == 3, out
+    assert "NOT COMPLETE: no CUDA device" in out
+
+
+def test_selfcheck_catches_a_broken_solution(fake_root, fake_gpu, capsys, tmp_path):
+    broken = tmp_path / "course"
+    shutil.copytree(fake_root, broken)
+    sol = broken / SOLUTION_NAME
+    sol.write_text(sol.read_text().replace("*speed = 2.5;", "*speed = 1.2;"))
+    code, out, _ = grade_cli(capsys, "selfcheck", "--root", broken)
+    assert code == 1
+    assert "NOT AS EXPECTED" in out
+    assert "scale: performance" in out
+
+
+def test_bad_manifest_is_exit_2_without_traceback(fake_root, capsys, tmp_path):
+    lab = tmp_path / "course" / "labs" / "9.1-fake"
+    shutil.copytree(fake_root, tmp_path / "course")
+    toml = lab / "lab.toml"
+    toml.write_text(toml.read_text().replace('metric = "ratio"', 'metric = "speed"'))
+    code, out, err = grade_cli(capsys, "grade", lab)
+    assert code == 2
+    assert "performance.metric must be 'ratio' or 'pct_of_copy'" in err
+    assert "Traceback" not in out + err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["grade"],
+        ["grade", "x", "--seed", "abc"],
+        ["frobnicate"],
+        ["grade", "x", "--arch", "90"],
+        ["skeleton"],
+    ],
+)
+def test_usage_errors_are_2(capsys, args):
+    code, _, err = grade_cli(capsys, *args)
+    assert code == 2
+    assert "usage:" in err
+
+
+def test_missing_lab_folder_is_2(capsys, tmp_path):
+    code, _, err = grade_cli(capsys, "grade", tmp_path / "nope")
+    assert code == 2 and "does not exist" in err
+
+
+def test_internal_error_is_2_with_a_first_line(capsys, monkeypatch, fake_root):
+    def boom(*a, **k):
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(grading, "grade", boom)
+    code, _, err = grade_cli(capsys, "grade", fake_root / "labs" / "9.1-fake")
+    assert code == 2
+    assert err.startswith("grader: internal error")
+
+
+def test_selfcheck_json(fake_root, capsys, tmp_path):
+    code, _, _ = grade_cli(capsys, "selfcheck", "--root", fake_root, "--json", tmp_path / "s.json")
+    assert code == 3
+    rows = json.loads((tmp_path / "s.json").read_text())
+    assert [(r["lab"], r["variant"], r["ok"]) for r in rows] == [
+        ("9.1-fake", "solution", True),
+        ("9.1-fake", "skeleton", True),
+    ]
+    assert rows[0]["report"]["exit_code"] == 3
+
+
+def test_unwritable_json_report_is_2(fake_root, capsys, tmp_path):
+    code, _, err = grade_cli(
+        capsys,
+        "grade",
+        fake_root / "labs" / "9.1-fake",
+        "--submission",
+        fake_root / "solutions" / "9.1-fake",
+        "--json",
+        tmp_path / "no" / "such" / "dir.json",
+    )
+    assert code == 2 and "cannot write the JSON report" in err
+
+
+def test_exercise_option_grades_only_that_exercise(fake_root, capsys, tmp_path):
+    code, out, _, rep = grade(
+        capsys,
+        fake_root,
+        fake_root / "solutions" / "9.1-fake",
+        "--exercise",
+        "offset",
+        json_path=tmp_path / "r.json",
+    )
+    assert [e["name"] for e in rep["exercises"]] == ["offset"] and rep["max"] == 3
+    code, _, err = grade_cli(capsys, "grade", fake_root / "labs" / "9.1-fake", "--exercise", "x")
+    assert code == 2 and "has no exercise x" in err

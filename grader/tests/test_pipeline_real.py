@@ -1,0 +1,94 @@
+"""The real labs through ``python3 -m grader grade``: on a machine without a GPU the
+solution's static checks pass and the skeleton's fail (both exit 3, naming what did not
+run); a compile error and a missing student file are graded results (exit 1)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from grader import manifest
+from helpers import REPO, grade_cli, no_device_reason, real_labs, submission
+
+LABS = real_labs()
+pytestmark = pytest.mark.skipif(not LABS, reason="no lab with a solution in the repository yet")
+
+
+def _cpu_only():
+    if no_device_reason() is None:
+        pytest.skip("this machine has a CUDA device: the GPU tests cover it")
+
+
+@pytest.mark.parametrize("lab_dir", LABS, ids=lambda p: p.name)
+def test_solution_without_gpu(lab_dir, capsys, tmp_path):
+    _cpu_only()
+    sol = REPO / "solutions" / lab_dir.name
+    code, out, err = grade_cli(
+        capsys, "grade", lab_dir, "--submission", sol, "--json", tmp_path / "r.json"
+    )
+    assert code == 3, out + err
+    rep = json.loads((tmp_path / "r.json").read_text())
+    lab = manifest.load(lab_dir)
+    for ex, exr in zip(lab.exercises, rep["exercises"]):
+        if ex.static is not None:
+            assert exr["parts"]["static"]["status"] == "passed", exr["parts"]["static"]
+    assert "NOT RUN: correctness, sanitizer, performance — no CUDA device" in out
+    assert [s["status"] for s in rep["steps"][:3]] == ["passed"] * 3
+
+
+@pytest.mark.parametrize("lab_dir", LABS, ids=lambda p: p.name)
+def test_skeleton_without_gpu(lab_dir, capsys):
+    _cpu_only()
+    code, out, err = grade_cli(capsys, "grade", lab_dir)
+    assert code == 3, out + err
+    lab = manifest.load(lab_dir)
+    if any(ex.points["static"] > 0 for ex in lab.exercises):
+        assert "static       FAILED" in out
+    assert "NOT RUN: correctness" in out
+
+
+@pytest.mark.parametrize("lab_dir", LABS, ids=lambda p: p.name)
+def test_compile_error_is_readable(lab_dir, capsys, tmp_path):
+    lab = manifest.load(lab_dir)
+    name = lab.student_files[0]
+    text = (REPO / "solutions" / lab_dir.name / name).read_text()
+    sub = submission(tmp_path / "sub", text + "\nthis is not C++;\n", name)
+    code, out, err = grade_cli(capsys, "grade", lab_dir, "--submission", sub)
+    assert code == 1, out + err
+    assert "build        FAILED" in out
+    assert f"{name}(" in out and "error" in out
+    assert "Traceback" not in out + err
+    assert str(tmp_path / "sub") not in out.split("\n", 2)[2]  # paths are relative
+
+
+@pytest.mark.parametrize("lab_dir", LABS, ids=lambda p: p.name)
+def test_missing_student_file(lab_dir, capsys, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = grade_cli(capsys, "grade", lab_dir, "--submission", empty)
+    assert code == 1
+    lab = manifest.load(lab_dir)
+    assert f"missing {lab.student_files[0]} in submission" in out
+    assert "Traceback" not in out + err
+
+
+def test_python_m_grader_runs_as_a_module(tmp_path):
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            str(LABS[0]),
+            "--submission",
+            str(tmp_path / "nope"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2
+    assert "grader: error: submission folder" in out.stderr

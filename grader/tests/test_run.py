@@ -1,0 +1,83 @@
+"""Running untrusted programs: process-group kills, signals by name, truncated output."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from grader import run
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purpose
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    script = f"sleep 300 & echo $! > {pid_file}; wait"
+    start = time.monotonic()
+    out = run.run(["sh", "-c", script], timeout_s=1)
+    assert out.kind == "timeout"
+    assert out.describe() == "timed out after 1 s"
+    assert time.monotonic() - start < 30
+    child = int(pid_file.read_text())
+    for _ in range(50):
+        if not _alive(child):
+            break
+        time.sleep(0.1)
+    assert not _alive(child), "the shell's sleeping child survived the timeout"
+
+
+def test_children_left_behind_are_killed_after_a_normal_exit(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    out = run.run(["sh", "-c", f"sleep 300 & echo $! > {pid_file}; exit 0"], timeout_s=30)
+    assert out.ok
+    child = int(pid_file.read_text())
+    for _ in range(50):
+        if not _alive(child):
+            break
+        time.sleep(0.1)
+    assert not _alive(child)
+
+
+def test_signal_crash_is_reported_by_name():
+    out = run.run(["sh", "-c", "kill -SEGV $$"], timeout_s=30)
+    assert out.kind == "signaled" and out.signal == "SIGSEGV"
+    assert out.describe() == "killed by SIGSEGV"
+
+
+def test_exit_status_and_output():
+    out = run.run(["sh", "-c", "echo hello; echo oops >&2; exit 4"], timeout_s=30)
+    assert (out.kind, out.code) == ("exited", 4)
+    assert out.stdout == "hello\n" and out.stderr == "oops\n"
+    assert not out.ok
+
+
+def test_output_is_truncated_head_and_tail():
+    script = "i=0; while [ $i -lt 5000 ]; do echo line$i; i=$((i+1)); done"
+    out = run.run(["sh", "-c", script], timeout_s=60, max_output=1000)
+    assert len(out.stdout) < 1200
+    assert out.stdout.startswith("line0\n")
+    assert out.stdout.rstrip().endswith("line4999")
+    assert "bytes cut" in out.stdout
+
+
+def test_resource_limits_apply_in_the_child():
+    out = run.run(["sh", "-c", "ulimit -f; ulimit -c"], timeout_s=30)
+    fsize, core = out.stdout.split()
+    # dash reports 512-byte blocks, bash 1024-byte blocks
+    assert fsize in (str(run.FSIZE_LIMIT_BYTES // 512), str(run.FSIZE_LIMIT_BYTES // 1024))
+    assert core == "0"
+
+
+def test_truncate_keeps_short_output():
+    assert run.truncate(b"abc", 10) == "abc"

@@ -1,0 +1,287 @@
+"""SASS and resource-usage parsing (text fixtures and nvcc-compiled objects), opcode
+patterns, and the static rules of every real solution (pass) and skeleton (fail)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from grader import assemble, build, manifest, sass, tools
+from grader.manifest import StaticRules
+from helpers import REPO, need, real_labs
+
+SASS_TEXT = """
+Fatbin elf code:
+================
+arch = sm_90
+code version = [1,8]
+host = linux
+compile_size = 64bit
+
+\tcode for sm_90
+\t\tFunction : _Z19matmul_tiled_kernelILi32EEvPKfS1_Pfiii
+\t.headerflags\t@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;             /* 0x00000a00ff017b82 */
+                                                                      /* 0x000fe20000000800 */
+        /*0050*/              @!PT LDS RZ, [RZ] ;                     /* 0x00000000ff00798e */
+        /*0060*/                   LDSM.16.M88.4 R4, [R2] ;           /* 0x000000000204783b */
+        /*0070*/               @P0 STS.128 [R7], R8 ;                 /* 0x0000000807007388 */
+        /*0080*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;      /* 0x0000000000007b1d */
+        /*0090*/                   LDG.E.128.CONSTANT R12, desc[UR4][R2.64] ;  /* 0x0 */
+        /*00a0*/             @!UPT UIADD3 UR4, UR4, 0x1, URZ ;       /* 0x0 */
+        /*00b0*/                   BRA 0xb0;                          /* 0xfffffffc00fc7947 */
+\t\t..........
+
+\t\tFunction : plain_kernel
+        /*0000*/                   LDS.U.128 R4, [R2] ;               /* 0x0 */
+        /*0010*/                   EXIT ;                             /* 0x0 */
+"""
+
+RES_TEXT = """
+Resource usage:
+ Common:
+  GLOBAL:7 CONSTANT[3]:36
+ Function _Z12spill_kernelPKiPfi:
+  REG:32 STACK:1024 SHARED:0 LOCAL:0 CONSTANT[0]:548 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function plain_kernel:
+  REG:8 STACK:0 SHARED:1024 LOCAL:0 CONSTANT[0]:536 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+
+
+def test_parse_sass_text():
+    fns = sass.parse_sass(SASS_TEXT)
+    assert [f.name for f in fns] == ["matmul_tiled_kernel", "plain_kernel"]
+    assert fns[0].arch == "sm_90"
+    ops = [i.opcode for i in fns[0].instructions]
+    # @!PT / @!UPT lines never execute and are dropped; other predicates are kept
+    assert ops == [
+        "LDC",
+        "LDSM.16.M88.4",
+        "STS.128",
+        "BAR.SYNC.DEFER_BLOCKING",
+        "LDG.E.128.CONSTANT",
+        "BRA",
+    ]
+    assert fns[0].instructions[2].text == "@P0 STS.128 [R7], R8"
+    assert fns[0].instructions[2].address == 0x70
+
+
+def test_pt_predicated_instruction_does_not_satisfy_a_rule():
+    dumped = sass.Dump(sass.parse_sass(SASS_TEXT), {})
+    # the only plain LDS of the kernel is @!PT: LDS is missing (LDSM is another opcode)
+    res = sass.check_kernel(dumped, "matmul_tiled_kernel", StaticRules(require=("LDS",)), "k.cu")
+    assert not res.passed and res.missing == ["LDS"]
+    res = sass.check_kernel(dumped, "plain_kernel", StaticRules(require=("LDS",)), "k.cu")
+    assert res.passed
+
+
+@pytest.mark.parametrize(
+    "pattern,opcode,expected",
+    [
+        ("LDS", "LDS", True),
+        ("LDS", "LDS.128", True),
+        ("LDS", "LDS.U.128", True),
+        ("LDS", "LDSM.16.M88.4", False),
+        ("LDSM", "LDSM.16.M88.4", True),
+        ("STS", "STS.128", True),
+        ("BAR", "BAR.SYNC.DEFER_BLOCKING", True),
+        ("LDC", "ULDC.64", False),
+        (r"LDG\.E.*CONSTANT", "LDG.E.128.CONSTANT", True),
+        (r"LDG\.E.*CONSTANT", "LDG.E.CONSTANT", True),
+        (r"LDG\.E.*CONSTANT", "LDG.E.128", False),
+        ("TEX|TLD", "TLD.LZ", True),
+        ("TEX|TLD", "TLD4.R", False),
+        ("LDL", "LDL.LU", True),
+        ("STL", "STL.128", True),
+    ],
+)
+def test_patterns(pattern, opcode, expected):
+    assert sass.matches(pattern, opcode) is expected
+
+
+@pytest.mark.parametrize(
+    "mangled,name",
+    [
+        ("_Z19matmul_tiled_kernelILi32EEvPKfS1_Pfiii", "matmul_tiled_kernel"),
+        ("_Z12tiled_kernelPKfPfi", "tiled_kernel"),
+        ("_ZN2ns9ns_kernelEPf", "ns_kernel"),
+        ("_ZN5outer5inner6kernelILi4EEEvPf", "kernel"),
+        ("_ZL9helper_fnf", "helper_fn"),
+        ("_ZNSt6vectorIfSaIfEE9push_backEOf", "push_back"),
+        ("plain_kernel", "plain_kernel"),
+    ],
+)
+def test_plain_name(mangled, name):
+    assert sass.plain_name(mangled) == name
+
+
+def test_parse_res_usage_text():
+    usage = sass.parse_res_usage(RES_TEXT)
+    assert usage["_Z12spill_kernelPKiPfi"]["STACK"] == 1024
+    assert usage["plain_kernel"]["SHARED"] == 1024
+    assert usage["plain_kernel"]["CONSTANT[0]"] == 536
+
+
+KERNELS = r"""
+#define TILE 16
+__global__ void tiled_kernel(const float *a, float *c, int n) {
+    __shared__ float t[TILE][TILE + 1];
+    int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+    t[threadIdx.y][threadIdx.x] = (x < n && y < n) ? a[(size_t)y * n + x] : 0.0f;
+    __syncthreads();
+    if (x < n && y < n) c[(size_t)y * n + x] = t[threadIdx.x][threadIdx.y];
+}
+__global__ void spill_kernel(const int *idx, float *out, int n) {
+    float local[256];
+    for (int i = 0; i < 256; ++i) local[i] = out[i * n + threadIdx.x];
+    for (int j = 0; j < n; ++j) local[idx[j] & 255] += 1.0f;
+    out[threadIdx.x] = local[idx[threadIdx.x] & 255];
+}
+__global__ void ro_kernel(const float *__restrict__ in, float *__restrict__ out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __ldg(&in[i]) * 2.0f;
+}
+template <int T> __global__ void tmpl_kernel(float *x) { x[threadIdx.x] *= T; }
+template __global__ void tmpl_kernel<32>(float *);
+extern "C" __global__ void plain_kernel(float *x) { x[threadIdx.x] = 1.0f; }
+namespace ns { __global__ void ns_kernel(float *x) { x[0] = 2.0f; } }
+"""
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> sass.Dump:
+    need("nvcc")
+    need("cuobjdump")
+    d = tmp_path_factory.mktemp("sass")
+    (d / "k.cu").write_text(KERNELS)
+    nvcc = tools.find("nvcc")
+    subprocess.run(
+        [nvcc.path, "-O3", "-arch=sm_90", "-c", "k.cu", "-o", "k.cu.o"], cwd=d, check=True
+    )
+    dumped = sass.dump(tools.find("cuobjdump"), [d / "k.cu.o"])
+    assert dumped.error is None, dumped.error
+    return dumped
+
+
+def test_compiled_function_names(compiled):
+    names = {f.name for f in compiled.functions}
+    assert names == {
+        "tiled_kernel",
+        "spill_kernel",
+        "ro_kernel",
+        "tmpl_kernel",
+        "plain_kernel",
+        "ns_kernel",
+    }
+
+
+def test_compiled_tiled_kernel(compiled):
+    rules = StaticRules(require=("LDS", "STS", "BAR"), forbid=("LDL", "STL"), max_stack_bytes=0)
+    res = sass.check_kernel(compiled, "tiled_kernel", rules, "k.cu")
+    assert res.passed, res.messages
+    assert "B shared" in res.info
+    tiled = compiled.instances("tiled_kernel")[0]
+    assert compiled.usage[tiled.mangled]["SHARED"] >= 16 * 17 * 4
+
+
+def test_compiled_spilling_kernel(compiled):
+    spill = compiled.instances("spill_kernel")[0]
+    ops = [i.opcode for i in spill.instructions]
+    assert any(sass.matches("STL", op) for op in ops)
+    assert any(sass.matches("LDL", op) for op in ops)
+    assert compiled.usage[spill.mangled]["STACK"] > 0
+    rules = StaticRules(forbid=("LDL", "STL"), max_stack_bytes=0)
+    res = sass.check_kernel(compiled, "spill_kernel", rules, "k.cu")
+    assert not res.passed
+    assert res.forbidden == ["LDL", "STL"]
+    assert any("stack frame of" in m and "at most 0" in m for m in res.messages)
+    assert any("local-memory store" in m for m in res.messages)
+
+
+def test_compiled_read_only_loads(compiled):
+    res = sass.check_kernel(
+        compiled, "ro_kernel", StaticRules(require=(r"LDG\.E.*CONSTANT",)), "k.cu"
+    )
+    assert res.passed, res.messages
+    res = sass.check_kernel(
+        compiled, "tiled_kernel", StaticRules(require=(r"LDG\.E.*CONSTANT",)), "k.cu"
+    )
+    assert not res.passed
+
+
+def test_compiled_template_and_extern_c_and_namespace(compiled):
+    rules = StaticRules(require=("STG",))
+    for kernel in ("tmpl_kernel", "plain_kernel", "ns_kernel"):
+        assert sass.check_kernel(compiled, kernel, rules, "k.cu").passed, kernel
+
+
+def test_missing_kernel_message(compiled):
+    res = sass.check_kernel(
+        compiled, "matmul_tiled_kernel", StaticRules(require=("LDS",)), "kernels.cu"
+    )
+    assert not res.passed
+    assert res.messages == [
+        "kernel matmul_tiled_kernel not found in kernels.cu: keep the kernel's name from the "
+        "skeleton"
+    ]
+
+
+def test_cuobjdump_failure_is_reported(tmp_path):
+    need("cuobjdump")
+    bogus = tmp_path / "x.o"
+    bogus.write_bytes(b"not an object")
+    dumped = sass.dump(tools.find("cuobjdump"), [bogus])
+    assert dumped.error is not None and "x.o" in dumped.error
+
+
+# -- the real labs ------------------------------------------------------------------------
+
+
+def _static_results(lab_dir: Path, submission: Path, tmp: Path) -> dict[str, sass.StaticResult]:
+    lab = manifest.load(lab_dir)
+    asm = assemble.assemble(lab, submission, tmp)
+    assert asm.ok, asm.problems
+    nvcc = tools.find("nvcc")
+    build.build_common(REPO, nvcc, None)
+    built = build.build(REPO, asm.src, tmp / "out", nvcc, None)
+    assert built.ok, "\n".join(built.summary)
+    objects = build.student_objects(tmp / "out", lab.student_files)
+    dumped = sass.dump(
+        tools.find("cuobjdump"), [o for n, o in objects.items() if n.endswith(".cu")]
+    )
+    assert dumped.error is None
+    return {
+        ex.name: sass.check_kernel(dumped, ex.kernel, ex.static, "kernels")
+        for ex in lab.exercises
+        if ex.static is not None
+    }
+
+
+def _labs_or_skip() -> list[Path]:
+    labs = real_labs()
+    if not labs:
+        pytest.skip("no lab with a solution in the repository yet")
+    need("nvcc")
+    need("cuobjdump")
+    return labs
+
+
+def test_real_solutions_pass_their_static_rules(tmp_path):
+    for lab_dir in _labs_or_skip():
+        results = _static_results(
+            lab_dir, REPO / "solutions" / lab_dir.name, tmp_path / lab_dir.name
+        )
+        assert results, f"{lab_dir.name} has no static rules"
+        for name, res in results.items():
+            assert res.passed, f"{lab_dir.name} {name}: {res.messages}"
+
+
+def test_real_skeletons_fail_their_static_rules(tmp_path):
+    for lab_dir in _labs_or_skip():
+        results = _static_results(lab_dir, lab_dir, tmp_path / lab_dir.name)
+        lab = manifest.load(lab_dir)
+        for name, res in results.items():
+            if lab.exercise(name).points["static"] > 0:
+                assert not res.passed, f"{lab_dir.name} {name}: the skeleton passes"

@@ -1,0 +1,177 @@
+"""The symbol allow-list, on objects nvcc compiles here and on nm text."""
+
+from __future__ import annotations
+
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from grader import symbols, tools
+from grader.symbols import Symbol
+from helpers import need
+
+HEADER = "#include <cstdio>\n#include <cstdlib>\n#include <cuda_runtime.h>\n"
+CLEAN = HEADER + r"""
+#define TILE 32
+__constant__ float c_filter[9];
+__global__ void tiled_kernel(const float *a, float *b, int n) {
+    __shared__ float t[TILE][TILE + 1];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) t[threadIdx.y][threadIdx.x] = a[i] * c_filter[0];
+    __syncthreads();
+    if (i < n) b[i] = sqrtf(t[threadIdx.x][threadIdx.y]);
+}
+template <int T> __global__ void tmpl_kernel(float *x) { x[threadIdx.x] *= T; }
+extern __shared__ float dyn[];
+__global__ void dyn_kernel(float *x) {
+    dyn[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    x[threadIdx.x] = dyn[31 - threadIdx.x];
+    if (threadIdx.x == 0) printf("device %f\n", x[0]);
+}
+extern "C" __global__ void plain_kernel(float *x) { x[threadIdx.x] = 1.0f; }
+static float helper(float x) { return expf(x); }
+float cpp_helper(float x) { return helper(x) + 1.0f; }
+extern "C" void launch(const float *a, float *b, int n) {
+    float h[9] = {1};
+    cudaMemcpyToSymbol(c_filter, h, sizeof h);
+    cudaFuncSetAttribute(dyn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024);
+    tiled_kernel<<<(n + 31) / 32, dim3(32, 32)>>>(a, b, n);
+    tmpl_kernel<32><<<1, 32>>>(b);
+    dyn_kernel<<<1, 32, 64 * 1024>>>(b);
+    plain_kernel<<<1, 32>>>(b);
+    if (cudaGetLastError() != cudaSuccess) {
+        fprintf(stderr, "launch failed: %f\n", cpp_helper(1.0f));
+    }
+    printf("debug\n");
+}
+"""
+
+BAD = {
+    "main": (CLEAN + "int main() { return 0; }\n", "defines main"),
+    "fopen": (
+        CLEAN.replace('printf("debug\\n");', 'FILE *f = fopen("x", "w"); fclose(f);'),
+        "calls fopen",
+    ),
+    "system": (CLEAN.replace('printf("debug\\n");', 'system("ls");'), "calls system"),
+    "exit": (CLEAN.replace('printf("debug\\n");', "exit(0);"), "calls exit"),
+    "getenv": (CLEAN.replace('printf("debug\\n");', 'puts(getenv("HOME"));'), "calls getenv"),
+    "redefine-timer": (
+        CLEAN
+        + 'extern "C" cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)'
+        " { *ms = 0.001f; return cudaSuccess; }\n",
+        "defines the global symbol cudaEventElapsedTime",
+    ),
+    "call-timer": (
+        CLEAN.replace(
+            'printf("debug\\n");', "cudaEvent_t e; cudaEventCreate(&e); cudaEventRecord(e);"
+        ),
+        "calls cudaEventRecord",
+    ),
+    "own-stream": (
+        CLEAN.replace('printf("debug\\n");', "cudaStream_t s; cudaStreamCreate(&s);"),
+        "calls cudaStreamCreate",
+    ),
+    "global-variable": (CLEAN + "int counter = 3;\n", "defines the global symbol counter"),
+    "kernel-named-like-harness": (
+        CLEAN + 'extern "C" __global__ void cml_time_interleaved(float *x) { x[0] = 0; }\n',
+        "defines the global symbol cml_time_interleaved",
+    ),
+    "kernel-named-like-libc": (
+        CLEAN + 'extern "C" __global__ void kill(float *x) { x[0] = 0; }\n',
+        "defines the global symbol kill",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def objects(tmp_path_factory):
+    need("nvcc")
+    need("nm")
+    d = tmp_path_factory.mktemp("symbols")
+    nvcc = tools.find("nvcc").path
+    sources = {"clean": CLEAN, **{k: v[0] for k, v in BAD.items()}}
+
+    def compile_one(name):
+        (d / f"{name}.cu").write_text(sources[name])
+        subprocess.run(
+            [nvcc, "-std=c++17", "-O3", "-arch=sm_90", "-c", f"{name}.cu", "-o", f"{name}.o"],
+            cwd=d,
+            check=True,
+            capture_output=True,
+        )
+        return name, d / f"{name}.o"
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(compile_one, sources))
+
+
+def check(obj, allow_calls=()):
+    return symbols.check_objects(tools.find("nm"), {"kernels.cu": obj}, ("launch",), allow_calls)
+
+
+def test_clean_object_passes(objects):
+    result = check(objects["clean"])
+    assert result.passed, result.problems
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_object_fails_naming_the_symbol(objects, name):
+    result = check(objects[name])
+    assert not result.passed
+    assert any(BAD[name][1] in p for p in result.problems), result.problems
+    assert all(p.startswith("kernels.cu ") for p in result.problems)
+
+
+def test_allow_calls_admits_a_call(objects):
+    assert not check(objects["getenv"]).passed
+    assert check(objects["getenv"], allow_calls=("getenv",)).passed
+
+
+def test_launcher_not_listed_fails(objects):
+    result = symbols.check_objects(tools.find("nm"), {"kernels.cu": objects["clean"]}, (), ())
+    assert any("defines the global symbol launch," in p for p in result.problems)
+
+
+def test_rules_on_nm_text():
+    nm_text = "\n".join(
+        [
+            "_Z10cpp_helperf T 300 50",
+            "_ZNSt6vectorIfSaIfEE17_M_realloc_insertIJfEEEvN9__gnu_cxx17__normal_iteratorIPfS1_"
+            "EEDpOT_ W 0 10",
+            "_ZNSo5writeEPKcl T 0 10",
+            "_Znwm T 0 10",
+            "DW.ref.__gxx_personality_v0 V 0 8",
+            "_Z32__device_stub__Z12plain_kernelPfPf T 1f0 20",
+            "plain_kernel T 10 20",
+            "local_helper t 0 10",
+            "fatbinData r 0 10",
+            "launch T 0 10",
+            "__cudaRegisterFunction U",
+            "cudaMemcpy U",
+            "cudaDeviceReset U",
+            "_ZSt20__throw_length_errorPKc U",
+            "_ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode U",
+            "sqrtf U",
+            "stderr U",
+            "__pthread_key_create w",
+        ]
+    )
+    syms = symbols.parse_nm(nm_text)
+    assert Symbol("local_helper", "t") in syms
+    problems = symbols.check_symbols(syms, ("launch",), (), "k.cu")
+    joined = "\n".join(problems)
+    assert "_ZNSo5writeEPKcl inside the C++ or CUDA runtime's namespace" in joined
+    assert "_Znwm (a replacement of operator new/delete)" in joined
+    assert "calls cudaDeviceReset" in joined
+    assert "calls _ZNSt14basic_ofstream" in joined
+    assert "calls __pthread_key_create" in joined
+    assert len(problems) == 5, problems
+
+
+def test_redefining_a_cuda_runtime_internal_fails():
+    syms = symbols.parse_nm("__cudaPushCallConfiguration T 0 10\n__nv_helper T 0 10\n")
+    problems = symbols.check_symbols(syms, (), (), "k.cu")
+    assert len(problems) == 2
+    assert "defines the global symbol __cudaPushCallConfiguration" in problems[0]
