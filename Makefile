@@ -175,8 +175,13 @@ pytest: all
 	$(PYTHON) -m pytest -ra grader/tests
 
 .PHONY: test
-test: all skeleton-drift check-tests pytest
+test: all build-sm80 skeleton-drift check-tests pytest
 	@echo "make test: all test steps finished"
+
+# The labs must also build for Ampere (DESIGN.md: sm_80 and sm_90 at least).
+.PHONY: build-sm80
+build-sm80:
+	$(MAKE) --no-print-directory CUDA_ARCH=sm_80 BUILD=$(BUILD)/sm_80 all
 
 GPU_LOG_DIR ?= $(BUILD)/gpu-check
 .PHONY: gpu-check
