@@ -150,14 +150,20 @@ check-tests: $(CHECK_RUNNERS)
 # ---------------------------------------------------------------------------------------
 # The grader and the course checks
 
+# LAB is a lab's id (3.3) or its folder name (3.3-tiling).
 LAB ?=
-lab_dir = $(firstword $(wildcard labs/$(LAB)-*/lab.toml))
+LAB_IDS := $(foreach L,$(LABS),$(firstword $(subst -, ,$(L))))
+lab_dir = $(firstword $(wildcard labs/$(LAB)-*/lab.toml labs/$(LAB)/lab.toml))
 
+# Exit 0 once grading completed, whatever the score (the grader's 1, "points lost", is a
+# completed grading); 3 when checks that need a GPU could not run; 2 on usage errors.
 .PHONY: grade
 grade: $(LIBCML)
-	@test -n "$(LAB)" || { echo "usage: make grade LAB=<id>   (labs: $(LABS))"; exit 2; }
-	@test -n "$(lab_dir)" || { echo "make grade: no lab '$(LAB)' (labs: $(LABS))"; exit 2; }
+	@test -n "$(LAB)" || { echo "usage: make grade LAB=<id>   (labs: $(LAB_IDS))"; exit 2; }
+	@test -n "$(lab_dir)" || { echo "make grade: no lab '$(LAB)' (labs: $(LAB_IDS))"; exit 2; }
 	@$(PYTHON) -m grader grade $(dir $(lab_dir)); rc=$$?; \
+	  if [ $$rc -eq 3 ]; then \
+	    echo "make grade: exit 3 — the checks that need a GPU were not run (see NOT RUN above)"; fi; \
 	  if [ $$rc -eq 1 ]; then exit 0; else exit $$rc; fi
 
 .PHONY: selfcheck

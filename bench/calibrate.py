@@ -82,16 +82,26 @@ def main() -> int:
             return 2
         timed = [ex for ex in lab.exercises if ex.performance]
         with tempfile.TemporaryDirectory(prefix="calibrate-") as tmp:
-            variants = [f for f in fixtures.find(ROOT, lab.name)
-                        if fixtures.load(f)["expect"]["exercise"] in {e.name for e in timed}]
+            variants = [
+                f
+                for f in fixtures.find(ROOT, lab.name)
+                if fixtures.load(f)["expect"]["exercise"] in {e.name for e in timed}
+            ]
             with ThreadPoolExecutor() as pool:
                 built = list(pool.map(lambda f: build_variant(lab, f, Path(tmp), nvcc), variants))
             for ex in timed:
                 perf = ex.performance
                 runs = []
                 for i in range(args.runs):
-                    run = harness.run_case(solution, ex.name, perf.size, 1000 + i,
-                                           lab.run_timeout_s, version, perf.reps)
+                    run = harness.run_case(
+                        solution,
+                        ex.name,
+                        perf.size,
+                        1000 + i,
+                        lab.run_timeout_s,
+                        version,
+                        perf.reps,
+                    )
                     runs.append(run.doc or {"status": run.status, "problem": run.problem})
                 record["labs"].setdefault(lab.id, {})[ex.name] = {"solution": runs}
                 rows.append(summary_row(ex, "solution", runs))
@@ -101,8 +111,9 @@ def main() -> int:
                     if binary is None:
                         doc = {"status": "build_failed", "problem": msg}
                     else:
-                        run = harness.run_case(binary, ex.name, perf.size, 2000,
-                                               lab.run_timeout_s, version, perf.reps)
+                        run = harness.run_case(
+                            binary, ex.name, perf.size, 2000, lab.run_timeout_s, version, perf.reps
+                        )
                         doc = run.doc or {"status": run.status, "problem": run.problem}
                     record["labs"][lab.id][ex.name][name] = [doc]
                     rows.append(summary_row(ex, name, [doc]))

@@ -34,6 +34,7 @@ _NOISE = re.compile(
     r"|\d+ errors? detected in the compilation)"
 )
 _ERROR = re.compile(r"\berror\b|undefined reference|multiple definition|fatal", re.I)
+_WARNING = re.compile(r"\bwarning( #[\w-]+)?:", re.I)  # nvcc "warning #177-D:", gcc "warning:"
 _SYSTEM_PREFIXES = ("/usr/", "/opt/", "/lib/", "/lib64/")
 
 
@@ -98,6 +99,14 @@ def summarize(log: str, src: Path, out_dir: Path, limit: int = SUMMARY_LINES) ->
             break
         chosen.add(j)
     return [lines[i] for i in sorted(chosen)]
+
+
+def warnings(log: str, src: Path, out_dir: Path, limit: int = 6) -> list[str]:
+    """The compiler's warnings in a successful build's log (paths made relative), so a
+    student sees them in the report as they would in their own build."""
+    found = [ln for ln in summarize(log, src, out_dir, limit=10_000) if _WARNING.search(ln)]
+    more = len(found) - limit
+    return found[:limit] + ([f"... and {more} more warnings"] if more > 0 else [])
 
 
 def build(root: Path, src: Path, out_dir: Path, nvcc: Tool | None, arch: str | None) -> BuildResult:

@@ -46,6 +46,7 @@ GENERIC = {
         "host array written out of bounds)?"
     ),
     "static": "the exercise asks for a particular use of the memory hierarchy: see its TODO",
+    "static_forbid": "the exercise forbids these instructions: see its TODO and the handout",
     "memcheck": (
         "an out-of-bounds or misaligned access: guard every load and store against the "
         "sizes (the line is named above)"
@@ -301,9 +302,25 @@ def exercise_summary(
     return f"{ex.name}: at {size_text(size)}: {fb}: {hint(ex, 'wrong')}"
 
 
-def static_summary(ex: Exercise, messages: list[str]) -> str:
+def static_hint(ex: Exercise, missing: list[str], found: list[str]) -> str:
+    """The hint for a static failure, decided by the first missing required pattern in the
+    manifest's order (its "static.<PATTERN>" hint, else the lab's "static" hint), else by
+    the first forbidden pattern found (its "static.<PATTERN>" hint, else generic text).
+    Empty when the kernel was not found: that message says what to do."""
+    rules = ex.static
+    first_missing = [p for p in (rules.require if rules else ()) if p in missing] or missing
+    first_found = [p for p in (rules.forbid if rules else ()) if p in found] or found
+    if first_missing:  # in the manifest's order: the first missing pattern decides
+        return ex.hints.get(f"static.{first_missing[0]}") or hint(ex, "static")
+    if first_found:
+        return ex.hints.get(f"static.{first_found[0]}") or GENERIC["static_forbid"]
+    return ""
+
+
+def static_summary(ex: Exercise, messages: list[str], missing=(), found=()) -> str:
     first = messages[0] if messages else "static checks failed"
-    return f"{ex.name}: {first}: {hint(ex, 'static')}"
+    advice = static_hint(ex, list(missing), list(found))
+    return f"{ex.name}: {first}" + (f": {advice}" if advice else "")
 
 
 def sanitizer_summary(ex: Exercise, tool: str, report: list[str]) -> str:

@@ -170,7 +170,7 @@ class Grading:
             self.step("build", "failed", built.summary)
             _zero_all(self.results, "the build failed")
             return
-        self.step("build", "passed")
+        self.step("build", "passed", builder.warnings(built.log, asm.src, out_dir))
         self.binary = built.binary
         objects = builder.student_objects(out_dir, self.lab.student_files)
 
@@ -208,7 +208,8 @@ class Grading:
             self.step("symbols", "failed", problems)
             _zero_all(
                 self.results,
-                "the symbol check failed (the submission was not run): " + problems[0],
+                "the symbol check failed (see 'symbols' above), so the submission was not "
+                "checked further",
             )
             return False
         self.step("symbols", "passed", ["defines and calls only what submissions may"])
@@ -240,7 +241,7 @@ class Grading:
             part.info = res.info
             part.details = [{"kernel": ex.kernel, "missing": res.missing, "found": res.forbidden}]
             if not res.passed:
-                part.finding = diagnose.static_summary(ex, res.messages)
+                part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
 
     def _probe(self) -> None:
         listing, problem = harness.list_exercises(self.binary)

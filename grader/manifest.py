@@ -325,7 +325,10 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
             raise c.fail(where, f"points.{part} is {points[part]} but there is no [{part}] table")
 
     hints_raw = c.table(where, raw.get("hints", {}), "hints")
-    c.keys(where, hints_raw, HINT_KEYS, "hints")
+    # Besides HINT_KEYS, a hint per static pattern: "static.BAR" is shown when BAR is
+    # required and missing, "static.LDL" when LDL is forbidden and found.
+    patterns = (*static.require, *static.forbid) if static else ()
+    c.keys(where, hints_raw, (*HINT_KEYS, *(f"static.{p}" for p in patterns)), "hints")
     hints = {}
     for key, value in hints_raw.items():
         if not isinstance(value, str) or not value.strip():

@@ -12,7 +12,8 @@ marker; trailing white space is tolerated. Errors, each with ``file:line``:
 - a line that mentions a marker but is not one (trailing text, code before it, ``/* */``).
 
 ``check`` compares every lab's student files with what generation yields from
-``solutions/``; ``write`` rewrites them.
+``solutions/``; ``write`` rewrites them, keeping each replaced file as ``<file>.orig``
+so that running it over a student's work loses nothing.
 """
 
 from __future__ import annotations
@@ -139,8 +140,13 @@ def check(root: Path, labs: list[str] | None, out) -> int:
             print(r.diff(), end="", file=out)
     if bad:
         print(
-            f"skeleton check: {bad} of {len(results)} files wrong; "
-            "fix solutions/ then run 'python3 -m grader skeleton --write'",
+            f"skeleton check: {bad} of {len(results)} files differ from the skeletons generated "
+            "from solutions/.\n"
+            "  Students: this is expected once you have started a lab — your work is in those "
+            "files. The course's test suite checks the course, not your work: grade it with "
+            "'make grade LAB=<id>'.\n"
+            "  Course authors: edit solutions/, then run 'make skeletons' (it keeps a copy of "
+            "every file it replaces as <file>.orig).",
             file=out,
         )
         return 1
@@ -157,6 +163,14 @@ def write(root: Path, labs: list[str] | None, out) -> int:
             status = 1
             print(f"error: {r.error}", file=out)
         elif r.differs:
+            if r.current is not None:  # never lose what was there (a student's work)
+                backup = r.skeleton.with_name(r.skeleton.name + ".orig")
+                with open(backup, "w", encoding="utf-8", newline="") as f:
+                    f.write(r.current)
+                print(
+                    f"kept the previous {r.skeleton.name} as " f"{manifest.display_path(backup)}",
+                    file=out,
+                )
             with open(r.skeleton, "w", encoding="utf-8", newline="") as f:
                 f.write(r.expected)
             print(f"wrote {manifest.display_path(r.skeleton)}", file=out)

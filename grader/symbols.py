@@ -191,6 +191,7 @@ def check_symbols(
 ) -> list[str]:
     """Problems (one line each, naming the symbol) of one object's symbol table."""
     problems = []
+    not_allowed = False
     kernels = _extern_c_kernels(symbols)
     allow = set(allow_calls)
     for s in symbols:
@@ -243,11 +244,14 @@ def check_symbols(
                 or _ALLOWED_CALL_PATTERNS.fullmatch(name)
             ):
                 continue
-            problems.append(
-                f"{file} calls {name}, which submissions may not call (allowed: the CUDA "
-                "runtime, printing to stdout/stderr, memory functions, the math library, "
-                "C++ runtime support)"
-            )
+            problems.append(f"{file} calls {name}, which submissions may not call")
+            not_allowed = True
+    if not_allowed:
+        problems.append(
+            f"{file} may call only: the CUDA runtime (except timing, streams and device-wide "
+            "state), printing to stdout/stderr, memory functions, the math library, C++ "
+            "runtime support, and what lab.toml's allow_calls adds"
+        )
     return problems
 
 

@@ -117,3 +117,20 @@ def test_includes_outside_the_lab_are_refused(tmp_path):
     assert len(problems) == 2, problems
     assert "kernels.cu includes " + str(root / "solutions/9.1-fake/kernels.cu") in problems[0]
     assert "elsewhere.h" in problems[1]
+
+
+def test_warnings_of_a_successful_build_are_shown_relative():
+    src, out = Path("/tmp/x/src"), Path("/tmp/x/out")
+    log = (
+        "  NVCC    /tmp/x/src/kernels.cu\n"
+        '/tmp/x/src/kernels.cu(102): warning #177-D: variable "v" was declared but never referenced\n'
+        'Remark: The warnings can be suppressed with "-diag-suppress <warning-number>"\n'
+        "  LINK    /tmp/x/out/lab\n"
+    )
+    assert build.warnings(log, src, out) == [
+        'kernels.cu(102): warning #177-D: variable "v" was declared but never referenced'
+    ]
+    many = "".join(f"/tmp/x/src/k.cu({i}): warning: w{i}\n" for i in range(9))
+    shown = build.warnings(many, src, out, limit=6)
+    assert len(shown) == 7 and shown[-1] == "... and 3 more warnings"
+    assert build.warnings("  NVCC    k.cu\n", src, out) == []

@@ -212,7 +212,7 @@ def test_performance_text_ratio_and_pct_of_copy():
 
 
 def test_static_and_sanitizer_hints():
-    assert diagnose.static_summary(SCALE, ["k: its SASS has no LDS"]).endswith(
+    assert diagnose.static_summary(SCALE, ["k: its SASS has no LDS"], ["LDS"]).endswith(
         diagnose.GENERIC["static"]
     )
     assert diagnose.sanitizer_summary(SCALE, "racecheck", ["Error: Race"]).endswith(
@@ -229,3 +229,18 @@ def test_errors_spread_over_most_rows_are_not_an_edge():
     assert diagnose.is_edge(box(960, 999, 0, 999), 1000, 1000)
     assert not diagnose.is_edge(box(0, 999, 0, 999), 1000, 1000)
     assert not diagnose.is_edge(box(0, 0, 0, 0), 1, 1)
+
+
+def test_static_hint_follows_the_first_pattern_in_manifest_order():
+    rules = manifest.StaticRules(("LDS", "STS", "BAR"), ("LDL", "STL"))
+    hints = {"static": "STAGE", "static.BAR": "BARRIER", "static.STL": "SPILL"}
+    ex = manifest.Exercise("k", ((1,),), {}, kernel="k", static=rules, hints=hints)
+    # the skeleton misses all three: LDS comes first, so the general "static" hint
+    assert diagnose.static_hint(ex, ["BAR", "LDS", "STS"], []) == "STAGE"
+    # only the barrier is missing: its own hint, not the one about staging
+    assert diagnose.static_hint(ex, ["BAR"], ["STL"]) == "BARRIER"
+    # forbidden instructions: a pattern's hint, else the generic text
+    assert diagnose.static_hint(ex, [], ["LDL", "STL"]) == diagnose.GENERIC["static_forbid"]
+    assert diagnose.static_hint(ex, [], ["STL"]) == "SPILL"
+    # kernel not found: no missing or found patterns, no hint after its own message
+    assert diagnose.static_summary(ex, ["kernel k not found"]) == "k: kernel k not found"

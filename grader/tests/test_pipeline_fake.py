@@ -214,7 +214,7 @@ def test_forbidden_call_zeroes_and_does_not_run(fake_root, fake_gpu, capsys, tmp
     assert code == 1
     assert "symbols      FAILED  kernels.cu calls" in out
     assert "kernels.cu calls fopen, which submissions may not call" in out
-    assert "the submission was not run" in out
+    assert "the symbol check failed (see 'symbols' above), so the submission was not" in out
     assert rep["total"] == 0
     assert rep["exercises"][0]["parts"]["correctness"]["details"] == []  # never run
 

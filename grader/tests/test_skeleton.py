@@ -100,9 +100,13 @@ def test_check_and_write(tmp_path, capsys):
     assert "labs/1.1-x/kernels.cu: differs from its generated skeleton" in out
     assert "-    return 0;" in out and "+    return;" in out  # a unified diff excerpt
 
+    assert "Students: this is expected" in out  # never advice that would erase their work
+
     code, out, _ = grade_cli(capsys, "skeleton", "--write", "--root", root)
     assert code == 0 and "wrote" in out
     assert (root / "labs" / "1.1-x" / "kernels.cu").read_text() == SKELETON
+    kept = root / "labs" / "1.1-x" / "kernels.cu.orig"  # what was replaced is kept
+    assert kept.read_text() == SKELETON.replace("return;", "return 0;")
     code, _, _ = grade_cli(capsys, "skeleton", "--check", "--root", root, "--lab", "1.1")
     assert code == 0
 
