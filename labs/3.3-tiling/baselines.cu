@@ -23,11 +23,10 @@
 #define NAIVE_BLOCK_Y 8
 
 /* ceil(n / d) for n >= 1, without int overflow: the number of blocks of d threads. */
-#define CEIL_DIV(n, d) ((unsigned int)(((long long)(n) + (d) - 1) / (d)))
+#define CEIL_DIV(n, d) ((unsigned int)(((long long)(n) + (d)-1) / (d)))
 
 /* Thread (x, y) of the grid computes C(row = y, col = x). */
-__global__ void matmul_naive_kernel(const float *A, const float *B, float *C, int M, int N, int K)
-{
+__global__ void matmul_naive_kernel(const float *A, const float *B, float *C, int M, int N, int K) {
     const int col = (int)blockIdx.x * NAIVE_BLOCK_X + (int)threadIdx.x;
     const int row = (int)blockIdx.y * NAIVE_BLOCK_Y + (int)threadIdx.y;
     if (row >= M || col >= N) {
@@ -41,16 +40,14 @@ __global__ void matmul_naive_kernel(const float *A, const float *B, float *C, in
     C[(size_t)row * N + col] = acc;
 }
 
-void matmul_naive(const float *d_A, const float *d_B, float *d_C, int M, int N, int K)
-{
+void matmul_naive(const float *d_A, const float *d_B, float *d_C, int M, int N, int K) {
     const dim3 block(NAIVE_BLOCK_X, NAIVE_BLOCK_Y);
     const dim3 grid(CEIL_DIV(N, NAIVE_BLOCK_X), CEIL_DIV(M, NAIVE_BLOCK_Y));
     matmul_naive_kernel<<<grid, block>>>(d_A, d_B, d_C, M, N, K);
 }
 
 /* Thread (x, y) of the grid copies in(row = y, col = x) to out(x, y). */
-__global__ void transpose_naive_kernel(const float *in, float *out, int rows, int cols)
-{
+__global__ void transpose_naive_kernel(const float *in, float *out, int rows, int cols) {
     const int col = (int)blockIdx.x * NAIVE_BLOCK_X + (int)threadIdx.x;
     const int row = (int)blockIdx.y * NAIVE_BLOCK_Y + (int)threadIdx.y;
     if (row < rows && col < cols) {
@@ -58,8 +55,7 @@ __global__ void transpose_naive_kernel(const float *in, float *out, int rows, in
     }
 }
 
-void transpose_naive(const float *d_in, float *d_out, int rows, int cols)
-{
+void transpose_naive(const float *d_in, float *d_out, int rows, int cols) {
     const dim3 block(NAIVE_BLOCK_X, NAIVE_BLOCK_Y);
     const dim3 grid(CEIL_DIV(cols, NAIVE_BLOCK_X), CEIL_DIV(rows, NAIVE_BLOCK_Y));
     transpose_naive_kernel<<<grid, block>>>(d_in, d_out, rows, cols);
@@ -68,8 +64,7 @@ void transpose_naive(const float *d_in, float *d_out, int rows, int cols)
 /* Thread (x, y) of the grid computes out(y, x); taps outside the image are skipped (they would
  * add filter * 0). */
 __global__ void conv2d_naive_kernel(const float *in, float *out, int width, int height,
-                                    const float *filter, int R)
-{
+                                    const float *filter, int R) {
     const int x = (int)blockIdx.x * NAIVE_BLOCK_X + (int)threadIdx.x;
     const int y = (int)blockIdx.y * NAIVE_BLOCK_Y + (int)threadIdx.y;
     if (x >= width || y >= height) {
@@ -94,8 +89,7 @@ __global__ void conv2d_naive_kernel(const float *in, float *out, int width, int 
 }
 
 void conv2d_naive(const float *d_in, float *d_out, int width, int height, const float *d_filter,
-                  int R)
-{
+                  int R) {
     if (R < 0 || R > CONV2D_MAX_R) {
         return; // outside the precondition; the harness rejects such sizes
     }

@@ -53,14 +53,13 @@ static const char kNoHostMemory[] = "out of host memory for the inputs and the C
  */
 
 typedef struct check_set {
-    size_t *idx;  /* NULL: every position 0 .. n-1; else n positions (sample_positions) */
+    size_t *idx; /* NULL: every position 0 .. n-1; else n positions (sample_positions) */
     size_t n;
-    double *ref;  /* (n): exact value at each position */
-    double *mag;  /* (n): sum of |terms| at each position; NULL for exact comparisons */
+    double *ref; /* (n): exact value at each position */
+    double *mag; /* (n): sum of |terms| at each position; NULL for exact comparisons */
 } check_set;
 
-static void check_set_free(check_set *s)
-{
+static void check_set_free(check_set *s) {
     free(s->idx);
     free(s->ref);
     free(s->mag);
@@ -74,14 +73,12 @@ static void check_set_free(check_set *s)
  * drawn from `rng`; allocates ref (and mag when `with_mag`). Returns 0 when out of memory
  * (then nothing stays allocated). */
 static int check_set_init(check_set *s, size_t rows, size_t cols, int all, int with_mag,
-                          cml_rng *rng)
-{
+                          cml_rng *rng) {
     s->idx = NULL;
     s->n = rows * cols;
     s->mag = NULL;
     if (!all) {
-        s->idx = sample_positions(rows, cols, CHECK_SAMPLE_BORDER, CHECK_SAMPLE_RANDOM, rng,
-                                  &s->n);
+        s->idx = sample_positions(rows, cols, CHECK_SAMPLE_BORDER, CHECK_SAMPLE_RANDOM, rng, &s->n);
         if (s->idx == NULL) {
             return 0;
         }
@@ -98,13 +95,11 @@ static int check_set_init(check_set *s, size_t rows, size_t cols, int all, int w
 }
 
 /* Linear index (into the output) of the i-th checked position. */
-static size_t check_set_pos(const check_set *s, size_t i)
-{
+static size_t check_set_pos(const check_set *s, size_t i) {
     return s->idx != NULL ? s->idx[i] : i;
 }
 
-static void check_set_publish(const check_set *s, cml_problem *p)
-{
+static void check_set_publish(const check_set *s, cml_problem *p) {
     p->check_idx = s->idx;
     p->n_check = s->idx != NULL ? s->n : 0;
     p->h_ref = s->ref;
@@ -112,8 +107,7 @@ static void check_set_publish(const check_set *s, cml_problem *p)
 }
 
 /* lab.h's bound on every size: an int, with room for a tile's worth of overhanging indices. */
-static int fits_int(long long v)
-{
+static int fits_int(long long v) {
     return v < (long long)INT_MAX - 63;
 }
 
@@ -129,8 +123,7 @@ typedef struct matmul_ctx {
     check_set check;
 } matmul_ctx;
 
-static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t seed)
-{
+static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t seed) {
     if (!fits_int(size[0]) || !fits_int(size[1]) || !fits_int(size[2])) {
         return "M, N and K must be below 2^31 - 64 (lab.h takes int)";
     }
@@ -194,20 +187,17 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
     return NULL;
 }
 
-static void matmul_launch_student(void *ctx)
-{
+static void matmul_launch_student(void *ctx) {
     const matmul_ctx *c = (const matmul_ctx *)ctx;
     matmul_tiled(c->d_A, c->d_B, c->d_C, c->M, c->N, c->K);
 }
 
-static void matmul_launch_baseline(void *ctx)
-{
+static void matmul_launch_baseline(void *ctx) {
     const matmul_ctx *c = (const matmul_ctx *)ctx;
     matmul_naive(c->d_A, c->d_B, c->d_C, c->M, c->N, c->K);
 }
 
-static void matmul_teardown(cml_problem *p)
-{
+static void matmul_teardown(cml_problem *p) {
     matmul_ctx *c = (matmul_ctx *)p->ctx;
     if (c == NULL) {
         return;
@@ -231,8 +221,7 @@ typedef struct transpose_ctx {
     check_set check;
 } transpose_ctx;
 
-static const char *transpose_setup(cml_problem *p, const long long *size, uint64_t seed)
-{
+static const char *transpose_setup(cml_problem *p, const long long *size, uint64_t seed) {
     if (!fits_int(size[0]) || !fits_int(size[1])) {
         return "rows and cols must be below 2^31 - 64 (lab.h takes int)";
     }
@@ -282,20 +271,17 @@ static const char *transpose_setup(cml_problem *p, const long long *size, uint64
     return NULL;
 }
 
-static void transpose_launch_student(void *ctx)
-{
+static void transpose_launch_student(void *ctx) {
     const transpose_ctx *c = (const transpose_ctx *)ctx;
     transpose_tiled(c->d_in, c->d_out, c->rows, c->cols);
 }
 
-static void transpose_launch_baseline(void *ctx)
-{
+static void transpose_launch_baseline(void *ctx) {
     const transpose_ctx *c = (const transpose_ctx *)ctx;
     transpose_naive(c->d_in, c->d_out, c->rows, c->cols);
 }
 
-static void transpose_teardown(cml_problem *p)
-{
+static void transpose_teardown(cml_problem *p) {
     transpose_ctx *c = (transpose_ctx *)p->ctx;
     if (c == NULL) {
         return;
@@ -320,8 +306,7 @@ typedef struct conv2d_ctx {
     check_set check;
 } conv2d_ctx;
 
-static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t seed)
-{
+static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t seed) {
     if (size[2] < 0 || size[2] > CONV2D_MAX_R) {
         return "R must be between 0 and 4 (lab.h: CONV2D_MAX_R): the filter is at most 9 x 9";
     }
@@ -352,8 +337,8 @@ static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t 
     cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
     cml_rng_fill_uniform_f32(&rng, h_filter, n_taps, -1.0f, 1.0f);
 
-    const int all = n <= CHECK_ALL_MAX_ELEMS &&
-                    (double)n * (double)n_taps <= CONV2D_CHECK_ALL_MAX_WORK;
+    const int all =
+        n <= CHECK_ALL_MAX_ELEMS && (double)n * (double)n_taps <= CONV2D_CHECK_ALL_MAX_WORK;
     if (!check_set_init(&c->check, height, width, all, 1, &rng)) {
         free(c);
         free(h_in);
@@ -362,8 +347,8 @@ static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t 
     }
     for (size_t i = 0; i < c->check.n; ++i) {
         const size_t pos = check_set_pos(&c->check, i);
-        conv2d_ref_at(h_in, width, height, h_filter, R, pos / width, pos % width,
-                      &c->check.ref[i], &c->check.mag[i]);
+        conv2d_ref_at(h_in, width, height, h_filter, R, pos / width, pos % width, &c->check.ref[i],
+                      &c->check.mag[i]);
     }
 
     /* The image first, then the small filter: a halo read past either end of the image (a
@@ -389,20 +374,17 @@ static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t 
     return NULL;
 }
 
-static void conv2d_launch_student(void *ctx)
-{
+static void conv2d_launch_student(void *ctx) {
     const conv2d_ctx *c = (const conv2d_ctx *)ctx;
     conv2d_tiled(c->d_in, c->d_out, c->width, c->height, c->d_filter, c->R);
 }
 
-static void conv2d_launch_baseline(void *ctx)
-{
+static void conv2d_launch_baseline(void *ctx) {
     const conv2d_ctx *c = (const conv2d_ctx *)ctx;
     conv2d_naive(c->d_in, c->d_out, c->width, c->height, c->d_filter, c->R);
 }
 
-static void conv2d_teardown(cml_problem *p)
-{
+static void conv2d_teardown(cml_problem *p) {
     conv2d_ctx *c = (conv2d_ctx *)p->ctx;
     if (c == NULL) {
         return;
@@ -428,8 +410,7 @@ static const cml_exercise kExercises[] = {
      conv2d_launch_baseline, conv2d_teardown},
 };
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     return cml_lab_main(argc, argv, "3.3", kExercises,
                         (int)(sizeof kExercises / sizeof kExercises[0]));
 }

@@ -30,7 +30,7 @@
 
 /* Number of tiles of d elements covering n >= 1 elements, ceil(n / d), without int overflow;
  * for grid dimensions (siboehm/SGEMM_CUDA's CEIL_DIV). */
-#define CEIL_DIV(n, d) ((unsigned int)(((long long)(n) + (d) - 1) / (d)))
+#define CEIL_DIV(n, d) ((unsigned int)(((long long)(n) + (d)-1) / (d)))
 
 /* ---------------------------------------------------------------------------------------------
  * 3.3a  Tiled matrix multiply
@@ -47,8 +47,7 @@
  * Thread mapping: block (bx, by) computes the tile C[by*T, by*T + T) x [bx*T, bx*T + T); thread
  * (tx, ty) computes C(by*T + ty, bx*T + tx). threadIdx.x runs along N, so a warp's loads of B and
  * its store of C touch consecutive addresses (coalesced). */
-__global__ void matmul_tiled_kernel(const float *A, const float *B, float *C, int M, int N, int K)
-{
+__global__ void matmul_tiled_kernel(const float *A, const float *B, float *C, int M, int N, int K) {
     /* TODO(3.3a): compute this block's MATMUL_TILE x MATMUL_TILE tile of C by stepping along K
      *   one tile at a time: each thread loads one element of a tile of A and one of a tile of B
      *   into __shared__ arrays, __syncthreads(), adds the tile's T products from shared memory,
@@ -60,8 +59,7 @@ __global__ void matmul_tiled_kernel(const float *A, const float *B, float *C, in
      *   around them), and guard only the final store. */
 }
 
-void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, int K)
-{
+void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, int K) {
     /* TODO(3.3a): launch matmul_tiled_kernel with MATMUL_TILE x MATMUL_TILE threads per block
      *   and enough blocks to cover all of C, including partial tiles: CEIL_DIV(N, T) along x
      *   (columns) and CEIL_DIV(M, T) along y (rows). Do not synchronise: the harness checks. */
@@ -82,8 +80,7 @@ void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, 
  * Thread mapping: block (bx, by) moves the tile of `in` at rows [by*T, by*T + T), columns
  * [bx*T, bx*T + T), which is the tile of `out` at rows [bx*T, bx*T + T), columns
  * [by*T, by*T + T). */
-__global__ void transpose_tiled_kernel(const float *in, float *out, int rows, int cols)
-{
+__global__ void transpose_tiled_kernel(const float *in, float *out, int rows, int cols) {
     /* TODO(3.3b): stage one TRANSPOSE_TILE x TRANSPOSE_TILE tile of `in` in a __shared__ array,
      *   __syncthreads(), then write it to `out` transposed. The block is TRANSPOSE_TILE x
      *   TRANSPOSE_BLOCK_ROWS threads, so each thread copies TILE / BLOCK_ROWS elements per phase.
@@ -94,8 +91,7 @@ __global__ void transpose_tiled_kernel(const float *in, float *out, int rows, in
      *   because `out` is (cols, rows). */
 }
 
-void transpose_tiled(const float *d_in, float *d_out, int rows, int cols)
-{
+void transpose_tiled(const float *d_in, float *d_out, int rows, int cols) {
     /* TODO(3.3b): launch transpose_tiled_kernel with TRANSPOSE_TILE x TRANSPOSE_BLOCK_ROWS
      *   threads per block and one block per tile of `in`: CEIL_DIV(cols, TILE) along x,
      *   CEIL_DIV(rows, TILE) along y. */
@@ -122,8 +118,7 @@ void transpose_tiled(const float *d_in, float *d_out, int rows, int cols)
  * Thread mapping: block (bx, by) computes out rows [by*T_Y, by*T_Y + T_Y), columns
  * [bx*T_X, bx*T_X + T_X); thread (tx, ty) computes out(by*T_Y + ty, bx*T_X + tx). */
 __global__ void conv2d_tiled_kernel(const float *in, float *out, int width, int height,
-                                    const float *filter, int R)
-{
+                                    const float *filter, int R) {
     /* TODO(3.3c): an output tile of CONV_TILE_Y x CONV_TILE_X needs the inputs under it plus a
      *   halo of R on every side: (T_Y + 2R) x (T_X + 2R) values, more than there are threads.
      *   Load them cooperatively into a __shared__ tile (a loop: thread t loads elements t,
@@ -136,8 +131,7 @@ __global__ void conv2d_tiled_kernel(const float *in, float *out, int width, int 
 }
 
 void conv2d_tiled(const float *d_in, float *d_out, int width, int height, const float *d_filter,
-                  int R)
-{
+                  int R) {
     /* TODO(3.3c): launch conv2d_tiled_kernel with CONV_TILE_X x CONV_TILE_Y threads per block
      *   and one block per output tile: CEIL_DIV(width, CONV_TILE_X) along x, CEIL_DIV(height,
      *   CONV_TILE_Y) along y. The shared tile above is sized for R <= CONV2D_MAX_R. */

@@ -11,9 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t col,
-                   double *exact, double *mag)
-{
+void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t col, double *exact,
+                   double *mag) {
     const float *a = A + row * K;  // (K): row `row` of A
     const float *b = Bt + col * K; // (K): column `col` of B
     double sum = 0.0;
@@ -27,8 +26,7 @@ void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t
     *mag = sum_abs;
 }
 
-void transpose_ref(const float *in, size_t rows, size_t cols, float *out)
-{
+void transpose_ref(const float *in, size_t rows, size_t cols, float *out) {
     for (size_t r = 0; r < rows; ++r) {
         for (size_t c = 0; c < cols; ++c) {
             out[c * rows + r] = in[r * cols + c];
@@ -36,14 +34,12 @@ void transpose_ref(const float *in, size_t rows, size_t cols, float *out)
     }
 }
 
-float transpose_ref_at(const float *in, size_t cols, size_t out_row, size_t out_col)
-{
+float transpose_ref_at(const float *in, size_t cols, size_t out_row, size_t out_col) {
     return in[out_col * cols + out_row];
 }
 
 void conv2d_ref_at(const float *in, size_t width, size_t height, const float *filter, int R,
-                   size_t y, size_t x, double *exact, double *mag)
-{
+                   size_t y, size_t x, double *exact, double *mag) {
     const long long diam = 2 * (long long)R + 1;
     double sum = 0.0;
     double sum_abs = 0.0;
@@ -67,16 +63,14 @@ void conv2d_ref_at(const float *in, size_t width, size_t height, const float *fi
     *mag = sum_abs;
 }
 
-static int compare_size_t(const void *a, const void *b)
-{
+static int compare_size_t(const void *a, const void *b) {
     const size_t x = *(const size_t *)a;
     const size_t y = *(const size_t *)b;
     return (x > y) - (x < y);
 }
 
-size_t *sample_positions(size_t rows, size_t cols, size_t border, size_t n_random,
-                         cml_rng *rng, size_t *n)
-{
+size_t *sample_positions(size_t rows, size_t cols, size_t border, size_t n_random, cml_rng *rng,
+                         size_t *n) {
     const size_t border_rows = border < rows ? border : rows;
     const size_t border_cols = border < cols ? border : cols;
     const size_t first_row = rows - border_rows; // rows [first_row, rows) are checked in full

@@ -24,8 +24,8 @@ extern "C" {
  *       transpose_ref(B, K, N, Bt)), so that both operands are read contiguously: walking a
  *       column of a large row-major B would miss the cache on every element.
  * Preconditions: K >= 1, row < M, col < N. */
-void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t col,
-                   double *exact, double *mag);
+void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t col, double *exact,
+                   double *mag);
 
 /* out = in^T: in (rows, cols) row-major -> out (cols, rows) row-major; out(c, r) = in(r, c).
  * in and out must not overlap. */
@@ -48,8 +48,8 @@ void conv2d_ref_at(const float *in, size_t width, size_t height, const float *fi
  * `border` rows and the last `border` columns (where partial tiles go wrong), plus n_random
  * positions drawn uniformly from the whole output with cml_rng_below (repeats dropped).
  * Returns a malloc'd array of *n positions (free() it), or NULL when out of memory. */
-size_t *sample_positions(size_t rows, size_t cols, size_t border, size_t n_random,
-                         cml_rng *rng, size_t *n);
+size_t *sample_positions(size_t rows, size_t cols, size_t border, size_t n_random, cml_rng *rng,
+                         size_t *n);
 
 #ifdef __cplusplus
 }

@@ -6,8 +6,7 @@
 
 Suite *make_reference_suite(void);
 
-int main(void)
-{
+int main(void) {
     SRunner *runner = srunner_create(make_reference_suite());
     srunner_run_all(runner, CK_NORMAL);
     const int n_failed = srunner_ntests_failed(runner);

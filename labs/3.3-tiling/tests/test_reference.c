@@ -18,8 +18,7 @@
  */
 
 /* C = A B with A (2, 3), B (3, 2), mixed signs so that exact and mag differ. */
-START_TEST(test_matmul_hand_2x3x2)
-{
+START_TEST(test_matmul_hand_2x3x2) {
     const float A[2 * 3] = {1, -2, 3, 4, 5, -6};  // (2, 3)
     const float B[3 * 2] = {7, 8, 9, 10, 11, 12}; // (3, 2)
     const double want[2 * 2] = {22, 24, 7, 10};   // (2, 2)
@@ -38,8 +37,7 @@ START_TEST(test_matmul_hand_2x3x2)
 END_TEST
 
 /* A (7, 5) random times the identity (5, 5) is A, and mag is |A|. */
-START_TEST(test_matmul_identity)
-{
+START_TEST(test_matmul_identity) {
     enum { M = 7, K = 5 };
     float A[M * K], I[K * K], It[K * K];
     cml_rng rng;
@@ -61,8 +59,7 @@ START_TEST(test_matmul_identity)
 END_TEST
 
 /* Non-square: a (1, 4) x (4, 1) dot product and a (3, 1) x (1, 2) outer product (K = 1). */
-START_TEST(test_matmul_dot_and_outer)
-{
+START_TEST(test_matmul_dot_and_outer) {
     const float a[4] = {1, 2, -3, 4};
     const float b[4] = {5, -6, 7, 8}; // (4, 1): its transpose (1, 4) is the same array
     double exact, mag;
@@ -84,8 +81,7 @@ END_TEST
 
 /* A row of C computed element by element equals a row computed from B directly (the Bt
  * convention is not mixed up with B), on a non-square (3, 5) x (5, 4) product. */
-START_TEST(test_matmul_against_direct_loop)
-{
+START_TEST(test_matmul_against_direct_loop) {
     enum { M = 3, N = 4, K = 5 };
     float A[M * K], B[K * N], Bt[N * K];
     for (size_t i = 0; i < M * K; ++i) {
@@ -114,8 +110,7 @@ END_TEST
  * Transpose
  */
 
-START_TEST(test_transpose_3x5)
-{
+START_TEST(test_transpose_3x5) {
     const float in[3 * 5] = {0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 20, 21, 22, 23, 24}; // (3, 5)
     const float want[5 * 3] = {0, 10, 20, 1, 11, 21, 2, 12, 22, 3, 13, 23, 4, 14, 24};
     float out[5 * 3];
@@ -128,8 +123,7 @@ START_TEST(test_transpose_3x5)
 END_TEST
 
 /* A (1, N) row becomes an (N, 1) column and vice versa: the same values in the same order. */
-START_TEST(test_transpose_vectors)
-{
+START_TEST(test_transpose_vectors) {
     enum { N = 9 };
     float v[N], out[N];
     for (size_t i = 0; i < N; ++i) {
@@ -149,8 +143,7 @@ START_TEST(test_transpose_vectors)
 END_TEST
 
 /* (in^T)^T = in on a random (13, 29) matrix. */
-START_TEST(test_transpose_twice)
-{
+START_TEST(test_transpose_twice) {
     enum { ROWS = 13, COLS = 29 };
     float in[ROWS * COLS], t[COLS * ROWS], tt[ROWS * COLS];
     cml_rng rng;
@@ -170,8 +163,7 @@ END_TEST
 
 /* The 3 x 3 image 1..9 with the all-ones 3 x 3 filter: each output is the sum of its in-image
  * neighbours (borders see zeros). */
-START_TEST(test_conv2d_hand_3x3_ones)
-{
+START_TEST(test_conv2d_hand_3x3_ones) {
     const float in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     const float ones[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
     const double want[9] = {12, 21, 16, 27, 45, 33, 24, 39, 28};
@@ -187,8 +179,7 @@ START_TEST(test_conv2d_hand_3x3_ones)
 END_TEST
 
 /* Correlation, not convolution: a 1 at filter (dy, dx) = (+1, +1) reads in(y + 1, x + 1). */
-START_TEST(test_conv2d_is_correlation)
-{
+START_TEST(test_conv2d_is_correlation) {
     const float in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     const float f[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
     double exact, mag;
@@ -203,8 +194,7 @@ START_TEST(test_conv2d_is_correlation)
 END_TEST
 
 /* R = 0 with the filter [1] copies the image; with [-2] it scales it (mag = |2 x|). */
-START_TEST(test_conv2d_r0_copy_and_scale)
-{
+START_TEST(test_conv2d_r0_copy_and_scale) {
     enum { W = 6, H = 4 };
     float in[W * H];
     cml_rng rng;
@@ -228,8 +218,7 @@ END_TEST
 
 /* A delta filter shifts the image: a 1 at (dy, dx) = (+1, -2) with R = 2 gives
  * out(y, x) = in(y + 1, x - 2), and 0 where that falls outside the (5, 7) image. */
-START_TEST(test_conv2d_delta_shift)
-{
+START_TEST(test_conv2d_delta_shift) {
     enum { W = 7, H = 5, R = 2, D = 2 * R + 1 };
     float in[W * H], f[D * D] = {0};
     cml_rng rng;
@@ -252,8 +241,7 @@ END_TEST
 
 /* Width and height are not swapped, and borders count only in-image taps: all-ones filter
  * (R = 2) on an all-ones (2, 5) image (height 2, width 5). */
-START_TEST(test_conv2d_borders_non_square)
-{
+START_TEST(test_conv2d_borders_non_square) {
     enum { W = 5, H = 2, R = 2, D = 2 * R + 1 };
     float in[W * H], f[D * D];
     for (size_t i = 0; i < W * H; ++i) {
@@ -275,8 +263,7 @@ START_TEST(test_conv2d_borders_non_square)
 END_TEST
 
 /* R = 4 on a 1 x 1 image: only the centre tap sees the image. Exact and mag with signs. */
-START_TEST(test_conv2d_r4_single_pixel)
-{
+START_TEST(test_conv2d_r4_single_pixel) {
     enum { R = 4, D = 2 * R + 1 };
     float f[D * D];
     for (size_t i = 0; i < D * D; ++i) {
@@ -292,8 +279,7 @@ START_TEST(test_conv2d_r4_single_pixel)
 END_TEST
 
 /* mag sums |f x|: terms of opposite sign cancel in exact but not in mag. */
-START_TEST(test_conv2d_mag_cancellation)
-{
+START_TEST(test_conv2d_mag_cancellation) {
     const float in[2] = {1.0f, -1.0f}; // (1, 2)
     const float f[9] = {0, 0, 0, 0, 1, 1, 0, 0, 0};
     double exact, mag;
@@ -307,8 +293,7 @@ END_TEST
  * Sample of positions
  */
 
-static int sorted_unique_below(const size_t *idx, size_t n, size_t bound)
-{
+static int sorted_unique_below(const size_t *idx, size_t n, size_t bound) {
     for (size_t i = 0; i < n; ++i) {
         if (idx[i] >= bound || (i > 0 && idx[i] <= idx[i - 1])) {
             return 0;
@@ -318,8 +303,7 @@ static int sorted_unique_below(const size_t *idx, size_t n, size_t bound)
 }
 
 /* Output smaller than the border: every position, each once, whatever the random draws. */
-START_TEST(test_sample_small_output_is_everything)
-{
+START_TEST(test_sample_small_output_is_everything) {
     cml_rng rng;
     cml_rng_seed(&rng, 1);
     size_t n = 0;
@@ -335,8 +319,7 @@ END_TEST
 
 /* (100, 200), border 32: the last 32 rows and columns are all there, plus random positions;
  * sorted, no repeats, in range, and the same for the same seed. */
-START_TEST(test_sample_border_and_random)
-{
+START_TEST(test_sample_border_and_random) {
     enum { ROWS = 100, COLS = 200, BORDER = 32, N_RANDOM = 1000 };
     const size_t n_border = ROWS * COLS - (size_t)(ROWS - BORDER) * (COLS - BORDER);
     cml_rng rng;
@@ -379,8 +362,7 @@ START_TEST(test_sample_border_and_random)
 END_TEST
 
 /* A (1, N) output: the one row is a border row, so all N positions. */
-START_TEST(test_sample_single_row)
-{
+START_TEST(test_sample_single_row) {
     cml_rng rng;
     cml_rng_seed(&rng, 5);
     size_t n = 0;
@@ -392,8 +374,7 @@ START_TEST(test_sample_single_row)
 }
 END_TEST
 
-Suite *make_reference_suite(void)
-{
+Suite *make_reference_suite(void) {
     Suite *s = suite_create("lab 3.3 references");
 
     TCase *tc_matmul = tcase_create("Matmul");
