@@ -7,6 +7,7 @@
 #   make test             the test suite (CI runs this; GPU tests run only with a GPU)
 #   make gpu-check        everything that needs a GPU, logged to $(GPU_LOG_DIR)
 #   make skeletons        regenerate labs/*/<student files> from solutions/
+#   make dist-student     the student release, without solutions/: build/dist/*.tar.gz
 #   make CUDA_ARCH=sm_80  build for another GPU (default sm_90: H100/H200)
 #   make V=1              show full commands
 #
@@ -175,6 +176,11 @@ skeletons:
 	$(PYTHON) -m grader skeleton --write
 skeleton-drift:
 	$(PYTHON) -m grader skeleton --check
+
+# The course as students receive it (grader/dist.py): no solutions/, no known-bad fixtures.
+.PHONY: dist-student
+dist-student:
+	$(PYTHON) -m grader dist-student --out $(BUILD)/dist/cuda-memory-labs-student.tar.gz
 
 .PHONY: pytest
 pytest: all

@@ -1,9 +1,13 @@
-"""The command line: ``python3 -m grader grade | selfcheck | skeleton``.
+"""The command line: ``python3 -m grader grade | selfcheck | skeleton | dist-student``.
 
-    grade LABDIR [--submission DIR] [--json FILE] [--seed S] [--arch sm_90]
-                 [--no-sanitizer] [--no-perf] [--quiet] [--exercise NAME]...
+    grade LABDIR [--submission DIR] [--json FILE] [--gradescope FILE] [--seed S]
+                 [--arch sm_90] [--no-sanitizer] [--no-perf] [--quiet] [--exercise NAME]...
     selfcheck [--lab ID]... [--json FILE] [--seed S]
     skeleton (--check | --write) [--lab ID]...
+    dist-student [--out PATH]
+
+``--gradescope FILE`` also writes Gradescope's ``results.json`` (``grader.gradescope``);
+``dist-student`` writes the student release without solutions (``grader.dist``).
 
 ``LABDIR`` is the pristine lab (``labs/3.3-tiling``); ``--submission`` a folder holding
 the student files (default: LABDIR itself, a student's own working copy).
@@ -21,7 +25,8 @@ Exit status of ``grade`` (``grader.scoring`` has the full rule):
 
 ``selfcheck`` exits 0 / 1 / 3 alike (expectations met / not met / no device);
 ``skeleton --check`` exits 1 when a labs/ file differs from its generated skeleton or a
-solution has a marker error, ``--write`` exits 1 on a marker error.
+solution has a marker error (0, with nothing to check, in a copy without solutions/),
+``--write`` exits 1 on a marker error.
 """
 
 from __future__ import annotations
@@ -29,10 +34,11 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import time
 import traceback
 from pathlib import Path
 
-from grader import manifest, report, selfcheck, skeleton
+from grader import dist, gradescope, manifest, report, selfcheck, skeleton
 from grader import grade as grading
 from grader.errors import GraderError
 
@@ -68,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
         help="folder holding the student files (default: LABDIR itself)",
     )
     g.add_argument("--json", metavar="FILE", help="also write the JSON report to FILE")
+    g.add_argument(
+        "--gradescope", metavar="FILE", help="also write Gradescope's results.json to FILE"
+    )
     g.add_argument("--seed", type=_seed, help="derive every run's seed from S (repeatable)")
     g.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
     g.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
@@ -92,6 +101,10 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument("--write", action="store_true", help="rewrite labs/ student files")
     k.add_argument("--lab", action="append", metavar="ID", help="only this lab (repeatable)")
     k.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)
+
+    d = sub.add_parser("dist-student", help="the student release tarball, without solutions/")
+    d.add_argument("--out", metavar="PATH", help=f"where to write it (default {dist.DEFAULT_OUT})")
+    d.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)
     return p
 
 
@@ -116,10 +129,14 @@ def _grade(args) -> int:
         performance=not args.no_perf,
         exercises=tuple(args.exercise or ()),
     )
+    start = time.monotonic()
     g = grading.grade(labdir, options)
+    elapsed = time.monotonic() - start
     sys.stdout.write(report.text(g, quiet=args.quiet))
     if args.json:
         report.write_json(g, args.json)
+    if args.gradescope:
+        gradescope.write(g, elapsed, args.gradescope)
     return g.exit_code
 
 
@@ -130,6 +147,8 @@ def run(argv: list[str] | None) -> int:
     if args.command == "selfcheck":
         return selfcheck.selfcheck(_root(args), args.lab, sys.stdout, args.json, args.seed)
     root = _root(args)
+    if args.command == "dist-student":
+        return dist.dist_student(root, args.out, sys.stdout)
     if args.check:
         return skeleton.check(root, args.lab, sys.stdout)
     return skeleton.write(root, args.lab, sys.stdout)

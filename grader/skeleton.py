@@ -13,7 +13,9 @@ marker; trailing white space is tolerated. Errors, each with ``file:line``:
 
 ``check`` compares every lab's student files with what generation yields from
 ``solutions/``; ``write`` rewrites them, keeping each replaced file as ``<file>.orig``
-so that running it over a student's work loses nothing.
+so that running it over a student's work loses nothing. Students' copies of the course
+(``make dist-student``) have no ``solutions/``: there both say so and succeed, with
+nothing to check or write.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from grader.errors import GraderError
 _MARKER = re.compile(r"^[ \t]*//[ \t]*(BEGIN|END) SOLUTION[ \t]*\r?\n?\Z")
 _MENTION = re.compile(r"\b(BEGIN|END)[ \t]+SOLUTION\b")
 DIFF_LINES = 40
+NO_SOLUTIONS = "no solutions/ in this copy: nothing to check"
 
 
 class MarkerError(GraderError):
@@ -127,6 +130,9 @@ def generate(root: Path, labs: list[str] | None = None) -> list[FileResult]:
 
 def check(root: Path, labs: list[str] | None, out) -> int:
     """``skeleton --check``: 0 when every labs/ file is what generation yields, else 1."""
+    if not (root / "solutions").is_dir():
+        print(NO_SOLUTIONS, file=out)
+        return 0
     results = generate(root, labs)
     bad = 0
     for r in results:
@@ -156,6 +162,9 @@ def check(root: Path, labs: list[str] | None, out) -> int:
 
 def write(root: Path, labs: list[str] | None, out) -> int:
     """``skeleton --write``: rewrites labs/ files; 1 when a marker error stopped a file."""
+    if not (root / "solutions").is_dir():
+        print("no solutions/ in this copy: nothing to generate", file=out)
+        return 0
     results = generate(root, labs)
     status = 0
     for r in results:

@@ -1,0 +1,127 @@
+"""``make dist-student``: the course as students receive it, without the solutions.
+
+The release is the repository's files — tracked and not-ignored untracked ones
+(``git ls-files --cached --others --exclude-standard``) in a git checkout, else every file
+of the tree outside ``build/`` and caches — less what would give solutions away or is of
+no use to students:
+
+- ``solutions/``: the reference solutions;
+- ``grader/tests/known_bad/``: known-bad submissions, each a patch over a solution;
+- ``.ci/``: the course's CI scripts.
+
+The tarball (``build/dist/cuda-memory-labs-student.tar.gz`` by default) holds the files
+under ``cuda-memory-labs/`` and is deterministic, so that two releases of the same tree
+are byte-identical: sorted names, mtime 0, uid/gid 0 with no owner names, modes 0644 or
+0755 (executable), and a gzip header without a name or time.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import subprocess
+import tarfile
+from pathlib import Path
+
+from grader import manifest
+from grader.errors import GraderError
+
+PREFIX = "cuda-memory-labs"
+DEFAULT_OUT = Path("build") / "dist" / "cuda-memory-labs-student.tar.gz"
+EXCLUDED = ("solutions/", "grader/tests/known_bad/", ".ci/")
+_WALK_SKIP = {".git", "build", "__pycache__", ".pytest_cache", ".whl", ".debs", "grader-out"}
+
+
+def excluded(name: str) -> bool:
+    """Whether the repository path ``name`` (with ``/``) stays out of the student release."""
+    return any(name == d.rstrip("/") or name.startswith(d) for d in EXCLUDED)
+
+
+def _git_files(root: Path) -> list[str] | None:
+    """The checkout's files, or None when ``root`` is not the top of a git checkout."""
+    try:
+        top = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            text=True,
+        )
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
+            return None
+        listed = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(root),
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return [n for n in listed.stdout.split("\0") if n]
+
+
+def _walk_files(root: Path) -> list[str]:
+    names = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _WALK_SKIP]
+        for f in files:
+            if not f.endswith(".pyc"):
+                names.append((Path(folder) / f).relative_to(root).as_posix())
+    return names
+
+
+def files(root: Path) -> list[str]:
+    """The sorted repository paths that go into the student release."""
+    names = _git_files(root)
+    if names is None:
+        names = _walk_files(root)
+    # a file deleted in the working tree but still in the index is not shipped
+    return sorted(n for n in set(names) if not excluded(n) and (root / n).is_file())
+
+
+def build(root: Path, out: Path) -> list[str]:
+    """Writes the student tarball to ``out`` (atomically); returns the paths it holds."""
+    names = files(root)
+    if not names:
+        raise GraderError(f"{root}: no files to release")
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
+        with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for name in names:
+                path = root / name
+                data = path.read_bytes()
+                info = tarfile.TarInfo(f"{PREFIX}/{name}")
+                info.size = len(data)
+                info.mtime = 0
+                info.uid = info.gid = 0
+                info.uname = info.gname = ""
+                info.mode = 0o755 if os.access(path, os.X_OK) else 0o644
+                tar.addfile(info, io.BytesIO(data))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_bytes(buf.getvalue())
+        os.replace(tmp, out)
+    except OSError as e:
+        raise GraderError(f"cannot write {out}: {e.strerror}")
+    return names
+
+
+def dist_student(root: Path, out: str | None, stream) -> int:
+    """``dist-student [--out PATH]``: builds the release and says where it is."""
+    path = Path(out) if out else root / DEFAULT_OUT
+    names = build(root, path)
+    print(
+        f"wrote {manifest.display_path(path)}: {len(names)} files "
+        f"(without {', '.join(EXCLUDED)})",
+        file=stream,
+    )
+    return 0

@@ -1,0 +1,118 @@
+"""The student release (grader/dist.py, ``make dist-student``): nothing of solutions/ in
+it, the files students need are, it is deterministic, and ``skeleton --check`` works in
+the extracted copy, which has no solutions/."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+from grader import dist, skeleton
+from helpers import REPO, grade_cli
+
+NEEDED = (
+    "labs/3.3-tiling/kernels.cu",
+    "labs/3.3-tiling/lab.toml",
+    "handouts/3.3-tiling.md",
+    "common/cml_lab.h",
+    "grader/grade.py",
+    "Makefile",
+    "README.md",
+)
+# Files that show or test the marker syntax itself, not a solution of the course: the
+# protocol's example, the generator's tests, and the toy lab the grader's tests grade.
+MARKER_EXAMPLES = {
+    "docs/protocol.md",
+    "grader/tests/test_skeleton.py",
+    "grader/tests/fakelab/solutions/9.1-fake/kernels.cu",
+}
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    """(tarball path, {repository path: bytes}) of a release built from this checkout."""
+    if not (REPO / "solutions").is_dir():
+        pytest.skip("no solutions/ in this copy: it is already a student release")
+    out = tmp_path_factory.mktemp("dist") / "student.tar.gz"
+    assert dist.dist_student(REPO, str(out), sys.stdout) == 0
+    members = {}
+    with tarfile.open(out) as tar:
+        for m in tar.getmembers():
+            assert m.isfile() and m.name.startswith(dist.PREFIX + "/"), m.name
+            assert (m.mtime, m.uid, m.gid, m.uname, m.gname) == (0, 0, 0, "", "")
+            members[m.name[len(dist.PREFIX) + 1 :]] = tar.extractfile(m).read()
+    return out, members
+
+
+def test_nothing_of_the_solutions(release):
+    _, members = release
+    for name in members:
+        assert not name.startswith(("solutions/", "grader/tests/known_bad/", ".ci/")), name
+    solutions = {p: p.read_bytes() for p in (REPO / "solutions").rglob("*") if p.is_file()}
+    assert solutions
+    for name, data in members.items():
+        for path, sol in solutions.items():
+            assert data != sol, f"{name} is {path.relative_to(REPO)}"
+
+
+def test_no_solution_markers(release):
+    _, members = release
+    with_markers = set()
+    for name, data in members.items():
+        for line in data.decode("utf-8", errors="replace").splitlines():
+            if line.strip() in ("// BEGIN SOLUTION", "// END SOLUTION"):
+                with_markers.add(name)
+    assert with_markers <= MARKER_EXAMPLES, with_markers - MARKER_EXAMPLES
+
+
+def test_contains_what_students_need(release):
+    _, members = release
+    for name in NEEDED:
+        assert name in members, name
+    assert members["Makefile"] == (REPO / "Makefile").read_bytes()
+
+
+def test_deterministic(release, tmp_path, capsys):
+    out, _ = release
+    again = tmp_path / "again.tar.gz"
+    code, stdout, _ = grade_cli(capsys, "dist-student", "--root", REPO, "--out", again)
+    assert code == 0 and "wrote " in stdout
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_skeleton_check_in_the_extracted_release(release, tmp_path):
+    out, _ = release
+    with tarfile.open(out) as tar:
+        tar.extractall(tmp_path)  # our own tarball: plain files under one folder
+    copy = tmp_path / dist.PREFIX
+    assert not (copy / "solutions").exists()
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "skeleton", "--check"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert skeleton.NO_SOLUTIONS in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_skeleton_check_without_solutions(tmp_path, capsys):
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "cml_json.h").write_text("")
+    (tmp_path / "Makefile").write_text("")
+    code, out, err = grade_cli(capsys, "skeleton", "--check", "--root", tmp_path)
+    assert code == 0, out + err
+    assert out.strip() == skeleton.NO_SOLUTIONS
+
+
+def test_excluded():
+    assert dist.excluded("solutions/3.3-tiling/kernels.cu")
+    assert dist.excluded("grader/tests/known_bad/3.3-tiling/x.toml")
+    assert dist.excluded(".ci/run")
+    assert not dist.excluded("labs/3.3-tiling/kernels.cu")
+    assert not dist.excluded("grader/tests/fakelab/solutions/9.1-fake/kernels.cu")
