@@ -79,6 +79,7 @@ def test_skeleton_with_a_device_is_not_implemented(fake_root, fake_gpu, capsys, 
     assert code == 1
     assert "scale: not implemented yet — see TODO(9.1a) in kernels.cu" in out
     assert "offset: not implemented yet — see TODO(9.1b) in kernels.cu" in out
+    assert "nothing written at any of the 4 sizes" in out  # one line, not one per size
     assert rep["total"] == 0
     statuses = [d["status"] for d in rep["exercises"][0]["parts"]["correctness"]["details"]]
     assert statuses == ["wrong"] * 4
