@@ -2,12 +2,16 @@
 
     grade LABDIR [--submission DIR] [--json FILE] [--gradescope FILE] [--seed S]
                  [--arch sm_90] [--no-sanitizer] [--no-perf] [--quiet] [--exercise NAME]...
+    batch LABDIR SUBMISSION... --out DIR [--force] [--jobs N] [--seed S] [--arch sm_90]
+          [--no-sanitizer] [--no-perf]
     selfcheck [--lab ID]... [--json FILE] [--seed S]
     skeleton (--check | --write) [--lab ID]...
     dist-student [--out PATH]
 
 ``--gradescope FILE`` also writes Gradescope's ``results.json`` (``grader.gradescope``);
-``dist-student`` writes the student release without solutions (``grader.dist``).
+``dist-student`` writes the student release without solutions (``grader.dist``);
+``batch`` grades a class (folders or archives, one per student) into a gradebook
+(``grader.batch``, which has its exit status: 0 done, 2 usage, 3 some grade not final).
 
 ``LABDIR`` is the pristine lab (``labs/3.3-tiling``); ``--submission`` a folder holding
 the student files (default: LABDIR itself, a student's own working copy).
@@ -38,7 +42,7 @@ import time
 import traceback
 from pathlib import Path
 
-from grader import dist, gradescope, manifest, report, selfcheck, skeleton
+from grader import batch, dist, gradescope, manifest, report, selfcheck, skeleton
 from grader import grade as grading
 from grader.errors import GraderError
 
@@ -57,6 +61,16 @@ def _arch(text: str) -> str:
     if not re.fullmatch(r"sm_\d+[a-z]?", text):
         raise argparse.ArgumentTypeError(f"'{text}' is not a GPU architecture like sm_90")
     return text
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of jobs")
+    if value < 1:
+        raise argparse.ArgumentTypeError("--jobs must be at least 1")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -88,6 +102,22 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="grade only this exercise (repeatable; the total is then over those)",
     )
+
+    b = sub.add_parser("batch", help="grade a class of submissions into a gradebook")
+    b.add_argument("labdir", metavar="LABDIR", help="the pristine lab, e.g. labs/3.3-tiling")
+    b.add_argument(
+        "submissions",
+        nargs="+",
+        metavar="SUBMISSION",
+        help="one per student: a folder, .zip, .tar.gz or .tgz (the id is its name)",
+    )
+    b.add_argument("--out", required=True, metavar="DIR", help="gradebook and reports go here")
+    b.add_argument("--force", action="store_true", help="grade again those already graded")
+    b.add_argument("--jobs", type=_jobs, help="parallel builds (default: one per CPU core)")
+    b.add_argument("--seed", type=_seed, help="derive every run's seed from S (repeatable)")
+    b.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
+    b.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
+    b.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
 
     s = sub.add_parser("selfcheck", help="solutions full marks, skeletons zero (instructors)")
     s.add_argument("--lab", action="append", metavar="ID", help="only this lab (repeatable)")
@@ -140,10 +170,25 @@ def _grade(args) -> int:
     return g.exit_code
 
 
+def _batch(args) -> int:
+    options = grading.Options(
+        seed=args.seed,
+        arch=args.arch,
+        sanitizer=not args.no_sanitizer,
+        performance=not args.no_perf,
+        sandbox_default="auto",
+    )
+    return batch.batch(
+        Path(args.labdir), args.submissions, Path(args.out), options, args.force, args.jobs
+    )
+
+
 def run(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "grade":
         return _grade(args)
+    if args.command == "batch":
+        return _batch(args)
     if args.command == "selfcheck":
         return selfcheck.selfcheck(_root(args), args.lab, sys.stdout, args.json, args.seed)
     root = _root(args)

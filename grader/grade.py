@@ -19,6 +19,7 @@ its contract) propagates to the command line: exit status 2.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import tempfile
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from grader import assemble as assembler
 from grader import build as builder
-from grader import diagnose, harness, manifest, sanitizer, sass, scoring, symbols, tools
+from grader import diagnose, harness, manifest, sandbox, sanitizer, sass, scoring, symbols, tools
 from grader.errors import GraderError
 from grader.manifest import Exercise, Lab, display_path
 from grader.results import PART_NAMES, ExerciseResult, Grade, Part, Step
@@ -43,6 +44,12 @@ class Options:
     sanitizer: bool = True
     performance: bool = True
     exercises: tuple[str, ...] = ()  # grade only these (default: all)
+    # held while the submission's programs run (device probe, correctness, sanitizer,
+    # performance): batch grading passes one lock so GPU runs never overlap (grader.batch)
+    runtime_lock: contextlib.AbstractContextManager | None = None
+    # the sandbox when GRADER_SANDBOX is unset (grader.sandbox): "none" for one grade,
+    # "auto" for batch grading of untrusted submissions
+    sandbox_default: str = "none"
 
 
 def _new_results(lab: Lab) -> dict[str, ExerciseResult]:
@@ -122,6 +129,7 @@ class Grading:
         self.baselines: dict[str, str] = {}
         self.hung: set[str] = set()
         self.strip_paths: list[str] = []
+        self.box: sandbox.Sandbox | None = None
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -184,6 +192,10 @@ class Grading:
                 "submission was not run"
             )
             return
+        with self.options.runtime_lock or contextlib.nullcontext():
+            self._runtime()
+
+    def _runtime(self) -> None:
         self._probe()
         if self.grade.device is None:
             return
@@ -244,7 +256,11 @@ class Grading:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
 
     def _probe(self) -> None:
-        listing, problem = harness.list_exercises(self.binary)
+        # every run of the submission from here on is in this sandbox (grader.sandbox)
+        self.box = sandbox.choose([self.root], self.options.sandbox_default)
+        status = "passed" if self.box.kind == "bwrap" else "skipped"
+        self.step("sandbox", status, [self.box.notice])
+        listing, problem = harness.list_exercises(self.binary, box=self.box)
         if listing is None:
             reason = f"the lab binary failed at start-up ({problem})"
             self.step("device", "failed", [reason])
@@ -254,7 +270,7 @@ class Grading:
         self.baselines = {
             name: e.get("baseline") for name, e in entries.items() if e.get("baseline")
         }
-        probe = harness.device_info(self.binary, self.version)
+        probe = harness.device_info(self.binary, self.version, box=self.box)
         if probe.doc is None:
             reason = f"the device probe (lab --device-info) {probe.problem}"
             self.step("device", "failed", [reason])
@@ -277,7 +293,7 @@ class Grading:
         for i, size in enumerate(ex.cases):
             seed = self.seeds.seed(ex.name, "correctness", i)
             run = harness.run_case(
-                self.binary, ex.name, size, seed, self.lab.run_timeout_s, self.version
+                self.binary, ex.name, size, seed, self.lab.run_timeout_s, self.version, box=self.box
             )
             k = diagnose.kind(run)
             if k == "no_device":
@@ -328,6 +344,7 @@ class Grading:
                     self.lab.sanitizer_timeout_s,
                     self.version,
                     self.strip_paths,
+                    box=self.box,
                 )
                 part.details.append(
                     {
@@ -375,6 +392,7 @@ class Grading:
             self.lab.run_timeout_s,
             self.version,
             time_reps=spec.reps,
+            box=self.box,
         )
         k = diagnose.kind(run)
         row = {"size": list(spec.size), "seed": seed, "status": run.status}
@@ -443,3 +461,15 @@ def _device_text(device: dict) -> str:
 def grade(lab_dir: Path, options: Options) -> Grade:
     """Grades one submission of the lab in ``lab_dir``."""
     return Grading(lab_dir, options).run()
+
+
+def rejected(lab_dir: Path, options: Options, reason: str) -> Grade:
+    """The Grade of a submission that was refused before assembly (an unsafe archive in
+    batch grading): every part zero, the reason as a failed "assemble" step, so its
+    reports read like any other zeroed submission's."""
+    g = Grading(lab_dir, options)
+    g.step("assemble", "failed", [reason])
+    _zero_all(g.results, reason)
+    scoring.score(g.grade)
+    g._not_run_summary()
+    return g.grade

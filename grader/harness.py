@@ -11,6 +11,10 @@ document belongs to the run: its schema version (``CML_SCHEMA_VERSION``, read fr
 Seeds: ``Seeds(None)`` draws a fresh 32-bit seed per run (``secrets``); ``Seeds(S)``
 derives each run's seed from S, the exercise, the purpose and the case, so a graded run
 can be repeated exactly.
+
+Every run of the lab binary (and of compute-sanitizer around it) goes through the sandbox
+``box`` (``grader.sandbox``; by default the one ``GRADER_SANDBOX`` selects): the run's
+temporary directory is its only writable place, the grading's build is readable.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import run as runner
+from grader import sandbox
 from grader.errors import GraderError
 
 STATUSES = ("ok", "wrong", "error", "no_device")
@@ -73,11 +78,20 @@ class CaseRun:
         return "timeout" if self.outcome.kind == "timeout" else "crash"
 
 
+def _readable(binary: Path) -> list[str]:
+    """What a sandboxed run may read under its fresh /tmp: the folder above the binary's
+    (for a grading, its temporary directory: the assembled sources and the build, which
+    compute-sanitizer's reports refer to)."""
+    return [str(Path(binary).absolute().parent.parent)]
+
+
 def _describe_missing(outcome: runner.Outcome, timeout_s: float) -> str:
     if outcome.kind == "timeout":
         return f"did not finish within {timeout_s:g} s"
     if outcome.kind == "signaled":
         return f"crashed ({outcome.signal}) before writing its result"
+    if outcome.kind == "flooded":
+        return f"was {outcome.describe()} before writing its result"
     return f"exited with status {outcome.code} without writing its result"
 
 
@@ -134,12 +148,22 @@ def invoke(
     prefix: list[str] | None = None,
     env: dict[str, str] | None = None,
     max_output: int = runner.DEFAULT_MAX_OUTPUT,
+    box: sandbox.Sandbox | None = None,
 ) -> CaseRun:
-    """Runs ``[*prefix, binary, *args, --json TMP]`` and reads the document."""
+    """Runs ``[*prefix, binary, *args, --json TMP]`` in the sandbox and reads the document
+    (only that path: whatever else the run wrote or printed is not read)."""
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         doc_path = Path(tmp) / "run.json"
         argv = [*(prefix or []), str(binary), *args, "--json", str(doc_path)]
-        outcome = runner.run(argv, timeout_s=timeout_s, cwd=tmp, env=env, max_output=max_output)
+        outcome = runner.run(
+            argv,
+            timeout_s=timeout_s,
+            cwd=tmp,
+            env=env,
+            max_output=max_output,
+            sandbox=box or sandbox.choose(),
+            readable=_readable(binary),
+        )
         doc, problem = _read_doc(doc_path)
     if doc is None:
         return CaseRun(argv, outcome, None, problem or _describe_missing(outcome, timeout_s))
@@ -157,25 +181,35 @@ def run_case(
     timeout_s: float,
     version: int,
     time_reps: int | None = None,
+    box: sandbox.Sandbox | None = None,
 ) -> CaseRun:
     """One verified run of an exercise (timed against the baseline with ``time_reps``)."""
     args = ["--exercise", exercise, "--size", ",".join(map(str, size)), "--seed", str(seed)]
     if time_reps is not None:
         args += ["--time", "--reps", str(time_reps)]
     expect = {"exercise": exercise, "size": size, "seed": seed}
-    return invoke(binary, args, timeout_s, version, expect)
+    return invoke(binary, args, timeout_s, version, expect, box=box)
 
 
-def device_info(binary: Path, version: int) -> CaseRun:
+def device_info(binary: Path, version: int, box: sandbox.Sandbox | None = None) -> CaseRun:
     """``lab --device-info``: status "ok" (with "device") or "no_device"."""
-    return invoke(binary, ["--device-info"], PROBE_TIMEOUT_S, version, {})
+    return invoke(binary, ["--device-info"], PROBE_TIMEOUT_S, version, {}, box=box)
 
 
-def list_exercises(binary: Path) -> tuple[dict | None, str | None]:
+def list_exercises(
+    binary: Path, box: sandbox.Sandbox | None = None
+) -> tuple[dict | None, str | None]:
     """``lab --list`` (printed on stdout): (listing, None), or (None, why it failed) when
     the binary did not run to the end. Raises GraderError when its output breaks the
     contract."""
-    out = runner.run([str(binary), "--list"], timeout_s=PROBE_TIMEOUT_S)
+    with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
+        out = runner.run(
+            [str(binary), "--list"],
+            timeout_s=PROBE_TIMEOUT_S,
+            cwd=tmp,
+            sandbox=box or sandbox.choose(),
+            readable=_readable(binary),
+        )
     if not out.ok:
         detail = out.stderr.strip().splitlines()
         return None, f"lab --list {out.describe()}" + (f": {detail[-1]}" if detail else "")

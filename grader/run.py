@@ -14,11 +14,21 @@ Limits set in the child before exec (``resource``):
 
 ``RLIMIT_AS`` is not set: the CUDA driver reserves a very large virtual address range and
 fails to initialise under any useful bound. ``RLIMIT_NPROC`` is not set either: it counts
-all processes and threads of the user (CUDA starts several threads), and root ignores it.
-Batch grading of untrusted code adds a sandbox around the grader (docs: trust model).
+all processes and threads of the user (CUDA starts several threads), and root ignores it;
+the sandbox's pid namespace contains a fork bomb instead (``grader.sandbox``).
 
 Output goes to temporary files (no pipe can fill up and block the child) and comes back
-truncated to ``max_output`` bytes: its head and its tail, with a marker in between.
+truncated to ``max_output`` bytes: its head and its tail, with a marker in between, read
+from the files without loading them whole. While the child runs, the files' sizes are
+watched: a program that writes more than ``output_cap`` bytes (``OUTPUT_CAP_BYTES``, 64 MB,
+on stdout and stderr together) is killed, and the outcome is "flooded" ("killed after
+writing more than 64 MB of output"), so 10 GB printed in a loop costs neither the disk nor
+the grader's memory.
+
+``sandbox``: a ``grader.sandbox.Sandbox`` that wraps ``argv`` (bubblewrap), with ``cwd`` as
+the only writable directory and ``readable`` re-exposed read-only under the fresh /tmp.
+bwrap reports a child killed by signal N as exit status 128 + N; such a status is read
+back as the signal, so a segfault is "killed by SIGSEGV" inside the sandbox too.
 """
 
 from __future__ import annotations
@@ -30,14 +40,21 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grader.sandbox import Sandbox
 
 FSIZE_LIMIT_BYTES = 256 * 1024 * 1024
 DEFAULT_MAX_OUTPUT = 8 * 1024
+OUTPUT_CAP_BYTES = 64 * 1024 * 1024
+POLL_S = 0.02
 
 
 @dataclass
 class Outcome:
-    """How a run ended: ``kind`` is "exited", "signaled" or "timeout"."""
+    """How a run ended: ``kind`` is "exited", "signaled", "timeout" or "flooded" (killed
+    for writing more than the output cap)."""
 
     kind: str
     code: int | None = None  # exit status when "exited"
@@ -46,6 +63,7 @@ class Outcome:
     stderr: str = ""
     seconds: float = 0.0
     timeout_s: float = 0.0
+    output_cap: int = OUTPUT_CAP_BYTES
 
     @property
     def ok(self) -> bool:
@@ -55,6 +73,8 @@ class Outcome:
         """ "exited with status 4", "killed by SIGSEGV", "timed out after 60 s"."""
         if self.kind == "timeout":
             return f"timed out after {self.timeout_s:g} s"
+        if self.kind == "flooded":
+            return f"killed after writing more than {self.output_cap // 2**20} MB of output"
         if self.kind == "signaled":
             return f"killed by {self.signal}"
         return f"exited with status {self.code}"
@@ -79,6 +99,23 @@ def truncate(data: bytes, limit: int) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def _read_capped(f, limit: int) -> str:
+    """``truncate`` of a file's content, reading only its head and tail."""
+    size = os.fstat(f.fileno()).st_size
+    f.seek(0)
+    if size <= limit:
+        return truncate(f.read(), limit)
+    head = f.read(limit * 3 // 4)
+    f.seek(size - limit // 4)
+    tail = f.read(limit // 4)  # a sandboxed writer may outlive bwrap by a moment
+    cut = size - len(head) - len(tail)
+    return (head + f"\n… [{cut} bytes cut] …\n".encode() + tail).decode("utf-8", errors="replace")
+
+
+def _written(*files) -> int:
+    return sum(os.fstat(f.fileno()).st_size for f in files)
+
+
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -100,11 +137,19 @@ def run(
     env: dict[str, str] | None = None,
     max_output: int = DEFAULT_MAX_OUTPUT,
     limits: bool = True,
+    output_cap: int = OUTPUT_CAP_BYTES,
+    sandbox: Sandbox | None = None,
+    readable: list[str] | tuple[str, ...] = (),
 ) -> Outcome:
-    """Runs ``argv`` to completion or until ``timeout_s``; never raises for the child's
-    failures (a missing executable raises OSError, which is the caller's bug)."""
+    """Runs ``argv`` to completion, until ``timeout_s``, or until it has written more than
+    ``output_cap`` bytes; never raises for the child's failures (a missing executable
+    raises OSError, which is the caller's bug)."""
+    boxed = sandbox is not None and sandbox.kind == "bwrap"
+    if boxed:
+        argv = sandbox.wrap(argv, workdir=cwd, readable=readable)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
+        deadline = start + timeout_s
         proc = subprocess.Popen(
             argv,
             cwd=cwd,
@@ -115,22 +160,42 @@ def run(
             start_new_session=True,
             preexec_fn=_limits(int(2 * timeout_s) + 10) if limits else None,
         )
-        timed_out = False
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+        timed_out = flooded = False
+        while proc.poll() is None:
+            if _written(out, err) > output_cap:
+                flooded = True
+                break
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            try:
+                proc.wait(timeout=min(POLL_S, left))
+            except subprocess.TimeoutExpired:
+                pass
         _kill_group(proc.pid)
         proc.wait()
         seconds = time.monotonic() - start
-        out.seek(0)
-        err.seek(0)
-        stdout = truncate(out.read(), max_output)
-        stderr = truncate(err.read(), max_output)
-    if timed_out:
+        flooded = flooded or (not timed_out and _written(out, err) > output_cap)
+        stdout = _read_capped(out, max_output)
+        stderr = _read_capped(err, max_output)
+    code = proc.returncode
+    if boxed and code > 128 and _is_signal(code - 128):
+        code = -(code - 128)
+    if flooded:
+        kind, code, sig = "flooded", None, None
+    elif timed_out:
         kind, code, sig = "timeout", None, None
-    elif proc.returncode < 0:
-        kind, code, sig = "signaled", None, _signal_name(-proc.returncode)
+    elif code < 0:
+        kind, code, sig = "signaled", None, _signal_name(-code)
     else:
-        kind, code, sig = "exited", proc.returncode, None
-    return Outcome(kind, code, sig, stdout, stderr, seconds, timeout_s)
+        kind, code, sig = "exited", code, None
+    return Outcome(kind, code, sig, stdout, stderr, seconds, timeout_s, output_cap)
+
+
+def _is_signal(number: int) -> bool:
+    try:
+        signal.Signals(number)
+    except ValueError:
+        return False
+    return True

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import harness
+from grader.sandbox import Sandbox
 from grader.tools import Tool
 
 ERROR_EXIT = 99
@@ -117,8 +118,10 @@ def run(
     timeout_s: float,
     version: int,
     strip_paths: list[str],
+    box: Sandbox | None = None,
 ) -> SanitizerRun:
-    """One tool on one case."""
+    """One tool on one case, in the sandbox ``box`` (``grader.sandbox``) like every run of
+    the lab binary: compute-sanitizer executes the submission's host code too."""
     prefix = [
         tool.path,
         "--tool",
@@ -139,6 +142,7 @@ def run(
         prefix=prefix,
         env=tool.env(),
         max_output=64 * 1024,
+        box=box,
     )
     out = case.outcome
     text = out.stdout + "\n" + out.stderr

@@ -1,0 +1,185 @@
+"""Submissions as archives: safe extraction of a student's ``.zip`` / ``.tar.gz`` / ``.tgz``.
+
+Learning-management systems export one archive per student. An archive is untrusted
+input, so ``extract(archive, dest)`` checks *every* member before it writes anything and
+refuses the whole archive (``Rejected``, with a readable reason) when a member
+
+- has an absolute path or a ``..`` component (zip slip: it would land outside ``dest``);
+- is a symbolic link, a hard link, a device, a FIFO — anything but a file or a folder
+  (a link could point at the solutions or another student's work);
+- is encrypted (zip), or the archive has more than ``MAX_MEMBERS`` members or more than
+  ``MAX_TOTAL_BYTES`` of content (a zip bomb; the limit is also enforced on the bytes
+  actually decompressed, since a zip's declared sizes can lie);
+- or the file is not a valid archive.
+
+Members are written with ``O_CREAT | O_EXCL | O_NOFOLLOW`` under a fresh ``dest``, so a
+duplicate member or a path through a file is refused too. Names are kept as the archive
+gives them (UTF-8 names, spaces). Backslashes in zip names are taken as separators
+(Windows tools write them), so ``..\\evil`` is refused like ``../evil``.
+
+``find_student_files(folder, names)``: LMS exports often wrap the work in one top-level
+folder (``alice/kernels.cu``); the student files are looked for at the top, then inside a
+single wrapping folder (macOS's ``__MACOSX`` and dot files ignored), a few levels deep.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tarfile
+import zipfile
+import zlib
+from pathlib import Path, PurePosixPath
+
+MAX_MEMBERS = 1000
+MAX_TOTAL_BYTES = 64 * 1024 * 1024
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip")  # longest first: "x.tar.gz" is a tarball
+_CHUNK = 1 << 16
+_IGNORED_TOP = ("__MACOSX",)
+
+
+class Rejected(Exception):
+    """The archive was refused; ``str(e)`` says why ("member ../evil leaves the folder")."""
+
+
+def archive_kind(path: Path) -> str | None:
+    """ "zip", "tar" or None (not an archive name this module handles)."""
+    name = path.name.lower()
+    if name.endswith(".zip"):
+        return "zip"
+    if name.endswith((".tar.gz", ".tgz")):
+        return "tar"
+    return None
+
+
+def strip_suffix(name: str) -> str:
+    """The student's id of a submission file or folder name: ``alice.tar.gz`` → ``alice``."""
+    lower = name.lower()
+    for suffix in ARCHIVE_SUFFIXES:
+        if lower.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _safe_parts(name: str) -> tuple[str, ...]:
+    """The path components of a member name; Rejected when it is absolute or has ``..``."""
+    drive = len(name) > 1 and name[0].isalpha() and name[1] == ":" and name[2:3] in ("", "/")
+    if name.startswith("/") or drive:
+        raise Rejected(f"member {name!r} has an absolute path")
+    parts = tuple(p for p in PurePosixPath(name).parts if p not in ("", "."))
+    if ".." in parts:
+        raise Rejected(f"member {name!r} has a '..' component (it would leave its folder)")
+    if "\0" in name:
+        raise Rejected(f"member {name!r} has a NUL character in its name")
+    return parts
+
+
+def _plan_zip(zf: zipfile.ZipFile) -> list[tuple[tuple[str, ...], bool, zipfile.ZipInfo]]:
+    """(path parts, is folder, member) for every member, checked."""
+    infos = zf.infolist()
+    if len(infos) > MAX_MEMBERS:
+        raise Rejected(f"more than {MAX_MEMBERS} members")
+    plan, total = [], 0
+    for info in infos:
+        name = info.filename.replace("\\", "/")
+        parts = _safe_parts(name)
+        kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a file)
+        is_dir = info.is_dir()
+        if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
+            what = "a symbolic link" if kind == stat.S_IFLNK else "not a regular file"
+            raise Rejected(f"member {info.filename!r} is {what}")
+        if info.flag_bits & 0x1:
+            raise Rejected(f"member {info.filename!r} is encrypted")
+        total += info.file_size
+        if total > MAX_TOTAL_BYTES:
+            raise Rejected(f"more than {MAX_TOTAL_BYTES // 2**20} MiB once extracted")
+        if parts:
+            plan.append((parts, is_dir, info))
+    return plan
+
+
+def _plan_tar(tf: tarfile.TarFile) -> list[tuple[tuple[str, ...], bool, tarfile.TarInfo]]:
+    plan, total, count = [], 0, 0
+    for member in tf:  # one header at a time: a header bomb stops at the limit
+        count += 1
+        if count > MAX_MEMBERS:
+            raise Rejected(f"more than {MAX_MEMBERS} members")
+        parts = _safe_parts(member.name)
+        if member.issym() or member.islnk():
+            raise Rejected(f"member {member.name!r} is a link")
+        if not (member.isfile() or member.isdir()):
+            raise Rejected(f"member {member.name!r} is not a regular file or folder")
+        total += member.size
+        if total > MAX_TOTAL_BYTES:
+            raise Rejected(f"more than {MAX_TOTAL_BYTES // 2**20} MiB once extracted")
+        if parts:
+            plan.append((parts, member.isdir(), member))
+    return plan
+
+
+def _write(src, target: Path, budget: list[int]) -> None:
+    """Copies the open member ``src`` to a new file ``target``; ``budget[0]`` bytes may
+    still be written in the whole archive."""
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as out:
+        while chunk := src.read(_CHUNK):
+            budget[0] -= len(chunk)
+            if budget[0] < 0:
+                raise Rejected(f"more than {MAX_TOTAL_BYTES // 2**20} MiB once extracted")
+            out.write(chunk)
+
+
+def _materialize(plan, dest: Path, open_member) -> None:
+    budget = [MAX_TOTAL_BYTES]
+    for parts, is_dir, member in plan:
+        target = dest.joinpath(*parts)
+        try:
+            if is_dir:
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open_member(member) as src:
+                _write(src, target, budget)
+        except FileExistsError:
+            raise Rejected(f"member {'/'.join(parts)!r} appears twice or clashes with a folder")
+        except (NotADirectoryError, IsADirectoryError):
+            raise Rejected(f"member {'/'.join(parts)!r} clashes with another member")
+
+
+def extract(archive: Path, dest: Path) -> None:
+    """Extracts ``archive`` into ``dest`` (created, must not exist) or raises Rejected
+    (``dest`` may then hold part of the archive: discard it)."""
+    kind = archive_kind(archive)
+    dest.mkdir(parents=True)
+    try:
+        if kind == "zip":
+            with zipfile.ZipFile(archive) as zf:
+                _materialize(_plan_zip(zf), dest, zf.open)
+        elif kind == "tar":
+            with tarfile.open(archive, "r:gz") as tf:
+                _materialize(_plan_tar(tf), dest, tf.extractfile)
+        else:
+            raise Rejected(f"{archive.name} is not a .zip, .tar.gz or .tgz archive")
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError) as e:
+        raise Rejected(f"not a valid {kind} archive ({e})")
+    except (zlib.error, NotImplementedError, RuntimeError) as e:
+        raise Rejected(f"cannot extract it ({e})")
+    except OSError as e:
+        raise Rejected(f"cannot extract it ({e.strerror or e})")
+
+
+def find_student_files(folder: Path, names: tuple[str, ...], depth: int = 3) -> Path:
+    """The folder under ``folder`` holding the student files: ``folder`` itself, or the
+    inside of a single wrapping folder (up to ``depth`` levels); ``folder`` when neither
+    holds them (assembly then reports what is missing)."""
+    here = folder
+    for _ in range(depth + 1):
+        if all((here / n).is_file() and not (here / n).is_symlink() for n in names):
+            return here
+        entries = [
+            e for e in here.iterdir() if not e.name.startswith(".") and e.name not in _IGNORED_TOP
+        ]
+        if len(entries) != 1 or not entries[0].is_dir() or entries[0].is_symlink():
+            break
+        here = entries[0]
+    return folder

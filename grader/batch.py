@@ -1,0 +1,319 @@
+"""Grading a class: ``python3 -m grader batch LABDIR SUBMISSION... --out DIR``.
+
+Each SUBMISSION is one student's folder, ``.zip``, ``.tar.gz`` or ``.tgz``; the student's
+id is its name without the extension (``alice.tar.gz`` → ``alice``). Archives are
+extracted by ``grader.archives`` into a fresh temporary folder per student; an unsafe
+archive (zip slip, links, a bomb) is not an error but a graded row, status
+``rejected: <why>``, scoring 0. The student files may sit inside one wrapping folder.
+
+Outputs in DIR, every file written atomically (a temporary file in the same folder, then
+``os.replace``)::
+
+    gradebook.csv           id, <exercise>..., total, max, status   (one row per student)
+    <id>/report.json        the grader's JSON report (grader.report)
+    <id>/report.txt         the text report
+    <id>/results.json       Gradescope's results.json (grader.gradescope)
+    <id>/batch.json         the gradebook row (written last: "this student is done")
+
+Status: "graded"; "partial (no GPU)" or "partial (checks not run)" when some checks could
+not run or were left out (not a final grade); "rejected: <why>"; "incomplete: <what is
+missing>"; "build failed"; "symbol check failed"; "start-up failed"; "error: <message>"
+when the grader itself failed on that submission (retried on the next run).
+
+**Resuming.** A student whose ``batch.json`` and reports exist in DIR is skipped unless
+``--force``. ``gradebook.csv`` is rebuilt from every ``*/batch.json`` in DIR after each
+submission and at the end, so an interrupted batch leaves a complete gradebook of the
+students done so far, and running the same command again continues.
+
+**Parallelism.** Builds run in a thread pool (``--jobs``, default one per CPU core); the
+runtime phase of a grading (device probe, correctness, sanitizer and performance runs)
+holds one ``threading.Lock`` (``grade.Options.runtime_lock``), so GPU runs of different
+submissions never overlap: concurrent kernels would corrupt each other's timings. This
+keeps the one grading pipeline of ``grader.grade`` instead of a second, split one; the
+cost is that a thread waiting for the GPU holds its build slot. The course library is
+built once up front, so parallel builds only read it. Threads, not processes: the work is
+in child processes (make, the lab binary), and one lock in one process is easy to get
+right.
+
+Seeds: ``--seed S`` derives every run's seed from S, the same for every student, so
+grading the same batch twice gives identical scores; without it each grading draws fresh
+seeds.
+
+Exit status: 0 when every submission was graded (whatever the scores); 2 on usage errors
+or when the grader failed on some submission ("error:" rows); 3 when some grade is not
+final (runtime checks could not run, e.g. no GPU, or were left out).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import archives, gradescope, manifest, report, tools
+from grader import build as builder
+from grader import grade as grading
+from grader.errors import GraderError
+from grader.results import Grade
+
+ROW_SCHEMA = 1
+GRADEBOOK = "gradebook.csv"
+STUDENT_FILES = ("report.json", "report.txt", "results.json", "batch.json")
+
+
+@dataclass
+class Submission:
+    id: str
+    path: Path
+    kind: str  # "dir", "zip" or "tar"
+
+
+def collect(paths: list[str]) -> list[Submission]:
+    """The submissions named on the command line; GraderError (exit 2) for a path that is
+    neither a folder nor an archive, or two with the same id."""
+    subs: dict[str, Submission] = {}
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            kind = "dir"
+        elif path.is_file() and archives.archive_kind(path):
+            kind = archives.archive_kind(path)
+        elif path.exists():
+            raise GraderError(f"submission {text} is not a folder, .zip, .tar.gz or .tgz")
+        else:
+            raise GraderError(f"submission {text} does not exist")
+        sid = archives.strip_suffix(path.resolve().name if kind == "dir" else path.name)
+        if not sid or sid.startswith(".") or sid == GRADEBOOK:
+            raise GraderError(f"submission {text}: '{sid}' cannot be a student id")
+        if sid in subs:
+            raise GraderError(f"two submissions have the id '{sid}': {subs[sid].path} and {path}")
+        subs[sid] = Submission(sid, path, kind)
+    return list(subs.values())
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Writes ``text`` to ``path`` through a temporary file in the same folder and
+    ``os.replace``: readers see the old file or the new one, never a part."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def status_of(g: Grade) -> str:
+    """The gradebook status of a grading (rejected archives are named by the caller)."""
+    failed = {s.name: s for s in g.steps if s.status == "failed"}
+    if "assemble" in failed:
+        return "incomplete: " + "; ".join(failed["assemble"].messages)
+    if "build" in failed:
+        return "build failed"
+    if "symbols" in failed:
+        return "symbol check failed"
+    if "device" in failed:
+        return "start-up failed"
+    if g.exit_code == 3:
+        device = g.step("device")
+        return (
+            "partial (no GPU)"
+            if device and device.status == "not_run"
+            else ("partial (checks not run)")
+        )
+    return "graded"
+
+
+def _row(sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elapsed: float):
+    return {
+        "batch_row": ROW_SCHEMA,
+        "id": sub.id,
+        "lab": lab.id,
+        "submission": str(sub.path),
+        "status": status,
+        "exercises": {ex.name: ex.total for ex in g.exercises} if g else {},
+        "total": g.total if g else 0,
+        "max": g.max if g else sum(sum(ex.points.values()) for ex in lab.exercises),
+        "seed": g.seed if g else None,
+        "exit_code": g.exit_code if g else 2,
+        "elapsed_s": round(elapsed, 3),
+    }
+
+
+def _is_done(folder: Path) -> bool:
+    if not all((folder / name).is_file() for name in STUDENT_FILES):
+        return False
+    row = _read_row(folder / "batch.json")
+    return row is not None and not row["status"].startswith("error:")
+
+
+def _read_row(path: Path) -> dict | None:
+    try:
+        row = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(row, dict) or row.get("batch_row") != ROW_SCHEMA:
+        return None
+    return row
+
+
+def _cell(text: str) -> str:
+    """A CSV cell that a spreadsheet will not run as a formula."""
+    return "'" + text if text[:1] in ("=", "+", "@", "\t", "\r") else text
+
+
+def write_gradebook(out: Path, lab: manifest.Lab) -> list[dict]:
+    """Rebuilds ``out/gradebook.csv`` from every ``out/*/batch.json`` of this lab (sorted
+    by id); returns the rows."""
+    rows = []
+    for path in sorted(out.glob("*/batch.json")):
+        row = _read_row(path)
+        if row is not None and row.get("lab") == lab.id:
+            rows.append(row)
+    rows.sort(key=lambda r: r["id"])
+    names = [ex.name for ex in lab.exercises]
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["id", *names, "total", "max", "status"])
+    for r in rows:
+        cells = [
+            report._points(r["exercises"].get(n)) if n in r["exercises"] else "" for n in names
+        ]
+        w.writerow(
+            [_cell(r["id"]), *cells, report._points(r["total"]), r["max"], _cell(r["status"])]
+        )
+    write_atomic(out / GRADEBOOK, buf.getvalue())
+    return rows
+
+
+class Batch:
+    """One batch run; ``run()`` returns the exit status."""
+
+    def __init__(self, lab_dir: Path, subs: list[Submission], out: Path, options, force, jobs, err):
+        self.lab_dir = lab_dir
+        self.lab = manifest.load(lab_dir)
+        self.subs = subs
+        self.out = out
+        self.options = dataclasses.replace(options, runtime_lock=threading.Lock())
+        self.force = force
+        self.jobs = jobs
+        self.err = err
+
+    def run(self) -> int:
+        root = manifest.find_root(self.lab_dir.absolute().parent)
+        if root is None:
+            raise GraderError(f"cannot find the course root above {self.lab_dir}")
+        self.out.mkdir(parents=True, exist_ok=True)
+        for path in self.out.glob("*/batch.json"):
+            row = _read_row(path)
+            if row is not None and row.get("lab") != self.lab.id:
+                raise GraderError(
+                    f"{self.out} holds results of lab {row.get('lab')}, not {self.lab.id}: "
+                    "use another --out"
+                )
+        nvcc = tools.find("nvcc")
+        if nvcc is None:
+            raise GraderError(f"cannot build: {tools.not_found('nvcc')}")
+        builder.build_common(root, nvcc, self.options.arch)  # once: parallel builds only read it
+
+        n, k = len(self.subs), 0
+        rows: dict[str, dict] = {}
+        todo = []
+        for sub in self.subs:
+            folder = self.out / sub.id
+            if not self.force and _is_done(folder):
+                k += 1
+                rows[sub.id] = _read_row(folder / "batch.json")
+                r = rows[sub.id]
+                self._progress(k, n, r, "already graded; --force grades it again")
+            else:
+                todo.append(sub)
+        start, graded = time.monotonic(), 0
+        pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="grade")
+        try:
+            futures = {pool.submit(self._grade_one, sub): sub for sub in todo}
+            for fut in as_completed(futures):
+                row = fut.result()
+                rows[row["id"]] = row
+                k, graded = k + 1, graded + 1
+                elapsed = time.monotonic() - start
+                left = elapsed / graded * (n - k)
+                write_gradebook(self.out, self.lab)
+                self._progress(k, n, row, f"elapsed {elapsed:.0f} s, ~{left:.0f} s left")
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        write_gradebook(self.out, self.lab)
+        statuses = [r["status"] for r in rows.values()]
+        if any(s.startswith("error:") for s in statuses):
+            return 2
+        if any(s.startswith("partial") for s in statuses):
+            return 3
+        return 0
+
+    def _progress(self, k: int, n: int, row: dict, note: str) -> None:
+        score = f"{report._points(row['total'])}/{row['max']}"
+        print(f"[{k}/{n}] {row['id']}: {score} {row['status']} ({note})", file=self.err)
+        self.err.flush()
+
+    def _grade_one(self, sub: Submission) -> dict:
+        """Grades ``sub`` and writes its files; never raises for the submission's faults."""
+        start = time.monotonic()
+        try:
+            g, status = self._grade(sub)
+        except Exception as e:  # the grader failed on this one: a row, retried next run
+            if not isinstance(e, GraderError):
+                traceback.print_exc(file=self.err)
+            row = _row(sub, self.lab, None, f"error: {e}", time.monotonic() - start)
+            folder = self.out / sub.id
+            folder.mkdir(exist_ok=True)
+            write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
+            return row
+        elapsed = time.monotonic() - start
+        g.submission = str(sub.path)
+        folder = self.out / sub.id
+        folder.mkdir(exist_ok=True)
+        write_atomic(folder / "report.json", json.dumps(report.to_json(g), indent=2) + "\n")
+        write_atomic(folder / "report.txt", report.text(g))
+        doc = gradescope.results(g, elapsed)
+        write_atomic(folder / "results.json", json.dumps(doc, indent=2) + "\n")
+        row = _row(sub, self.lab, g, status, elapsed)
+        write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
+        return row
+
+    def _grade(self, sub: Submission) -> tuple[Grade, str]:
+        with tempfile.TemporaryDirectory(prefix="grader-batch-") as tmp:
+            folder = sub.path
+            if sub.kind != "dir":
+                folder = Path(tmp) / "submission"
+                try:
+                    archives.extract(sub.path, folder)
+                except archives.Rejected as e:
+                    why = f"rejected: {e}"
+                    options = dataclasses.replace(self.options, submission=sub.path)
+                    return grading.rejected(self.lab_dir, options, why), why
+            folder = archives.find_student_files(folder, self.lab.student_files)
+            g = grading.grade(self.lab_dir, dataclasses.replace(self.options, submission=folder))
+        return g, status_of(g)
+
+
+def batch(lab_dir: Path, paths: list[str], out: Path, options, force=False, jobs=None, err=None):
+    """Grades every submission in ``paths``; returns the exit status (module docstring)."""
+    if not lab_dir.is_dir():
+        raise GraderError(f"lab folder {lab_dir} does not exist")
+    subs = collect(paths)
+    jobs = jobs or os.cpu_count() or 1
+    return Batch(lab_dir, subs, out, options, force, jobs, err or sys.stderr).run()

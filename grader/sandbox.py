@@ -1,0 +1,139 @@
+"""The sandbox around every run of submission code: bubblewrap where it works.
+
+A submission is linked into the lab binary, so each run of that binary (correctness,
+performance, ``--list``, ``--device-info``) and each compute-sanitizer run executes the
+student's host code with the grader's rights. The symbol allow-list (``grader.symbols``)
+refuses the obvious calls (``fopen``, ``fork``, ``socket``, ``exit``...) before anything
+runs; the sandbox is the second wall, for what gets past it (inline ``syscall``, a static
+constructor, a bug in the allow-list). ``Sandbox.wrap`` runs a command under ``bwrap``:
+
+- the whole filesystem read-only (``--ro-bind / /``): no write into the course tree;
+- ``--dev /dev`` (a minimal /dev) plus the NVIDIA device nodes that exist
+  (``/dev/nvidia*``, ``/dev/nvidia-caps``, ``/dev/dri``) with ``--dev-bind``;
+- ``--proc /proc``, a fresh tmpfs on /tmp (other runs' work directories are not visible),
+  the paths the run needs to read re-bound read-only (the lab binary's folder, which lies
+  in the grading's temporary directory), and the run's own work directory (where the run
+  document is written) the only writable place;
+- every course's ``solutions/`` hidden under an empty tmpfs;
+- ``--unshare-net`` (no network, not even the host's loopback), ``--unshare-pid`` (when the
+  run ends, the kernel kills everything left in its pid namespace, including children that
+  left the process group with ``setsid``), ``--die-with-parent``, ``--new-session`` (no
+  ``TIOCSTI`` into the grader's terminal).
+
+Where it applies: ``python3 -m grader batch`` (an instructor grading untrusted submissions)
+defaults to ``auto``; ``python3 -m grader grade`` (a student grading their own work, the
+path verified on the course's H200) and direct harness runs default to ``none``. Running
+CUDA programs under bubblewrap has not been verified on a GPU yet (issue 6).
+
+``GRADER_SANDBOX`` overrides the default: ``auto`` (bwrap when it is installed and a probe
+``bwrap --ro-bind / / ... true`` succeeds, else none), ``bwrap`` (required: a GraderError
+when it cannot work) or ``none``. Without a sandbox the grader says so in the report
+("sandbox: not available (bubblewrap not installed): running with resource limits only")
+and relies on ``grader.run``'s limits: a wall-clock limit that kills the process group,
+CPU time, file size, no core dumps, and the output cap.
+
+The build (make, nvcc, the host compiler) runs outside the sandbox: it compiles the
+submission but does not execute it (the symbol check and the assembler, which refuses
+includes outside the submission, guard that step).
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.errors import GraderError
+
+ENV = "GRADER_SANDBOX"
+MODES = ("auto", "bwrap", "none")
+REPO = Path(__file__).resolve().parents[1]
+DEVICE_PATTERNS = ("/dev/nvidia*", "/dev/nvidia-caps", "/dev/dri")
+PROBE_TIMEOUT_S = 30
+NAMESPACES = ["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"]
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How runs of submission code are contained: ``kind`` is "bwrap" or "none"."""
+
+    kind: str
+    reason: str = ""  # why there is no sandbox (kind "none")
+    bwrap: str | None = None
+    hidden: tuple[str, ...] = ()  # folders shown empty (solutions/)
+
+    @property
+    def notice(self) -> str:
+        """The report's line about the sandbox."""
+        if self.kind == "bwrap":
+            return (
+                "bubblewrap: read-only course tree, no network, solutions/ hidden, only the "
+                "run's work directory writable"
+            )
+        return f"not available ({self.reason}): running with resource limits only"
+
+    def wrap(self, argv: list[str], workdir: str | os.PathLike | None, readable=()) -> list[str]:
+        """``argv`` under bwrap (unchanged without a sandbox): ``workdir`` writable,
+        ``readable`` visible read-only even under the fresh /tmp, ``hidden`` empty."""
+        if self.kind != "bwrap":
+            return list(argv)
+        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev"]
+        for pattern in DEVICE_PATTERNS:
+            for node in sorted(glob.glob(pattern)):
+                args += ["--dev-bind", node, node]
+        args += ["--proc", "/proc", "--tmpfs", "/tmp"]
+        for path in readable:
+            path = os.path.abspath(path)
+            if os.path.exists(path):
+                args += ["--ro-bind", path, path]
+        if workdir is not None:
+            workdir = os.path.abspath(workdir)
+            args += ["--bind", workdir, workdir, "--chdir", workdir]
+        for path in self.hidden:
+            if os.path.isdir(path):
+                args += ["--tmpfs", path, "--remount-ro", path]
+        return [*args, *NAMESPACES, "--", *argv]
+
+
+@functools.lru_cache(maxsize=None)
+def _probe(bwrap: str) -> str | None:
+    """Why ``bwrap`` cannot run a command here (None when it can); asked once."""
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs"]
+    argv += ["/tmp", *NAMESPACES, "true"]
+    try:
+        out = subprocess.run(
+            argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bubblewrap does not run: {e}"
+    if out.returncode != 0:
+        lines = out.stderr.strip().splitlines()
+        return "bubblewrap cannot create its namespaces here" + (f": {lines[-1]}" if lines else "")
+    return None
+
+
+def choose(roots=(), default: str = "none") -> Sandbox:
+    """The sandbox ``GRADER_SANDBOX`` asks for (``default`` when it is unset), hiding
+    ``solutions/`` of each of ``roots`` and of the grader's own repository."""
+    asked = os.environ.get(ENV, "").strip().lower()
+    mode = asked or default
+    if mode not in MODES:
+        raise GraderError(f"{ENV}={mode} is not one of {', '.join(MODES)}")
+    if mode == "none":
+        return Sandbox("none", f"{ENV}=none" if asked else f"off by default here; {ENV}=auto")
+    hidden = []
+    for root in [*roots, REPO]:
+        path = os.path.abspath(Path(root) / "solutions")
+        if path not in hidden:
+            hidden.append(path)
+    bwrap = shutil.which("bwrap")
+    reason = "bubblewrap not installed" if bwrap is None else _probe(bwrap)
+    if reason is None:
+        return Sandbox("bwrap", "", bwrap, tuple(hidden))
+    if mode == "bwrap":
+        raise GraderError(f"{ENV}=bwrap but {reason}")
+    return Sandbox("none", reason)

@@ -1,0 +1,262 @@
+"""Batch grading (grader.batch) on the fake lab: a class of folders and archives, the
+gradebook, per-student reports, resuming, --force, identical scores with --seed."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import time
+import tarfile
+import zipfile
+
+import pytest
+
+from grader import batch as batching
+from grader import cli
+from helpers import FAKE_BIN, grade_cli, submission
+
+LAB = "labs/9.1-fake"
+EDGE_OLD = "out[i] = 2.0f * in[i] + 1.0f;"
+EDGE_NEW = "out[i] = (i / cols >= 32 && i % cols >= 32) ? 0.0f : 2.0f * in[i] + 1.0f;"
+UNICODE_ID = "José Ñoño müller"
+
+# id → (total, status) with a (fake) device
+EXPECTED = {
+    "solution": ("17", "graded"),
+    "skeleton": ("0", "graded"),
+    "edge": ("6", "graded"),
+    "compile": ("0", "build failed"),
+    "alice": ("17", "graded"),
+    "bob": ("17", "graded"),
+    "carol": ("17", "graded"),
+    UNICODE_ID: ("17", "graded"),
+    "evil": ("0", "rejected: member '../evil.cu' has a '..' component (it would leave its folder)"),
+    "abs": ("0", "rejected: member '/tmp/grader-abs-evil.cu' has an absolute path"),
+    "link": ("0", "rejected: member 'kernels.cu' is a link"),
+}
+
+
+def _zip(path, members: dict[str, str]):
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, text in members.items():
+            zf.writestr(name, text)
+    return path
+
+
+def _tar(path, members: list):
+    with tarfile.open(path, "w:gz") as tf:
+        for m in members:
+            if isinstance(m, tarfile.TarInfo):
+                tf.addfile(m)
+            else:
+                data = m[1].encode()
+                info = tarfile.TarInfo(m[0])
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.fixture(scope="module")
+def gpu_env():
+    """FAKE_GPU=1 and the fake compute-sanitizer for the whole module (fake_gpu is
+    per-test; the batch runs are shared between tests)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FAKE_GPU", "1")
+        mp.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+        yield
+
+
+@pytest.fixture(scope="module")
+def subs(fake_root, tmp_path_factory) -> dict[str, str]:
+    """id → submission path: folders and archives, good, bad and hostile."""
+    d = tmp_path_factory.mktemp("subs")
+    sol = (fake_root / "solutions/9.1-fake/kernels.cu").read_text()
+    skel = (fake_root / LAB / "kernels.cu").read_text()
+    out = {
+        "solution": submission(d / "solution", sol),
+        "skeleton": submission(d / "skeleton", skel),
+        "edge": submission(d / "edge", sol.replace(EDGE_OLD, EDGE_NEW)),
+        "compile": submission(d / "compile", sol.replace("*speed = 2.5;", "*speed = 2.5 +;")),
+        "alice": _zip(d / "alice.zip", {"kernels.cu": sol}),
+        "bob": _tar(d / "bob.tar.gz", [("./kernels.cu", sol)]),
+        "carol": _zip(d / "carol.zip", {"Carol Export/kernels.cu": sol, "__MACOSX/._x": "m"}),
+        UNICODE_ID: _zip(d / f"{UNICODE_ID}.zip", {"kernels.cu": sol, "notes ü ñ.txt": "n"}),
+        "evil": _zip(d / "evil.zip", {"kernels.cu": sol, "../evil.cu": "int x;"}),
+        "abs": _tar(d / "abs.tgz", [("kernels.cu", sol), ("/tmp/grader-abs-evil.cu", "x")]),
+    }
+    link = tarfile.TarInfo("kernels.cu")
+    link.type = tarfile.SYMTYPE
+    link.linkname = str(fake_root / "solutions/9.1-fake/kernels.cu")
+    out["link"] = _tar(d / "link.tar.gz", [link])
+    return {k: str(v) for k, v in out.items()}
+
+
+def run_batch(fake_root, paths, out, *extra) -> tuple[int, str]:
+    """``python3 -m grader batch`` in this process: (exit status, stderr)."""
+    err = io.StringIO()
+    argv = ["batch", fake_root / LAB, *paths, "--out", out, "--seed", "7", "--jobs", "2", *extra]
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main([str(a) for a in argv])
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    return code, err.getvalue()
+
+
+def gradebook(out) -> dict[str, dict]:
+    with open(out / "gradebook.csv", newline="", encoding="utf-8") as f:
+        return {r["id"]: r for r in csv.DictReader(f)}
+
+
+@pytest.fixture(scope="module")
+def graded(fake_root, subs, gpu_env, tmp_path_factory):
+    """The whole class graded once: (exit status, stderr, out folder)."""
+    out = tmp_path_factory.mktemp("batch") / "out"
+    code, err = run_batch(fake_root, list(subs.values()), out)
+    return code, err, out
+
+
+def test_gradebook_rows_and_statuses(graded, subs):
+    code, _, out = graded
+    assert code == 0
+    rows = gradebook(out)
+    assert list(rows) == sorted(subs)
+    got = {sid: (r["total"], r["status"]) for sid, r in rows.items()}
+    assert got == EXPECTED
+    assert list(next(iter(rows.values()))) == ["id", "scale", "offset", "total", "max", "status"]
+    assert rows["edge"]["scale"] == "3" and rows["edge"]["offset"] == "3"
+    assert {r["max"] for r in rows.values()} == {"17"}
+
+
+def test_per_student_files(graded, subs):
+    _, _, out = graded
+    for sid in subs:
+        for name in batching.STUDENT_FILES:
+            assert (out / sid / name).is_file(), (sid, name)
+    rep = json.loads((out / "solution" / "report.json").read_text())
+    assert rep["total"] == 17 and rep["seeds"]["base"] == 7
+    gs = json.loads((out / "alice" / "results.json").read_text())
+    assert gs["score"] == 17 and gs["leaderboard"][0]["value"] == 2.5
+    assert rep["submission"] == subs["solution"]
+    evil = (out / "evil" / "report.txt").read_text()
+    assert "rejected: member '../evil.cu'" in evil and "score 0/17" in evil
+    assert "missing" not in (out / UNICODE_ID / "report.txt").read_text()
+
+
+def test_hostile_archives_wrote_nothing_outside(graded, subs):
+    _, _, out = graded
+    assert not os.path.exists("/tmp/grader-abs-evil.cu")
+    for root in (out.parent, out.parent.parent, os.path.dirname(subs["evil"])):
+        assert not os.path.exists(os.path.join(root, "evil.cu"))
+    assert not list(out.rglob("*.tmp"))  # every file was written whole
+
+
+def test_progress_lines(graded, subs):
+    _, err, _ = graded
+    lines = [ln for ln in err.splitlines() if ln.startswith("[")]
+    assert len(lines) == len(subs)
+    assert lines[-1].startswith(f"[{len(subs)}/{len(subs)}] ")
+    assert any(": 17/17 graded (elapsed " in ln and " s left)" in ln for ln in lines)
+
+
+def test_resume_skips_then_force_regrades_identically(graded, fake_root, subs, monkeypatch):
+    _, _, out = graded
+    before = {sid: (out / sid / "report.json").stat().st_mtime_ns for sid in subs}
+    book = (out / "gradebook.csv").read_text()
+    code, err = run_batch(fake_root, list(subs.values()), out)
+    assert code == 0
+    assert err.count("already graded; --force grades it again") == len(subs)
+    assert {sid: (out / sid / "report.json").stat().st_mtime_ns for sid in subs} == before
+    assert (out / "gradebook.csv").read_text() == book
+
+    running, overlaps = [], []  # the runtime phases of different submissions never overlap
+    real_runtime = batching.grading.Grading._runtime
+
+    def runtime(self):
+        overlaps.append(len(running))
+        running.append(self)
+        try:
+            time.sleep(0.2)
+            real_runtime(self)
+        finally:
+            running.remove(self)
+
+    monkeypatch.setattr(batching.grading.Grading, "_runtime", runtime)
+    again = ["solution", "edge", "alice", "evil"]
+    code, err = run_batch(fake_root, [subs[s] for s in again], out, "--force")
+    assert code == 0 and "already graded" not in err
+    for sid in subs:
+        changed = (out / sid / "report.json").stat().st_mtime_ns != before[sid]
+        assert changed == (sid in again), sid
+    assert (out / "gradebook.csv").read_text() == book  # identical scores, all rows kept
+    assert overlaps == [0, 0, 0]  # three built submissions ran, one at a time
+    assert not list(out.rglob("*.tmp"))
+
+
+def test_interrupted_gradebook_write_keeps_the_old_one(graded, monkeypatch, fake_root):
+    _, _, out = graded
+    book = (out / "gradebook.csv").read_text()
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batching.os, "fsync", interrupted)
+    lab = batching.manifest.load(fake_root / LAB)
+    with pytest.raises(KeyboardInterrupt):
+        batching.write_gradebook(out, lab)
+    assert (out / "gradebook.csv").read_text() == book
+    assert not list(out.rglob("*.tmp"))
+
+
+def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatch):
+    monkeypatch.delenv("FAKE_GPU", raising=False)  # gpu_env may be active for the module
+    out = tmp_path / "out"
+    code, err = run_batch(fake_root, [subs["solution"], subs["compile"]], out)
+    assert code == 3
+    rows = gradebook(out)
+    assert rows["solution"]["status"] == "partial (no GPU)"
+    assert rows["compile"]["status"] == "build failed"
+    assert "[2/2] " in err
+
+
+def test_a_grader_error_is_a_row_retried_next_time(fake_root, subs, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    real = batching.grading.grade
+
+    def boom(lab_dir, options):
+        raise batching.GraderError("the harness broke its contract")
+
+    monkeypatch.setattr(batching.grading, "grade", boom)
+    code, _ = run_batch(fake_root, [subs["compile"]], out)
+    assert code == 2
+    assert gradebook(out)["compile"]["status"] == "error: the harness broke its contract"
+    monkeypatch.setattr(batching.grading, "grade", real)
+    code, err = run_batch(fake_root, [subs["compile"]], out)
+    assert "already graded" not in err
+    assert gradebook(out)["compile"]["status"] == "build failed"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["nope"], "does not exist"),
+        (["SUB", "SUB"], "two submissions have the id 'solution'"),
+        (["--jobs", "0"], "usage:"),
+    ],
+)
+def test_usage_errors_are_2(fake_root, subs, capsys, tmp_path, args, message):
+    args = [subs["solution"] if a == "SUB" else a for a in args]
+    if args[0] == "--jobs":
+        args = [subs["solution"], *args]
+    code, _, err = grade_cli(capsys, "batch", fake_root / LAB, *args, "--out", tmp_path / "o")
+    assert code == 2 and message in err
+
+
+def test_out_of_another_lab_is_refused(fake_root, subs, capsys, tmp_path):
+    out = tmp_path / "out"
+    (out / "x").mkdir(parents=True)
+    row = {"batch_row": 1, "id": "x", "lab": "3.3", "status": "graded"}
+    (out / "x" / "batch.json").write_text(json.dumps(row))
+    code, _, err = grade_cli(capsys, "batch", fake_root / LAB, subs["solution"], "--out", out)
+    assert code == 2 and "holds results of lab 3.3" in err

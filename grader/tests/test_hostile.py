@@ -1,0 +1,301 @@
+"""Hostile submissions through the whole grader (issue 6, part 4): each must be contained
+with a readable verdict and no points it did not earn. They run on the fake lab
+(fakelab/README.md) with ``FAKE_GPU=1``: its harness calls the student's launchers on the
+host, so host-side hostility really executes. What the symbol allow-list refuses is
+asserted as refused; what gets past it (inline ``syscall``, a static constructor) meets
+the sandbox. test_sandbox.py tests the sandbox itself with plain C programs."""
+
+from __future__ import annotations
+
+import json
+import platform
+import resource
+import secrets
+import stat
+from pathlib import Path
+
+import pytest
+
+from grader import harness, sandbox
+from helpers import REPO, grade_cli, submission
+
+SOLUTION = "solutions/9.1-fake/kernels.cu"
+LAUNCH = "*speed = 2.5;"
+
+# raw system calls: no libc symbol, so the symbol check cannot see them (x86-64 Linux)
+SYSCALL = """
+static long raw3(long n, long a, long b, long c) {
+    long r;
+    asm volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+    return r;
+}
+"""
+x86_only = pytest.mark.skipif(platform.machine() != "x86_64", reason="x86-64 system calls")
+
+
+@pytest.fixture
+def bwrap_only(monkeypatch):
+    monkeypatch.setenv(sandbox.ENV, "auto")  # one grade defaults to none: ask for it
+    box = sandbox.choose()
+    if box.kind != "bwrap":
+        pytest.skip(f"sandbox {box.notice}")
+
+
+def hostile(fake_root, tmp_path, new: str, old: str = LAUNCH, head: str = "") -> Path:
+    """The fake solution with ``old`` replaced by ``new`` and ``head`` put at its top."""
+    text = (fake_root / SOLUTION).read_text()
+    assert text.count(old) == 1, old
+    return submission(tmp_path / "sub", head + text.replace(old, new))
+
+
+def grade(capsys, fake_root, sub, tmp_path, *extra):
+    path = tmp_path / "report.json"
+    args = ["grade", fake_root / "labs" / "9.1-fake", "--submission", sub, "--json", path]
+    code, out, err = grade_cli(capsys, *args, "--no-sanitizer", *extra)
+    assert "Traceback" not in out + err
+    return code, out, json.loads(path.read_text())
+
+
+def scale(rep) -> dict:
+    return rep["exercises"][0]["parts"]
+
+
+# -- refused by the symbol check before anything runs ------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, code",
+    [
+        ("fork", "for (int i = 0; i < 4; ++i) { fork(); }"),
+        ("socket", "socket(2, 1, 0);"),
+        ("fopen", 'fopen("solutions/9.1-fake/kernels.cu", "r");'),
+        ("exit", "exit(0);"),
+    ],
+)
+def test_dangerous_calls_are_refused_and_never_run(
+    call, code, fake_root, fake_gpu, capsys, tmp_path
+):
+    head = "#include <cstdio>\n#include <cstdlib>\n#include <unistd.h>\n#include <sys/socket.h>\n"
+    sub = hostile(fake_root, tmp_path, f"{LAUNCH}\n    {code}", head=head)
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 1
+    assert f"kernels.cu calls {call}, which submissions may not call" in out
+    assert rep["total"] == 0 and scale(rep)["correctness"]["details"] == []
+
+
+def test_redefined_timing_function_is_refused(fake_root, fake_gpu, capsys, tmp_path):
+    head = 'extern "C" int cml_time_interleaved(void) { return 0; }\n'
+    sub = hostile(fake_root, tmp_path, LAUNCH, head=head)
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 1 and "symbols      FAILED" in out
+    assert "cml_time_interleaved" in out
+    assert rep["total"] == 0 and scale(rep)["correctness"]["details"] == []
+
+
+def test_static_constructor_calling_exit_is_refused(fake_root, fake_gpu, capsys, tmp_path):
+    head = "#include <cstdlib>\n__attribute__((constructor)) static void early() { exit(0); }\n"
+    sub = hostile(fake_root, tmp_path, LAUNCH, head=head)
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 1 and "kernels.cu calls exit, which submissions may not call" in out
+    assert rep["total"] == 0
+
+
+# -- past the symbol check: contained at run time ----------------------------------
+
+
+@x86_only
+def test_static_constructor_exiting_0_earns_nothing(fake_root, fake_gpu, capsys, tmp_path):
+    # exit_group(0) by a raw syscall before main, only in graded runs (--exercise):
+    # --list and --device-info still work, so the grader gets as far as the cases
+    head = SYSCALL + (
+        "__attribute__((constructor)) static void early(int argc, char **argv) {\n"
+        "    for (int i = 1; i < argc; ++i) {\n"
+        '        const char *a = argv[i], *w = "--exercise";\n'
+        "        while (*w && *a == *w) { ++a; ++w; }\n"
+        "        if (!*w && !*a) { raw3(231, 0, 0, 0); }\n"
+        "    }\n"
+        "}\n"
+    )
+    sub = hostile(fake_root, tmp_path, LAUNCH, head=head)
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 1
+    assert "exited with status 0 without writing its result" in out
+    assert rep["total"] == 0
+    assert {d["status"] for d in scale(rep)["correctness"]["details"]} == {"crash"}
+
+
+def test_forged_result_line_on_stdout_is_ignored(fake_root, fake_gpu, capsys, tmp_path):
+    # prints a perfect-looking run document and computes nothing
+    forged = (
+        '{"schema":1,"lab":"9.1","exercise":"scale","size":[33,65],"seed":1,'
+        '"status":"ok","error":null,"check":null,"timing":null,"metrics":null}'
+    )
+    head = "#include <cstdio>\n"
+    text = (fake_root / SOLUTION).read_text()
+    start = text.index("// BEGIN SOLUTION\n    for (int i = 0; i < rows * cols")
+    end = text.index("// END SOLUTION", start)
+    body = f'printf("%s\\n", {json.dumps(forged)});\n    *speed = 99.0;\n    '
+    sub = submission(tmp_path / "sub", head + text[:start] + body + text[end:])
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 1
+    assert "scale: not implemented yet" in out
+    assert scale(rep)["correctness"]["points"] == 0 and scale(rep)["performance"]["points"] == 0
+
+
+def _script(tmp_path: Path, body: str) -> Path:
+    exe = tmp_path / "bin" / "lab"
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    exe.write_text("#!/bin/sh\n" + body)
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    return exe
+
+
+def _doc(seed: int) -> str:
+    return json.dumps(
+        {
+            "schema": harness.schema_version(REPO),
+            "lab": "9.1",
+            "exercise": "scale",
+            "size": [33, 65],
+            "seed": seed,
+            "status": "ok",
+            "error": None,
+            "check": {"n": 2145},
+            "timing": None,
+            "metrics": None,
+        }
+    )
+
+
+def test_forged_documents_wrong_seed_and_neighbour_are_rejected(tmp_path):
+    version = harness.schema_version(REPO)
+    # the lab binary writes a document for another seed to its --json path, and a
+    # correct-looking one next to it and to stdout
+    body = (
+        "for a; do json=$a; done\n"
+        f"echo '{_doc(7)}' > \"$json\"\n"
+        f"echo '{_doc(1234)}' > \"$json.forged\"\n"
+        f'echo \'{_doc(1234)}\' > "$(dirname "$json")/result.json"\n'
+        f"echo '{_doc(1234)}'\n"
+    )
+    exe = _script(tmp_path, body)
+    run = harness.run_case(exe, "scale", (33, 65), 1234, 30, version)
+    assert run.doc is None
+    assert run.problem == "the run document's seed is 7, the run asked for 1234"
+    # only neighbours and stdout: no document at all
+    exe = _script(tmp_path, body.replace('> "$json"', "> /dev/null"))
+    run = harness.run_case(exe, "scale", (33, 65), 1234, 30, version)
+    assert run.doc is None
+    assert run.problem == "exited with status 0 without writing its result"
+
+
+def test_flood_of_stdout_is_cut_with_a_readable_verdict(fake_root, fake_gpu, capsys, tmp_path):
+    flood = (
+        "static char buf[1 << 20];\n"
+        "    for (int i = 0; i < (int)sizeof buf; ++i) { buf[i] = 'x'; }\n"
+        "    if (rows == 33) { for (long i = 0; i < 10L * 1024; ++i) "
+        "{ fwrite(buf, 1, sizeof buf, stdout); } }\n    " + LAUNCH
+    )
+    sub = hostile(fake_root, tmp_path, flood, head="#include <cstdio>\n")
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
+    assert rc == 1
+    assert "was killed after writing more than 64 MB of output before writing its result" in out
+    assert [d["status"] for d in scale(rep)["correctness"]["details"]] == [
+        "ok",
+        "ok",
+        "crash",
+        "ok",
+    ]
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before < 64 * 1024
+
+
+def test_host_infinite_loop_times_out(fake_root, fake_gpu, capsys, tmp_path):
+    sub = hostile(fake_root, tmp_path, f"{LAUNCH}\n    for (volatile int x = rows == 64; x;) {{ }}")
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 1
+    assert "did not finish within 5 s" in out
+    assert [d["status"] for d in scale(rep)["correctness"]["details"]][-1] == "timeout"
+    assert scale(rep)["performance"]["status"] == "not_run"
+
+
+def test_segfault_is_named(fake_root, fake_gpu, capsys, tmp_path):
+    sub = hostile(
+        fake_root, tmp_path, f"{LAUNCH}\n    if (rows == 1) {{ *(volatile int *)0 = 1; }}"
+    )
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 1 and "crashed (SIGSEGV) before writing its result" in out
+    assert scale(rep)["correctness"]["points"] < 6
+
+
+def test_huge_allocation_is_graceful(fake_root, fake_gpu, capsys, tmp_path):
+    alloc = (
+        "float *big = (float *)malloc(1ULL << 40);  // 1 TB\n"
+        "    if (big) { big[0] = 1.0f; free(big); }\n    " + LAUNCH
+    )
+    sub = hostile(fake_root, tmp_path, alloc, head="#include <cstdlib>\n")
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 3  # sanitizer left out; everything else passed
+    assert scale(rep)["correctness"]["status"] == "passed"
+
+
+@x86_only
+def test_write_into_the_course_tree_by_syscall_fails(
+    fake_root, fake_gpu, bwrap_only, capsys, tmp_path
+):
+    target = REPO / "labs" / f"pwned-{secrets.token_hex(4)}"
+    # open(target, O_WRONLY | O_CREAT, 0644); the result is only graded correct when the
+    # open failed, so the verdict also says what happened inside
+    code = (
+        f"long fd = raw3(2, (long){json.dumps(str(target))}, 01 | 0100, 0644);\n"
+        f"    if (fd >= 0) {{ return 0; }}\n    {LAUNCH}"
+    )
+    try:
+        sub = hostile(fake_root, tmp_path, code, head=SYSCALL)
+        rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
+        assert not target.exists()
+        assert scale(rep)["correctness"]["status"] == "passed"
+        assert rep["steps"][-2]["name"] == "sandbox" and rep["steps"][-2]["status"] == "passed"
+    finally:
+        target.unlink(missing_ok=True)
+
+
+@x86_only
+def test_read_of_solutions_by_syscall_sees_nothing(
+    fake_root, fake_gpu, bwrap_only, capsys, tmp_path
+):
+    secret = REPO / "solutions" / "3.3-tiling" / "kernels.cu"
+    if not secret.exists():
+        pytest.skip("no solution of lab 3.3 in this repository")
+    # open(secret, O_RDONLY): correct output only when the solution could not be opened
+    code = (
+        f"long fd = raw3(2, (long){json.dumps(str(secret))}, 0, 0);\n"
+        f"    if (fd >= 0) {{ return 0; }}\n    {LAUNCH}"
+    )
+    sub = hostile(fake_root, tmp_path, code, head=SYSCALL)
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
+    assert scale(rep)["correctness"]["status"] == "passed", out
+
+
+def test_without_a_sandbox_the_report_says_so(fake_root, fake_gpu, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv(sandbox.ENV, "none")
+    rc, out, rep = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", tmp_path)
+    assert "sandbox      skipped" in out
+    assert "not available (GRADER_SANDBOX=none): running with resource limits only" in out
+    assert rc == 3 and rep["total"] == rep["max"] - 2  # only the sanitizer left out
+
+
+@pytest.mark.gpu
+def test_infinite_loop_in_a_kernel_times_out(capsys, tmp_path):
+    lab = REPO / "labs" / "3.3-tiling"
+    text = (REPO / "solutions" / "3.3-tiling" / "kernels.cu").read_text()
+    old = (
+        "__global__ void transpose_tiled_kernel(const float *in, float *out, int rows, int cols) {"
+    )
+    assert text.count(old) == 1
+    sub = submission(tmp_path / "sub", text.replace(old, old + "\n    for (;;) { }"))
+    code, out, err = grade_cli(
+        capsys, "grade", lab, "--submission", sub, "--exercise", "transpose_tiled"
+    )
+    assert code == 1 and "Traceback" not in out + err
+    assert "did not finish within" in out

@@ -1,0 +1,360 @@
+"""The sandbox and the run layer against hostile programs, independently of the symbol
+check (defence in depth): small C programs compiled here (gcc) do the hostile thing
+directly (write into the course tree, read solutions/, connect to a port, fork and
+escape the process group, flood stdout) and ``grader.run`` with ``grader.sandbox`` must
+contain them. Tests that need bubblewrap skip, with the reason, where it cannot run."""
+
+from __future__ import annotations
+
+import os
+import resource
+import secrets
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from grader import run, sandbox
+from grader.errors import GraderError
+from helpers import REPO
+
+
+@pytest.fixture
+def box(monkeypatch) -> sandbox.Sandbox:
+    """The bubblewrap sandbox, hiding the repository's solutions/ (skips without it)."""
+    monkeypatch.setenv(sandbox.ENV, "auto")
+    chosen = sandbox.choose([REPO])
+    if chosen.kind != "bwrap":
+        pytest.skip(f"sandbox {chosen.notice}")
+    return chosen
+
+
+def cc(folder: Path, name: str, source: str) -> str:
+    """``source`` compiled with gcc into ``folder/name``."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.c").write_text(source)
+    exe = folder / name
+    subprocess.run(["gcc", "-O1", "-o", str(exe), str(folder / f"{name}.c")], check=True)
+    return str(exe)
+
+
+def boxed(box, exe: str, work: Path, *args, timeout_s: float = 30, **kw) -> run.Outcome:
+    """``exe ARGS`` in ``box`` with ``work`` as its work directory, as the harness runs."""
+    work.mkdir(exist_ok=True)
+    return run.run(
+        [exe, *args],
+        timeout_s=timeout_s,
+        cwd=str(work),
+        sandbox=box,
+        readable=[str(Path(exe).parent)],
+        **kw,
+    )
+
+
+# -- choosing the sandbox ------------------------------------------------------------
+
+
+def test_none_is_a_readable_notice_and_leaves_argv_alone(monkeypatch):
+    monkeypatch.setenv(sandbox.ENV, "none")
+    box = sandbox.choose()
+    assert box.kind == "none"
+    assert box.notice == "not available (GRADER_SANDBOX=none): running with resource limits only"
+    assert box.wrap(["lab", "--list"], "/tmp") == ["lab", "--list"]
+
+
+def test_auto_without_bubblewrap_runs_with_limits_only(monkeypatch):
+    monkeypatch.setenv(sandbox.ENV, "auto")
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    box = sandbox.choose()
+    assert box.kind == "none"
+    assert box.notice == (
+        "not available (bubblewrap not installed): running with resource limits only"
+    )
+
+
+def test_required_bubblewrap_that_is_missing_is_an_error(monkeypatch):
+    monkeypatch.setenv(sandbox.ENV, "bwrap")
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    with pytest.raises(GraderError, match="GRADER_SANDBOX=bwrap but bubblewrap not installed"):
+        sandbox.choose()
+
+
+def test_unknown_mode_is_an_error(monkeypatch):
+    monkeypatch.setenv(sandbox.ENV, "docker")
+    with pytest.raises(GraderError, match="GRADER_SANDBOX=docker is not one of"):
+        sandbox.choose()
+
+
+def test_wrap_has_the_promised_options(box, tmp_path):
+    argv = box.wrap(["lab"], tmp_path, readable=[str(tmp_path)])
+    for option in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"):
+        assert option in argv
+    assert argv[1:4] == ["--ro-bind", "/", "/"]
+    assert ["--tmpfs", str(REPO / "solutions")] == argv[
+        argv.index(str(REPO / "solutions")) - 1 : argv.index(str(REPO / "solutions")) + 1
+    ]
+    assert argv[-2:] == ["--", "lab"]
+
+
+# -- the run layer, with or without a sandbox -----------------------------------------
+
+FLOOD = r"""
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+    static char buf[1 << 20];
+    memset(buf, 'x', sizeof buf);
+    for (long i = 0; i < 10L * 1024; ++i) {   /* 10 GB */
+        fwrite(buf, 1, sizeof buf, stdout);
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["limits-only", "bwrap"])
+def test_10_gb_on_stdout_is_killed_at_the_output_cap(sandboxed, tmp_path, monkeypatch):
+    monkeypatch.setenv(sandbox.ENV, "auto")
+    box = sandbox.choose() if sandboxed else None
+    if sandboxed and box.kind != "bwrap":
+        pytest.skip(f"sandbox {box.notice}")
+    exe = cc(tmp_path / "bin", "flood", FLOOD)
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.monotonic()
+    out = boxed(box, exe, tmp_path / "work", timeout_s=120)
+    assert out.kind == "flooded"
+    assert out.describe() == "killed after writing more than 64 MB of output"
+    assert time.monotonic() - start < 60
+    assert len(out.stdout) < 2 * run.DEFAULT_MAX_OUTPUT and "bytes cut" in out.stdout
+    # the grader read the head and the tail, never the whole file
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before < 64 * 1024
+
+
+def test_host_infinite_loop_times_out_in_the_sandbox(box, tmp_path):
+    exe = cc(tmp_path / "bin", "spin", "int main(void) { for (volatile int x = 1; x;) {} }")
+    out = boxed(box, exe, tmp_path / "work", timeout_s=1)
+    assert out.kind == "timeout" and out.describe() == "timed out after 1 s"
+    assert out.seconds < 15
+
+
+def test_segfault_in_the_sandbox_is_named(box, tmp_path):
+    exe = cc(tmp_path / "bin", "segv", "int main(void) { *(volatile int *)0 = 1; return 0; }")
+    out = boxed(box, exe, tmp_path / "work")
+    assert out.kind == "signaled" and out.describe() == "killed by SIGSEGV"
+
+
+def test_exit_status_passes_through_the_sandbox(box, tmp_path):
+    exe = cc(tmp_path / "bin", "four", '#include <stdio.h>\nint main(void){puts("hi");return 4;}')
+    out = boxed(box, exe, tmp_path / "work")
+    assert (out.kind, out.code, out.stdout) == ("exited", 4, "hi\n")
+
+
+WRITE = r"""
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    int bad = 0;
+    for (int i = 1; i < argc; ++i) {
+        FILE *f = fopen(argv[i], "w");
+        printf("%s %s\n", argv[i], f ? "written" : strerror(errno));
+        if (f) { fputs("pwned\n", f); fclose(f); } else { bad = 1; }
+    }
+    return bad;
+}
+"""
+
+
+def test_write_into_the_course_tree_fails_only_the_work_dir_is_writable(box, tmp_path):
+    exe = cc(tmp_path / "bin", "write", WRITE)
+    work = tmp_path / "work"
+    target = REPO / "labs" / f"pwned-{secrets.token_hex(4)}.txt"
+    try:
+        out = boxed(box, exe, work, str(target), str(work / "mine.txt"))
+        assert f"{target} Read-only file system" in out.stdout
+        assert not target.exists()
+        assert (work / "mine.txt").read_text() == "pwned\n"  # its own folder is writable
+    finally:
+        target.unlink(missing_ok=True)
+
+
+def test_tmp_is_fresh_other_runs_are_invisible(box, tmp_path):
+    other = Path(tmp_path / "other-submission")  # under /tmp, like another run's folder
+    other.mkdir()
+    (other / "kernels.cu").write_text("secret")
+    exe = cc(
+        tmp_path / "bin",
+        "peek",
+        "#include <stdio.h>\nint main(int c, char **v) {" 'return fopen(v[1], "r") ? 0 : 7; }',
+    )
+    assert boxed(box, exe, tmp_path / "work", str(other / "kernels.cu")).code == 7
+
+
+LIST = r"""
+#include <dirent.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    DIR *d = opendir(argv[1]);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        n += e->d_name[0] != '.';
+    }
+    printf("%d\n", n);
+    return 0;
+}
+"""
+
+
+def test_solutions_are_hidden(box, tmp_path):
+    assert any((REPO / "solutions").iterdir())
+    exe = cc(tmp_path / "bin", "list", LIST)
+    out = boxed(box, exe, tmp_path / "work", str(REPO / "solutions"))
+    assert out.stdout == "0\n"
+    # a course elsewhere: visible when readable, hidden once it is a graded root
+    course = tmp_path / "course"
+    (course / "solutions" / "9.1-fake").mkdir(parents=True)
+    exe_dir = str(Path(exe).parent)
+    seen = run.run(
+        [exe, str(course / "solutions")],
+        30,
+        cwd=str(tmp_path / "work"),
+        sandbox=box,
+        readable=[exe_dir, str(course)],
+    )
+    assert seen.stdout == "1\n"
+    hiding = sandbox.choose([course])
+    hidden = run.run(
+        [exe, str(course / "solutions")],
+        30,
+        cwd=str(tmp_path / "work"),
+        sandbox=hiding,
+        readable=[exe_dir, str(course)],
+    )
+    assert hidden.stdout == "0\n"
+
+
+CONNECT = r"""
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+int main(int argc, char **argv) {
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(atoi(argv[1]));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int rc = connect(s, (struct sockaddr *)&a, sizeof a);
+    if (rc == 0) { send(s, "pwned", 5, 0); }
+    printf("%s\n", rc == 0 ? "connected" : "refused");
+    return rc == 0 ? 0 : 1;
+}
+"""
+
+
+def _accepts(server: socket.socket) -> bool:
+    server.settimeout(1.0)
+    try:
+        conn, _ = server.accept()
+    except socket.timeout:
+        return False
+    conn.close()
+    return True
+
+
+def test_no_network_connection_arrives(box, tmp_path):
+    exe = cc(tmp_path / "bin", "connect", CONNECT)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        port = str(server.getsockname()[1])
+        # the control: without the sandbox the connection arrives
+        assert run.run([exe, port], 30).stdout == "connected\n"
+        assert _accepts(server)
+        out = boxed(box, exe, tmp_path / "work", port)
+        assert (out.code, out.stdout) == (1, "refused\n")
+        assert not _accepts(server)
+
+
+FORK = r"""
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+    for (int i = 0; i < 64; ++i) {          /* bounded: 64 children */
+        pid_t p = fork();
+        if (p == 0) {
+            setsid();                        /* leave the process group */
+            alarm(120);                      /* a bound if everything else failed */
+            for (;;) pause();
+        }
+        if (p < 0) break;
+    }
+    puts("forked");
+    fflush(stdout);
+    for (;;) pause();
+}
+"""
+
+
+def _alive_named(comm: str) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read()
+        except OSError:
+            continue
+        name = fields[fields.index("(") + 1 : fields.rindex(")")]
+        state = fields[fields.rindex(")") + 2]
+        if name == comm and state != "Z":
+            pids.append(int(entry))
+    return pids
+
+
+def test_fork_bomb_children_that_leave_the_group_die_with_the_run(box, tmp_path):
+    name = f"fb{secrets.token_hex(5)}"  # a unique process name (< 16 characters)
+    exe = cc(tmp_path / "bin", name, FORK)
+    out = boxed(box, exe, tmp_path / "work", timeout_s=2)
+    assert out.kind == "timeout" and out.stdout == "forked\n"
+    for _ in range(50):
+        if not _alive_named(name):
+            break
+        time.sleep(0.1)
+    assert _alive_named(name) == [], "children of the fork bomb survived the sandbox"
+
+
+def test_huge_allocation_is_graceful(box, tmp_path):
+    src = (
+        "#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n"
+        "  char *p = malloc(1ULL << 40);\n  if (p) { p[0] = 1; }\n"
+        '  puts(p ? "got" : "null");\n  free(p);\n  return 0;\n}\n'
+    )
+    exe = cc(tmp_path / "bin", "huge", src)
+    out = boxed(box, exe, tmp_path / "work")
+    assert out.ok and out.stdout in ("got\n", "null\n")
+
+
+def test_the_default_is_none_for_one_grade_and_auto_for_a_batch(monkeypatch):
+    """One grade (a student's own work, the path verified on the H200) runs unsandboxed
+    unless GRADER_SANDBOX asks; batch grading of untrusted submissions asks for auto."""
+    from grader import grade
+
+    monkeypatch.delenv(sandbox.ENV, raising=False)
+    assert sandbox.choose().kind == "none"
+    assert sandbox.choose().notice == (
+        "not available (off by default here; GRADER_SANDBOX=auto): running with resource "
+        "limits only"
+    )
+    assert grade.Options().sandbox_default == "none"
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    assert sandbox.choose(default="auto").notice.startswith(
+        "not available (bubblewrap not installed)"
+    )
