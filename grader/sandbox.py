@@ -65,6 +65,9 @@ class Sandbox:
     reason: str = ""  # why there is no sandbox (kind "none")
     bwrap: str | None = None
     hidden: tuple[str, ...] = ()  # folders shown empty (solutions/)
+    # course trees shown read-only even when they live under /tmp, which the sandbox
+    # replaces with a fresh tmpfs (a CI clone or a grading copy may well be there)
+    visible: tuple[str, ...] = ()
 
     @property
     def notice(self) -> str:
@@ -86,7 +89,7 @@ class Sandbox:
             for node in sorted(glob.glob(pattern)):
                 args += ["--dev-bind", node, node]
         args += ["--proc", "/proc", "--tmpfs", "/tmp"]
-        for path in readable:
+        for path in (*self.visible, *readable):
             path = os.path.abspath(path)
             if os.path.exists(path):
                 args += ["--ro-bind", path, path]
@@ -133,7 +136,8 @@ def choose(roots=(), default: str = "none") -> Sandbox:
     bwrap = shutil.which("bwrap")
     reason = "bubblewrap not installed" if bwrap is None else _probe(bwrap)
     if reason is None:
-        return Sandbox("bwrap", "", bwrap, tuple(hidden))
+        visible = tuple(dict.fromkeys(os.path.abspath(r) for r in [*roots, REPO]))
+        return Sandbox("bwrap", "", bwrap, tuple(hidden), visible)
     if mode == "bwrap":
         raise GraderError(f"{ENV}=bwrap but {reason}")
     return Sandbox("none", reason)
