@@ -200,8 +200,10 @@ def list_exercises(
     binary: Path, box: sandbox.Sandbox | None = None
 ) -> tuple[dict | None, str | None]:
     """``lab --list`` (printed on stdout): (listing, None), or (None, why it failed) when
-    the binary did not run to the end. Raises GraderError when its output breaks the
-    contract."""
+    the binary did not run to the end or printed no listing. The binary holds the student's
+    code, whose static constructors run first and may print or exit, so a broken listing is
+    the submission's failed start-up (graded 0), not a course error; the course's own
+    binaries are held to the contract by ``selfcheck``."""
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         out = runner.run(
             [str(binary), "--list"],
@@ -213,10 +215,11 @@ def list_exercises(
     if not out.ok:
         detail = out.stderr.strip().splitlines()
         return None, f"lab --list {out.describe()}" + (f": {detail[-1]}" if detail else "")
+    hint = "(does a global object or static constructor in the student file print or exit?)"
     try:
         listing = json.loads(out.stdout)
     except json.JSONDecodeError as e:
-        raise GraderError(f"the lab binary's --list is not valid JSON ({e.msg})")
+        return None, f"lab --list printed no valid JSON ({e.msg}) {hint}"
     if not isinstance(listing, dict) or not isinstance(listing.get("exercises"), list):
-        raise GraderError("the lab binary's --list has no exercises")
+        return None, f"lab --list printed no list of exercises {hint}"
     return listing, None

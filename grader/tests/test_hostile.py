@@ -124,6 +124,18 @@ def test_static_constructor_exiting_0_earns_nothing(fake_root, fake_gpu, capsys,
     assert {d["status"] for d in scale(rep)["correctness"]["details"]} == {"crash"}
 
 
+def test_static_constructor_breaking_the_listing_is_graded_0(fake_root, fake_gpu, capsys, tmp_path):
+    # printing before main spoils `lab --list`: the submission's failed start-up, scored 0
+    # and reported, not a course error (exit 2)
+    head = '#include <cstdio>\n__attribute__((constructor)) static void early() { puts("hi"); }\n'
+    sub = hostile(fake_root, tmp_path, LAUNCH, head=head)
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 1, out
+    assert "lab --list printed no valid JSON" in out
+    assert "static constructor in the student file" in out
+    assert rep["total"] == 0
+
+
 def test_forged_result_line_on_stdout_is_ignored(fake_root, fake_gpu, capsys, tmp_path):
     # prints a perfect-looking run document and computes nothing
     forged = (
