@@ -8,6 +8,8 @@
 #   make gpu-check        everything that needs a GPU, logged to $(GPU_LOG_DIR)
 #   make skeletons        regenerate labs/*/<student files> from solutions/
 #   make dist-student     the student release, without solutions/: build/dist/*.tar.gz
+#   make gradescope LAB=3.3  a Gradescope autograder zip (GPU autograder machines):
+#                         build/dist/gradescope-<lab folder>.zip
 #   make CUDA_ARCH=sm_80  build for another GPU (default sm_90: H100/H200)
 #   make V=1              show full commands
 #
@@ -181,6 +183,15 @@ skeleton-drift:
 .PHONY: dist-student
 dist-student:
 	$(PYTHON) -m grader dist-student --out $(BUILD)/dist/cuda-memory-labs-student.tar.gz
+
+# A Gradescope autograder zip for one lab (grader/gradescope_zip.py): setup.sh,
+# run_autograder and the course without solutions/, for autograder machines with a GPU.
+.PHONY: gradescope
+gradescope:
+	@test -n "$(LAB)" || { echo "usage: make gradescope LAB=<id>   (labs: $(LAB_IDS))"; exit 2; }
+	@test -n "$(lab_dir)" || { echo "make gradescope: no lab '$(LAB)' (labs: $(LAB_IDS))"; exit 2; }
+	$(PYTHON) -m grader gradescope-zip $(notdir $(patsubst %/,%,$(dir $(lab_dir)))) \
+	  --out $(BUILD)/dist/gradescope-$(notdir $(patsubst %/,%,$(dir $(lab_dir)))).zip
 
 .PHONY: pytest
 pytest: all

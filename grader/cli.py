@@ -1,4 +1,5 @@
-"""The command line: ``python3 -m grader grade | selfcheck | skeleton | dist-student``.
+"""The command line: ``python3 -m grader grade | batch | selfcheck | skeleton | dist-student |
+gradescope-zip``.
 
     grade LABDIR [--submission DIR] [--json FILE] [--gradescope FILE] [--seed S]
                  [--arch sm_90] [--no-sanitizer] [--no-perf] [--quiet] [--exercise NAME]...
@@ -7,9 +8,11 @@
     selfcheck [--lab ID]... [--json FILE] [--seed S]
     skeleton (--check | --write) [--lab ID]...
     dist-student [--out PATH]
+    gradescope-zip LAB [--out PATH]
 
 ``--gradescope FILE`` also writes Gradescope's ``results.json`` (``grader.gradescope``);
 ``dist-student`` writes the student release without solutions (``grader.dist``);
+``gradescope-zip`` writes a Gradescope autograder zip for one lab (``grader.gradescope_zip``);
 ``batch`` grades a class (folders or archives, one per student) into a gradebook
 (``grader.batch``, which has its exit status: 0 done, 2 usage, 3 some grade not final).
 
@@ -42,7 +45,7 @@ import time
 import traceback
 from pathlib import Path
 
-from grader import batch, dist, gradescope, manifest, report, selfcheck, skeleton
+from grader import batch, dist, gradescope, gradescope_zip, manifest, report, selfcheck, skeleton
 from grader import grade as grading
 from grader.errors import GraderError
 
@@ -135,6 +138,13 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("dist-student", help="the student release tarball, without solutions/")
     d.add_argument("--out", metavar="PATH", help=f"where to write it (default {dist.DEFAULT_OUT})")
     d.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)
+
+    z = sub.add_parser("gradescope-zip", help="a Gradescope autograder zip for one lab")
+    z.add_argument("lab", metavar="LAB", help="the lab's id (3.3) or folder name (3.3-tiling)")
+    z.add_argument(
+        "--out", metavar="PATH", help="where to write it (default build/dist/gradescope-<lab>.zip)"
+    )
+    z.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)
     return p
 
 
@@ -194,6 +204,8 @@ def run(argv: list[str] | None) -> int:
     root = _root(args)
     if args.command == "dist-student":
         return dist.dist_student(root, args.out, sys.stdout)
+    if args.command == "gradescope-zip":
+        return gradescope_zip.gradescope_zip(root, args.lab, args.out, sys.stdout)
     if args.check:
         return skeleton.check(root, args.lab, sys.stdout)
     return skeleton.write(root, args.lab, sys.stdout)
