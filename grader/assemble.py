@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import GraderError
-from grader.manifest import Lab, display_path
+from grader.manifest import HIDDEN_FILE, Lab, display_path
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 
@@ -37,7 +37,9 @@ class Assembled:
 
 
 def _ignore_links(folder: str, names: list[str]) -> list[str]:
-    return [n for n in names if os.path.islink(os.path.join(folder, n))]
+    """Links, and the instructor-only hidden.toml: the build does not need it, and the
+    assembled copy is readable by the submission's runs."""
+    return [n for n in names if os.path.islink(os.path.join(folder, n)) or n == HIDDEN_FILE]
 
 
 def _read_student_file(path: Path, name: str) -> tuple[bytes | None, str | None]:

@@ -302,6 +302,45 @@ def exercise_summary(
     return f"{ex.name}: at {size_text(size)}: {fb}: {hint(ex, 'wrong')}"
 
 
+_HIDDEN_TEXT = {
+    "not_implemented": "nothing written: every output element still holds the poison pattern",
+    "edge": "wrong output along the last rows or columns (a partial last tile)",
+    "wrong": "wrong output",
+    "crash": "the run crashed",
+    "launch": "a kernel launch failed",
+    "cuda": "a CUDA call failed",
+    "setup": "the harness rejected the case",
+    "usage": "the harness rejected the case",
+}
+_HIDDEN_HINT = {"not_implemented": "wrong", "launch": "crash", "cuda": "crash", "setup": "crash"}
+
+
+def hidden_case_message(run: CaseRun, timeout_s: float) -> str:
+    """``case_message`` for a hidden case: what went wrong, never its size (no element
+    counts, coordinates or messages of the harness, which could give the size away)."""
+    k = kind(run)
+    if k == "timeout":
+        return f"did not finish within {timeout_s:g} s"
+    return _HIDDEN_TEXT.get(k, "failed")
+
+
+def hidden_summary(lab: Lab, ex: Exercise, failed: list[CaseRun]) -> str:
+    """The finding when only hidden cases failed (their sizes are not named)."""
+    k = kind(failed[0])
+    what = hidden_case_message(failed[0], lab.run_timeout_s)
+    key = _HIDDEN_HINT.get(k, k)
+    if key == "wrong":
+        advice = ex.hints.get("wrong") or (
+            "the hidden cases use sizes the public ones do not: make sure the kernel handles "
+            "any size (not a multiple of the block or tile size, large, or 1)"
+        )
+    else:
+        advice = hint(ex, key) or hint(ex, "wrong")
+    n = len(failed)
+    cases = "hidden case" if n == 1 else "hidden cases"
+    return f"{ex.name}: {n} {cases} failed ({what}): {advice}"
+
+
 def static_hint(ex: Exercise, missing: list[str], found: list[str]) -> str:
     """The hint for a static failure, decided by the first missing required pattern in the
     manifest's order (its "static.<PATTERN>" hint, else the lab's "static" hint), else by

@@ -7,7 +7,9 @@ no use to students:
 
 - ``solutions/``: the reference solutions;
 - ``grader/tests/known_bad/``: known-bad submissions, each a patch over a solution;
-- ``.ci/``: the course's CI scripts.
+- ``.ci/``: the course's CI scripts;
+- ``labs/<lab>/hidden.toml``: the instructor-only correctness cases (docs/protocol.md,
+  "Manifest").
 
 The tarball (``build/dist/cuda-memory-labs-student.tar.gz`` by default) holds the files
 under ``cuda-memory-labs/`` and is deterministic, so that two releases of the same tree
@@ -30,12 +32,21 @@ from grader.errors import GraderError
 PREFIX = "cuda-memory-labs"
 DEFAULT_OUT = Path("build") / "dist" / "cuda-memory-labs-student.tar.gz"
 EXCLUDED = ("solutions/", "grader/tests/known_bad/", ".ci/")
+EXCLUDED_FILES = (f"labs/*/{manifest.HIDDEN_FILE}",)  # shown with EXCLUDED in messages
 _WALK_SKIP = {".git", "build", "__pycache__", ".pytest_cache", ".whl", ".debs", "grader-out"}
 
 
 def excluded(name: str) -> bool:
     """Whether the repository path ``name`` (with ``/``) stays out of the student release."""
-    return any(name == d.rstrip("/") or name.startswith(d) for d in EXCLUDED)
+    if any(name == d.rstrip("/") or name.startswith(d) for d in EXCLUDED):
+        return True
+    return is_hidden_cases(name)
+
+
+def is_hidden_cases(name: str) -> bool:
+    """Whether the repository path ``name`` is a lab's instructor-only hidden.toml."""
+    parts = name.split("/")
+    return len(parts) == 3 and parts[0] == "labs" and parts[2] == manifest.HIDDEN_FILE
 
 
 def _git_files(root: Path) -> list[str] | None:
@@ -121,7 +132,7 @@ def dist_student(root: Path, out: str | None, stream) -> int:
     names = build(root, path)
     print(
         f"wrote {manifest.display_path(path)}: {len(names)} files "
-        f"(without {', '.join(EXCLUDED)})",
+        f"(without {', '.join(EXCLUDED + EXCLUDED_FILES)})",
         file=stream,
     )
     return 0

@@ -288,7 +288,8 @@ class Grading:
     def _correctness(self, ex: Exercise) -> None:
         er = self.results[ex.name]
         part = er.parts["correctness"]
-        runs = []
+        runs = []  # the public cases' runs (diagnose names their sizes)
+        failed_hidden = []
         passed = 0
         for i, size in enumerate(ex.cases):
             seed = self.seeds.seed(ex.name, "correctness", i)
@@ -299,20 +300,30 @@ class Grading:
             if k == "no_device":
                 self.runtime_not_run("no CUDA device (the harness reported no_device)")
                 return
-            row = {"size": list(size), "seed": seed, "status": run.status}
+            hidden = ex.is_hidden(i)
+            # a hidden case's size, seed and reproduce command never reach a report
+            row = {"hidden": True} if hidden else {"size": list(size), "seed": seed}
+            row["status"] = run.status
             if k == "ok":
                 passed += 1
             else:
-                row["message"] = diagnose.case_message(run, self.lab.run_timeout_s)
-                row["reproduce"] = self.rerun_hint(ex, size, seed)
+                if hidden:
+                    row["message"] = diagnose.hidden_case_message(run, self.lab.run_timeout_s)
+                    failed_hidden.append(run)
+                else:
+                    row["message"] = diagnose.case_message(run, self.lab.run_timeout_s)
+                    row["reproduce"] = self.rerun_hint(ex, size, seed)
                 if k == "timeout":
                     self.hung.add(ex.name)
             part.details.append(row)
-            runs.append((size, run))
+            if not hidden:
+                runs.append((size, run))
         part.fraction = Fraction(passed, len(ex.cases))
         part.status = "passed" if passed == len(ex.cases) else "failed"
         part.info = f"{passed} of {len(ex.cases)} sizes correct"
-        part.finding = diagnose.exercise_summary(self.lab, ex, runs)
+        part.finding = diagnose.exercise_summary(self.lab, ex, runs) or (
+            diagnose.hidden_summary(self.lab, ex, failed_hidden) if failed_hidden else None
+        )
 
     def _sanitizer(self, ex: Exercise) -> None:
         er = self.results[ex.name]

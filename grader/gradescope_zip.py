@@ -12,7 +12,10 @@ specification: ``docs/specs.md`` of Gradescope's ``autograder_samples``). The zi
   no ``solutions/``, no known-bad fixtures), with the lab's student files as pristine
   skeletons generated from ``solutions/`` (where they exist) rather than whatever the
   checkout's ``labs/`` copy holds: the grader never reads them (a submission brings its
-  own), and no solution can leak into the zip.
+  own), and no solution can leak into the zip;
+- the lab's instructor-only ``hidden.toml`` when it has one, which the student release
+  leaves out: the zip is the instructor's autograder, and its reports never show a hidden
+  case's size or seed.
 
 ``run_autograder`` takes its paths from ``AUTOGRADER_ROOT`` (default ``/autograder``), finds
 the student files when the upload wraps them in a folder (``find_submission``), and always
@@ -167,6 +170,9 @@ def contents(root: Path, lab: str) -> tuple[str, dict[str, tuple[bytes, int]]]:
         entries[name] = (data, mode)
     for name, data in pristine.items():  # a student file missing from labs/
         entries[name] = (data, 0o644)
+    hidden = lab_dir / manifest.HIDDEN_FILE
+    if hidden.is_file():  # left out of the student release, needed by the autograder
+        entries[f"labs/{lab_dir.name}/{manifest.HIDDEN_FILE}"] = (hidden.read_bytes(), 0o644)
     entries["setup.sh"] = (SETUP_SH.encode(), 0o755)
     entries["run_autograder"] = (RUN_AUTOGRADER.format(lab=lab_dir.name).encode(), 0o755)
     return lab_dir.name, entries

@@ -12,6 +12,10 @@ Points are non-negative integers; a part with points needs its table (``static``
 performance size have the same number of dimensions. That number is checked against the
 harness's own list (``lab --list``) once a binary exists: ``check_against_harness``.
 
+An optional ``labs/<lab>/hidden.toml`` (instructor-only, never in the student release) adds
+hidden correctness cases to named exercises: ``load`` appends them after the exercise's
+public cases (``Exercise.n_hidden`` counts them); reports never show their sizes.
+
 Defaults: ``run_timeout_s`` 60, ``sanitizer_timeout_s`` 300, ``launchers`` and
 ``allow_calls`` empty, ``performance.reps`` 25, a missing part in ``points`` is 0.
 """
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.errors import GraderError
@@ -42,6 +46,7 @@ HINT_KEYS = (
     "initcheck",
     "slow",
 )
+HIDDEN_FILE = "hidden.toml"  # instructor-only cases next to lab.toml
 MIN_REPS = 20  # the harness rejects fewer (common/cml_options.h)
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -102,6 +107,11 @@ class Exercise:
     sanitizer: SanitizerSpec | None = None
     performance: PerformanceSpec | None = None
     hints: dict[str, str] = field(default_factory=dict)
+    n_hidden: int = 0  # the last n_hidden of ``cases`` come from hidden.toml
+
+    def is_hidden(self, index: int) -> bool:
+        """Whether ``cases[index]`` is a hidden (instructor-only) case."""
+        return index >= len(self.cases) - self.n_hidden
 
     @property
     def max_points(self) -> int:
@@ -338,20 +348,63 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
     return Exercise(name, cases, points, todo, kernel, static, sanitizer, performance, hints)
 
 
+def _read_toml(c: _Checker, path: Path) -> dict:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise c.fail("", f"not valid TOML: {e}")
+    except OSError as e:
+        raise c.fail("", f"cannot read: {e.strerror}")
+
+
+def _merge_hidden(path: Path, exercises: tuple[Exercise, ...]) -> tuple[Exercise, ...]:
+    """``exercises`` with the cases of ``hidden.toml`` (``path``) appended."""
+    c = _Checker(path)
+    raw = _read_toml(c, path)
+    c.keys("", raw, ("exercise",))
+    ex_raw = raw.get("exercise", [])
+    if not isinstance(ex_raw, list):
+        raise c.fail("", "exercise must be an array of tables ([[exercise]])")
+    by_name = {e.name: e for e in exercises}
+    extra: dict[str, tuple[tuple[int, ...], ...]] = {}
+    for index, item in enumerate(ex_raw):
+        where = f"exercise #{index + 1}"
+        item = c.table(where, item, "[[exercise]]")
+        name = c.ident(where, item, "name", "name")
+        where = f"exercise '{name}'"
+        c.keys(where, item, ("name", "cases"))
+        if name not in by_name:
+            raise c.fail(where, f"lab.toml has no such exercise (it has: {', '.join(by_name)})")
+        if name in extra:
+            raise c.fail("", f"exercise '{name}' is defined twice")
+        cases = c.sizes(where, item.get("cases"), "cases")
+        n_dims = len(by_name[name].cases[0])
+        for i, case in enumerate(cases):
+            if len(case) != n_dims:
+                raise c.fail(
+                    where, f"cases[{i}] has {len(case)} dimensions, lab.toml's cases have {n_dims}"
+                )
+        extra[name] = cases
+    return tuple(
+        (
+            replace(e, cases=e.cases + extra[e.name], n_hidden=len(extra[e.name]))
+            if e.name in extra
+            else e
+        )
+        for e in exercises
+    )
+
+
 def load(lab_dir: Path | str) -> Lab:
-    """Reads and validates ``<lab_dir>/lab.toml``; raises GraderError on any violation."""
+    """Reads and validates ``<lab_dir>/lab.toml`` and, when there is one, ``hidden.toml``
+    (HIDDEN_FILE); raises GraderError on any violation."""
     lab_dir = Path(lab_dir)
     path = lab_dir / "lab.toml"
     c = _Checker(path)
     if not path.is_file():
         raise GraderError(f"{display_path(path)}: no such file (is {lab_dir} a lab folder?)")
-    try:
-        with open(path, "rb") as f:
-            raw = tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise c.fail("", f"not valid TOML: {e}")
-    except OSError as e:
-        raise c.fail("", f"cannot read: {e.strerror}")
+    raw = _read_toml(c, path)
 
     c.keys("", raw, _LAB_KEYS)
     lab_id = c.string("", raw, "id", "id")
@@ -380,6 +433,8 @@ def load(lab_dir: Path | str) -> Lab:
         if e.name in seen:
             raise c.fail("", f"exercise '{e.name}' is defined twice")
         seen.add(e.name)
+    if (lab_dir / HIDDEN_FILE).is_file():
+        exercises = _merge_hidden(lab_dir / HIDDEN_FILE, exercises)
 
     return Lab(
         lab_dir,

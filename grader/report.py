@@ -24,7 +24,8 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                            "status": "passed" | "failed" | "skipped" | "not_run",
                            "reason": null | "why not run", "info": "..",
                            "messages": [..],
-                           "details": [{"size": [33, 17, 65], "seed": 123,
+                           "details": [{"size": [33, 17, 65], "seed": 123,  # a hidden
+                                        # case (hidden.toml): {"hidden": true} instead
                                         "status": "ok" | "wrong" | "error" | "crash" |
                                                   "timeout",
                                         "message": .., "reproduce": ..}]},
@@ -139,7 +140,10 @@ def _part_details(part: Part) -> list[str]:
         failures = 0
         for row in part.details:
             status = "ok" if row["status"] == "ok" else row["status"].upper()
-            line = f"{pad}{size_text(row['size']):<18} seed {row['seed']:<11} {status}"
+            if row.get("hidden"):  # instructor-only: its size and seed are never shown
+                line = f"{pad}{'hidden case':<35} {status}"
+            else:
+                line = f"{pad}{size_text(row['size']):<18} seed {row['seed']:<11} {status}"
             lines.append(line)
             if row["status"] == "ok":
                 continue

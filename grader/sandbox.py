@@ -44,6 +44,7 @@ import glob
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,7 +65,7 @@ class Sandbox:
     kind: str
     reason: str = ""  # why there is no sandbox (kind "none")
     bwrap: str | None = None
-    hidden: tuple[str, ...] = ()  # folders shown empty (solutions/)
+    hidden: tuple[str, ...] = ()  # shown empty: solutions/ folders, labs/*/hidden.toml files
     # course trees shown read-only even when they live under /tmp, which the sandbox
     # replaces with a fresh tmpfs (a CI clone or a grading copy may well be there)
     visible: tuple[str, ...] = ()
@@ -99,7 +100,19 @@ class Sandbox:
         for path in self.hidden:
             if os.path.isdir(path):
                 args += ["--tmpfs", path, "--remount-ro", path]
+            elif os.path.isfile(path):  # a file reads as empty
+                args += ["--ro-bind", _empty_file(), path]
         return [*args, *NAMESPACES, "--", *argv]
+
+
+@functools.lru_cache(maxsize=None)
+def _empty_file() -> str:
+    """A read-only empty file to bind over hidden files (binding /dev/null does not work:
+    bwrap's binds are nodev)."""
+    fd, path = tempfile.mkstemp(prefix="grader-empty-")
+    os.close(fd)
+    os.chmod(path, 0o444)
+    return path
 
 
 @functools.lru_cache(maxsize=None)
@@ -121,18 +134,20 @@ def _probe(bwrap: str) -> str | None:
 
 def choose(roots=(), default: str = "none") -> Sandbox:
     """The sandbox ``GRADER_SANDBOX`` asks for (``default`` when it is unset), hiding
-    ``solutions/`` of each of ``roots`` and of the grader's own repository."""
+    ``solutions/`` and ``labs/*/hidden.toml`` of each of ``roots`` and of the grader's own
+    repository."""
     asked = os.environ.get(ENV, "").strip().lower()
     mode = asked or default
     if mode not in MODES:
         raise GraderError(f"{ENV}={mode} is not one of {', '.join(MODES)}")
     if mode == "none":
         return Sandbox("none", f"{ENV}=none" if asked else f"off by default here; {ENV}=auto")
-    hidden = []
+    hidden = []  # solutions/ folders, and the instructor-only labs/*/hidden.toml files
     for root in [*roots, REPO]:
-        path = os.path.abspath(Path(root) / "solutions")
-        if path not in hidden:
-            hidden.append(path)
+        for path in [Path(root) / "solutions", *sorted(Path(root).glob("labs/*/hidden.toml"))]:
+            path = os.path.abspath(path)
+            if path not in hidden:
+                hidden.append(path)
     bwrap = shutil.which("bwrap")
     reason = "bubblewrap not installed" if bwrap is None else _probe(bwrap)
     if reason is None:

@@ -97,7 +97,8 @@ def expect_skeleton(g: Grade) -> list[str]:
         for row in c.details:
             if row["status"] not in ("wrong",):
                 problems.append(
-                    f"{ex.name}: at {'×'.join(map(str, row['size']))} the skeleton's run "
+                    f"{ex.name}: at {'×'.join(map(str, row.get('size', ['a hidden case'])))} "
+                    "the skeleton's run "
                     f"ended with '{row['status']}' (must fail cleanly with 'wrong'): "
                     f"{row.get('message', '')}"
                 )

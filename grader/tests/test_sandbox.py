@@ -358,3 +358,38 @@ def test_the_default_is_none_for_one_grade_and_auto_for_a_batch(monkeypatch):
     assert sandbox.choose(default="auto").notice.startswith(
         "not available (bubblewrap not installed)"
     )
+
+
+SIZE = r"""
+#include <stdio.h>
+int main(int argc, char **argv) {
+    FILE *f = fopen(argv[1], "rb");
+    long n = -1;
+    if (f) { fseek(f, 0, SEEK_END); n = ftell(f); fclose(f); }
+    printf("%ld\n", n);
+    return 0;
+}
+"""
+
+
+def test_hidden_cases_file_reads_empty(box, tmp_path):
+    """The instructor-only labs/<lab>/hidden.toml is hidden like solutions/."""
+    hidden = sorted(REPO.glob("labs/*/hidden.toml"))
+    assert hidden, "the course has a hidden.toml to hide"
+    exe = cc(tmp_path / "bin", "size", SIZE)
+    plain = run.run([exe, str(hidden[0])], 30, cwd=str(tmp_path))
+    assert int(plain.stdout) > 0  # control: readable without the sandbox
+    out = boxed(box, exe, tmp_path / "work", str(hidden[0]))
+    assert out.stdout == "0\n"
+
+
+def test_the_assembled_copy_has_no_hidden_cases_file(tmp_path):
+    """Runs can read the assembled lab (their binary lives there), so it holds no
+    hidden.toml: the grader reads hidden cases from the pristine lab only."""
+    from grader import assemble, manifest
+
+    lab = manifest.load(REPO / "labs" / "3.3-tiling")
+    assert (lab.dir / "hidden.toml").is_file()
+    done = assemble.assemble(lab, REPO / "solutions" / "3.3-tiling", tmp_path)
+    assert done.ok and (done.src / "lab.toml").is_file()
+    assert not (done.src / "hidden.toml").exists()
