@@ -64,6 +64,7 @@ from grader import archives, gradescope, manifest, report, tools
 from grader import build as builder
 from grader import grade as grading
 from grader.errors import GraderError
+from grader.files import write_atomic
 from grader.results import Grade
 
 ROW_SCHEMA = 1
@@ -99,22 +100,6 @@ def collect(paths: list[str]) -> list[Submission]:
             raise GraderError(f"two submissions have the id '{sid}': {subs[sid].path} and {path}")
         subs[sid] = Submission(sid, path, kind)
     return list(subs.values())
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Writes ``text`` to ``path`` through a temporary file in the same folder and
-    ``os.replace``: readers see the old file or the new one, never a part."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def status_of(g: Grade) -> str:

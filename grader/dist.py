@@ -28,6 +28,7 @@ from pathlib import Path
 
 from grader import manifest
 from grader.errors import GraderError
+from grader.files import write_atomic
 
 PREFIX = "cuda-memory-labs"
 DEFAULT_OUT = Path("build") / "dist" / "cuda-memory-labs-student.tar.gz"
@@ -118,9 +119,7 @@ def build(root: Path, out: Path) -> list[str]:
                 tar.addfile(info, io.BytesIO(data))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_bytes(buf.getvalue())
-        os.replace(tmp, out)
+        write_atomic(out, buf.getvalue())
     except OSError as e:
         raise GraderError(f"cannot write {out}: {e.strerror}")
     return names

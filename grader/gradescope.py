@@ -33,11 +33,10 @@ the document says honestly that the device checks were not run.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 
 from grader import report
 from grader.errors import GraderError
+from grader.files import write_atomic
 from grader.results import PART_NAMES, ExerciseResult, Grade, Part
 
 
@@ -108,17 +107,7 @@ def results(grade: Grade, elapsed_s: float) -> dict:
 def write(grade: Grade, elapsed_s: float, path: str) -> None:
     """Writes ``results(grade, elapsed_s)`` to ``path`` atomically (a temporary file in the
     same folder, then ``os.replace``): Gradescope never reads a half-written file."""
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = None
     try:
-        with tempfile.NamedTemporaryFile(
-            "w", dir=folder, prefix=".results-", suffix=".tmp", delete=False
-        ) as f:
-            tmp = f.name
-            json.dump(results(grade, elapsed_s), f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps(results(grade, elapsed_s), indent=2) + "\n")
     except OSError as e:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
         raise GraderError(f"cannot write the Gradescope results {path}: {e.strerror}")

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from grader import archives, dist, manifest, skeleton
 from grader.errors import GraderError
+from grader.files import write_atomic
 
 SCRIPTS = ("setup.sh", "run_autograder")
 _EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -197,9 +198,7 @@ def build(root: Path, lab: str, out: Path | None = None) -> tuple[Path, list[str
             zf.writestr(info, data)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_bytes(buf.getvalue())
-        os.replace(tmp, out)
+        write_atomic(out, buf.getvalue())
     except OSError as e:
         raise GraderError(f"cannot write {out}: {e.strerror}")
     return out, sorted(entries)

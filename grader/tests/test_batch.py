@@ -15,6 +15,7 @@ import zipfile
 import pytest
 
 from grader import batch as batching
+from grader import files
 from grader import cli
 from helpers import FAKE_BIN, grade_cli, submission
 
@@ -201,7 +202,7 @@ def test_interrupted_gradebook_write_keeps_the_old_one(graded, monkeypatch, fake
     def interrupted(fd):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(batching.os, "fsync", interrupted)
+    monkeypatch.setattr(files.os, "fsync", interrupted)  # inside grader.files.write_atomic
     lab = batching.manifest.load(fake_root / LAB)
     with pytest.raises(KeyboardInterrupt):
         batching.write_gradebook(out, lab)
