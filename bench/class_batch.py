@@ -365,68 +365,76 @@ def _check(student: str, row: dict, report: dict | None, expect: dict, sandboxed
     return problems
 
 
-def run(sub_dir: Path, out: Path, extra: list[str]) -> int:
-    expected = json.loads((sub_dir / "expected.json").read_text())
-    subs = sorted(p for p in sub_dir.iterdir() if p.name != "expected.json")
-    out.mkdir(parents=True, exist_ok=True)
-    lab_toml = (ROOT / "labs" / LAB / "lab.toml").read_bytes()
-    walls, books = [], []
-    for i in (1, 2):
-        dest = out / f"grading-{i}"
-        cmd = [sys.executable, "-m", "grader", "batch", f"labs/{LAB}", *map(str, subs)]
-        cmd += ["--out", str(dest), "--seed", "7", *(["--force"] if i == 2 else []), *extra]
-        start = time.monotonic()
-        with open(out / f"grading-{i}.log", "w") as log:
-            rc = subprocess.run(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT).returncode
-        walls.append((time.monotonic() - start, rc))
-        books.append(_gradebook(dest / "gradebook.csv"))
+def summarize(out: Path, expected: dict, books: list, walls: list, lab_toml: bytes) -> int:
+    """Checks every verdict of the first grading and, once there are two, their agreement;
+    writes OUT/summary.txt and OUT/summary.json; returns the exit status."""
     lines = [f"grading {i + 1}: {w:.0f} s wall, exit {rc}" for i, (w, rc) in enumerate(walls)]
     unchanged = (ROOT / "labs" / LAB / "lab.toml").read_bytes() == lab_toml
     unchanged = unchanged and not PWNED.exists()
     lines.append(
         f"course tree: {'unchanged' if unchanged else 'CHANGED (lab.toml, or ' + str(PWNED) + ')'}"
     )
-    sandboxed = (
-        "sandbox      passed" in (out / "grading-1" / "s01_reference" / "report.txt").read_text()
-    )
+    ref = out / "grading-1" / "s01_reference" / "report.txt"
+    sandboxed = ref.is_file() and "sandbox      passed" in ref.read_text()
     lines.append(f"sandbox: {'bubblewrap' if sandboxed else 'not available (limits only)'}")
     failures, differ = 0, 0
     for student, expect in expected.items():
-        row1, row2 = books[0].get(student), books[1].get(student)
-        if row1 is None or row2 is None:
+        rows = [book.get(student) for book in books]
+        if any(row is None for row in rows):
             lines.append(f"{student}: MISSING from a gradebook")
             failures += 1
             continue
         rep_path = out / "grading-1" / student / "report.json"
         report = json.loads(rep_path.read_text()) if rep_path.is_file() else None
-        problems = _check(student, row1, report, expect, sandboxed)
-        same = {k: v for k, v in row1.items()} == {k: v for k, v in row2.items()}
-        differ += not same
+        problems = _check(student, rows[0], report, expect, sandboxed)
         failures += bool(problems)
         verdict = "ok" if not problems else "NOT AS EXPECTED: " + "; ".join(problems)
+        agree = ""
+        if len(rows) == 2:
+            same = rows[0] == rows[1]
+            differ += not same
+            agree = "same " if same else f"DIFFERS (second: {rows[1]['total']}) "
         lines.append(
-            f"{student}: {row1['total']}/{row1['max']} [{row1['status']}] "
-            f"{'same' if same else 'DIFFERS: ' + row2['total']} {verdict}"
+            f"{student}: {rows[0]['total']}/{rows[0]['max']} [{rows[0]['status']}] {agree}{verdict}"
         )
-    lines.append(f"{len(expected)} submissions, {failures} not as expected, {differ} differ")
+    lines.append(
+        f"{len(expected)} submissions, {failures} not as expected"
+        + (f", {differ} differ between the two gradings" if len(books) == 2 else "")
+    )
     text = "\n".join(lines) + "\n"
     (out / "summary.txt").write_text(text)
-    (out / "summary.json").write_text(
-        json.dumps(
-            {
-                "wall_s": [w for w, _ in walls],
-                "exit": [rc for _, rc in walls],
-                "submissions": len(expected),
-                "not_as_expected": failures,
-                "differ": differ,
-                "course_tree_unchanged": unchanged,
-                "sandboxed": sandboxed,
-            },
-            indent=1,
-        )
-    )
-    print(text, end="")
-    return 0 if failures == 0 and differ == 0 and unchanged else 1
+    summary = {
+        "wall_s": [w for w, _ in walls],
+        "exit": [rc for _, rc in walls],
+        "submissions": len(expected),
+        "not_as_expected": failures,
+        "differ": differ if len(books) == 2 else None,
+        "course_tree_unchanged": unchanged,
+        "sandboxed": sandboxed,
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    print(text, end="", flush=True)
+    return 0 if failures == 0 and differ == 0 and unchanged and len(books) == 2 else 1
+
+
+def run(sub_dir: Path, out: Path, extra: list[str]) -> int:
+    expected = json.loads((sub_dir / "expected.json").read_text())
+    subs = sorted(p for p in sub_dir.iterdir() if p.name != "expected.json")
+    out.mkdir(parents=True, exist_ok=True)
+    lab_toml = (ROOT / "labs" / LAB / "lab.toml").read_bytes()
+    walls, books, rc = [], [], 1
+    for i in (1, 2):
+        dest = out / f"grading-{i}"
+        cmd = [sys.executable, "-m", "grader", "batch", f"labs/{LAB}", *map(str, subs)]
+        cmd += ["--out", str(dest), "--seed", "7", *(["--force"] if i == 2 else []), *extra]
+        start = time.monotonic()
+        with open(out / f"grading-{i}.log", "w") as log:
+            code = subprocess.run(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT).returncode
+        walls.append((time.monotonic() - start, code))
+        books.append(_gradebook(dest / "gradebook.csv"))
+        print(f"== after grading {i}", flush=True)
+        rc = summarize(out, expected, books, walls, lab_toml)  # a cut-off run keeps one
+    return rc
 
 
 def main() -> int:
