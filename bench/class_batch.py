@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader import fixtures  # noqa: E402
+from grader import fixtures, sandbox  # noqa: E402
 
 LAB = "3.3-tiling"
 SOLUTION = ROOT / "solutions" / LAB / "kernels.cu"
@@ -421,6 +421,13 @@ def run(sub_dir: Path, out: Path, extra: list[str]) -> int:
     expected = json.loads((sub_dir / "expected.json").read_text())
     subs = sorted(p for p in sub_dir.iterdir() if p.name != "expected.json")
     out.mkdir(parents=True, exist_ok=True)
+    box = sandbox.choose((ROOT,), default="auto")
+    if box.kind != "bwrap":
+        # without a pid namespace a fork bomb run as root can take the machine down before
+        # the wall-clock limit kills its process group: leave it out, and say so
+        print(f"class_batch: no sandbox ({box.notice}): h04_fork_bomb left out", flush=True)
+        subs = [p for p in subs if not p.name.startswith("h04_")]
+        expected = {k: v for k, v in expected.items() if not k.startswith("h04_")}
     lab_toml = (ROOT / "labs" / LAB / "lab.toml").read_bytes()
     walls, books, rc = [], [], 1
     for i in (1, 2):
