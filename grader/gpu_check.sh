@@ -40,8 +40,11 @@ timed() { # timed SECONDS NAME CMD...: run CMD with a limit, log to LOG/NAME.log
 lab_args() { for l in $LABS; do printf -- '--lab %s ' "${l%%-*}"; done; }
 # Check from .debs/ (apt-get download check libsubunit-dev libsubunit0) where not installed
 if ! pkg-config --exists check 2>/dev/null && ls .debs/*.deb >/dev/null 2>&1; then
-    mkdir -p build/debs && for d in .debs/*.deb; do dpkg -x "$d" build/debs; done
-    CK=$PWD/build/debs/usr
+    # outside build/: the Makefile reads every build/**/*.d as a dependency file, and a
+    # package's folders (usr/lib/sysctl.d) are not
+    DEBS=${TMPDIR:-/tmp}/cml-debs
+    mkdir -p "$DEBS" && for d in .debs/*.deb; do dpkg -x "$d" "$DEBS"; done
+    CK=$DEBS/usr
     export CHECK_CFLAGS="-I$CK/include" \
         CHECK_LIBS="-L$CK/lib/x86_64-linux-gnu -Wl,-rpath,$CK/lib/x86_64-linux-gnu -lcheck -lsubunit -lm -lrt -lpthread"
     [ -x "$CK/bin/bwrap" ] && export PATH="$CK/bin:$PATH"
