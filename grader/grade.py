@@ -28,7 +28,18 @@ from pathlib import Path
 
 from grader import assemble as assembler
 from grader import build as builder
-from grader import diagnose, harness, manifest, sandbox, sanitizer, sass, scoring, symbols, tools
+from grader import (
+    cgroup,
+    diagnose,
+    harness,
+    manifest,
+    sandbox,
+    sanitizer,
+    sass,
+    scoring,
+    symbols,
+    tools,
+)
 from grader.errors import GraderError
 from grader.gpu_lock import GpuLock
 from grader.manifest import Exercise, Lab, display_path
@@ -262,7 +273,7 @@ class Grading:
         # every run of the submission from here on is in this sandbox (grader.sandbox)
         self.box = sandbox.choose([self.root], self.options.sandbox_default)
         status = "passed" if self.box.kind == "bwrap" else "skipped"
-        self.step("sandbox", status, [self.box.notice])
+        self.step("sandbox", status, [self.box.notice, cgroup.status()])
         listing, problem = harness.list_exercises(self.binary, box=self.box)
         if listing is None:
             reason = f"the lab binary failed at start-up ({problem})"

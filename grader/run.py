@@ -14,8 +14,10 @@ Limits set in the child before exec (``resource``):
 
 ``RLIMIT_AS`` is not set: the CUDA driver reserves a very large virtual address range and
 fails to initialise under any useful bound. ``RLIMIT_NPROC`` is not set either: it counts
-all processes and threads of the user (CUDA starts several threads), and root ignores it;
-the sandbox's pid namespace contains a fork bomb instead (``grader.sandbox``).
+all processes and threads of the user (CUDA starts several threads), and root ignores it.
+Instead each run gets its own pids cgroup where the grader may make one (``grader.cgroup``:
+at most 512 processes and threads), so a fork bomb cannot fill the machine's process
+table; the group is emptied and removed after the run.
 
 Output goes to temporary files (no pipe can fill up and block the child) and comes back
 truncated to ``max_output`` bytes: its head and its tail, with a marker in between, read
@@ -33,6 +35,7 @@ back as the signal, so a segfault is "killed by SIGSEGV" inside the sandbox too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -41,6 +44,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from grader import cgroup
 
 if TYPE_CHECKING:
     from grader.sandbox import Sandbox
@@ -147,7 +152,13 @@ def run(
     boxed = sandbox is not None and sandbox.kind == "bwrap"
     if boxed:
         argv = sandbox.wrap(argv, workdir=cwd, readable=readable)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with (
+        cgroup.group() if limits else contextlib.nullcontext() as join,
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+    ):
+        if join:
+            argv = [*join, *argv]
         start = time.monotonic()
         deadline = start + timeout_s
         proc = subprocess.Popen(
