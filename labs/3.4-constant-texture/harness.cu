@@ -57,15 +57,6 @@
  * unspecified rounding of the coordinate to fixed point before alpha is formed. */
 #define TEX_WEIGHT_SLACK (1.5 / 256.0)
 
-/* TEMPORARY, until common/cml_lab.h gains cml_exercise.extra_metrics (the "Lab extensions"
- * commit on main): then this becomes 1 and the macro goes. */
-#define LAB_HAVE_EXTRA_METRICS 0
-#if LAB_HAVE_EXTRA_METRICS
-#define EXTRA_METRICS(fn) , fn
-#else
-#define EXTRA_METRICS(fn)
-#endif
-
 static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
 
 /* lab.h's bound on every size: an int, with room for a block's worth of overhanging indices. */
@@ -265,7 +256,6 @@ static void lookup_launch_baseline(void *ctx) {
  * thread-dependent index over the same work with a warp-uniform index (seed lecture 002: "up
  * to 32x"; FACTS.md, one run on an H200: 69.0 / 2.15 ms). Both are course kernels: the figure
  * shows the student what the constant cache's serialisation costs, whatever they wrote. */
-#if LAB_HAVE_EXTRA_METRICS
 /* The two constant-memory baselines, timed against each other into the scratch buffer. */
 static void lookup_launch_const_divergent(void *ctx) {
     const lookup_ctx *c = (const lookup_ctx *)ctx;
@@ -290,7 +280,6 @@ static void lookup_extra_metrics(void *ctx, cml_metrics *m) {
         cml_metrics_add(m, "divergent_over_broadcast", stats[0].median_ms / stats[1].median_ms);
     }
 }
-#endif
 
 static void lookup_teardown(cml_problem *p) {
     lookup_ctx *c = (lookup_ctx *)p->ctx;
@@ -584,15 +573,15 @@ static void jacobi_teardown(cml_problem *p) {
 
 static const cml_exercise kExercises[] = {
     {"stencil_constant", "n", 1, "stencil_global", stencil1d_setup, stencil1d_launch_student,
-     stencil1d_launch_baseline, stencil1d_teardown EXTRA_METRICS(NULL)},
+     stencil1d_launch_baseline, stencil1d_teardown, NULL},
     {"lookup_divergent", "n,table_size", 2, "lookup_constant_divergent", lookup_setup,
-     lookup_launch_student, lookup_launch_baseline, lookup_teardown EXTRA_METRICS(lookup_extra_metrics)},
+     lookup_launch_student, lookup_launch_baseline, lookup_teardown, lookup_extra_metrics},
     {"stencil_readonly", "width,height,buffers", 3, "stencil_plain", stencil2d_setup,
-     stencil2d_launch_student, stencil2d_launch_baseline, stencil2d_teardown EXTRA_METRICS(NULL)},
+     stencil2d_launch_student, stencil2d_launch_baseline, stencil2d_teardown, NULL},
     {"texture_resample", "in_w,in_h,out_w,out_h,address", 5, "resample_global", resample_setup,
-     resample_launch_student, resample_launch_baseline, resample_teardown EXTRA_METRICS(NULL)},
+     resample_launch_student, resample_launch_baseline, resample_teardown, NULL},
     {"jacobi_texture", "width,height,iters", 3, "jacobi_global", jacobi_setup,
-     jacobi_launch_student, jacobi_launch_baseline, jacobi_teardown EXTRA_METRICS(NULL)},
+     jacobi_launch_student, jacobi_launch_baseline, jacobi_teardown, NULL},
 };
 
 int main(int argc, char **argv) {
