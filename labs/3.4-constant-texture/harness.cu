@@ -1,0 +1,590 @@
+/* harness.cu — lab 3.4 "Constant, read-only and texture memory": the pristine harness (students
+ * never edit it; the grader always builds a submission against this copy).
+ *
+ * The course driver (common/cml_lab.h) owns the command line, poisoning the output, the launch
+ * checks, the comparison, the timing and the JSON run document (docs/protocol.md). This file
+ * describes the lab's five exercises to it; for each one it owns only
+ *   - setup: check the size, draw the inputs from the seed (cml_rng.h, uniform in [-1, 1)),
+ *     copy them to the device, and compute the float64 CPU reference (reference.c) at every
+ *     output position (every case of this lab is small enough for that);
+ *   - the two launches: the student's launcher (kernels.cu, API in lab.h) and the baseline
+ *     (baselines.cu), both writing the problem's output buffer;
+ *   - teardown.
+ * Every CUDA call the harness makes is checked (CML_CHECK); the student's set-up call
+ * stencil_constant_set_coefficients is followed by a cudaGetLastError check, so a failed
+ * cudaMemcpyToSymbol (e.g. given &symbol) is reported as the CUDA error it is.
+ *
+ * Tolerances (cml_compare.h: |got - ref| <= gamma * mag + abs_floor, per element):
+ *   stencil_constant, lookup_divergent, stencil_readonly: a float32 sum of K terms in any
+ *     order, with or without FMA, is within gamma_K * sum |terms| of the exact value (Higham,
+ *     "Accuracy and Stability of Numerical Algorithms", 2nd ed., eq. 3.5): K = 9, 64, 9.
+ *   texture_resample: the texture unit's weights alpha, beta are rounded to 1/256 (CUDA C++
+ *     Programming Guide, "Texture Fetching": 9-bit fixed point with 8 fractional bits; the
+ *     rounding mode is not specified), and the float32 coordinate carries a rounding error of a
+ *     few ulps of its magnitude. The filtered value moves by at most `spread` (max - min of the
+ *     4 texels blended) per unit of alpha or beta, so per element
+ *         tol = (d_x + d_y) * spread + 2^-16 * max |texel|,
+ *         d_x = TEX_WEIGHT_SLACK + 4 * in_w * 2^-24   (d_y likewise with in_h),
+ *     passed as mag = tol, gamma = 1. It is tight: sampling without the + 0.5 texel centre at 1x
+ *     is off by about spread / 2 on almost every pixel.
+ *   jacobi_texture: each step adds at most gamma_4 * max|u| (an average of 4 values), and a
+ *     step is non-expansive (max norm), so after `iters` steps the error is at most
+ *     iters * gamma_4 * max|u| <= iters * gamma_4 (inputs in [-1, 1)): abs_floor.
+ *
+ * Sources: CUDA C++ Programming Guide (runtime API, "Texture Fetching"); NVIDIA cuda-samples'
+ * allocate -> initialise -> copy -> launch -> copy back -> verify -> free.
+ */
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+#include <cuda_runtime_api.h>
+
+#include "baselines.h"
+#include "cml_check.h"
+#include "cml_compare.h"
+#include "cml_lab.h"
+#include "cml_rng.h"
+#include "cml_timing.h"
+#include "lab.h"
+#include "reference.h"
+
+/* Largest side of an image given to the texture exercises (cudaArray 2D limits are larger on
+ * sm_80 and sm_90; this keeps every case well inside them). */
+#define TEX_MAX_SIDE 65536
+/* The weight step of hardware linear filtering (1/256) plus half a step of margin for the
+ * unspecified rounding of the coordinate to fixed point before alpha is formed. */
+#define TEX_WEIGHT_SLACK (1.5 / 256.0)
+
+static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
+
+/* lab.h's bound on every size: an int, with room for a block's worth of overhanging indices. */
+static int fits_int(long long v) {
+    return v < (long long)INT_MAX - 63;
+}
+
+/* Allocates the reference arrays of n elements (mag only when with_mag); 0 when out of memory
+ * (then neither stays allocated). */
+static int alloc_ref(size_t n, int with_mag, double **ref, double **mag) {
+    *ref = (double *)malloc(n * sizeof(double));
+    *mag = with_mag ? (double *)malloc(n * sizeof(double)) : NULL;
+    if (*ref == NULL || (with_mag && *mag == NULL)) {
+        free(*ref);
+        free(*mag);
+        *ref = NULL;
+        *mag = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.4a  stencil_constant: out (n) = 1D stencil of radius STENCIL_R over in (n)
+ */
+
+typedef struct stencil1d_ctx {
+    int n;
+    float *d_in;   /* (n) */
+    float *d_coef; /* (STENCIL_DIAM): the baseline's copy in global memory */
+    float *d_out;  /* (n): the output under test */
+    double *ref, *mag;
+} stencil1d_ctx;
+
+static const char *stencil1d_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    if (!fits_int(size[0])) {
+        return "n must be below 2^31 - 64 (lab.h takes int)";
+    }
+    const size_t n = (size_t)size[0];
+    stencil1d_ctx *c = (stencil1d_ctx *)calloc(1, sizeof *c);
+    float *h_in = (float *)malloc(n * sizeof(float));
+    float h_coef[STENCIL_DIAM];
+    if (c == NULL || h_in == NULL || !alloc_ref(n, 1, &c->ref, &c->mag)) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    c->n = (int)n;
+
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_coef, STENCIL_DIAM, -1.0f, 1.0f);
+    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    for (size_t i = 0; i < n; ++i) {
+        stencil1d_ref_at(h_in, n, h_coef, STENCIL_R, i, &c->ref[i], &c->mag[i]);
+    }
+
+    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_coef, STENCIL_DIAM * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    CML_CHECK(
+        cudaMemcpy(c->d_coef, h_coef, STENCIL_DIAM * sizeof(float), cudaMemcpyHostToDevice));
+    free(h_in);
+
+    /* The student's upload of the coefficients to constant memory. Its launcher returns
+     * nothing: an error it left (cudaMemcpyToSymbol given &symbol: "invalid device symbol")
+     * is reported here. h_coef is a stack array: a student who keeps the pointer for later
+     * instead of copying now reads garbage. */
+    stencil_constant_set_coefficients(h_coef);
+    CML_CHECK(cudaGetLastError());
+    CML_CHECK(cudaDeviceSynchronize());
+
+    p->d_out = c->d_out;
+    p->n_out = n;
+    p->out_cols = n;
+    p->h_ref = c->ref;
+    p->h_mag = c->mag;
+    p->gamma = cml_gamma_f32(STENCIL_DIAM);
+    p->abs_floor = 0.0;
+    p->bytes = 8.0 * (double)n; /* in read once, out written once */
+    p->flops = 2.0 * STENCIL_DIAM * (double)n;
+    p->ctx = c;
+    return NULL;
+}
+
+static void stencil1d_launch_student(void *ctx) {
+    const stencil1d_ctx *c = (const stencil1d_ctx *)ctx;
+    stencil_constant(c->d_in, c->d_out, c->n);
+}
+
+static void stencil1d_launch_baseline(void *ctx) {
+    const stencil1d_ctx *c = (const stencil1d_ctx *)ctx;
+    stencil_global(c->d_in, c->d_out, c->n, c->d_coef);
+}
+
+static void stencil1d_teardown(cml_problem *p) {
+    stencil1d_ctx *c = (stencil1d_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_in));
+    CML_CHECK(cudaFree(c->d_coef));
+    CML_CHECK(cudaFree(c->d_out));
+    free(c->ref);
+    free(c->mag);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.4b  lookup_divergent: out (n), LOOKUP_STEPS table reads per output
+ */
+
+typedef struct lookup_ctx {
+    int n, table_size;
+    float *d_table;   /* (table_size) */
+    int *d_idx;       /* (n): start indices in [0, table_size) */
+    float *d_out;     /* (n): the output under test */
+    float *d_scratch; /* (n): output of the broadcast baseline (extra metric only) */
+    double *ref, *mag;
+} lookup_ctx;
+
+static int is_power_of_two(long long v) {
+    return v >= 1 && (v & (v - 1)) == 0;
+}
+
+static const char *lookup_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    if (!fits_int(size[0])) {
+        return "n must be below 2^31 - 64 (lab.h takes int)";
+    }
+    if (!is_power_of_two(size[1]) || size[1] > LOOKUP_MAX_TABLE) {
+        return "table_size must be a power of two, at most LOOKUP_MAX_TABLE = 8192 (lab.h)";
+    }
+    const size_t n = (size_t)size[0];
+    const size_t table_size = (size_t)size[1];
+    lookup_ctx *c = (lookup_ctx *)calloc(1, sizeof *c);
+    float *h_table = (float *)malloc(table_size * sizeof(float));
+    int *h_idx = (int *)malloc(n * sizeof(int));
+    if (c == NULL || h_table == NULL || h_idx == NULL || !alloc_ref(n, 1, &c->ref, &c->mag)) {
+        free(c);
+        free(h_table);
+        free(h_idx);
+        return kNoHostMemory;
+    }
+    c->n = (int)n;
+    c->table_size = (int)table_size;
+
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_table, table_size, -1.0f, 1.0f);
+    for (size_t i = 0; i < n; ++i) {
+        h_idx[i] = (int)cml_rng_below(&rng, table_size);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        lookup_ref_at(h_table, table_size, (size_t)h_idx[i], LOOKUP_STEPS, LOOKUP_STRIDE,
+                      &c->ref[i], &c->mag[i]);
+    }
+
+    CML_CHECK(cudaMalloc((void **)&c->d_table, table_size * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_idx, n * sizeof(int)));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_scratch, n * sizeof(float)));
+    CML_CHECK(
+        cudaMemcpy(c->d_table, h_table, table_size * sizeof(float), cudaMemcpyHostToDevice));
+    CML_CHECK(cudaMemcpy(c->d_idx, h_idx, n * sizeof(int), cudaMemcpyHostToDevice));
+    CML_CHECK(lookup_constant_set_table(h_table, (int)table_size)); /* the baselines' copy */
+    free(h_table);
+    free(h_idx);
+
+    p->d_out = c->d_out;
+    p->n_out = n;
+    p->out_cols = n;
+    p->h_ref = c->ref;
+    p->h_mag = c->mag;
+    p->gamma = cml_gamma_f32(LOOKUP_STEPS);
+    p->abs_floor = 0.0;
+    /* Device-memory traffic: the index read and the output written; the table reads hit the
+     * caches (they are what the exercise is about, and what the ratio measures). */
+    p->bytes = 8.0 * (double)n + 4.0 * (double)table_size;
+    p->flops = (double)LOOKUP_STEPS * (double)n;
+    p->ctx = c;
+    return NULL;
+}
+
+static void lookup_launch_student(void *ctx) {
+    const lookup_ctx *c = (const lookup_ctx *)ctx;
+    lookup_divergent(c->d_table, c->d_idx, c->d_out, c->n, c->table_size);
+}
+
+static void lookup_launch_baseline(void *ctx) {
+    const lookup_ctx *c = (const lookup_ctx *)ctx;
+    lookup_constant_divergent(c->d_table, c->d_idx, c->d_out, c->n, c->table_size);
+}
+
+/* Extra metric divergent_over_broadcast: the time of the constant-memory lookup with a
+ * thread-dependent index over the same work with a warp-uniform index (seed lecture 002: "up
+ * to 32x"; FACTS.md, one run on an H200: 69.0 / 2.15 ms). Both are course kernels: the figure
+ * shows the student what the constant cache's serialisation costs, whatever they wrote. */
+/* The two constant-memory baselines, timed against each other into the scratch buffer. */
+static void lookup_launch_const_divergent(void *ctx) {
+    const lookup_ctx *c = (const lookup_ctx *)ctx;
+    lookup_constant_divergent(c->d_table, c->d_idx, c->d_scratch, c->n, c->table_size);
+}
+
+static void lookup_launch_const_broadcast(void *ctx) {
+    const lookup_ctx *c = (const lookup_ctx *)ctx;
+    lookup_constant_broadcast(c->d_table, c->d_idx, c->d_scratch, c->n, c->table_size);
+}
+
+static void lookup_extra_metrics(void *ctx, cml_metrics *m) {
+    const cml_contender contenders[2] = {
+        {"constant_divergent", lookup_launch_const_divergent, ctx},
+        {"constant_broadcast", lookup_launch_const_broadcast, ctx},
+    };
+    cml_timing_opts opts = cml_timing_defaults();
+    opts.flush_l2 = 0; /* the table lives in the constant cache; the indices are 4 n bytes */
+    cml_timing_stats stats[2];
+    CML_CHECK(cml_time_interleaved(contenders, 2, &opts, stats));
+    if (stats[1].median_ms > 0.0) {
+        cml_metrics_add(m, "divergent_over_broadcast", stats[0].median_ms / stats[1].median_ms);
+    }
+}
+
+static void lookup_teardown(cml_problem *p) {
+    lookup_ctx *c = (lookup_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_table));
+    CML_CHECK(cudaFree(c->d_idx));
+    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cudaFree(c->d_scratch));
+    free(c->ref);
+    free(c->mag);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.4c  stencil_readonly: out (height, width) = 3x3 blur of in, out of place or in place
+ */
+
+typedef struct stencil2d_ctx {
+    int width, height;
+    int in_place; /* size "buffers": 2 = separate in and out, 1 = in place (one buffer) */
+    float *d_in;  /* (height, width): the pristine input */
+    float *d_out; /* (height, width): the output under test */
+    double *ref, *mag;
+} stencil2d_ctx;
+
+static const char *stencil2d_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    if (!fits_int(size[0]) || !fits_int(size[1])) {
+        return "width and height must be below 2^31 - 64 (lab.h takes int)";
+    }
+    if (size[2] != 1 && size[2] != 2) {
+        return "buffers must be 2 (separate input and output) or 1 (in place)";
+    }
+    const size_t width = (size_t)size[0];
+    const size_t height = (size_t)size[1];
+    const size_t n = width * height;
+    stencil2d_ctx *c = (stencil2d_ctx *)calloc(1, sizeof *c);
+    float *h_in = (float *)malloc(n * sizeof(float));
+    if (c == NULL || h_in == NULL || !alloc_ref(n, 1, &c->ref, &c->mag)) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    c->width = (int)width;
+    c->height = (int)height;
+    c->in_place = size[2] == 1;
+
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    for (size_t i = 0; i < n; ++i) {
+        blur3_ref_at(h_in, width, height, i / width, i % width, &c->ref[i], &c->mag[i]);
+    }
+
+    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    free(h_in);
+
+    p->d_out = c->d_out;
+    p->n_out = n;
+    p->out_cols = width;
+    p->h_ref = c->ref;
+    p->h_mag = c->mag;
+    p->gamma = cml_gamma_f32(9.0);
+    p->abs_floor = 0.0;
+    p->bytes = 8.0 * (double)n;
+    p->flops = 18.0 * (double)n;
+    p->ctx = c;
+    return NULL;
+}
+
+static void stencil2d_launch_student(void *ctx) {
+    const stencil2d_ctx *c = (const stencil2d_ctx *)ctx;
+    if (!c->in_place) {
+        stencil_readonly(c->d_in, c->d_out, c->width, c->height);
+        return;
+    }
+    /* In place: the driver poisoned d_out; give it the pristine input, then blur it where it
+     * lies. The copy is stream-ordered before the student's launch. */
+    const size_t bytes = (size_t)c->width * (size_t)c->height * sizeof(float);
+    CML_CHECK(cudaMemcpyAsync(c->d_out, c->d_in, bytes, cudaMemcpyDeviceToDevice, 0));
+    stencil_readonly(c->d_out, c->d_out, c->width, c->height);
+}
+
+static void stencil2d_launch_baseline(void *ctx) {
+    const stencil2d_ctx *c = (const stencil2d_ctx *)ctx;
+    stencil_plain(c->d_in, c->d_out, c->width, c->height);
+}
+
+static void stencil2d_teardown(cml_problem *p) {
+    stencil2d_ctx *c = (stencil2d_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_in));
+    CML_CHECK(cudaFree(c->d_out));
+    free(c->ref);
+    free(c->mag);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.4d  texture_resample: out (out_h, out_w) = bilinear resampling of in (in_h, in_w)
+ */
+
+typedef struct resample_ctx {
+    int in_w, in_h, out_w, out_h;
+    int wrap;     /* size "address": 1 = clamp (wrap = 0), 2 = wrap (wrap = 1) */
+    float *d_in;  /* (in_h, in_w) */
+    float *d_out; /* (out_h, out_w): the output under test */
+    double *ref, *tol;
+} resample_ctx;
+
+static const char *resample_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    for (int d = 0; d < 4; ++d) {
+        if (size[d] > TEX_MAX_SIDE) {
+            return "in_w, in_h, out_w and out_h must be at most 65536";
+        }
+    }
+    if (size[4] != 1 && size[4] != 2) {
+        return "address must be 1 (clamp) or 2 (wrap)";
+    }
+    const size_t in_w = (size_t)size[0];
+    const size_t in_h = (size_t)size[1];
+    const size_t out_w = (size_t)size[2];
+    const size_t out_h = (size_t)size[3];
+    const size_t n_in = in_w * in_h;
+    const size_t n_out = out_w * out_h;
+    resample_ctx *c = (resample_ctx *)calloc(1, sizeof *c);
+    float *h_in = (float *)malloc(n_in * sizeof(float));
+    if (c == NULL || h_in == NULL || !alloc_ref(n_out, 1, &c->ref, &c->tol)) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    c->in_w = (int)in_w;
+    c->in_h = (int)in_h;
+    c->out_w = (int)out_w;
+    c->out_h = (int)out_h;
+    c->wrap = size[4] == 2;
+
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_in, n_in, -1.0f, 1.0f);
+    const double ulp_scale = 4.0 * CML_UNIT_ROUNDOFF_F32; /* 4 * 2^-24: a few float ops */
+    const double d_alpha = TEX_WEIGHT_SLACK + ulp_scale * (double)in_w;
+    const double d_beta = TEX_WEIGHT_SLACK + ulp_scale * (double)in_h;
+    for (size_t oy = 0; oy < out_h; ++oy) {
+        const double y = resample_coord(oy, in_h, out_h);
+        for (size_t ox = 0; ox < out_w; ++ox) {
+            const double x = resample_coord(ox, in_w, out_w);
+            double value, spread, maxabs;
+            bilinear_ref(h_in, in_w, in_h, x, y, c->wrap, &value, &spread, &maxabs);
+            c->ref[oy * out_w + ox] = value;
+            c->tol[oy * out_w + ox] = (d_alpha + d_beta) * spread + 0x1p-16 * maxabs;
+        }
+    }
+
+    CML_CHECK(cudaMalloc((void **)&c->d_in, n_in * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, n_out * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_in, h_in, n_in * sizeof(float), cudaMemcpyHostToDevice));
+    free(h_in);
+
+    p->d_out = c->d_out;
+    p->n_out = n_out;
+    p->out_cols = out_w;
+    p->h_ref = c->ref;
+    p->h_mag = c->tol; /* the per-element tolerance itself: gamma = 1 */
+    p->gamma = 1.0;
+    p->abs_floor = 0.0;
+    p->bytes = 4.0 * (double)n_in + 4.0 * (double)n_out;
+    p->flops = 8.0 * (double)n_out; /* 3 lerps, as the software baseline computes them */
+    p->ctx = c;
+    return NULL;
+}
+
+static void resample_launch_student(void *ctx) {
+    const resample_ctx *c = (const resample_ctx *)ctx;
+    texture_resample(c->d_in, c->in_w, c->in_h, c->d_out, c->out_w, c->out_h, c->wrap);
+}
+
+static void resample_launch_baseline(void *ctx) {
+    const resample_ctx *c = (const resample_ctx *)ctx;
+    resample_global(c->d_in, c->in_w, c->in_h, c->d_out, c->out_w, c->out_h, c->wrap);
+}
+
+static void resample_teardown(cml_problem *p) {
+    resample_ctx *c = (resample_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_in));
+    CML_CHECK(cudaFree(c->d_out));
+    free(c->ref);
+    free(c->tol);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.4e  jacobi_texture: out (height, width) = iters Jacobi steps from in (height, width)
+ */
+
+typedef struct jacobi_ctx {
+    int width, height, iters;
+    float *d_in;  /* (height, width) */
+    float *d_out; /* (height, width): the output under test */
+    double *ref;
+} jacobi_ctx;
+
+static const char *jacobi_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    if (size[0] > TEX_MAX_SIDE || size[1] > TEX_MAX_SIDE) {
+        return "width and height must be at most 65536";
+    }
+    if (!fits_int(size[2])) {
+        return "iters must be below 2^31 - 64 (lab.h takes int)";
+    }
+    const size_t width = (size_t)size[0];
+    const size_t height = (size_t)size[1];
+    const int iters = (int)size[2];
+    const size_t n = width * height;
+    jacobi_ctx *c = (jacobi_ctx *)calloc(1, sizeof *c);
+    float *h_in = (float *)malloc(n * sizeof(float));
+    double *unused = NULL;
+    if (c == NULL || h_in == NULL || !alloc_ref(n, 0, &c->ref, &unused)) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    c->width = (int)width;
+    c->height = (int)height;
+    c->iters = iters;
+
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    if (!jacobi_ref(h_in, width, height, iters, c->ref)) {
+        free(c->ref);
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+
+    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    free(h_in);
+
+    p->d_out = c->d_out;
+    p->n_out = n;
+    p->out_cols = width;
+    p->h_ref = c->ref;
+    p->h_mag = NULL;
+    p->gamma = 0.0;
+    p->abs_floor = (double)iters * cml_gamma_f32(4.0); /* max |u| <= 1: see the file header */
+    p->bytes = 8.0 * (double)n * (double)iters;        /* each step reads u, writes u' */
+    p->flops = 4.0 * (double)n * (double)iters;
+    p->ctx = c;
+    return NULL;
+}
+
+static void jacobi_launch_student(void *ctx) {
+    const jacobi_ctx *c = (const jacobi_ctx *)ctx;
+    jacobi_texture(c->d_in, c->d_out, c->width, c->height, c->iters);
+}
+
+static void jacobi_launch_baseline(void *ctx) {
+    const jacobi_ctx *c = (const jacobi_ctx *)ctx;
+    jacobi_global(c->d_in, c->d_out, c->width, c->height, c->iters);
+}
+
+static void jacobi_teardown(cml_problem *p) {
+    jacobi_ctx *c = (jacobi_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_in));
+    CML_CHECK(cudaFree(c->d_out));
+    free(c->ref);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The lab: one registry of exercises (their cases live in lab.toml only).
+ */
+
+static const cml_exercise kExercises[] = {
+    {"stencil_constant", "n", 1, "stencil_global", stencil1d_setup, stencil1d_launch_student,
+     stencil1d_launch_baseline, stencil1d_teardown, NULL},
+    {"lookup_divergent", "n,table_size", 2, "lookup_constant_divergent", lookup_setup,
+     lookup_launch_student, lookup_launch_baseline, lookup_teardown, lookup_extra_metrics},
+    {"stencil_readonly", "width,height,buffers", 3, "stencil_plain", stencil2d_setup,
+     stencil2d_launch_student, stencil2d_launch_baseline, stencil2d_teardown, NULL},
+    {"texture_resample", "in_w,in_h,out_w,out_h,address", 5, "resample_global", resample_setup,
+     resample_launch_student, resample_launch_baseline, resample_teardown, NULL},
+    {"jacobi_texture", "width,height,iters", 3, "jacobi_global", jacobi_setup,
+     jacobi_launch_student, jacobi_launch_baseline, jacobi_teardown, NULL},
+};
+
+int main(int argc, char **argv) {
+    return cml_lab_main(argc, argv, "3.4", kExercises,
+                        (int)(sizeof kExercises / sizeof kExercises[0]));
+}

@@ -1,0 +1,406 @@
+/* kernels.cu — lab 3.4 "Constant, read-only and texture memory": the five kernels you write, and
+ * their launchers.
+ *
+ *   3.4a  stencil_constant   1D stencil whose 9 coefficients live in __constant__ memory: every
+ *                            thread of a warp reads the same coefficient (a broadcast)
+ *   3.4b  lookup_divergent   a table read at thread-dependent indices, through the read-only
+ *                            data cache (or shared memory) instead of constant memory, which
+ *                            serialises a warp's different addresses
+ *   3.4c  stencil_readonly   2D 3x3 blur whose input goes through the read-only data cache
+ *                            (__ldg), correct even when called in place (d_in == d_out)
+ *   3.4d  texture_resample   image resampling with the texture unit's bilinear filtering
+ *   3.4e  jacobi_texture     Jacobi iterations reading through a texture, writing a surface
+ *
+ * The API is in lab.h (pristine): launchers take DEVICE pointers, work on the default stream and
+ * return nothing; the harness checks every launch and every CUDA error left behind. The grader
+ * also reads each kernel's SASS by name (see lab.toml: constant-bank operands c[0x3][...],
+ * LDG.E...CONSTANT loads, TEX and SUST instructions), runs compute-sanitizer and times each
+ * kernel against the course's baseline (baselines.cu). Keep the kernel names; block sizes are
+ * yours.
+ *
+ * Sources: seed lecture 002 (its examples of each memory space, with the corrections of
+ * FACTS.md: read-only loads show as LDG.E...CONSTANT on sm_70 and later, not LDG.E.CI;
+ * texture objects, not references; filter weights are 9-bit fixed point); CUDA C++
+ * Programming Guide, "Device Memory Spaces" (__constant__), "Texture and Surface Memory",
+ * "Texture Fetching" (addressing modes, linear filtering) and the "__ldg" read-only data cache
+ * load function.
+ */
+#include <cuda_runtime.h>
+
+#include "lab.h"
+
+/* Number of blocks of d threads covering n >= 1 items, ceil(n / d), without int overflow. */
+#define CEIL_DIV(n, d) ((unsigned int)(((long long)(n) + (d)-1) / (d)))
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.4a  1D stencil, coefficients in constant memory
+ */
+
+#define STENCIL_BLOCK 256
+
+/* TODO(3.4a): declare the coefficient array here, in constant memory: a file-scope
+ *   __constant__ float array of STENCIL_DIAM elements (it must be at file scope: __constant__
+ *   variables cannot live inside a function). */
+// BEGIN SOLUTION
+/* The stencil's coefficients, coef[k + STENCIL_R] for k in [-STENCIL_R, STENCIL_R]. 36 bytes of
+ * the 64 KB constant space; cached by the per-SM constant cache. */
+__constant__ float c_stencil_coef[STENCIL_DIAM];
+// END SOLUTION
+
+void stencil_constant_set_coefficients(const float *h_coef) {
+    /* TODO(3.4a): copy the STENCIL_DIAM host floats h_coef into your __constant__ array with
+     *   cudaMemcpyToSymbol(symbol, h_coef, size_in_BYTES). Pass the symbol itself, not its
+     *   address (with &symbol the call receives the address of a temporary pointer, which is
+     *   no device symbol: it fails with "invalid device symbol"), and the size in bytes, not in
+     *   elements. */
+    // BEGIN SOLUTION
+    /* No check here: lab.h's API returns nothing, and a failed call leaves its error for the
+     * harness's cudaGetLastError. */
+    cudaMemcpyToSymbol(c_stencil_coef, h_coef, STENCIL_DIAM * sizeof(float));
+    // END SOLUTION
+}
+
+/* out[i] = sum_k coef[k + R] * in[i + k], zero outside [0, n). One thread per output. */
+__global__ void stencil_constant_kernel(const float *in, float *out, int n) {
+    /* TODO(3.4a): compute out[i] for i = this thread's global index (return if i >= n): the
+     *   sum over k in [-STENCIL_R, STENCIL_R] of coef[k + STENCIL_R] * in[i + k], skipping the
+     *   taps with i + k outside [0, n).
+     *   Fast: read the coefficients from your __constant__ array with an index that is the same
+     *   for all threads of the warp (the loop counter k): the constant cache then serves the
+     *   whole warp in one broadcast. Unroll the loop (#pragma unroll) so that each read has a
+     *   fixed offset: in the SASS, LDC R, c[0x3][0x4] (or a c[0x3][...] operand of the FFMA). */
+    // BEGIN SOLUTION
+    const int i = (int)blockIdx.x * STENCIL_BLOCK + (int)threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    float acc = 0.0f;
+#pragma unroll
+    for (int k = -STENCIL_R; k <= STENCIL_R; ++k) {
+        const int j = i + k;
+        if (j >= 0 && j < n) {
+            /* k is the same in every thread: one address per warp, a broadcast. Unrolled, each
+             * read has a fixed offset: LDC R9, c[0x3][RZ] ... LDC R8, c[0x3][0x20] in this
+             * kernel's sm_90 SASS (nvcc 13.0). */
+            acc += c_stencil_coef[k + STENCIL_R] * in[j];
+        }
+    }
+    out[i] = acc;
+    // END SOLUTION
+}
+
+void stencil_constant(const float *d_in, float *d_out, int n) {
+    /* TODO(3.4a): launch stencil_constant_kernel with one thread per output (STENCIL_BLOCK
+     *   threads per block, CEIL_DIV(n, STENCIL_BLOCK) blocks). Do not synchronise. */
+    // BEGIN SOLUTION
+    stencil_constant_kernel<<<CEIL_DIV(n, STENCIL_BLOCK), STENCIL_BLOCK>>>(d_in, d_out, n);
+    // END SOLUTION
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.4b  Divergent table lookup through the read-only data cache
+ */
+
+#define LOOKUP_BLOCK 256
+
+/* out[i] = sum_{j < LOOKUP_STEPS} table[(idx[i] + j * LOOKUP_STRIDE) & mask], mask =
+ * table_size - 1. One thread per output. */
+__global__ void lookup_divergent_kernel(const float *__restrict__ table,
+                                        const int *__restrict__ idx, float *__restrict__ out,
+                                        int n, int mask) {
+    /* TODO(3.4b): compute out[i] for i = this thread's global index (return if i >= n):
+     *   start = idx[i]; sum table[(start + j * LOOKUP_STRIDE) & mask] over j = 0 ..
+     *   LOOKUP_STEPS - 1.
+     *   Fast: the 32 threads of a warp read 32 DIFFERENT table entries at each step. Do not put
+     *   the table in __constant__ memory: the constant cache serves one address per cycle, so
+     *   the warp's 32 reads are serialised (the baseline lookup_constant_divergent does exactly
+     *   that). Read the table through the read-only data cache, __ldg(&table[...]), which serves
+     *   a warp's scattered reads together, or copy it into shared memory first. */
+    // BEGIN SOLUTION
+    const int i = (int)blockIdx.x * LOOKUP_BLOCK + (int)threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    const int start = idx[i];
+    float acc = 0.0f;
+#pragma unroll 8
+    for (int j = 0; j < LOOKUP_STEPS; ++j) {
+        /* __ldg: the read-only data cache (LDG.E.CONSTANT in sm_90 SASS). A warp's 32
+         * scattered addresses in a 32 KB table hit L1 lines, served as a few wavefronts
+         * instead of 32 serialised constant-cache reads (FACTS.md, one run on an H200: 4.16 ms
+         * against 69.0 ms through __constant__). */
+        acc += __ldg(&table[(start + j * LOOKUP_STRIDE) & mask]);
+    }
+    out[i] = acc;
+    // END SOLUTION
+}
+
+void lookup_divergent(const float *d_table, const int *d_idx, float *d_out, int n,
+                      int table_size) {
+    /* TODO(3.4b): launch lookup_divergent_kernel with one thread per output, passing the mask
+     *   table_size - 1 (table_size is a power of two, so x & mask == x % table_size). Do not
+     *   synchronise. */
+    // BEGIN SOLUTION
+    lookup_divergent_kernel<<<CEIL_DIV(n, LOOKUP_BLOCK), LOOKUP_BLOCK>>>(d_table, d_idx, d_out, n,
+                                                                          table_size - 1);
+    // END SOLUTION
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.4c  2D 3x3 stencil through the read-only data cache
+ */
+
+#define RO_BLOCK_X 32
+#define RO_BLOCK_Y 8
+
+/* out(y, x) = sum w(dy, dx) in(y + dy, x + dx) with w = [1 2 1; 2 4 2; 1 2 1] / 16, zero outside
+ * the image. in and out must NOT alias (the launcher guarantees it). One thread per output; a
+ * warp is 32 consecutive x of one row (coalesced). */
+__global__ void stencil_readonly_kernel(const float *__restrict__ in, float *__restrict__ out,
+                                        int width, int height) {
+    /* TODO(3.4c): compute out(y, x) for this thread's (x, y) (return outside the image): the sum
+     *   over dy, dx in {-1, 0, 1} of w(dy, dx) * in(y + dy, x + dx), skipping taps outside the
+     *   image; w = [1 2 1; 2 4 2; 1 2 1] / 16.
+     *   Fast: read `in` through the read-only data cache with __ldg(&in[...]) (const
+     *   __restrict__ alone lets the compiler choose it, but does not guarantee it: check the SASS
+     *   for LDG.E...CONSTANT). Each input is read by 9 neighbouring threads: the cache, not DRAM,
+     *   serves the repeats.
+     *   Right: the read-only path is only legal while NOTHING writes `in` during the kernel, so
+     *   this kernel assumes in != out; the launcher handles the in-place call. */
+    // BEGIN SOLUTION
+    const int x = (int)blockIdx.x * RO_BLOCK_X + (int)threadIdx.x;
+    const int y = (int)blockIdx.y * RO_BLOCK_Y + (int)threadIdx.y;
+    if (x >= width || y >= height) {
+        return;
+    }
+    /* Weights 1/16, 2/16, 4/16: powers of two, exact in float. */
+    const float w[3][3] = {{0.0625f, 0.125f, 0.0625f}, {0.125f, 0.25f, 0.125f},
+                           {0.0625f, 0.125f, 0.0625f}};
+    float acc = 0.0f;
+#pragma unroll
+    for (int dy = -1; dy <= 1; ++dy) {
+        const int yy = y + dy;
+#pragma unroll
+        for (int dx = -1; dx <= 1; ++dx) {
+            const int xx = x + dx;
+            if (yy >= 0 && yy < height && xx >= 0 && xx < width) {
+                acc += w[dy + 1][dx + 1] * __ldg(&in[(size_t)yy * width + xx]);
+            }
+        }
+    }
+    out[(size_t)y * width + x] = acc;
+    // END SOLUTION
+}
+
+void stencil_readonly(const float *d_in, float *d_out, int width, int height) {
+    /* TODO(3.4c): launch stencil_readonly_kernel with RO_BLOCK_X x RO_BLOCK_Y threads per block
+     *   and enough blocks to cover the image.
+     *   Right: when d_in == d_out (in place), the kernel would read pixels that other threads
+     *   have already overwritten, and break its __restrict__ / read-only-cache promise. Copy
+     *   the input to a temporary device buffer first (cudaMallocAsync + cudaMemcpyAsync on
+     *   stream 0, or cudaMalloc + cudaMemcpy), run the kernel from the copy into d_out, then
+     *   free the copy (cudaFreeAsync(tmp, 0) after the launch, or cudaFree). */
+    // BEGIN SOLUTION
+    const dim3 block(RO_BLOCK_X, RO_BLOCK_Y);
+    const dim3 grid(CEIL_DIV(width, RO_BLOCK_X), CEIL_DIV(height, RO_BLOCK_Y));
+    if (d_in != d_out) {
+        stencil_readonly_kernel<<<grid, block>>>(d_in, d_out, width, height);
+        return;
+    }
+    /* In place: stage the input in a temporary buffer. Stream-ordered allocation (cudaMallocAsync
+     * / cudaFreeAsync on the default stream) keeps the launcher asynchronous. A failed call
+     * leaves its error for the harness's cudaGetLastError; then nothing is launched. */
+    const size_t bytes = (size_t)width * (size_t)height * sizeof(float);
+    float *d_tmp = NULL;
+    if (cudaMallocAsync((void **)&d_tmp, bytes, 0) != cudaSuccess) {
+        return;
+    }
+    if (cudaMemcpyAsync(d_tmp, d_in, bytes, cudaMemcpyDeviceToDevice, 0) == cudaSuccess) {
+        stencil_readonly_kernel<<<grid, block>>>(d_tmp, d_out, width, height);
+    }
+    cudaFreeAsync(d_tmp, 0);
+    // END SOLUTION
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.4d  Resampling with hardware bilinear filtering
+ */
+
+#define TEX_BLOCK_X 32
+#define TEX_BLOCK_Y 8
+
+/* out(oy, ox) = tex2D(tex, (ox + 0.5) * scale_x, (oy + 0.5) * scale_y). The launcher's scales
+ * map an output pixel centre to the input's texel coordinates (scale = in / out) or, for
+ * normalized coordinates, to [0, 1) (scale = 1 / out). */
+__global__ void texture_resample_kernel(cudaTextureObject_t tex, float *out, int out_w, int out_h,
+                                        float scale_x, float scale_y) {
+    /* TODO(3.4d): for this thread's output pixel (ox, oy) (return outside the output), sample
+     *   the texture at the pixel's centre mapped into the input, (ox + 0.5f) * scale_x and
+     *   (oy + 0.5f) * scale_y, with tex2D<float>(tex, x, y), and store the result.
+     *   Right: the + 0.5 is not optional: texel i's centre is at i + 0.5, so sampling at
+     *   ox * scale (no + 0.5) blends each texel with its neighbour even at 1x. */
+    // BEGIN SOLUTION
+    const int ox = (int)blockIdx.x * TEX_BLOCK_X + (int)threadIdx.x;
+    const int oy = (int)blockIdx.y * TEX_BLOCK_Y + (int)threadIdx.y;
+    if (ox >= out_w || oy >= out_h) {
+        return;
+    }
+    const float x = ((float)ox + 0.5f) * scale_x;
+    const float y = ((float)oy + 0.5f) * scale_y;
+    out[(size_t)oy * out_w + ox] = tex2D<float>(tex, x, y); // TEX: bilinear in the texture unit
+    // END SOLUTION
+}
+
+void texture_resample(const float *d_in, int in_w, int in_h, float *d_out, int out_w, int out_h,
+                      int wrap) {
+    /* TODO(3.4d): the texture pipeline, in order:
+     *   1. cudaMallocArray(&array, &desc, in_w, in_h) with desc = cudaCreateChannelDesc<float>();
+     *   2. copy d_in into it: cudaMemcpy2DToArray(array, 0, 0, d_in, pitch, width_bytes, in_h,
+     *      cudaMemcpyDeviceToDevice), pitch and width in BYTES (in_w * sizeof(float)). A plain
+     *      cudaMemcpy cannot write a cudaArray (its layout is opaque);
+     *   3. a cudaResourceDesc (resType = cudaResourceTypeArray, res.array.array = array) and a
+     *      cudaTextureDesc zero-initialised, then: filterMode = cudaFilterModeLinear, readMode =
+     *      cudaReadModeElementType, addressMode[0] = addressMode[1] = cudaAddressModeClamp
+     *      (wrap == 0) or cudaAddressModeWrap (wrap == 1). Wrap works ONLY with normalizedCoords
+     *      = 1 (coordinates in [0, 1): x / in_w); with unnormalized coordinates the hardware
+     *      silently clamps. cudaCreateTextureObject(&tex, &res_desc, &tex_desc, NULL);
+     *   4. launch texture_resample_kernel over the output with scale = in / out (unnormalized)
+     *      or 1 / out (normalized), per axis;
+     *   5. wait for the kernel (cudaDeviceSynchronize) before cudaDestroyTextureObject and
+     *      cudaFreeArray. */
+    // BEGIN SOLUTION
+    const cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+    cudaArray_t array = NULL;
+    if (cudaMallocArray(&array, &desc, (size_t)in_w, (size_t)in_h) != cudaSuccess) {
+        return; // the error stays for the harness's check
+    }
+    const size_t row_bytes = (size_t)in_w * sizeof(float);
+    cudaTextureObject_t tex = 0;
+    if (cudaMemcpy2DToArray(array, 0, 0, d_in, row_bytes, row_bytes, (size_t)in_h,
+                            cudaMemcpyDeviceToDevice) == cudaSuccess) {
+        cudaResourceDesc res_desc = {};
+        res_desc.resType = cudaResourceTypeArray;
+        res_desc.res.array.array = array;
+
+        cudaTextureDesc tex_desc = {};
+        const cudaTextureAddressMode mode = wrap ? cudaAddressModeWrap : cudaAddressModeClamp;
+        tex_desc.addressMode[0] = mode;
+        tex_desc.addressMode[1] = mode;
+        tex_desc.filterMode = cudaFilterModeLinear; // bilinear, weights in 1/256 steps
+        tex_desc.readMode = cudaReadModeElementType;
+        tex_desc.normalizedCoords = wrap ? 1 : 0; // wrap needs normalized coordinates
+
+        if (cudaCreateTextureObject(&tex, &res_desc, &tex_desc, NULL) == cudaSuccess) {
+            /* Normalized: x / in_w = (ox + 0.5) / out_w. */
+            const float scale_x = wrap ? 1.0f / (float)out_w : (float)in_w / (float)out_w;
+            const float scale_y = wrap ? 1.0f / (float)out_h : (float)in_h / (float)out_h;
+            const dim3 block(TEX_BLOCK_X, TEX_BLOCK_Y);
+            const dim3 grid(CEIL_DIV(out_w, TEX_BLOCK_X), CEIL_DIV(out_h, TEX_BLOCK_Y));
+            texture_resample_kernel<<<grid, block>>>(tex, d_out, out_w, out_h, scale_x, scale_y);
+            cudaDeviceSynchronize(); // the kernel must be done before its texture goes away
+            cudaDestroyTextureObject(tex);
+        }
+    }
+    cudaFreeArray(array);
+    // END SOLUTION
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.4e  Jacobi iterations: texture reads, surface writes
+ */
+
+#define JACOBI_BLOCK_X 32
+#define JACOBI_BLOCK_Y 8
+
+/* One Jacobi step: reads u through `src` (point filtering, clamp addressing, unnormalized
+ * coordinates), writes u' through `dst`. */
+__global__ void jacobi_texture_kernel(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,
+                                      int height) {
+    /* TODO(3.4e): for this thread's (x, y) (return outside the grid), read the 4 neighbours with
+     *   tex2D<float>(src, x + 0.5f + dx, y + 0.5f + dy) (texel centres; clamp addressing
+     *   replicates the edge values, so no bounds checks), and write 0.25f * their sum with
+     *   surf2Dwrite(value, dst, x * sizeof(float), y): a surface's x coordinate is in BYTES. */
+    // BEGIN SOLUTION
+    const int x = (int)blockIdx.x * JACOBI_BLOCK_X + (int)threadIdx.x;
+    const int y = (int)blockIdx.y * JACOBI_BLOCK_Y + (int)threadIdx.y;
+    if (x >= width || y >= height) {
+        return;
+    }
+    const float xc = (float)x + 0.5f; // texel centre
+    const float yc = (float)y + 0.5f;
+    const float left = tex2D<float>(src, xc - 1.0f, yc); // at x = 0 the clamp returns u(0, y)
+    const float right = tex2D<float>(src, xc + 1.0f, yc);
+    const float up = tex2D<float>(src, xc, yc - 1.0f);
+    const float down = tex2D<float>(src, xc, yc + 1.0f);
+    surf2Dwrite(0.25f * (left + right + up + down), dst, x * (int)sizeof(float), y); // x in bytes
+    // END SOLUTION
+}
+
+void jacobi_texture(const float *d_in, float *d_out, int width, int height, int iters) {
+    /* TODO(3.4e): 1. two cudaArrays of width x height floats, allocated with the flag
+     *   cudaArraySurfaceLoadStore (cudaMallocArray's last argument) so that surfaces can write
+     *   them; copy d_in into the first with cudaMemcpy2DToArray (pitch and width in BYTES);
+     *   2. on each array a texture object (point filtering, clamp addressing, element type,
+     *   unnormalized coordinates) and a surface object (cudaCreateSurfaceObject with a
+     *   cudaResourceDesc of the array);
+     *   3. iters launches of jacobi_texture_kernel, reading one array and writing the other,
+     *   swapping them after each step (ping-pong: a step must never read what it writes);
+     *   4. copy the array holding the last step into d_out with cudaMemcpy2DFromArray;
+     *   5. cudaDeviceSynchronize, then destroy the objects and free the arrays. */
+    // BEGIN SOLUTION
+    const cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+    cudaArray_t arrays[2] = {NULL, NULL};
+    cudaTextureObject_t tex[2] = {0, 0};
+    cudaSurfaceObject_t surf[2] = {0, 0};
+    const size_t row_bytes = (size_t)width * sizeof(float);
+    int ok = 1;
+    for (int a = 0; a < 2 && ok; ++a) {
+        ok = cudaMallocArray(&arrays[a], &desc, (size_t)width, (size_t)height,
+                             cudaArraySurfaceLoadStore) == cudaSuccess;
+        if (!ok) {
+            break;
+        }
+        cudaResourceDesc res_desc = {};
+        res_desc.resType = cudaResourceTypeArray;
+        res_desc.res.array.array = arrays[a];
+
+        cudaTextureDesc tex_desc = {};
+        tex_desc.addressMode[0] = cudaAddressModeClamp; // replicate the edge: u(-1, y) = u(0, y)
+        tex_desc.addressMode[1] = cudaAddressModeClamp;
+        tex_desc.filterMode = cudaFilterModePoint; // exact texel values, no interpolation
+        tex_desc.readMode = cudaReadModeElementType;
+        tex_desc.normalizedCoords = 0;
+        ok = cudaCreateTextureObject(&tex[a], &res_desc, &tex_desc, NULL) == cudaSuccess &&
+             cudaCreateSurfaceObject(&surf[a], &res_desc) == cudaSuccess;
+    }
+    if (ok) {
+        ok = cudaMemcpy2DToArray(arrays[0], 0, 0, d_in, row_bytes, row_bytes, (size_t)height,
+                                 cudaMemcpyDeviceToDevice) == cudaSuccess;
+    }
+    if (ok) {
+        const dim3 block(JACOBI_BLOCK_X, JACOBI_BLOCK_Y);
+        const dim3 grid(CEIL_DIV(width, JACOBI_BLOCK_X), CEIL_DIV(height, JACOBI_BLOCK_Y));
+        int cur = 0; // the array holding the current u
+        for (int s = 0; s < iters; ++s) {
+            /* Ping-pong: read arrays[cur], write the other. Launches on one stream run in
+             * order, so step s + 1 sees all of step s's surface writes. */
+            jacobi_texture_kernel<<<grid, block>>>(tex[cur], surf[1 - cur], width, height);
+            cur = 1 - cur;
+        }
+        cudaMemcpy2DFromArray(d_out, row_bytes, arrays[cur], 0, 0, row_bytes, (size_t)height,
+                              cudaMemcpyDeviceToDevice);
+    }
+    cudaDeviceSynchronize(); // the kernels must be done before their objects go away
+    for (int a = 0; a < 2; ++a) {
+        if (surf[a] != 0) {
+            cudaDestroySurfaceObject(surf[a]);
+        }
+        if (tex[a] != 0) {
+            cudaDestroyTextureObject(tex[a]);
+        }
+        if (arrays[a] != NULL) {
+            cudaFreeArray(arrays[a]);
+        }
+    }
+    // END SOLUTION
+}
