@@ -36,7 +36,9 @@ Undefined references allowed:
 - nvcc's ``__cuda*`` registration and launch functions;
 - C++ support: ``__cxa_*``, ``_Unwind_*``, ``__gxx_personality_v0``, operator new and
   delete, ``std::__throw_*``, ``std::terminate``, ``__stack_chk_fail``, ``__dso_handle``,
-  ``atexit`` (nvcc registers the module's unloading with it);
+  ``atexit`` (nvcc registers the module's unloading with it), ``exit`` (nvcc's host body
+  of every non-inline ``__device__`` function calls it; a run that exits early has no
+  result document and is graded as a crash);
 - memory: ``memcpy``, ``memmove``, ``memset``, ``memcmp``, ``malloc``, ``calloc``,
   ``realloc``, ``free``;
 - printing to the standard streams: ``printf``, ``fprintf``, ``puts``, ``putchar``,
@@ -47,7 +49,7 @@ Undefined references allowed:
 - lab.toml ``allow_calls`` (which can also re-allow a denied CUDA call).
 
 Everything else fails: ``fopen``, ``system``, ``fork``, ``exec*``, ``socket``,
-``getenv``, ``dlopen``, ``clock_gettime``, ``exit``, ``abort``, ``kill``, ``signal``,
+``getenv``, ``dlopen``, ``clock_gettime``, ``_exit``, ``abort``, ``kill``, ``signal``,
 ``std::ofstream``...
 """
 
@@ -89,6 +91,11 @@ _ALLOWED_CALLS = frozenset(
         "__stack_chk_fail",
         "__dso_handle",
         "atexit",
+        # nvcc gives every non-inline __device__ function a host body that calls exit (it
+        # must never run on the host), so a plain helper function references exit. A
+        # student's own exit() gains nothing: the run ends without its result document
+        # and is graded as a crash (grader.harness). _exit, abort, quick_exit stay denied.
+        "exit",
         "memcpy",
         "memmove",
         "memset",

@@ -69,7 +69,6 @@ def scale(rep) -> dict:
         ("fork", "for (int i = 0; i < 4; ++i) { fork(); }"),
         ("socket", "socket(2, 1, 0);"),
         ("fopen", 'fopen("solutions/9.1-fake/kernels.cu", "r");'),
-        ("exit", "exit(0);"),
     ],
 )
 def test_dangerous_calls_are_refused_and_never_run(
@@ -92,12 +91,28 @@ def test_redefined_timing_function_is_refused(fake_root, fake_gpu, capsys, tmp_p
     assert rep["total"] == 0 and scale(rep)["correctness"]["details"] == []
 
 
-def test_static_constructor_calling_exit_is_refused(fake_root, fake_gpu, capsys, tmp_path):
+def test_static_constructor_calling_exit_earns_nothing(fake_root, fake_gpu, capsys, tmp_path):
+    # exit is allowed (nvcc's host body of a __device__ helper calls it), and gains nothing:
+    # the binary never gets to write a document, --list fails, the start-up fails
     head = "#include <cstdlib>\n__attribute__((constructor)) static void early() { exit(0); }\n"
     sub = hostile(fake_root, tmp_path, LAUNCH, head=head)
     rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
-    assert rc == 1 and "kernels.cu calls exit, which submissions may not call" in out
+    assert rc == 1, out
+    assert "symbols      passed" in out
     assert rep["total"] == 0
+
+
+def test_exit_in_a_launcher_is_graded_as_a_crash(fake_root, fake_gpu, capsys, tmp_path):
+    sub = hostile(
+        fake_root,
+        tmp_path,
+        f"{LAUNCH}\n    if (rows == 33) {{ exit(0); }}",
+        head="#include <cstdlib>\n",
+    )
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 1
+    assert "exited with status 0 without writing its result" in out
+    assert scale(rep)["correctness"]["status"] == "failed"
 
 
 # -- past the symbol check: contained at run time ----------------------------------

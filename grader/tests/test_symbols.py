@@ -15,12 +15,13 @@ HEADER = "#include <cstdio>\n#include <cstdlib>\n#include <cuda_runtime.h>\n"
 CLEAN = HEADER + r"""
 #define TILE 32
 __constant__ float c_filter[9];
+__device__ float device_helper(float x) { return 2.0f * x; }  // its host body calls exit
 __global__ void tiled_kernel(const float *a, float *b, int n) {
     __shared__ float t[TILE][TILE + 1];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) t[threadIdx.y][threadIdx.x] = a[i] * c_filter[0];
     __syncthreads();
-    if (i < n) b[i] = sqrtf(t[threadIdx.x][threadIdx.y]);
+    if (i < n) b[i] = device_helper(sqrtf(t[threadIdx.x][threadIdx.y]));
 }
 template <int T> __global__ void tmpl_kernel(float *x) { x[threadIdx.x] *= T; }
 extern __shared__ float dyn[];
@@ -55,7 +56,7 @@ BAD = {
         "calls fopen",
     ),
     "system": (CLEAN.replace('printf("debug\\n");', 'system("ls");'), "calls system"),
-    "exit": (CLEAN.replace('printf("debug\\n");', "exit(0);"), "calls exit"),
+    "abort": (CLEAN.replace('printf("debug\\n");', "abort();"), "calls abort"),
     "getenv": (CLEAN.replace('printf("debug\\n");', 'puts(getenv("HOME"));'), "calls getenv"),
     "redefine-timer": (
         CLEAN
