@@ -30,9 +30,13 @@ from grader import assemble, build, fixtures, harness, manifest, tools  # noqa: 
 
 
 def metric_of(doc: dict, metric: str) -> float | None:
-    if doc.get("status") != "ok" or not doc.get("timing"):
+    """The criterion's figure in a run document, as the grader reads it (diagnose.py)."""
+    if doc.get("status") != "ok":
         return None
-    return doc["timing"]["ratio"] if metric == "ratio" else doc["metrics"]["pct_of_copy"]
+    if metric == "ratio":
+        return (doc.get("timing") or {}).get("ratio")
+    value = (doc.get("metrics") or {}).get(metric)
+    return value if isinstance(value, (int, float)) else None
 
 
 def build_variant(lab, fixture: Path, work: Path, nvcc) -> tuple[str, Path | None, str]:
@@ -43,21 +47,27 @@ def build_variant(lab, fixture: Path, work: Path, nvcc) -> tuple[str, Path | Non
     return fixture.stem, result.binary, "" if result.ok else "; ".join(result.summary[:3])
 
 
-def summary_row(ex, variant: str, docs: list[dict]) -> str:
-    perf = ex.performance
-    values = [v for v in (metric_of(d, perf.metric) for d in docs) if v is not None]
-    if not values:
-        statuses = ", ".join(sorted({d.get("status", "?") for d in docs}))
-        return f"| {ex.name} | {variant} | not timed ({statuses}) | | | | |"
-    ok = [d for d in docs if metric_of(d, perf.metric) is not None]
-    med = lambda key, sub: statistics.median(d[key][sub] for d in ok)  # noqa: E731
-    unit = "" if perf.metric == "ratio" else " %"
-    return (
-        f"| {ex.name} | {variant} | {statistics.median(values):.3g}{unit} "
-        f"({min(values):.3g}–{max(values):.3g}, n={len(values)}) "
-        f"| {med('timing', 'ratio'):.3g} | {med('metrics', 'gbps'):.0f} "
-        f"| {med('metrics', 'copy_gbps'):.0f} | {med('metrics', 'gflops'):.0f} |"
-    )
+def summary_rows(ex, variant: str, docs: list[dict]) -> list[str]:
+    """One Markdown row per performance criterion of ``ex``."""
+    rows = []
+    for crit in ex.performance.criteria:
+        values = [v for v in (metric_of(d, crit.metric) for d in docs) if v is not None]
+        if not values:
+            statuses = ", ".join(sorted({str(d.get("status", "?")) for d in docs}))
+            rows.append(f"| {ex.name} | {variant} | {crit.metric} | none ({statuses}) | | |")
+            continue
+        ok = [d for d in docs if metric_of(d, crit.metric) is not None]
+        gbps = [d["metrics"]["gbps"] for d in ok if "gbps" in (d.get("metrics") or {})]
+        copy = [d["metrics"]["copy_gbps"] for d in ok if "copy_gbps" in (d.get("metrics") or {})]
+        rows.append(
+            f"| {ex.name} | {variant} | {crit.metric} | {statistics.median(values):.4g} "
+            f"({min(values):.4g}–{max(values):.4g}, n={len(values)}) "
+            f"| {statistics.median(gbps):.0f} | {statistics.median(copy):.0f} |"
+            if gbps and copy
+            else f"| {ex.name} | {variant} | {crit.metric} | {statistics.median(values):.4g} "
+            f"({min(values):.4g}–{max(values):.4g}, n={len(values)}) | | |"
+        )
+    return rows
 
 
 def main() -> int:
@@ -71,8 +81,8 @@ def main() -> int:
     nvcc = tools.find("nvcc")
     record: dict = {"runs": args.runs, "labs": {}}
     rows = [
-        "| exercise | variant | metric: median (min–max) | ratio | GB/s | copy GB/s | GFLOP/s |",
-        "|---|---|---|---|---|---|---|",
+        "| exercise | variant | metric | median (min–max, runs) | GB/s | copy GB/s |",
+        "|---|---|---|---|---|---|",
     ]
     for lab_dir in manifest.select_labs(ROOT, args.lab):
         lab = manifest.load(lab_dir)
@@ -91,6 +101,7 @@ def main() -> int:
                 built = list(pool.map(lambda f: build_variant(lab, f, Path(tmp), nvcc), variants))
             for ex in timed:
                 perf = ex.performance
+                reps = perf.reps if perf.timed else None
                 runs = []
                 for i in range(args.runs):
                     run = harness.run_case(
@@ -100,11 +111,11 @@ def main() -> int:
                         1000 + i,
                         lab.run_timeout_s,
                         version,
-                        perf.reps,
+                        reps,
                     )
                     runs.append(run.doc or {"status": run.status, "problem": run.problem})
                 record["labs"].setdefault(lab.id, {})[ex.name] = {"solution": runs}
-                rows.append(summary_row(ex, "solution", runs))
+                rows.extend(summary_rows(ex, "solution", runs))
                 for (name, binary, msg), fixture in zip(built, variants):
                     if fixtures.load(fixture)["expect"]["exercise"] != ex.name:
                         continue
@@ -112,11 +123,11 @@ def main() -> int:
                         doc = {"status": "build_failed", "problem": msg}
                     else:
                         run = harness.run_case(
-                            binary, ex.name, perf.size, 2000, lab.run_timeout_s, version, perf.reps
+                            binary, ex.name, perf.size, 2000, lab.run_timeout_s, version, reps
                         )
                         doc = run.doc or {"status": run.status, "problem": run.problem}
                     record["labs"][lab.id][ex.name][name] = [doc]
-                    rows.append(summary_row(ex, name, [doc]))
+                    rows.extend(summary_rows(ex, name, [doc]))
                 print(rows[-1] if len(rows) > 2 else "", file=sys.stderr, flush=True)
     Path(args.out).write_text(json.dumps(record, indent=1))
     print("\n".join(rows))

@@ -52,9 +52,43 @@ typedef struct doc {
     const cml_problem *problem;      /* gamma, abs_floor, bytes, flops */
     int first_bad_unwritten;
     const cml_timing_stats *timing; /* NULL, or [3]: student, baseline, copy */
+    const cml_metrics *extra;       /* NULL, or the exercise's own figures */
 } doc;
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3, EXIT_FAILED = 4 };
+
+/* ---------------------------------------------------------------------------------------
+ * Exercise-specific metrics. A violation marks the set invalid (n = -1): the driver then
+ * reports a harness error instead of a document with a half-written metrics object. */
+
+int cml_metrics_add(cml_metrics *m, const char *name, double value) {
+    static const char *const reserved[] = {"bytes",         "flops",     "gbps",       "gflops",
+                                           "baseline_gbps", "copy_gbps", "pct_of_copy"};
+    if (!m || m->n < 0) {
+        return -1;
+    }
+    size_t len = name ? strlen(name) : 0;
+    int ok = len > 0 && len < CML_METRIC_NAME_MAX && m->n < CML_MAX_EXTRA_METRICS;
+    for (size_t i = 0; ok && i < len; ++i) {
+        char c = name[i];
+        ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    }
+    for (size_t i = 0; ok && i < sizeof reserved / sizeof reserved[0]; ++i) {
+        ok = strcmp(name, reserved[i]) != 0;
+    }
+    for (int i = 0; ok && i < m->n; ++i) {
+        ok = strcmp(name, m->name[i]) != 0;
+    }
+    if (!ok) {
+        fprintf(stderr, "lab: invalid extra metric '%s'\n", name ? name : "(null)");
+        m->n = -1;
+        return -1;
+    }
+    memcpy(m->name[m->n], name, len + 1);
+    m->value[m->n] = value;
+    m->n += 1;
+    return 0;
+}
 
 /* ---------------------------------------------------------------------------------------
  * Writing a document. */
@@ -195,13 +229,26 @@ static double per_ns(double work, double median_ms) {
     return work / (median_ms * 1e6);
 }
 
+static void emit_extra_metrics(cml_json *w, const cml_metrics *m) {
+    for (int i = 0; m && i < m->n; ++i) {
+        cml_json_key(w, m->name[i]);
+        cml_json_double(w, m->value[i]);
+    }
+}
+
 static void emit_timing_and_metrics(cml_json *w, const doc *d) {
     const cml_timing_stats *t = d->timing; /* [0] student, [1] baseline, [2] copy */
     cml_json_key(w, "timing");
     if (!t) {
         cml_json_null(w);
         cml_json_key(w, "metrics");
-        cml_json_null(w);
+        if (d->extra && d->extra->n > 0) {
+            cml_json_begin_object(w);
+            emit_extra_metrics(w, d->extra);
+            cml_json_end_object(w);
+        } else {
+            cml_json_null(w);
+        }
         return;
     }
     cml_json_begin_object(w);
@@ -237,6 +284,7 @@ static void emit_timing_and_metrics(cml_json *w, const doc *d) {
     cml_json_double(w, copy_gbps);
     cml_json_key(w, "pct_of_copy");
     cml_json_double(w, 100.0 * gbps / copy_gbps);
+    emit_extra_metrics(w, d->extra);
     cml_json_end_object(w);
 }
 
@@ -528,9 +576,21 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
     cml_compare_result check;
     verify(ex->launch_student, &p, h_got, &check);
 
+    cml_metrics extra = {0};
+    if (check.n_bad == 0 && ex->extra_metrics) {
+        ex->extra_metrics(p.ctx, &extra);
+        if (extra.n < 0) {
+            free(h_got);
+            ex->teardown(&p);
+            return finish_error(
+                "harness", "the exercise added an invalid metric (a course bug, please report)",
+                EXIT_FAILED);
+        }
+    }
+
     cml_timing_stats stats[3];
     const cml_timing_stats *timing = NULL;
-    if (opt->time && check.n_bad == 0) {
+    if (opt->time && check.n_bad == 0 && ex->launch_baseline) {
         cml_compare_result baseline_check;
         verify(ex->launch_baseline, &p, h_got, &baseline_check);
         if (baseline_check.n_bad != 0) {
@@ -551,7 +611,8 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
              .check = &check,
              .problem = &numbers,
              .first_bad_unwritten = check.n_bad > 0 && cml_is_poison_f32(h_got[check.first_bad]),
-             .timing = timing};
+             .timing = timing,
+             .extra = &extra};
     free(h_got);
     ex->teardown(&p);
     return write_output(&d, NULL, 0) == 0 ? EXIT_OK : EXIT_USAGE;

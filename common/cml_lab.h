@@ -28,6 +28,24 @@
 extern "C" {
 #endif
 
+/* Exercise-specific figures for the run document's "metrics" object (e.g. cycles per load
+ * read with clock64(), or a second baseline's speed-up): what the driver's event timing
+ * cannot measure. Filled by an exercise's extra_metrics() through cml_metrics_add(). */
+#define CML_MAX_EXTRA_METRICS 16
+#define CML_METRIC_NAME_MAX 32
+typedef struct cml_metrics {
+    int n;
+    char name[CML_MAX_EXTRA_METRICS][CML_METRIC_NAME_MAX];
+    double value[CML_MAX_EXTRA_METRICS];
+} cml_metrics;
+
+/* Adds one figure. `name` is 1 to 31 characters of [a-z0-9_], not one of the driver's own
+ * metric names (bytes, flops, gbps, gflops, baseline_gbps, copy_gbps, pct_of_copy) and not
+ * added before; at most CML_MAX_EXTRA_METRICS per run. Returns 0, or -1 (nothing added) when
+ * any of that is violated: the driver then reports a harness error, since only course code
+ * calls this. */
+int cml_metrics_add(cml_metrics *m, const char *name, double value);
+
 /* One case of one exercise, filled in by the exercise's setup(). */
 typedef struct cml_problem {
     /* The output under test: a device buffer of n_out float32, viewed as
@@ -59,15 +77,21 @@ typedef struct cml_exercise {
     const char *name;      /* e.g. "matmul_tiled"; the --exercise value */
     const char *dim_names; /* comma-separated, e.g. "M,N,K"; their count is n_dims */
     int n_dims;
-    const char *baseline; /* the baseline's name for reports, e.g. "matmul_naive" */
+    const char *baseline; /* the baseline's name for reports, e.g. "matmul_naive"; NULL: none */
     /* Checks the size (return a message for sizes the exercise does not accept, e.g.
      * R > 4), allocates, draws inputs from `seed` (cml_rng.h), copies them to the device
      * and computes the reference. Returns NULL on success, else a static message. CUDA
      * calls inside use CML_CHECK. */
     const char *(*setup)(cml_problem *p, const long long *size, uint64_t seed);
-    void (*launch_student)(void *ctx);  /* one run of the student's launcher */
-    void (*launch_baseline)(void *ctx); /* one run of the baseline, writing d_out too */
-    void (*teardown)(cml_problem *p);   /* frees everything setup() allocated */
+    void (*launch_student)(void *ctx); /* one run of the student's launcher */
+    /* One run of the baseline, writing d_out too. NULL when the exercise has no baseline
+     * (then --time measures nothing: "timing" stays null; extra_metrics still runs). */
+    void (*launch_baseline)(void *ctx);
+    void (*teardown)(cml_problem *p); /* frees everything setup() allocated */
+    /* Optional (NULL: none). Called once after the first verified run when its status is
+     * "ok", with or without --time; adds exercise-specific figures with cml_metrics_add().
+     * CUDA calls inside use CML_CHECK. */
+    void (*extra_metrics)(void *ctx, cml_metrics *m);
 } cml_exercise;
 
 /* Runs the lab binary. Returns the process exit status (docs/protocol.md):

@@ -24,7 +24,7 @@ lab.toml; the generic text below is about CUDA, never about one lab. The conditi
 from __future__ import annotations
 
 from grader.harness import CaseRun
-from grader.manifest import Exercise, Lab
+from grader.manifest import Criterion, Exercise, Lab
 
 GENERIC = {
     "edge": (
@@ -367,9 +367,11 @@ def sanitizer_summary(ex: Exercise, tool: str, report: list[str]) -> str:
     return f"{ex.name}: {tool}: {first.strip()}: {hint(ex, tool)}"
 
 
-def performance_text(ex: Exercise, doc: dict, baseline: str | None) -> tuple[float | None, str]:
-    """The measured metric and a line describing it, from a timed run document."""
-    spec = ex.performance
+def performance_text(
+    ex: Exercise, crit: Criterion, doc: dict, baseline: str | None
+) -> tuple[float | None, str]:
+    """One criterion's measured value and a line describing it, from the performance run's
+    document: "ratio" from its timing, any other metric from its metrics object."""
     timing = doc.get("timing") or {}
     metrics = doc.get("metrics") or {}
     student = timing.get("student") or {}
@@ -378,7 +380,7 @@ def performance_text(ex: Exercise, doc: dict, baseline: str | None) -> tuple[flo
     spread = ""
     if student.get("p10_ms") is not None and student.get("p90_ms") is not None:
         spread = f", p10–p90 {student['p10_ms']:.4g}–{student['p90_ms']:.4g} ms"
-    if spec.metric == "ratio":
+    if crit.metric == "ratio":
         value = timing.get("ratio")
         if not isinstance(value, (int, float)):
             return None, "the timed run gave no ratio"
@@ -386,7 +388,7 @@ def performance_text(ex: Exercise, doc: dict, baseline: str | None) -> tuple[flo
             f"ratio {value:.3g} ({name} {base.get('median_ms', float('nan')):.4g} ms / yours "
             f"{student.get('median_ms', float('nan')):.4g} ms median{spread})"
         )
-    else:
+    elif crit.metric == "pct_of_copy":
         value = metrics.get("pct_of_copy")
         if not isinstance(value, (int, float)):
             return None, "the timed run gave no pct_of_copy"
@@ -396,11 +398,15 @@ def performance_text(ex: Exercise, doc: dict, baseline: str | None) -> tuple[flo
             f"{student.get('median_ms', float('nan')):.4g} ms{spread}; {name} "
             f"{metrics.get('baseline_gbps', float('nan')):.0f} GB/s)"
         )
-    text += f"; full points at ≥ {spec.full:g}, none at ≤ {spec.zero:g}"
+    else:
+        value = metrics.get(crit.metric)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None, f"the performance run gave no {crit.metric}"
+        text = f"{crit.metric} {value:.4g}"
+    text += f"; full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}"
     return float(value), text
 
 
-def slow_summary(ex: Exercise, value: float) -> str:
-    spec = ex.performance
-    what = "ratio" if spec.metric == "ratio" else "% of copy"
-    return f"{ex.name}: {what} {value:.3g}, full credit from {spec.full:g}: {hint(ex, 'slow')}"
+def slow_summary(ex: Exercise, crit: Criterion, value: float) -> str:
+    what = {"ratio": "ratio", "pct_of_copy": "% of copy"}.get(crit.metric, crit.metric)
+    return f"{ex.name}: {what} {value:.3g}, full credit from {crit.full:g}: {hint(ex, 'slow')}"

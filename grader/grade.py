@@ -291,16 +291,27 @@ class Grading:
         runs = []  # the public cases' runs (diagnose names their sizes)
         failed_hidden = []
         passed = 0
+        timeout_s = self.lab.correctness_timeout_s
         for i, size in enumerate(ex.cases):
+            hidden = ex.is_hidden(i)
+            if ex.name in self.hung:
+                # One hang is enough evidence: waiting out the limit once per case would
+                # make a hanging kernel cost minutes of the GPU queue (batch grading).
+                row = {"hidden": True} if hidden else {"size": list(size)}
+                row["status"] = "not_run"
+                row["message"] = (
+                    f"not run: an earlier case of {ex.name} did not finish in {timeout_s:g} s"
+                )
+                part.details.append(row)
+                continue
             seed = self.seeds.seed(ex.name, "correctness", i)
             run = harness.run_case(
-                self.binary, ex.name, size, seed, self.lab.run_timeout_s, self.version, box=self.box
+                self.binary, ex.name, size, seed, timeout_s, self.version, box=self.box
             )
             k = diagnose.kind(run)
             if k == "no_device":
                 self.runtime_not_run("no CUDA device (the harness reported no_device)")
                 return
-            hidden = ex.is_hidden(i)
             # a hidden case's size, seed and reproduce command never reach a report
             row = {"hidden": True} if hidden else {"size": list(size), "seed": seed}
             row["status"] = run.status
@@ -308,10 +319,10 @@ class Grading:
                 passed += 1
             else:
                 if hidden:
-                    row["message"] = diagnose.hidden_case_message(run, self.lab.run_timeout_s)
+                    row["message"] = diagnose.hidden_case_message(run, timeout_s)
                     failed_hidden.append(run)
                 else:
-                    row["message"] = diagnose.case_message(run, self.lab.run_timeout_s)
+                    row["message"] = diagnose.case_message(run, timeout_s)
                     row["reproduce"] = self.rerun_hint(ex, size, seed)
                 if k == "timeout":
                     self.hung.add(ex.name)
@@ -402,7 +413,7 @@ class Grading:
             seed,
             self.lab.run_timeout_s,
             self.version,
-            time_reps=spec.reps,
+            time_reps=spec.reps if spec.timed else None,
             box=self.box,
         )
         k = diagnose.kind(run)
@@ -432,17 +443,26 @@ class Grading:
                     "depends on the run (a race between threads?)"
                 )
             return
-        value, text = diagnose.performance_text(ex, run.doc, self.baselines.get(ex.name))
-        part.info = text
-        if value is None:
-            part.messages.append(text)
-            return
-        row["value"] = value
-        row["metric"] = spec.metric
-        part.fraction = scoring.ramp(value, spec.zero, spec.full)
+        # Each criterion is a ramp; the part's fraction is their mean (docs/protocol.md).
+        texts, scored, fractions = [], [], []
+        for crit in spec.criteria:
+            value, text = diagnose.performance_text(ex, crit, run.doc, self.baselines.get(ex.name))
+            texts.append(text)
+            if value is None:
+                part.messages.append(text)
+                fractions.append(Fraction(0))
+                continue
+            fraction = scoring.ramp(value, crit.zero, crit.full)
+            fractions.append(fraction)
+            scored.append({"metric": crit.metric, "value": value, "fraction": float(fraction)})
+            if fraction < 1 and part.finding is None:
+                part.finding = diagnose.slow_summary(ex, crit, value)
+        part.info = " | ".join(texts)
+        row["criteria"] = scored
+        if scored:  # the first scored criterion, for readers of a single metric
+            row["metric"], row["value"] = scored[0]["metric"], scored[0]["value"]
+        part.fraction = sum(fractions, Fraction(0)) / len(fractions)
         part.status = "passed" if part.fraction >= 1 else "failed"
-        if part.fraction < 1:
-            part.finding = diagnose.slow_summary(ex, value)
 
     def _not_run_summary(self) -> None:
         """ "correctness, sanitizer, performance — no CUDA device (...)" lines."""

@@ -74,13 +74,13 @@ def _test(ex: ExerciseResult, number: str, part: Part) -> dict:
 
 
 def _leaderboard(grade: Grade) -> list[dict]:
-    """One entry per exercise whose performance metric was measured in this run."""
+    """One entry per performance criterion measured in this run."""
     entries = []
     for ex in grade.exercises:
         for row in ex.parts["performance"].details:
-            if row.get("value") is not None:
-                name = f"{ex.name} {row.get('metric', 'ratio')}"
-                entries.append({"name": name, "value": row["value"], "order": "desc"})
+            for crit in row.get("criteria", []):
+                name = f"{ex.name} {crit['metric']}"
+                entries.append({"name": name, "value": crit["value"], "order": "desc"})
     return entries
 
 

@@ -3,8 +3,8 @@
 Every rule of the contract is checked here, and a violation raises ``GraderError`` with a
 message naming the file, the exercise and the field, e.g.
 
-    labs/3.3-tiling/lab.toml: exercise 'matmul_tiled': performance.metric must be 'ratio'
-    or 'pct_of_copy'
+    labs/3.3-tiling/lab.toml: exercise 'matmul_tiled': performance.criteria[0]: metric must
+    be 'ratio' or a name of the run document's metrics (a C identifier), not '1.5'
 
 Unknown keys are errors too (a misspelt ``forbidd`` would otherwise switch a check off).
 Points are non-negative integers; a part with points needs its table (``static``,
@@ -16,8 +16,9 @@ An optional ``labs/<lab>/hidden.toml`` (instructor-only, never in the student re
 hidden correctness cases to named exercises: ``load`` appends them after the exercise's
 public cases (``Exercise.n_hidden`` counts them); reports never show their sizes.
 
-Defaults: ``run_timeout_s`` 60, ``sanitizer_timeout_s`` 300, ``launchers`` and
-``allow_calls`` empty, ``performance.reps`` 25, a missing part in ``points`` is 0.
+Defaults: ``run_timeout_s`` 60, ``case_timeout_s`` = ``run_timeout_s``,
+``sanitizer_timeout_s`` 300, ``launchers`` and ``allow_calls`` empty,
+``performance.reps`` 25, ``performance.timed`` true, a missing part in ``points`` is 0.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ from grader.errors import GraderError
 
 PARTS = ("correctness", "static", "sanitizer", "performance")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
-METRICS = ("ratio", "pct_of_copy")
+# Performance metrics: "ratio" is the run document's timing.ratio; any other name is a
+# number in its "metrics" object (the driver's pct_of_copy, gbps, gflops, ... or an
+# exercise's extra metric, common/cml_lab.h), so it is checked only as an identifier.
+DRIVER_METRICS = ("pct_of_copy", "gbps", "gflops", "baseline_gbps", "copy_gbps")
 HINT_KEYS = (
     "not_implemented",
     "edge",
@@ -56,6 +60,7 @@ _LAB_KEYS = (
     "title",
     "student_files",
     "run_timeout_s",
+    "case_timeout_s",
     "sanitizer_timeout_s",
     "launchers",
     "allow_calls",
@@ -76,9 +81,16 @@ _EXERCISE_KEYS = (
 
 @dataclass(frozen=True)
 class StaticRules:
-    require: tuple[str, ...] = ()
+    require: tuple[str, ...] = ()  # opcode patterns (matched at the start of the opcode)
     forbid: tuple[str, ...] = ()
     max_stack_bytes: int | None = None
+    require_text: tuple[str, ...] = ()  # regexes searched in the whole instruction text
+    forbid_text: tuple[str, ...] = ()
+
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        """Every pattern, in the order hints are keyed ("static.<pattern>")."""
+        return (*self.require, *self.forbid, *self.require_text, *self.forbid_text)
 
 
 @dataclass(frozen=True)
@@ -88,12 +100,21 @@ class SanitizerSpec:
 
 
 @dataclass(frozen=True)
-class PerformanceSpec:
-    size: tuple[int, ...]
+class Criterion:
+    """One scored figure of the performance run: a linear ramp from ``zero`` (no points)
+    to ``full`` (its share of the points); higher is better."""
+
     metric: str
     zero: float
     full: float
+
+
+@dataclass(frozen=True)
+class PerformanceSpec:
+    size: tuple[int, ...]
+    criteria: tuple[Criterion, ...]
     reps: int = 25
+    timed: bool = True  # False: run without --time, score the run's (extra) metrics
 
 
 @dataclass(frozen=True)
@@ -131,6 +152,13 @@ class Lab:
     launchers: tuple[str, ...]
     allow_calls: tuple[str, ...]
     exercises: tuple[Exercise, ...]
+    # one correctness case; after a case of an exercise times out, the exercise's other
+    # cases are not run (grade.py): a hanging kernel costs one timeout, not one per case
+    case_timeout_s: float | None = None
+
+    @property
+    def correctness_timeout_s(self) -> float:
+        return self.case_timeout_s if self.case_timeout_s is not None else self.run_timeout_s
 
     @property
     def name(self) -> str:
@@ -246,6 +274,57 @@ def _student_file(c: _Checker, lab_dir: Path, name: str) -> None:
         raise c.fail("", f"student_files: '{name}' is not in {display_path(lab_dir)}")
 
 
+def _criterion(c: _Checker, where: str, t: dict, label: str) -> Criterion:
+    metric = t.get("metric")
+    if metric != "ratio" and (not isinstance(metric, str) or not _IDENT.match(metric)):
+        raise c.fail(
+            where,
+            f"{label}metric must be 'ratio' or a name of the run document's metrics "
+            f"(e.g. {', '.join(DRIVER_METRICS[:2])}), not {metric!r}",
+        )
+    for key in ("zero", "full"):
+        if key not in t:
+            raise c.fail(where, f"{label}{key} is missing")
+    zero = c.number(where, t["zero"], f"{label}zero")
+    full = c.number(where, t["full"], f"{label}full")
+    if full <= zero:
+        raise c.fail(where, f"{label}full must be greater than {label}zero")
+    return Criterion(metric, zero, full)
+
+
+def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
+    """[exercise.performance]: one criterion (metric, zero, full) or a criteria list."""
+    t = c.table(where, raw, "performance")
+    single = ("metric", "zero", "full")
+    c.keys(where, t, ("size", "reps", "timed", "criteria", *single), "performance")
+    size = c.size(where, t.get("size"), "performance.size")
+    if len(size) != n_dims:
+        raise c.fail(where, f"performance.size has {len(size)} dimensions, cases have {n_dims}")
+    if "criteria" in t:
+        if any(k in t for k in single):
+            raise c.fail(where, "performance: give either criteria or metric/zero/full, not both")
+        raw_list = t["criteria"]
+        if not isinstance(raw_list, list) or not raw_list:
+            raise c.fail(where, "performance.criteria must be a non-empty list of tables")
+        criteria = []
+        for i, item in enumerate(raw_list):
+            label = f"performance.criteria[{i}]"
+            item = c.table(where, item, label)
+            c.keys(where, item, single, label)
+            criteria.append(_criterion(c, where, item, f"{label}."))
+        if len({k.metric for k in criteria}) != len(criteria):
+            raise c.fail(where, "performance.criteria names a metric twice")
+    else:
+        criteria = [_criterion(c, where, t, "performance.")]
+    reps = c.count(where, t.get("reps", 25), "performance.reps", MIN_REPS)
+    timed = t.get("timed", True)
+    if not isinstance(timed, bool):
+        raise c.fail(where, "performance.timed must be true or false")
+    if not timed and any(k.metric == "ratio" for k in criteria):
+        raise c.fail(where, "performance: the metric 'ratio' needs a timed run (timed = true)")
+    return PerformanceSpec(size, tuple(criteria), reps, timed)
+
+
 def _exercise(c: _Checker, index: int, raw) -> Exercise:
     where = f"exercise #{index + 1}"
     raw = c.table(where, raw, "[[exercise]]")
@@ -267,20 +346,26 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
     static = None
     if "static" in raw:
         t = c.table(where, raw["static"], "static")
-        c.keys(where, t, ("require", "forbid", "max_stack_bytes"), "static")
-        require = c.strings(where, t.get("require", []), "static.require")
-        forbid = c.strings(where, t.get("forbid", []), "static.forbid")
-        for label, patterns in (("static.require", require), ("static.forbid", forbid)):
+        keys = ("require", "forbid", "require_text", "forbid_text")
+        c.keys(where, t, (*keys, "max_stack_bytes"), "static")
+        lists = {k: c.strings(where, t.get(k, []), f"static.{k}") for k in keys}
+        for key, patterns in lists.items():
             for p in patterns:
-                _pattern(c, where, p, label)
+                _pattern(c, where, p, f"static.{key}")
         stack = t.get("max_stack_bytes")
         if stack is not None:
             stack = c.count(where, stack, "static.max_stack_bytes")
-        if not require and not forbid and stack is None:
-            raise c.fail(where, "static has no rule (require, forbid or max_stack_bytes)")
+        if not any(lists.values()) and stack is None:
+            raise c.fail(
+                where,
+                "static has no rule (require, forbid, require_text, forbid_text or "
+                "max_stack_bytes)",
+            )
         if kernel is None:
             raise c.fail(where, "kernel is missing (static checks read the kernel's SASS)")
-        static = StaticRules(require, forbid, stack)
+        static = StaticRules(
+            lists["require"], lists["forbid"], stack, lists["require_text"], lists["forbid_text"]
+        )
 
     sanitizer = None
     if "sanitizer" in raw:
@@ -308,23 +393,7 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
 
     performance = None
     if "performance" in raw:
-        t = c.table(where, raw["performance"], "performance")
-        c.keys(where, t, ("size", "metric", "zero", "full", "reps"), "performance")
-        size = c.size(where, t.get("size"), "performance.size")
-        if len(size) != n_dims:
-            raise c.fail(where, f"performance.size has {len(size)} dimensions, cases have {n_dims}")
-        metric = t.get("metric")
-        if metric not in METRICS:
-            raise c.fail(where, "performance.metric must be 'ratio' or 'pct_of_copy'")
-        for key in ("zero", "full"):
-            if key not in t:
-                raise c.fail(where, f"performance.{key} is missing")
-        zero = c.number(where, t["zero"], "performance.zero")
-        full = c.number(where, t["full"], "performance.full")
-        if full < zero:
-            raise c.fail(where, "performance.full must be >= performance.zero")
-        reps = c.count(where, t.get("reps", 25), "performance.reps", MIN_REPS)
-        performance = PerformanceSpec(size, metric, zero, full, reps)
+        performance = _performance(c, where, raw["performance"], n_dims)
 
     for part, spec in (
         ("static", static),
@@ -337,7 +406,7 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
     hints_raw = c.table(where, raw.get("hints", {}), "hints")
     # Besides HINT_KEYS, a hint per static pattern: "static.BAR" is shown when BAR is
     # required and missing, "static.LDL" when LDL is forbidden and found.
-    patterns = (*static.require, *static.forbid) if static else ()
+    patterns = static.patterns if static else ()
     c.keys(where, hints_raw, (*HINT_KEYS, *(f"static.{p}" for p in patterns)), "hints")
     hints = {}
     for key, value in hints_raw.items():
@@ -421,6 +490,9 @@ def load(lab_dir: Path | str) -> Lab:
     san_timeout = c.number(
         "", raw.get("sanitizer_timeout_s", 300), "sanitizer_timeout_s", positive=True
     )
+    case_timeout = raw.get("case_timeout_s")
+    if case_timeout is not None:
+        case_timeout = c.number("", case_timeout, "case_timeout_s", positive=True)
     launchers = c.strings("", raw.get("launchers", []), "launchers", idents=True)
     allow_calls = c.strings("", raw.get("allow_calls", []), "allow_calls", idents=True)
 
@@ -448,6 +520,7 @@ def load(lab_dir: Path | str) -> Lab:
         launchers,
         allow_calls,
         exercises,
+        case_timeout,
     )
 
 

@@ -138,14 +138,22 @@ def _part_details(part: Part) -> list[str]:
             return lines
         # every case on one line; the details of the first few failures only
         failures = 0
+        said_not_run = False
         for row in part.details:
-            status = "ok" if row["status"] == "ok" else row["status"].upper()
+            status = "ok" if row["status"] == "ok" else row["status"].upper().replace("_", " ")
             if row.get("hidden"):  # instructor-only: its size and seed are never shown
                 line = f"{pad}{'hidden case':<35} {status}"
+            elif "seed" not in row:  # not run: no seed was drawn
+                line = f"{pad}{size_text(row['size']):<35} {status}"
             else:
                 line = f"{pad}{size_text(row['size']):<18} seed {row['seed']:<11} {status}"
             lines.append(line)
             if row["status"] == "ok":
+                continue
+            if row["status"] == "not_run":  # after a hang: the same reason for every case
+                if not said_not_run and row.get("message"):
+                    lines.append(f"{pad}  {row['message']}")
+                said_not_run = True
                 continue
             failures += 1
             if row.get("message") and failures <= MAX_CASE_DETAILS:

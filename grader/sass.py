@@ -18,9 +18,11 @@ gives the unqualified name (``_Z19matmul_tiled_kernelILi32EEv...`` → matmul_ti
 Opcode patterns (docs/protocol.md) are regular expressions matched at the start of the
 opcode and ending at a word boundary, ``re.match(rf"(?:{pattern})\\b", opcode)``: ``LDS``
 matches ``LDS`` and ``LDS.128`` but not ``LDSM``; ``LDG\\.E.*CONSTANT`` matches
-``LDG.E.128.CONSTANT``. Every instance of the kernel (each template instantiation) must
-satisfy the rules. Device functions the compiler did not inline are separate functions:
-their instructions do not count for the kernel.
+``LDG.E.128.CONSTANT``. Text patterns (``require_text`` / ``forbid_text``) are searched
+anywhere in the instruction's text, operands included, without its predicate guard:
+``c\\[0x3\\]\\[`` finds a read of the user constant bank. Every instance of the kernel
+(each template instantiation) must satisfy the rules. Device functions the compiler did
+not inline are separate functions: their instructions do not count for the kernel.
 """
 
 from __future__ import annotations
@@ -71,6 +73,13 @@ class Instruction:
     address: int
     opcode: str  # mnemonic with modifiers, e.g. "LDG.E.128.CONSTANT"
     text: str  # the instruction without the address and encoding, e.g. "LDS R2, [R3]"
+
+    @property
+    def body(self) -> str:
+        """The text without its predicate guard: "@P0 LDG.E R2, desc[UR4][R2.64]" →
+        "LDG.E R2, desc[UR4][R2.64]"; what text patterns are searched in."""
+        p = _PREDICATE.match(self.text)
+        return self.text[p.end() :] if p else self.text
 
 
 @dataclass
@@ -213,6 +222,12 @@ def matches(pattern: str, opcode: str) -> bool:
     return re.match(rf"(?:{pattern})\b", opcode) is not None
 
 
+def text_matches(pattern: str, ins: Instruction) -> bool:
+    """Is the text pattern (``require_text`` / ``forbid_text``, docs/protocol.md) found in
+    the instruction's text, opcode and operands, predicate guard removed?"""
+    return re.search(pattern, ins.body) is not None
+
+
 def describe(pattern: str) -> str:
     """ "LDS (shared-memory load)" for a pattern whose mnemonic we know, else the pattern."""
     mnemonic = re.match(r"[A-Z0-9]+", pattern)
@@ -294,12 +309,23 @@ def check_kernel(dumped: Dump, kernel: str, rules: StaticRules, source_files: st
             missing.extend(absent)
             what = ", ".join(describe(p) for p in absent)
             messages.append(f"{label}: its SASS has no {what} instruction")
-        for pattern in rules.forbid:
-            found = [ins for ins in fn.instructions if matches(pattern, ins.opcode)]
+        absent_text = [
+            p
+            for p in rules.require_text
+            if not any(text_matches(p, ins) for ins in fn.instructions)
+        ]
+        if absent_text:
+            missing.extend(absent_text)
+            what = ", ".join(f"'{p}'" for p in absent_text)
+            messages.append(f"{label}: no instruction in its SASS matches {what}")
+        forbid = [(p, lambda p, ins: matches(p, ins.opcode), describe(p)) for p in rules.forbid]
+        forbid += [(p, text_matches, f"'{p}'") for p in rules.forbid_text]
+        for pattern, test, what in forbid:
+            found = [ins for ins in fn.instructions if test(pattern, ins)]
             if found:
                 forbidden.append(pattern)
                 messages.append(
-                    f"{label}: {len(found)} {describe(pattern)} instruction"
+                    f"{label}: {len(found)} {what} instruction"
                     f"{'s' if len(found) > 1 else ''} in its SASS, which this exercise "
                     f"forbids (first: /*{found[0].address:04x}*/ {found[0].text})"
                 )

@@ -186,8 +186,20 @@ static const char *setup_cuda_fails(cml_problem *p, const long long *size, uint6
     return NULL;
 }
 
+/* Exercise-specific metrics: two valid figures; or a reserved name (a course bug). */
+static void extra_two(void *ctx, cml_metrics *m) {
+    const fake *f = ctx;
+    cml_metrics_add(m, "runs_so_far", (double)f->runs);
+    cml_metrics_add(m, "l2_over_l1", 6.5);
+}
+
+static void extra_reserved(void *ctx, cml_metrics *m) {
+    (void)ctx;
+    cml_metrics_add(m, "gbps", 1.0);
+}
+
 #define EX(name, dims, n_dims, setup)                                                              \
-    { name, dims, n_dims, "memcpy", setup, launch_student, launch_baseline, teardown_fake }
+    { name, dims, n_dims, "memcpy", setup, launch_student, launch_baseline, teardown_fake, NULL }
 
 static const cml_exercise exercises[] = {
     EX("copy", "N", 1, setup_copy),
@@ -199,6 +211,11 @@ static const cml_exercise exercises[] = {
     EX("bad_baseline", "N", 1, setup_bad_baseline),
     EX("sampled", "M,N", 2, setup_sampled),
     EX("cuda_fails", "N", 1, setup_cuda_fails),
+    {"extra", "N", 1, "memcpy", setup_copy, launch_student, launch_baseline, teardown_fake,
+     extra_two},
+    {"no_baseline", "N", 1, NULL, setup_copy, launch_student, NULL, teardown_fake, extra_two},
+    {"extra_reserved", "N", 1, "memcpy", setup_copy, launch_student, launch_baseline, teardown_fake,
+     extra_reserved},
 };
 #define N_EXERCISES ((int)(sizeof exercises / sizeof exercises[0]))
 
@@ -502,6 +519,38 @@ START_TEST(setup_rejects_the_size) {
 }
 END_TEST
 
+START_TEST(extra_metrics_untimed) {
+    run_lab("--exercise", "extra", "--size", "1000");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"timing\":null,\"metrics\":{\"runs_so_far\":1,\"l2_over_l1\":6.5}");
+}
+END_TEST
+
+START_TEST(extra_metrics_timed) {
+    run_lab("--exercise", "extra", "--size", "100000", "--time", "--reps", "20");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"metrics\":{\"bytes\":800000,");
+    HAS(result.doc, ",\"pct_of_copy\":");
+    HAS(result.doc, ",\"runs_so_far\":1,\"l2_over_l1\":6.5}");
+}
+END_TEST
+
+START_TEST(no_baseline_is_not_timed) {
+    run_lab("--exercise", "no_baseline", "--size", "1000", "--time");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"status\":\"ok\"");
+    HAS(result.doc, "\"timing\":null,\"metrics\":{\"runs_so_far\":1,\"l2_over_l1\":6.5}");
+}
+END_TEST
+
+START_TEST(reserved_metric_is_a_harness_error) {
+    run_lab("--exercise", "extra_reserved", "--size", "16");
+    ck_assert_int_eq(result.code, 4);
+    HAS(result.doc, "\"error\":{\"kind\":\"harness\",\"message\":\"the exercise added an "
+                    "invalid metric");
+}
+END_TEST
+
 START_TEST(wrong_baseline_is_a_harness_error) {
     run_lab("--exercise", "bad_baseline", "--size", "16");
     ck_assert_int_eq(result.code, 0); /* not timed: the baseline does not run */
@@ -512,9 +561,37 @@ START_TEST(wrong_baseline_is_a_harness_error) {
 }
 END_TEST
 
+/* cml_metrics_add alone: no device needed. */
+START_TEST(metrics_add_rules) {
+    cml_metrics m = {0};
+    ck_assert_int_eq(cml_metrics_add(&m, "dram_cycles", 700.5), 0);
+    ck_assert_int_eq(m.n, 1);
+    ck_assert_str_eq(m.name[0], "dram_cycles");
+    ck_assert(m.value[0] == 700.5);
+    cml_metrics ok = m;
+    ck_assert_int_eq(cml_metrics_add(&ok, "dram_cycles", 1.0), -1); /* twice */
+    ck_assert_int_eq(ok.n, -1);
+    ck_assert_int_eq(cml_metrics_add(&ok, "x", 1.0), -1); /* stays invalid */
+    const char *bad[] = {
+        "", "Upper", "has space", "pct_of_copy", "bytes", "a_name_that_is_far_too_long_for_it"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        cml_metrics b = {0};
+        ck_assert_int_eq(cml_metrics_add(&b, bad[i], 1.0), -1);
+    }
+    cml_metrics full = {0};
+    char name[8];
+    for (int i = 0; i < CML_MAX_EXTRA_METRICS; ++i) {
+        snprintf(name, sizeof name, "m%d", i);
+        ck_assert_int_eq(cml_metrics_add(&full, name, i), 0);
+    }
+    ck_assert_int_eq(cml_metrics_add(&full, "one_more", 1.0), -1);
+}
+END_TEST
+
 Suite *make_lab_suite(void) {
     Suite *s = suite_create("lab");
     TCase *tc = tcase_create("Correctness");
+    tcase_add_test(tc, metrics_add_rules);
     tcase_add_test(tc, list_to_file);
     tcase_add_test(tc, list_to_stdout);
     tcase_add_test(tc, help_prints_usage);
@@ -543,6 +620,10 @@ Suite *make_lab_suite(void) {
     tcase_add_test(tc, cuda_failure_in_setup);
     tcase_add_test(tc, setup_rejects_the_size);
     tcase_add_test(tc, wrong_baseline_is_a_harness_error);
+    tcase_add_test(tc, extra_metrics_untimed);
+    tcase_add_test(tc, extra_metrics_timed);
+    tcase_add_test(tc, no_baseline_is_not_timed);
+    tcase_add_test(tc, reserved_metric_is_a_harness_error);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -198,17 +198,36 @@ def test_performance_text_ratio_and_pct_of_copy():
         "baseline_gbps": 500.0,
         "pct_of_copy": 75.0,
     }
-    value, text = diagnose.performance_text(SCALE, d, "scale_naive")
+    (ratio,) = SCALE.performance.criteria
+    value, text = diagnose.performance_text(SCALE, ratio, d, "scale_naive")
     assert value == 1.5
     assert text == (
         "ratio 1.5 (scale_naive 3 ms / yours 2 ms median, p10–p90 1.9–2.2 ms); "
         "full points at ≥ 2, none at ≤ 1"
     )
-    pct = manifest.PerformanceSpec((8, 8), "pct_of_copy", 50, 75)
-    ex = manifest.Exercise("t", ((1, 1),), {}, performance=pct)
-    value, text = diagnose.performance_text(ex, d, "transpose_naive")
+    pct = manifest.Criterion("pct_of_copy", 50, 75)
+    value, text = diagnose.performance_text(SCALE, pct, d, "transpose_naive")
     assert value == 75.0
     assert text.startswith("75.0 % of the copy bandwidth (3000 of 4000 GB/s")
+
+
+def test_performance_text_extra_metric():
+    d = doc(status="ok")
+    d["timing"] = None
+    d["metrics"] = {"dram_over_l2": 3.25, "flag": True}
+    crit = manifest.Criterion("dram_over_l2", 1.5, 2.5)
+    assert diagnose.performance_text(SCALE, crit, d, None) == (
+        3.25,
+        "dram_over_l2 3.25; full points at ≥ 2.5, none at ≤ 1.5",
+    )
+    missing = manifest.Criterion("l2_over_l1", 1, 2)
+    assert diagnose.performance_text(SCALE, missing, d, None) == (
+        None,
+        "the performance run gave no l2_over_l1",
+    )
+    not_a_number = manifest.Criterion("flag", 0, 1)
+    assert diagnose.performance_text(SCALE, not_a_number, d, None)[0] is None
+    assert diagnose.slow_summary(SCALE, crit, 2.0).startswith("scale: dram_over_l2 2, full credit")
 
 
 def test_static_and_sanitizer_hints():

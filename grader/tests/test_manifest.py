@@ -34,7 +34,8 @@ def test_valid_manifest(tmp_path):
     assert scale.static.require == ("LDS", "STS", "BAR")
     assert scale.static.max_stack_bytes == 0
     assert scale.sanitizer.tools == ("memcheck", "racecheck")
-    assert scale.performance.metric == "ratio" and scale.performance.full == 2.0
+    (crit,) = scale.performance.criteria
+    assert crit.metric == "ratio" and crit.full == 2.0 and scale.performance.timed
     assert scale.hints["edge"] == "FAKE-EDGE-HINT"
     # defaults: a missing part has 0 points, no tables
     assert offset.points == {"correctness": 3, "static": 0, "sanitizer": 0, "performance": 0}
@@ -114,13 +115,38 @@ INVALID = [
     ),
     (
         "bad metric",
-        BASE.replace('metric = "ratio"', 'metric = "gbps"'),
-        "exercise 'scale': performance.metric must be 'ratio' or 'pct_of_copy'",
+        BASE.replace('metric = "ratio"', 'metric = "1.5x"'),
+        "exercise 'scale': performance.metric must be 'ratio' or a name of the run "
+        "document's metrics",
     ),
     (
         "full below zero",
         BASE.replace("full = 2.0", "full = 0.5"),
-        "performance.full must be >= performance.zero",
+        "performance.full must be greater than performance.zero",
+    ),
+    (
+        "criteria and metric",
+        BASE.replace(
+            "full = 2.0", "full = 2.0\ncriteria = [{metric = 'gbps', zero = 1, full = 2}]"
+        ),
+        "performance: give either criteria or metric/zero/full, not both",
+    ),
+    (
+        "untimed ratio",
+        BASE.replace("full = 2.0", "full = 2.0\ntimed = false"),
+        "performance: the metric 'ratio' needs a timed run (timed = true)",
+    ),
+    (
+        "criterion key",
+        BASE.replace('metric = "ratio"\n', "")
+        .replace("zero = 1.0", "criteria = [{metric = 'gbps', zero = 1, full = 2, weight = 3}]")
+        .replace("full = 2.0\n", ""),
+        "unknown key 'performance.criteria[0].weight' (known: metric, zero, full)",
+    ),
+    (
+        "bad text pattern",
+        BASE.replace('require = ["LDS", "STS", "BAR"]', "require_text = ['c[0x3']"),
+        "static.require_text: 'c[0x3' is not a valid regular expression",
     ),
     (
         "few reps",

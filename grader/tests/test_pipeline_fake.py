@@ -139,6 +139,10 @@ def test_hang_stops_sanitizer_and_performance(fake_root, fake_gpu, capsys, tmp_p
     assert parts["sanitizer"]["reason"] == "a correctness case did not finish"
     assert parts["performance"]["status"] == "not_run"
     assert parts["sanitizer"]["points"] == 0  # the gate is closed: known, not pending
+    # one hang is enough: the case after it (64 x 64) is not run, and counts as failed
+    statuses = [row["status"] for row in parts["correctness"]["details"]]
+    assert statuses == ["ok", "ok", "timeout", "not_run"], statuses
+    assert "an earlier case of scale did not finish in 5 s" in out
 
 
 def test_launch_error(fake_root, fake_gpu, capsys, tmp_path):
@@ -325,10 +329,10 @@ def test_bad_manifest_is_exit_2_without_traceback(fake_root, capsys, tmp_path):
     lab = tmp_path / "course" / "labs" / "9.1-fake"
     shutil.copytree(fake_root, tmp_path / "course")
     toml = lab / "lab.toml"
-    toml.write_text(toml.read_text().replace('metric = "ratio"', 'metric = "speed"'))
+    toml.write_text(toml.read_text().replace('metric = "ratio"', 'metric = "2x speed"'))
     code, out, err = grade_cli(capsys, "grade", lab)
     assert code == 2
-    assert "performance.metric must be 'ratio' or 'pct_of_copy'" in err
+    assert "performance.metric must be 'ratio' or a name of the run document's metrics" in err
     assert "Traceback" not in out + err
 
 
@@ -399,3 +403,34 @@ def test_exercise_option_grades_only_that_exercise(fake_root, capsys, tmp_path):
     assert [e["name"] for e in rep["exercises"]] == ["offset"] and rep["max"] == 3
     code, _, err = grade_cli(capsys, "grade", fake_root / "labs" / "9.1-fake", "--exercise", "x")
     assert code == 2 and "has no exercise x" in err
+
+
+def test_several_performance_criteria_share_the_points(fake_root, fake_gpu, capsys, tmp_path):
+    """criteria = [...]: each a ramp, the part's fraction their mean; a metric the run does
+    not report scores 0 for its share and says so."""
+    shutil.copytree(fake_root, tmp_path / "course")
+    lab = tmp_path / "course" / "labs" / "9.1-fake"
+    toml = lab / "lab.toml"
+    old = 'metric = "ratio"\nzero = 1.0\nfull = 2.0\n'
+    text = toml.read_text()
+    assert text.count(old) == 1
+    toml.write_text(
+        text.replace(
+            old,
+            "criteria = [\n"
+            '  { metric = "ratio", zero = 1.0, full = 2.0 },\n'  # 2.5: all of its share
+            '  { metric = "pct_of_copy", zero = 100, full = 200 },\n'  # 125: a quarter
+            '  { metric = "l2_over_l1", zero = 1, full = 2 },\n'  # not reported: nothing
+            "]\n",
+        )
+    )
+    sub = tmp_path / "course" / "solutions" / "9.1-fake"
+    code, out, _, rep = grade(capsys, tmp_path / "course", sub, json_path=tmp_path / "r.json")
+    assert code == 1
+    perf = rep["exercises"][0]["parts"]["performance"]
+    assert perf["points"] == pytest.approx(4 * (1 + 0.25 + 0) / 3, abs=0.01)
+    (row,) = perf["details"]
+    assert [c["metric"] for c in row["criteria"]] == ["ratio", "pct_of_copy"]
+    assert row["criteria"][1]["fraction"] == pytest.approx(0.25)
+    assert "the performance run gave no l2_over_l1" in out
+    assert "ratio 2.5" in out and "125.0 % of the copy bandwidth" in out

@@ -147,6 +147,9 @@ template <int T> __global__ void tmpl_kernel(float *x) { x[threadIdx.x] *= T; }
 template __global__ void tmpl_kernel<32>(float *);
 extern "C" __global__ void plain_kernel(float *x) { x[threadIdx.x] = 1.0f; }
 namespace ns { __global__ void ns_kernel(float *x) { x[0] = 2.0f; } }
+__constant__ float c_coef[64];
+__global__ void const_uniform_kernel(float *x) { x[threadIdx.x] *= c_coef[3]; }
+__global__ void const_divergent_kernel(float *x) { x[threadIdx.x] *= c_coef[threadIdx.x & 63]; }
 """
 
 
@@ -174,7 +177,30 @@ def test_compiled_function_names(compiled):
         "tmpl_kernel",
         "plain_kernel",
         "ns_kernel",
+        "const_uniform_kernel",
+        "const_divergent_kernel",
     }
+
+
+def test_compiled_text_patterns_see_operands(compiled):
+    """require_text / forbid_text read operands: the user constant bank c[0x3], and a
+    register-indexed (divergent) read of it; every kernel's LDC R1, c[0x0][0x28] is not one."""
+    rules = StaticRules(require_text=(r"c\[0x3\]\[",), forbid_text=(r"^LDC\S*\s.*c\[0x3\]\[R",))
+    res = sass.check_kernel(compiled, "const_uniform_kernel", rules, "k.cu")
+    assert res.passed, res.messages
+    res = sass.check_kernel(compiled, "const_divergent_kernel", rules, "k.cu")
+    assert not res.passed
+    assert res.forbidden == [r"^LDC\S*\s.*c\[0x3\]\[R"]
+    assert "which this exercise forbids (first: " in res.messages[0]
+    res = sass.check_kernel(compiled, "plain_kernel", rules, "k.cu")
+    assert res.missing == [r"c\[0x3\]\["]
+    assert res.messages == [r"plain_kernel: no instruction in its SASS matches 'c\[0x3\]\['"]
+
+
+def test_text_pattern_ignores_the_predicate_guard():
+    dumped = sass.Dump(sass.parse_sass(SASS_TEXT), {})
+    rules = StaticRules(require_text=(r"^STS\.128 \[R7\]",))
+    assert sass.check_kernel(dumped, "matmul_tiled_kernel", rules, "k.cu").passed
 
 
 def test_compiled_tiled_kernel(compiled):
