@@ -93,7 +93,7 @@ static int fits_int(long long v) {
 
 typedef struct hierarchy_ctx {
     int device;
-    float *d_out;                     /* (1, HIERARCHY_N_FIELDS): the output under test */
+    float *d_out;                   /* (1, HIERARCHY_N_FIELDS): the output under test */
     double ref[HIERARCHY_N_FIELDS]; /* the harness's own query, in lab.h's order */
 } hierarchy_ctx;
 
@@ -209,15 +209,15 @@ static void hierarchy_teardown(cml_problem *p) {
 enum { LVL_SHARED, LVL_L1, LVL_L2, LVL_DRAM, N_LEVELS };
 #define LATENCY_COLS 5 /* final lo, final hi, checksum lo, checksum hi, plausible */
 
-#define LATENCY_SHARED_BYTES (32 * 1024)      /* 256 nodes: well inside 48 KB of shared memory */
-#define LATENCY_L1_BYTES (16 * 1024)          /* 128 lines: far below any L1 (256 KB on H100) */
-#define LATENCY_L2_BYTES (8 * 1024 * 1024)    /* 65536 lines: far above L1, far below 60 MB L2 */
-#define LATENCY_DRAM_WARMUP 32                /* untimed DRAM loads before the timed ones */
-#define LATENCY_MAX_STEPS 200000              /* DRAM: ~0.1 s at ~1 us per load, at most */
-#define LATENCY_MAX_DRAM_MB 4096              /* word indices stay below 2^30 */
-#define LATENCY_MIN_CYCLES_PER_LOAD 8.0       /* below any level's latency (shared ~23-30) */
-#define LATENCY_CLOCK_SLACK 2.0               /* x elapsed time x peak SM clock */
-#define LATENCY_CYCLES_SLACK 20000.0          /* cycles (~10 us at 2 GHz): event resolution */
+#define LATENCY_SHARED_BYTES (32 * 1024)   /* 256 nodes: well inside 48 KB of shared memory */
+#define LATENCY_L1_BYTES (16 * 1024)       /* 128 lines: far below any L1 (256 KB on H100) */
+#define LATENCY_L2_BYTES (8 * 1024 * 1024) /* 65536 lines: far above L1, far below 60 MB L2 */
+#define LATENCY_DRAM_WARMUP 32             /* untimed DRAM loads before the timed ones */
+#define LATENCY_MAX_STEPS 200000           /* DRAM: ~0.1 s at ~1 us per load, at most */
+#define LATENCY_MAX_DRAM_MB 4096           /* word indices stay below 2^30 */
+#define LATENCY_MIN_CYCLES_PER_LOAD 8.0    /* below any level's latency (shared ~23-30) */
+#define LATENCY_CLOCK_SLACK 2.0            /* x elapsed time x peak SM clock */
+#define LATENCY_CYCLES_SLACK 20000.0       /* cycles (~10 us at 2 GHz): event resolution */
 
 static const char *const kLevelNames[N_LEVELS] = {"shared", "l1", "l2", "dram"};
 
@@ -251,8 +251,7 @@ __global__ void latency_scatter_kernel(const unsigned int *succ, size_t n, unsig
 
 /* Builds a random cycle of n nodes on the device and the row of the reference for it. Returns
  * 0 when out of host memory. */
-static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warmup,
-                               cml_rng *rng) {
+static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warmup, cml_rng *rng) {
     latency_level *L = &c->level[lvl];
     uint32_t *h_succ = (uint32_t *)malloc(n_nodes * sizeof *h_succ);
     if (h_succ == NULL || !chase_build_cycle(h_succ, n_nodes, rng)) {
@@ -270,8 +269,8 @@ static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warm
     CML_CHECK(cudaMalloc((void **)&d_succ, n_nodes * sizeof(unsigned int)));
     CML_CHECK(cudaMemcpy(d_succ, h_succ, n_nodes * sizeof(unsigned int), cudaMemcpyHostToDevice));
     const unsigned int block = 256;
-    latency_scatter_kernel<<<(unsigned int)((n_nodes + block - 1) / block), block>>>(d_succ, n_nodes,
-                                                                                   L->d_next);
+    latency_scatter_kernel<<<(unsigned int)((n_nodes + block - 1) / block), block>>>(
+        d_succ, n_nodes, L->d_next);
     CML_CHECK(cudaGetLastError());
     CML_CHECK(cudaDeviceSynchronize());
     CML_CHECK(cudaFree(d_succ));
@@ -669,8 +668,8 @@ static void scale_teardown(cml_problem *p) {
 static const cml_exercise kExercises[] = {
     /* No baseline (never timed): hierarchy is graded on its values, latency_ladder on its
      * chases' results and, through extra_metrics, on the cycles per load they measure. */
-    {"hierarchy", "n", 1, NULL, hierarchy_setup, hierarchy_launch_student, NULL,
-     hierarchy_teardown, NULL},
+    {"hierarchy", "n", 1, NULL, hierarchy_setup, hierarchy_launch_student, NULL, hierarchy_teardown,
+     NULL},
     {"latency_ladder", "steps,dram_mb", 2, NULL, latency_setup, latency_launch_student, NULL,
      latency_teardown, latency_extra_metrics},
     {"fir_registers", "rows,cols", 2, "fir_local", fir_setup, fir_launch_student,

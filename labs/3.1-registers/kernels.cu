@@ -57,7 +57,7 @@ void hierarchy_query(int device, hierarchy_info *h) {
  * __device__ function with external linkage a host-side body that calls exit(), which the
  * grader's symbol check refuses. */
 __device__ inline void chase_store(unsigned int *result, unsigned int j, unsigned int sum,
-                            long long cycles) {
+                                   long long cycles) {
     result[0] = j;
     result[1] = sum;
     result[2] = (unsigned int)((unsigned long long)cycles & 0xFFFFFFFFu);

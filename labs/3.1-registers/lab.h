@@ -132,7 +132,8 @@ void chase_shared(const unsigned int *d_next, unsigned int n_words, unsigned int
  * local memory (no LDL/STL in its SASS, 0 bytes of stack).
  * Preconditions: rows, cols >= 1, rows <= FIR_MAX_ROWS. */
 #define FIR_SEGMENT_ROWS 64
-#define FIR_MAX_ROWS (65535 * FIR_SEGMENT_ROWS) /* the grid's y limit with one segment per block row */
+/* The grid's y limit (65535) with one segment of rows per block row. */
+#define FIR_MAX_ROWS (65535 * FIR_SEGMENT_ROWS)
 void fir_registers(const float *d_in, float *d_out, int rows, int cols, const float *d_taps);
 
 /* =============================================================================================

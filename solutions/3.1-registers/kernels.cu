@@ -96,8 +96,7 @@ void hierarchy_query(int device, hierarchy_info *h) {
     if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess) {
         h->mem_clock_khz = mem_khz;
     }
-    if (cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) ==
-        cudaSuccess) {
+    if (cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess) {
         h->bus_width_bits = bus_bits;
     }
     if (mem_khz > 0 && bus_bits > 0) {
@@ -115,7 +114,7 @@ void hierarchy_query(int device, hierarchy_info *h) {
  * __device__ function with external linkage a host-side body that calls exit(), which the
  * grader's symbol check refuses. */
 __device__ inline void chase_store(unsigned int *result, unsigned int j, unsigned int sum,
-                            long long cycles) {
+                                   long long cycles) {
     result[0] = j;
     result[1] = sum;
     result[2] = (unsigned int)((unsigned long long)cycles & 0xFFFFFFFFu);
@@ -222,7 +221,7 @@ void chase_shared(const unsigned int *d_next, unsigned int n_words, unsigned int
     // BEGIN SOLUTION
     const size_t smem_bytes = (size_t)n_words * sizeof(unsigned int);
     chase_shared_kernel<<<1, CHASE_COPY_THREADS, smem_bytes>>>(d_next, n_words, start, warmup,
-                                                                steps, d_result);
+                                                               steps, d_result);
     // END SOLUTION
 }
 

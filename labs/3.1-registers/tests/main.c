@@ -1,5 +1,6 @@
 /* main.c — runs lab 3.1's Check tests (tests/test_reference.c). Plain C, no CUDA.
- * Exit status 0 when every test passed. Built by `make check-tests` as build/tests/3.1-registers/run.
+ * Exit status 0 when every test passed. Built by `make check-tests` as
+ * build/tests/3.1-registers/run.
  */
 #include <check.h>
 #include <stdlib.h>
