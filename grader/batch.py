@@ -25,15 +25,15 @@ when the grader itself failed on that submission (retried on the next run).
 submission and at the end, so an interrupted batch leaves a complete gradebook of the
 students done so far, and running the same command again continues.
 
-**Parallelism.** Builds run in a thread pool (``--jobs``, default one per CPU core); the
-runtime phase of a grading (device probe, correctness, sanitizer and performance runs)
-holds one ``threading.Lock`` (``grade.Options.runtime_lock``), so GPU runs of different
-submissions never overlap: concurrent kernels would corrupt each other's timings. This
-keeps the one grading pipeline of ``grader.grade`` instead of a second, split one; the
-cost is that a thread waiting for the GPU holds its build slot. The course library is
-built once up front, so parallel builds only read it. Threads, not processes: the work is
-in child processes (make, the lab binary), and one lock in one process is easy to get
-right.
+**Parallelism.** Gradings run in a thread pool (``--jobs``, default one per CPU core).
+Builds and the untimed GPU runs (device probe, correctness, compute-sanitizer) of
+different submissions run side by side; a performance run has the GPU to itself, since
+concurrent kernels would corrupt its timing: one ``grader.gpu_lock.GpuLock`` for the class
+(``grade.Options.gpu_lock``), shared for untimed runs, exclusive for timed ones. This keeps
+the one grading pipeline of ``grader.grade`` instead of a second, split one. The course
+library is built once up front, so parallel builds only read it. Threads, not processes:
+the work is in child processes (make, the lab binary), and one lock in one process is easy
+to get right.
 
 Seeds: ``--seed S`` derives every run's seed from S, the same for every student, so
 grading the same batch twice gives identical scores; without it each grading draws fresh
@@ -53,7 +53,6 @@ import json
 import os
 import sys
 import tempfile
-import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -65,6 +64,7 @@ from grader import build as builder
 from grader import grade as grading
 from grader.errors import GraderError
 from grader.files import write_atomic
+from grader.gpu_lock import GpuLock
 from grader.results import Grade
 
 ROW_SCHEMA = 1
@@ -193,7 +193,7 @@ class Batch:
         self.lab = manifest.load(lab_dir)
         self.subs = subs
         self.out = out
-        self.options = dataclasses.replace(options, runtime_lock=threading.Lock())
+        self.options = dataclasses.replace(options, gpu_lock=GpuLock())
         self.force = force
         self.jobs = jobs
         self.err = err

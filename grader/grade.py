@@ -30,6 +30,7 @@ from grader import assemble as assembler
 from grader import build as builder
 from grader import diagnose, harness, manifest, sandbox, sanitizer, sass, scoring, symbols, tools
 from grader.errors import GraderError
+from grader.gpu_lock import GpuLock
 from grader.manifest import Exercise, Lab, display_path
 from grader.results import PART_NAMES, ExerciseResult, Grade, Part, Step
 
@@ -44,9 +45,9 @@ class Options:
     sanitizer: bool = True
     performance: bool = True
     exercises: tuple[str, ...] = ()  # grade only these (default: all)
-    # held while the submission's programs run (device probe, correctness, sanitizer,
-    # performance): batch grading passes one lock so GPU runs never overlap (grader.batch)
-    runtime_lock: contextlib.AbstractContextManager | None = None
+    # batch grading passes one lock for the class (grader.gpu_lock): untimed runs (device
+    # probe, correctness, sanitizer) share the GPU, a performance run has it alone
+    gpu_lock: GpuLock | None = None
     # the sandbox when GRADER_SANDBOX is unset (grader.sandbox): "none" for one grade,
     # "auto" for batch grading of untrusted submissions
     sandbox_default: str = "none"
@@ -192,19 +193,21 @@ class Grading:
                 "submission was not run"
             )
             return
-        with self.options.runtime_lock or contextlib.nullcontext():
-            self._runtime()
+        self._runtime()
 
     def _runtime(self) -> None:
-        self._probe()
-        if self.grade.device is None:
-            return
-        for ex in self.lab.exercises:
-            self._correctness(ex)
-        for ex in self.lab.exercises:
-            self._sanitizer(ex)
-        for ex in self.lab.exercises:
-            self._performance(ex)
+        lock = self.options.gpu_lock
+        with lock.shared() if lock else contextlib.nullcontext():
+            self._probe()
+            if self.grade.device is None:
+                return
+            for ex in self.lab.exercises:
+                self._correctness(ex)
+            for ex in self.lab.exercises:
+                self._sanitizer(ex)
+        with lock.exclusive() if lock else contextlib.nullcontext():
+            for ex in self.lab.exercises:
+                self._performance(ex)
 
     def _symbols(self, objects, src: Path, out_dir: Path, nvcc) -> bool | None:
         """True: trusted; False: failed (submission zeroed); None: nm missing."""
