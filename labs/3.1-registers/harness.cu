@@ -1,0 +1,684 @@
+/* harness.cu — lab 3.1 "Registers and the memory hierarchy": the pristine harness (students
+ * never edit it; the grader always builds a submission against this copy).
+ *
+ * The course driver (common/cml_lab.h) owns the command line, poisoning the output, the launch
+ * checks, the comparison, the timing and the JSON run document (docs/protocol.md). This file
+ * describes the lab's four exercises to it:
+ *
+ *   hierarchy       (size: a dummy [1]) the student's hierarchy_query() fills a struct; the
+ *                   harness writes its HIERARCHY_N_FIELDS fields as float32 into the output
+ *                   (one row, column i = field i in lab.h's order) and compares them with its
+ *                   own query of the device (cml_device_query + cudaDeviceGetAttribute). A field
+ *                   hierarchy_query() left untouched is reported as unwritten (the struct is
+ *                   poisoned with 0xFF bytes first). Tolerance: relative 1e-5 (float32 rounding
+ *                   of the field is 6e-8; 48 KB vs 227 KB, or an H100's values on an H200, differ
+ *                   by far more).
+ *   latency_ladder  (steps, dram_mb) the harness builds four random single cycles (Sattolo,
+ *                   from the seed) and runs the student's chases on them, in this order:
+ *                     row 0  shared  chase_shared on a LATENCY_SHARED_BYTES cycle
+ *                     row 1  L1      chase_global, bypass_l1 = 0, LATENCY_L1_BYTES cycle
+ *                     row 2  L2      chase_global, bypass_l1 = 1, LATENCY_L2_BYTES cycle
+ *                     row 3  DRAM    chase_global, bypass_l1 = 1, dram_mb MB cycle, L2 flushed
+ *                   The first three warm up with one full lap of their cycle (so the timed loads
+ *                   hit the level measured); the DRAM chase warms up with LATENCY_DRAM_WARMUP
+ *                   loads only, after the L2 has been flushed, so its timed loads go to lines
+ *                   never touched since the flush, as long as steps + LATENCY_DRAM_WARMUP is
+ *                   below the cycle's dram_mb * 8192 nodes (always, for dram_mb >= 25).
+ *                   Each row holds [final index low 16 bits, high 16 bits, checksum low 16, high
+ *                   16, plausible]: the 16-bit halves are exact in float32 and compared exactly,
+ *                   so a chase that skips, repeats or stops early fails. `plausible` must be 1:
+ *                   the harness times each chase's launch with CUDA events and rejects (0) a
+ *                   cycle count that cannot be true — fewer than LATENCY_MIN_CYCLES_PER_LOAD per
+ *                   timed load (no load on any level returns that fast: shared is ~23-30 cycles,
+ *                   FACTS.md), or more than LATENCY_CLOCK_SLACK x the elapsed time x the peak SM
+ *                   clock + LATENCY_CYCLES_SLACK (the clock cannot run faster than its peak; the
+ *                   slack covers event resolution, ~0.5 us). A kernel that reports made-up
+ *                   cycles is then wrong, not fast. The cycles per load of each level (from the
+ *                   last verified run) are the exercise's extra metrics: shared_cycles,
+ *                   l1_cycles, l2_cycles, dram_cycles and their ratios.
+ *                   TLB: the DRAM cycle spreads dram_mb MB of nodes at random, so its loads also
+ *                   miss the GPU's TLBs once the set is larger than their reach; the DRAM figure
+ *                   then includes a page-table walk (report the working-set size with it; run
+ *                   e.g. --size 20000,256 and 20000,2048 to see the effect).
+ *   fir_registers   (rows, cols) out(r, c) = sum_k taps[k] in(r - k, c); tolerance from the
+ *                   float32 sum of FIR_TAPS products (Higham eq. 3.5: gamma_8 * sum |terms|).
+ *   coalescing      (rows, cols) out(r, c) = in(r, c) row_scale[r] + col_bias[c]; a product and
+ *                   a sum, with or without FMA: gamma_2 * (|in * scale| + |bias|).
+ *
+ * Inputs come from the seed (cml_rng.h, uniform in [-1, 1): no constant inputs). Large outputs
+ * are checked at a sample of positions (reference.h, sample_positions).
+ *
+ * Sources: CUDA C++ Programming Guide (runtime API, cudaDeviceGetAttribute; clock64); Saavedra &
+ * Smith (1995) and Wong et al. (ISPASS 2010) for pointer chasing; NVIDIA cuda-samples'
+ * allocate -> initialise -> copy -> launch -> copy back -> verify -> free.
+ */
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+
+#include <cuda_runtime.h>
+
+#include "baselines.h"
+#include "cml_check.h"
+#include "cml_compare.h"
+#include "cml_device.h"
+#include "cml_lab.h"
+#include "cml_rng.h"
+#include "lab.h"
+#include "reference.h"
+
+/* Every output position is checked when the output has at most CHECK_ALL_MAX_ELEMS elements;
+ * otherwise a sample: the first and last CHECK_SAMPLE_BORDER rows and the last
+ * CHECK_SAMPLE_BORDER columns in full, plus CHECK_SAMPLE_RANDOM positions from the seed. */
+#define CHECK_ALL_MAX_ELEMS ((size_t)1 << 24)
+#define CHECK_SAMPLE_BORDER 32
+#define CHECK_SAMPLE_RANDOM 65536
+
+static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
+
+/* lab.h's bound on every size: an int, with room for a block's worth of overhanging indices. */
+static int fits_int(long long v) {
+    return v < (long long)INT_MAX - 63;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.1a  hierarchy
+ */
+
+/* Relative tolerance of a field (see the file's header). */
+#define HIERARCHY_REL_TOL 1e-5
+
+typedef struct hierarchy_ctx {
+    int device;
+    float *d_out;                   /* (1, HIERARCHY_N_FIELDS): the output under test */
+    double ref[HIERARCHY_N_FIELDS]; /* the harness's own query, in lab.h's order */
+} hierarchy_ctx;
+
+/* Writes h's fields, in lab.h's order, as float32 into out[0 .. HIERARCHY_N_FIELDS); a field
+ * whose bytes still equal those of `poison` becomes the poison pattern (unwritten). */
+static void hierarchy_fields(const hierarchy_info *h, const hierarchy_info *poison, float *out) {
+    int i = 0;
+#define FIELD(f)                                                                                   \
+    do {                                                                                           \
+        if (memcmp(&h->f, &poison->f, sizeof h->f) == 0) {                                         \
+            cml_poison_host_f32(&out[i], 1);                                                       \
+        } else {                                                                                   \
+            out[i] = (float)h->f;                                                                  \
+        }                                                                                          \
+        ++i;                                                                                       \
+    } while (0)
+    FIELD(sm_count);
+    FIELD(regs_per_sm);
+    FIELD(regs_per_block);
+    FIELD(regs_per_thread_at_full_occupancy);
+    FIELD(smem_per_block_default);
+    FIELD(smem_per_block_optin);
+    FIELD(smem_per_sm);
+    FIELD(l2_bytes);
+    FIELD(const_bytes);
+    FIELD(global_bytes);
+    FIELD(sm_clock_khz);
+    FIELD(mem_clock_khz);
+    FIELD(bus_width_bits);
+    FIELD(peak_dram_gbps);
+#undef FIELD
+}
+
+static int attribute(cudaDeviceAttr attr, int device) {
+    int v = 0;
+    CML_CHECK(cudaDeviceGetAttribute(&v, attr, device));
+    return v;
+}
+
+static const char *hierarchy_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    (void)seed; /* nothing random: the device is the input */
+    if (size[0] != 1) {
+        return "the size of hierarchy is a dummy: it must be 1";
+    }
+    hierarchy_ctx *c = (hierarchy_ctx *)calloc(1, sizeof *c);
+    if (c == NULL) {
+        return kNoHostMemory;
+    }
+    CML_CHECK(cudaGetDevice(&c->device));
+    cml_device_facts d;
+    CML_CHECK(cml_device_query(&d));
+    const int dev = c->device;
+    const int threads_per_sm = attribute(cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+    const int mem_khz = attribute(cudaDevAttrMemoryClockRate, dev);
+    const int bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, dev);
+    const double ref[HIERARCHY_N_FIELDS] = {
+        (double)d.sm_count,
+        (double)d.regs_per_sm,
+        (double)d.regs_per_block,
+        (double)(d.regs_per_sm / threads_per_sm),
+        (double)d.smem_per_block_bytes,
+        (double)d.smem_per_block_optin_bytes,
+        (double)d.smem_per_sm_bytes,
+        (double)d.l2_bytes,
+        (double)attribute(cudaDevAttrTotalConstantMemory, dev),
+        (double)d.global_mem_bytes,
+        (double)attribute(cudaDevAttrClockRate, dev),
+        (double)mem_khz,
+        (double)bus_bits,
+        2.0 * (double)mem_khz * 1e3 * ((double)bus_bits / 8.0) / 1e9, /* double data rate */
+    };
+    memcpy(c->ref, ref, sizeof ref);
+    CML_CHECK(cudaMalloc((void **)&c->d_out, HIERARCHY_N_FIELDS * sizeof(float)));
+
+    p->d_out = c->d_out;
+    p->n_out = HIERARCHY_N_FIELDS;
+    p->out_cols = HIERARCHY_N_FIELDS;
+    p->h_ref = c->ref;
+    p->h_mag = NULL; /* mag = |ref|: a relative tolerance */
+    p->gamma = HIERARCHY_REL_TOL;
+    p->abs_floor = 0.0;
+    p->bytes = 0.0;
+    p->flops = 0.0;
+    p->ctx = c;
+    return NULL;
+}
+
+static void hierarchy_launch_student(void *ctx) {
+    const hierarchy_ctx *c = (const hierarchy_ctx *)ctx;
+    hierarchy_info h, poison;
+    memset(&poison, 0xFF, sizeof poison);
+    memcpy(&h, &poison, sizeof h);
+    hierarchy_query(c->device, &h);
+    float out[HIERARCHY_N_FIELDS];
+    hierarchy_fields(&h, &poison, out);
+    CML_CHECK(cudaMemcpy(c->d_out, out, sizeof out, cudaMemcpyHostToDevice));
+}
+
+static void hierarchy_teardown(cml_problem *p) {
+    hierarchy_ctx *c = (hierarchy_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_out));
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.1b  latency_ladder
+ */
+
+enum { LVL_SHARED, LVL_L1, LVL_L2, LVL_DRAM, N_LEVELS };
+#define LATENCY_COLS 5 /* final lo, final hi, checksum lo, checksum hi, plausible */
+
+#define LATENCY_SHARED_BYTES (32 * 1024)   /* 256 nodes: well inside 48 KB of shared memory */
+#define LATENCY_L1_BYTES (16 * 1024)       /* 128 lines: far below any L1 (256 KB on H100) */
+#define LATENCY_L2_BYTES (8 * 1024 * 1024) /* 65536 lines: far above L1, far below 60 MB L2 */
+#define LATENCY_DRAM_WARMUP 32             /* untimed DRAM loads before the timed ones */
+#define LATENCY_MAX_STEPS 200000           /* DRAM: ~0.1 s at ~1 us per load, at most */
+#define LATENCY_MAX_DRAM_MB 4096           /* word indices stay below 2^30 */
+#define LATENCY_MIN_CYCLES_PER_LOAD 8.0    /* below any level's latency (shared ~23-30) */
+#define LATENCY_CLOCK_SLACK 2.0            /* x elapsed time x peak SM clock */
+#define LATENCY_CYCLES_SLACK 20000.0       /* cycles (~10 us at 2 GHz): event resolution */
+
+static const char *const kLevelNames[N_LEVELS] = {"shared", "l1", "l2", "dram"};
+
+typedef struct latency_level {
+    unsigned int *d_next; /* the cycle: n_nodes nodes, CHASE_STRIDE_WORDS words apart */
+    size_t n_nodes;
+    unsigned int start; /* word index of the first node */
+    int warmup;
+} latency_level;
+
+typedef struct latency_ctx {
+    int steps;
+    latency_level level[N_LEVELS];
+    unsigned int *d_result; /* (CHASE_RESULT_WORDS) */
+    void *d_flush;          /* written to evict the L2 before the DRAM chase */
+    size_t flush_bytes;
+    float *d_out; /* (N_LEVELS, LATENCY_COLS): the output under test */
+    double ref[N_LEVELS * LATENCY_COLS];
+    double clock_khz;                 /* peak SM clock */
+    double cycles_per_load[N_LEVELS]; /* from the last run of the student's chases */
+    cudaEvent_t ev_begin, ev_end;
+} latency_ctx;
+
+/* Writes next[i * stride] = succ[i] * stride on the device: the cycle in lab.h's layout. */
+__global__ void latency_scatter_kernel(const unsigned int *succ, size_t n, unsigned int *next) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        next[i * CHASE_STRIDE_WORDS] = succ[i] * CHASE_STRIDE_WORDS;
+    }
+}
+
+/* Builds a random cycle of n nodes on the device and the row of the reference for it. Returns
+ * 0 when out of host memory. */
+static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warmup, cml_rng *rng) {
+    latency_level *L = &c->level[lvl];
+    uint32_t *h_succ = (uint32_t *)malloc(n_nodes * sizeof *h_succ);
+    if (h_succ == NULL || !chase_build_cycle(h_succ, n_nodes, rng)) {
+        free(h_succ);
+        return 0;
+    }
+    L->n_nodes = n_nodes;
+    L->warmup = warmup;
+    L->start = (unsigned int)cml_rng_below(rng, n_nodes) * CHASE_STRIDE_WORDS;
+
+    const size_t n_words = n_nodes * CHASE_STRIDE_WORDS;
+    unsigned int *d_succ = NULL;
+    CML_CHECK(cudaMalloc((void **)&L->d_next, n_words * sizeof(unsigned int)));
+    CML_CHECK(cudaMemset(L->d_next, 0, n_words * sizeof(unsigned int)));
+    CML_CHECK(cudaMalloc((void **)&d_succ, n_nodes * sizeof(unsigned int)));
+    CML_CHECK(cudaMemcpy(d_succ, h_succ, n_nodes * sizeof(unsigned int), cudaMemcpyHostToDevice));
+    const unsigned int block = 256;
+    latency_scatter_kernel<<<(unsigned int)((n_nodes + block - 1) / block), block>>>(
+        d_succ, n_nodes, L->d_next);
+    CML_CHECK(cudaGetLastError());
+    CML_CHECK(cudaDeviceSynchronize());
+    CML_CHECK(cudaFree(d_succ));
+
+    uint32_t final_j = 0, sum = 0;
+    chase_ref(h_succ, n_nodes, CHASE_STRIDE_WORDS, L->start, warmup, c->steps, &final_j, &sum);
+    free(h_succ);
+    double *row = &c->ref[lvl * LATENCY_COLS];
+    row[0] = (double)(final_j & 0xFFFFu);
+    row[1] = (double)(final_j >> 16);
+    row[2] = (double)(sum & 0xFFFFu);
+    row[3] = (double)(sum >> 16);
+    row[4] = 1.0; /* plausible */
+    return 1;
+}
+
+static const char *latency_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    if (size[0] > LATENCY_MAX_STEPS) {
+        return "steps must be at most 200000 (the DRAM chase alone would take too long)";
+    }
+    if (size[1] > LATENCY_MAX_DRAM_MB) {
+        return "dram_mb must be at most 4096";
+    }
+    latency_ctx *c = (latency_ctx *)calloc(1, sizeof *c);
+    if (c == NULL) {
+        return kNoHostMemory;
+    }
+    c->steps = (int)size[0];
+    const size_t line = CHASE_STRIDE_WORDS * sizeof(unsigned int);
+    const size_t dram_nodes = (size_t)size[1] * 1024 * 1024 / line;
+
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    const size_t shared_nodes = LATENCY_SHARED_BYTES / line;
+    const size_t l1_nodes = LATENCY_L1_BYTES / line;
+    const size_t l2_nodes = LATENCY_L2_BYTES / line;
+    if (!latency_build_level(c, LVL_SHARED, shared_nodes, (int)shared_nodes, &rng) ||
+        !latency_build_level(c, LVL_L1, l1_nodes, (int)l1_nodes, &rng) ||
+        !latency_build_level(c, LVL_L2, l2_nodes, (int)l2_nodes, &rng) ||
+        !latency_build_level(c, LVL_DRAM, dram_nodes, LATENCY_DRAM_WARMUP, &rng)) {
+        return kNoHostMemory; /* the process ends; device memory goes with it */
+    }
+    cml_device_facts d;
+    CML_CHECK(cml_device_query(&d));
+    c->clock_khz = d.clock_khz > 0 ? (double)d.clock_khz : 3.0e6; /* unknown: 3 GHz, generous */
+    c->flush_bytes = 2 * d.l2_bytes;
+    CML_CHECK(cudaMalloc(&c->d_flush, c->flush_bytes));
+    CML_CHECK(cudaMalloc((void **)&c->d_result, CHASE_RESULT_WORDS * sizeof(unsigned int)));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, N_LEVELS * LATENCY_COLS * sizeof(float)));
+    CML_CHECK(cudaEventCreate(&c->ev_begin));
+    CML_CHECK(cudaEventCreate(&c->ev_end));
+
+    p->d_out = c->d_out;
+    p->n_out = N_LEVELS * LATENCY_COLS;
+    p->out_cols = LATENCY_COLS;
+    p->h_ref = c->ref;
+    p->h_mag = NULL;
+    p->gamma = 0.0; /* integers: exact */
+    p->abs_floor = 0.0;
+    p->bytes = 0.0;
+    p->flops = 0.0;
+    p->ctx = c;
+    return NULL;
+}
+
+/* Runs the student's chase of one level, timed with events; writes its row of the output. */
+static void latency_run_level(latency_ctx *c, int lvl, float *row) {
+    const latency_level *L = &c->level[lvl];
+    CML_CHECK(cudaMemset(c->d_result, CML_POISON_BYTE, CHASE_RESULT_WORDS * sizeof(unsigned int)));
+    if (lvl == LVL_DRAM) {
+        CML_CHECK(cudaMemset(c->d_flush, lvl, c->flush_bytes)); /* evict the L2 */
+    }
+    CML_CHECK(cudaDeviceSynchronize());
+    CML_CHECK(cudaEventRecord(c->ev_begin, 0));
+    if (lvl == LVL_SHARED) {
+        chase_shared(L->d_next, (unsigned int)(L->n_nodes * CHASE_STRIDE_WORDS), L->start,
+                     L->warmup, c->steps, c->d_result);
+    } else {
+        chase_global(L->d_next, L->start, L->warmup, c->steps, lvl != LVL_L1, c->d_result);
+    }
+    CML_CHECK(cudaEventRecord(c->ev_end, 0));
+    CML_CHECK(cudaGetLastError());
+    CML_CHECK(cudaEventSynchronize(c->ev_end));
+    float elapsed_ms = 0.0f;
+    CML_CHECK(cudaEventElapsedTime(&elapsed_ms, c->ev_begin, c->ev_end));
+
+    unsigned int r[CHASE_RESULT_WORDS];
+    CML_CHECK(cudaMemcpy(r, c->d_result, sizeof r, cudaMemcpyDeviceToHost));
+    if (r[0] == 0xFFFFFFFFu) { /* never written: no word index is that large */
+        cml_poison_host_f32(row, LATENCY_COLS);
+        c->cycles_per_load[lvl] = 0.0;
+        return;
+    }
+    row[0] = (float)(r[0] & 0xFFFFu);
+    row[1] = (float)(r[0] >> 16);
+    row[2] = (float)(r[1] & 0xFFFFu);
+    row[3] = (float)(r[1] >> 16);
+    const double cycles = (double)(((unsigned long long)r[3] << 32) | r[2]);
+    const double max_cycles =
+        LATENCY_CLOCK_SLACK * (double)elapsed_ms * c->clock_khz + LATENCY_CYCLES_SLACK;
+    const int plausible =
+        cycles >= LATENCY_MIN_CYCLES_PER_LOAD * (double)c->steps && cycles <= max_cycles;
+    row[4] = plausible ? 1.0f : 0.0f;
+    c->cycles_per_load[lvl] = cycles / (double)c->steps;
+}
+
+static void latency_launch_student(void *ctx) {
+    latency_ctx *c = (latency_ctx *)ctx;
+    float out[N_LEVELS * LATENCY_COLS];
+    for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
+        latency_run_level(c, lvl, &out[lvl * LATENCY_COLS]);
+    }
+    CML_CHECK(cudaMemcpy(c->d_out, out, sizeof out, cudaMemcpyHostToDevice));
+}
+
+/* Cycles per load of each level and the ratios the performance criteria read. */
+static void latency_extra_metrics(void *ctx, cml_metrics *m) {
+    const latency_ctx *c = (const latency_ctx *)ctx;
+    const double *cyc = c->cycles_per_load;
+    char name[32];
+    for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
+        snprintf(name, sizeof name, "%s_cycles", kLevelNames[lvl]);
+        cml_metrics_add(m, name, cyc[lvl]);
+    }
+    if (cyc[LVL_SHARED] > 0.0 && cyc[LVL_L1] > 0.0 && cyc[LVL_L2] > 0.0) {
+        cml_metrics_add(m, "l1_over_shared", cyc[LVL_L1] / cyc[LVL_SHARED]);
+        cml_metrics_add(m, "l2_over_shared", cyc[LVL_L2] / cyc[LVL_SHARED]);
+        cml_metrics_add(m, "l2_over_l1", cyc[LVL_L2] / cyc[LVL_L1]);
+        cml_metrics_add(m, "dram_over_l2", cyc[LVL_DRAM] / cyc[LVL_L2]);
+    }
+}
+
+static void latency_teardown(cml_problem *p) {
+    latency_ctx *c = (latency_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
+        CML_CHECK(cudaFree(c->level[lvl].d_next));
+    }
+    CML_CHECK(cudaFree(c->d_flush));
+    CML_CHECK(cudaFree(c->d_result));
+    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cudaEventDestroy(c->ev_begin));
+    CML_CHECK(cudaEventDestroy(c->ev_end));
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The positions checked and their reference values (fir_registers, coalescing).
+ */
+
+typedef struct check_set {
+    size_t *idx; /* NULL: every position 0 .. n-1; else n positions (sample_positions) */
+    size_t n;
+    double *ref; /* (n) */
+    double *mag; /* (n) */
+} check_set;
+
+static void check_set_free(check_set *s) {
+    free(s->idx);
+    free(s->ref);
+    free(s->mag);
+    memset(s, 0, sizeof *s);
+}
+
+/* All positions of (rows, cols) when small enough, else a sample from rng. Returns 0 when out
+ * of memory (then nothing stays allocated). */
+static int check_set_init(check_set *s, size_t rows, size_t cols, cml_rng *rng) {
+    memset(s, 0, sizeof *s);
+    s->n = rows * cols;
+    if (s->n > CHECK_ALL_MAX_ELEMS) {
+        s->idx = sample_positions(rows, cols, CHECK_SAMPLE_BORDER, CHECK_SAMPLE_RANDOM, rng, &s->n);
+        if (s->idx == NULL) {
+            return 0;
+        }
+    }
+    s->ref = (double *)malloc(s->n * sizeof(double));
+    s->mag = (double *)malloc(s->n * sizeof(double));
+    if (s->ref == NULL || s->mag == NULL) {
+        check_set_free(s);
+        return 0;
+    }
+    return 1;
+}
+
+static size_t check_set_pos(const check_set *s, size_t i) {
+    return s->idx != NULL ? s->idx[i] : i;
+}
+
+static void check_set_publish(const check_set *s, cml_problem *p) {
+    p->check_idx = s->idx;
+    p->n_check = s->idx != NULL ? s->n : 0;
+    p->h_ref = s->ref;
+    p->h_mag = s->mag;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.1c  fir_registers
+ */
+
+typedef struct fir_ctx {
+    int rows, cols;
+    float *d_in;   /* (rows, cols) */
+    float *d_taps; /* (FIR_TAPS) */
+    float *d_out;  /* (rows, cols): the output under test */
+    check_set check;
+} fir_ctx;
+
+static const char *fir_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    if (size[0] > FIR_MAX_ROWS) {
+        return "rows must be at most FIR_MAX_ROWS (lab.h): the grid's y limit";
+    }
+    if (!fits_int(size[1])) {
+        return "cols must be below 2^31 - 64 (lab.h takes int)";
+    }
+    const size_t rows = (size_t)size[0];
+    const size_t cols = (size_t)size[1];
+    const size_t n = rows * cols;
+
+    fir_ctx *c = (fir_ctx *)calloc(1, sizeof *c);
+    float *h_in = (float *)malloc(n * sizeof(float));
+    float h_taps[FIR_TAPS];
+    if (c == NULL || h_in == NULL) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    c->rows = (int)rows;
+    c->cols = (int)cols;
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_taps, FIR_TAPS, -1.0f, 1.0f);
+    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    if (!check_set_init(&c->check, rows, cols, &rng)) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    for (size_t i = 0; i < c->check.n; ++i) {
+        const size_t pos = check_set_pos(&c->check, i);
+        fir_ref_at(h_in, cols, h_taps, FIR_TAPS, pos / cols, pos % cols, &c->check.ref[i],
+                   &c->check.mag[i]);
+    }
+    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_taps, FIR_TAPS * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    CML_CHECK(cudaMemcpy(c->d_taps, h_taps, sizeof h_taps, cudaMemcpyHostToDevice));
+    free(h_in);
+
+    p->d_out = c->d_out;
+    p->n_out = n;
+    p->out_cols = cols;
+    check_set_publish(&c->check, p);
+    p->gamma = cml_gamma_f32((double)FIR_TAPS);
+    p->abs_floor = 0.0;
+    /* Each input read once and each output written once (the history re-reads are cache
+     * hits: 7 rows per 64-row segment); the taps are negligible. */
+    p->bytes = 8.0 * (double)n + 4.0 * FIR_TAPS;
+    p->flops = 2.0 * FIR_TAPS * (double)n;
+    p->ctx = c;
+    return NULL;
+}
+
+static void fir_launch_student(void *ctx) {
+    const fir_ctx *c = (const fir_ctx *)ctx;
+    fir_registers(c->d_in, c->d_out, c->rows, c->cols, c->d_taps);
+}
+
+static void fir_launch_baseline(void *ctx) {
+    const fir_ctx *c = (const fir_ctx *)ctx;
+    fir_local(c->d_in, c->d_out, c->rows, c->cols, c->d_taps);
+}
+
+static void fir_teardown(cml_problem *p) {
+    fir_ctx *c = (fir_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_in));
+    CML_CHECK(cudaFree(c->d_taps));
+    CML_CHECK(cudaFree(c->d_out));
+    check_set_free(&c->check);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.1d  coalescing
+ */
+
+typedef struct scale_ctx {
+    int rows, cols;
+    float *d_in;        /* (rows, cols) */
+    float *d_row_scale; /* (rows) */
+    float *d_col_bias;  /* (cols) */
+    float *d_out;       /* (rows, cols): the output under test */
+    check_set check;
+} scale_ctx;
+
+static const char *scale_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    if (size[0] > SCALE_ROWS_MAX_ROWS) {
+        return "rows must be at most SCALE_ROWS_MAX_ROWS (lab.h)";
+    }
+    if (!fits_int(size[1])) {
+        return "cols must be below 2^31 - 64 (lab.h takes int)";
+    }
+    const size_t rows = (size_t)size[0];
+    const size_t cols = (size_t)size[1];
+    const size_t n = rows * cols;
+
+    scale_ctx *c = (scale_ctx *)calloc(1, sizeof *c);
+    float *h_in = (float *)malloc(n * sizeof(float));
+    float *h_scale = (float *)malloc(rows * sizeof(float));
+    float *h_bias = (float *)malloc(cols * sizeof(float));
+    if (c == NULL || h_in == NULL || h_scale == NULL || h_bias == NULL) {
+        free(c);
+        free(h_in);
+        free(h_scale);
+        free(h_bias);
+        return kNoHostMemory;
+    }
+    c->rows = (int)rows;
+    c->cols = (int)cols;
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    cml_rng_fill_uniform_f32(&rng, h_scale, rows, -2.0f, 2.0f);
+    cml_rng_fill_uniform_f32(&rng, h_bias, cols, -1.0f, 1.0f);
+    if (!check_set_init(&c->check, rows, cols, &rng)) {
+        free(c);
+        free(h_in);
+        free(h_scale);
+        free(h_bias);
+        return kNoHostMemory;
+    }
+    for (size_t i = 0; i < c->check.n; ++i) {
+        const size_t pos = check_set_pos(&c->check, i);
+        scale_rows_ref_at(h_in, cols, h_scale, h_bias, pos / cols, pos % cols, &c->check.ref[i],
+                          &c->check.mag[i]);
+    }
+    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_row_scale, rows * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_col_bias, cols * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    CML_CHECK(cudaMemcpy(c->d_row_scale, h_scale, rows * sizeof(float), cudaMemcpyHostToDevice));
+    CML_CHECK(cudaMemcpy(c->d_col_bias, h_bias, cols * sizeof(float), cudaMemcpyHostToDevice));
+    free(h_in);
+    free(h_scale);
+    free(h_bias);
+
+    p->d_out = c->d_out;
+    p->n_out = n;
+    p->out_cols = cols;
+    check_set_publish(&c->check, p);
+    p->gamma = cml_gamma_f32(2.0); /* one product and one sum (FMA or not) */
+    p->abs_floor = 0.0;
+    p->bytes = 8.0 * (double)n + 4.0 * (double)rows + 4.0 * (double)cols;
+    p->flops = 2.0 * (double)n;
+    p->ctx = c;
+    return NULL;
+}
+
+static void scale_launch_student(void *ctx) {
+    const scale_ctx *c = (const scale_ctx *)ctx;
+    scale_rows(c->d_in, c->d_out, c->rows, c->cols, c->d_row_scale, c->d_col_bias);
+}
+
+static void scale_launch_baseline(void *ctx) {
+    const scale_ctx *c = (const scale_ctx *)ctx;
+    scale_rows_thread_per_row(c->d_in, c->d_out, c->rows, c->cols, c->d_row_scale, c->d_col_bias);
+}
+
+static void scale_teardown(cml_problem *p) {
+    scale_ctx *c = (scale_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_in));
+    CML_CHECK(cudaFree(c->d_row_scale));
+    CML_CHECK(cudaFree(c->d_col_bias));
+    CML_CHECK(cudaFree(c->d_out));
+    check_set_free(&c->check);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The lab: one registry of exercises (their cases live in lab.toml only).
+ */
+
+static const cml_exercise kExercises[] = {
+    /* No baseline (never timed): hierarchy is graded on its values, latency_ladder on its
+     * chases' results and, through extra_metrics, on the cycles per load they measure. */
+    {"hierarchy", "n", 1, NULL, hierarchy_setup, hierarchy_launch_student, NULL, hierarchy_teardown,
+     NULL},
+    {"latency_ladder", "steps,dram_mb", 2, NULL, latency_setup, latency_launch_student, NULL,
+     latency_teardown, latency_extra_metrics},
+    {"fir_registers", "rows,cols", 2, "fir_local", fir_setup, fir_launch_student,
+     fir_launch_baseline, fir_teardown, NULL},
+    {"coalescing", "rows,cols", 2, "scale_rows_thread_per_row", scale_setup, scale_launch_student,
+     scale_launch_baseline, scale_teardown, NULL},
+};
+
+int main(int argc, char **argv) {
+    return cml_lab_main(argc, argv, "3.1", kExercises,
+                        (int)(sizeof kExercises / sizeof kExercises[0]));
+}
