@@ -68,7 +68,9 @@ HOSTILE = [
     (
         "h01_kernel_infinite_loop",
         "dir",
-        [(KERNEL, KERNEL + "\n    for (volatile int spin = 1; spin;) { }")],
+        # for (;;) with nothing in it: a volatile local spin was optimised away on the H200
+        # (the first runs graded it 53/53); an empty infinite loop compiles to a branch to itself
+        [(KERNEL, KERNEL + "\n    for (;;) { }")],
         "",
         {"total": "partial", "lost": {"transpose_tiled": ["correctness"]}},
     ),
