@@ -209,6 +209,41 @@ void to_u8_ref(const double *g, const double *g_tol, size_t n, double scale, dou
     }
 }
 
+void gaussian_blur_ref_at(const float *in, size_t width, size_t height, const float *w, int radius,
+                          size_t x, size_t y, double *value, double *tol) {
+    const int taps = 2 * radius + 1;
+    double tv[2 * REF_BLUR_MAX_RADIUS + 1], tt[2 * REF_BLUR_MAX_RADIUS + 1],
+        ta[2 * REF_BLUR_MAX_RADIUS + 1];
+    for (int kv = 0; kv < taps; ++kv) {
+        const size_t row = clamp_index((long long)y + kv - radius, height);
+        double v[2 * REF_BLUR_MAX_RADIUS + 1], vt[2 * REF_BLUR_MAX_RADIUS + 1],
+            va[2 * REF_BLUR_MAX_RADIUS + 1];
+        for (int kh = 0; kh < taps; ++kh) {
+            v[kh] = in[row * width + clamp_index((long long)x + kh - radius, width)];
+            vt[kh] = 0.0;
+            va[kh] = fabs(v[kh]);
+        }
+        blur_taps(w, radius, v, vt, va, &tv[kv], &tt[kv], &ta[kv]);
+    }
+    double s, st, sa;
+    blur_taps(w, radius, tv, tt, ta, &s, &st, &sa);
+    *value = s;
+    *tol = blur_tol(radius, st, sa);
+}
+
+void sobel_ref_at(const float *in, size_t width, size_t height, size_t x, size_t y, double *value,
+                  double *tol) {
+    double n[3][3], t[3][3];
+    for (int dy = -1; dy <= 1; ++dy) {
+        const size_t yy = clamp_index((long long)y + dy, height);
+        for (int dx = -1; dx <= 1; ++dx) {
+            n[dy + 1][dx + 1] = in[yy * width + clamp_index((long long)x + dx, width)];
+            t[dy + 1][dx + 1] = 0.0;
+        }
+    }
+    sobel_pixel(n, t, value, tol);
+}
+
 /* Stage 2 at (bx, by) of the pipeline, recomputing stage 1 at every tap (same order of terms
  * as resample_ref followed by gaussian_blur_ref). */
 static void blurred_at(const unsigned char *src, size_t src_w, size_t src_h, size_t dst_w,

@@ -95,6 +95,17 @@ void sobel_ref(const double *in, const double *in_tol, size_t width, size_t heig
 void to_u8_ref(const double *g, const double *g_tol, size_t n, double scale, double *out,
                double *out_tol);
 
+/* Stage 2 at one pixel (x, y) of a float32 input image in (height, width) given to the GPU as it
+ * is (exact input: the tolerance is the float32 rounding term only). Equal to
+ * gaussian_blur_ref on the widened image at that pixel. */
+void gaussian_blur_ref_at(const float *in, size_t width, size_t height, const float *w, int radius,
+                          size_t x, size_t y, double *value, double *tol);
+
+/* Stage 3 at one pixel (x, y) of a float32 input image (height, width), exact input. Equal to
+ * sobel_ref on the widened image at that pixel. */
+void sobel_ref_at(const float *in, size_t width, size_t height, size_t x, size_t y, double *value,
+                  double *tol);
+
 /* The value and tolerance of every stage at one output pixel (ox, oy) of the pipeline
  * (lab.h, image_pipeline): index 0 resampled, 1 blurred, 2 gradient, 3 8-bit output
  * (unrounded, as to_u8_ref). Equal to the whole-image functions chained at that pixel.

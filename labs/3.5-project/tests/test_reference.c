@@ -354,6 +354,42 @@ START_TEST(test_pipeline_at_one_pixel) {
 }
 END_TEST
 
+/* The one-pixel blur and Sobel of a float32 image equal the whole-image functions. */
+START_TEST(test_stage_at_functions_match) {
+    enum { W = 19, H = 11 };
+    float in[W * H];
+    double wide[W * H], b[W * H], bt[W * H], g[W * H], gt[W * H];
+    cml_rng rng;
+    cml_rng_seed(&rng, 21);
+    cml_rng_fill_uniform_f32(&rng, in, W * H, 0.0f, 255.0f);
+    for (int i = 0; i < W * H; ++i) {
+        wide[i] = in[i];
+    }
+    for (int r = 0; r <= BLUR_MAX_RADIUS; r += 4) {
+        float w[BLUR_MAX_TAPS];
+        gaussian_weights(1.0 + r, r, w);
+        ck_assert(gaussian_blur_ref(wide, NULL, W, H, w, r, b, bt));
+        for (size_t y = 0; y < H; ++y) {
+            for (size_t x = 0; x < W; ++x) {
+                double v, t;
+                gaussian_blur_ref_at(in, W, H, w, r, x, y, &v, &t);
+                ck_assert(fabs(v - b[y * W + x]) <= 1e-12 * (1.0 + fabs(v)));
+                ck_assert(fabs(t - bt[y * W + x]) <= 1e-12 * (1.0 + fabs(t)));
+            }
+        }
+    }
+    sobel_ref(wide, NULL, W, H, g, gt);
+    for (size_t y = 0; y < H; ++y) {
+        for (size_t x = 0; x < W; ++x) {
+            double v, t;
+            sobel_ref_at(in, W, H, x, y, &v, &t);
+            ck_assert_double_eq(v, g[y * W + x]);
+            ck_assert_double_eq(t, gt[y * W + x]);
+        }
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------
  * Tolerance: a float32 emulation of a legitimate GPU pipeline (texture unit: coordinate in
  * float, weights rounded to 1/256; blur and Sobel in float) stays inside every stage's tolerance
@@ -532,6 +568,7 @@ Suite *make_reference_suite(void) {
     tcase_add_test(tc, test_pipeline_at_identity_r8);
     tcase_add_test(tc, test_pipeline_at_downsample_r0);
     tcase_add_test(tc, test_pipeline_at_one_pixel);
+    tcase_add_test(tc, test_stage_at_functions_match);
     suite_add_tcase(s, tc);
     tc = tcase_create("Tolerance");
     tcase_add_test(tc, test_tolerance_admits_texture_emulation);
