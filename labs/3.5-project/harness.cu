@@ -1,0 +1,684 @@
+/* harness.cu — lab 3.5 "Project: choose the right memory space for a real image pipeline": the
+ * pristine harness (students never edit it; the grader always builds a submission against this
+ * copy).
+ *
+ * The course driver (common/cml_lab.h) owns the command line, poisoning the output, the launch
+ * checks, the comparison, the timing and the JSON run document (docs/protocol.md). This file
+ * describes the lab's five exercises to it (README.md says how they are graded):
+ *   resample_bilinear  [src_w, src_h, dst_w, dst_h]   random uint8 source      baseline resample_naive
+ *   gaussian_blur      [width, height, radius]        random float in [0, 255) baseline gaussian_blur_naive
+ *   sobel_magnitude    [width, height]                random float in [0, 255) baseline sobel_naive
+ *   gradient_to_u8     [width, height]                random float in [0, 600) no baseline
+ *   image_pipeline     [dst_w, dst_h, radius]         THE PHOTOGRAPH           no baseline for the
+ *                      driver: the extra metrics time it against image_pipeline_naive
+ * For each one it owns only setup (inputs from the seed, the float64 reference from
+ * reference.c, at every position or, on large outputs, at a sample), the launches, teardown.
+ *
+ * uint8 outputs. The driver compares a float32 device buffer (cml_problem.d_out). The two
+ * exercises with a uint8 output (gradient_to_u8, image_pipeline) write into a uint8 buffer of
+ * their own, poisoned once in setup with POISON_U8, and the harness widens it into d_out with
+ * widen_u8_kernel after the student's launcher: that is why they are not timed by the driver
+ * (the widening would be timed with them). The pipeline is timed in its extra metrics instead.
+ *
+ * Tolerances: per element, the `tol` of reference.h (texture weights in 1/256 steps for stage 1,
+ * propagated through the blur and Sobel, 0.5 for the rounding to an integer), passed as the
+ * magnitude with gamma = 1.
+ *
+ * The photograph: data/astronaut.pgm (data/SOURCE.md), found through the environment variable
+ * CML_LAB35_IMAGE, else data/astronaut.pgm or labs/3.5-project/data/astronaut.pgm relative to
+ * the working directory.
+ *
+ * Sources: CUDA C++ Programming Guide (runtime API, "Texture Fetching"); NVIDIA cuda-samples'
+ * allocate -> initialise -> copy -> launch -> copy back -> verify -> free.
+ */
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+#include <cuda_runtime_api.h>
+
+#include "baselines.h"
+#include "cml_check.h"
+#include "cml_compare.h"
+#include "cml_lab.h"
+#include "cml_pgm.h"
+#include "cml_rng.h"
+#include "cml_timing.h"
+#include "lab.h"
+#include "reference.h"
+
+/* Every position is checked when the output has at most CHECK_ALL_MAX_PIXELS pixels (the
+ * float64 references then take at most ~0.5 GB and a few seconds); otherwise a sample: the first
+ * and last CHECK_SAMPLE_BORDER rows and columns in full (every edge tile up to 32 wide lies
+ * there) plus CHECK_SAMPLE_RANDOM positions drawn from the seed. */
+#define CHECK_ALL_MAX_PIXELS ((size_t)1 << 21)
+#define CHECK_SAMPLE_BORDER 32
+#define CHECK_SAMPLE_RANDOM 16384
+/* The pipeline's one-pixel reference costs 9 (2r + 1)^2 bilinear evaluations (2601 at r = 8):
+ * its sample keeps only the first and last PIPELINE_SAMPLE_BORDER rows and columns (where the
+ * clamped borders are) besides the random positions. The stage exercises check the edge tiles. */
+#define PIPELINE_SAMPLE_BORDER 2
+
+/* Largest side of any image (cudaArray limits; lab.h's precondition). */
+#define MAX_SIDE 65536
+
+/* gradient_to_u8's scale, and image_pipeline's: a 255-step edge of the photograph has a Sobel
+ * magnitude up to 4 * 255, so 0.25 keeps most edges below saturation. */
+#define U8_SCALE 0.5f
+#define PIPELINE_GRADIENT_SCALE 0.25f
+
+/* The pipeline is timed in its extra metrics only from this many output pixels on (smaller
+ * cases are correctness cases: timing them would only cost time). */
+#define PIPELINE_TIME_MIN_PIXELS ((size_t)1 << 20)
+
+/* The pattern a uint8 output is filled with before the student's launcher runs. */
+#define POISON_U8 0xA5
+
+static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
+
+/* The blur's sigma for a radius: radius / 2 (the weights then fall to exp(-2) = 0.14 of the
+ * centre at the last tap), at least 0.5. */
+static double sigma_for_radius(int radius) {
+    return radius > 1 ? radius / 2.0 : 0.5;
+}
+
+/* lab.h's bounds on an image of w x h. */
+static const char *check_image_size(long long w, long long h) {
+    if (w < 1 || h < 1 || w > MAX_SIDE || h > MAX_SIDE) {
+        return "width and height must be 1 to 65536";
+    }
+    if (w * h >= (long long)INT_MAX) {
+        return "width * height must be below 2^31";
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The positions checked and their references, shared by the exercises.
+ */
+
+typedef struct check_set {
+    size_t *idx; /* NULL: every position 0 .. n-1; else n positions */
+    size_t n;
+    double *ref; /* (n) */
+    double *tol; /* (n) */
+} check_set;
+
+/* Allocates a check set for a (height, width) output: every position, or a sample drawn from
+ * rng with `border` rows and columns on each side in full. Returns 0 when out of memory
+ * (nothing stays allocated). */
+static int check_set_init(check_set *s, size_t width, size_t height, size_t border, cml_rng *rng) {
+    s->idx = NULL;
+    s->n = width * height;
+    if (s->n > CHECK_ALL_MAX_PIXELS) {
+        const size_t bw = width < border ? width : border;
+        const size_t bh = height < border ? height : border;
+        const size_t cap = 2 * bh * width + 2 * bw * height + CHECK_SAMPLE_RANDOM;
+        s->idx = (size_t *)malloc(cap * sizeof(size_t));
+        if (s->idx == NULL) {
+            return 0;
+        }
+        size_t n = 0;
+        for (size_t k = 0; k < bh; ++k) { /* first and last rows */
+            for (size_t x = 0; x < width; ++x) {
+                s->idx[n++] = k * width + x;
+                s->idx[n++] = (height - 1 - k) * width + x;
+            }
+        }
+        for (size_t k = 0; k < bw; ++k) { /* first and last columns */
+            for (size_t y = 0; y < height; ++y) {
+                s->idx[n++] = y * width + k;
+                s->idx[n++] = y * width + (width - 1 - k);
+            }
+        }
+        for (size_t k = 0; k < CHECK_SAMPLE_RANDOM; ++k) {
+            s->idx[n++] = (size_t)cml_rng_below(rng, (uint64_t)(width * height));
+        }
+        s->n = n;
+    }
+    s->ref = (double *)malloc(s->n * sizeof(double));
+    s->tol = (double *)malloc(s->n * sizeof(double));
+    if (s->ref == NULL || s->tol == NULL) {
+        free(s->idx);
+        free(s->ref);
+        free(s->tol);
+        s->idx = NULL;
+        s->ref = s->tol = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+static void check_set_free(check_set *s) {
+    free(s->idx);
+    free(s->ref);
+    free(s->tol);
+    s->idx = NULL;
+    s->ref = s->tol = NULL;
+}
+
+/* Points the problem's comparison at the check set (tol as the magnitude, gamma = 1). */
+static void check_set_publish(const check_set *s, cml_problem *p) {
+    p->h_ref = s->ref;
+    p->h_mag = s->tol;
+    p->check_idx = s->idx;
+    p->n_check = s->idx != NULL ? s->n : 0;
+    p->gamma = 1.0;
+    p->abs_floor = 0.0;
+}
+
+/* The linear index of check position k. */
+static size_t check_pos(const check_set *s, size_t k) {
+    return s->idx != NULL ? s->idx[k] : k;
+}
+
+/* Widens a uint8 image to the driver's float output buffer. */
+__global__ void widen_u8_kernel(const unsigned char *in, float *out, size_t n) {
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        out[i] = (float)in[i];
+    }
+}
+
+static void widen_u8(const unsigned char *d_in, float *d_out, size_t n) {
+    widen_u8_kernel<<<1024, 256>>>(d_in, d_out, n);
+    CML_CHECK(cudaGetLastError());
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.5a  resample_bilinear: dst (dst_h, dst_w) float = bilinear resampling of src (src_h, src_w)
+ */
+
+typedef struct resample_ctx {
+    int src_w, src_h, dst_w, dst_h;
+    unsigned char *d_src;
+    float *d_dst; /* the output under test */
+    check_set check;
+} resample_ctx;
+
+static const char *resample_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    const char *bad = check_image_size(size[0], size[1]);
+    if (bad == NULL) {
+        bad = check_image_size(size[2], size[3]);
+    }
+    if (bad != NULL) {
+        return bad;
+    }
+    const size_t sw = (size_t)size[0], sh = (size_t)size[1];
+    const size_t dw = (size_t)size[2], dh = (size_t)size[3];
+    resample_ctx *c = (resample_ctx *)calloc(1, sizeof *c);
+    unsigned char *h_src = (unsigned char *)malloc(sw * sh);
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    if (c == NULL || h_src == NULL || !check_set_init(&c->check, dw, dh, CHECK_SAMPLE_BORDER, &rng)) {
+        free(c);
+        free(h_src);
+        return kNoHostMemory;
+    }
+    c->src_w = (int)sw;
+    c->src_h = (int)sh;
+    c->dst_w = (int)dw;
+    c->dst_h = (int)dh;
+    for (size_t i = 0; i < sw * sh; ++i) {
+        h_src[i] = (unsigned char)cml_rng_below(&rng, 256);
+    }
+    for (size_t k = 0; k < c->check.n; ++k) {
+        const size_t i = check_pos(&c->check, k);
+        resample_ref_at(h_src, sw, sh, dw, dh, i % dw, i / dw, &c->check.ref[k], &c->check.tol[k]);
+    }
+    CML_CHECK(cudaMalloc((void **)&c->d_src, sw * sh));
+    CML_CHECK(cudaMalloc((void **)&c->d_dst, dw * dh * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_src, h_src, sw * sh, cudaMemcpyHostToDevice));
+    free(h_src);
+
+    p->d_out = c->d_dst;
+    p->n_out = dw * dh;
+    p->out_cols = dw;
+    check_set_publish(&c->check, p);
+    p->bytes = (double)(sw * sh) + 4.0 * (double)(dw * dh);
+    p->flops = 8.0 * (double)(dw * dh); /* 3 lerps */
+    p->ctx = c;
+    return NULL;
+}
+
+static void resample_launch_student(void *ctx) {
+    const resample_ctx *c = (const resample_ctx *)ctx;
+    resample_bilinear(c->d_src, c->src_w, c->src_h, c->d_dst, c->dst_w, c->dst_h);
+}
+
+static void resample_launch_baseline(void *ctx) {
+    const resample_ctx *c = (const resample_ctx *)ctx;
+    resample_naive(c->d_src, c->src_w, c->src_h, c->d_dst, c->dst_w, c->dst_h);
+}
+
+static void resample_teardown(cml_problem *p) {
+    resample_ctx *c = (resample_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_src));
+    CML_CHECK(cudaFree(c->d_dst));
+    check_set_free(&c->check);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.5b  gaussian_blur and 3.5c sobel_magnitude: out (height, width) float from in, same shape.
+ * One context for both ("filter"): radius < 0 marks the Sobel exercise.
+ */
+
+typedef struct filter_ctx {
+    int width, height, radius;
+    float h_weights[BLUR_MAX_TAPS];
+    float *d_weights; /* the baseline's copy in global memory */
+    float *d_in, *d_out, *d_tmp;
+    check_set check;
+} filter_ctx;
+
+static const char *filter_setup(cml_problem *p, long long w, long long h, int radius,
+                                uint64_t seed) {
+    const char *bad = check_image_size(w, h);
+    if (bad != NULL) {
+        return bad;
+    }
+    const size_t width = (size_t)w, height = (size_t)h, n = width * height;
+    filter_ctx *c = (filter_ctx *)calloc(1, sizeof *c);
+    float *h_in = (float *)malloc(n * sizeof(float));
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    if (c == NULL || h_in == NULL || !check_set_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    c->width = (int)width;
+    c->height = (int)height;
+    c->radius = radius;
+    cml_rng_fill_uniform_f32(&rng, h_in, n, 0.0f, 255.0f);
+    if (radius >= 0) {
+        gaussian_weights(sigma_for_radius(radius), radius, c->h_weights);
+    }
+    for (size_t k = 0; k < c->check.n; ++k) {
+        const size_t i = check_pos(&c->check, k);
+        if (radius >= 0) {
+            gaussian_blur_ref_at(h_in, width, height, c->h_weights, radius, i % width, i / width,
+                                 &c->check.ref[k], &c->check.tol[k]);
+        } else {
+            sobel_ref_at(h_in, width, height, i % width, i / width, &c->check.ref[k],
+                         &c->check.tol[k]);
+        }
+    }
+    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    if (radius >= 0) {
+        CML_CHECK(cudaMalloc((void **)&c->d_tmp, n * sizeof(float)));
+        CML_CHECK(cudaMalloc((void **)&c->d_weights, BLUR_MAX_TAPS * sizeof(float)));
+        CML_CHECK(cudaMemcpy(c->d_weights, c->h_weights, (size_t)(2 * radius + 1) * sizeof(float),
+                             cudaMemcpyHostToDevice));
+    }
+    free(h_in);
+
+    p->d_out = c->d_out;
+    p->n_out = n;
+    p->out_cols = width;
+    check_set_publish(&c->check, p);
+    p->bytes = 8.0 * (double)n; /* the image read once, written once: the roofline's minimum */
+    p->flops = radius >= 0 ? 4.0 * (2 * radius + 1) * (double)n : 17.0 * (double)n;
+    p->ctx = c;
+    return NULL;
+}
+
+static const char *blur_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    if (size[2] > BLUR_MAX_RADIUS + 1) {
+        return "radius must be at most BLUR_MAX_RADIUS = 8 (given as radius + 1)";
+    }
+    /* The harness's --size takes positive integers only: radius r is given as r + 1. */
+    return filter_setup(p, size[0], size[1], (int)size[2] - 1, seed);
+}
+
+static const char *sobel_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    return filter_setup(p, size[0], size[1], -1, seed);
+}
+
+static void blur_launch_student(void *ctx) {
+    const filter_ctx *c = (const filter_ctx *)ctx;
+    gaussian_blur(c->d_in, c->d_out, c->d_tmp, c->width, c->height, c->h_weights, c->radius);
+}
+
+static void blur_launch_baseline(void *ctx) {
+    const filter_ctx *c = (const filter_ctx *)ctx;
+    gaussian_blur_naive(c->d_in, c->d_out, c->d_tmp, c->width, c->height, c->d_weights, c->radius);
+}
+
+static void sobel_launch_student(void *ctx) {
+    const filter_ctx *c = (const filter_ctx *)ctx;
+    sobel_magnitude(c->d_in, c->d_out, c->width, c->height);
+}
+
+static void sobel_launch_baseline(void *ctx) {
+    const filter_ctx *c = (const filter_ctx *)ctx;
+    sobel_naive(c->d_in, c->d_out, c->width, c->height);
+}
+
+static void filter_teardown(cml_problem *p) {
+    filter_ctx *c = (filter_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_in));
+    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cudaFree(c->d_tmp));
+    CML_CHECK(cudaFree(c->d_weights));
+    check_set_free(&c->check);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.5d  gradient_to_u8: out (height, width) uint8 = min(255, round(U8_SCALE * in))
+ */
+
+typedef struct to_u8_ctx {
+    int width, height;
+    float *d_in;
+    unsigned char *d_u8; /* the student's output, poisoned in setup */
+    float *d_out;        /* d_u8 widened: what the driver compares */
+    check_set check;
+} to_u8_ctx;
+
+static const char *to_u8_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    const char *bad = check_image_size(size[0], size[1]);
+    if (bad != NULL) {
+        return bad;
+    }
+    const size_t width = (size_t)size[0], height = (size_t)size[1], n = width * height;
+    to_u8_ctx *c = (to_u8_ctx *)calloc(1, sizeof *c);
+    float *h_in = (float *)malloc(n * sizeof(float));
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    if (c == NULL || h_in == NULL || !check_set_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    c->width = (int)width;
+    c->height = (int)height;
+    /* [0, 600): U8_SCALE * 600 = 300, so about 15 % of the pixels saturate at 255. */
+    cml_rng_fill_uniform_f32(&rng, h_in, n, 0.0f, 600.0f);
+    for (size_t k = 0; k < c->check.n; ++k) {
+        const double g = h_in[check_pos(&c->check, k)];
+        to_u8_ref(&g, NULL, 1, (double)U8_SCALE, &c->check.ref[k], &c->check.tol[k]);
+    }
+    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_u8, n));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    CML_CHECK(cudaMemset(c->d_u8, POISON_U8, n));
+    free(h_in);
+
+    p->d_out = c->d_out;
+    p->n_out = n;
+    p->out_cols = width;
+    check_set_publish(&c->check, p);
+    p->bytes = 5.0 * (double)n;
+    p->flops = 2.0 * (double)n;
+    p->ctx = c;
+    return NULL;
+}
+
+static void to_u8_launch_student(void *ctx) {
+    const to_u8_ctx *c = (const to_u8_ctx *)ctx;
+    gradient_to_u8(c->d_in, c->d_u8, c->width, c->height, U8_SCALE);
+    widen_u8(c->d_u8, c->d_out, (size_t)c->width * c->height);
+}
+
+static void to_u8_teardown(cml_problem *p) {
+    to_u8_ctx *c = (to_u8_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_in));
+    CML_CHECK(cudaFree(c->d_u8));
+    CML_CHECK(cudaFree(c->d_out));
+    check_set_free(&c->check);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.5e  image_pipeline: dst (dst_h, dst_w) uint8 from the photograph, end to end
+ */
+
+typedef struct pipeline_ctx {
+    int src_w, src_h, dst_w, dst_h, radius;
+    float h_weights[BLUR_MAX_TAPS];
+    float *d_weights; /* the naive pipeline's copy in global memory */
+    unsigned char *d_src;
+    unsigned char *d_u8;       /* the student's output, poisoned in setup */
+    unsigned char *d_u8_naive; /* the naive pipeline's output (extra metrics) */
+    float *d_scratch;          /* 2 * dst_w * dst_h */
+    float *d_out;              /* d_u8 widened: what the driver compares */
+    unsigned char *d_copy_src, *d_copy_dst; /* the copy roof: src + dst bytes */
+    size_t copy_bytes;
+    check_set check;
+} pipeline_ctx;
+
+/* Loads the photograph (see the file's header). Returns NULL, or a static message. */
+static const char *load_photograph(cml_image_u8 *img) {
+    const char *env = getenv("CML_LAB35_IMAGE");
+    if (env != NULL && env[0] != '\0') {
+        return cml_pgm_read(env, img);
+    }
+    if (cml_pgm_read("data/astronaut.pgm", img) == NULL) {
+        return NULL;
+    }
+    const char *err = cml_pgm_read("labs/3.5-project/data/astronaut.pgm", img);
+    return err == NULL ? NULL
+                       : "the photograph data/astronaut.pgm was not found (set CML_LAB35_IMAGE "
+                         "to its path)";
+}
+
+static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    const char *bad = check_image_size(size[0], size[1]);
+    if (bad != NULL) {
+        return bad;
+    }
+    if (size[2] > BLUR_MAX_RADIUS + 1) {
+        return "radius must be at most BLUR_MAX_RADIUS = 8 (given as radius + 1)";
+    }
+    cml_image_u8 img;
+    const char *err = load_photograph(&img);
+    if (err != NULL) {
+        return err;
+    }
+    const size_t sw = (size_t)img.width, sh = (size_t)img.height;
+    const size_t dw = (size_t)size[0], dh = (size_t)size[1], n = dw * dh;
+    pipeline_ctx *c = (pipeline_ctx *)calloc(1, sizeof *c);
+    cml_rng rng;
+    cml_rng_seed(&rng, seed); /* the sample's positions only: the input is the photograph */
+    if (c == NULL || !check_set_init(&c->check, dw, dh, PIPELINE_SAMPLE_BORDER, &rng)) {
+        free(c);
+        cml_image_u8_free(&img);
+        return kNoHostMemory;
+    }
+    c->src_w = (int)sw;
+    c->src_h = (int)sh;
+    c->dst_w = (int)dw;
+    c->dst_h = (int)dh;
+    c->radius = (int)size[2] - 1;
+    gaussian_weights(sigma_for_radius(c->radius), c->radius, c->h_weights);
+    const double scale = (double)PIPELINE_GRADIENT_SCALE;
+
+    if (c->check.idx == NULL) { /* every position: the whole-image chain */
+        double *r = (double *)malloc(n * sizeof(double)), *rt = (double *)malloc(n * sizeof(double));
+        double *b = (double *)malloc(n * sizeof(double)), *bt = (double *)malloc(n * sizeof(double));
+        int ok = r != NULL && rt != NULL && b != NULL && bt != NULL;
+        if (ok) {
+            resample_ref(img.pixels, sw, sh, dw, dh, r, rt);
+            ok = gaussian_blur_ref(r, rt, dw, dh, c->h_weights, c->radius, b, bt);
+        }
+        if (ok) {
+            sobel_ref(b, bt, dw, dh, r, rt); /* the gradient, into r */
+            to_u8_ref(r, rt, n, scale, c->check.ref, c->check.tol);
+        }
+        free(r);
+        free(rt);
+        free(b);
+        free(bt);
+        if (!ok) {
+            check_set_free(&c->check);
+            free(c);
+            cml_image_u8_free(&img);
+            return kNoHostMemory;
+        }
+    } else { /* a sample: one pixel at a time */
+        for (size_t k = 0; k < c->check.n; ++k) {
+            const size_t i = c->check.idx[k];
+            double v[4], t[4];
+            pipeline_ref_at(img.pixels, sw, sh, dw, dh, c->h_weights, c->radius, scale, i % dw,
+                            i / dw, v, t);
+            c->check.ref[k] = v[3];
+            c->check.tol[k] = t[3];
+        }
+    }
+
+    CML_CHECK(cudaMalloc((void **)&c->d_src, sw * sh));
+    CML_CHECK(cudaMemcpy(c->d_src, img.pixels, sw * sh, cudaMemcpyHostToDevice));
+    cml_image_u8_free(&img);
+    CML_CHECK(cudaMalloc((void **)&c->d_weights, BLUR_MAX_TAPS * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_weights, c->h_weights, (size_t)(2 * c->radius + 1) * sizeof(float),
+                         cudaMemcpyHostToDevice));
+    CML_CHECK(cudaMalloc((void **)&c->d_u8, n));
+    CML_CHECK(cudaMemset(c->d_u8, POISON_U8, n));
+    CML_CHECK(cudaMalloc((void **)&c->d_u8_naive, n));
+    CML_CHECK(cudaMalloc((void **)&c->d_scratch, 2 * n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+
+    p->d_out = c->d_out;
+    p->n_out = n;
+    p->out_cols = dw;
+    check_set_publish(&c->check, p);
+    p->bytes = (double)(sw * sh) + (double)n; /* a fully fused pipeline: src in, dst out */
+    p->flops = 0.0;
+    p->ctx = c;
+    return NULL;
+}
+
+static void pipeline_run_student(void *ctx) {
+    const pipeline_ctx *c = (const pipeline_ctx *)ctx;
+    image_pipeline(c->d_src, c->src_w, c->src_h, c->d_u8, c->dst_w, c->dst_h, c->h_weights,
+                   c->radius, PIPELINE_GRADIENT_SCALE, c->d_scratch);
+}
+
+static void pipeline_run_naive(void *ctx) {
+    const pipeline_ctx *c = (const pipeline_ctx *)ctx;
+    image_pipeline_naive(c->d_src, c->src_w, c->src_h, c->d_u8_naive, c->dst_w, c->dst_h,
+                         c->d_weights, c->radius, PIPELINE_GRADIENT_SCALE, c->d_scratch);
+}
+
+static void pipeline_run_copy(void *ctx) {
+    const pipeline_ctx *c = (const pipeline_ctx *)ctx;
+    cudaMemcpyAsync(c->d_copy_dst, c->d_copy_src, c->copy_bytes, cudaMemcpyDeviceToDevice, 0);
+}
+
+static void pipeline_launch_student(void *ctx) {
+    const pipeline_ctx *c = (const pipeline_ctx *)ctx;
+    pipeline_run_student(ctx);
+    widen_u8(c->d_u8, c->d_out, (size_t)c->dst_w * c->dst_h);
+}
+
+/* Extra metrics (after the first verified run, status ok):
+ *   psnr_db               the student's output against the reference rounded to integers
+ *                         (PSNR_IDENTICAL_DB when equal everywhere checked)
+ * and, from PIPELINE_TIME_MIN_PIXELS output pixels on, timed interleaved (cml_timing.h):
+ *   pipeline_ms, naive_ms  medians of image_pipeline and image_pipeline_naive
+ *   pipeline_ratio         naive_ms / pipeline_ms
+ *   pipeline_pct_of_copy   100 * copy_ms / pipeline_ms, the copy moving the bytes of a fully
+ *                          fused pipeline (src + dst): 100 would be a pipeline that costs no
+ *                          more than reading its input and writing its output once. */
+static void pipeline_extra_metrics(void *ctx, cml_metrics *m) {
+    pipeline_ctx *c = (pipeline_ctx *)ctx;
+    const size_t n = (size_t)c->dst_w * c->dst_h;
+    unsigned char *h_u8 = (unsigned char *)malloc(n);
+    float *got = (float *)malloc(c->check.n * sizeof(float));
+    double *want = (double *)malloc(c->check.n * sizeof(double));
+    if (h_u8 == NULL || got == NULL || want == NULL) {
+        free(h_u8);
+        free(got);
+        free(want);
+        return; /* no PSNR: the criterion that reads it then scores 0 */
+    }
+    CML_CHECK(cudaMemcpy(h_u8, c->d_u8, n, cudaMemcpyDeviceToHost));
+    for (size_t k = 0; k < c->check.n; ++k) {
+        got[k] = (float)h_u8[check_pos(&c->check, k)];
+        want[k] = floor(c->check.ref[k] + 0.5);
+    }
+    cml_metrics_add(m, "psnr_db", psnr_db(want, got, c->check.n, 255.0));
+    free(h_u8);
+    free(got);
+    free(want);
+
+    if (n < PIPELINE_TIME_MIN_PIXELS) {
+        return;
+    }
+    c->copy_bytes = (size_t)c->src_w * c->src_h + n;
+    CML_CHECK(cudaMalloc((void **)&c->d_copy_src, c->copy_bytes));
+    CML_CHECK(cudaMalloc((void **)&c->d_copy_dst, c->copy_bytes));
+    CML_CHECK(cudaMemset(c->d_copy_src, 0, c->copy_bytes));
+    const cml_contender contenders[3] = {
+        {"student", pipeline_run_student, ctx},
+        {"naive", pipeline_run_naive, ctx},
+        {"copy", pipeline_run_copy, ctx},
+    };
+    cml_timing_opts opts = cml_timing_defaults();
+    cml_timing_stats stats[3];
+    CML_CHECK(cml_time_interleaved(contenders, 3, &opts, stats));
+    if (stats[0].median_ms > 0.0) {
+        cml_metrics_add(m, "pipeline_ms", stats[0].median_ms);
+        cml_metrics_add(m, "naive_ms", stats[1].median_ms);
+        cml_metrics_add(m, "pipeline_ratio", stats[1].median_ms / stats[0].median_ms);
+        cml_metrics_add(m, "pipeline_pct_of_copy", 100.0 * stats[2].median_ms / stats[0].median_ms);
+    }
+}
+
+static void pipeline_teardown(cml_problem *p) {
+    pipeline_ctx *c = (pipeline_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    CML_CHECK(cudaFree(c->d_src));
+    CML_CHECK(cudaFree(c->d_weights));
+    CML_CHECK(cudaFree(c->d_u8));
+    CML_CHECK(cudaFree(c->d_u8_naive));
+    CML_CHECK(cudaFree(c->d_scratch));
+    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cudaFree(c->d_copy_src));
+    CML_CHECK(cudaFree(c->d_copy_dst));
+    check_set_free(&c->check);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* --------------------------------------------------------------------------------------------- */
+
+static const cml_exercise kExercises[] = {
+    {"resample_bilinear", "src_w,src_h,dst_w,dst_h", 4, "resample_naive", resample_setup,
+     resample_launch_student, resample_launch_baseline, resample_teardown, NULL},
+    {"gaussian_blur", "width,height,radius_plus_1", 3, "gaussian_blur_naive", blur_setup,
+     blur_launch_student, blur_launch_baseline, filter_teardown, NULL},
+    {"sobel_magnitude", "width,height", 2, "sobel_naive", sobel_setup, sobel_launch_student,
+     sobel_launch_baseline, filter_teardown, NULL},
+    {"gradient_to_u8", "width,height", 2, NULL, to_u8_setup, to_u8_launch_student, NULL,
+     to_u8_teardown, NULL},
+    {"image_pipeline", "dst_w,dst_h,radius_plus_1", 3, NULL, pipeline_setup,
+     pipeline_launch_student, NULL, pipeline_teardown, pipeline_extra_metrics},
+};
+
+int main(int argc, char **argv) {
+    return cml_lab_main(argc, argv, "3.5", kExercises,
+                        (int)(sizeof kExercises / sizeof kExercises[0]));
+}
