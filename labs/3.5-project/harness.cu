@@ -64,10 +64,13 @@
 /* Largest side of any image (cudaArray limits; lab.h's precondition). */
 #define MAX_SIDE 65536
 
-/* gradient_to_u8's scale, and image_pipeline's: a 255-step edge of the photograph has a Sobel
- * magnitude up to 4 * 255, so 0.25 keeps most edges below saturation. */
+/* gradient_to_u8's scale. image_pipeline's is PIPELINE_SCALE_PER_ZOOM times the zoom
+ * max(1, dst_w / src_w): resampling up by a factor z divides the gradients by z, and without
+ * the factor an 8192-pixel-wide output of the 512-pixel photograph would be almost black (a
+ * weak test). CPU measurement (reference.c, r = 8): the largest gradient at 1448 x 1448 is 191,
+ * i.e. 270 after the scale 0.5 * 2.83: a few of the strongest edges saturate. */
 #define U8_SCALE 0.5f
-#define PIPELINE_GRADIENT_SCALE 0.25f
+#define PIPELINE_SCALE_PER_ZOOM 0.5f
 
 /* The pipeline is timed in its extra metrics only from this many output pixels on (smaller
  * cases are correctness cases: timing them would only cost time). */
@@ -455,6 +458,7 @@ static void to_u8_teardown(cml_problem *p) {
 
 typedef struct pipeline_ctx {
     int src_w, src_h, dst_w, dst_h, radius;
+    float scale; /* gradient_scale */
     float h_weights[BLUR_MAX_TAPS];
     float *d_weights; /* the naive pipeline's copy in global memory */
     unsigned char *d_src;
@@ -511,7 +515,9 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
     c->dst_h = (int)dh;
     c->radius = (int)size[2] - 1;
     gaussian_weights(sigma_for_radius(c->radius), c->radius, c->h_weights);
-    const double scale = (double)PIPELINE_GRADIENT_SCALE;
+    const float zoom = (float)dw / (float)sw;
+    c->scale = PIPELINE_SCALE_PER_ZOOM * (zoom > 1.0f ? zoom : 1.0f);
+    const double scale = (double)c->scale; /* the float the GPU receives, widened */
 
     if (c->check.idx == NULL) { /* every position: the whole-image chain */
         double *r = (double *)malloc(n * sizeof(double)), *rt = (double *)malloc(n * sizeof(double));
@@ -571,13 +577,13 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
 static void pipeline_run_student(void *ctx) {
     const pipeline_ctx *c = (const pipeline_ctx *)ctx;
     image_pipeline(c->d_src, c->src_w, c->src_h, c->d_u8, c->dst_w, c->dst_h, c->h_weights,
-                   c->radius, PIPELINE_GRADIENT_SCALE, c->d_scratch);
+                   c->radius, c->scale, c->d_scratch);
 }
 
 static void pipeline_run_naive(void *ctx) {
     const pipeline_ctx *c = (const pipeline_ctx *)ctx;
     image_pipeline_naive(c->d_src, c->src_w, c->src_h, c->d_u8_naive, c->dst_w, c->dst_h,
-                         c->d_weights, c->radius, PIPELINE_GRADIENT_SCALE, c->d_scratch);
+                         c->d_weights, c->radius, c->scale, c->d_scratch);
 }
 
 static void pipeline_run_copy(void *ctx) {

@@ -244,21 +244,30 @@ void sobel_ref_at(const float *in, size_t width, size_t height, size_t x, size_t
     sobel_pixel(n, t, value, tol);
 }
 
-/* Stage 2 at (bx, by) of the pipeline, recomputing stage 1 at every tap (same order of terms
- * as resample_ref followed by gaussian_blur_ref). */
-static void blurred_at(const unsigned char *src, size_t src_w, size_t src_h, size_t dst_w,
-                       size_t dst_h, const float *w, int radius, size_t bx, size_t by,
-                       double *value, double *tol) {
+/* The stage-1 values and tolerances that one output pixel of the pipeline depends on: rows
+ * clamp(oy - 1 - r .. oy + 1 + r) and columns clamp(ox - 1 - r .. ox + 1 + r) of the resampled
+ * image, computed once each (resample_ref_at: the same values the whole-image chain uses). */
+#define WINDOW (2 * REF_BLUR_MAX_RADIUS + 3)
+typedef struct resample_window {
+    long long ox0, oy0; /* the window's first column and row in the image */
+    double v[WINDOW][WINDOW], t[WINDOW][WINDOW];
+} resample_window;
+
+/* Stage 2 at (bx, by) (both within one pixel of the window's centre) from the window, with the
+ * same terms in the same order as gaussian_blur_ref. */
+static void blurred_at(const resample_window *win, size_t dst_w, size_t dst_h, const float *w,
+                       int radius, size_t bx, size_t by, double *value, double *tol) {
     const int taps = 2 * radius + 1;
     double tv[2 * REF_BLUR_MAX_RADIUS + 1], tt[2 * REF_BLUR_MAX_RADIUS + 1],
         ta[2 * REF_BLUR_MAX_RADIUS + 1];
     for (int kv = 0; kv < taps; ++kv) {
-        const size_t row = clamp_index((long long)by + kv - radius, dst_h);
+        const long long row = (long long)clamp_index((long long)by + kv - radius, dst_h);
         double v[2 * REF_BLUR_MAX_RADIUS + 1], vt[2 * REF_BLUR_MAX_RADIUS + 1],
             va[2 * REF_BLUR_MAX_RADIUS + 1];
         for (int kh = 0; kh < taps; ++kh) {
-            const size_t col = clamp_index((long long)bx + kh - radius, dst_w);
-            resample_ref_at(src, src_w, src_h, dst_w, dst_h, col, row, &v[kh], &vt[kh]);
+            const long long col = (long long)clamp_index((long long)bx + kh - radius, dst_w);
+            v[kh] = win->v[row - win->oy0][col - win->ox0];
+            vt[kh] = win->t[row - win->oy0][col - win->ox0];
             va[kh] = fabs(v[kh]);
         }
         blur_taps(w, radius, v, vt, va, &tv[kv], &tt[kv], &ta[kv]);
@@ -272,13 +281,29 @@ static void blurred_at(const unsigned char *src, size_t src_w, size_t src_h, siz
 void pipeline_ref_at(const unsigned char *src, size_t src_w, size_t src_h, size_t dst_w,
                      size_t dst_h, const float *w, int radius, double scale, size_t ox, size_t oy,
                      double value[4], double tol[4]) {
-    resample_ref_at(src, src_w, src_h, dst_w, dst_h, ox, oy, &value[0], &tol[0]);
+    /* Window over the clamped coordinates: every row and column index read below lies in
+     * [o - 1 - r, o + 1 + r] clamped to the image, i.e. in [lo, hi] with lo = max(0, o - 1 - r),
+     * hi = min(n - 1, o + 1 + r); the window is indexed from lo. */
+    resample_window win; /* 5.8 KB */
+    const long long span = radius + 1;
+    win.ox0 = (long long)ox - span < 0 ? 0 : (long long)ox - span;
+    win.oy0 = (long long)oy - span < 0 ? 0 : (long long)oy - span;
+    const long long ox1 = (long long)ox + span >= (long long)dst_w ? (long long)dst_w - 1 : (long long)ox + span;
+    const long long oy1 = (long long)oy + span >= (long long)dst_h ? (long long)dst_h - 1 : (long long)oy + span;
+    for (long long y = win.oy0; y <= oy1; ++y) {
+        for (long long x = win.ox0; x <= ox1; ++x) {
+            resample_ref_at(src, src_w, src_h, dst_w, dst_h, (size_t)x, (size_t)y,
+                            &win.v[y - win.oy0][x - win.ox0], &win.t[y - win.oy0][x - win.ox0]);
+        }
+    }
+    value[0] = win.v[oy - win.oy0][ox - win.ox0];
+    tol[0] = win.t[oy - win.oy0][ox - win.ox0];
     double n[3][3], t[3][3];
     for (int dy = -1; dy <= 1; ++dy) {
         const size_t yy = clamp_index((long long)oy + dy, dst_h);
         for (int dx = -1; dx <= 1; ++dx) {
             const size_t xx = clamp_index((long long)ox + dx, dst_w);
-            blurred_at(src, src_w, src_h, dst_w, dst_h, w, radius, xx, yy, &n[dy + 1][dx + 1],
+            blurred_at(&win, dst_w, dst_h, w, radius, xx, yy, &n[dy + 1][dx + 1],
                        &t[dy + 1][dx + 1]);
         }
     }
