@@ -4,7 +4,7 @@
  * TCases by concern: "Weights" (the Gaussian), "Resample" (texel centres, clamping, hand
  * values), "Blur" (invariants, impulse response, clamped borders, tolerance propagation),
  * "Sobel" (constant and ramp images, borders), "ToU8", "Pipeline" (pipeline_ref_at against the
- * whole-image chain), "Tolerance" (a float32 emulation of a texture-based GPU pipeline stays
+ * whole-image chain), "Photograph" (the compiled-in copy is the file), "Tolerance" (a float32 emulation of a texture-based GPU pipeline stays
  * inside the tolerances; a wrong texel convention does not), "Psnr".
  * Inputs are small integers where values are compared exactly, so float64 results are exact
  * and equality is the right test.
@@ -13,8 +13,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "cml_pgm.h"
 #include "cml_rng.h"
 #include "lab.h"
+#include "photograph.h"
 #include "reference.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -534,6 +536,35 @@ START_TEST(test_psnr) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------------------------
+ * Photograph: the array compiled into the binary is data/astronaut.pgm (regenerate photograph.c
+ * with data/embed_pgm.py when the picture changes). Run from the repository root (make
+ * check-tests does).
+ */
+
+START_TEST(test_photograph_embedded_matches_file) {
+    cml_image_u8 embedded, file;
+    ck_assert_ptr_null(cml_pgm_parse(kPhotographPgm, kPhotographPgmSize, &embedded));
+    ck_assert_int_eq(embedded.width, 512);
+    ck_assert_int_eq(embedded.height, 512);
+    ck_assert_int_eq(embedded.maxval, 255);
+    const char *err = cml_pgm_read("labs/3.5-project/data/astronaut.pgm", &file);
+    ck_assert_msg(err == NULL, "labs/3.5-project/data/astronaut.pgm: %s (run from the repository root)",
+                  err);
+    ck_assert_int_eq(file.width, 512);
+    ck_assert_int_eq(file.height, 512);
+    ck_assert_mem_eq(embedded.pixels, file.pixels, 512 * 512);
+    /* A photograph, not a constant or a ramp: many grey levels in use. */
+    int used[256] = {0}, n_used = 0;
+    for (size_t i = 0; i < 512 * 512; ++i) {
+        n_used += !used[embedded.pixels[i]]++;
+    }
+    ck_assert_int_gt(n_used, 200);
+    cml_image_u8_free(&embedded);
+    cml_image_u8_free(&file);
+}
+END_TEST
+
 Suite *make_reference_suite(void) {
     Suite *s = suite_create("reference");
     TCase *tc = tcase_create("Weights");
@@ -573,6 +604,9 @@ Suite *make_reference_suite(void) {
     tc = tcase_create("Tolerance");
     tcase_add_test(tc, test_tolerance_admits_texture_emulation);
     tcase_add_test(tc, test_tolerance_rejects_missing_texel_centre);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Photograph");
+    tcase_add_test(tc, test_photograph_embedded_matches_file);
     suite_add_tcase(s, tc);
     tc = tcase_create("Psnr");
     tcase_add_test(tc, test_psnr);
