@@ -98,8 +98,9 @@ static void blur_taps(const float *w, int radius, const double *v, const double 
 
 /* The blur's final tolerance from the two passes' sums (reference.h, "blur"). */
 static double blur_tol(int radius, double tol_sum, double abs_sum) {
-    const double g = ref_gamma_f32(2 * radius + 1);
-    return tol_sum + 2.0 * g * (1.0 + g) * abs_sum;
+    const int taps = 2 * radius + 1;
+    const double g = ref_gamma_f32(taps * taps + 2 * taps);
+    return tol_sum + g * abs_sum;
 }
 
 int gaussian_blur_ref(const double *in, const double *in_tol, size_t width, size_t height,

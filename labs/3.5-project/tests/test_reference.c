@@ -193,7 +193,7 @@ START_TEST(test_blur_tolerance_propagates) {
         tol[i] = 0.25;
     }
     ck_assert(gaussian_blur_ref(in, tol, W, H, w, R, out, out_tol));
-    const double rounding = 2.0 * ref_gamma_f32(9) * 100.0;
+    const double rounding = ref_gamma_f32(9 * 9 + 2 * 9) * 100.0; /* K = 99 at radius 4 */
     for (int i = 0; i < W * H; ++i) {
         ck_assert(out_tol[i] > 0.25 * (1 - 1e-6) + rounding * 0.99);
         ck_assert(out_tol[i] < 0.25 * (1 + 1e-6) + rounding * 1.01);
@@ -523,6 +523,38 @@ START_TEST(test_tolerance_rejects_missing_texel_centre) {
 }
 END_TEST
 
+/* The blur tolerance admits a kernel that sums the (2r + 1)^2 products in ONE 2D pass in
+ * float32 (lab.h lets the student restructure), on exact float inputs in [0, 255). */
+START_TEST(test_tolerance_admits_2d_blur) {
+    enum { W = 40, H = 23, R = 8, T = 2 * R + 1 };
+    float in[W * H], w[BLUR_MAX_TAPS];
+    double wide[W * H], out[W * H], tol[W * H];
+    cml_rng rng;
+    cml_rng_seed(&rng, 31);
+    cml_rng_fill_uniform_f32(&rng, in, W * H, 0.0f, 255.0f);
+    for (int i = 0; i < W * H; ++i) {
+        wide[i] = in[i];
+    }
+    gaussian_weights(4.0, R, w);
+    ck_assert(gaussian_blur_ref(wide, NULL, W, H, w, R, out, tol));
+    for (int y = 0; y < H; ++y) {
+        for (int x = 0; x < W; ++x) {
+            float s = 0.0f;
+            for (int j = 0; j < T; ++j) {
+                const int yy = y + j - R < 0 ? 0 : (y + j - R >= H ? H - 1 : y + j - R);
+                for (int i = 0; i < T; ++i) {
+                    const int xx = x + i - R < 0 ? 0 : (x + i - R >= W ? W - 1 : x + i - R);
+                    s += (w[j] * w[i]) * in[yy * W + xx]; /* the product w_j w_i in float too */
+                }
+            }
+            ck_assert_msg(fabs((double)s - out[y * W + x]) <= tol[y * W + x],
+                          "(%d, %d): %.9g vs %.9g, tol %.3g", x, y, (double)s, out[y * W + x],
+                          tol[y * W + x]);
+        }
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------
  * Psnr
  */
@@ -604,6 +636,7 @@ Suite *make_reference_suite(void) {
     tc = tcase_create("Tolerance");
     tcase_add_test(tc, test_tolerance_admits_texture_emulation);
     tcase_add_test(tc, test_tolerance_rejects_missing_texel_centre);
+    tcase_add_test(tc, test_tolerance_admits_2d_blur);
     suite_add_tcase(s, tc);
     tc = tcase_create("Photograph");
     tcase_add_test(tc, test_photograph_embedded_matches_file);
