@@ -142,10 +142,12 @@ extern "C" void image_pipeline_naive(const unsigned char *d_src, int src_w, int 
                                      unsigned char *d_dst, int dst_w, int dst_h,
                                      const float *d_weights, int radius, float gradient_scale,
                                      float *d_scratch) {
-    float *a = d_scratch;                               /* (dst_h, dst_w) */
-    float *b = d_scratch + (size_t)dst_w * dst_h;       /* (dst_h, dst_w) */
+    const size_t n = (size_t)dst_w * dst_h;
+    float *a = d_scratch;         /* (dst_h, dst_w) each */
+    float *b = d_scratch + n;
+    float *c = d_scratch + 2 * n;
     resample_naive(d_src, src_w, src_h, a, dst_w, dst_h);            /* R -> a */
-    gaussian_blur_naive(a, a, b, dst_w, dst_h, d_weights, radius);   /* B -> a (via b) */
-    sobel_naive(a, b, dst_w, dst_h);                                 /* G -> b */
-    gradient_to_u8_naive(b, d_dst, dst_w, dst_h, gradient_scale);
+    gaussian_blur_naive(a, b, c, dst_w, dst_h, d_weights, radius);   /* B -> b (c: scratch) */
+    sobel_naive(b, c, dst_w, dst_h);                                 /* G -> c */
+    gradient_to_u8_naive(c, d_dst, dst_w, dst_h, gradient_scale);
 }

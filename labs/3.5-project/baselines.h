@@ -32,7 +32,7 @@ void gradient_to_u8_naive(const float *d_in, unsigned char *d_out, int width, in
                           float scale);
 
 /* lab.h's image_pipeline: the four launchers above in order, through d_scratch
- * (2 * dst_w * dst_h floats). */
+ * (3 * dst_w * dst_h floats). */
 void image_pipeline_naive(const unsigned char *d_src, int src_w, int src_h, unsigned char *d_dst,
                           int dst_w, int dst_h, const float *d_weights, int radius,
                           float gradient_scale, float *d_scratch);

@@ -465,7 +465,7 @@ typedef struct pipeline_ctx {
     unsigned char *d_src;
     unsigned char *d_u8;       /* the student's output, poisoned in setup */
     unsigned char *d_u8_naive; /* the naive pipeline's output (extra metrics) */
-    float *d_scratch;          /* 2 * dst_w * dst_h */
+    float *d_scratch;          /* 3 * dst_w * dst_h */
     float *d_out;              /* d_u8 widened: what the driver compares */
     unsigned char *d_copy_src, *d_copy_dst; /* the copy roof: src + dst bytes */
     size_t copy_bytes;
@@ -557,7 +557,7 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
     CML_CHECK(cudaMalloc((void **)&c->d_u8, n));
     CML_CHECK(cudaMemset(c->d_u8, POISON_U8, n));
     CML_CHECK(cudaMalloc((void **)&c->d_u8_naive, n));
-    CML_CHECK(cudaMalloc((void **)&c->d_scratch, 2 * n * sizeof(float)));
+    CML_CHECK(cudaMalloc((void **)&c->d_scratch, 3 * n * sizeof(float)));
     CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
 
     p->d_out = c->d_out;

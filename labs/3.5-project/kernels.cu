@@ -194,10 +194,12 @@ extern "C" void image_pipeline(const unsigned char *d_src, int src_w, int src_h,
                                unsigned char *d_dst, int dst_w, int dst_h,
                                const float *h_weights, int radius, float gradient_scale,
                                float *d_scratch) {
-    float *a = d_scratch;                         /* (dst_h, dst_w) */
-    float *b = d_scratch + (size_t)dst_w * dst_h; /* (dst_h, dst_w) */
-    resample_bilinear(d_src, src_w, src_h, a, dst_w, dst_h);        /* R -> a */
-    gaussian_blur(a, a, b, dst_w, dst_h, h_weights, radius);        /* B -> a, b as scratch */
-    sobel_magnitude(a, b, dst_w, dst_h);                            /* G -> b */
-    gradient_to_u8(b, d_dst, dst_w, dst_h, gradient_scale);
+    const size_t n = (size_t)dst_w * dst_h;
+    float *a = d_scratch; /* (dst_h, dst_w) each */
+    float *b = d_scratch + n;
+    float *c = d_scratch + 2 * n;
+    resample_bilinear(d_src, src_w, src_h, a, dst_w, dst_h);  /* R -> a */
+    gaussian_blur(a, b, c, dst_w, dst_h, h_weights, radius);  /* B -> b (c: its scratch) */
+    sobel_magnitude(b, c, dst_w, dst_h);                      /* G -> c */
+    gradient_to_u8(c, d_dst, dst_w, dst_h, gradient_scale);
 }

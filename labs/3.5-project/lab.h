@@ -123,7 +123,7 @@ void gradient_to_u8(const float *d_in, unsigned char *d_out, int width, int heig
  * the naive pipeline of the skeleton, run in the same process).
  *   d_src: (src_h, src_w) uint8   d_dst: (dst_h, dst_w) uint8, written in full
  *   h_weights: HOST array of 2 * radius + 1 floats (as gaussian_blur)
- *   d_scratch: 2 * dst_w * dst_h floats of device scratch (two working images) you may use;
+ *   d_scratch: 3 * dst_w * dst_h floats of device scratch (three working images) you may use;
  *              contents on entry and exit unspecified.
  * Preconditions: 0 <= radius <= BLUR_MAX_RADIUS; gradient_scale > 0.
  */
