@@ -32,6 +32,7 @@ from grader import (
     cgroup,
     diagnose,
     harness,
+    lint,
     manifest,
     sandbox,
     sanitizer,
@@ -179,6 +180,8 @@ class Grading:
             return
         self.step("assemble", "passed", [f"student files: {', '.join(self.lab.student_files)}"])
         self.strip_paths = [str(asm.src), str(asm.src.resolve())]
+        for name, lines in lint.warnings(self.lab, asm.src).items():
+            self.results[name].warnings.extend(lines)
 
         nvcc = tools.find("nvcc")
         if nvcc is None:

@@ -76,6 +76,7 @@ _EXERCISE_KEYS = (
     "sanitizer",
     "performance",
     "hints",
+    "lint",
 )
 
 
@@ -118,6 +119,15 @@ class PerformanceSpec:
 
 
 @dataclass(frozen=True)
+class Lint:
+    """A likely mistake visible in the source: ``pattern`` (a Python regex) searched in each
+    line of the student files outside comments; ``message`` says what to do instead."""
+
+    pattern: str
+    message: str
+
+
+@dataclass(frozen=True)
 class Exercise:
     name: str
     cases: tuple[tuple[int, ...], ...]
@@ -129,6 +139,7 @@ class Exercise:
     performance: PerformanceSpec | None = None
     hints: dict[str, str] = field(default_factory=dict)
     n_hidden: int = 0  # the last n_hidden of ``cases`` come from hidden.toml
+    lint: tuple[Lint, ...] = ()
 
     def is_hidden(self, index: int) -> bool:
         """Whether ``cases[index]`` is a hidden (instructor-only) case."""
@@ -414,7 +425,35 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
             raise c.fail(where, f"hints.{key} must be a non-empty string")
         hints[key] = value.strip()
 
-    return Exercise(name, cases, points, todo, kernel, static, sanitizer, performance, hints)
+    lint = []
+    lint_raw = raw.get("lint", [])
+    if not isinstance(lint_raw, list):
+        raise c.fail(where, "lint must be a list of tables (pattern, message)")
+    for i, item in enumerate(lint_raw):
+        label = f"lint[{i}]"
+        item = c.table(where, item, label)
+        c.keys(where, item, ("pattern", "message"), label)
+        pattern = c.string(where, item, "pattern", f"{label}.pattern")
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            raise c.fail(
+                where, f"{label}.pattern: '{pattern}' is not a valid regular expression ({e})"
+            )
+        lint.append(Lint(pattern, c.string(where, item, "message", f"{label}.message")))
+
+    return Exercise(
+        name,
+        cases,
+        points,
+        todo,
+        kernel,
+        static,
+        sanitizer,
+        performance,
+        hints,
+        lint=tuple(lint),
+    )
 
 
 def _read_toml(c: _Checker, path: Path) -> dict:

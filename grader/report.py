@@ -51,6 +51,7 @@ import json
 
 from grader.diagnose import size_text
 from grader.errors import GraderError
+from grader.files import write_atomic
 from grader.results import PART_NAMES, Grade, Part
 
 REPORT_SCHEMA = 1
@@ -249,9 +250,8 @@ def to_json(grade: Grade) -> dict:
 
 
 def write_json(grade: Grade, path: str) -> None:
+    """Writes the JSON report atomically (grader.files): a reader never sees half of it."""
     try:
-        with open(path, "w") as f:
-            json.dump(to_json(grade), f, indent=2)
-            f.write("\n")
+        write_atomic(path, json.dumps(to_json(grade), indent=2) + "\n")
     except OSError as e:
         raise GraderError(f"cannot write the JSON report {path}: {e.strerror}")

@@ -51,12 +51,17 @@ class ExerciseResult:
     max: int = 0
     pending: bool = False
     note: str | None = None  # why the whole exercise scored nothing (build failed, ...)
+    # lab.toml [[exercise.lint]] matches in the student files: likely mistakes the source
+    # shows before anything runs (no points; they help most where there is no GPU)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def findings(self) -> list[str]:
-        """One line per failed part (its diagnosis and hint), in part order."""
+        """One line per failed part (its diagnosis and hint), in part order, then the
+        source warnings."""
         lines = [self.note] if self.note else []
-        return lines + [p.finding for p in self.parts.values() if p.finding]
+        lines += [p.finding for p in self.parts.values() if p.finding]
+        return lines + [f"warning: {w}" for w in self.warnings]
 
 
 @dataclass
