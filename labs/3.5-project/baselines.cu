@@ -121,19 +121,19 @@ extern "C" void resample_naive(const unsigned char *d_src, int src_w, int src_h,
 extern "C" void gaussian_blur_naive(const float *d_in, float *d_out, float *d_tmp, int width,
                                     int height, const float *d_weights, int radius) {
     const dim3 block(BASE_BLOCK_X, BASE_BLOCK_Y);
-    blur_rows_naive_kernel<<<grid_2d(width, height), block>>>(d_in, d_tmp, width, height,
-                                                               d_weights, radius);
+    blur_rows_naive_kernel<<<grid_2d(width, height), block>>>(d_in, d_tmp, width, height, d_weights,
+                                                              radius);
     blur_cols_naive_kernel<<<grid_2d(height, width), block>>>(d_tmp, d_out, width, height,
-                                                               d_weights, radius);
+                                                              d_weights, radius);
 }
 
 extern "C" void sobel_naive(const float *d_in, float *d_out, int width, int height) {
-    sobel_naive_kernel<<<grid_2d(width, height), dim3(BASE_BLOCK_X, BASE_BLOCK_Y)>>>(
-        d_in, d_out, width, height);
+    sobel_naive_kernel<<<grid_2d(width, height), dim3(BASE_BLOCK_X, BASE_BLOCK_Y)>>>(d_in, d_out,
+                                                                                     width, height);
 }
 
-extern "C" void gradient_to_u8_naive(const float *d_in, unsigned char *d_out, int width,
-                                     int height, float scale) {
+extern "C" void gradient_to_u8_naive(const float *d_in, unsigned char *d_out, int width, int height,
+                                     float scale) {
     to_u8_naive_kernel<<<grid_2d(width, height), dim3(BASE_BLOCK_X, BASE_BLOCK_Y)>>>(
         d_in, d_out, width, height, scale);
 }
@@ -143,11 +143,11 @@ extern "C" void image_pipeline_naive(const unsigned char *d_src, int src_w, int 
                                      const float *d_weights, int radius, float gradient_scale,
                                      float *d_scratch) {
     const size_t n = (size_t)dst_w * dst_h;
-    float *a = d_scratch;         /* (dst_h, dst_w) each */
+    float *a = d_scratch; /* (dst_h, dst_w) each */
     float *b = d_scratch + n;
     float *c = d_scratch + 2 * n;
-    resample_naive(d_src, src_w, src_h, a, dst_w, dst_h);            /* R -> a */
-    gaussian_blur_naive(a, b, c, dst_w, dst_h, d_weights, radius);   /* B -> b (c: scratch) */
-    sobel_naive(b, c, dst_w, dst_h);                                 /* G -> c */
+    resample_naive(d_src, src_w, src_h, a, dst_w, dst_h);          /* R -> a */
+    gaussian_blur_naive(a, b, c, dst_w, dst_h, d_weights, radius); /* B -> b (c: scratch) */
+    sobel_naive(b, c, dst_w, dst_h);                               /* G -> c */
     gradient_to_u8_naive(c, d_dst, dst_w, dst_h, gradient_scale);
 }

@@ -5,12 +5,12 @@
  * The course driver (common/cml_lab.h) owns the command line, poisoning the output, the launch
  * checks, the comparison, the timing and the JSON run document (docs/protocol.md). This file
  * describes the lab's five exercises to it (README.md says how they are graded):
- *   resample_bilinear  [src_w, src_h, dst_w, dst_h]   random uint8 source      baseline resample_naive
- *   gaussian_blur      [width, height, radius]        random float in [0, 255) baseline gaussian_blur_naive
- *   sobel_magnitude    [width, height]                random float in [0, 255) baseline sobel_naive
- *   gradient_to_u8     [width, height]                random float in [0, 600) no baseline
- *   image_pipeline     [dst_w, dst_h, radius]         THE PHOTOGRAPH           no baseline for the
- *                      driver: the extra metrics time it against image_pipeline_naive
+ *   resample_bilinear  [src_w, src_h, dst_w, dst_h]   random uint8       vs resample_naive
+ *   gaussian_blur      [width, height, radius + 1]    float in [0, 255)  vs gaussian_blur_naive
+ *   sobel_magnitude    [width, height]                float in [0, 255)  vs sobel_naive
+ *   gradient_to_u8     [width, height]                float in [0, 600)  no baseline
+ *   image_pipeline     [dst_w, dst_h, radius + 1]     THE PHOTOGRAPH     no baseline for the
+ *                      driver: its extra metrics time it against image_pipeline_naive
  * For each one it owns only setup (inputs from the seed, the float64 reference from
  * reference.c, at every position or, on large outputs, at a sample), the launches, teardown.
  *
@@ -216,7 +216,8 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
     unsigned char *h_src = (unsigned char *)malloc(sw * sh);
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    if (c == NULL || h_src == NULL || !check_set_init(&c->check, dw, dh, CHECK_SAMPLE_BORDER, &rng)) {
+    if (c == NULL || h_src == NULL ||
+        !check_set_init(&c->check, dw, dh, CHECK_SAMPLE_BORDER, &rng)) {
         free(c);
         free(h_src);
         return kNoHostMemory;
@@ -293,7 +294,8 @@ static const char *filter_setup(cml_problem *p, long long w, long long h, int ra
     float *h_in = (float *)malloc(n * sizeof(float));
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    if (c == NULL || h_in == NULL || !check_set_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
+    if (c == NULL || h_in == NULL ||
+        !check_set_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
         free(c);
         free(h_in);
         return kNoHostMemory;
@@ -404,7 +406,8 @@ static const char *to_u8_setup(cml_problem *p, const long long *size, uint64_t s
     float *h_in = (float *)malloc(n * sizeof(float));
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    if (c == NULL || h_in == NULL || !check_set_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
+    if (c == NULL || h_in == NULL ||
+        !check_set_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
         free(c);
         free(h_in);
         return kNoHostMemory;
@@ -463,10 +466,10 @@ typedef struct pipeline_ctx {
     float h_weights[BLUR_MAX_TAPS];
     float *d_weights; /* the naive pipeline's copy in global memory */
     unsigned char *d_src;
-    unsigned char *d_u8;       /* the student's output, poisoned in setup */
-    unsigned char *d_u8_naive; /* the naive pipeline's output (extra metrics) */
-    float *d_scratch;          /* 3 * dst_w * dst_h */
-    float *d_out;              /* d_u8 widened: what the driver compares */
+    unsigned char *d_u8;                    /* the student's output, poisoned in setup */
+    unsigned char *d_u8_naive;              /* the naive pipeline's output (extra metrics) */
+    float *d_scratch;                       /* 3 * dst_w * dst_h */
+    float *d_out;                           /* d_u8 widened: what the driver compares */
     unsigned char *d_copy_src, *d_copy_dst; /* the copy roof: src + dst bytes */
     size_t copy_bytes;
     check_set check;
@@ -516,8 +519,10 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
     const double scale = (double)c->scale; /* the float the GPU receives, widened */
 
     if (c->check.idx == NULL) { /* every position: the whole-image chain */
-        double *r = (double *)malloc(n * sizeof(double)), *rt = (double *)malloc(n * sizeof(double));
-        double *b = (double *)malloc(n * sizeof(double)), *bt = (double *)malloc(n * sizeof(double));
+        double *r = (double *)malloc(n * sizeof(double)),
+               *rt = (double *)malloc(n * sizeof(double));
+        double *b = (double *)malloc(n * sizeof(double)),
+               *bt = (double *)malloc(n * sizeof(double));
         int ok = r != NULL && rt != NULL && b != NULL && bt != NULL;
         if (ok) {
             resample_ref(img.pixels, sw, sh, dw, dh, r, rt);

@@ -77,8 +77,8 @@ __global__ void resample_kernel(const unsigned char *src, int src_w, int src_h, 
 
 extern "C" void resample_bilinear(const unsigned char *d_src, int src_w, int src_h, float *d_dst,
                                   int dst_w, int dst_h) {
-    resample_kernel<<<grid_2d(dst_w, dst_h), dim3(BLOCK_X, BLOCK_Y)>>>(d_src, src_w, src_h,
-                                                                       d_dst, dst_w, dst_h);
+    resample_kernel<<<grid_2d(dst_w, dst_h), dim3(BLOCK_X, BLOCK_Y)>>>(d_src, src_w, src_h, d_dst,
+                                                                       dst_w, dst_h);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -91,8 +91,7 @@ extern "C" void resample_bilinear(const unsigned char *d_src, int src_w, int src
  *   threadIdx.x to x in BOTH passes, so that a warp's loads are 32 consecutive floats
  *   (coalesced). Tiles at the image's edges: clamp the halo's indices to the image.
  */
-__global__ void blur_rows_kernel(const float *in, float *out, int width, int height,
-                                 int radius) {
+__global__ void blur_rows_kernel(const float *in, float *out, int width, int height, int radius) {
     const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = (int)(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= width || y >= height) {
@@ -107,8 +106,7 @@ __global__ void blur_rows_kernel(const float *in, float *out, int width, int hei
 }
 
 /* threadIdx.x runs DOWN the column: a warp's 32 loads hit 32 different rows (uncoalesced). */
-__global__ void blur_cols_kernel(const float *in, float *out, int width, int height,
-                                 int radius) {
+__global__ void blur_cols_kernel(const float *in, float *out, int width, int height, int radius) {
     const int y = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     const int x = (int)(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= width || y >= height) {
@@ -121,10 +119,10 @@ __global__ void blur_cols_kernel(const float *in, float *out, int width, int hei
     out[(size_t)y * width + x] = acc;
 }
 
-extern "C" void gaussian_blur(const float *d_in, float *d_out, float *d_tmp, int width,
-                              int height, const float *h_weights, int radius) {
-    cudaMemcpyToSymbolAsync(g_blur_weights, h_weights, (size_t)(2 * radius + 1) * sizeof(float),
-                            0, cudaMemcpyHostToDevice, 0);
+extern "C" void gaussian_blur(const float *d_in, float *d_out, float *d_tmp, int width, int height,
+                              const float *h_weights, int radius) {
+    cudaMemcpyToSymbolAsync(g_blur_weights, h_weights, (size_t)(2 * radius + 1) * sizeof(float), 0,
+                            cudaMemcpyHostToDevice, 0);
     const dim3 block(BLOCK_X, BLOCK_Y);
     blur_rows_kernel<<<grid_2d(width, height), block>>>(d_in, d_tmp, width, height, radius);
     blur_cols_kernel<<<grid_2d(height, width), block>>>(d_tmp, d_out, width, height, radius);
@@ -191,15 +189,14 @@ extern "C" void gradient_to_u8(const float *d_in, unsigned char *d_out, int widt
  *   what to fuse: a stage whose output is only read by the next one can often keep it on chip.
  */
 extern "C" void image_pipeline(const unsigned char *d_src, int src_w, int src_h,
-                               unsigned char *d_dst, int dst_w, int dst_h,
-                               const float *h_weights, int radius, float gradient_scale,
-                               float *d_scratch) {
+                               unsigned char *d_dst, int dst_w, int dst_h, const float *h_weights,
+                               int radius, float gradient_scale, float *d_scratch) {
     const size_t n = (size_t)dst_w * dst_h;
     float *a = d_scratch; /* (dst_h, dst_w) each */
     float *b = d_scratch + n;
     float *c = d_scratch + 2 * n;
-    resample_bilinear(d_src, src_w, src_h, a, dst_w, dst_h);  /* R -> a */
-    gaussian_blur(a, b, c, dst_w, dst_h, h_weights, radius);  /* B -> b (c: its scratch) */
-    sobel_magnitude(b, c, dst_w, dst_h);                      /* G -> c */
+    resample_bilinear(d_src, src_w, src_h, a, dst_w, dst_h); /* R -> a */
+    gaussian_blur(a, b, c, dst_w, dst_h, h_weights, radius); /* B -> b (c: its scratch) */
+    sobel_magnitude(b, c, dst_w, dst_h);                     /* G -> c */
     gradient_to_u8(c, d_dst, dst_w, dst_h, gradient_scale);
 }

@@ -78,7 +78,8 @@ void resample_bilinear(const unsigned char *d_src, int src_w, int src_h, float *
 /* ---------------------------------------------------------------------------------------------
  * 3.5b  Stage 2: separable Gaussian blur
  *
- *   out(y, x) = sum_{k=-r..r} w[k + r] * t(y + k, x),   t(y, x) = sum_{k=-r..r} w[k + r] * in(y, x + k)
+ *   t(y, x)   = sum_{k=-r..r} w[k + r] * in(y, x + k)
+ *   out(y, x) = sum_{k=-r..r} w[k + r] * t(y + k, x)
  * (a horizontal pass, then a vertical pass), indices clamped to the image. The weights
  * h_weights (a HOST array of 2r + 1 floats, symmetric, positive, summing to 1 within rounding)
  * are the same for every pixel: every thread of a warp reads w[k] at the same time (one
@@ -95,8 +96,10 @@ void gaussian_blur(const float *d_in, float *d_out, float *d_tmp, int width, int
 /* ---------------------------------------------------------------------------------------------
  * 3.5c  Stage 3: Sobel gradient magnitude
  *
- *   gx(y, x) = [in(y-1, x+1) + 2 in(y, x+1) + in(y+1, x+1)] - [in(y-1, x-1) + 2 in(y, x-1) + in(y+1, x-1)]
- *   gy(y, x) = [in(y+1, x-1) + 2 in(y+1, x) + in(y+1, x+1)] - [in(y-1, x-1) + 2 in(y-1, x) + in(y-1, x+1)]
+ *   gx(y, x) = [in(y-1, x+1) + 2 in(y, x+1) + in(y+1, x+1)]
+ *            - [in(y-1, x-1) + 2 in(y, x-1) + in(y+1, x-1)]
+ *   gy(y, x) = [in(y+1, x-1) + 2 in(y+1, x) + in(y+1, x+1)]
+ *            - [in(y-1, x-1) + 2 in(y-1, x) + in(y-1, x+1)]
  *   out(y, x) = sqrt(gx^2 + gy^2)
  * with indices clamped to the image (so a constant image gives 0 everywhere, borders too).
  * A 3x3 stencil: a tile with a halo of 1.
@@ -128,8 +131,8 @@ void gradient_to_u8(const float *d_in, unsigned char *d_out, int width, int heig
  * Preconditions: 0 <= radius <= BLUR_MAX_RADIUS; gradient_scale > 0.
  */
 void image_pipeline(const unsigned char *d_src, int src_w, int src_h, unsigned char *d_dst,
-                    int dst_w, int dst_h, const float *h_weights, int radius,
-                    float gradient_scale, float *d_scratch);
+                    int dst_w, int dst_h, const float *h_weights, int radius, float gradient_scale,
+                    float *d_scratch);
 
 #ifdef __cplusplus
 }

@@ -82,8 +82,8 @@ void resample_ref(const unsigned char *src, size_t src_w, size_t src_h, size_t d
 
 /* One tap sum of the blur: sum_k w[k + r] * v[k + r], and the same with |w| over t[] (the
  * tolerances) and over |v| (the magnitudes), k = -r .. r in that order. */
-static void blur_taps(const float *w, int radius, const double *v, const double *t,
-                      const double *a, double *sum, double *sum_tol, double *sum_abs) {
+static void blur_taps(const float *w, int radius, const double *v, const double *t, const double *a,
+                      double *sum, double *sum_tol, double *sum_abs) {
     double s = 0.0, st = 0.0, sa = 0.0;
     for (int k = 0; k <= 2 * radius; ++k) {
         const double wk = w[k];
@@ -289,8 +289,10 @@ void pipeline_ref_at(const unsigned char *src, size_t src_w, size_t src_h, size_
     const long long span = radius + 1;
     win.ox0 = (long long)ox - span < 0 ? 0 : (long long)ox - span;
     win.oy0 = (long long)oy - span < 0 ? 0 : (long long)oy - span;
-    const long long ox1 = (long long)ox + span >= (long long)dst_w ? (long long)dst_w - 1 : (long long)ox + span;
-    const long long oy1 = (long long)oy + span >= (long long)dst_h ? (long long)dst_h - 1 : (long long)oy + span;
+    const long long ox1 =
+        (long long)ox + span >= (long long)dst_w ? (long long)dst_w - 1 : (long long)ox + span;
+    const long long oy1 =
+        (long long)oy + span >= (long long)dst_h ? (long long)dst_h - 1 : (long long)oy + span;
     for (long long y = win.oy0; y <= oy1; ++y) {
         for (long long x = win.ox0; x <= ox1; ++x) {
             resample_ref_at(src, src_w, src_h, dst_w, dst_h, (size_t)x, (size_t)y,

@@ -4,8 +4,9 @@
  * TCases by concern: "Weights" (the Gaussian), "Resample" (texel centres, clamping, hand
  * values), "Blur" (invariants, impulse response, clamped borders, tolerance propagation),
  * "Sobel" (constant and ramp images, borders), "ToU8", "Pipeline" (pipeline_ref_at against the
- * whole-image chain), "Photograph" (the compiled-in copy is the file), "Tolerance" (a float32 emulation of a texture-based GPU pipeline stays
- * inside the tolerances; a wrong texel convention does not), "Psnr".
+ * whole-image chain), "Photograph" (the compiled-in copy is the file), "Tolerance" (a float32
+ * emulation of a texture-based GPU pipeline stays inside the tolerances; a wrong texel
+ * convention does not; a one-pass 2D blur stays inside the blur's), "Psnr".
  * Inputs are small integers where values are compared exactly, so float64 results are exact
  * and equality is the right test.
  */
@@ -410,7 +411,8 @@ static float emulated_tex2d(const unsigned char *src, int sw, int sh, float x, f
     const float a = roundf((xb - fi) * 256.0f) / 256.0f; // 8 fractional bits
     const float b = roundf((yb - fj) * 256.0f) / 256.0f;
     const int i = (int)fi, j = (int)fj;
-    const float t00 = emulated_texel(src, sw, sh, i, j), t01 = emulated_texel(src, sw, sh, i + 1, j);
+    const float t00 = emulated_texel(src, sw, sh, i, j),
+                t01 = emulated_texel(src, sw, sh, i + 1, j);
     const float t10 = emulated_texel(src, sw, sh, i, j + 1);
     const float t11 = emulated_texel(src, sw, sh, i + 1, j + 1);
     return (1 - a) * (1 - b) * t00 + a * (1 - b) * t01 + (1 - a) * b * t10 + a * b * t11;
@@ -430,7 +432,7 @@ static void emulate_pipeline(const unsigned char *src, int sw, int sh, int dw, i
             r[y * dw + x] = 255.0f * emulated_tex2d(src, sw, sh, fx, fy);
         }
     }
-#define CLAMPI(v, n) ((v) < 0 ? 0 : ((v) >= (n) ? (n) - 1 : (v)))
+#define CLAMPI(v, n) ((v) < 0 ? 0 : ((v) >= (n) ? (n)-1 : (v)))
     for (int y = 0; y < dh; ++y) {
         for (int x = 0; x < dw; ++x) {
             float s = 0.0f;
@@ -452,8 +454,10 @@ static void emulate_pipeline(const unsigned char *src, int sw, int sh, int dw, i
     for (int y = 0; y < dh; ++y) {
         for (int x = 0; x < dw; ++x) {
 #define B(dy, dx) b[CLAMPI(y + (dy), dh) * dw + CLAMPI(x + (dx), dw)]
-            const float gx = (B(-1, 1) + 2.0f * B(0, 1) + B(1, 1)) - (B(-1, -1) + 2.0f * B(0, -1) + B(1, -1));
-            const float gy = (B(1, -1) + 2.0f * B(1, 0) + B(1, 1)) - (B(-1, -1) + 2.0f * B(-1, 0) + B(-1, 1));
+            const float gx =
+                (B(-1, 1) + 2.0f * B(0, 1) + B(1, 1)) - (B(-1, -1) + 2.0f * B(0, -1) + B(1, -1));
+            const float gy =
+                (B(1, -1) + 2.0f * B(1, 0) + B(1, 1)) - (B(-1, -1) + 2.0f * B(-1, 0) + B(-1, 1));
 #undef B
             g[y * dw + x] = sqrtf(gx * gx + gy * gy);
             o[y * dw + x] = fminf(255.0f, floorf(scale * g[y * dw + x] + 0.5f));
@@ -581,8 +585,8 @@ START_TEST(test_photograph_embedded_matches_file) {
     ck_assert_int_eq(embedded.height, 512);
     ck_assert_int_eq(embedded.maxval, 255);
     const char *err = cml_pgm_read("labs/3.5-project/data/astronaut.pgm", &file);
-    ck_assert_msg(err == NULL, "labs/3.5-project/data/astronaut.pgm: %s (run from the repository root)",
-                  err);
+    ck_assert_msg(err == NULL,
+                  "labs/3.5-project/data/astronaut.pgm: %s (run from the repository root)", err);
     ck_assert_int_eq(file.width, 512);
     ck_assert_int_eq(file.height, 512);
     ck_assert_mem_eq(embedded.pixels, file.pixels, 512 * 512);
