@@ -260,7 +260,8 @@ class Grading:
                 _set_not_run(self.results[ex.name].parts, ("static",), dumped.error, "skipped")
             return
         # evidence for the student (no points): where each kernel's data lives
-        self.step("spaces", "info", spaces.lines(dumped) or ["no kernels in the student files"])
+        found = spaces.lines(dumped) or ["no kernels in the student files"]
+        self.step("spaces", "info", [*found, f"(SASS read with {cuobjdump.path})"])
         sources = " or ".join(n for n in self.lab.student_files if n.endswith(".cu"))
         for ex in wanted:
             part = self.results[ex.name].parts["static"]
