@@ -26,17 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader import assemble, build, fixtures, harness, manifest, tools  # noqa: E402
+from grader import assemble, build, diagnose, fixtures, harness, manifest, tools  # noqa: E402
 
 
 def metric_of(doc: dict, metric: str) -> float | None:
-    """The criterion's figure in a run document, as the grader reads it (diagnose.py)."""
-    if doc.get("status") != "ok":
-        return None
-    if metric == "ratio":
-        return (doc.get("timing") or {}).get("ratio")
-    value = (doc.get("metrics") or {}).get(metric)
-    return value if isinstance(value, (int, float)) else None
+    """The criterion's figure in an ok run document, as the grader reads it."""
+    return diagnose.metric_value(doc, metric) if doc.get("status") == "ok" else None
 
 
 def build_variant(lab, fixture: Path, work: Path, nvcc) -> tuple[str, Path | None, str]:
@@ -59,14 +54,16 @@ def summary_rows(ex, variant: str, docs: list[dict]) -> list[str]:
         ok = [d for d in docs if metric_of(d, crit.metric) is not None]
         gbps = [d["metrics"]["gbps"] for d in ok if "gbps" in (d.get("metrics") or {})]
         copy = [d["metrics"]["copy_gbps"] for d in ok if "copy_gbps" in (d.get("metrics") or {})]
-        rows.append(
-            f"| {ex.name} | {variant} | {crit.metric} | {statistics.median(values):.4g} "
-            f"({min(values):.4g}–{max(values):.4g}, n={len(values)}) "
-            f"| {statistics.median(gbps):.0f} | {statistics.median(copy):.0f} |"
-            if gbps and copy
-            else f"| {ex.name} | {variant} | {crit.metric} | {statistics.median(values):.4g} "
-            f"({min(values):.4g}–{max(values):.4g}, n={len(values)}) | | |"
+        measured = (
+            f"{statistics.median(values):.4g} "
+            f"({min(values):.4g}–{max(values):.4g}, n={len(values)})"
         )
+        bandwidth = (
+            f"{statistics.median(gbps):.0f} | {statistics.median(copy):.0f}"
+            if gbps and copy
+            else " | "
+        )
+        rows.append(f"| {ex.name} | {variant} | {crit.metric} | {measured} | {bandwidth} |")
     return rows
 
 

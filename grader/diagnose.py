@@ -367,6 +367,16 @@ def sanitizer_summary(ex: Exercise, tool: str, report: list[str]) -> str:
     return f"{ex.name}: {tool}: {first.strip()}: {hint(ex, tool)}"
 
 
+def metric_value(doc: dict, metric: str) -> float | None:
+    """A performance criterion's figure in a run document: "ratio" from its timing, any
+    other metric from its metrics object; None when it is not a number there."""
+    source = doc.get("timing") if metric == "ratio" else doc.get("metrics")
+    value = (source or {}).get(metric)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
 def performance_text(
     ex: Exercise, crit: Criterion, doc: dict, baseline: str | None
 ) -> tuple[float | None, str]:
@@ -380,17 +390,16 @@ def performance_text(
     spread = ""
     if student.get("p10_ms") is not None and student.get("p90_ms") is not None:
         spread = f", p10–p90 {student['p10_ms']:.4g}–{student['p90_ms']:.4g} ms"
+    value = metric_value(doc, crit.metric)
     if crit.metric == "ratio":
-        value = timing.get("ratio")
-        if not isinstance(value, (int, float)):
+        if value is None:
             return None, "the timed run gave no ratio"
         text = (
             f"ratio {value:.3g} ({name} {base.get('median_ms', float('nan')):.4g} ms / yours "
             f"{student.get('median_ms', float('nan')):.4g} ms median{spread})"
         )
     elif crit.metric == "pct_of_copy":
-        value = metrics.get("pct_of_copy")
-        if not isinstance(value, (int, float)):
+        if value is None:
             return None, "the timed run gave no pct_of_copy"
         text = (
             f"{value:.1f} % of the copy bandwidth ({metrics.get('gbps', float('nan')):.0f} of "
@@ -399,12 +408,11 @@ def performance_text(
             f"{metrics.get('baseline_gbps', float('nan')):.0f} GB/s)"
         )
     else:
-        value = metrics.get(crit.metric)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if value is None:
             return None, f"the performance run gave no {crit.metric}"
         text = f"{crit.metric} {value:.4g}"
     text += f"; full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}"
-    return float(value), text
+    return value, text
 
 
 def slow_summary(ex: Exercise, crit: Criterion, value: float) -> str:

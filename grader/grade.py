@@ -38,6 +38,7 @@ from grader import (
     sanitizer,
     sass,
     scoring,
+    spaces,
     symbols,
     tools,
 )
@@ -247,19 +248,20 @@ class Grading:
     def _static(self, objects) -> None:
         cuobjdump = tools.find("cuobjdump")
         wanted = [ex for ex in self.lab.exercises if ex.static is not None]
-        if not wanted:
-            return
-        if cuobjdump is None:
-            reason = tools.not_found("cuobjdump")
+        cu_objects = [obj for name, obj in objects.items() if name.endswith(".cu")]
+        if cuobjdump is None or not cu_objects:
+            reason = tools.not_found("cuobjdump") if cu_objects else "no CUDA student file"
             for ex in wanted:
                 _set_not_run(self.results[ex.name].parts, ("static",), reason, "skipped")
             return
-        cu_objects = [obj for name, obj in objects.items() if name.endswith(".cu")]
         dumped = sass.dump(cuobjdump, cu_objects, self.options.arch)
         if dumped.error:
             for ex in wanted:
                 _set_not_run(self.results[ex.name].parts, ("static",), dumped.error, "skipped")
             return
+        # evidence for the student (no points): where each kernel's data lives
+        found = spaces.lines(dumped) or ["no kernels in the student files"]
+        self.step("spaces", "info", [*found, f"(SASS read with {cuobjdump.path})"])
         sources = " or ".join(n for n in self.lab.student_files if n.endswith(".cu"))
         for ex in wanted:
             part = self.results[ex.name].parts["static"]

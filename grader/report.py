@@ -56,7 +56,13 @@ from grader.results import PART_NAMES, Grade, Part
 
 REPORT_SCHEMA = 1
 MAX_CASE_DETAILS = 2  # failed correctness cases whose message the terminal report shows
-_MARK = {"passed": "passed", "failed": "FAILED", "skipped": "skipped", "not_run": "not run"}
+_MARK = {
+    "passed": "passed",
+    "failed": "FAILED",
+    "skipped": "skipped",
+    "not_run": "not run",
+    "info": "",  # evidence without a verdict (the memory spaces each kernel uses)
+}
 
 
 def _points(x: float | None) -> str:
@@ -97,7 +103,7 @@ def text(grade: Grade, quiet: bool = False) -> str:
         out.append("")
         for step in grade.steps:
             mark = _MARK.get(step.status, step.status)
-            first = f"  {step.messages[0]}" if step.messages else ""
+            first = (f"  " if mark else "") + step.messages[0] if step.messages else ""
             out.append(f"  {step.name:<12} {mark}{first}")
             for msg in step.messages[1:]:
                 out.append(f"  {'':<12} {msg}")

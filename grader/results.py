@@ -67,7 +67,7 @@ class ExerciseResult:
 @dataclass
 class Step:
     name: str  # "assemble", "build", "symbols", "device"
-    status: str  # "passed", "failed", "skipped", "not_run"
+    status: str  # "passed", "failed", "skipped", "not_run", "info" (evidence, no verdict)
     messages: list[str] = field(default_factory=list)
 
 

@@ -311,3 +311,18 @@ def test_real_skeletons_fail_their_static_rules(tmp_path):
         for name, res in results.items():
             if lab.exercise(name).points["static"] > 0:
                 assert not res.passed, f"{lab_dir.name} {name}: the skeleton passes"
+
+
+def test_memory_spaces_of_each_kernel(compiled):
+    """grader.spaces: the report's evidence of where each kernel's data lives."""
+    from grader import spaces
+
+    by_kernel = {line.split(":")[0]: line for line in spaces.lines(compiled)}
+    assert (
+        "shared (LDS×" in by_kernel["tiled_kernel"] and "barrier (BAR×" in by_kernel["tiled_kernel"]
+    )
+    assert "read-only (LDG.CONSTANT×1)" in by_kernel["ro_kernel"]
+    assert "local (LDL×" in by_kernel["spill_kernel"] and "STL×" in by_kernel["spill_kernel"]
+    assert "constant bank (" in by_kernel["const_divergent_kernel"]
+    assert "constant bank" not in by_kernel["plain_kernel"]  # parameters (bank 0x0) do not count
+    assert by_kernel["plain_kernel"] == "plain_kernel: global (STG×1)"

@@ -7,9 +7,10 @@
  *                              a 32-byte STACK frame (the 8-float window).
  *   scale_rows_thread_per_row  the row scaling of 3.1d with one thread per row: uncoalesced.
  *
- * Sources: seed lecture 000 §5 (registers and local memory: "an array indexed by a variable
- * goes to local memory"); seed lecture 001 §3.2 (coalescing); CUDA C++ Programming Guide,
- * "Device Memory Accesses" (local memory, coalescing).
+ * Sources: seed lecture 001 §2.1 (registers; spills to local memory) and §3.1 (coalescing);
+ * CUDA C++ Programming Guide, "Device Memory Accesses" (local memory: arrays indexed with
+ * values the compiler cannot resolve to constants; coalescing). Seed lecture 000 introduces
+ * registers but not local memory.
  */
 #include <cuda_runtime.h>
 

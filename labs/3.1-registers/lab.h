@@ -13,12 +13,14 @@
  *
  * Declared extern "C" so the launchers' symbols are unmangled (the grader's symbol check).
  *
- * Sources: seed lectures 000 (§2.1 the memory spaces, §5 registers and local memory), 001
- * (§3.1-3.2 registers, latency of each level, coalescing); FACTS.md for the corrections this
- * lab makes to them (registers are 64K x 32 bit = 256 KB per SM, not "64 KB"; 200-300 cycles is
- * an L2 hit, not DRAM; shared memory is 228 KB per SM on H100/H200, not 164 KB); CUDA C++
- * Programming Guide, "Device Memory Accesses" and "Compute Capabilities" (technical
- * specifications per compute capability).
+ * Sources: seed lecture 000 (Russian; no numbered sections: its "Концепция" (concept) section
+ * introduces global, shared and constant memory and registers, but not local memory), seed
+ * lecture 001 (Chinese; §1 the latency of each level, §2.1 registers, scalars vs arrays and
+ * spills to local memory, §3.1 coalescing); FACTS.md for the corrections this lab makes to
+ * them (registers are 64K x 32 bit = 256 KB per SM, not "64 KB"; 200-300 cycles is an L2 hit,
+ * not DRAM; shared memory is 228 KB per SM on H100/H200, not 164 KB); CUDA C++ Programming
+ * Guide, "Device Memory Accesses", "Local Memory" (what the compiler places in local memory)
+ * and "Compute Capabilities" (technical specifications per compute capability).
  */
 #pragma once
 

@@ -14,10 +14,11 @@
  * Keep the kernel names; block sizes are yours.
  *
  * Sources:
- *   - seed lecture 000 §2.1 (the memory spaces) and §5 (registers; arrays indexed at run time
- *     go to local memory); seed lecture 001 §3.1-3.2 (registers, latencies, coalescing), with
- *     the corrections of FACTS.md (256 KB of registers per SM; 200-300 cycles is an L2 hit;
- *     DRAM is 500-800+ cycles).
+ *   - seed lecture 000, section "Концепция" (concept; the seed has no numbered sections): the
+ *     memory spaces and registers; seed lecture 001 §1 (latencies), §2.1 (registers, spills to
+ *     local memory) and §3.1 (coalescing), with the corrections of FACTS.md (256 KB of
+ *     registers per SM; 200-300 cycles is an L2 hit; DRAM is 500-800+ cycles). Arrays indexed
+ *     at run time go to local memory: CUDA C++ Programming Guide, "Local Memory".
  *   - pointer chasing: Saavedra & Smith, "Measuring cache and TLB performance" (IEEE Trans.
  *     Computers, 1995); Wong et al., "Demystifying GPU microarchitecture through
  *     microbenchmarking" (ISPASS 2010); Jia et al., "Dissecting the NVIDIA Volta GPU
