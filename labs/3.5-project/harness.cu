@@ -26,16 +26,21 @@
  *
  * The photograph: data/astronaut.pgm (data/SOURCE.md), compiled into the binary (photograph.c:
  * the grader runs the binary in an empty work directory); the environment variable
- * CML_LAB35_IMAGE names another PGM to use instead.
+ * CML_LAB35_IMAGE names another PGM to use instead. CML_LAB35_WRITE=DIR makes the pipeline
+ * exercise write its output (and, with CML_LAB35_STAGES=1, the stages' images) as PGM files
+ * into DIR (pipeline_write_images).
  *
  * Sources: CUDA C++ Programming Guide (runtime API, "Texture Fetching"); NVIDIA cuda-samples'
  * allocate -> initialise -> copy -> launch -> copy back -> verify -> free.
  */
+#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include <cuda_runtime_api.h>
 
@@ -605,7 +610,9 @@ static void pipeline_launch_student(void *ctx) {
  *   pipeline_ms, naive_ms  medians of image_pipeline and image_pipeline_naive
  *   pipeline_ratio         naive_ms / pipeline_ms
  *   pipeline_pct_of_copy   100 * copy_ms / pipeline_ms, the copy moving the bytes of a fully
- *                          fused pipeline (src + dst): 100 would be a pipeline that costs no
+ *                          fused pipeline: a device-to-device copy of (src + dst) / 2 bytes
+ *                          reads and writes src + dst bytes, as the driver's copy roof does
+ *                          for the stages (cml_lab.c). 100 would be a pipeline that costs no
  *                          more than reading its input and writing its output once. */
 static void pipeline_extra_metrics(void *ctx, cml_metrics *m) {
     pipeline_ctx *c = (pipeline_ctx *)ctx;
@@ -632,7 +639,7 @@ static void pipeline_extra_metrics(void *ctx, cml_metrics *m) {
     if (n < PIPELINE_TIME_MIN_PIXELS) {
         return;
     }
-    c->copy_bytes = (size_t)c->src_w * c->src_h + n;
+    c->copy_bytes = ((size_t)c->src_w * c->src_h + n + 1) / 2; /* read + written: src + dst */
     CML_CHECK(cudaMalloc((void **)&c->d_copy_src, c->copy_bytes));
     CML_CHECK(cudaMalloc((void **)&c->d_copy_dst, c->copy_bytes));
     CML_CHECK(cudaMemset(c->d_copy_src, 0, c->copy_bytes));
@@ -652,11 +659,75 @@ static void pipeline_extra_metrics(void *ctx, cml_metrics *m) {
     }
 }
 
+/* Copies a device image to the host and writes it as DIR/name. u8: uint8 pixels, else float
+ * written with cml_pgm_write_f32 at `scale`. Problems go to stderr (stdout carries the run
+ * document); the run's result does not change. */
+static void write_device_image(const char *dir, const char *name, const void *d_img, int u8,
+                               int w, int h, float scale) {
+    const size_t n = (size_t)w * h, bytes = u8 ? n : n * sizeof(float);
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+        fprintf(stderr, "lab 3.5: CML_LAB35_WRITE: the folder name is too long\n");
+        return;
+    }
+    void *h_img = malloc(bytes);
+    if (h_img == NULL) {
+        fprintf(stderr, "lab 3.5: %s not written: no host memory for %zu bytes\n", path, bytes);
+        return;
+    }
+    const cudaError_t e = cudaMemcpy(h_img, d_img, bytes, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "lab 3.5: %s not written: %s\n", path, cudaGetErrorString(e));
+    } else if ((u8 ? cml_pgm_write(path, (const unsigned char *)h_img, w, h)
+                   : cml_pgm_write_f32(path, (const float *)h_img, w, h, scale)) != 0) {
+        fprintf(stderr, "lab 3.5: %s not written: %s\n", path, strerror(errno));
+    } else {
+        fprintf(stderr, "lab 3.5: wrote %s (%d x %d)\n", path, w, h);
+    }
+    free(h_img);
+}
+
+/* CML_LAB35_WRITE=DIR (an existing folder): the pipeline's images, to look at (handout 3.5,
+ * "Looking at the picture"):
+ *   DIR/pipeline.pgm           the student's image_pipeline output as graded (its last run)
+ * and with CML_LAB35_STAGES=1 also, from the student's stage functions run once more on the
+ * photograph in order (three more launches):
+ *   DIR/stage1-resampled.pgm   resample_bilinear, grey levels
+ *   DIR/stage2-blurred.pgm     gaussian_blur of it, grey levels
+ *   DIR/stage3-gradient.pgm    sobel_magnitude of that, times the pipeline's gradient scale
+ * (stage 4 of those is pipeline.pgm when the student's stages agree with their pipeline). */
+static void pipeline_write_images(const pipeline_ctx *c) {
+    const char *dir = getenv("CML_LAB35_WRITE");
+    if (dir == NULL || dir[0] == '\0') {
+        return;
+    }
+    const int w = c->dst_w, h = c->dst_h;
+    write_device_image(dir, "pipeline.pgm", c->d_u8, 1, w, h, 1.0f);
+    const char *stages = getenv("CML_LAB35_STAGES");
+    if (stages == NULL || strcmp(stages, "1") != 0) {
+        return;
+    }
+    float *resampled = c->d_scratch, *blurred = resampled + (size_t)w * h,
+          *gradient = blurred + (size_t)w * h;
+    resample_bilinear(c->d_src, c->src_w, c->src_h, resampled, w, h);
+    gaussian_blur(resampled, blurred, gradient, w, h, c->h_weights, c->radius);
+    sobel_magnitude(blurred, gradient, w, h);
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        fprintf(stderr, "lab 3.5: the stages' images not written: %s\n", cudaGetErrorString(e));
+        return;
+    }
+    write_device_image(dir, "stage1-resampled.pgm", resampled, 0, w, h, 1.0f);
+    write_device_image(dir, "stage2-blurred.pgm", blurred, 0, w, h, 1.0f);
+    write_device_image(dir, "stage3-gradient.pgm", gradient, 0, w, h, c->scale);
+}
+
 static void pipeline_teardown(cml_problem *p) {
     pipeline_ctx *c = (pipeline_ctx *)p->ctx;
     if (c == NULL) {
         return;
     }
+    pipeline_write_images(c);
     CML_CHECK(cudaFree(c->d_src));
     CML_CHECK(cudaFree(c->d_weights));
     CML_CHECK(cudaFree(c->d_u8));
