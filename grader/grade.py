@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import tempfile
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -189,7 +190,9 @@ class Grading:
             raise GraderError(f"cannot build: {tools.not_found('nvcc')}")
         builder.build_common(self.root, nvcc, self.options.arch)
         out_dir = tmp / "out"
+        start = time.monotonic()
         built = builder.build(self.root, asm.src, out_dir, nvcc, self.options.arch)
+        self.grade.timings["build"] = time.monotonic() - start
         if not built.ok:
             self.step("build", "failed", built.summary)
             _zero_all(self.results, "the build failed")
@@ -212,7 +215,12 @@ class Grading:
 
     def _runtime(self) -> None:
         lock = self.options.gpu_lock
+        t = self.grade.timings
+        t["gpu_wait"] = 0.0
+        start = time.monotonic()
         with lock.shared() if lock else contextlib.nullcontext():
+            t["gpu_wait"] += time.monotonic() - start
+            start = time.monotonic()
             self._probe()
             if self.grade.device is None:
                 return
@@ -220,9 +228,14 @@ class Grading:
                 self._correctness(ex)
             for ex in self.lab.exercises:
                 self._sanitizer(ex)
+            t["untimed"] = time.monotonic() - start
+        start = time.monotonic()
         with lock.exclusive() if lock else contextlib.nullcontext():
+            t["gpu_wait"] += time.monotonic() - start
+            start = time.monotonic()
             for ex in self.lab.exercises:
                 self._performance(ex)
+            t["timed"] = time.monotonic() - start
 
     def _symbols(self, objects, src: Path, out_dir: Path, nvcc) -> bool | None:
         """True: trusted; False: failed (submission zeroed); None: nm missing."""

@@ -38,6 +38,9 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
       ],
       "total": 58.5, "max": 60,
       "not_run": ["correctness, sanitizer, performance — no CUDA device (...)"],
+      "timings_s": {"build": 6.1, "gpu_wait": 0.0, "untimed": 30.2, "timed": 5.9},
+                                         # wall seconds per phase; gpu_wait: for the
+                                         # batch's GPU lock (grader.gpu_lock)
       "exit_code": 1
     }
 
@@ -252,6 +255,7 @@ def to_json(grade: Grade) -> dict:
         "max": grade.max,
         "not_run": grade.not_run,
         "exit_code": grade.exit_code,
+        "timings_s": {k: round(v, 3) for k, v in grade.timings.items()},
     }
 
 

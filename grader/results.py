@@ -87,6 +87,9 @@ class Grade:
     max: int = 0
     exit_code: int = 0
     notes: list[str] = field(default_factory=list)  # e.g. how to reproduce a failed case
+    # wall seconds per phase: "build", "gpu_wait" (for the batch's GPU lock), "untimed"
+    # (device probe, correctness, sanitizer), "timed" (performance runs)
+    timings: dict[str, float] = field(default_factory=dict)
 
     def step(self, name: str) -> Step | None:
         for s in self.steps:
