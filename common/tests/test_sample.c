@@ -52,6 +52,38 @@ static size_t band_positions_found(const size_t *idx, size_t n, const cml_sample
     return found;
 }
 
+/* The sample of spec from a generator seeded with `seed` (asserted non-NULL). */
+static size_t *sample_from_seed(size_t rows, size_t cols, const cml_sample_spec *spec,
+                                uint64_t seed, size_t *n) {
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    size_t *idx = cml_sample_positions(rows, cols, spec, &rng, n);
+    ck_assert_ptr_nonnull(idx);
+    return idx;
+}
+
+/* Asserts that idx[0..n) is every position 0 .. n_out-1 once, in order; frees idx. */
+static void assert_everything(size_t *idx, size_t n, size_t n_out) {
+    ck_assert_uint_eq(n, n_out);
+    for (size_t i = 0; i < n; ++i) {
+        ck_assert_uint_eq(idx[i], i);
+    }
+    free(idx);
+}
+
+/* Asserts that idx[0..n) is sorted, unique and in range, holds every band position of spec
+ * (n_band of them) and, since the interior is large, some random ones: n_band < n <=
+ * n_band + spec->n_random. */
+static void assert_bands_and_random(const size_t *idx, size_t n, const cml_sample_spec *spec,
+                                    size_t rows, size_t cols, size_t n_band_expected) {
+    ck_assert(sorted_unique_below(idx, n, rows * cols));
+    size_t n_band = 0;
+    ck_assert_uint_eq(band_positions_found(idx, n, spec, rows, cols, &n_band), n_band);
+    ck_assert_uint_eq(n_band, n_band_expected);
+    ck_assert_uint_gt(n, n_band);
+    ck_assert_uint_le(n, n_band + spec->n_random);
+}
+
 /* 64-bit FNV-1a over the positions, in order (the pins below). */
 static uint64_t fnv1a(const size_t *idx, size_t n) {
     uint64_t h = 1469598103934665603u;
@@ -71,17 +103,9 @@ static uint64_t fnv1a(const size_t *idx, size_t n) {
 START_TEST(first_and_last_rows_and_last_cols) {
     enum { ROWS = 50, COLS = 40 };
     const cml_sample_spec spec = {4, 4, 4, 100};
-    cml_rng rng;
-    cml_rng_seed(&rng, 3);
     size_t n = 0;
-    size_t *idx = cml_sample_positions(ROWS, COLS, &spec, &rng, &n);
-    ck_assert_ptr_nonnull(idx);
-    ck_assert(sorted_unique_below(idx, n, ROWS * COLS));
-    size_t n_band = 0;
-    ck_assert_uint_eq(band_positions_found(idx, n, &spec, ROWS, COLS, &n_band), n_band);
-    ck_assert_uint_eq(n_band, 8 * COLS + (ROWS - 8) * 4);
-    ck_assert_uint_gt(n, n_band); /* some random positions fall in the interior */
-    ck_assert_uint_le(n, n_band + 100);
+    size_t *idx = sample_from_seed(ROWS, COLS, &spec, 3, &n);
+    assert_bands_and_random(idx, n, &spec, ROWS, COLS, 8 * COLS + (ROWS - 8) * 4);
     free(idx);
 }
 END_TEST
@@ -91,24 +115,14 @@ END_TEST
 START_TEST(last_rows_and_cols_same_for_same_seed) {
     enum { ROWS = 100, COLS = 200, N_RANDOM = 1000 };
     const cml_sample_spec spec = {0, 32, 32, N_RANDOM};
-    cml_rng rng;
-    cml_rng_seed(&rng, 2024);
     size_t n = 0;
-    size_t *idx = cml_sample_positions(ROWS, COLS, &spec, &rng, &n);
-    ck_assert_ptr_nonnull(idx);
-    ck_assert(sorted_unique_below(idx, n, ROWS * COLS));
-    size_t n_band = 0;
-    ck_assert_uint_eq(band_positions_found(idx, n, &spec, ROWS, COLS, &n_band), n_band);
-    ck_assert_uint_eq(n_band, (size_t)ROWS * COLS - (size_t)(ROWS - 32) * (COLS - 32));
-    ck_assert_uint_gt(n, n_band);
-    ck_assert_uint_le(n, n_band + N_RANDOM);
+    size_t *idx = sample_from_seed(ROWS, COLS, &spec, 2024, &n);
+    assert_bands_and_random(idx, n, &spec, ROWS, COLS,
+                            (size_t)ROWS * COLS - (size_t)(ROWS - 32) * (COLS - 32));
     ck_assert_uint_ne(idx[0], 0); /* (0, 0) is only there if drawn: not for this seed */
 
-    cml_rng rng2;
-    cml_rng_seed(&rng2, 2024);
     size_t n2 = 0;
-    size_t *idx2 = cml_sample_positions(ROWS, COLS, &spec, &rng2, &n2);
-    ck_assert_ptr_nonnull(idx2);
+    size_t *idx2 = sample_from_seed(ROWS, COLS, &spec, 2024, &n2);
     ck_assert_uint_eq(n2, n);
     for (size_t i = 0; i < n; ++i) {
         ck_assert_uint_eq(idx2[i], idx[i]);
@@ -143,16 +157,9 @@ END_TEST
 START_TEST(small_output_is_everything) {
     const cml_sample_spec specs[2] = {{32, 32, 32, 10}, {0, 32, 32, 100}};
     for (int k = 0; k < 2; ++k) {
-        cml_rng rng;
-        cml_rng_seed(&rng, 1);
         size_t n = 0;
-        size_t *idx = cml_sample_positions(5, 4, &specs[k], &rng, &n);
-        ck_assert_ptr_nonnull(idx);
-        ck_assert_uint_eq(n, 20);
-        for (size_t i = 0; i < n; ++i) {
-            ck_assert_uint_eq(idx[i], i);
-        }
-        free(idx);
+        size_t *idx = sample_from_seed(5, 4, &specs[k], 1, &n);
+        assert_everything(idx, n, 20);
     }
 }
 END_TEST
@@ -160,28 +167,18 @@ END_TEST
 /* A (1, N) output: its one row is the last row, so all N positions. */
 START_TEST(single_row_is_a_band) {
     const cml_sample_spec spec = {0, 32, 32, 50};
-    cml_rng rng;
-    cml_rng_seed(&rng, 5);
     size_t n = 0;
-    size_t *idx = cml_sample_positions(1, 1000, &spec, &rng, &n);
-    ck_assert_ptr_nonnull(idx);
-    ck_assert_uint_eq(n, 1000);
-    ck_assert(sorted_unique_below(idx, n, 1000));
-    free(idx);
+    size_t *idx = sample_from_seed(1, 1000, &spec, 5, &n);
+    assert_everything(idx, n, 1000);
 }
 END_TEST
 
 /* Bands wider than half the output overlap: each position still once. */
 START_TEST(overlapping_bands_count_once) {
     const cml_sample_spec spec = {6, 6, 3, 0};
-    cml_rng rng;
-    cml_rng_seed(&rng, 9);
     size_t n = 0;
-    size_t *idx = cml_sample_positions(10, 8, &spec, &rng, &n); /* rows 0-5 and 4-9: all */
-    ck_assert_ptr_nonnull(idx);
-    ck_assert_uint_eq(n, 80);
-    ck_assert(sorted_unique_below(idx, n, 80));
-    free(idx);
+    size_t *idx = sample_from_seed(10, 8, &spec, 9, &n); /* rows 0-5 and 4-9: all */
+    assert_everything(idx, n, 80);
 }
 END_TEST
 
@@ -250,11 +247,8 @@ START_TEST(pinned_interior_positions) {
     const cml_sample_spec specs[2] = {{32, 32, 32, 1000}, {0, 32, 32, 1000}};
     const size_t *want[2] = {want31, want33};
     for (int k = 0; k < 2; ++k) {
-        cml_rng rng;
-        cml_rng_seed(&rng, 2024);
         size_t n = 0;
-        size_t *idx = cml_sample_positions(100, 200, &specs[k], &rng, &n);
-        ck_assert_ptr_nonnull(idx);
+        size_t *idx = sample_from_seed(100, 200, &specs[k], 2024, &n);
         size_t found = 0;
         for (size_t i = 0; i < n && found < 6; ++i) {
             if (!in_band(&specs[k], 100, 200, idx[i] / 200, idx[i] % 200)) {
