@@ -2,6 +2,7 @@
 
     python3 bench/class_batch.py make DIR        # write the submissions into DIR
     python3 bench/class_batch.py run DIR OUT     # grade them twice, compare, time it
+    python3 bench/class_batch.py run --gpus 0,1 DIR OUT   # the two gradings at once, one per GPU
 
 ``make`` writes at least 30 submissions, each as an LMS exports them (a folder, a ``.zip``
 or a ``.tar.gz`` named after the student): the reference solution, the skeleton, every
@@ -16,8 +17,8 @@ are: grader/fixtures.py), so the set follows the solution when it changes and fa
 when a replacement no longer applies. ``expected.json`` beside them says, per student,
 what the grade must show.
 
-``run`` grades the folder twice with ``python3 -m grader batch ... --seed 7`` (the second
-time with ``--force`` into a second folder), checks each student's verdict against
+``run`` grades the folder twice with ``python3 -m grader batch ... --seed 7`` (into two
+folders; running it again resumes both), checks each student's verdict against
 ``expected.json``, compares the two gradebooks, and writes ``OUT/summary.json`` and
 ``OUT/summary.txt`` (wall times, differences). Exit 0 when every expectation held and the
 two gradings agree.
@@ -29,6 +30,7 @@ import argparse
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -367,6 +369,23 @@ def _check(student: str, row: dict, report: dict | None, expect: dict, sandboxed
     return problems
 
 
+def _phase_totals(dest: Path) -> str:
+    """Where a grading's time went: each phase's wall seconds summed over the students'
+    reports (report.json "timings_s"), and the slowest student in that phase."""
+    sums: dict[str, float] = {}
+    worst: dict[str, tuple[float, str]] = {}
+    for rep in sorted(dest.glob("*/report.json")):
+        for phase, s in json.loads(rep.read_text()).get("timings_s", {}).items():
+            sums[phase] = sums.get(phase, 0.0) + s
+            if s > worst.get(phase, (-1.0, ""))[0]:
+                worst[phase] = (s, rep.parent.name)
+    if not sums:
+        return "no phase timings in the reports"
+    return ", ".join(
+        f"{p} {sums[p]:.0f} s (longest {worst[p][0]:.0f} s, {worst[p][1]})" for p in sums
+    )
+
+
 def summarize(out: Path, expected: dict, books: list, walls: list, lab_toml: bytes) -> int:
     """Checks every verdict of the first grading and, once there are two, their agreement;
     writes OUT/summary.txt and OUT/summary.json; returns the exit status."""
@@ -399,6 +418,8 @@ def summarize(out: Path, expected: dict, books: list, walls: list, lab_toml: byt
         lines.append(
             f"{student}: {rows[0]['total']}/{rows[0]['max']} [{rows[0]['status']}] {agree}{verdict}"
         )
+    for i in range(1, len(books) + 1):
+        lines.append(f"grading {i}: {_phase_totals(out / f'grading-{i}')}")
     lines.append(
         f"{len(expected)} submissions, {failures} not as expected"
         + (f", {differ} differ between the two gradings" if len(books) == 2 else "")
@@ -419,7 +440,25 @@ def summarize(out: Path, expected: dict, books: list, walls: list, lab_toml: byt
     return 0 if failures == 0 and differ == 0 and unchanged and len(books) == 2 else 1
 
 
-def run(sub_dir: Path, out: Path, extra: list[str]) -> int:
+def _grading(i: int, subs: list, out: Path, extra: list[str], gpu: str | None):
+    """Starts grading i (1 or 2) of the class into OUT/grading-i; returns the process, its
+    log and its start time. gpu: the CUDA device it may use (CUDA_VISIBLE_DEVICES)."""
+    dest = out / f"grading-{i}"
+    cmd = [sys.executable, "-m", "grader", "batch", f"labs/{LAB}", *map(str, subs)]
+    # no --force: each grading has its own folder, so running this again resumes both
+    cmd += ["--out", str(dest), "--seed", "7", *extra]
+    env = dict(os.environ)
+    if gpu is not None:
+        env["CUDA_VISIBLE_DEVICES"] = gpu
+    log = open(out / f"grading-{i}.log", "w")
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+    return proc, log, time.monotonic()
+
+
+def run(sub_dir: Path, out: Path, extra: list[str], gpus: list[str] | None = None) -> int:
+    """Grades the class twice. Without ``gpus`` one grading after the other, on the default
+    GPU; with two GPUs (``--gpus 0,1``) both at once, grading i alone on GPU i - 1 with half
+    the CPU cores, so that neither grading's timed runs share a GPU with the other's runs."""
     expected = json.loads((sub_dir / "expected.json").read_text())
     subs = sorted(p for p in sub_dir.iterdir() if p.name != "expected.json")
     out.mkdir(parents=True, exist_ok=True)
@@ -432,15 +471,23 @@ def run(sub_dir: Path, out: Path, extra: list[str]) -> int:
         expected = {k: v for k, v in expected.items() if not k.startswith("h04_")}
     lab_toml = (ROOT / "labs" / LAB / "lab.toml").read_bytes()
     walls, books, rc = [], [], 1
+    if gpus:
+        if "--jobs" not in extra:
+            extra = [*extra, "--jobs", str(max(1, (os.cpu_count() or 2) // 2))]
+        started = [_grading(i, subs, out, extra, gpu) for i, gpu in zip((1, 2), gpus)]
+        for i, (proc, log, start) in enumerate(started, 1):
+            code = proc.wait()
+            log.close()
+            walls.append((time.monotonic() - start, code))
+            books.append(_gradebook(out / f"grading-{i}" / "gradebook.csv"))
+        print(f"== after gradings 1 and 2 (at once, on GPUs {', '.join(gpus)})", flush=True)
+        return summarize(out, expected, books, walls, lab_toml)
     for i in (1, 2):
-        dest = out / f"grading-{i}"
-        cmd = [sys.executable, "-m", "grader", "batch", f"labs/{LAB}", *map(str, subs)]
-        cmd += ["--out", str(dest), "--seed", "7", *(["--force"] if i == 2 else []), *extra]
-        start = time.monotonic()
-        with open(out / f"grading-{i}.log", "w") as log:
-            code = subprocess.run(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT).returncode
+        proc, log, start = _grading(i, subs, out, extra, None)
+        code = proc.wait()
+        log.close()
         walls.append((time.monotonic() - start, code))
-        books.append(_gradebook(dest / "gradebook.csv"))
+        books.append(_gradebook(out / f"grading-{i}" / "gradebook.csv"))
         print(f"== after grading {i}", flush=True)
         rc = summarize(out, expected, books, walls, lab_toml)  # a cut-off run keeps one
     return rc
@@ -454,11 +501,18 @@ def main() -> int:
     r = sub.add_parser("run")
     r.add_argument("dir", type=Path)
     r.add_argument("out", type=Path)
+    r.add_argument(
+        "--gpus",
+        type=lambda t: t.split(","),
+        help="two CUDA devices, e.g. 0,1: run the two gradings at once, one on each",
+    )
     r.add_argument("extra", nargs="*", help="more grader batch options, e.g. --no-perf")
     args = ap.parse_args()
     if args.cmd == "make":
         return make(args.dir)
-    return run(args.dir, args.out, args.extra)
+    if args.gpus is not None and len(args.gpus) != 2:
+        ap.error("--gpus takes two CUDA devices, e.g. 0,1")
+    return run(args.dir, args.out, args.extra, args.gpus)
 
 
 if __name__ == "__main__":

@@ -59,8 +59,8 @@ typedef struct cml_problem {
     const double *h_mag;
     /* Positions checked: NULL = all n_out (h_ref, h_mag have n_out entries); else the
      * n_check positions check_idx[0..n_check), with h_ref, h_mag in step. Large timed
-     * cases check a sample (e.g. the last tile row and column plus random positions)
-     * because a float64 CPU reference of the whole output would take minutes. */
+     * cases check a sample (cml_sample.h: bands of edge rows and columns plus random
+     * positions) because a float64 CPU reference of the whole output would take minutes. */
     const size_t *check_idx;
     size_t n_check;
     double gamma;

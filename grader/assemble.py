@@ -9,7 +9,10 @@ between the check and the copy.
 
 A missing, linked or oversized student file is a graded result (the submission scores 0,
 exit status 1), reported as e.g. "missing kernels.cu in submission"; a submission folder
-that does not exist is a usage error (``GraderError``, exit status 2).
+that does not exist is a usage error (``GraderError``, exit status 2). The lab's written
+report (lab.toml ``[report]``) is the exception: without it only the report's own points
+are lost, so its problem is kept apart (``report_problem``) and the pristine copy stays in
+the assembled folder.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 class Assembled:
     src: Path  # the assembled lab folder
     problems: list[str] = field(default_factory=list)  # readable, one per student file
+    report_problem: str | None = None  # why the report (lab.toml [report]) was not taken
 
     @property
     def ok(self) -> bool:
@@ -77,6 +81,9 @@ def assemble(lab: Lab, submission: Path, workdir: Path) -> Assembled:
     result = Assembled(src)
     for name in lab.student_files:
         data, problem = _read_student_file(submission / name, name)
+        if problem and lab.report is not None and name == lab.report.file:
+            result.report_problem = problem
+            continue
         if problem:
             result.problems.append(problem)
             continue

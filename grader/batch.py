@@ -4,12 +4,16 @@ Each SUBMISSION is one student's folder, ``.zip``, ``.tar.gz`` or ``.tgz``; the 
 id is its name without the extension (``alice.tar.gz`` → ``alice``). Archives are
 extracted by ``grader.archives`` into a fresh temporary folder per student; an unsafe
 archive (zip slip, links, a bomb) is not an error but a graded row, status
-``rejected: <why>``, scoring 0. The student files may sit inside one wrapping folder.
+``rejected: <why>``, scoring 0. The student files may sit inside one wrapping folder (found
+by the files without which nothing can be graded: a missing report costs only its points).
 
 Outputs in DIR, every file written atomically (a temporary file in the same folder, then
 ``os.replace``)::
 
-    gradebook.csv           id, <exercise>..., total, max, status   (one row per student)
+    gradebook.csv           id, <exercise>..., total, max, status   (one row per student);
+                            a lab with a written report ([report]) adds "report" (its
+                            automatic filled points) before total and "manual_pending"
+                            (the points held for the instructor) after max
     <id>/report.json        the grader's JSON report (grader.report)
     <id>/report.txt         the text report
     <id>/results.json       Gradescope's results.json (grader.gradescope)
@@ -131,8 +135,10 @@ def _row(sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elaps
         "submission": str(sub.path),
         "status": status,
         "exercises": {ex.name: ex.total for ex in g.exercises} if g else {},
+        "report": g.report.points if g and g.report else None,
         "total": g.total if g else 0,
-        "max": g.max if g else sum(sum(ex.points.values()) for ex in lab.exercises),
+        "max": g.max if g else lab.max_points,
+        "manual_pending": lab.manual_points,
         "seed": g.seed if g else None,
         "exit_code": g.exit_code if g else 2,
         "elapsed_s": round(elapsed, 3),
@@ -171,16 +177,21 @@ def write_gradebook(out: Path, lab: manifest.Lab) -> list[dict]:
             rows.append(row)
     rows.sort(key=lambda r: r["id"])
     names = [ex.name for ex in lab.exercises]
+    has_report = lab.report is not None
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["id", *names, "total", "max", "status"])
+    head = ["id", *names, *(["report"] if has_report else []), "total", "max"]
+    w.writerow([*head, *(["manual_pending"] if has_report else []), "status"])
     for r in rows:
         cells = [
             report._points(r["exercises"].get(n)) if n in r["exercises"] else "" for n in names
         ]
-        w.writerow(
-            [_cell(r["id"]), *cells, report._points(r["total"]), r["max"], _cell(r["status"])]
-        )
+        if has_report:
+            cells.append("" if r.get("report") is None else report._points(r["report"]))
+        row = [_cell(r["id"]), *cells, report._points(r["total"]), r["max"]]
+        if has_report:
+            row.append(r.get("manual_pending", lab.manual_points))
+        w.writerow([*row, _cell(r["status"])])
     write_atomic(out / GRADEBOOK, buf.getvalue())
     return rows
 
@@ -290,7 +301,7 @@ class Batch:
                     why = f"rejected: {e}"
                     options = dataclasses.replace(self.options, submission=sub.path)
                     return grading.rejected(self.lab_dir, options, why), why
-            folder = archives.find_student_files(folder, self.lab.student_files)
+            folder = archives.find_student_files(folder, self.lab.required_files)
             g = grading.grade(self.lab_dir, dataclasses.replace(self.options, submission=folder))
         return g, status_of(g)
 

@@ -107,7 +107,7 @@ def hint(ex: Exercise, key: str) -> str:
 
 
 def _files(lab: Lab) -> str:
-    return " and ".join(lab.student_files)
+    return " and ".join(lab.required_files)  # the code, not a written report
 
 
 def not_implemented(lab: Lab, ex: Exercise) -> str:

@@ -15,7 +15,8 @@
 #   check       the Check tests tagged gpu (Check from .debs/ when not installed)
 #   batch       a class of 30+ lab 3.3 submissions graded twice (bench/class_batch.py)
 # Environment: STEPS (default: all but batch), LABS (lab folder names; default: all),
-# CALIBRATION_RUNS (3), XDIST (4).
+# CALIBRATION_RUNS (3), XDIST (4), BATCH_LIMIT (seconds, 1500), BATCH_GPUS (e.g. 0,1: the
+# batch's two gradings at once, one per GPU).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOG=${1:-build/gpu-check}
@@ -115,7 +116,7 @@ fi
 if want batch; then
     step "batch: a class of lab 3.3 submissions, graded twice"
     rm -rf build/class && python3 bench/class_batch.py make build/class >"$LOG/batch-make.log" 2>&1
-    timed "${BATCH_LIMIT:-1500}" batch python3 bench/class_batch.py run build/class "$LOG/batch"
+    timed "${BATCH_LIMIT:-1500}" batch python3 bench/class_batch.py run ${BATCH_GPUS:+--gpus "$BATCH_GPUS"} build/class "$LOG/batch"
     tail -n 45 "$LOG/batch.log" | tee -a "$LOG/summary.txt"
 fi
 

@@ -4,6 +4,10 @@ assemble → build → symbol check → static (SASS, resources) → device prob
 sanitizer → performance → score. Each step's failure is a graded result:
 
 - a missing student file or a failed build zeroes the submission (nothing else can run);
+- a written report (lab.toml ``[report]``) is checked right after assembly, whatever
+  happens to the code (grader.writeup): a missing or unfilled one loses only its own
+  "filled" points, and its manual points are left pending for the instructor. With
+  ``--exercise`` it is left out, like the exercises not chosen;
 - a failed symbol check zeroes it too, and the submission is **never run** (trust
   boundary); its static checks are not run either;
 - without ``nm`` the symbols cannot be checked, so the submission is not run (exit 3);
@@ -22,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import tempfile
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -41,11 +46,12 @@ from grader import (
     spaces,
     symbols,
     tools,
+    writeup,
 )
 from grader.errors import GraderError
 from grader.gpu_lock import GpuLock
 from grader.manifest import Exercise, Lab, display_path
-from grader.results import PART_NAMES, ExerciseResult, Grade, Part, Step
+from grader.results import PART_NAMES, ExerciseResult, Grade, Part, ReportResult, Step
 
 NOT_IN_EXERCISE = "not part of this exercise"
 
@@ -139,6 +145,9 @@ class Grading:
             arch=options.arch,
             exercises=list(self.results.values()),
         )
+        spec = self.lab.report
+        if spec is not None and not options.exercises:
+            self.grade.report = ReportResult(spec.file, spec.filled, spec.manual)
         self.binary: Path | None = None
         self.baselines: dict[str, str] = {}
         self.hung: set[str] = set()
@@ -175,6 +184,7 @@ class Grading:
 
     def _run(self, tmp: Path) -> None:
         asm = assembler.assemble(self.lab, self.submission, tmp)
+        self._report(asm)
         if not asm.ok:
             self.step("assemble", "failed", asm.problems)
             _zero_all(self.results, "; ".join(asm.problems))
@@ -189,7 +199,9 @@ class Grading:
             raise GraderError(f"cannot build: {tools.not_found('nvcc')}")
         builder.build_common(self.root, nvcc, self.options.arch)
         out_dir = tmp / "out"
+        start = time.monotonic()
         built = builder.build(self.root, asm.src, out_dir, nvcc, self.options.arch)
+        self.grade.timings["build"] = time.monotonic() - start
         if not built.ok:
             self.step("build", "failed", built.summary)
             _zero_all(self.results, "the build failed")
@@ -212,7 +224,12 @@ class Grading:
 
     def _runtime(self) -> None:
         lock = self.options.gpu_lock
+        t = self.grade.timings
+        t["gpu_wait"] = 0.0
+        start = time.monotonic()
         with lock.shared() if lock else contextlib.nullcontext():
+            t["gpu_wait"] += time.monotonic() - start
+            start = time.monotonic()
             self._probe()
             if self.grade.device is None:
                 return
@@ -220,9 +237,31 @@ class Grading:
                 self._correctness(ex)
             for ex in self.lab.exercises:
                 self._sanitizer(ex)
+            t["untimed"] = time.monotonic() - start
+        start = time.monotonic()
         with lock.exclusive() if lock else contextlib.nullcontext():
+            t["gpu_wait"] += time.monotonic() - start
+            start = time.monotonic()
             for ex in self.lab.exercises:
                 self._performance(ex)
+            t["timed"] = time.monotonic() - start
+
+    def _report(self, asm: assembler.Assembled) -> None:
+        """The written report: filled in or not (its manual points stay pending)."""
+        result, spec = self.grade.report, self.lab.report
+        if result is None or spec is None:
+            return
+        data, problem = None, asm.report_problem
+        if problem is None:
+            try:
+                data = (asm.src / spec.file).read_bytes()
+            except OSError as e:
+                problem = f"cannot read {spec.file}: {e.strerror}"
+        found = writeup.check(spec, data, problem)
+        result.status = "passed" if found.passed else "failed"
+        result.info = found.info + (f" ({found.note})" if found.note else "")
+        result.messages = found.messages
+        result.sections = found.sections
 
     def _symbols(self, objects, src: Path, out_dir: Path, nvcc) -> bool | None:
         """True: trusted; False: failed (submission zeroed); None: nm missing."""
@@ -520,6 +559,10 @@ def rejected(lab_dir: Path, options: Options, reason: str) -> Grade:
     g = Grading(lab_dir, options)
     g.step("assemble", "failed", [reason])
     _zero_all(g.results, reason)
+    if g.grade.report is not None:
+        g.grade.report.status = "failed"
+        g.grade.report.info = "not checked"
+        g.grade.report.messages = [reason]
     scoring.score(g.grade)
     g._not_run_summary()
     return g.grade

@@ -15,6 +15,12 @@ disagree::
          "max_score": 10, "status": "passed" | "failed", "output": "..",
          "visibility": "visible", "tags": ["matmul_tiled", "correctness"]},
         ...
+        {"name": "REPORT.md: filled in", "number": "4.1", "score": 2.0, "max_score": 2,
+         "status": "passed" | "failed", "output": "..", "visibility": "visible",
+         "tags": ["report", "filled"]},
+        {"name": "REPORT.md: manual review (8 points, graded by hand)", "number": "4.2",
+         "output": "pending manual review: ..", "visibility": "visible",
+         "tags": ["report", "manual"]}     # no score, no max_score, no status
       ],
       "leaderboard": [{"name": "matmul_tiled ratio", "value": 1.31, "order": "desc"}]
     }
@@ -28,6 +34,15 @@ did not run is reported the same way. ``leaderboard`` has one entry per exercise
 performance metric (ratio or % of copy, higher is better) was measured in this run; it is
 left out when none was. Gradescope's own runners have no GPU, so without a GPU attached
 the document says honestly that the device checks were not run.
+
+A lab with a written report (lab.toml ``[report]``) adds, after the exercises, a test for
+its automatic "filled" points (like a part: "passed" only with every point) and one for its
+manual points that has neither ``score`` nor ``max_score`` nor ``status``: the
+specification makes a test's score optional when the document has a top-level ``score``
+(ours always has) and ``max_score`` optional; gradescope-utils writes such tests for
+unweighted test cases. The manual points are thus neither earned nor lost here and are not
+in ``score``: the instructor grades them by hand (a manually graded question of the
+Gradescope assignment), and the test's output says so (docs/design-notes.md, 17).
 """
 
 from __future__ import annotations
@@ -37,7 +52,7 @@ import json
 from grader import report
 from grader.errors import GraderError
 from grader.files import write_atomic
-from grader.results import PART_NAMES, ExerciseResult, Grade, Part
+from grader.results import PART_NAMES, ExerciseResult, Grade, Part, ReportResult
 
 
 def _not_run_reason(ex: ExerciseResult, part: Part) -> str | None:
@@ -73,6 +88,39 @@ def _test(ex: ExerciseResult, number: str, part: Part) -> dict:
     }
 
 
+def _report_tests(r: ReportResult, group: int) -> list[dict]:
+    """The written report's tests: "filled in" (automatic points) and "manual review"
+    (points held for the instructor: no score, no max_score, no status)."""
+    tests = []
+    if r.max > 0:
+        lines = [report._filled_line(r), *(f"=> {m}" for m in r.messages)]
+        passed = r.status == "passed" and r.points is not None and r.points >= r.max
+        tests.append(
+            {
+                "name": f"{r.file}: filled in",
+                "number": f"{group}.{len(tests) + 1}",
+                "score": 0 if r.points is None else r.points,
+                "max_score": r.max,
+                "status": "passed" if passed else "failed",
+                "output": "\n".join(lines) + "\n",
+                "visibility": "visible",
+                "tags": ["report", "filled"],
+            }
+        )
+    if r.manual > 0:
+        tests.append(
+            {
+                "name": f"{r.file}: manual review ({r.manual} points, graded by hand)",
+                "number": f"{group}.{len(tests) + 1}",
+                "output": report._manual_text(r) + ": they are added once the instructor has "
+                "read the report\n",
+                "visibility": "visible",
+                "tags": ["report", "manual"],
+            }
+        )
+    return tests
+
+
 def _leaderboard(grade: Grade) -> list[dict]:
     """One entry per performance criterion measured in this run."""
     entries = []
@@ -92,6 +140,8 @@ def results(grade: Grade, elapsed_s: float) -> dict:
         parts = [ex.parts[n] for n in PART_NAMES if ex.parts[n].max > 0]
         for j, part in enumerate(parts, start=1):
             tests.append(_test(ex, f"{i}.{j}", part))
+    if grade.report is not None:
+        tests.extend(_report_tests(grade.report, len(grade.exercises) + 1))
     doc = {
         "score": grade.total,
         "execution_time": int(round(elapsed_s)),

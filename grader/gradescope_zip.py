@@ -121,7 +121,7 @@ def find_submission(labdir: str | Path, submission: str | Path) -> Path:
     itself, a single wrapping folder (``archives.find_student_files``), else the one folder
     (at most ``_SEARCH_DEPTH`` levels down, links not followed) that holds them all;
     ``submission`` when none or several do (the grader then reports what is missing)."""
-    names = manifest.load(Path(labdir)).student_files
+    names = manifest.load(Path(labdir)).required_files  # a missing report costs only its points
     top = Path(submission)
     found = archives.find_student_files(top, names)
     if found != top or not top.is_dir():

@@ -61,7 +61,7 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     ``src`` ("kernels.cu:48: <message>"), in file and line order."""
     found: dict[str, list[str]] = {}
     sources = {}
-    for name in lab.student_files:
+    for name in lab.required_files:  # not the written report: it is Markdown, not C
         path = src / name
         if path.is_file():
             sources[name] = strip_comments(path.read_text(errors="replace"))

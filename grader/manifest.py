@@ -16,6 +16,10 @@ An optional ``labs/<lab>/hidden.toml`` (instructor-only, never in the student re
 hidden correctness cases to named exercises: ``load`` appends them after the exercise's
 public cases (``Exercise.n_hidden`` counts them); reports never show their sizes.
 
+An optional ``[report]`` table asks for a written report (a Markdown student file): its
+sections must be headings of the lab's pristine template, in order; ``grader.writeup``
+checks that a submission's copy is filled in.
+
 Defaults: ``run_timeout_s`` 60, ``case_timeout_s`` = ``run_timeout_s``,
 ``sanitizer_timeout_s`` 300, ``launchers`` and ``allow_calls`` empty,
 ``performance.reps`` 25, ``performance.timed`` true, a missing part in ``points`` is 0.
@@ -28,6 +32,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader import writeup
 from grader.errors import GraderError
 
 PARTS = ("correctness", "static", "sanitizer", "performance")
@@ -65,7 +70,10 @@ _LAB_KEYS = (
     "launchers",
     "allow_calls",
     "exercise",
+    "report",
 )
+_REPORT_KEYS = ("file", "template", "sections", "need_numbers", "points")
+REPORT_PARTS = ("filled", "manual")
 _EXERCISE_KEYS = (
     "name",
     "todo",
@@ -151,6 +159,23 @@ class Exercise:
 
 
 @dataclass(frozen=True)
+class ReportSpec:
+    """``[report]``: a Markdown student file the student writes (lab 3.5's REPORT.md).
+
+    ``filled`` points are the grader's, for a report that is filled in (grader.writeup);
+    ``manual`` points are held for the instructor, who grades the report by hand: the
+    grader never earns or loses them, it shows them as pending manual review."""
+
+    file: str  # one of student_files
+    template: str  # the pristine template: a file of the lab folder, not a student file
+    sections: tuple[str, ...]  # Markdown headings, in the template's order
+    need_numbers: tuple[str, ...]  # those of sections that must quote a number
+    filled: int
+    manual: int
+    template_text: str = field(default="", repr=False, compare=False)
+
+
+@dataclass(frozen=True)
 class Lab:
     dir: Path  # the lab folder (labs/<id>-<slug>)
     path: Path  # its lab.toml
@@ -166,6 +191,7 @@ class Lab:
     # one correctness case; after a case of an exercise times out, the exercise's other
     # cases are not run (grade.py): a hanging kernel costs one timeout, not one per case
     case_timeout_s: float | None = None
+    report: ReportSpec | None = None
 
     @property
     def correctness_timeout_s(self) -> float:
@@ -178,7 +204,21 @@ class Lab:
 
     @property
     def max_points(self) -> int:
-        return sum(e.max_points for e in self.exercises)
+        """The automatic points: the exercises' and a report's ``filled`` points."""
+        filled = self.report.filled if self.report else 0
+        return sum(e.max_points for e in self.exercises) + filled
+
+    @property
+    def manual_points(self) -> int:
+        """The points the instructor gives by hand (a report's ``manual`` points)."""
+        return self.report.manual if self.report else 0
+
+    @property
+    def required_files(self) -> tuple[str, ...]:
+        """The student files without which nothing can be graded: all but the report,
+        whose absence costs only its own points."""
+        skip = self.report.file if self.report else None
+        return tuple(n for n in self.student_files if n != skip)
 
     def exercise(self, name: str) -> Exercise:
         for e in self.exercises:
@@ -456,6 +496,89 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
     )
 
 
+def _report(c: _Checker, lab_dir: Path, raw, student_files: tuple[str, ...]) -> ReportSpec:
+    """``[report]``: file (a student file), template (a pristine file of the lab folder),
+    sections (headings of the template, in its order), need_numbers (some of sections),
+    points = { filled = N, manual = M }."""
+    t = c.table("", raw, "[report]")
+    c.keys("", t, _REPORT_KEYS, "report")
+    name = c.string("", t, "file", "report.file")
+    if name not in student_files:
+        raise c.fail(
+            "",
+            f"report.file: '{name}' is not one of student_files ({', '.join(student_files)}): "
+            "the report must be a file taken from the submission",
+        )
+    template = c.string("", t, "template", "report.template")
+    if template in student_files:
+        raise c.fail(
+            "",
+            f"report.template: '{template}' is a student file; the template must be a pristine "
+            f"copy (in a student's working copy {name} is the student's own)",
+        )
+    if "/" in template or "\\" in template or template.startswith("."):
+        raise c.fail(
+            "", f"report.template: '{template}' must be a plain file name in the lab folder"
+        )
+    path = lab_dir / template
+    try:
+        with open(path, "rb") as f:
+            data = f.read(writeup.MAX_TEMPLATE_BYTES + 1)
+    except OSError as e:
+        raise c.fail("", f"report.template: cannot read {display_path(path)}: {e.strerror}")
+    if len(data) > writeup.MAX_TEMPLATE_BYTES:
+        raise c.fail("", f"report.template: {display_path(path)} is larger than 1 MiB")
+    text, problem, note = writeup.decode(data, display_path(path))
+    if text is None or note is not None:
+        raise c.fail("", f"report.template: {problem or note}")
+
+    if "sections" not in t:
+        raise c.fail("", "report.sections is missing")
+    sections = c.strings("", t["sections"], "report.sections")
+    if not sections:
+        raise c.fail("", "report.sections must not be empty")
+    keys = []
+    for i, heading in enumerate(sections):
+        parsed = writeup.parse_heading(heading)
+        if parsed is None or not parsed[2] or not parsed[1]:
+            raise c.fail(
+                "",
+                f"report.sections[{i}]: '{heading}' is not a Markdown heading "
+                "(e.g. '## 1. GPU and method')",
+            )
+        if parsed[1] in keys:
+            raise c.fail("", f"report.sections[{i}]: '{heading}' is listed twice")
+        keys.append(parsed[1])
+    found = writeup.Document(text, set(keys)).locate(keys)
+    for i, (heading, at) in enumerate(zip(sections, found)):
+        if at == "missing":
+            raise c.fail(
+                "", f"report.sections[{i}]: '{heading}' is not a heading of {display_path(path)}"
+            )
+        if at == "out_of_order":
+            raise c.fail(
+                "",
+                f"report.sections[{i}]: '{heading}' comes before the section listed before it "
+                f"in {display_path(path)}: list the sections in the template's order",
+            )
+    need = c.strings("", t.get("need_numbers", []), "report.need_numbers")
+    for i, heading in enumerate(need):
+        if writeup.heading_key(heading) not in keys:
+            raise c.fail("", f"report.need_numbers[{i}]: '{heading}' is not one of report.sections")
+
+    if "points" not in t:
+        raise c.fail("", "report.points is missing (e.g. points = { filled = 2, manual = 8 })")
+    if not isinstance(t["points"], dict):
+        raise c.fail("", "report.points must be a table: points = { filled = N, manual = M }")
+    c.keys("", t["points"], REPORT_PARTS, "report.points")
+    points = {p: c.count("", t["points"].get(p, 0), f"report.points.{p}") for p in REPORT_PARTS}
+    if not any(points.values()):
+        raise c.fail("", "report.points: give filled or manual points (both are 0)")
+    return ReportSpec(
+        name, template, sections, need, points["filled"], points["manual"], template_text=text
+    )
+
+
 def _read_toml(c: _Checker, path: Path) -> dict:
     try:
         with open(path, "rb") as f:
@@ -546,6 +669,7 @@ def load(lab_dir: Path | str) -> Lab:
         seen.add(e.name)
     if (lab_dir / HIDDEN_FILE).is_file():
         exercises = _merge_hidden(lab_dir / HIDDEN_FILE, exercises)
+    report = _report(c, lab_dir, raw["report"], student_files) if "report" in raw else None
 
     return Lab(
         lab_dir,
@@ -560,6 +684,7 @@ def load(lab_dir: Path | str) -> Lab:
         allow_calls,
         exercises,
         case_timeout,
+        report,
     )
 
 

@@ -3,7 +3,10 @@
 Terminal: the steps (assemble, build, symbols, device), then one block per exercise
 (static with the kernel's resources, correctness per case with size and seed, sanitizer
 per tool, performance with the measured ratio or % of copy, its p10–p90 spread and the
-baseline), then the score table and a line naming every check that was NOT RUN and why.
+baseline), the written report's block when the lab has one (filled in or not, which
+sections are not; its manual points "pending manual review"), then the score table and a
+line naming every check that was NOT RUN and why. With manual points the score reads
+"45/50 automatic, 8 manual pending".
 
 JSON (``--json FILE``), schema ``grader_report`` 1::
 
@@ -36,13 +39,26 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
            "performance": {.., "details": [{"size": [..], "seed": .., "status": ..,
                                             "metric": "ratio", "value": 1.31}]}}}
       ],
-      "total": 58.5, "max": 60,
+      "report": null | {"file": "REPORT.md", "points": 2.0 | 0.0, "max": 2,
+                 "status": "passed" | "failed", "info": "all 7 sections filled in, ..",
+                 "messages": ["REPORT.md: section '## 4. Roofline table' quotes no number ..."],
+                 "sections": [{"heading": "## 1. GPU and method",
+                               "status": "ok" | "missing" | "out_of_order" | "empty" |
+                                         "template" | "no_number" | "not_checked"}],
+                 "manual": {"max": 8, "points": null, "status": "pending manual review"}},
+      "total": 58.5, "max": 60,          # automatic points only
+      "manual_pending": 8,               # points held for the instructor (0: none)
       "not_run": ["correctness, sanitizer, performance — no CUDA device (...)"],
+      "timings_s": {"build": 6.1, "gpu_wait": 0.0, "untimed": 30.2, "timed": 5.9},
+                                         # wall seconds per phase; gpu_wait: for the
+                                         # batch's GPU lock (grader.gpu_lock)
       "exit_code": 1
     }
 
 ``points`` null means pending (not known: the part or the correctness it depends on did
-not run); skipped and not-run parts are never reported as passed.
+not run); skipped and not-run parts are never reported as passed. ``report`` is null for a
+lab without a ``[report]`` (and with ``--exercise``); its manual points are never in
+``total`` or ``max`` and never change ``exit_code``.
 """
 
 from __future__ import annotations
@@ -52,7 +68,7 @@ import json
 from grader.diagnose import size_text
 from grader.errors import GraderError
 from grader.files import write_atomic
-from grader.results import PART_NAMES, Grade, Part
+from grader.results import PART_NAMES, Grade, Part, ReportResult
 
 REPORT_SCHEMA = 1
 MAX_CASE_DETAILS = 2  # failed correctness cases whose message the terminal report shows
@@ -118,6 +134,9 @@ def text(grade: Grade, quiet: bool = False) -> str:
                 out.extend(_part_details(part))
             for finding in ex.findings:
                 out.append(f"  => {finding}")
+        if grade.report is not None:
+            out.append("")
+            out.extend(_report_block(grade.report))
     out.append("")
     out.extend(_table(grade))
     if grade.not_run:
@@ -127,6 +146,29 @@ def text(grade: Grade, quiet: bool = False) -> str:
     out.append("")
     out.append(_verdict(grade))
     return "\n".join(out) + "\n"
+
+
+def _manual_text(r: ReportResult) -> str:
+    return (
+        f"pending manual review: {r.manual} points for {r.file}, graded by the instructor "
+        "(not in the automatic score)"
+    )
+
+
+def _filled_line(r: ReportResult) -> str:
+    line = f"{'filled in':<12} {_MARK.get(r.status, r.status)}"
+    return line + (f"  {r.info}" if r.info else "")
+
+
+def _report_block(r: ReportResult) -> list[str]:
+    """The written report: filled in or not, and its manual points."""
+    out = [f"{r.file} (your report)"]
+    if r.max > 0:
+        out.append(f"  {_filled_line(r)}")
+    if r.manual > 0:
+        out.append(f"  {'manual':<12} {_manual_text(r)}")
+    out.extend(f"  => {m}" for m in r.messages)
+    return out
 
 
 def _part_details(part: Part) -> list[str]:
@@ -180,8 +222,20 @@ def _part_details(part: Part) -> list[str]:
     return lines
 
 
+def _score(grade: Grade) -> str:
+    """ "45/50", or "45/50 automatic, 8 manual pending" when a report has manual points."""
+    text = f"{_points(grade.total)}/{grade.max}"
+    if grade.manual_pending:
+        text += f" automatic, {grade.manual_pending} manual pending"
+    return text
+
+
 def _table(grade: Grade) -> list[str]:
-    width = max([len("exercise"), len("total")] + [len(ex.name) for ex in grade.exercises])
+    r = grade.report
+    labels = [ex.name for ex in grade.exercises]
+    if r is not None:
+        labels += [r.file, "manual review"]
+    width = max([len("exercise"), len("total")] + [len(x) for x in labels])
     head = f"{'exercise':<{width}}  " + "  ".join(f"{n:>11}" for n in PART_NAMES)
     head += f"  {'total':>11}"
     rows = [head, "-" * len(head)]  # "—/N": pending; "N/M+": more points pending
@@ -189,24 +243,38 @@ def _table(grade: Grade) -> list[str]:
         cells = "  ".join(f"{_part_cell(ex.parts[n]):>11}" for n in PART_NAMES)
         total = f"{_points(ex.total)}/{ex.max}" + ("+" if ex.pending else "")
         rows.append(f"{ex.name:<{width}}  {cells}  {total:>11}")
+    if r is not None and r.max > 0:
+        cells = "  ".join(f"{'·':>11}" for _ in PART_NAMES)
+        rows.append(f"{r.file:<{width}}  {cells}  {_points(r.points) + '/' + str(r.max):>11}")
     rows.append("-" * len(head))
     total = f"{_points(grade.total)}/{grade.max}"
     if any(ex.pending for ex in grade.exercises):
         total += "+"
     rows.append(f"{'total':<{width}}  {'':>{len(head) - width - 15}}{total:>13}")
+    if grade.manual_pending:
+        pending = f"{grade.manual_pending} pending"
+        rows.append(f"{'manual review':<{width}}  {'':>{len(head) - width - 15}}{pending:>13}")
     return rows
 
 
 def _verdict(grade: Grade) -> str:
     pending = sum(p.max for ex in grade.exercises for p in ex.parts.values() if p.points is None)
+    if grade.report is not None and grade.report.points is None:
+        pending += grade.report.max
+    score = _score(grade)
     if grade.exit_code == 0:
-        return f"score {_points(grade.total)}/{grade.max}: every check ran, full marks"
+        if grade.manual_pending:
+            return (
+                f"score {score}: every automatic check ran, full automatic marks; "
+                f"{grade.report.file} awaits the instructor's review"
+            )
+        return f"score {score}: every check ran, full marks"
     if grade.exit_code == 3:
         return (
-            f"score so far {_points(grade.total)}/{grade.max}; {pending} points pending on "
+            f"score so far {score}; {pending} points pending on "
             "checks that did not run (see NOT RUN): this is not a final grade"
         )
-    text = f"score {_points(grade.total)}/{grade.max}: points lost"
+    text = f"score {score}: points lost"
     if pending:
         text += f" ({pending} more points pending on checks that did not run)"
     return text
@@ -248,10 +316,28 @@ def to_json(grade: Grade) -> dict:
             }
             for ex in grade.exercises
         ],
+        "report": _report_json(grade.report),
         "total": grade.total,
         "max": grade.max,
+        "manual_pending": grade.manual_pending,
         "not_run": grade.not_run,
         "exit_code": grade.exit_code,
+        "timings_s": {k: round(v, 3) for k, v in grade.timings.items()},
+    }
+
+
+def _report_json(r: ReportResult | None) -> dict | None:
+    if r is None:
+        return None
+    return {
+        "file": r.file,
+        "points": r.points,
+        "max": r.max,
+        "status": r.status,
+        "info": r.info,
+        "messages": r.messages,
+        "sections": r.sections,
+        "manual": {"max": r.manual, "points": None, "status": "pending manual review"},
     }
 
 

@@ -15,6 +15,11 @@ not run); ``grader.scoring`` turns it into ``points``, applying the correctness 
 part whose points cannot be known yet (it, or the correctness it depends on, did not run)
 has ``points`` None: it is *pending*. Skipped and not-run parts are never counted as
 passed.
+
+A lab with a written report (lab.toml ``[report]``) adds a ``ReportResult``: its automatic
+"filled" points, known once the check ran, and its manual points, which the grader neither
+earns nor loses: they are *pending manual review* (``Grade.manual_pending``), outside the
+automatic total and max.
 """
 
 from __future__ import annotations
@@ -65,6 +70,22 @@ class ExerciseResult:
 
 
 @dataclass
+class ReportResult:
+    """The student's report (lab.toml ``[report]``, grader.writeup): the automatic check that
+    it is filled in, worth ``max`` points (all or nothing), and the ``manual`` points held
+    for the instructor."""
+
+    file: str  # "REPORT.md"
+    max: int  # the automatic points for a report that is filled in ("filled")
+    manual: int  # graded by hand: never earned or lost by the grader
+    status: str = "not_run"  # "passed" / "failed" once checked
+    points: float | None = None  # set by grader.scoring; None = not checked
+    info: str = ""  # one line: how many sections are filled in
+    messages: list[str] = field(default_factory=list)  # one per problem, naming the section
+    sections: list[dict] = field(default_factory=list)  # {"heading": .., "status": ..}
+
+
+@dataclass
 class Step:
     name: str  # "assemble", "build", "symbols", "device"
     status: str  # "passed", "failed", "skipped", "not_run", "info" (evidence, no verdict)
@@ -87,6 +108,15 @@ class Grade:
     max: int = 0
     exit_code: int = 0
     notes: list[str] = field(default_factory=list)  # e.g. how to reproduce a failed case
+    # wall seconds per phase: "build", "gpu_wait" (for the batch's GPU lock), "untimed"
+    # (device probe, correctness, sanitizer), "timed" (performance runs)
+    timings: dict[str, float] = field(default_factory=dict)
+    report: ReportResult | None = None  # the lab's [report], when it has one
+
+    @property
+    def manual_pending(self) -> int:
+        """Points held for the instructor's manual review (not in ``total`` or ``max``)."""
+        return self.report.manual if self.report else 0
 
     def step(self, name: str) -> Step | None:
         for s in self.steps:

@@ -11,6 +11,9 @@ Per exercise:
   whatever their checks found (which are still reported). When correctness did not run,
   they are pending.
 - The exercise total is rounded to 2 decimals (half up); so is the grand total.
+- A written report (lab.toml ``[report]``): its ``filled`` points are all or nothing (the
+  check in grader.writeup passed or not) and count in the total and max; its ``manual``
+  points are in neither: they are pending manual review, for the instructor.
 
 Exit status (``exit_code``), the rule behind ``python3 -m grader grade``:
 
@@ -26,6 +29,11 @@ Exit status (``exit_code``), the rule behind ``python3 -m grader grade``:
   correctness, which did not run, so nothing is lost yet, and the report shows the static
   failure as a finding;
 - 0: every part ran and every point was earned.
+
+A report's manual points never change the exit status: they are pending in every automatic
+grading by design, so counting them would make 3 permanent for such a lab and take away
+its one meaning, "run it again where the missing checks can run" (docs/design-notes.md,
+17). A report that is not filled in loses its ``filled`` points for certain: 1.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from grader.results import ExerciseResult, Grade, Part
+from grader.results import ExerciseResult, Grade, Part, ReportResult
 
 GATED = ("static", "sanitizer", "performance")
 
@@ -93,19 +101,38 @@ def lost_points(ex: ExerciseResult) -> bool:
     return any(p.points is not None and p.points < p.max for p in ex.parts.values())
 
 
-def exit_code(exercises: list[ExerciseResult]) -> int:
-    """1 when a known part lost points, else 3 when some part is pending, else 0."""
-    if any(lost_points(ex) for ex in exercises):
+def score_report(report: ReportResult) -> None:
+    """Sets the report's automatic points: all when its check passed, none when it failed,
+    None (pending) when it was not checked. Its manual points are not the grader's."""
+    if report.max == 0 or report.status == "passed":
+        report.points = float(report.max)
+    elif report.status == "failed":
+        report.points = 0.0
+    else:
+        report.points = None
+
+
+def exit_code(exercises: list[ExerciseResult], report: ReportResult | None = None) -> int:
+    """1 when a known part (or the report's filled points) lost points, else 3 when some
+    part is pending, else 0. Manual points do not count (module docstring)."""
+    report_lost = report is not None and report.points is not None and report.points < report.max
+    if report_lost or any(lost_points(ex) for ex in exercises):
         return 1
-    if any(ex.pending for ex in exercises):
+    if (report is not None and report.points is None) or any(ex.pending for ex in exercises):
         return 3
     return 0
 
 
 def score(grade: Grade) -> None:
-    """Scores every exercise and sets the grade's total, max and exit code."""
+    """Scores every exercise and the report, and sets the grade's total, max (both
+    automatic: manual points are apart, ``Grade.manual_pending``) and exit code."""
     for ex in grade.exercises:
         score_exercise(ex)
-    grade.total = round2(sum((Fraction(ex.total) for ex in grade.exercises), Fraction(0)))
+    total = sum((Fraction(ex.total) for ex in grade.exercises), Fraction(0))
     grade.max = sum(ex.max for ex in grade.exercises)
-    grade.exit_code = exit_code(grade.exercises)
+    if grade.report is not None:
+        score_report(grade.report)
+        total += Fraction(grade.report.points or 0)
+        grade.max += grade.report.max
+    grade.total = round2(total)
+    grade.exit_code = exit_code(grade.exercises, grade.report)

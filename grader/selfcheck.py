@@ -2,11 +2,13 @@
 
 For every lab (``labs/<lab>/lab.toml``), two gradings against the pristine lab:
 
-- the solution (``solutions/<lab>`` as the submission) must get full marks;
+- the solution (``solutions/<lab>`` as the submission) must get full marks, its written
+  report (lab.toml ``[report]``, an example) included: it must be filled in;
 - the skeleton (``labs/<lab>`` itself) must build, pass the symbol check, run every
   correctness case without a crash, hang or CUDA error (status "wrong", cleanly), and
   score 0 correctness points (its sanitizer and performance runs are left out: with no
-  correct output they earn nothing either way).
+  correct output they earn nothing either way); its report, the template, must earn none of
+  the report's filled points.
 
 Without a CUDA device the runtime expectations cannot be checked; what can be is: both
 build and pass the symbol check, the solution passes every static check, and the skeleton
@@ -56,10 +58,22 @@ def _common(g: Grade) -> list[str]:
     return problems
 
 
+def _report_problems(g: Grade, solution: bool) -> list[str]:
+    r = g.report
+    if r is None or r.max == 0:
+        return []
+    if solution and r.status != "passed":
+        return [f"{r.file} is not filled in: {'; '.join(r.messages) or r.status}"]
+    if not solution and r.status == "passed":
+        return [f"the template {r.file} passes as filled in (worth {r.max} points)"]
+    return []
+
+
 def expect_solution(g: Grade) -> list[str]:
     problems = _common(g)
     if problems:
         return problems
+    problems += _report_problems(g, solution=True)
     for ex in g.exercises:
         st = ex.parts["static"]
         if st.max > 0 or st.status in ("passed", "failed"):
@@ -84,6 +98,7 @@ def expect_skeleton(g: Grade) -> list[str]:
     problems = _common(g)
     if problems:
         return problems
+    problems += _report_problems(g, solution=False)
     for ex in g.exercises:
         st = ex.parts["static"]
         if st.max > 0 and st.status == "passed":

@@ -11,8 +11,12 @@ marker; trailing white space is tolerated. Errors, each with ``file:line``:
 - a ``BEGIN`` never closed,
 - a line that mentions a marker but is not one (trailing text, code before it, ``/* */``).
 
+A lab's written report (lab.toml ``[report]``) is the exception: its skeleton is the lab's
+pristine template (``[report] template``), copied as it is, and ``solutions/<lab>/`` holds a
+filled-in example report (selfcheck grades it) without markers.
+
 ``check`` compares every lab's student files with what generation yields from
-``solutions/``; ``write`` rewrites them, keeping each replaced file as ``<file>.orig``
+``solutions/`` (and the report templates); ``write`` rewrites them, keeping each replaced file as ``<file>.orig``
 so that running it over a student's work loses nothing. Students' copies of the course
 (``make dist-student``) have no ``solutions/``: there both say so and succeed, with
 nothing to check or write.
@@ -78,6 +82,7 @@ class FileResult:
     solution: Path  # solutions/<lab>/<file>
     expected: str | None = None  # the generated skeleton
     current: str | None = None  # the file in labs/ (None when missing)
+    template: bool = False  # a written report: ``solution`` is its template, no markers
     error: str | None = None  # a marker error or a missing solution
 
     @property
@@ -115,7 +120,11 @@ def generate(root: Path, labs: list[str] | None = None) -> list[FileResult]:
             r = FileResult(lab_dir / name, root / "solutions" / lab_dir.name / name)
             if r.skeleton.is_file():
                 r.current = _read(r.skeleton)
-            if not r.solution.is_file():
+            if lab.report is not None and name == lab.report.file:
+                r.solution = lab_dir / lab.report.template  # the source of this skeleton
+                r.expected = _read(r.solution)
+                r.template = True
+            elif not r.solution.is_file():
                 r.error = (
                     f"{manifest.display_path(r.solution)}: missing (no solution to generate from)"
                 )

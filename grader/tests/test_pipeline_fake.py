@@ -51,6 +51,9 @@ def test_solution_full_marks_with_a_device(fake_root, fake_gpu, capsys, tmp_path
     assert {p["status"] for p in scale["parts"].values()} == {"passed"}
     assert rep["exercises"][1]["parts"]["static"]["status"] == "skipped"
     assert rep["not_run"] == []
+    # every phase is timed (an instructor's batch says where its hours went)
+    assert set(rep["timings_s"]) == {"build", "gpu_wait", "untimed", "timed"}
+    assert all(v >= 0 for v in rep["timings_s"].values()) and rep["timings_s"]["build"] > 0
 
 
 def test_solution_without_a_device_is_3_with_static_passed(fake_root, capsys):

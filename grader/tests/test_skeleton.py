@@ -148,6 +148,8 @@ def test_every_real_solution_has_markers():
     for results in (skeleton.generate(REPO, [lab.name]) for lab in labs):
         for r in results:
             assert r.error is None, r.error
+            if r.template:  # a written report: copied from its template, no markers
+                continue
             assert r.expected != skeleton._read(r.solution), f"{r.solution} has no solution block"
 
 

@@ -46,7 +46,7 @@
  *                   a sum, with or without FMA: gamma_2 * (|in * scale| + |bias|).
  *
  * Inputs come from the seed (cml_rng.h, uniform in [-1, 1): no constant inputs). Large outputs
- * are checked at a sample of positions (reference.h, sample_positions).
+ * are checked at a sample of positions (cml_sample.h, kCheckSample).
  *
  * Sources: CUDA C++ Programming Guide (runtime API, cudaDeviceGetAttribute; clock64); Saavedra &
  * Smith (1995) and Wong et al. (ISPASS 2010) for pointer chasing; NVIDIA cuda-samples'
@@ -67,15 +67,18 @@
 #include "cml_device.h"
 #include "cml_lab.h"
 #include "cml_rng.h"
+#include "cml_sample.h"
 #include "lab.h"
 #include "reference.h"
 
 /* Every output position is checked when the output has at most CHECK_ALL_MAX_ELEMS elements;
- * otherwise a sample: the first and last CHECK_SAMPLE_BORDER rows and the last
+ * otherwise a sample (cml_sample.h): the first and last CHECK_SAMPLE_BORDER rows and the last
  * CHECK_SAMPLE_BORDER columns in full, plus CHECK_SAMPLE_RANDOM positions from the seed. */
 #define CHECK_ALL_MAX_ELEMS ((size_t)1 << 24)
 #define CHECK_SAMPLE_BORDER 32
 #define CHECK_SAMPLE_RANDOM 65536
+static const cml_sample_spec kCheckSample = {CHECK_SAMPLE_BORDER, CHECK_SAMPLE_BORDER,
+                                             CHECK_SAMPLE_BORDER, CHECK_SAMPLE_RANDOM};
 
 static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
 
@@ -421,55 +424,6 @@ static void latency_teardown(cml_problem *p) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * The positions checked and their reference values (fir_registers, coalescing).
- */
-
-typedef struct check_set {
-    size_t *idx; /* NULL: every position 0 .. n-1; else n positions (sample_positions) */
-    size_t n;
-    double *ref; /* (n) */
-    double *mag; /* (n) */
-} check_set;
-
-static void check_set_free(check_set *s) {
-    free(s->idx);
-    free(s->ref);
-    free(s->mag);
-    memset(s, 0, sizeof *s);
-}
-
-/* All positions of (rows, cols) when small enough, else a sample from rng. Returns 0 when out
- * of memory (then nothing stays allocated). */
-static int check_set_init(check_set *s, size_t rows, size_t cols, cml_rng *rng) {
-    memset(s, 0, sizeof *s);
-    s->n = rows * cols;
-    if (s->n > CHECK_ALL_MAX_ELEMS) {
-        s->idx = sample_positions(rows, cols, CHECK_SAMPLE_BORDER, CHECK_SAMPLE_RANDOM, rng, &s->n);
-        if (s->idx == NULL) {
-            return 0;
-        }
-    }
-    s->ref = (double *)malloc(s->n * sizeof(double));
-    s->mag = (double *)malloc(s->n * sizeof(double));
-    if (s->ref == NULL || s->mag == NULL) {
-        check_set_free(s);
-        return 0;
-    }
-    return 1;
-}
-
-static size_t check_set_pos(const check_set *s, size_t i) {
-    return s->idx != NULL ? s->idx[i] : i;
-}
-
-static void check_set_publish(const check_set *s, cml_problem *p) {
-    p->check_idx = s->idx;
-    p->n_check = s->idx != NULL ? s->n : 0;
-    p->h_ref = s->ref;
-    p->h_mag = s->mag;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * 3.1c  fir_registers
  */
 
@@ -478,7 +432,7 @@ typedef struct fir_ctx {
     float *d_in;   /* (rows, cols) */
     float *d_taps; /* (FIR_TAPS) */
     float *d_out;  /* (rows, cols): the output under test */
-    check_set check;
+    cml_check_set check;
 } fir_ctx;
 
 static const char *fir_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -506,13 +460,14 @@ static const char *fir_setup(cml_problem *p, const long long *size, uint64_t see
     cml_rng_seed(&rng, seed);
     cml_rng_fill_uniform_f32(&rng, h_taps, FIR_TAPS, -1.0f, 1.0f);
     cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
-    if (!check_set_init(&c->check, rows, cols, &rng)) {
+    const cml_sample_spec *sample = n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample;
+    if (!cml_check_set_init(&c->check, rows, cols, sample, 1, &rng)) {
         free(c);
         free(h_in);
         return kNoHostMemory;
     }
     for (size_t i = 0; i < c->check.n; ++i) {
-        const size_t pos = check_set_pos(&c->check, i);
+        const size_t pos = cml_check_set_pos(&c->check, i);
         fir_ref_at(h_in, cols, h_taps, FIR_TAPS, pos / cols, pos % cols, &c->check.ref[i],
                    &c->check.mag[i]);
     }
@@ -526,7 +481,7 @@ static const char *fir_setup(cml_problem *p, const long long *size, uint64_t see
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = cols;
-    check_set_publish(&c->check, p);
+    cml_check_set_publish(&c->check, p);
     p->gamma = cml_gamma_f32((double)FIR_TAPS);
     p->abs_floor = 0.0;
     /* Each input read once and each output written once (the history re-reads are cache
@@ -555,7 +510,7 @@ static void fir_teardown(cml_problem *p) {
     CML_CHECK(cudaFree(c->d_in));
     CML_CHECK(cudaFree(c->d_taps));
     CML_CHECK(cudaFree(c->d_out));
-    check_set_free(&c->check);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
@@ -570,7 +525,7 @@ typedef struct scale_ctx {
     float *d_row_scale; /* (rows) */
     float *d_col_bias;  /* (cols) */
     float *d_out;       /* (rows, cols): the output under test */
-    check_set check;
+    cml_check_set check;
 } scale_ctx;
 
 static const char *scale_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -602,7 +557,8 @@ static const char *scale_setup(cml_problem *p, const long long *size, uint64_t s
     cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
     cml_rng_fill_uniform_f32(&rng, h_scale, rows, -2.0f, 2.0f);
     cml_rng_fill_uniform_f32(&rng, h_bias, cols, -1.0f, 1.0f);
-    if (!check_set_init(&c->check, rows, cols, &rng)) {
+    const cml_sample_spec *sample = n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample;
+    if (!cml_check_set_init(&c->check, rows, cols, sample, 1, &rng)) {
         free(c);
         free(h_in);
         free(h_scale);
@@ -610,7 +566,7 @@ static const char *scale_setup(cml_problem *p, const long long *size, uint64_t s
         return kNoHostMemory;
     }
     for (size_t i = 0; i < c->check.n; ++i) {
-        const size_t pos = check_set_pos(&c->check, i);
+        const size_t pos = cml_check_set_pos(&c->check, i);
         scale_rows_ref_at(h_in, cols, h_scale, h_bias, pos / cols, pos % cols, &c->check.ref[i],
                           &c->check.mag[i]);
     }
@@ -628,7 +584,7 @@ static const char *scale_setup(cml_problem *p, const long long *size, uint64_t s
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = cols;
-    check_set_publish(&c->check, p);
+    cml_check_set_publish(&c->check, p);
     p->gamma = cml_gamma_f32(2.0); /* one product and one sum (FMA or not) */
     p->abs_floor = 0.0;
     p->bytes = 8.0 * (double)n + 4.0 * (double)rows + 4.0 * (double)cols;
@@ -656,7 +612,7 @@ static void scale_teardown(cml_problem *p) {
     CML_CHECK(cudaFree(c->d_row_scale));
     CML_CHECK(cudaFree(c->d_col_bias));
     CML_CHECK(cudaFree(c->d_out));
-    check_set_free(&c->check);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }

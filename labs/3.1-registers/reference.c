@@ -1,5 +1,5 @@
-/* reference.c — lab 3.1: CPU references, the pointer-chasing cycles and the sample of checked
- * positions (reference.h). Plain C11. Pristine.
+/* reference.c — lab 3.1: CPU references and the pointer-chasing cycles (reference.h). Plain
+ * C11. Pristine.
  *
  * Straightforward loops on purpose: a reference must be obviously right, not fast.
  */
@@ -66,46 +66,4 @@ void scale_rows_ref_at(const float *in, size_t cols, const float *row_scale, con
     const double product = (double)in[r * cols + c] * (double)row_scale[r]; // exact
     *exact = product + (double)col_bias[c];
     *mag = fabs(product) + fabs((double)col_bias[c]);
-}
-
-static int compare_size_t(const void *a, const void *b) {
-    const size_t x = *(const size_t *)a;
-    const size_t y = *(const size_t *)b;
-    return (x > y) - (x < y);
-}
-
-size_t *sample_positions(size_t rows, size_t cols, size_t border, size_t n_random, cml_rng *rng,
-                         size_t *n) {
-    const size_t border_rows = border < rows ? border : rows;
-    const size_t border_cols = border < cols ? border : cols;
-    const size_t last_first_row = rows - border_rows; // rows [last_first_row, rows) in full
-    const size_t first_col = cols - border_cols;      // columns [first_col, cols) in every row
-    size_t n_max = n_random;
-    for (size_t r = 0; r < rows; ++r) {
-        const int full = r < border_rows || r >= last_first_row;
-        n_max += full ? cols : border_cols;
-    }
-    size_t *idx = malloc((n_max ? n_max : 1) * sizeof *idx);
-    if (idx == NULL) {
-        return NULL;
-    }
-    size_t count = 0;
-    for (size_t r = 0; r < rows; ++r) {
-        const int full = r < border_rows || r >= last_first_row;
-        for (size_t c = full ? 0 : first_col; c < cols; ++c) {
-            idx[count++] = r * cols + c;
-        }
-    }
-    for (size_t i = 0; i < n_random; ++i) {
-        idx[count++] = (size_t)cml_rng_below(rng, (uint64_t)rows * cols);
-    }
-    qsort(idx, count, sizeof *idx, compare_size_t);
-    size_t n_unique = 0;
-    for (size_t i = 0; i < count; ++i) {
-        if (n_unique == 0 || idx[i] != idx[n_unique - 1]) {
-            idx[n_unique++] = idx[i];
-        }
-    }
-    *n = n_unique;
-    return idx;
 }

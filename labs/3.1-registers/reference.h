@@ -45,14 +45,6 @@ void fir_ref_at(const float *in, size_t cols, const float *taps, int n_taps, siz
 void scale_rows_ref_at(const float *in, size_t cols, const float *row_scale, const float *col_bias,
                        size_t r, size_t c, double *exact, double *mag);
 
-/* The positions checked on an output too large for a full CPU reference, as linear indices
- * into (rows, cols) row-major, sorted ascending, without repeats: every position in the first
- * and last `border` rows and the last `border` columns, plus n_random positions drawn
- * uniformly with cml_rng_below (repeats dropped). Returns a malloc'd array of *n positions
- * (free() it), or NULL when out of memory. */
-size_t *sample_positions(size_t rows, size_t cols, size_t border, size_t n_random, cml_rng *rng,
-                         size_t *n);
-
 #ifdef __cplusplus
 }
 #endif

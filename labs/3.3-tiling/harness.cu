@@ -7,7 +7,7 @@
  *   - setup: check the size, draw the inputs from the seed (cml_rng.h, uniform in [-1, 1): no
  *     constant inputs, which let swapped indices pass), copy them to the device, and compute
  *     the float64 CPU reference (reference.c) at every output position, or at a sample on
- *     large cases (reference.h, sample_positions);
+ *     large cases (cml_sample.h, kCheckSample);
  *   - the two launches: the student's launcher (kernels.cu, API in lab.h) and the baseline
  *     (baselines.cu), both writing the problem's output buffer;
  *   - teardown.
@@ -33,78 +33,24 @@
 #include "cml_compare.h"
 #include "cml_lab.h"
 #include "cml_rng.h"
+#include "cml_sample.h"
 #include "lab.h"
 #include "reference.h"
 
 /* Every output position is checked when the output has at most CHECK_ALL_MAX_ELEMS elements and
  * the CPU reference costs at most the exercise's bound in multiply-adds (a few seconds of one
- * core); otherwise a sample: the last CHECK_SAMPLE_BORDER rows and columns in full (every
- * edge tile up to 32 wide lies there) plus CHECK_SAMPLE_RANDOM positions drawn from the seed. */
+ * core); otherwise a sample (cml_sample.h): the last CHECK_SAMPLE_BORDER rows and columns in
+ * full (every edge tile up to 32 wide lies there) plus CHECK_SAMPLE_RANDOM positions drawn from
+ * the seed. */
 #define CHECK_ALL_MAX_ELEMS ((size_t)1 << 26)
 #define MATMUL_CHECK_ALL_MAX_WORK 2147483648.0 /* 2^31 multiply-adds */
 #define CONV2D_CHECK_ALL_MAX_WORK 1073741824.0 /* 2^30 multiply-adds */
 #define CHECK_SAMPLE_BORDER 32
 #define CHECK_SAMPLE_RANDOM 65536
+static const cml_sample_spec kCheckSample = {0, CHECK_SAMPLE_BORDER, CHECK_SAMPLE_BORDER,
+                                             CHECK_SAMPLE_RANDOM};
 
 static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
-
-/* ---------------------------------------------------------------------------------------------
- * The positions checked and their reference values, shared by the three exercises.
- */
-
-typedef struct check_set {
-    size_t *idx; /* NULL: every position 0 .. n-1; else n positions (sample_positions) */
-    size_t n;
-    double *ref; /* (n): exact value at each position */
-    double *mag; /* (n): sum of |terms| at each position; NULL for exact comparisons */
-} check_set;
-
-static void check_set_free(check_set *s) {
-    free(s->idx);
-    free(s->ref);
-    free(s->mag);
-    s->idx = NULL;
-    s->ref = NULL;
-    s->mag = NULL;
-    s->n = 0;
-}
-
-/* Chooses the positions for an output of (rows, cols): all of them when `all`, else a sample
- * drawn from `rng`; allocates ref (and mag when `with_mag`). Returns 0 when out of memory
- * (then nothing stays allocated). */
-static int check_set_init(check_set *s, size_t rows, size_t cols, int all, int with_mag,
-                          cml_rng *rng) {
-    s->idx = NULL;
-    s->n = rows * cols;
-    s->mag = NULL;
-    if (!all) {
-        s->idx = sample_positions(rows, cols, CHECK_SAMPLE_BORDER, CHECK_SAMPLE_RANDOM, rng, &s->n);
-        if (s->idx == NULL) {
-            return 0;
-        }
-    }
-    s->ref = (double *)malloc(s->n * sizeof(double));
-    if (with_mag) {
-        s->mag = (double *)malloc(s->n * sizeof(double));
-    }
-    if (s->ref == NULL || (with_mag && s->mag == NULL)) {
-        check_set_free(s);
-        return 0;
-    }
-    return 1;
-}
-
-/* Linear index (into the output) of the i-th checked position. */
-static size_t check_set_pos(const check_set *s, size_t i) {
-    return s->idx != NULL ? s->idx[i] : i;
-}
-
-static void check_set_publish(const check_set *s, cml_problem *p) {
-    p->check_idx = s->idx;
-    p->n_check = s->idx != NULL ? s->n : 0;
-    p->h_ref = s->ref;
-    p->h_mag = s->mag;
-}
 
 /* lab.h's bound on every size: an int, with room for a tile's worth of overhanging indices. */
 static int fits_int(long long v) {
@@ -120,7 +66,7 @@ typedef struct matmul_ctx {
     float *d_A; /* (M, K) */
     float *d_B; /* (K, N) */
     float *d_C; /* (M, N): the output under test */
-    check_set check;
+    cml_check_set check;
 } matmul_ctx;
 
 static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -153,7 +99,7 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
 
     const int all = M * N <= CHECK_ALL_MAX_ELEMS &&
                     (double)M * (double)N * (double)K <= MATMUL_CHECK_ALL_MAX_WORK;
-    if (!check_set_init(&c->check, M, N, all, 1, &rng)) {
+    if (!cml_check_set_init(&c->check, M, N, all ? NULL : &kCheckSample, 1, &rng)) {
         free(c);
         free(h_A);
         free(h_B);
@@ -162,7 +108,7 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
     }
     transpose_ref(h_B, K, N, h_Bt);
     for (size_t i = 0; i < c->check.n; ++i) {
-        const size_t pos = check_set_pos(&c->check, i);
+        const size_t pos = cml_check_set_pos(&c->check, i);
         matmul_ref_at(h_A, h_Bt, K, pos / N, pos % N, &c->check.ref[i], &c->check.mag[i]);
     }
 
@@ -178,7 +124,7 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
     p->d_out = c->d_C;
     p->n_out = M * N;
     p->out_cols = N;
-    check_set_publish(&c->check, p);
+    cml_check_set_publish(&c->check, p);
     p->gamma = cml_gamma_f32((double)K);
     p->abs_floor = 0.0;
     p->bytes = 4.0 * ((double)M * K + (double)K * N + (double)M * N);
@@ -205,7 +151,7 @@ static void matmul_teardown(cml_problem *p) {
     CML_CHECK(cudaFree(c->d_A));
     CML_CHECK(cudaFree(c->d_B));
     CML_CHECK(cudaFree(c->d_C));
-    check_set_free(&c->check);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
@@ -218,7 +164,7 @@ typedef struct transpose_ctx {
     int rows, cols;
     float *d_in;  /* (rows, cols) */
     float *d_out; /* (cols, rows): the output under test */
-    check_set check;
+    cml_check_set check;
 } transpose_ctx;
 
 static const char *transpose_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -244,13 +190,14 @@ static const char *transpose_setup(cml_problem *p, const long long *size, uint64
     cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
 
     /* The output is (cols, rows): a position's row is a column of `in` and vice versa. */
-    if (!check_set_init(&c->check, cols, rows, n <= CHECK_ALL_MAX_ELEMS, 0, &rng)) {
+    const int all = n <= CHECK_ALL_MAX_ELEMS;
+    if (!cml_check_set_init(&c->check, cols, rows, all ? NULL : &kCheckSample, 0, &rng)) {
         free(c);
         free(h_in);
         return kNoHostMemory;
     }
     for (size_t i = 0; i < c->check.n; ++i) {
-        const size_t pos = check_set_pos(&c->check, i);
+        const size_t pos = cml_check_set_pos(&c->check, i);
         c->check.ref[i] = transpose_ref_at(h_in, cols, pos / rows, pos % rows);
     }
 
@@ -262,7 +209,7 @@ static const char *transpose_setup(cml_problem *p, const long long *size, uint64
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = rows;
-    check_set_publish(&c->check, p);
+    cml_check_set_publish(&c->check, p);
     p->gamma = 0.0; /* data movement: exact */
     p->abs_floor = 0.0;
     p->bytes = 8.0 * (double)n; /* each element read once and written once */
@@ -288,7 +235,7 @@ static void transpose_teardown(cml_problem *p) {
     }
     CML_CHECK(cudaFree(c->d_in));
     CML_CHECK(cudaFree(c->d_out));
-    check_set_free(&c->check);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
@@ -303,7 +250,7 @@ typedef struct conv2d_ctx {
     float *d_in;     /* (height, width) */
     float *d_filter; /* (2R + 1, 2R + 1) */
     float *d_out;    /* (height, width): the output under test */
-    check_set check;
+    cml_check_set check;
 } conv2d_ctx;
 
 static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -339,14 +286,14 @@ static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t 
 
     const int all =
         n <= CHECK_ALL_MAX_ELEMS && (double)n * (double)n_taps <= CONV2D_CHECK_ALL_MAX_WORK;
-    if (!check_set_init(&c->check, height, width, all, 1, &rng)) {
+    if (!cml_check_set_init(&c->check, height, width, all ? NULL : &kCheckSample, 1, &rng)) {
         free(c);
         free(h_in);
         free(h_filter);
         return kNoHostMemory;
     }
     for (size_t i = 0; i < c->check.n; ++i) {
-        const size_t pos = check_set_pos(&c->check, i);
+        const size_t pos = cml_check_set_pos(&c->check, i);
         conv2d_ref_at(h_in, width, height, h_filter, R, pos / width, pos % width, &c->check.ref[i],
                       &c->check.mag[i]);
     }
@@ -365,7 +312,7 @@ static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t 
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = width;
-    check_set_publish(&c->check, p);
+    cml_check_set_publish(&c->check, p);
     p->gamma = cml_gamma_f32((double)n_taps);
     p->abs_floor = 0.0;
     p->bytes = 8.0 * (double)n + 4.0 * (double)n_taps;
@@ -392,7 +339,7 @@ static void conv2d_teardown(cml_problem *p) {
     CML_CHECK(cudaFree(c->d_in));
     CML_CHECK(cudaFree(c->d_filter));
     CML_CHECK(cudaFree(c->d_out));
-    check_set_free(&c->check);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }

@@ -1,6 +1,6 @@
-/* reference.h — lab 3.3: the CPU references (float64) of the three exercises, and the sample of
- * positions the harness checks on large outputs. Plain C11 (reference.c); used by harness.cu
- * and tested by tests/test_reference.c. Pristine.
+/* reference.h — lab 3.3: the CPU references (float64) of the three exercises. Plain C11
+ * (reference.c); used by harness.cu and tested by tests/test_reference.c. Pristine. The sample
+ * of positions the harness checks on large outputs is common/cml_sample.h's.
  *
  * Each reference returns, per output element, the exact value (accumulated in float64: a
  * product of two float32 is exact in float64, and the sums of this lab's sizes lose nothing
@@ -11,8 +11,6 @@
 #pragma once
 
 #include <stddef.h>
-
-#include "cml_rng.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,14 +40,6 @@ float transpose_ref_at(const float *in, size_t cols, size_t out_row, size_t out_
  * Preconditions: R >= 0, y < height, x < width. */
 void conv2d_ref_at(const float *in, size_t width, size_t height, const float *filter, int R,
                    size_t y, size_t x, double *exact, double *mag);
-
-/* The positions checked on an output too large for a full CPU reference, as linear indices
- * into (rows, cols) row-major, sorted ascending, without repeats: every position in the last
- * `border` rows and the last `border` columns (where partial tiles go wrong), plus n_random
- * positions drawn uniformly from the whole output with cml_rng_below (repeats dropped).
- * Returns a malloc'd array of *n positions (free() it), or NULL when out of memory. */
-size_t *sample_positions(size_t rows, size_t cols, size_t border, size_t n_random, cml_rng *rng,
-                         size_t *n);
 
 #ifdef __cplusplus
 }

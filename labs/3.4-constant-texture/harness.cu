@@ -46,6 +46,7 @@
 #include "cml_compare.h"
 #include "cml_lab.h"
 #include "cml_rng.h"
+#include "cml_sample.h"
 #include "cml_timing.h"
 #include "lab.h"
 #include "reference.h"
@@ -64,21 +65,6 @@ static int fits_int(long long v) {
     return v < (long long)INT_MAX - 63;
 }
 
-/* Allocates the reference arrays of n elements (mag only when with_mag); 0 when out of memory
- * (then neither stays allocated). */
-static int alloc_ref(size_t n, int with_mag, double **ref, double **mag) {
-    *ref = (double *)malloc(n * sizeof(double));
-    *mag = with_mag ? (double *)malloc(n * sizeof(double)) : NULL;
-    if (*ref == NULL || (with_mag && *mag == NULL)) {
-        free(*ref);
-        free(*mag);
-        *ref = NULL;
-        *mag = NULL;
-        return 0;
-    }
-    return 1;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * 3.4a  stencil_constant: out (n) = 1D stencil of radius STENCIL_R over in (n)
  */
@@ -88,7 +74,7 @@ typedef struct stencil1d_ctx {
     float *d_in;   /* (n) */
     float *d_coef; /* (STENCIL_DIAM): the baseline's copy in global memory */
     float *d_out;  /* (n): the output under test */
-    double *ref, *mag;
+    cml_check_set check;
 } stencil1d_ctx;
 
 static const char *stencil1d_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -99,7 +85,7 @@ static const char *stencil1d_setup(cml_problem *p, const long long *size, uint64
     stencil1d_ctx *c = (stencil1d_ctx *)calloc(1, sizeof *c);
     float *h_in = (float *)malloc(n * sizeof(float));
     float h_coef[STENCIL_DIAM];
-    if (c == NULL || h_in == NULL || !alloc_ref(n, 1, &c->ref, &c->mag)) {
+    if (c == NULL || h_in == NULL || !cml_check_set_init(&c->check, 1, n, NULL, 1, NULL)) {
         free(c);
         free(h_in);
         return kNoHostMemory;
@@ -111,7 +97,7 @@ static const char *stencil1d_setup(cml_problem *p, const long long *size, uint64
     cml_rng_fill_uniform_f32(&rng, h_coef, STENCIL_DIAM, -1.0f, 1.0f);
     cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
     for (size_t i = 0; i < n; ++i) {
-        stencil1d_ref_at(h_in, n, h_coef, STENCIL_R, i, &c->ref[i], &c->mag[i]);
+        stencil1d_ref_at(h_in, n, h_coef, STENCIL_R, i, &c->check.ref[i], &c->check.mag[i]);
     }
 
     CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
@@ -133,8 +119,7 @@ static const char *stencil1d_setup(cml_problem *p, const long long *size, uint64
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = n;
-    p->h_ref = c->ref;
-    p->h_mag = c->mag;
+    cml_check_set_publish(&c->check, p);
     p->gamma = cml_gamma_f32(STENCIL_DIAM);
     p->abs_floor = 0.0;
     p->bytes = 8.0 * (double)n; /* in read once, out written once */
@@ -161,8 +146,7 @@ static void stencil1d_teardown(cml_problem *p) {
     CML_CHECK(cudaFree(c->d_in));
     CML_CHECK(cudaFree(c->d_coef));
     CML_CHECK(cudaFree(c->d_out));
-    free(c->ref);
-    free(c->mag);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
@@ -177,7 +161,7 @@ typedef struct lookup_ctx {
     int *d_idx;       /* (n): start indices in [0, table_size) */
     float *d_out;     /* (n): the output under test */
     float *d_scratch; /* (n): output of the broadcast baseline (extra metric only) */
-    double *ref, *mag;
+    cml_check_set check;
 } lookup_ctx;
 
 static int is_power_of_two(long long v) {
@@ -196,7 +180,8 @@ static const char *lookup_setup(cml_problem *p, const long long *size, uint64_t 
     lookup_ctx *c = (lookup_ctx *)calloc(1, sizeof *c);
     float *h_table = (float *)malloc(table_size * sizeof(float));
     int *h_idx = (int *)malloc(n * sizeof(int));
-    if (c == NULL || h_table == NULL || h_idx == NULL || !alloc_ref(n, 1, &c->ref, &c->mag)) {
+    if (c == NULL || h_table == NULL || h_idx == NULL ||
+        !cml_check_set_init(&c->check, 1, n, NULL, 1, NULL)) {
         free(c);
         free(h_table);
         free(h_idx);
@@ -213,7 +198,7 @@ static const char *lookup_setup(cml_problem *p, const long long *size, uint64_t 
     }
     for (size_t i = 0; i < n; ++i) {
         lookup_ref_at(h_table, table_size, (size_t)h_idx[i], LOOKUP_STEPS, LOOKUP_STRIDE,
-                      &c->ref[i], &c->mag[i]);
+                      &c->check.ref[i], &c->check.mag[i]);
     }
 
     CML_CHECK(cudaMalloc((void **)&c->d_table, table_size * sizeof(float)));
@@ -230,8 +215,7 @@ static const char *lookup_setup(cml_problem *p, const long long *size, uint64_t 
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = n;
-    p->h_ref = c->ref;
-    p->h_mag = c->mag;
+    cml_check_set_publish(&c->check, p);
     p->gamma = cml_gamma_f32(LOOKUP_STEPS);
     p->abs_floor = 0.0;
     /* Device-memory traffic: the index read and the output written; the table reads hit the
@@ -290,8 +274,7 @@ static void lookup_teardown(cml_problem *p) {
     CML_CHECK(cudaFree(c->d_idx));
     CML_CHECK(cudaFree(c->d_out));
     CML_CHECK(cudaFree(c->d_scratch));
-    free(c->ref);
-    free(c->mag);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
@@ -305,7 +288,7 @@ typedef struct stencil2d_ctx {
     int in_place; /* size "buffers": 2 = separate in and out, 1 = in place (one buffer) */
     float *d_in;  /* (height, width): the pristine input */
     float *d_out; /* (height, width): the output under test */
-    double *ref, *mag;
+    cml_check_set check;
 } stencil2d_ctx;
 
 static const char *stencil2d_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -320,7 +303,7 @@ static const char *stencil2d_setup(cml_problem *p, const long long *size, uint64
     const size_t n = width * height;
     stencil2d_ctx *c = (stencil2d_ctx *)calloc(1, sizeof *c);
     float *h_in = (float *)malloc(n * sizeof(float));
-    if (c == NULL || h_in == NULL || !alloc_ref(n, 1, &c->ref, &c->mag)) {
+    if (c == NULL || h_in == NULL || !cml_check_set_init(&c->check, height, width, NULL, 1, NULL)) {
         free(c);
         free(h_in);
         return kNoHostMemory;
@@ -333,7 +316,7 @@ static const char *stencil2d_setup(cml_problem *p, const long long *size, uint64
     cml_rng_seed(&rng, seed);
     cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
     for (size_t i = 0; i < n; ++i) {
-        blur3_ref_at(h_in, width, height, i / width, i % width, &c->ref[i], &c->mag[i]);
+        blur3_ref_at(h_in, width, height, i / width, i % width, &c->check.ref[i], &c->check.mag[i]);
     }
 
     CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
@@ -344,8 +327,7 @@ static const char *stencil2d_setup(cml_problem *p, const long long *size, uint64
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = width;
-    p->h_ref = c->ref;
-    p->h_mag = c->mag;
+    cml_check_set_publish(&c->check, p);
     p->gamma = cml_gamma_f32(9.0);
     p->abs_floor = 0.0;
     p->bytes = 8.0 * (double)n;
@@ -379,8 +361,7 @@ static void stencil2d_teardown(cml_problem *p) {
     }
     CML_CHECK(cudaFree(c->d_in));
     CML_CHECK(cudaFree(c->d_out));
-    free(c->ref);
-    free(c->mag);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
@@ -394,7 +375,8 @@ typedef struct resample_ctx {
     int wrap;     /* size "address": 1 = clamp (wrap = 0), 2 = wrap (wrap = 1) */
     float *d_in;  /* (in_h, in_w) */
     float *d_out; /* (out_h, out_w): the output under test */
-    double *ref, *tol;
+    /* Every position; mag holds each one's tolerance itself (gamma = 1). */
+    cml_check_set check;
 } resample_ctx;
 
 static const char *resample_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -414,7 +396,7 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
     const size_t n_out = out_w * out_h;
     resample_ctx *c = (resample_ctx *)calloc(1, sizeof *c);
     float *h_in = (float *)malloc(n_in * sizeof(float));
-    if (c == NULL || h_in == NULL || !alloc_ref(n_out, 1, &c->ref, &c->tol)) {
+    if (c == NULL || h_in == NULL || !cml_check_set_init(&c->check, out_h, out_w, NULL, 1, NULL)) {
         free(c);
         free(h_in);
         return kNoHostMemory;
@@ -437,8 +419,8 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
             const double x = resample_coord(ox, in_w, out_w);
             double value, spread, maxabs;
             bilinear_ref(h_in, in_w, in_h, x, y, c->wrap, &value, &spread, &maxabs);
-            c->ref[oy * out_w + ox] = value;
-            c->tol[oy * out_w + ox] = (d_alpha + d_beta) * spread + 0x1p-16 * maxabs;
+            c->check.ref[oy * out_w + ox] = value;
+            c->check.mag[oy * out_w + ox] = (d_alpha + d_beta) * spread + 0x1p-16 * maxabs;
         }
     }
 
@@ -450,9 +432,8 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
     p->d_out = c->d_out;
     p->n_out = n_out;
     p->out_cols = out_w;
-    p->h_ref = c->ref;
-    p->h_mag = c->tol; /* the per-element tolerance itself: gamma = 1 */
-    p->gamma = 1.0;
+    cml_check_set_publish(&c->check, p);
+    p->gamma = 1.0; /* h_mag is the per-element tolerance itself */
     p->abs_floor = 0.0;
     p->bytes = 4.0 * (double)n_in + 4.0 * (double)n_out;
     p->flops = 8.0 * (double)n_out; /* 3 lerps, as the software baseline computes them */
@@ -477,8 +458,7 @@ static void resample_teardown(cml_problem *p) {
     }
     CML_CHECK(cudaFree(c->d_in));
     CML_CHECK(cudaFree(c->d_out));
-    free(c->ref);
-    free(c->tol);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
@@ -491,7 +471,7 @@ typedef struct jacobi_ctx {
     int width, height, iters;
     float *d_in;  /* (height, width) */
     float *d_out; /* (height, width): the output under test */
-    double *ref;
+    cml_check_set check;
 } jacobi_ctx;
 
 static const char *jacobi_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -507,8 +487,7 @@ static const char *jacobi_setup(cml_problem *p, const long long *size, uint64_t 
     const size_t n = width * height;
     jacobi_ctx *c = (jacobi_ctx *)calloc(1, sizeof *c);
     float *h_in = (float *)malloc(n * sizeof(float));
-    double *unused = NULL;
-    if (c == NULL || h_in == NULL || !alloc_ref(n, 0, &c->ref, &unused)) {
+    if (c == NULL || h_in == NULL || !cml_check_set_init(&c->check, height, width, NULL, 0, NULL)) {
         free(c);
         free(h_in);
         return kNoHostMemory;
@@ -520,8 +499,8 @@ static const char *jacobi_setup(cml_problem *p, const long long *size, uint64_t 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
     cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
-    if (!jacobi_ref(h_in, width, height, iters, c->ref)) {
-        free(c->ref);
+    if (!jacobi_ref(h_in, width, height, iters, c->check.ref)) {
+        cml_check_set_free(&c->check);
         free(c);
         free(h_in);
         return kNoHostMemory;
@@ -535,8 +514,7 @@ static const char *jacobi_setup(cml_problem *p, const long long *size, uint64_t 
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = width;
-    p->h_ref = c->ref;
-    p->h_mag = NULL;
+    cml_check_set_publish(&c->check, p); /* h_mag = NULL */
     p->gamma = 0.0;
     p->abs_floor = (double)iters * cml_gamma_f32(4.0); /* max |u| <= 1: see the file header */
     p->bytes = 8.0 * (double)n * (double)iters;        /* each step reads u, writes u' */
@@ -562,7 +540,7 @@ static void jacobi_teardown(cml_problem *p) {
     }
     CML_CHECK(cudaFree(c->d_in));
     CML_CHECK(cudaFree(c->d_out));
-    free(c->ref);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }

@@ -1,11 +1,11 @@
-/* test_reference.c — Check tests of lab 3.1's CPU references, pointer-chasing cycles and sample
- * of positions (reference.h). Plain C, no CUDA: the lab's GPU results are only as trustworthy
- * as these.
+/* test_reference.c — Check tests of lab 3.1's CPU references and pointer-chasing cycles
+ * (reference.h). Plain C, no CUDA: the lab's GPU results are only as trustworthy as these.
  *
  * TCases by concern: "Cycle" (Sattolo's cycle is one cycle through every node), "Chase" (the
  * final index and checksum, by hand and against a direct walk; a chase that skips a node
- * differs), "Fir" (hand values, the zero history above row 0, columns independent), "Scale",
- * "Sample". Values compared exactly are small integers or powers of two.
+ * differs), "Fir" (hand values, the zero history above row 0, columns independent), "Scale".
+ * Values compared exactly are small integers or powers of two. The sample of checked positions
+ * is common/cml_sample.h's, tested in common/tests/test_sample.c (with this lab's bands).
  */
 #include <check.h>
 #include <math.h>
@@ -226,59 +226,6 @@ START_TEST(test_scale_by_hand) {
 }
 END_TEST
 
-/* ---------------------------------------------------------------------------------------------
- * Sample
- */
-
-static int sorted_unique_below(const size_t *idx, size_t n, size_t bound) {
-    for (size_t i = 0; i < n; ++i) {
-        if (idx[i] >= bound || (i > 0 && idx[i] <= idx[i - 1])) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* First and last 4 rows and the last 4 columns are all there, sorted, unique, in range. */
-START_TEST(test_sample_borders) {
-    enum { ROWS = 50, COLS = 40, BORDER = 4 };
-    cml_rng rng;
-    cml_rng_seed(&rng, 3);
-    size_t n = 0;
-    size_t *idx = sample_positions(ROWS, COLS, BORDER, 100, &rng, &n);
-    ck_assert_ptr_nonnull(idx);
-    ck_assert(sorted_unique_below(idx, n, ROWS * COLS));
-    char *in = calloc(ROWS * COLS, 1);
-    for (size_t i = 0; i < n; ++i) {
-        in[idx[i]] = 1;
-    }
-    for (size_t r = 0; r < ROWS; ++r) {
-        for (size_t c = 0; c < COLS; ++c) {
-            if (r < BORDER || r >= ROWS - BORDER || c >= COLS - BORDER) {
-                ck_assert_int_eq(in[r * COLS + c], 1);
-            }
-        }
-    }
-    free(in);
-    free(idx);
-}
-END_TEST
-
-/* An output smaller than the borders: every position once. */
-START_TEST(test_sample_small_is_everything) {
-    cml_rng rng;
-    cml_rng_seed(&rng, 1);
-    size_t n = 0;
-    size_t *idx = sample_positions(3, 5, 32, 10, &rng, &n);
-    ck_assert_ptr_nonnull(idx);
-    ck_assert_uint_eq(n, 15);
-    for (size_t i = 0; i < n; ++i) {
-        ck_assert_uint_eq(idx[i], i);
-    }
-    free(idx);
-}
-END_TEST
-
 Suite *make_reference_suite(void) {
     Suite *s = suite_create("lab 3.1 references");
 
@@ -303,11 +250,6 @@ Suite *make_reference_suite(void) {
     TCase *tc_scale = tcase_create("Scale");
     tcase_add_test(tc_scale, test_scale_by_hand);
     suite_add_tcase(s, tc_scale);
-
-    TCase *tc_sample = tcase_create("Sample");
-    tcase_add_test(tc_sample, test_sample_borders);
-    tcase_add_test(tc_sample, test_sample_small_is_everything);
-    suite_add_tcase(s, tc_sample);
 
     return s;
 }

@@ -1,14 +1,14 @@
-/* test_reference.c — Check tests of lab 3.3's CPU references and sample of positions
- * (reference.h). Plain C, no CUDA: the lab's GPU results are only as trustworthy as these.
+/* test_reference.c — Check tests of lab 3.3's CPU references (reference.h). Plain C, no CUDA:
+ * the lab's GPU results are only as trustworthy as these.
  *
  * TCases by concern: "Matmul", "Transpose", "Conv2d" (hand-computed values, identities,
- * shapes that are not square, borders), "Sample" (the positions checked on large outputs).
- * Inputs are small integers or powers of two where values are compared exactly, so float64
- * sums are exact and equality is the right test.
+ * shapes that are not square, borders). Inputs are small integers or powers of two where
+ * values are compared exactly, so float64 sums are exact and equality is the right test. The
+ * positions checked on large outputs are common/cml_sample.h's, tested in
+ * common/tests/test_sample.c (with this lab's bands).
  */
 #include <check.h>
 #include <math.h>
-#include <stdlib.h>
 
 #include "cml_rng.h"
 #include "reference.h"
@@ -289,91 +289,6 @@ START_TEST(test_conv2d_mag_cancellation) {
 }
 END_TEST
 
-/* ---------------------------------------------------------------------------------------------
- * Sample of positions
- */
-
-static int sorted_unique_below(const size_t *idx, size_t n, size_t bound) {
-    for (size_t i = 0; i < n; ++i) {
-        if (idx[i] >= bound || (i > 0 && idx[i] <= idx[i - 1])) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* Output smaller than the border: every position, each once, whatever the random draws. */
-START_TEST(test_sample_small_output_is_everything) {
-    cml_rng rng;
-    cml_rng_seed(&rng, 1);
-    size_t n = 0;
-    size_t *idx = sample_positions(5, 4, 32, 100, &rng, &n);
-    ck_assert_ptr_nonnull(idx);
-    ck_assert_uint_eq(n, 20);
-    for (size_t i = 0; i < n; ++i) {
-        ck_assert_uint_eq(idx[i], i);
-    }
-    free(idx);
-}
-END_TEST
-
-/* (100, 200), border 32: the last 32 rows and columns are all there, plus random positions;
- * sorted, no repeats, in range, and the same for the same seed. */
-START_TEST(test_sample_border_and_random) {
-    enum { ROWS = 100, COLS = 200, BORDER = 32, N_RANDOM = 1000 };
-    const size_t n_border = ROWS * COLS - (size_t)(ROWS - BORDER) * (COLS - BORDER);
-    cml_rng rng;
-    cml_rng_seed(&rng, 2024);
-    size_t n = 0;
-    size_t *idx = sample_positions(ROWS, COLS, BORDER, N_RANDOM, &rng, &n);
-    ck_assert_ptr_nonnull(idx);
-    ck_assert(sorted_unique_below(idx, n, ROWS * COLS));
-    ck_assert_uint_ge(n, n_border + 1); // some random positions fall in the interior
-    ck_assert_uint_le(n, n_border + N_RANDOM);
-
-    /* Every border position is present (binary search would do; the list is small). */
-    size_t j = 0, found = 0;
-    for (size_t r = 0; r < ROWS; ++r) {
-        for (size_t c = 0; c < COLS; ++c) {
-            if (r < ROWS - BORDER && c < COLS - BORDER) {
-                continue;
-            }
-            const size_t pos = r * COLS + c;
-            while (j < n && idx[j] < pos) {
-                ++j;
-            }
-            found += (j < n && idx[j] == pos);
-        }
-    }
-    ck_assert_uint_eq(found, n_border);
-
-    cml_rng rng2;
-    cml_rng_seed(&rng2, 2024);
-    size_t n2 = 0;
-    size_t *idx2 = sample_positions(ROWS, COLS, BORDER, N_RANDOM, &rng2, &n2);
-    ck_assert_ptr_nonnull(idx2);
-    ck_assert_uint_eq(n2, n);
-    for (size_t i = 0; i < n; ++i) {
-        ck_assert_uint_eq(idx2[i], idx[i]);
-    }
-    free(idx);
-    free(idx2);
-}
-END_TEST
-
-/* A (1, N) output: the one row is a border row, so all N positions. */
-START_TEST(test_sample_single_row) {
-    cml_rng rng;
-    cml_rng_seed(&rng, 5);
-    size_t n = 0;
-    size_t *idx = sample_positions(1, 1000, 32, 50, &rng, &n);
-    ck_assert_ptr_nonnull(idx);
-    ck_assert_uint_eq(n, 1000);
-    ck_assert(sorted_unique_below(idx, n, 1000));
-    free(idx);
-}
-END_TEST
-
 Suite *make_reference_suite(void) {
     Suite *s = suite_create("lab 3.3 references");
 
@@ -399,12 +314,6 @@ Suite *make_reference_suite(void) {
     tcase_add_test(tc_conv, test_conv2d_r4_single_pixel);
     tcase_add_test(tc_conv, test_conv2d_mag_cancellation);
     suite_add_tcase(s, tc_conv);
-
-    TCase *tc_sample = tcase_create("Sample");
-    tcase_add_test(tc_sample, test_sample_small_output_is_everything);
-    tcase_add_test(tc_sample, test_sample_border_and_random);
-    tcase_add_test(tc_sample, test_sample_single_row);
-    suite_add_tcase(s, tc_sample);
 
     return s;
 }

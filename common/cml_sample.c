@@ -1,0 +1,99 @@
+/* cml_sample.c — the positions a harness checks and their reference arrays (cml_sample.h).
+ *
+ * Lifted from the copies that labs 3.1 and 3.3 each had in reference.c (sample_positions) and
+ * harness.cu (check_set_*); the positions are the same for the same sizes, bands and
+ * generator state (tests/test_sample.c pins some).
+ */
+#include "cml_sample.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int compare_size_t(const void *a, const void *b) {
+    const size_t x = *(const size_t *)a;
+    const size_t y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+static size_t min_size(size_t a, size_t b) {
+    return a < b ? a : b;
+}
+
+size_t *cml_sample_positions(size_t rows, size_t cols, const cml_sample_spec *spec, cml_rng *rng,
+                             size_t *n) {
+    const size_t n_out = rows * cols;
+    const size_t first_rows = min_size(spec->first_rows, rows);   /* rows [0, first_rows) in full */
+    const size_t bottom = rows - min_size(spec->last_rows, rows); /* rows [bottom, rows) in full */
+    const size_t first_col = cols - min_size(spec->last_cols, cols); /* [first_col, cols) always */
+    const size_t n_random = n_out > 0 ? spec->n_random : 0;
+
+    const size_t n_full_rows = first_rows >= bottom ? rows : first_rows + (rows - bottom);
+    const size_t n_band = n_full_rows * cols + (rows - n_full_rows) * (cols - first_col);
+    if (n_random > SIZE_MAX / sizeof(size_t) - n_band) {
+        return NULL; /* the list could not be allocated anyway */
+    }
+    const size_t n_max = n_band + n_random;
+    size_t *idx = malloc((n_max > 0 ? n_max : 1) * sizeof *idx);
+    if (idx == NULL) {
+        return NULL;
+    }
+
+    size_t count = 0;
+    for (size_t r = 0; r < rows; ++r) {
+        const int full = r < first_rows || r >= bottom;
+        for (size_t c = full ? 0 : first_col; c < cols; ++c) {
+            idx[count++] = r * cols + c;
+        }
+    }
+    for (size_t i = 0; i < n_random; ++i) {
+        idx[count++] = (size_t)cml_rng_below(rng, (uint64_t)n_out);
+    }
+
+    qsort(idx, count, sizeof *idx, compare_size_t);
+    size_t n_unique = 0;
+    for (size_t i = 0; i < count; ++i) {
+        if (n_unique == 0 || idx[i] != idx[n_unique - 1]) {
+            idx[n_unique++] = idx[i];
+        }
+    }
+    *n = n_unique;
+    return idx;
+}
+
+int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sample_spec *sample,
+                       int with_mag, cml_rng *rng) {
+    memset(s, 0, sizeof *s);
+    s->n = rows * cols;
+    if (sample != NULL) {
+        s->idx = cml_sample_positions(rows, cols, sample, rng, &s->n);
+        if (s->idx == NULL) {
+            s->n = 0;
+            return 0;
+        }
+    }
+    const size_t n_alloc = s->n > 0 ? s->n : 1; /* malloc(0) may return NULL */
+    s->ref = malloc(n_alloc * sizeof *s->ref);
+    if (with_mag) {
+        s->mag = malloc(n_alloc * sizeof *s->mag);
+    }
+    if (s->ref == NULL || (with_mag && s->mag == NULL)) {
+        cml_check_set_free(s);
+        return 0;
+    }
+    return 1;
+}
+
+void cml_check_set_publish(const cml_check_set *s, cml_problem *p) {
+    p->check_idx = s->idx;
+    p->n_check = s->idx != NULL ? s->n : 0;
+    p->h_ref = s->ref;
+    p->h_mag = s->mag;
+}
+
+void cml_check_set_free(cml_check_set *s) {
+    free(s->idx);
+    free(s->ref);
+    free(s->mag);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,243 @@
+"""The student's written report (lab.toml ``[report]``, docs/protocol.md "Manifest"): is it
+filled in?
+
+A lab may ask for a short Markdown report (lab 3.5: REPORT.md, the memory space chosen for
+each array and the measured evidence). Its quality is the instructor's to judge: its
+``manual`` points are never earned or lost by the grader, they are shown as pending manual
+review. The grader checks only that it is filled in, for the ``filled`` points (all or
+nothing):
+
+- the file was submitted, is text (not binary, mostly UTF-8), is not empty and is not the
+  template unchanged;
+- every heading of ``sections`` is there, in order. Headings are compared leniently: the
+  number of ``#``, case, white space, emphasis marks (``*``, ``_``, backquotes), a closing
+  ``#`` sequence and a final colon do not matter;
+- each section holds text of the student's own: a line that is none of the template's lines
+  of that section (lines are compared without white space, case or a list or quote marker;
+  a line with no letter or digit, such as a table rule, is no text);
+- each section named in ``need_numbers`` quotes a number that is not one of the template's
+  section (so a table row label "1 resample" or a size "8192 x 8192" kept from the template
+  is no figure of the student's). A number is digits not glued to a letter, ``_`` or ``.``
+  before them: "H200" and "sm_90" are not numbers, "1.31x", "410 GB/s" and "95 %" are.
+
+A section runs from its heading to the next heading of the same or a higher level (fewer
+``#``), or to the next listed heading. Lines inside fenced code blocks are never headings. A
+heading needs a space after its ``#`` (``#include`` is not one), except a listed heading,
+found even without it.
+
+The template is the lab's pristine copy (``[report] template``, a file of the lab folder
+that is not a student file): in a student's working copy ``labs/<lab>/REPORT.md`` is the
+student's own, so it cannot be the reference.
+
+Everything here is linear in the size of the file (no regex that can backtrack on a long
+line): a report is untrusted input of up to ``assemble.MAX_FILE_BYTES``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grader.manifest import ReportSpec
+
+MAX_TEMPLATE_BYTES = 1024 * 1024
+# digits with an optional decimal part or thousands groups, not glued to a letter, "_" or "."
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+_EMPHASIS = str.maketrans("", "", "*_`")
+_FENCES = ("```", "~~~")
+_LINE_MARKERS = "-*+>#|"  # list, quote, heading and table-edge marks before a line's text
+
+
+def heading_key(text: str) -> str:
+    """A heading's text as headings are compared: without its ``#`` marks (leading and
+    closing), emphasis marks, case, runs of white space or a final colon."""
+    t = text.strip().lstrip("#").rstrip("#").translate(_EMPHASIS)
+    return " ".join(t.split()).casefold().rstrip(":").rstrip()
+
+
+def parse_heading(line: str) -> tuple[int, str, bool] | None:
+    """(level, key, strict) when ``line`` is an ATX heading (``## text``), else None;
+    ``strict`` when a space follows the ``#`` marks (CommonMark), so ``#include`` is a
+    heading only when a caller looks for it by name."""
+    stripped = line.lstrip(" \t")
+    if len(line) - len(stripped) > 3:
+        return None
+    level = len(stripped) - len(stripped.lstrip("#"))
+    if not 1 <= level <= 6:
+        return None
+    rest = stripped[level:]
+    strict = rest == "" or rest[0] in " \t"
+    return level, heading_key(rest), strict
+
+
+@dataclass
+class _Heading:
+    line: int
+    level: int
+    key: str
+
+
+class Document:
+    """A Markdown text split into lines, with the headings that delimit its sections
+    (``wanted``: the keys of the listed sections, found even without a space after ``#``)."""
+
+    def __init__(self, text: str, wanted: set[str]):
+        self.lines = text.split("\n")
+        self.wanted = wanted
+        self.heads: list[_Heading] = []
+        fence = None
+        for i, line in enumerate(self.lines):
+            s = line.lstrip()
+            if fence is not None:
+                if s.startswith(fence):
+                    fence = None
+                continue
+            if s.startswith(_FENCES):
+                fence = s[:3]
+                continue
+            h = parse_heading(line)
+            if h is not None and (h[2] or h[1] in wanted):
+                self.heads.append(_Heading(i, h[0], h[1]))
+
+    def locate(self, keys: list[str]) -> list[int | str]:
+        """For each key in order: the index in ``heads`` of its heading (the first one after
+        the previous key's), else "out_of_order" (it is only before) or "missing"."""
+        found: list[int | str] = []
+        pos = -1
+        for key in keys:
+            idx = next(
+                (i for i in range(pos + 1, len(self.heads)) if self.heads[i].key == key), None
+            )
+            if idx is not None:
+                found.append(idx)
+                pos = idx
+            elif any(h.key == key for h in self.heads[: pos + 1]):
+                found.append("out_of_order")
+            else:
+                found.append("missing")
+        return found
+
+    def body(self, idx: int) -> list[str]:
+        """The lines of the section under ``heads[idx]``."""
+        head = self.heads[idx]
+        end = len(self.lines)
+        for nxt in self.heads[idx + 1 :]:
+            if nxt.level <= head.level or nxt.key in self.wanted:
+                end = nxt.line
+                break
+        return self.lines[head.line + 1 : end]
+
+
+def decode(data: bytes, name: str) -> tuple[str | None, str | None, str | None]:
+    """(text, problem, note) of a file's bytes: text with Unix line ends and no BOM, or the
+    problem that makes it no text file; ``note`` says when a few bytes were not UTF-8."""
+    if b"\0" in data:
+        return None, f"{name} is not a text file (it holds NUL bytes): submit Markdown text", None
+    note = None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        bad = text.count("\ufffd")
+        if bad * 20 > len(text):  # more than 5 %: binary, or another encoding throughout
+            return None, f"{name} is not UTF-8 text: save it as UTF-8 Markdown", None
+        note = f"{name} is not valid UTF-8: {bad} bytes could not be read"
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return text, None, note
+
+
+def _flat(text: str) -> str:
+    """The whole text without trailing white space and blank lines at either end."""
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip()
+
+
+def _content(line: str) -> str | None:
+    """A line as lines are compared (no white space, case or leading marker), or None when
+    it holds no letter or digit."""
+    if not any(ch.isalnum() for ch in line):
+        return None
+    return "".join(line.lstrip().lstrip(_LINE_MARKERS).split()).casefold()
+
+
+@dataclass
+class Checked:
+    """What ``check`` found: one message per problem (none: filled in), one row per
+    section (``{"heading": .., "status": ..}``) and a one-line summary."""
+
+    messages: list[str] = field(default_factory=list)
+    sections: list[dict] = field(default_factory=list)
+    info: str = ""
+    note: str | None = None  # e.g. a few bytes that were not UTF-8 (no points lost)
+
+    @property
+    def passed(self) -> bool:
+        return not self.messages
+
+
+def _not_checked(spec: ReportSpec, message: str) -> Checked:
+    rows = [{"heading": s, "status": "not_checked"} for s in spec.sections]
+    return Checked([message], rows, "not checked")
+
+
+def check(spec: ReportSpec, data: bytes | None, problem: str | None = None) -> Checked:
+    """Whether the submitted report (its bytes, or ``problem``: why there are none) is
+    filled in, against ``spec`` and its template (``spec.template_text``)."""
+    name = spec.file
+    if problem is not None or data is None:
+        return _not_checked(spec, problem or f"missing {name} in submission")
+    text, problem, note = decode(data, name)
+    if text is None:
+        return _not_checked(spec, problem)
+    if not text.strip():
+        return _not_checked(spec, f"{name} is empty: fill in the template's sections")
+
+    keys = [heading_key(s) for s in spec.sections]
+    numbers = {heading_key(s) for s in spec.need_numbers}
+    mine = Document(text, set(keys))
+    tmpl = Document(spec.template_text, set(keys))
+    where_mine, where_tmpl = mine.locate(keys), tmpl.locate(keys)
+    unchanged = _flat(text) == _flat(spec.template_text)
+
+    out = Checked(note=note)
+    for heading, key, at, t_at in zip(spec.sections, keys, where_mine, where_tmpl):
+        status = "ok"
+        if isinstance(at, str):
+            status = at
+        else:
+            body = mine.body(at)
+            t_body = tmpl.body(t_at) if isinstance(t_at, int) else []
+            lines = [c for c in map(_content, body) if c is not None]
+            t_lines = {c for c in map(_content, t_body) if c is not None}
+            if not lines:
+                status = "empty"
+            elif all(c in t_lines for c in lines):
+                status = "template"
+            elif key in numbers:
+                given = set(_NUMBER.findall("\n".join(t_body)))
+                if not set(_NUMBER.findall("\n".join(body))) - given:
+                    status = "no_number"
+        out.sections.append({"heading": heading, "status": status})
+        if unchanged or status == "ok":
+            continue
+        out.messages.append(f"{name}: section '{heading}' " + _SAYS[status])
+    if unchanged:
+        out.messages = [f"{name} is the template, unchanged: fill in every section"]
+    n_ok = sum(r["status"] == "ok" for r in out.sections)
+    if out.passed:
+        out.info = f"all {n_ok} sections filled in"
+        if numbers:
+            out.info += f", numbers quoted in the {len(numbers)} that need them"
+    else:
+        out.info = f"{n_ok} of {len(out.sections)} sections filled in"
+    return out
+
+
+_SAYS = {
+    "missing": "is missing: keep the template's headings",
+    "out_of_order": "is out of order: keep the template's order of sections",
+    "empty": "is empty",
+    "template": "still holds only the template's text: write your own",
+    "no_number": "quotes no number of yours: give the measured figures",
+}
