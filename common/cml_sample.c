@@ -26,10 +26,11 @@ size_t *cml_sample_positions(size_t rows, size_t cols, const cml_sample_spec *sp
     const size_t first_rows = min_size(spec->first_rows, rows);   /* rows [0, first_rows) in full */
     const size_t bottom = rows - min_size(spec->last_rows, rows); /* rows [bottom, rows) in full */
     const size_t first_col = cols - min_size(spec->last_cols, cols); /* [first_col, cols) always */
+    const size_t left = min_size(spec->first_cols, first_col);          /* [0, left) always */
     const size_t n_random = n_out > 0 ? spec->n_random : 0;
 
     const size_t n_full_rows = first_rows >= bottom ? rows : first_rows + (rows - bottom);
-    const size_t n_band = n_full_rows * cols + (rows - n_full_rows) * (cols - first_col);
+    const size_t n_band = n_full_rows * cols + (rows - n_full_rows) * (left + cols - first_col);
     if (n_random > SIZE_MAX / sizeof(size_t) - n_band) {
         return NULL; /* the list could not be allocated anyway */
     }
@@ -42,6 +43,9 @@ size_t *cml_sample_positions(size_t rows, size_t cols, const cml_sample_spec *sp
     size_t count = 0;
     for (size_t r = 0; r < rows; ++r) {
         const int full = r < first_rows || r >= bottom;
+        for (size_t c = 0; c < (full ? 0 : left); ++c) {
+            idx[count++] = r * cols + c;
+        }
         for (size_t c = full ? 0 : first_col; c < cols; ++c) {
             idx[count++] = r * cols + c;
         }

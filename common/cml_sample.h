@@ -33,12 +33,14 @@ extern "C" {
 #endif
 
 /* Which positions of a (rows, cols) row-major output a sample holds: every position in the
- * first `first_rows` rows, the last `last_rows` rows and the last `last_cols` columns (a band
- * wider than the output is the whole output), plus `n_random` positions drawn uniformly from
- * the whole output. */
+ * first `first_rows` rows, the last `last_rows` rows, the last `last_cols` columns and the
+ * first `first_cols` columns (a band wider than the output is the whole output), plus
+ * `n_random` positions drawn uniformly from the whole output. (Labs 3.1 and 3.3 check their
+ * partial tiles at the end; lab 3.5's clamped borders are on every side.) */
 typedef struct cml_sample_spec {
     size_t first_rows;
     size_t last_rows;
+    size_t first_cols;
     size_t last_cols;
     size_t n_random;
 } cml_sample_spec;

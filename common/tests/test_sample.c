@@ -22,7 +22,8 @@ static int sorted_unique_below(const size_t *idx, size_t n, size_t bound) {
 
 /* Whether (r, c) lies in one of spec's bands of a (rows, cols) output; r < rows, c < cols. */
 static int in_band(const cml_sample_spec *spec, size_t rows, size_t cols, size_t r, size_t c) {
-    return r < spec->first_rows || rows - r <= spec->last_rows || cols - c <= spec->last_cols;
+    return r < spec->first_rows || rows - r <= spec->last_rows || cols - c <= spec->last_cols ||
+           c < spec->first_cols;
 }
 
 /* Counts, with a binary search, how many of (rows, cols)'s band positions are in idx. */
@@ -102,7 +103,7 @@ static uint64_t fnv1a(const size_t *idx, size_t n) {
  * unique, in range. */
 START_TEST(first_and_last_rows_and_last_cols) {
     enum { ROWS = 50, COLS = 40 };
-    const cml_sample_spec spec = {4, 4, 4, 100};
+    const cml_sample_spec spec = {4, 4, 0, 4, 100};
     size_t n = 0;
     size_t *idx = sample_from_seed(ROWS, COLS, &spec, 3, &n);
     assert_bands_and_random(idx, n, &spec, ROWS, COLS, 8 * COLS + (ROWS - 8) * 4);
@@ -114,7 +115,7 @@ END_TEST
  * not all there; the same list for the same seed. */
 START_TEST(last_rows_and_cols_same_for_same_seed) {
     enum { ROWS = 100, COLS = 200, N_RANDOM = 1000 };
-    const cml_sample_spec spec = {0, 32, 32, N_RANDOM};
+    const cml_sample_spec spec = {0, 32, 0, 32, N_RANDOM};
     size_t n = 0;
     size_t *idx = sample_from_seed(ROWS, COLS, &spec, 2024, &n);
     assert_bands_and_random(idx, n, &spec, ROWS, COLS,
@@ -132,9 +133,26 @@ START_TEST(last_rows_and_cols_same_for_same_seed) {
 }
 END_TEST
 
+/* Lab 3.5's bands: 2 rows and 2 columns on every side (its clamped borders) and nothing
+ * else but the random positions; a first-column band wider than the output is all of it. */
+START_TEST(bands_on_every_side) {
+    enum { ROWS = 60, COLS = 70 };
+    const cml_sample_spec spec = {.first_rows = 2, .last_rows = 2, .last_cols = 2,
+                                  .n_random = 200, .first_cols = 2};
+    size_t n = 0;
+    size_t *idx = sample_from_seed(ROWS, COLS, &spec, 35, &n);
+    assert_bands_and_random(idx, n, &spec, ROWS, COLS, 4 * COLS + (ROWS - 4) * 4);
+    free(idx);
+
+    const cml_sample_spec wide = {.first_rows = 1, .n_random = 5, .first_cols = 100};
+    idx = sample_from_seed(3, 7, &wide, 1, &n);
+    assert_everything(idx, n, 3 * 7);
+}
+END_TEST
+
 /* Exactly n_random draws of cml_rng_below(rng, rows * cols), whatever the bands and repeats. */
 START_TEST(draws_exactly_n_random) {
-    const cml_sample_spec spec = {2, 3, 5, 777};
+    const cml_sample_spec spec = {2, 3, 0, 5, 777};
     cml_rng a, b;
     cml_rng_seed(&a, 11);
     cml_rng_seed(&b, 11);
@@ -155,7 +173,7 @@ END_TEST
 
 /* An output inside the bands: every position once, whatever the random draws. */
 START_TEST(small_output_is_everything) {
-    const cml_sample_spec specs[2] = {{32, 32, 32, 10}, {0, 32, 32, 100}};
+    const cml_sample_spec specs[2] = {{32, 32, 0, 32, 10}, {0, 32, 0, 32, 100}};
     for (int k = 0; k < 2; ++k) {
         size_t n = 0;
         size_t *idx = sample_from_seed(5, 4, &specs[k], 1, &n);
@@ -166,7 +184,7 @@ END_TEST
 
 /* A (1, N) output: its one row is the last row, so all N positions. */
 START_TEST(single_row_is_a_band) {
-    const cml_sample_spec spec = {0, 32, 32, 50};
+    const cml_sample_spec spec = {0, 32, 0, 32, 50};
     size_t n = 0;
     size_t *idx = sample_from_seed(1, 1000, &spec, 5, &n);
     assert_everything(idx, n, 1000);
@@ -175,7 +193,7 @@ END_TEST
 
 /* Bands wider than half the output overlap: each position still once. */
 START_TEST(overlapping_bands_count_once) {
-    const cml_sample_spec spec = {6, 6, 3, 0};
+    const cml_sample_spec spec = {6, 6, 0, 3, 0};
     size_t n = 0;
     size_t *idx = sample_from_seed(10, 8, &spec, 9, &n); /* rows 0-5 and 4-9: all */
     assert_everything(idx, n, 80);
@@ -185,8 +203,8 @@ END_TEST
 /* No bands, no random positions: an empty list that is not NULL. An empty output likewise,
  * and it draws nothing. */
 START_TEST(empty_sample_and_empty_output) {
-    const cml_sample_spec none = {0, 0, 0, 0};
-    const cml_sample_spec some = {1, 1, 1, 10};
+    const cml_sample_spec none = {0, 0, 0, 0, 0};
+    const cml_sample_spec some = {1, 1, 0, 1, 10};
     cml_rng rng;
     cml_rng_seed(&rng, 4);
     const uint64_t state = rng.state;
@@ -220,11 +238,11 @@ typedef struct pin {
 START_TEST(pinned_samples) {
     static const pin pins[4] = {
         /* lab 3.1's bands */
-        {100, 200, {32, 32, 32, 1000}, 2024, 14237, 0x5E12EA505E725EEFu, 0xE545AC0F2CCBEE08u},
-        {4097, 4099, {32, 32, 32, 65536}, 7, 455284, 0x63E6FDF0871E4C2Au, 0xC11C30F1CC1D832Eu},
+        {100, 200, {32, 32, 0, 32, 1000}, 2024, 14237, 0x5E12EA505E725EEFu, 0xE545AC0F2CCBEE08u},
+        {4097, 4099, {32, 32, 0, 32, 65536}, 7, 455284, 0x63E6FDF0871E4C2Au, 0xC11C30F1CC1D832Eu},
         /* lab 3.3's bands */
-        {100, 200, {0, 32, 32, 1000}, 2024, 9116, 0x987B3914280554ACu, 0xE545AC0F2CCBEE08u},
-        {4097, 4099, {0, 32, 32, 65536}, 7, 325661, 0x7F4C632AA68839B5u, 0xC11C30F1CC1D832Eu},
+        {100, 200, {0, 32, 0, 32, 1000}, 2024, 9116, 0x987B3914280554ACu, 0xE545AC0F2CCBEE08u},
+        {4097, 4099, {0, 32, 0, 32, 65536}, 7, 325661, 0x7F4C632AA68839B5u, 0xC11C30F1CC1D832Eu},
     };
     for (int k = 0; k < 4; ++k) {
         cml_rng rng;
@@ -244,7 +262,7 @@ END_TEST
 START_TEST(pinned_interior_positions) {
     static const size_t want31[6] = {6410, 6411, 6433, 6446, 6452, 6485};
     static const size_t want33[6] = {26, 46, 47, 60, 64, 71};
-    const cml_sample_spec specs[2] = {{32, 32, 32, 1000}, {0, 32, 32, 1000}};
+    const cml_sample_spec specs[2] = {{32, 32, 0, 32, 1000}, {0, 32, 0, 32, 1000}};
     const size_t *want[2] = {want31, want33};
     for (int k = 0; k < 2; ++k) {
         size_t n = 0;
@@ -295,7 +313,7 @@ END_TEST
 /* A sample: the positions of cml_sample_positions for the same generator state, in step with
  * ref; without with_mag, mag (and the driver's h_mag) is NULL. */
 START_TEST(check_set_sample_positions) {
-    const cml_sample_spec spec = {0, 8, 8, 500};
+    const cml_sample_spec spec = {0, 8, 0, 8, 500};
     cml_rng a, b;
     cml_rng_seed(&a, 123);
     cml_rng_seed(&b, 123);
@@ -329,6 +347,7 @@ Suite *make_sample_suite(void) {
     TCase *tc = tcase_create("Correctness");
     tcase_add_test(tc, first_and_last_rows_and_last_cols);
     tcase_add_test(tc, last_rows_and_cols_same_for_same_seed);
+    tcase_add_test(tc, bands_on_every_side);
     tcase_add_test(tc, draws_exactly_n_random);
     tcase_add_test(tc, check_set_all_positions);
     tcase_add_test(tc, check_set_sample_positions);

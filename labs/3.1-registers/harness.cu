@@ -77,7 +77,7 @@
 #define CHECK_ALL_MAX_ELEMS ((size_t)1 << 24)
 #define CHECK_SAMPLE_BORDER 32
 #define CHECK_SAMPLE_RANDOM 65536
-static const cml_sample_spec kCheckSample = {CHECK_SAMPLE_BORDER, CHECK_SAMPLE_BORDER,
+static const cml_sample_spec kCheckSample = {CHECK_SAMPLE_BORDER, CHECK_SAMPLE_BORDER, 0,
                                              CHECK_SAMPLE_BORDER, CHECK_SAMPLE_RANDOM};
 
 static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";

@@ -47,7 +47,7 @@
 #define CONV2D_CHECK_ALL_MAX_WORK 1073741824.0 /* 2^30 multiply-adds */
 #define CHECK_SAMPLE_BORDER 32
 #define CHECK_SAMPLE_RANDOM 65536
-static const cml_sample_spec kCheckSample = {0, CHECK_SAMPLE_BORDER, CHECK_SAMPLE_BORDER,
+static const cml_sample_spec kCheckSample = {0, CHECK_SAMPLE_BORDER, 0, CHECK_SAMPLE_BORDER,
                                              CHECK_SAMPLE_RANDOM};
 
 static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";

@@ -50,6 +50,7 @@
 #include "cml_lab.h"
 #include "cml_pgm.h"
 #include "cml_rng.h"
+#include "cml_sample.h"
 #include "cml_timing.h"
 #include "lab.h"
 #include "photograph.h"
@@ -108,79 +109,21 @@ static const char *check_image_size(long long w, long long h) {
  * The positions checked and their references, shared by the exercises.
  */
 
-typedef struct check_set {
-    size_t *idx; /* NULL: every position 0 .. n-1; else n positions */
-    size_t n;
-    double *ref; /* (n) */
-    double *tol; /* (n) */
-} check_set;
-
-/* Allocates a check set for a (height, width) output: every position, or a sample drawn from
- * rng with `border` rows and columns on each side in full. Returns 0 when out of memory
- * (nothing stays allocated). */
-static int check_set_init(check_set *s, size_t width, size_t height, size_t border, cml_rng *rng) {
-    s->idx = NULL;
-    s->n = width * height;
-    if (s->n > CHECK_ALL_MAX_PIXELS) {
-        const size_t bw = width < border ? width : border;
-        const size_t bh = height < border ? height : border;
-        const size_t cap = 2 * bh * width + 2 * bw * height + CHECK_SAMPLE_RANDOM;
-        s->idx = (size_t *)malloc(cap * sizeof(size_t));
-        if (s->idx == NULL) {
-            return 0;
-        }
-        size_t n = 0;
-        for (size_t k = 0; k < bh; ++k) { /* first and last rows */
-            for (size_t x = 0; x < width; ++x) {
-                s->idx[n++] = k * width + x;
-                s->idx[n++] = (height - 1 - k) * width + x;
-            }
-        }
-        for (size_t k = 0; k < bw; ++k) { /* first and last columns */
-            for (size_t y = 0; y < height; ++y) {
-                s->idx[n++] = y * width + k;
-                s->idx[n++] = y * width + (width - 1 - k);
-            }
-        }
-        for (size_t k = 0; k < CHECK_SAMPLE_RANDOM; ++k) {
-            s->idx[n++] = (size_t)cml_rng_below(rng, (uint64_t)(width * height));
-        }
-        s->n = n;
-    }
-    s->ref = (double *)malloc(s->n * sizeof(double));
-    s->tol = (double *)malloc(s->n * sizeof(double));
-    if (s->ref == NULL || s->tol == NULL) {
-        free(s->idx);
-        free(s->ref);
-        free(s->tol);
-        s->idx = NULL;
-        s->ref = s->tol = NULL;
-        return 0;
-    }
-    return 1;
+/* The positions checked: every one up to CHECK_ALL_MAX_PIXELS, else `border` rows and columns
+ * on every side in full (the clamped borders) plus CHECK_SAMPLE_RANDOM positions drawn from
+ * rng (cml_sample.h). The reference goes to ref, the tolerance to mag (gamma = 1: see
+ * publish_check). Returns 0 when out of memory. */
+static int check_init(cml_check_set *s, size_t width, size_t height, size_t border, cml_rng *rng) {
+    const cml_sample_spec sample = {border, border, border, border, CHECK_SAMPLE_RANDOM};
+    return cml_check_set_init(s, height, width,
+                              width * height > CHECK_ALL_MAX_PIXELS ? &sample : NULL, 1, rng);
 }
 
-static void check_set_free(check_set *s) {
-    free(s->idx);
-    free(s->ref);
-    free(s->tol);
-    s->idx = NULL;
-    s->ref = s->tol = NULL;
-}
-
-/* Points the problem's comparison at the check set (tol as the magnitude, gamma = 1). */
-static void check_set_publish(const check_set *s, cml_problem *p) {
-    p->h_ref = s->ref;
-    p->h_mag = s->tol;
-    p->check_idx = s->idx;
-    p->n_check = s->idx != NULL ? s->n : 0;
+/* Points the problem's comparison at the check set: mag is the tolerance itself (gamma = 1). */
+static void publish_check(const cml_check_set *s, cml_problem *p) {
+    cml_check_set_publish(s, p);
     p->gamma = 1.0;
     p->abs_floor = 0.0;
-}
-
-/* The linear index of check position k. */
-static size_t check_pos(const check_set *s, size_t k) {
-    return s->idx != NULL ? s->idx[k] : k;
 }
 
 /* Widens a uint8 image to the driver's float output buffer. */
@@ -204,7 +147,7 @@ typedef struct resample_ctx {
     int src_w, src_h, dst_w, dst_h;
     unsigned char *d_src;
     float *d_dst; /* the output under test */
-    check_set check;
+    cml_check_set check;
 } resample_ctx;
 
 static const char *resample_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -222,7 +165,7 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
     cml_rng rng;
     cml_rng_seed(&rng, seed);
     if (c == NULL || h_src == NULL ||
-        !check_set_init(&c->check, dw, dh, CHECK_SAMPLE_BORDER, &rng)) {
+        !check_init(&c->check, dw, dh, CHECK_SAMPLE_BORDER, &rng)) {
         free(c);
         free(h_src);
         return kNoHostMemory;
@@ -235,8 +178,8 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
         h_src[i] = (unsigned char)cml_rng_below(&rng, 256);
     }
     for (size_t k = 0; k < c->check.n; ++k) {
-        const size_t i = check_pos(&c->check, k);
-        resample_ref_at(h_src, sw, sh, dw, dh, i % dw, i / dw, &c->check.ref[k], &c->check.tol[k]);
+        const size_t i = cml_check_set_pos(&c->check, k);
+        resample_ref_at(h_src, sw, sh, dw, dh, i % dw, i / dw, &c->check.ref[k], &c->check.mag[k]);
     }
     CML_CHECK(cudaMalloc((void **)&c->d_src, sw * sh));
     CML_CHECK(cudaMalloc((void **)&c->d_dst, dw * dh * sizeof(float)));
@@ -246,7 +189,7 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
     p->d_out = c->d_dst;
     p->n_out = dw * dh;
     p->out_cols = dw;
-    check_set_publish(&c->check, p);
+    publish_check(&c->check, p);
     p->bytes = (double)(sw * sh) + 4.0 * (double)(dw * dh);
     p->flops = 8.0 * (double)(dw * dh); /* 3 lerps */
     p->ctx = c;
@@ -270,7 +213,7 @@ static void resample_teardown(cml_problem *p) {
     }
     CML_CHECK(cudaFree(c->d_src));
     CML_CHECK(cudaFree(c->d_dst));
-    check_set_free(&c->check);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
@@ -285,7 +228,7 @@ typedef struct filter_ctx {
     float h_weights[BLUR_MAX_TAPS];
     float *d_weights; /* the baseline's copy in global memory */
     float *d_in, *d_out, *d_tmp;
-    check_set check;
+    cml_check_set check;
 } filter_ctx;
 
 static const char *filter_setup(cml_problem *p, long long w, long long h, int radius,
@@ -300,7 +243,7 @@ static const char *filter_setup(cml_problem *p, long long w, long long h, int ra
     cml_rng rng;
     cml_rng_seed(&rng, seed);
     if (c == NULL || h_in == NULL ||
-        !check_set_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
+        !check_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
         free(c);
         free(h_in);
         return kNoHostMemory;
@@ -313,13 +256,13 @@ static const char *filter_setup(cml_problem *p, long long w, long long h, int ra
         gaussian_weights(sigma_for_radius(radius), radius, c->h_weights);
     }
     for (size_t k = 0; k < c->check.n; ++k) {
-        const size_t i = check_pos(&c->check, k);
+        const size_t i = cml_check_set_pos(&c->check, k);
         if (radius >= 0) {
             gaussian_blur_ref_at(h_in, width, height, c->h_weights, radius, i % width, i / width,
-                                 &c->check.ref[k], &c->check.tol[k]);
+                                 &c->check.ref[k], &c->check.mag[k]);
         } else {
             sobel_ref_at(h_in, width, height, i % width, i / width, &c->check.ref[k],
-                         &c->check.tol[k]);
+                         &c->check.mag[k]);
         }
     }
     CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
@@ -336,7 +279,7 @@ static const char *filter_setup(cml_problem *p, long long w, long long h, int ra
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = width;
-    check_set_publish(&c->check, p);
+    publish_check(&c->check, p);
     p->bytes = 8.0 * (double)n; /* the image read once, written once: the roofline's minimum */
     p->flops = radius >= 0 ? 4.0 * (2 * radius + 1) * (double)n : 17.0 * (double)n;
     p->ctx = c;
@@ -384,7 +327,7 @@ static void filter_teardown(cml_problem *p) {
     CML_CHECK(cudaFree(c->d_out));
     CML_CHECK(cudaFree(c->d_tmp));
     CML_CHECK(cudaFree(c->d_weights));
-    check_set_free(&c->check);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
@@ -398,7 +341,7 @@ typedef struct to_u8_ctx {
     float *d_in;
     unsigned char *d_u8; /* the student's output, poisoned in setup */
     float *d_out;        /* d_u8 widened: what the driver compares */
-    check_set check;
+    cml_check_set check;
 } to_u8_ctx;
 
 static const char *to_u8_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -412,7 +355,7 @@ static const char *to_u8_setup(cml_problem *p, const long long *size, uint64_t s
     cml_rng rng;
     cml_rng_seed(&rng, seed);
     if (c == NULL || h_in == NULL ||
-        !check_set_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
+        !check_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
         free(c);
         free(h_in);
         return kNoHostMemory;
@@ -422,8 +365,8 @@ static const char *to_u8_setup(cml_problem *p, const long long *size, uint64_t s
     /* [0, 600): U8_SCALE * 600 = 300, so about 15 % of the pixels saturate at 255. */
     cml_rng_fill_uniform_f32(&rng, h_in, n, 0.0f, 600.0f);
     for (size_t k = 0; k < c->check.n; ++k) {
-        const double g = h_in[check_pos(&c->check, k)];
-        to_u8_ref(&g, NULL, 1, (double)U8_SCALE, &c->check.ref[k], &c->check.tol[k]);
+        const double g = h_in[cml_check_set_pos(&c->check, k)];
+        to_u8_ref(&g, NULL, 1, (double)U8_SCALE, &c->check.ref[k], &c->check.mag[k]);
     }
     CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
     CML_CHECK(cudaMalloc((void **)&c->d_u8, n));
@@ -435,7 +378,7 @@ static const char *to_u8_setup(cml_problem *p, const long long *size, uint64_t s
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = width;
-    check_set_publish(&c->check, p);
+    publish_check(&c->check, p);
     p->bytes = 5.0 * (double)n;
     p->flops = 2.0 * (double)n;
     p->ctx = c;
@@ -456,7 +399,7 @@ static void to_u8_teardown(cml_problem *p) {
     CML_CHECK(cudaFree(c->d_in));
     CML_CHECK(cudaFree(c->d_u8));
     CML_CHECK(cudaFree(c->d_out));
-    check_set_free(&c->check);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
@@ -477,7 +420,7 @@ typedef struct pipeline_ctx {
     float *d_out;                           /* d_u8 widened: what the driver compares */
     unsigned char *d_copy_src, *d_copy_dst; /* the copy roof: src + dst bytes */
     size_t copy_bytes;
-    check_set check;
+    cml_check_set check;
 } pipeline_ctx;
 
 /* Loads the photograph: the file named by CML_LAB35_IMAGE when set (to try another picture),
@@ -508,7 +451,7 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
     pipeline_ctx *c = (pipeline_ctx *)calloc(1, sizeof *c);
     cml_rng rng;
     cml_rng_seed(&rng, seed); /* the sample's positions only: the input is the photograph */
-    if (c == NULL || !check_set_init(&c->check, dw, dh, PIPELINE_SAMPLE_BORDER, &rng)) {
+    if (c == NULL || !check_init(&c->check, dw, dh, PIPELINE_SAMPLE_BORDER, &rng)) {
         free(c);
         cml_image_u8_free(&img);
         return kNoHostMemory;
@@ -535,14 +478,14 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
         }
         if (ok) {
             sobel_ref(b, bt, dw, dh, r, rt); /* the gradient, into r */
-            to_u8_ref(r, rt, n, scale, c->check.ref, c->check.tol);
+            to_u8_ref(r, rt, n, scale, c->check.ref, c->check.mag);
         }
         free(r);
         free(rt);
         free(b);
         free(bt);
         if (!ok) {
-            check_set_free(&c->check);
+            cml_check_set_free(&c->check);
             free(c);
             cml_image_u8_free(&img);
             return kNoHostMemory;
@@ -554,7 +497,7 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
             pipeline_ref_at(img.pixels, sw, sh, dw, dh, c->h_weights, c->radius, scale, i % dw,
                             i / dw, v, t);
             c->check.ref[k] = v[3];
-            c->check.tol[k] = t[3];
+            c->check.mag[k] = t[3];
         }
     }
 
@@ -573,7 +516,7 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
     p->d_out = c->d_out;
     p->n_out = n;
     p->out_cols = dw;
-    check_set_publish(&c->check, p);
+    publish_check(&c->check, p);
     p->bytes = (double)(sw * sh) + (double)n; /* a fully fused pipeline: src in, dst out */
     p->flops = 0.0;
     p->ctx = c;
@@ -628,7 +571,7 @@ static void pipeline_extra_metrics(void *ctx, cml_metrics *m) {
     }
     CML_CHECK(cudaMemcpy(h_u8, c->d_u8, n, cudaMemcpyDeviceToHost));
     for (size_t k = 0; k < c->check.n; ++k) {
-        got[k] = (float)h_u8[check_pos(&c->check, k)];
+        got[k] = (float)h_u8[cml_check_set_pos(&c->check, k)];
         want[k] = floor(c->check.ref[k] + 0.5);
     }
     cml_metrics_add(m, "psnr_db", psnr_db(want, got, c->check.n, 255.0));
@@ -736,7 +679,7 @@ static void pipeline_teardown(cml_problem *p) {
     CML_CHECK(cudaFree(c->d_out));
     CML_CHECK(cudaFree(c->d_copy_src));
     CML_CHECK(cudaFree(c->d_copy_dst));
-    check_set_free(&c->check);
+    cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
 }
