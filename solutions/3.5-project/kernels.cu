@@ -296,11 +296,12 @@ extern "C" void gaussian_blur(const float *d_in, float *d_out, float *d_tmp, int
 /* The blur's taps in CONSTANT memory, zero-padded to the largest radius:
  *   c_blur_taps[BLUR_MAX_RADIUS + k] = w[radius + k] for |k| <= radius, 0 for radius < |k| <= 8.
  * The tap loops below run over k with the same k in every lane of a warp: one address per warp,
- * which the constant cache broadcasts. Unrolled, each k is a compile-time offset: in the sm_90
- * SASS (nvcc 13.0) the taps are loaded once per warp into UNIFORM registers, two at a time,
- * ULDC.64 UR4, c[0x3][0x0] ... c[0x3][0x38] and ULDC c[0x3][0x40], and every FFMA
- * reads its tap from there (FFMA R3, R3, UR4, RZ): no per-thread load at all. With the weights
- * in global memory (the starting code) every tap is an LDG per thread.
+ * which the constant cache broadcasts. Unrolled, each k is a compile-time offset, and no
+ * thread issues a load for it (nvcc 13.0): on sm_90 the taps go once per warp into UNIFORM
+ * registers, two at a time (ULDC.64 UR4, c[0x3][0x0] ... c[0x3][0x38], ULDC c[0x3][0x40]),
+ * and each FFMA reads one from there (FFMA R3, R3, UR4, RZ); on sm_80 each FFMA takes its tap
+ * straight from the constant bank (FFMA R, R, c[0x3][0x10], R). With the weights in global
+ * memory (the starting code) every tap is an LDG per thread.
  * The padding makes every tap loop 17 long whatever the radius, so it unrolls fully. A zero
  * tap adds exactly 0 (fma(0, v, acc) == acc for finite v), so the sums equal the 2r + 1 tap
  * sums bit for bit; below r = 8 the zero taps cost FMAs, at the timed r = 8 nothing. 68 bytes
