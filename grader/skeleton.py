@@ -4,12 +4,26 @@ In ``solutions/<lab>/<student file>`` the lines between ``// BEGIN SOLUTION`` an
 ``// END SOLUTION`` are the solution. Generation drops both marker lines and everything
 between them and keeps every other line byte for byte (indentation, line endings, the
 final newline). A marker line holds only the marker: leading white space, ``//``, the
-marker; trailing white space is tolerated. Errors, each with ``file:line``:
+marker; trailing white space is tolerated.
 
-- a ``BEGIN`` inside a block (nested),
-- an ``END`` without a ``BEGIN``,
+The opposite block, for starting code that only the skeleton has (e.g. a correct but naive
+version the student replaces), is written so that the solution's compiler skips it::
+
+    #if 0 // BEGIN SKELETON
+    ... starting code: compiled in the skeleton, not in the solution ...
+    #endif // END SKELETON
+
+Generation drops the two marker lines and KEEPS the lines between them. The marker lines
+are exactly a preprocessor ``#if 0`` / ``#endif`` with the marker as a ``//`` comment
+(white space as above), so the block can never be compiled into the solution by mistake.
+
+Blocks do not nest, of either kind. Errors, each with ``file:line``:
+
+- a ``BEGIN`` inside a block (nested, or a block of the other kind),
+- an ``END`` without a ``BEGIN`` of its kind, or while the other kind's block is open,
 - a ``BEGIN`` never closed,
-- a line that mentions a marker but is not one (trailing text, code before it, ``/* */``).
+- a line that mentions a marker but is not one (trailing text, code before it, ``/* */``,
+  or ``// BEGIN SKELETON`` without its ``#if 0``).
 
 A lab's written report (lab.toml ``[report]``) is the exception: its skeleton is the lab's
 pristine template (``[report] template``), copied as it is, and ``solutions/<lab>/`` holds a
@@ -33,7 +47,16 @@ from grader import manifest
 from grader.errors import GraderError
 
 _MARKER = re.compile(r"^[ \t]*//[ \t]*(BEGIN|END) SOLUTION[ \t]*\r?\n?\Z")
-_MENTION = re.compile(r"\b(BEGIN|END)[ \t]+SOLUTION\b")
+_SKELETON_BEGIN = re.compile(r"^[ \t]*#[ \t]*if[ \t]+0[ \t]*//[ \t]*BEGIN SKELETON[ \t]*\r?\n?\Z")
+_SKELETON_END = re.compile(r"^[ \t]*#[ \t]*endif[ \t]*//[ \t]*END SKELETON[ \t]*\r?\n?\Z")
+_MENTION = re.compile(r"\b(BEGIN|END)[ \t]+(SOLUTION|SKELETON)\b")
+# How each marker must be written (error messages).
+_SPELLING = {
+    ("BEGIN", "SOLUTION"): "// BEGIN SOLUTION",
+    ("END", "SOLUTION"): "// END SOLUTION",
+    ("BEGIN", "SKELETON"): "#if 0 // BEGIN SKELETON",
+    ("END", "SKELETON"): "#endif // END SKELETON",
+}
 DIFF_LINES = 40
 NO_SOLUTIONS = "no solutions/ in this copy: nothing to check"
 
@@ -42,35 +65,63 @@ class MarkerError(GraderError):
     """A malformed solution marker; the message starts with ``file:line:``."""
 
 
+def _marker(line: str) -> tuple[str, str] | None:
+    """(BEGIN or END, SOLUTION or SKELETON) when ``line`` is a marker line, else None."""
+    m = _MARKER.match(line)
+    if m:
+        return m.group(1), "SOLUTION"
+    if _SKELETON_BEGIN.match(line):
+        return "BEGIN", "SKELETON"
+    if _SKELETON_END.match(line):
+        return "END", "SKELETON"
+    return None
+
+
 def strip(text: str, name: str = "<text>") -> str:
-    """The skeleton of one solution file's text; raises MarkerError."""
+    """The skeleton of one solution file's text; raises MarkerError.
+
+    SOLUTION blocks are dropped with their markers; SKELETON blocks lose only their two
+    marker lines."""
     out = []
-    begin_line = None
+    open_kind = None  # "SOLUTION" or "SKELETON" while a block is open
+    begin_line = None  # the line of its BEGIN
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
-        marker = _MARKER.match(line)
+        marker = _marker(line)
         if marker is None:
             mention = _MENTION.search(line)
             if mention:
+                spelling = _SPELLING[(mention.group(1), mention.group(2))]
                 raise MarkerError(
                     f"{name}:{number}: '{mention.group(0)}' must be alone on its line "
-                    f"as '// {mention.group(1)} SOLUTION'"
+                    f"as '{spelling}'"
                 )
-            if begin_line is None:
+            if open_kind != "SOLUTION":
                 out.append(line)
             continue
-        if marker.group(1) == "BEGIN":
-            if begin_line is not None:
+        what, kind = marker
+        if what == "BEGIN":
+            if open_kind == kind:
                 raise MarkerError(
-                    f"{name}:{number}: nested BEGIN SOLUTION (the block opened at line "
+                    f"{name}:{number}: nested BEGIN {kind} (the block opened at line "
                     f"{begin_line} is not closed)"
                 )
-            begin_line = number
+            if open_kind is not None:
+                raise MarkerError(
+                    f"{name}:{number}: BEGIN {kind} inside the {open_kind} block opened at "
+                    f"line {begin_line} (blocks do not nest)"
+                )
+            open_kind, begin_line = kind, number
         else:
-            if begin_line is None:
-                raise MarkerError(f"{name}:{number}: END SOLUTION without BEGIN SOLUTION")
-            begin_line = None
-    if begin_line is not None:
-        raise MarkerError(f"{name}:{begin_line}: BEGIN SOLUTION is never closed")
+            if open_kind is None:
+                raise MarkerError(f"{name}:{number}: END {kind} without BEGIN {kind}")
+            if open_kind != kind:
+                raise MarkerError(
+                    f"{name}:{number}: END {kind} inside the {open_kind} block opened at line "
+                    f"{begin_line} (close it with '{_SPELLING[('END', open_kind)]}' first)"
+                )
+            open_kind = begin_line = None
+    if open_kind is not None:
+        raise MarkerError(f"{name}:{begin_line}: BEGIN {open_kind} is never closed")
     return "".join(out)
 
 

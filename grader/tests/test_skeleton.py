@@ -71,6 +71,93 @@ def test_marker_errors_name_file_and_line(text, where, message):
     assert message in str(e.value)
 
 
+# A solution whose skeleton keeps starting code the solution must not compile.
+SOLUTION_WITH_STARTER = """\
+/* TODO(1.1b): make it fast. */
+#if 0 // BEGIN SKELETON
+__global__ void slow(float *x) { x[threadIdx.x] *= 2.0f; }
+#endif // END SKELETON
+// BEGIN SOLUTION
+__global__ void quick(float *x) { x[threadIdx.x] += x[threadIdx.x]; }
+// END SOLUTION
+  #  if   0   //   BEGIN SKELETON
+  int starter;
+  #  endif  //  END SKELETON\t
+"""
+
+SKELETON_WITH_STARTER = """\
+/* TODO(1.1b): make it fast. */
+__global__ void slow(float *x) { x[threadIdx.x] *= 2.0f; }
+  int starter;
+"""
+
+
+def test_strip_keeps_skeleton_blocks_without_their_markers():
+    assert skeleton.strip(SOLUTION_WITH_STARTER) == SKELETON_WITH_STARTER
+
+
+def test_skeleton_block_keeps_crlf():
+    text = "a\r\n#if 0 // BEGIN SKELETON\r\n  b\r\n#endif // END SKELETON\r\nc"
+    assert skeleton.strip(text) == "a\r\n  b\r\nc"
+
+
+@pytest.mark.parametrize(
+    "text,where,message",
+    [
+        (
+            "#if 0 // BEGIN SKELETON\n#if 0 // BEGIN SKELETON\n",
+            ":2:",
+            "nested BEGIN SKELETON (the block opened at line 1",
+        ),
+        (
+            "// BEGIN SOLUTION\n#if 0 // BEGIN SKELETON\n",
+            ":2:",
+            "BEGIN SKELETON inside the SOLUTION block opened at line 1",
+        ),
+        (
+            "#if 0 // BEGIN SKELETON\n// BEGIN SOLUTION\n",
+            ":2:",
+            "BEGIN SOLUTION inside the SKELETON block opened at line 1",
+        ),
+        (
+            "#if 0 // BEGIN SKELETON\n// END SOLUTION\n",
+            ":2:",
+            "END SOLUTION inside the SKELETON block opened at line 1",
+        ),
+        (
+            "// BEGIN SOLUTION\n#endif // END SKELETON\n",
+            ":2:",
+            "END SKELETON inside the SOLUTION block opened at line 1",
+        ),
+        ("a\n#endif // END SKELETON\n", ":2:", "END SKELETON without BEGIN SKELETON"),
+        ("a\n#if 0 // BEGIN SKELETON\nb\n", ":2:", "BEGIN SKELETON is never closed"),
+        # Without its #if 0 the starting code would be compiled into the solution.
+        ("// BEGIN SKELETON\n", ":1:", "as '#if 0 // BEGIN SKELETON'"),
+        ("#if 1 // BEGIN SKELETON\n", ":1:", "must be alone on its line"),
+        ("#if 0 // BEGIN SKELETON naive\n", ":1:", "must be alone on its line"),
+        ("#if 0 // BEGIN SKELETON\n// END SKELETON\n", ":2:", "as '#endif // END SKELETON'"),
+    ],
+    ids=[
+        "nested",
+        "skeleton-in-solution",
+        "solution-in-skeleton",
+        "end-solution-in-skeleton",
+        "end-skeleton-in-solution",
+        "end-without-begin",
+        "unclosed",
+        "comment-only-begin",
+        "if-1",
+        "trailing-text",
+        "comment-only-end",
+    ],
+)
+def test_skeleton_marker_errors_name_file_and_line(text, where, message):
+    with pytest.raises(MarkerError) as e:
+        skeleton.strip(text, "solutions/x/kernels.cu")
+    assert str(e.value).startswith("solutions/x/kernels.cu" + where)
+    assert message in str(e.value)
+
+
 def _course(tmp_path, solution_text, skeleton_text):
     (tmp_path / "Makefile").write_text("")
     (tmp_path / "common").mkdir()
