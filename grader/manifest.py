@@ -20,6 +20,10 @@ An optional ``[report]`` table asks for a written report (a Markdown student fil
 sections must be headings of the lab's pristine template, in order; ``grader.writeup``
 checks that a submission's copy is filled in.
 
+``skeleton = "naive"`` says the skeleton is a correct but slow starting point (lab 3.5)
+rather than TODO stubs (``"stub"``, the default); selfcheck expects it to earn every
+correctness point and no performance point.
+
 Defaults: ``run_timeout_s`` 60, ``case_timeout_s`` = ``run_timeout_s``,
 ``sanitizer_timeout_s`` 300, ``launchers`` and ``allow_calls`` empty,
 ``performance.reps`` 25, ``performance.timed`` true, a missing part in ``points`` is 0.
@@ -71,7 +75,12 @@ _LAB_KEYS = (
     "allow_calls",
     "exercise",
     "report",
+    "skeleton",
 )
+# What the skeleton (the student's starting code) is, for selfcheck: "stub" (the default:
+# TODO stubs that fail every correctness case) or "naive" (a correct but slow starting point,
+# lab 3.5: it must earn every correctness point and no performance point).
+SKELETON_KINDS = ("stub", "naive")
 _REPORT_KEYS = ("file", "template", "sections", "need_numbers", "points")
 REPORT_PARTS = ("filled", "manual")
 _EXERCISE_KEYS = (
@@ -192,6 +201,7 @@ class Lab:
     # cases are not run (grade.py): a hanging kernel costs one timeout, not one per case
     case_timeout_s: float | None = None
     report: ReportSpec | None = None
+    skeleton: str = "stub"  # SKELETON_KINDS
 
     @property
     def correctness_timeout_s(self) -> float:
@@ -670,6 +680,9 @@ def load(lab_dir: Path | str) -> Lab:
     if (lab_dir / HIDDEN_FILE).is_file():
         exercises = _merge_hidden(lab_dir / HIDDEN_FILE, exercises)
     report = _report(c, lab_dir, raw["report"], student_files) if "report" in raw else None
+    skeleton = c.string("", raw, "skeleton", "skeleton") if "skeleton" in raw else "stub"
+    if skeleton not in SKELETON_KINDS:
+        raise c.fail("", f"skeleton must be one of {', '.join(SKELETON_KINDS)}, not '{skeleton}'")
 
     return Lab(
         lab_dir,
@@ -685,6 +698,7 @@ def load(lab_dir: Path | str) -> Lab:
         exercises,
         case_timeout,
         report,
+        skeleton,
     )
 
 

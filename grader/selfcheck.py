@@ -8,7 +8,10 @@ For every lab (``labs/<lab>/lab.toml``), two gradings against the pristine lab:
   correctness case without a crash, hang or CUDA error (status "wrong", cleanly), and
   score 0 correctness points (its sanitizer and performance runs are left out: with no
   correct output they earn nothing either way); its report, the template, must earn none of
-  the report's filled points.
+  the report's filled points. A lab whose skeleton is a correct, slow starting point
+  (lab.toml ``skeleton = "naive"``, lab 3.5) expects the opposite of its runs: every
+  correctness case "ok", every correctness and sanitizer point, and 0 performance points
+  (its sanitizer and performance runs are made).
 
 Without a CUDA device the runtime expectations cannot be checked; what can be is: both
 build and pass the symbol check, the solution passes every static check, and the skeleton
@@ -94,7 +97,10 @@ def expect_solution(g: Grade) -> list[str]:
     return problems
 
 
-def expect_skeleton(g: Grade) -> list[str]:
+def expect_skeleton(g: Grade, kind: str = "stub") -> list[str]:
+    """What in the skeleton's grade contradicts its kind (manifest.SKELETON_KINDS)."""
+    if kind == "naive":
+        return _expect_naive(g)
     problems = _common(g)
     if problems:
         return problems
@@ -122,6 +128,41 @@ def expect_skeleton(g: Grade) -> list[str]:
     return problems
 
 
+def _expect_naive(g: Grade) -> list[str]:
+    """A correct, slow starting point: every run ok, every correctness and sanitizer point,
+    no performance point."""
+    problems = _common(g)
+    if problems:
+        return problems
+    problems += _report_problems(g, solution=False)
+    if g.device is None:
+        return problems
+    for ex in g.exercises:
+        c = ex.parts["correctness"]
+        for row in c.details:
+            if row["status"] != "ok":
+                problems.append(
+                    f"{ex.name}: at {'×'.join(map(str, row.get('size', ['a hidden case'])))} "
+                    f"the naive starting code's run ended with '{row['status']}' (must be "
+                    f"correct): {row.get('message', '')}"
+                )
+        for name in ("correctness", "sanitizer"):
+            part = ex.parts[name]
+            if part.max > 0 and part.points != part.max:
+                why = part.messages[0] if part.messages else part.reason or part.status
+                problems.append(f"{ex.name}: the naive code's {name} {part.points}/{part.max}: {why}")
+        perf = ex.parts["performance"]
+        if perf.max > 0:
+            if perf.points is None:
+                problems.append(f"{ex.name}: performance not run: {perf.reason}")
+            elif perf.points != 0:
+                problems.append(
+                    f"{ex.name}: the naive starting code earns {perf.points:g} of "
+                    f"{perf.max} performance points (measured {perf.info})"
+                )
+    return problems
+
+
 def _grade(
     lab_dir: Path, submission: Path, seed: int | None, full: bool
 ) -> tuple[Grade | None, str | None]:
@@ -143,8 +184,9 @@ def selfcheck(
         sol_dir = root / "solutions" / lab_dir.name
         g, err = _grade(lab_dir, sol_dir, seed, full=True)
         rows.append(Row(lab_dir.name, "solution", g, expect_solution(g) if g else [], err))
-        g, err = _grade(lab_dir, lab_dir, seed, full=False)
-        rows.append(Row(lab_dir.name, "skeleton", g, expect_skeleton(g) if g else [], err))
+        kind = manifest.load(lab_dir).skeleton
+        g, err = _grade(lab_dir, lab_dir, seed, full=kind == "naive")
+        rows.append(Row(lab_dir.name, "skeleton", g, expect_skeleton(g, kind) if g else [], err))
 
     no_device = any(r.grade is not None and r.grade.device is None for r in rows)
     _print_table(rows, out)
@@ -161,7 +203,11 @@ def selfcheck(
             file=out,
         )
         return 3
-    print("selfcheck: every solution has full marks, every skeleton scores 0", file=out)
+    print(
+        "selfcheck: every solution has full marks, every skeleton scores 0 (a naive one: "
+        "every correctness point, no performance point)",
+        file=out,
+    )
     return 0
 
 

@@ -51,6 +51,15 @@ def test_defaults(tmp_path):
     assert lab.exercises[0].performance.reps == 25
 
 
+def test_skeleton_kind(tmp_path):
+    assert manifest.load(make_lab(tmp_path / "a", BASE)).skeleton == "stub"
+    text = BASE.replace('slug = "fake"', 'slug = "fake"\nskeleton = "naive"')
+    assert manifest.load(make_lab(tmp_path / "b", text)).skeleton == "naive"
+    bad = BASE.replace('slug = "fake"', 'slug = "fake"\nskeleton = "fast"')
+    with pytest.raises(GraderError, match="skeleton must be one of stub, naive, not 'fast'"):
+        manifest.load(make_lab(tmp_path / "c", bad))
+
+
 INVALID = [
     ("not toml", BASE + "\n[[[", "not valid TOML"),
     (
