@@ -6,13 +6,11 @@
 #            and the pipeline's extra metrics (pipeline_ms, naive_ms, ratio, % of copy, PSNR)
 #   images/  the reference's pipeline output and stage images at 512 x 512, radius 8
 #            (CML_LAB35_WRITE, CML_LAB35_STAGES: harness.cu)
-#   u8/      the grade (no performance) of bench/variants/3.5-project/u8_texels.toml: the
-#            8-bit-texel texture that lab.h offers students
 # Needs `make all` first. Each command has its own time limit; the log says what ran.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOG=${1:?usage: bench/lab35_runs.sh LOGDIR}
-mkdir -p "$LOG/runs" "$LOG/images" "$LOG/u8"
+mkdir -p "$LOG/runs" "$LOG/images"
 B=build/3.5-project
 run() { # run NAME CMD...: 120 s limit, stdout to runs/NAME.json, stderr to runs/NAME.err
     local name=$1
@@ -29,9 +27,3 @@ done
 CML_LAB35_WRITE=$LOG/images CML_LAB35_STAGES=1 timeout 60 $B/solution/lab \
     --exercise image_pipeline --size 512,512,9 >"$LOG/images/run.json" 2>"$LOG/images/run.err"
 echo "images: exit $?" | tee -a "$LOG/runs.txt"
-rm -rf build/u8_texels
-python3 -c 'import sys; from pathlib import Path; sys.path.insert(0, "."); from grader import fixtures
-fixtures.apply(Path("."), Path("bench/variants/3.5-project/u8_texels.toml"), Path("build/u8_texels"))'
-timeout -k 5 240 python3 -m grader grade labs/3.5-project --submission build/u8_texels --no-perf --seed 1 \
-    --json "$LOG/u8/report.json" >"$LOG/u8/report.txt" 2>&1
-echo "u8 texels grade: exit $?" | tee -a "$LOG/runs.txt"
