@@ -4,16 +4,11 @@ each is a copy of the lab's solution with exact replacements, and the verdict it
 On any machine: every fixture applies cleanly (each ``old`` occurs exactly once in its
 file) and names a real exercise and real parts. On a GPU: each gets its verdict — every
 part in ``expect.lost`` loses points, and the report contains ``expect.report_contains``.
-
-A lab still in draft (``lab.toml.draft`` and no ``lab.toml``: it is not calibrated yet, see
-its README) has its fixtures checked against the draft manifest; their verdicts wait for
-``lab.toml`` (the grader grades only labs with one).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -30,18 +25,6 @@ def apply(path: Path, dest: Path) -> Path:
     return fixtures.apply(REPO, path, dest)
 
 
-def lab_manifest(lab_dir: Path, tmp_path: Path) -> manifest.Lab:
-    """The lab's manifest; for a draft lab, its lab.toml.draft (read from a copy of the lab
-    where it is named lab.toml)."""
-    draft = lab_dir / "lab.toml.draft"
-    if (lab_dir / "lab.toml").is_file() or not draft.is_file():
-        return manifest.load(lab_dir)
-    copy = tmp_path / "draft" / lab_dir.name
-    shutil.copytree(lab_dir, copy)
-    (copy / "lab.toml.draft").rename(copy / "lab.toml")
-    return manifest.load(copy)
-
-
 def test_there_are_fixtures_for_every_lab():
     for lab_dir in sorted(REPO.glob("labs/*/lab.toml")):
         name = lab_dir.parent.name
@@ -53,7 +36,7 @@ def test_there_are_fixtures_for_every_lab():
 def test_fixture_applies_cleanly(path, tmp_path):
     fixture = fixtures.load(path)
     lab_dir = REPO / "labs" / path.parent.name
-    lab = lab_manifest(lab_dir, tmp_path)
+    lab = manifest.load(lab_dir)
     assert set(fixture) <= {"description", "replace", "expect"}, set(fixture)
     assert isinstance(fixture.get("description"), str) and fixture["description"]
     assert fixture["replace"], "no [[replace]]"
@@ -79,8 +62,6 @@ def test_known_bad_verdict(path, tmp_path, capsys):
     fixture = fixtures.load(path)
     expect = fixture["expect"]
     lab_dir = REPO / "labs" / path.parent.name
-    if not (lab_dir / "lab.toml").is_file():
-        pytest.skip(f"{lab_dir.name} is a draft (no lab.toml): graded once lab.toml exists")
     sub = apply(path, tmp_path / "sub")
     args = [
         "grade",
