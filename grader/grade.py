@@ -517,6 +517,11 @@ class Grading:
                 part.finding = diagnose.slow_summary(ex, crit, value)
         part.info = " | ".join(texts)
         row["criteria"] = scored
+        # the roofline row of the report (report.roofline): bandwidth against the copy
+        metrics = run.doc.get("metrics") or {}
+        for key in ("gbps", "copy_gbps", "pct_of_copy"):
+            if isinstance(metrics.get(key), (int, float)):
+                row[key] = metrics[key]
         if scored:  # the first scored criterion, for readers of a single metric
             row["metric"], row["value"] = scored[0]["metric"], scored[0]["value"]
         part.fraction = sum(fractions, Fraction(0)) / len(fractions)

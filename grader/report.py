@@ -37,7 +37,12 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                           "verdict": "clean" | "errors" | "failed",
                                           "report": [..], "summary": ..}]},
            "performance": {.., "details": [{"size": [..], "seed": .., "status": ..,
-                                            "metric": "ratio", "value": 1.31}]}}}
+                                            "metric": "ratio", "value": 1.31,
+                                            "criteria": [{"metric": .., "value": ..,
+                                                          "fraction": ..}],
+                                            "gbps": .., "copy_gbps": ..,
+                                            "pct_of_copy": ..}]}}}  # bandwidth keys
+                                            # when the harness timed it (the roofline)
       ],
       "report": null | {"file": "REPORT.md", "points": 2.0 | 0.0, "max": 2,
                  "status": "passed" | "failed", "info": "all 7 sections filled in, ..",
@@ -137,6 +142,10 @@ def text(grade: Grade, quiet: bool = False) -> str:
         if grade.report is not None:
             out.append("")
             out.extend(_report_block(grade.report))
+    roof = roofline(grade)
+    if roof and not quiet:
+        out.append("")
+        out.extend(roof)
     out.append("")
     out.extend(_table(grade))
     if grade.not_run:
@@ -220,6 +229,38 @@ def _part_details(part: Part) -> list[str]:
     for msg in part.messages:
         lines.append(f"{pad}{msg}")
     return lines
+
+
+def roofline(grade: Grade) -> list[str]:
+    """The timed exercises' achieved bandwidth against a device-to-device copy measured in
+    the same run (the roofline's memory roof: cml_lab.c), furthest from the roof first, so a
+    student sees which one to work on. An exercise timed in its extra metrics only (e.g.
+    image_pipeline's ``pipeline_pct_of_copy``) shows the % it reports. Empty when nothing
+    was timed."""
+    rows = []
+    for ex in grade.exercises:
+        for row in ex.parts["performance"].details:
+            pct = row.get("pct_of_copy")
+            if pct is None:  # an extra metric of the same kind, if the exercise has one
+                pct = next(
+                    (c["value"] for c in row.get("criteria", ())
+                     if c["metric"].endswith("pct_of_copy") and c["value"] is not None),
+                    None,
+                )
+            if pct is not None:
+                rows.append((pct, ex.name, row.get("gbps"), row.get("copy_gbps")))
+    if not rows:
+        return []
+    out = [
+        "roofline: achieved bandwidth against a copy of the same bytes in the same run "
+        "(furthest from the roof first)",
+        f"  {'exercise':<24} {'GB/s':>8} {'copy GB/s':>10} {'% of copy':>10}",
+    ]
+    for pct, name, gbps, copy in sorted(rows):
+        g = f"{gbps:.0f}" if gbps is not None else "—"
+        c = f"{copy:.0f}" if copy is not None else "—"
+        out.append(f"  {name:<24} {g:>8} {c:>10} {pct:>10.1f}")
+    return out
 
 
 def _score(grade: Grade) -> str:

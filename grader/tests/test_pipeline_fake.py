@@ -51,6 +51,9 @@ def test_solution_full_marks_with_a_device(fake_root, fake_gpu, capsys, tmp_path
     assert {p["status"] for p in scale["parts"].values()} == {"passed"}
     assert rep["exercises"][1]["parts"]["static"]["status"] == "skipped"
     assert rep["not_run"] == []
+    # the roofline table: the timed exercise against the copy of its run
+    assert "roofline: achieved bandwidth against a copy of the same bytes" in out
+    assert scale["parts"]["performance"]["details"][0]["copy_gbps"] == 200
     # every phase is timed (an instructor's batch says where its hours went)
     assert set(rep["timings_s"]) == {"build", "gpu_wait", "untimed", "timed"}
     assert all(v >= 0 for v in rep["timings_s"].values()) and rep["timings_s"]["build"] > 0
