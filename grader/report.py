@@ -4,7 +4,9 @@ Terminal: the steps (assemble, build, symbols, device), then one block per exerc
 (static with the kernel's resources, correctness per case with size and seed, sanitizer
 per tool, performance with the measured ratio or % of copy, its p10–p90 spread and the
 baseline), the written report's block when the lab has one (filled in or not, which
-sections are not; its manual points "pending manual review"), then the score table and a
+sections are not; its manual points "pending manual review"), a roofline table of the
+timed exercises (% of the copy bandwidth, furthest from the roof first), then the score
+table and a
 line naming every check that was NOT RUN and why. With manual points the score reads
 "45/50 automatic, 8 manual pending".
 
