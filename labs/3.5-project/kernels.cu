@@ -49,8 +49,12 @@ static dim3 grid_2d(int width, int height) {
  *   cudaMemcpy2DToArray), create a texture object with cudaFilterModeLinear,
  *   cudaAddressModeClamp, cudaReadModeNormalizedFloat and unnormalized coordinates, and read
  *   255.0f * tex2D<float>(tex, x, y) at x = (ox + 0.5f) * src_w / dst_w (texel centres at
- *   i + 0.5). Destroy the texture object and free the array after the kernel (or keep them
- *   between calls while the source pointer and size do not change).
+ *   i + 0.5). Create the array and the texture object in each call and release them in the
+ *   same call, after the kernel (cudaDestroyTextureObject, cudaFreeArray). Do not keep them for
+ *   the next call, even when the source pointer and size are the same: the pixels behind the
+ *   pointer may have changed (after cudaFree, cudaMalloc can hand the same address back with
+ *   other contents), and the timed runs, which call the launcher again and again on one source,
+ *   would then time a launcher that skips part of the stage's work.
  */
 __global__ void resample_kernel(const unsigned char *src, int src_w, int src_h, float *dst,
                                 int dst_w, int dst_h) {
@@ -161,8 +165,11 @@ extern "C" void sobel_magnitude(const float *d_in, float *d_out, int width, int 
 /* ---------------------------------------------------------------------------------------------
  * 3.5d  Stage 4: 8-bit output
  *
- * TODO(3.5d): a one-byte store per thread uses a quarter of each 32-byte sector a warp writes
- *   at best; consider 4 pixels per thread (one 32-bit store), or fuse this stage into the Sobel.
+ * TODO(3.5d): a warp's 32 one-byte stores to consecutive pixels fill one whole 32-byte sector
+ *   (when the row segment is aligned), so no DRAM bandwidth is wasted; the cost is instructions:
+ *   a byte store moves 32 bytes per warp where a 32-bit store moves 128, four times the store
+ *   instructions (and memory requests) per byte. Consider 4 pixels per thread (one 32-bit store
+ *   of 4 packed bytes), or fuse this stage into the Sobel.
  */
 __global__ void to_u8_kernel(const float *in, unsigned char *out, int width, int height,
                              float scale) {

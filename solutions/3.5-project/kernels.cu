@@ -79,8 +79,12 @@ static dim3 grid_2d(int width, int height) {
  *   cudaMemcpy2DToArray), create a texture object with cudaFilterModeLinear,
  *   cudaAddressModeClamp, cudaReadModeNormalizedFloat and unnormalized coordinates, and read
  *   255.0f * tex2D<float>(tex, x, y) at x = (ox + 0.5f) * src_w / dst_w (texel centres at
- *   i + 0.5). Destroy the texture object and free the array after the kernel (or keep them
- *   between calls while the source pointer and size do not change).
+ *   i + 0.5). Create the array and the texture object in each call and release them in the
+ *   same call, after the kernel (cudaDestroyTextureObject, cudaFreeArray). Do not keep them for
+ *   the next call, even when the source pointer and size are the same: the pixels behind the
+ *   pointer may have changed (after cudaFree, cudaMalloc can hand the same address back with
+ *   other contents), and the timed runs, which call the launcher again and again on one source,
+ *   would then time a launcher that skips part of the stage's work.
  */
 #if 0  // BEGIN SKELETON
 __global__ void resample_kernel(const unsigned char *src, int src_w, int src_h, float *dst,
@@ -120,20 +124,22 @@ extern "C" void resample_bilinear(const unsigned char *d_src, int src_w, int src
  * cudaArray of FLOAT texels (grey levels 0.0f .. 255.0f) and reads it with
  * cudaReadModeElementType, because:
  *   - the harness's tolerance models the texture unit's 1/256 filter weights (9-bit fixed
- *     point, 8 fractional bits: Programming Guide, "Texture Fetching"), and lab 3.4 verified that
- *     model on the H200 with FLOAT texels only; the Guide does not say at which precision the
- *     blend of 8-bit texels is done, and that has not been measured (README.md, open questions);
+ *     point, 8 fractional bits: Programming Guide, "Texture Fetching"), and when this was
+ *     written lab 3.4 had verified that model on the H200 with FLOAT texels only (the Guide does
+ *     not say at which precision the blend of 8-bit texels is done). The 8-bit form has since
+ *     passed every correctness case on the H200 too (bench/variants/3.5-project/u8_texels.toml,
+ *     bench/h200.md "Lab 3.5"), so either texel format meets the tolerance;
  *   - it costs one small pass: the 512 x 512 source is 256 KB read and 1 MB written, against
  *     the 256 MB a 8192 x 8192 output writes; the 1 MB array still fits the 60 MB L2 many times.
  * The conversion writes the array through a SURFACE (lab 3.4e): a cudaArray has an opaque
  * layout, so neither a plain store nor cudaMemcpy can write it.
  *
  * Lifetime. The array and both objects are made per call and released after the kernels that
- * read them are done (source_texture_release synchronises). The TODO card allows keeping them
- * between calls while the source pointer and size do not change; this solution does not: a
- * launcher cannot tell that the pixels behind an unchanged pointer are unchanged (after
- * cudaFree, cudaMalloc may return the same address for other contents), so a kept texture
- * could be stale. The price is a few runtime calls and one synchronisation per call. */
+ * read them are done (source_texture_release synchronises), as the TODO card asks: a launcher
+ * cannot tell that the pixels behind an unchanged pointer are unchanged (after cudaFree,
+ * cudaMalloc may return the same address for other contents), so a texture kept between calls
+ * could be stale, and the timed runs (one source, many calls) would not time the whole stage.
+ * The price is a few runtime calls and one synchronisation per call. */
 typedef struct source_texture {
     cudaArray_t array;        // (src_h, src_w) float texels
     cudaSurfaceObject_t surf; // writes the array (the conversion)
@@ -551,8 +557,11 @@ extern "C" void sobel_magnitude(const float *d_in, float *d_out, int width, int 
 /* ---------------------------------------------------------------------------------------------
  * 3.5d  Stage 4: 8-bit output
  *
- * TODO(3.5d): a one-byte store per thread uses a quarter of each 32-byte sector a warp writes
- *   at best; consider 4 pixels per thread (one 32-bit store), or fuse this stage into the Sobel.
+ * TODO(3.5d): a warp's 32 one-byte stores to consecutive pixels fill one whole 32-byte sector
+ *   (when the row segment is aligned), so no DRAM bandwidth is wasted; the cost is instructions:
+ *   a byte store moves 32 bytes per warp where a 32-bit store moves 128, four times the store
+ *   instructions (and memory requests) per byte. Consider 4 pixels per thread (one 32-bit store
+ *   of 4 packed bytes), or fuse this stage into the Sobel.
  */
 #if 0  // BEGIN SKELETON
 __global__ void to_u8_kernel(const float *in, unsigned char *out, int width, int height,
