@@ -50,7 +50,7 @@ def release(tmp_path_factory):
 def test_nothing_of_the_solutions(release):
     _, members = release
     for name in members:
-        assert not name.startswith(("solutions/", "grader/tests/known_bad/", ".ci/")), name
+        assert not name.startswith(("solutions/", "grader/tests/known_bad/", "bench/variants/", ".ci/")), name
     solutions = {p: p.read_bytes() for p in (REPO / "solutions").rglob("*") if p.is_file()}
     assert solutions
     for name, data in members.items():
@@ -113,6 +113,7 @@ def test_skeleton_check_without_solutions(tmp_path, capsys):
 def test_excluded():
     assert dist.excluded("solutions/3.3-tiling/kernels.cu")
     assert dist.excluded("grader/tests/known_bad/3.3-tiling/x.toml")
+    assert dist.excluded("bench/variants/3.5-project/u8_texels.toml")
     assert dist.excluded(".ci/run")
     assert not dist.excluded("labs/3.3-tiling/kernels.cu")
     assert not dist.excluded("grader/tests/fakelab/solutions/9.1-fake/kernels.cu")
