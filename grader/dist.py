@@ -8,6 +8,8 @@ no use to students:
 - ``solutions/``: the reference solutions;
 - ``grader/tests/known_bad/``: known-bad submissions, each a patch over a solution;
 - ``bench/variants/``: measured alternatives, patches over a solution too;
+- ``bench/h200-2026-11-29-lab35/``: lab 3.5's raw H200 logs, which list the reference
+  solution's kernels and their memory spaces (the project is to choose those);
 - ``.ci/``: the course's CI scripts;
 - ``labs/<lab>/hidden.toml``: the instructor-only correctness cases (docs/protocol.md,
   "Manifest").
@@ -33,7 +35,13 @@ from grader.files import write_atomic
 
 PREFIX = "cuda-memory-labs"
 DEFAULT_OUT = Path("build") / "dist" / "cuda-memory-labs-student.tar.gz"
-EXCLUDED = ("solutions/", "grader/tests/known_bad/", "bench/variants/", ".ci/")
+EXCLUDED = (
+    "solutions/",
+    "grader/tests/known_bad/",
+    "bench/variants/",
+    "bench/h200-2026-11-29-lab35/",
+    ".ci/",
+)
 EXCLUDED_FILES = (f"labs/*/{manifest.HIDDEN_FILE}",)  # shown with EXCLUDED in messages
 _WALK_SKIP = {".git", "build", "__pycache__", ".pytest_cache", ".whl", ".debs", "grader-out"}
 

@@ -114,6 +114,7 @@ def test_excluded():
     assert dist.excluded("solutions/3.3-tiling/kernels.cu")
     assert dist.excluded("grader/tests/known_bad/3.3-tiling/x.toml")
     assert dist.excluded("bench/variants/3.5-project/u8_texels.toml")
+    assert dist.excluded("bench/h200-2026-11-29-lab35/first-run/u8.txt")
     assert dist.excluded(".ci/run")
     assert not dist.excluded("labs/3.3-tiling/kernels.cu")
     assert not dist.excluded("grader/tests/fakelab/solutions/9.1-fake/kernels.cu")
