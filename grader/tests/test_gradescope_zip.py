@@ -123,7 +123,11 @@ def test_end_to_end_skeleton(built, tmp_path):
     doc = json.loads((root / "results" / "results.json").read_text())
     assert doc["score"] == 0, doc["output"]
     assert doc["tests"], doc["output"]
-    assert all(t["status"] == "failed" for t in doc["tests"])
+    # every automatic test failed; a report's manual points (lab 3.5) are a test without a
+    # status, pending the instructor's review (docs/design-notes.md, 17)
+    auto = [t for t in doc["tests"] if "status" in t]
+    assert auto and all(t["status"] == "failed" for t in auto)
+    assert all("manual review" in t["name"] for t in doc["tests"] if "status" not in t)
 
 
 def test_failure_still_writes_results(built, tmp_path):

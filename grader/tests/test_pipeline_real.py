@@ -43,8 +43,10 @@ def test_solution_without_gpu(lab_dir, capsys, tmp_path):
 def test_skeleton_without_gpu(lab_dir, capsys):
     _cpu_only()
     code, out, err = grade_cli(capsys, "grade", lab_dir)
-    assert code == 3, out + err
     lab = manifest.load(lab_dir)
+    # 3: checks not run; 1 where the skeleton's report (the template) certainly loses its
+    # filled points (lab 3.5: docs/design-notes.md, 17)
+    assert code == (1 if lab.report and lab.report.filled else 3), out + err
     if any(ex.points["static"] > 0 for ex in lab.exercises):
         assert "static       FAILED" in out
     assert "NOT RUN: correctness" in out

@@ -295,13 +295,18 @@ def _labs_or_skip() -> list[Path]:
 
 
 def test_real_solutions_pass_their_static_rules(tmp_path):
+    checked = 0
     for lab_dir in _labs_or_skip():
+        if not any(ex.static for ex in manifest.load(lab_dir).exercises):
+            continue  # lab 3.5: the student chooses the spaces; the report lists them, unscored
         results = _static_results(
             lab_dir, REPO / "solutions" / lab_dir.name, tmp_path / lab_dir.name
         )
         assert results, f"{lab_dir.name} has no static rules"
         for name, res in results.items():
             assert res.passed, f"{lab_dir.name} {name}: {res.messages}"
+        checked += 1
+    assert checked >= 3, "labs 3.1, 3.3 and 3.4 have static rules"
 
 
 def test_real_skeletons_fail_their_static_rules(tmp_path):
