@@ -46,7 +46,7 @@
  */
 #pragma once
 
-/* 2: the largest blur radius; a kernel has 2 * radius + 1 <= BLUR_MAX_TAPS taps (17 floats:
+/* The largest blur radius; a kernel has 2 * radius + 1 <= BLUR_MAX_TAPS taps (17 floats:
  * they fit any __constant__ array you declare). */
 #define BLUR_MAX_RADIUS 8
 #define BLUR_MAX_TAPS (2 * BLUR_MAX_RADIUS + 1)

@@ -562,6 +562,14 @@ extern "C" void sobel_magnitude(const float *d_in, float *d_out, int width, int 
  *   a byte store moves 32 bytes per warp where a 32-bit store moves 128, four times the store
  *   instructions (and memory requests) per byte. Consider 4 pixels per thread (one 32-bit store
  *   of 4 packed bytes), or fuse this stage into the Sobel.
+ *   Alignment: a 32-bit store of 4 uint8 pixels needs a 4-byte-aligned address, a float4 load a
+ *   16-byte-aligned one; a misaligned vector access stops the kernel with the error "misaligned
+ *   address". So group the pixels 4 by 4 over the image as ONE flat array (thread t: pixels
+ *   4t .. 4t + 3 of the width * height), not row by row (row y starts at pixel y * width, not a
+ *   multiple of 4 when the width is odd); check both pointers' alignment ((uintptr_t)p % 16 for
+ *   the float4 load, % 4 for the store, <stdint.h>) and fall back to scalar accesses when it is
+ *   not there: image_pipeline's d_scratch + k * n (k = 1, 2; n = dst_w * dst_h) is not 16-byte
+ *   aligned when n is odd. The last n % 4 pixels take the scalar path too.
  */
 #if 0  // BEGIN SKELETON
 __global__ void to_u8_kernel(const float *in, unsigned char *out, int width, int height,
