@@ -133,11 +133,16 @@ $(BUILD)/tests/common/%.o: common/tests/%.c
 $(BUILD)/tests/common/run: $(patsubst common/tests/%.c,$(BUILD)/tests/common/%.o,$(wildcard common/tests/*.c)) $(LIBCML)
 	$(call say,LINK,$@)$(CC) -o $@ $^ $(CHECK_LIBS) $(CUDA_LDLIBS) -lstdc++
 
+# every lab's runner: common/tests/lab_main/main.c runs the lab's make_reference_suite()
+$(BUILD)/tests/lab_main.o: common/tests/lab_main/main.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(TEST_CFLAGS) -c $< -o $@
+
 define lab_test_rules
 $(BUILD)/tests/$(1)/%.o: labs/$(1)/tests/%.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$<)$$(CC) $$(TEST_CFLAGS) -Ilabs/$(1) -c $$< -o $$@
-$(BUILD)/tests/$(1)/run: $(patsubst labs/$(1)/tests/%.c,$(BUILD)/tests/$(1)/%.o,$(wildcard labs/$(1)/tests/*.c)) $(patsubst %.c,$(BUILD)/$(1)/student/%.c.o,$(notdir $(wildcard labs/$(1)/*.c))) $$(LIBCML)
+$(BUILD)/tests/$(1)/run: $(BUILD)/tests/lab_main.o $(patsubst labs/$(1)/tests/%.c,$(BUILD)/tests/$(1)/%.o,$(wildcard labs/$(1)/tests/*.c)) $(patsubst %.c,$(BUILD)/$(1)/student/%.c.o,$(notdir $(wildcard labs/$(1)/*.c))) $$(LIBCML)
 	$$(call say,LINK,$$@)$$(CC) -o $$@ $$^ $$(CHECK_LIBS) $$(CUDA_LDLIBS) -lstdc++
 endef
 TESTED_LABS := $(foreach L,$(LABS),$(if $(wildcard labs/$(L)/tests/*.c),$(L)))
