@@ -319,7 +319,10 @@ def _verdict(grade: Grade) -> str:
         )
     text = f"score {score}: points lost"
     if pending:
-        text += f" ({pending} more points pending on checks that did not run)"
+        text += (
+            f" ({pending} more points pending on checks that did not run, see NOT RUN: "
+            "this is not a final grade)"
+        )
     return text
 
 

@@ -13,6 +13,9 @@ Utilities, "Instruction Set Reference"):
 - texture: TEX, TLD, TLD4, TXD, TXQ; surface: SULD, SUST, SUATOM, SURED
 - local (spills or run-time-indexed per-thread arrays): LDL, STL
 - barrier: BAR
+
+A 64- or 128-bit access keeps its width in the count (``LDG.128×1``: a float4 load), so a
+vectorised kernel shows as one.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ _OPCODES = (
     ("barrier", re.compile(r"BAR\b")),
 )
 _CONSTANT_BANK = re.compile(r"c\[0x3\]\[")
+_WIDTH = re.compile(r"\.(64|128)(?=\.|$)")  # a vector access: LDG.E.128, STS.64
 ORDER = ("shared", "global", "read-only", "constant bank", "texture", "surface", "local", "barrier")
 
 
@@ -40,6 +44,9 @@ def of_function(fn: Function) -> dict[str, dict[str, int]]:
     found: dict[str, dict[str, int]] = {}
     for ins in fn.instructions:
         mnemonic = ins.opcode.split(".")[0]
+        width = _WIDTH.search(ins.opcode)
+        if width and mnemonic != "ULDC":  # ULDC.64: a uniform load of two constants
+            mnemonic += f".{width.group(1)}"
         for space, pattern in _OPCODES:
             if pattern.match(ins.opcode):
                 if space == "read-only":

@@ -150,6 +150,7 @@ namespace ns { __global__ void ns_kernel(float *x) { x[0] = 2.0f; } }
 __constant__ float c_coef[64];
 __global__ void const_uniform_kernel(float *x) { x[threadIdx.x] *= c_coef[3]; }
 __global__ void const_divergent_kernel(float *x) { x[threadIdx.x] *= c_coef[threadIdx.x & 63]; }
+__global__ void vec4_kernel(const float4 *in, float4 *out) { out[threadIdx.x] = in[threadIdx.x]; }
 """
 
 
@@ -179,6 +180,7 @@ def test_compiled_function_names(compiled):
         "ns_kernel",
         "const_uniform_kernel",
         "const_divergent_kernel",
+        "vec4_kernel",
     }
 
 
@@ -331,3 +333,5 @@ def test_memory_spaces_of_each_kernel(compiled):
     assert "constant bank (" in by_kernel["const_divergent_kernel"]
     assert "constant bank" not in by_kernel["plain_kernel"]  # parameters (bank 0x0) do not count
     assert by_kernel["plain_kernel"] == "plain_kernel: global (STG×1)"
+    # 128-bit accesses keep their width: a student can show vectorisation
+    assert by_kernel["vec4_kernel"] == "vec4_kernel: global (LDG.128×1, STG.128×1)"
