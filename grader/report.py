@@ -6,9 +6,8 @@ per tool, performance with the measured ratio or % of copy, its p10–p90 spread
 baseline), the written report's block when the lab has one (filled in or not, which
 sections are not; its manual points "pending manual review"), a roofline table of the
 timed exercises (% of the copy bandwidth, furthest from the roof first), then the score
-table and a
-line naming every check that was NOT RUN and why. With manual points the score reads
-"45/50 automatic, 8 manual pending".
+table and a line naming every check that was NOT RUN and why. With manual points the score
+reads "45/50 automatic, 8 manual pending".
 
 JSON (``--json FILE``), schema ``grader_report`` 1::
 
@@ -244,11 +243,12 @@ def roofline(grade: Grade) -> list[str]:
         for row in ex.parts["performance"].details:
             pct = row.get("pct_of_copy")
             if pct is None:  # an extra metric of the same kind, if the exercise has one
-                pct = next(
-                    (c["value"] for c in row.get("criteria", ())
-                     if c["metric"].endswith("pct_of_copy") and c["value"] is not None),
-                    None,
-                )
+                extra = [
+                    c["value"]
+                    for c in row.get("criteria", ())
+                    if c["metric"].endswith("pct_of_copy") and c["value"] is not None
+                ]
+                pct = extra[0] if extra else None
             if pct is not None:
                 rows.append((pct, ex.name, row.get("gbps"), row.get("copy_gbps")))
     if not rows:

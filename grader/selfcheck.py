@@ -72,6 +72,21 @@ def _report_problems(g: Grade, solution: bool) -> list[str]:
     return []
 
 
+def _why(part) -> str:
+    """A part's first message, else why it did not run, else its status."""
+    return part.messages[0] if part.messages else part.reason or part.status
+
+
+def _cases_not(ex, status: str, who: str, must: str) -> list[str]:
+    """One problem per correctness case of ``ex`` whose run did not end with ``status``."""
+    return [
+        f"{ex.name}: at {'×'.join(map(str, row.get('size', ['a hidden case'])))} {who}'s run "
+        f"ended with '{row['status']}' ({must}): {row.get('message', '')}"
+        for row in ex.parts["correctness"].details
+        if row["status"] != status
+    ]
+
+
 def expect_solution(g: Grade) -> list[str]:
     problems = _common(g)
     if problems:
@@ -81,14 +96,13 @@ def expect_solution(g: Grade) -> list[str]:
         st = ex.parts["static"]
         if st.max > 0 or st.status in ("passed", "failed"):
             if st.status != "passed":
-                why = st.messages[0] if st.messages else st.reason or st.status
-                problems.append(f"{ex.name}: static {st.status}: {why}")
+                problems.append(f"{ex.name}: static {st.status}: {_why(st)}")
     if g.device is None:
         return problems
     for ex in g.exercises:
         for part in ex.parts.values():
             if part.points is not None and part.points < part.max:
-                why = part.messages[0] if part.messages else part.reason or part.status
+                why = _why(part)
                 if part.name == "performance" and part.info:
                     why = f"measured {part.info}"
                 problems.append(f"{ex.name}: {part.name} {part.points:g}/{part.max}: {why}")
@@ -114,15 +128,8 @@ def expect_skeleton(g: Grade, kind: str = "stub") -> list[str]:
     if g.device is None:
         return problems
     for ex in g.exercises:
+        problems += _cases_not(ex, "wrong", "the skeleton", "must fail cleanly with 'wrong'")
         c = ex.parts["correctness"]
-        for row in c.details:
-            if row["status"] not in ("wrong",):
-                problems.append(
-                    f"{ex.name}: at {'×'.join(map(str, row.get('size', ['a hidden case'])))} "
-                    "the skeleton's run "
-                    f"ended with '{row['status']}' (must fail cleanly with 'wrong'): "
-                    f"{row.get('message', '')}"
-                )
         if c.points is None or c.points != 0:
             problems.append(f"{ex.name}: the skeleton scores {c.points} correctness points")
     return problems
@@ -138,19 +145,13 @@ def _expect_naive(g: Grade) -> list[str]:
     if g.device is None:
         return problems
     for ex in g.exercises:
-        c = ex.parts["correctness"]
-        for row in c.details:
-            if row["status"] != "ok":
-                problems.append(
-                    f"{ex.name}: at {'×'.join(map(str, row.get('size', ['a hidden case'])))} "
-                    f"the naive starting code's run ended with '{row['status']}' (must be "
-                    f"correct): {row.get('message', '')}"
-                )
+        problems += _cases_not(ex, "ok", "the naive starting code", "must be correct")
         for name in ("correctness", "sanitizer"):
             part = ex.parts[name]
             if part.max > 0 and part.points != part.max:
-                why = part.messages[0] if part.messages else part.reason or part.status
-                problems.append(f"{ex.name}: the naive code's {name} {part.points}/{part.max}: {why}")
+                problems.append(
+                    f"{ex.name}: the naive code's {name} {part.points}/{part.max}: {_why(part)}"
+                )
         perf = ex.parts["performance"]
         if perf.max > 0:
             if perf.points is None:
