@@ -455,6 +455,16 @@ def _grading(i: int, subs: list, out: Path, extra: list[str], gpu: str | None):
     return proc, log, time.monotonic()
 
 
+def _wait(i: int, started, out: Path) -> tuple[tuple[float, int], dict]:
+    """Waits for grading i (``_grading``'s result): ((wall seconds, exit status), its
+    gradebook)."""
+    proc, log, start = started
+    code = proc.wait()
+    log.close()
+    wall = time.monotonic() - start
+    return (wall, code), _gradebook(out / f"grading-{i}" / "gradebook.csv")
+
+
 def run(sub_dir: Path, out: Path, extra: list[str], gpus: list[str] | None = None) -> int:
     """Grades the class twice. Without ``gpus`` one grading after the other, on the default
     GPU; with two GPUs (``--gpus 0,1``) both at once, grading i alone on GPU i - 1 with half
@@ -475,19 +485,16 @@ def run(sub_dir: Path, out: Path, extra: list[str], gpus: list[str] | None = Non
         if "--jobs" not in extra:
             extra = [*extra, "--jobs", str(max(1, (os.cpu_count() or 2) // 2))]
         started = [_grading(i, subs, out, extra, gpu) for i, gpu in zip((1, 2), gpus)]
-        for i, (proc, log, start) in enumerate(started, 1):
-            code = proc.wait()
-            log.close()
-            walls.append((time.monotonic() - start, code))
-            books.append(_gradebook(out / f"grading-{i}" / "gradebook.csv"))
+        for i, handle in enumerate(started, 1):
+            wall, book = _wait(i, handle, out)
+            walls.append(wall)
+            books.append(book)
         print(f"== after gradings 1 and 2 (at once, on GPUs {', '.join(gpus)})", flush=True)
         return summarize(out, expected, books, walls, lab_toml)
     for i in (1, 2):
-        proc, log, start = _grading(i, subs, out, extra, None)
-        code = proc.wait()
-        log.close()
-        walls.append((time.monotonic() - start, code))
-        books.append(_gradebook(out / f"grading-{i}" / "gradebook.csv"))
+        wall, book = _wait(i, _grading(i, subs, out, extra, None), out)
+        walls.append(wall)
+        books.append(book)
         print(f"== after grading {i}", flush=True)
         rc = summarize(out, expected, books, walls, lab_toml)  # a cut-off run keeps one
     return rc
