@@ -1,20 +1,36 @@
-"""A control group per run of submission code: at most ``MAX_PIDS`` processes and threads.
+"""A control group per run of submission code: a process limit and a memory limit.
 
 A pid namespace (the sandbox) hides other processes from a fork bomb but does not stop it
 from filling the machine's process table, and ``RLIMIT_NPROC`` does not apply to root: on
 the course's GPU machine a fork bomb made every other ``fork`` fail for the 30 s until its
 wall-clock limit — other students' runs, CUDA's threads, the grader itself
-(bench/h200-2026-11-29-batch/README.md). The kernel's pids controller is the tool that
-holds for root (Linux kernel documentation, "Process Number Controller"; cgroup v2:
-``pids.max`` in "Control Group v2").
+(bench/h200-2026-11-29-batch/README.md). ``RLIMIT_AS`` cannot bound memory either: the
+CUDA driver reserves a very large virtual address range and fails to start under any
+useful bound. The kernel's cgroup controllers hold for root and count what a run really
+uses (Linux kernel documentation: "Process Number Controller", "Memory Resource
+Controller", and "Control Group v2" for ``pids.max``, ``memory.max``, ``memory.events``).
 
-``group()`` makes a fresh cgroup under ``cml-grader`` with ``pids.max``, and yields the
-argv prefix that moves the run into it before it execs (a shell writes its own pid to
-``cgroup.procs``, then ``exec``s the run: no ``preexec_fn``, which is unsafe in the
-threaded batch grader). On exit it kills whatever is left in the group and removes it.
-Both hierarchies are handled: cgroup v2 (``/sys/fs/cgroup`` with ``pids`` in
-``cgroup.controllers``) and v1 (``/sys/fs/cgroup/pids``). Where neither is writable (not
-root, a read-only /sys/fs/cgroup), ``group()`` yields ``None`` and ``status()`` says why:
+``group()`` makes a fresh cgroup under ``cml-grader`` with
+
+- ``pids.max`` = ``MAX_PIDS`` (processes and threads);
+- ``memory.max`` = ``MAX_MEMORY_BYTES`` of host memory (RAM and page cache the run
+  charges; GPU memory is the driver's, not counted) and no swap (``memory.swap.max`` 0),
+  so a run that allocates too much is killed by the kernel's OOM killer inside its own
+  group instead of pushing the machine — and the other students' runs — into swap;
+
+and yields a ``Group``: the argv prefix that moves the run into the group(s) before it
+execs (a shell writes its own pid to each ``cgroup.procs``, then ``exec``s the run: no
+``preexec_fn``, which is unsafe in the threaded batch grader); while the run lasts, whether
+it has reached its memory limit (``at_limit``: ``grader.run`` kills it then, not waiting for
+the kernel's OOM killer, which can take longer than the run's time limit); after the run,
+whether the OOM killer struck (``oom_killed``) and the most memory it used (``peak_bytes``).
+On exit it kills whatever is left in the group and removes it.
+
+Both hierarchies are handled: cgroup v2 (``/sys/fs/cgroup`` with ``pids`` and ``memory``
+in ``cgroup.controllers``: one group) and v1 (``/sys/fs/cgroup/pids`` and
+``/sys/fs/cgroup/memory``: one group in each, ``memory.limit_in_bytes``,
+``memory.oom_control``, ``memory.max_usage_in_bytes``). A controller that is missing or
+not writable (not root, a read-only /sys/fs/cgroup) is left out and ``status()`` says so:
 the run then has the other limits only.
 """
 
@@ -27,49 +43,157 @@ import signal
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 MAX_PIDS = 512  # CUDA starts ~10 threads, compute-sanitizer a few dozen more
+# Host memory per run. The largest peak measured on the H200 is in bench/h200.md
+# ("Host memory per run"); the limit leaves room above it, and 16 runs at their limit at
+# once (batch grading's untimed phase on the 16-core course machine) fit in its 128 GiB.
+MAX_MEMORY_BYTES = 6 * 2**30
 ROOT_V2 = Path("/sys/fs/cgroup")
-ROOT_V1 = Path("/sys/fs/cgroup/pids")
+ROOT_V1 = {"pids": ROOT_V2 / "pids", "memory": ROOT_V2 / "memory"}
 PARENT = "cml-grader"
-# sh -c JOIN <cgroup.procs> <argv...>: a failure to join is said, never a failed run
-JOIN = 'echo $$ 2>/dev/null > "$0" || echo "grader: could not join the cgroup $0" >&2; exec "$@"'
+# sh -c JOIN cml-join <cgroup.procs>... -- <argv...>: a failure to join is said, never a
+# failed run
+JOIN = (
+    'for p; do shift; [ "$p" = -- ] && break; '
+    'echo $$ 2>/dev/null > "$p" || echo "grader: could not join the cgroup $p" >&2; '
+    'done; exec "$@"'
+)
+
+
+@dataclass(frozen=True)
+class _Parents:
+    """Where the runs' groups are made: one folder per hierarchy (v2: one for both
+    controllers), and why a controller is missing."""
+
+    v2: bool
+    folders: dict[str, Path]  # controller -> parent folder ("pids", "memory")
+    missing: dict[str, str]  # controller -> why there is none
+
+
+def _v2_parent(controllers: list[str]) -> _Parents:
+    wanted = [c for c in ("pids", "memory") if c in controllers]
+    missing = {c: "cgroup v2 without the controller" for c in ("pids", "memory") if c not in wanted}
+    if not wanted:
+        return _Parents(True, {}, missing)
+    parent = ROOT_V2 / PARENT
+    try:
+        parent.mkdir(exist_ok=True)
+        # a controller must be enabled for the children of each level on the way
+        for level in (ROOT_V2, parent):
+            enabled = (level / "cgroup.subtree_control").read_text().split()
+            for c in wanted:
+                if c not in enabled:
+                    (level / "cgroup.subtree_control").write_text(f"+{c}")
+    except OSError as e:
+        why = f"cannot make a cgroup ({e.strerror or e})"
+        return _Parents(True, {}, {c: why for c in ("pids", "memory")})
+    return _Parents(True, {c: parent for c in wanted}, missing)
+
+
+def _v1_parents() -> _Parents:
+    folders, missing = {}, {}
+    for c, root in ROOT_V1.items():
+        if not (root / "cgroup.procs").exists():
+            missing[c] = f"no {c} cgroup controller"
+            continue
+        try:
+            (root / PARENT).mkdir(exist_ok=True)
+            folders[c] = root / PARENT
+        except OSError as e:
+            missing[c] = f"cannot make a {c} cgroup ({e.strerror or e})"
+    return _Parents(False, folders, missing)
 
 
 @functools.lru_cache(maxsize=None)
-def _parent() -> tuple[Path | None, str]:
-    """The folder the runs' groups are made in, and why there is none when None."""
+def _parents() -> _Parents:
     try:
         controllers = (ROOT_V2 / "cgroup.controllers").read_text().split()
     except OSError:
-        controllers = None
-    try:
-        if controllers is not None:
-            if "pids" not in controllers:
-                return None, "cgroup v2 without the pids controller"
-            parent = ROOT_V2 / PARENT
-            parent.mkdir(exist_ok=True)
-            # the controller must be enabled for the children of each level on the way
-            for level in (ROOT_V2, parent):
-                if "pids" not in (level / "cgroup.subtree_control").read_text().split():
-                    (level / "cgroup.subtree_control").write_text("+pids")
-            return parent, ""
-        if (ROOT_V1 / "cgroup.procs").exists():
-            parent = ROOT_V1 / PARENT
-            parent.mkdir(exist_ok=True)
-            return parent, ""
-    except OSError as e:
-        return None, f"cannot make a pids cgroup ({e.strerror or e})"
-    return None, "no pids cgroup controller"
+        return _v1_parents()
+    return _v2_parent(controllers)
 
 
 def status() -> str:
-    """One line for the report: the process limit in force, or why there is none."""
-    parent, why = _parent()
-    if parent is None:
-        return f"no process limit: {why}"
-    return f"at most {MAX_PIDS} processes and threads per run (pids cgroup)"
+    """One line for the report: the limits in force, or why one is missing."""
+    p = _parents()
+    have = []
+    if "pids" in p.folders:
+        have.append(f"at most {MAX_PIDS} processes and threads")
+    if "memory" in p.folders:
+        have.append(f"{size_text(MAX_MEMORY_BYTES)} of memory")
+    lines = [f"{' and '.join(have)} per run (cgroup)"] if have else []
+    if "pids" in p.missing:
+        lines.append(f"no process limit: {p.missing['pids']}")
+    if "memory" in p.missing:
+        lines.append(f"no memory limit: {p.missing['memory']}")
+    return "; ".join(lines)
+
+
+def size_text(n: int) -> str:
+    """``6 GiB``, ``64 MiB``: a memory size for a report."""
+    return f"{n / 2**30:g} GiB" if n >= 2**30 else f"{n / 2**20:g} MiB"
+
+
+def _read_int(path: Path, key: str | None = None) -> int | None:
+    """An integer file, or the value of ``key`` in a flat-keyed file; None when missing."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    try:
+        if key is None:
+            return int(text.split()[0])
+        for line in text.splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    except (ValueError, IndexError):
+        return None
+    return None
+
+
+@dataclass
+class Group:
+    """One run's group(s): ``prefix`` joins them; after the run, what it used."""
+
+    prefix: list[str]
+    paths: list[Path]  # one per hierarchy (v2: one)
+    memory: Path | None  # the folder with the memory controller's files
+    v2: bool
+    memory_limit: int | None  # bytes, when a memory limit is in force
+
+    def oom_killed(self) -> bool:
+        """True when the kernel's OOM killer killed a process of the run for reaching the
+        memory limit (v2 ``memory.events`` / v1 ``memory.oom_control``: ``oom_kill``)."""
+        if self.memory is None:
+            return False
+        name = "memory.events" if self.v2 else "memory.oom_control"
+        return (_read_int(self.memory / name, "oom_kill") or 0) > 0
+
+    def at_limit(self) -> bool:
+        """True once the run's memory use has reached the limit (v2 ``memory.events``:
+        ``max``; v1 ``memory.failcnt``). ``grader.run`` then kills the run at once: a
+        process with large file mappings (the CUDA driver's libraries) can spend tens of
+        seconds at the limit, its file pages evicted and read back over and over, before
+        the kernel's OOM killer acts — on the H200 a 16 GiB host allocation in a lab binary
+        ran into its 30 s time limit instead of being killed (bench/h200.md). No run of the
+        course comes near the limit (largest peak measured: 1.3 GiB)."""
+        if self.memory is None:
+            return False
+        if self.v2:
+            return (_read_int(self.memory / "memory.events", "max") or 0) > 0
+        return (_read_int(self.memory / "memory.failcnt") or 0) > 0
+
+    def peak_bytes(self) -> int | None:
+        """The most host memory the run used (v2 ``memory.peak``, kernel 5.19 and later;
+        v1 ``memory.max_usage_in_bytes``), None where the kernel does not say."""
+        if self.memory is None:
+            return None
+        name = "memory.peak" if self.v2 else "memory.max_usage_in_bytes"
+        return _read_int(self.memory / name)
 
 
 def _kill_all(path: Path) -> None:
@@ -92,30 +216,67 @@ def _kill_all(path: Path) -> None:
         time.sleep(0.02)
 
 
-@contextlib.contextmanager
-def group(max_pids: int = MAX_PIDS) -> Iterator[list[str] | None]:
-    """A fresh pids-limited group for one run: yields the argv prefix that puts the run in
-    it (``["/bin/sh", "-c", JOIN, "<group>/cgroup.procs"]``), or None without cgroups."""
-    parent, _ = _parent()
-    if parent is None:
-        yield None
-        return
-    path = parent / f"run-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-    try:
-        path.mkdir()
-        (path / "pids.max").write_text(str(max_pids))
-    except OSError:
-        with contextlib.suppress(OSError):
+def _remove(path: Path) -> None:
+    _kill_all(path)
+    for _ in range(50):
+        try:
             path.rmdir()
-        yield None
-        return
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.02)
+
+
+def _limit(path: Path, controller: str, v2: bool, max_pids: int, max_memory: int) -> None:
+    """Writes the controller's limit into a new group (OSError when it cannot)."""
+    if controller == "pids":
+        (path / "pids.max").write_text(str(max_pids))
+    elif v2:
+        (path / "memory.max").write_text(str(max_memory))
+        with contextlib.suppress(OSError):  # no swap controller: nothing to turn off
+            (path / "memory.swap.max").write_text("0")
+    else:
+        (path / "memory.limit_in_bytes").write_text(str(max_memory))
+        with contextlib.suppress(OSError):  # memsw exists only with swap accounting
+            (path / "memory.memsw.limit_in_bytes").write_text(str(max_memory))
+
+
+@contextlib.contextmanager
+def group(max_pids: int | None = None, max_memory: int | None = None) -> Iterator[Group | None]:
+    """Fresh limited group(s) for one run (``MAX_PIDS`` and ``MAX_MEMORY_BYTES`` unless
+    given): yields the ``Group`` (whose ``prefix`` is ``["/bin/sh", "-c", JOIN, "cml-join",
+    <procs>..., "--"]``), or None without cgroups."""
+    max_pids = max_pids or MAX_PIDS
+    max_memory = max_memory or MAX_MEMORY_BYTES
+    p = _parents()
+    name = f"run-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    made: dict[str, Path] = {}  # controller -> its group folder
+    for controller, parent in p.folders.items():
+        path = parent / name
+        try:
+            path.mkdir(exist_ok=True)
+            _limit(path, controller, p.v2, max_pids, max_memory)
+            made[controller] = path
+        except OSError:
+            continue
+    paths = list(dict.fromkeys(made.values()))
     try:
-        yield ["/bin/sh", "-c", JOIN, str(path / "cgroup.procs")]
+        if not made:
+            yield None
+            return
+        procs = [str(path / "cgroup.procs") for path in paths]
+        memory = made.get("memory")
+        yield Group(
+            ["/bin/sh", "-c", JOIN, "cml-join", *procs, "--"],
+            paths,
+            memory,
+            p.v2,
+            max_memory if memory else None,
+        )
     finally:
-        _kill_all(path)
-        for _ in range(50):
-            try:
-                path.rmdir()
-                break
-            except OSError:
-                time.sleep(0.02)
+        for path in paths:
+            _remove(path)
+        for controller, parent in p.folders.items():  # a group whose limit failed
+            if controller not in made and (parent / name).is_dir():
+                _remove(parent / name)

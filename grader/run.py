@@ -15,9 +15,14 @@ Limits set in the child before exec (``resource``):
 ``RLIMIT_AS`` is not set: the CUDA driver reserves a very large virtual address range and
 fails to initialise under any useful bound. ``RLIMIT_NPROC`` is not set either: it counts
 all processes and threads of the user (CUDA starts several threads), and root ignores it.
-Instead each run gets its own pids cgroup where the grader may make one (``grader.cgroup``:
-at most 512 processes and threads), so a fork bomb cannot fill the machine's process
-table; the group is emptied and removed after the run.
+Instead each run gets its own cgroup where the grader may make one (``grader.cgroup``: at
+most 512 processes and threads, and ``cgroup.MAX_MEMORY_BYTES`` of host memory), so a fork
+bomb cannot fill the machine's process table and a huge allocation cannot push the machine
+into swap; the group is emptied and removed after the run. A run that reaches its memory
+limit is killed at once by the poll loop below (the kernel's OOM killer can take longer
+than the time limit, ``cgroup.Group.at_limit``) or by the OOM killer, whichever comes first;
+its outcome is "memory" ("killed for using more than 6 GiB of host memory"). Every outcome
+carries the run's peak host memory where the kernel reports it (``peak_bytes``).
 
 Output goes to temporary files (no pipe can fill up and block the child) and comes back
 truncated to ``max_output`` bytes: its head and its tail, with a marker in between, read
@@ -58,8 +63,9 @@ POLL_S = 0.02
 
 @dataclass
 class Outcome:
-    """How a run ended: ``kind`` is "exited", "signaled", "timeout" or "flooded" (killed
-    for writing more than the output cap)."""
+    """How a run ended: ``kind`` is "exited", "signaled", "timeout", "flooded" (killed
+    for writing more than the output cap) or "memory" (killed by the kernel for reaching
+    the run's memory limit, ``memory_limit`` bytes)."""
 
     kind: str
     code: int | None = None  # exit status when "exited"
@@ -69,6 +75,8 @@ class Outcome:
     seconds: float = 0.0
     timeout_s: float = 0.0
     output_cap: int = OUTPUT_CAP_BYTES
+    memory_limit: int | None = None  # bytes, when the run had a memory limit
+    peak_bytes: int | None = None  # the most host memory the run used, where known
 
     @property
     def ok(self) -> bool:
@@ -80,6 +88,9 @@ class Outcome:
             return f"timed out after {self.timeout_s:g} s"
         if self.kind == "flooded":
             return f"killed after writing more than {self.output_cap // 2**20} MB of output"
+        if self.kind == "memory":
+            limit = cgroup.size_text(self.memory_limit) if self.memory_limit else "its limit"
+            return f"killed for using more than {limit} of host memory"
         if self.kind == "signaled":
             return f"killed by {self.signal}"
         return f"exited with status {self.code}"
@@ -153,12 +164,12 @@ def run(
     if boxed:
         argv = sandbox.wrap(argv, workdir=cwd, readable=readable)
     with (
-        cgroup.group() if limits else contextlib.nullcontext() as join,
+        cgroup.group() if limits else contextlib.nullcontext() as group,
         tempfile.TemporaryFile() as out,
         tempfile.TemporaryFile() as err,
     ):
-        if join:
-            argv = [*join, *argv]
+        if group:
+            argv = [*group.prefix, *argv]
         start = time.monotonic()
         deadline = start + timeout_s
         proc = subprocess.Popen(
@@ -171,10 +182,13 @@ def run(
             start_new_session=True,
             preexec_fn=_limits(int(2 * timeout_s) + 10) if limits else None,
         )
-        timed_out = flooded = False
+        timed_out = flooded = at_limit = False
         while proc.poll() is None:
             if _written(out, err) > output_cap:
                 flooded = True
+                break
+            if group and group.at_limit():
+                at_limit = True
                 break
             left = deadline - time.monotonic()
             if left <= 0:
@@ -190,6 +204,9 @@ def run(
         flooded = flooded or (not timed_out and _written(out, err) > output_cap)
         stdout = _read_capped(out, max_output)
         stderr = _read_capped(err, max_output)
+        oom = at_limit or (group.oom_killed() if group else False)
+        peak = group.peak_bytes() if group else None
+        memory_limit = group.memory_limit if group else None
     code = proc.returncode
     if boxed and code > 128 and _is_signal(code - 128):
         code = -(code - 128)
@@ -197,11 +214,15 @@ def run(
         kind, code, sig = "flooded", None, None
     elif timed_out:
         kind, code, sig = "timeout", None, None
+    elif oom and code != 0:
+        kind, code, sig = "memory", None, None
     elif code < 0:
         kind, code, sig = "signaled", None, _signal_name(-code)
     else:
         kind, code, sig = "exited", code, None
-    return Outcome(kind, code, sig, stdout, stderr, seconds, timeout_s, output_cap)
+    return Outcome(
+        kind, code, sig, stdout, stderr, seconds, timeout_s, output_cap, memory_limit, peak
+    )
 
 
 def _is_signal(number: int) -> bool:

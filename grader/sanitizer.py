@@ -63,6 +63,7 @@ class SanitizerRun:
     report: list[str] = field(default_factory=list)  # readable lines
     summary: str = ""  # e.g. "ERROR SUMMARY: 3 errors"
     argv: list[str] = field(default_factory=list)
+    peak_bytes: int | None = None  # the run's peak host memory, where the kernel says
 
 
 def _clean(line: str, strip_paths: list[str]) -> str:
@@ -147,7 +148,7 @@ def run(
     out = case.outcome
     text = out.stdout + "\n" + out.stderr
     report, summary = parse_report(text, strip_paths)
-    result = SanitizerRun(name, size, seed, "clean", report, summary, case.argv)
+    result = SanitizerRun(name, size, seed, "clean", report, summary, case.argv, out.peak_bytes)
     if out.kind == "exited" and out.code == ERROR_EXIT:
         result.verdict = "errors"
         if not report:

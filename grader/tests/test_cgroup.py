@@ -1,7 +1,8 @@
-"""grader.cgroup: each run of submission code in its own pids-limited cgroup, so a fork
-bomb cannot take the machine's process table (the H200 batch of 2026-11-29 showed it can
-without one). Where the grader cannot make cgroups (not root, read-only /sys/fs/cgroup)
-the limit tests are skipped, visibly."""
+"""grader.cgroup: each run of submission code in its own cgroup with a process limit, so a
+fork bomb cannot take the machine's process table (the H200 batch of 2026-11-29 showed it
+can without one), and a memory limit, so a huge allocation is killed in its own group.
+Where the grader cannot make cgroups (not root, read-only /sys/fs/cgroup) the limit tests
+are skipped, visibly."""
 
 from __future__ import annotations
 
@@ -27,14 +28,17 @@ def _running(cmdline: str) -> list[int]:
     return pids
 
 
-needs_cgroup = pytest.mark.skipif(
-    cgroup.status().startswith("no process limit"), reason=cgroup.status()
+needs_cgroup = pytest.mark.skipif("pids" not in cgroup._parents().folders, reason=cgroup.status())
+needs_memory_cgroup = pytest.mark.skipif(
+    "memory" not in cgroup._parents().folders, reason=cgroup.status()
 )
+# writes (so really uses) 256 MiB of host memory, then says so
+ALLOCATE_256_MIB = ["python3", "-c", "b = b'x' * (256 * 2**20); print(len(b))"]
 
 
 @needs_cgroup
 def test_a_run_cannot_start_more_than_the_limit_and_its_group_is_removed():
-    parent, _ = cgroup._parent()
+    parent = cgroup._parents().folders["pids"]
     script = (
         "grep -o 'cml-grader/run-[0-9a-f-]*' /proc/self/cgroup | head -n 1; "
         "n=0; while [ $n -lt 700 ]; do sleep 30 & if [ $? -ne 0 ]; then break; fi; "
@@ -58,13 +62,74 @@ def test_a_run_is_in_its_own_group():
     assert f"/{cgroup.PARENT}/run-" in out.stdout, out.stdout
 
 
+@needs_memory_cgroup
+def test_a_run_over_the_memory_limit_is_killed_and_said(monkeypatch):
+    monkeypatch.setattr(cgroup, "MAX_MEMORY_BYTES", 64 * 2**20)
+    out = runner.run(ALLOCATE_256_MIB, timeout_s=60)
+    assert out.kind == "memory", out.describe()
+    assert out.describe() == "killed for using more than 64 MiB of host memory"
+    assert out.memory_limit == 64 * 2**20
+    assert "268435456" not in out.stdout
+
+
+@needs_memory_cgroup
+def test_a_run_under_the_memory_limit_runs_and_its_peak_is_measured(monkeypatch):
+    monkeypatch.setattr(cgroup, "MAX_MEMORY_BYTES", 1024 * 2**20)
+    out = runner.run(ALLOCATE_256_MIB, timeout_s=60)
+    assert out.ok and out.stdout.strip() == "268435456", out.describe()
+    if out.peak_bytes is not None:  # the kernel may not say (v2 before 5.19)
+        assert 256 * 2**20 <= out.peak_bytes <= 1024 * 2**20
+
+
+def test_the_status_line_names_each_limit_or_why_it_is_missing():
+    line = cgroup.status()
+    parents = cgroup._parents()
+    assert ("512 processes" in line) == ("pids" in parents.folders)
+    assert ("no process limit" in line) == ("pids" not in parents.folders)
+    assert ("GiB of memory" in line) == ("memory" in parents.folders)
+    assert ("no memory limit" in line) == ("memory" not in parents.folders)
+
+
 def test_joining_failure_is_said_and_the_run_still_happens(tmp_path):
-    argv = ["/bin/sh", "-c", cgroup.JOIN, str(tmp_path / "missing" / "cgroup.procs")]
-    out = subprocess.run([*argv, "/bin/echo", "ran"], capture_output=True, text=True)
-    assert out.returncode == 0 and out.stdout == "ran\n"
-    assert "could not join the cgroup" in out.stderr
+    procs = [str(tmp_path / "missing" / "cgroup.procs"), str(tmp_path / "gone" / "cgroup.procs")]
+    argv = ["/bin/sh", "-c", cgroup.JOIN, "cml-join", *procs, "--"]
+    out = subprocess.run([*argv, "/bin/echo", "ran", "--"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout == "ran --\n"
+    assert out.stderr.count("could not join the cgroup") == 2, out.stderr
+
+
+def test_the_prefix_joins_every_group_before_the_run(tmp_path):
+    procs = [tmp_path / "a.procs", tmp_path / "b.procs"]
+    argv = ["/bin/sh", "-c", cgroup.JOIN, "cml-join", *map(str, procs), "--"]
+    out = subprocess.run([*argv, "/bin/sh", "-c", "echo $$"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    # exec keeps the pid: the run is the process that joined
+    assert [p.read_text().strip() for p in procs] == [out.stdout.strip()] * 2
 
 
 def test_runs_without_limits_are_not_moved():
     out = runner.run(["/bin/cat", "/proc/self/cgroup"], timeout_s=10, limits=False)
     assert f"/{cgroup.PARENT}/run-" not in out.stdout
+
+
+@pytest.mark.parametrize("v2", [True, False], ids=["v2", "v1"])
+def test_the_limit_and_the_oom_killer_are_read_from_the_controller_files(tmp_path, v2):
+    g = cgroup.Group([], [tmp_path], tmp_path, v2, 2**30)
+    assert not g.at_limit() and not g.oom_killed() and g.peak_bytes() is None  # no files yet
+    if v2:
+        (tmp_path / "memory.events").write_text("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n")
+        (tmp_path / "memory.peak").write_text("1234\n")
+        assert not g.at_limit() and not g.oom_killed() and g.peak_bytes() == 1234
+        (tmp_path / "memory.events").write_text("low 0\nhigh 0\nmax 17\noom 1\noom_kill 1\n")
+    else:
+        (tmp_path / "memory.failcnt").write_text("0\n")
+        (tmp_path / "memory.oom_control").write_text(
+            "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n"
+        )
+        (tmp_path / "memory.max_usage_in_bytes").write_text("1234\n")
+        assert not g.at_limit() and not g.oom_killed() and g.peak_bytes() == 1234
+        (tmp_path / "memory.failcnt").write_text("17\n")
+        (tmp_path / "memory.oom_control").write_text(
+            "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n"
+        )
+    assert g.at_limit() and g.oom_killed()
