@@ -25,6 +25,7 @@ from pathlib import Path
 
 from grader import run as runner
 from grader.errors import GraderError
+from grader.sandbox import Sandbox
 from grader.tools import Tool
 
 BUILD_TIMEOUT_S = 600
@@ -109,14 +110,30 @@ def warnings(log: str, src: Path, out_dir: Path, limit: int = 6) -> list[str]:
     return found[:limit] + ([f"... and {more} more warnings"] if more > 0 else [])
 
 
-def build(root: Path, src: Path, out_dir: Path, nvcc: Tool | None, arch: str | None) -> BuildResult:
-    """Builds ``src`` into ``out_dir``; a failure is a result, not an exception."""
+def build(
+    root: Path,
+    src: Path,
+    out_dir: Path,
+    nvcc: Tool | None,
+    arch: str | None,
+    box: Sandbox | None = None,
+) -> BuildResult:
+    """Builds ``src`` into ``out_dir``; a failure is a result, not an exception.
+
+    The build runs with the limits of a run of submission code (``grader.run``: time,
+    file size, a cgroup's processes and memory) and in the sandbox ``box`` when one is
+    given: ``out_dir`` is then the only writable place, ``src`` is readable, ``solutions/``
+    is hidden — the preprocessor (``#include``) and the assembler (``.incbin``) read any
+    file the source names, so outside the sandbox a submission could compile a solution
+    into itself (``check_includes`` catches headers, not ``.incbin``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     out = runner.run(
         [*_make_args(root, nvcc, arch), "lab-bin", f"LAB_SRC={src}", f"LAB_OUT={out_dir}"],
         timeout_s=BUILD_TIMEOUT_S,
+        cwd=str(out_dir),
         max_output=256 * 1024,
-        limits=False,
+        sandbox=box,
+        readable=[str(src)],
     )
     log = out.stdout + out.stderr
     binary = out_dir / "lab"

@@ -198,9 +198,14 @@ class Grading:
         if nvcc is None:
             raise GraderError(f"cannot build: {tools.not_found('nvcc')}")
         builder.build_common(self.root, nvcc, self.options.arch)
+        # the build and every run of the submission from here on are in this sandbox
+        # (grader.sandbox): the preprocessor and the assembler read what the source names
+        self.box = sandbox.choose([self.root], self.options.sandbox_default)
+        status = "passed" if self.box.kind == "bwrap" else "skipped"
+        self.step("sandbox", status, [self.box.notice, cgroup.status()])
         out_dir = tmp / "out"
         start = time.monotonic()
-        built = builder.build(self.root, asm.src, out_dir, nvcc, self.options.arch)
+        built = builder.build(self.root, asm.src, out_dir, nvcc, self.options.arch, self.box)
         self.grade.timings["build"] = time.monotonic() - start
         if not built.ok:
             self.step("build", "failed", built.summary)
@@ -314,10 +319,6 @@ class Grading:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
 
     def _probe(self) -> None:
-        # every run of the submission from here on is in this sandbox (grader.sandbox)
-        self.box = sandbox.choose([self.root], self.options.sandbox_default)
-        status = "passed" if self.box.kind == "bwrap" else "skipped"
-        self.step("sandbox", status, [self.box.notice, cgroup.status()])
         listing, problem = harness.list_exercises(self.binary, box=self.box)
         if listing is None:
             reason = f"the lab binary failed at start-up ({problem})"

@@ -2,7 +2,8 @@
 
 A submission is linked into the lab binary, so each run of that binary (correctness,
 performance, ``--list``, ``--device-info``) and each compute-sanitizer run executes the
-student's host code with the grader's rights. The symbol allow-list (``grader.symbols``)
+student's host code with the grader's rights; and its build reads whatever files the
+source names (``#include``, the assembler's ``.incbin``). The symbol allow-list (``grader.symbols``)
 refuses the obvious calls (``fopen``, ``fork``, ``socket``, ``exit``...) before anything
 runs; the sandbox is the second wall, for what gets past it (inline ``syscall``, a static
 constructor, a bug in the allow-list). ``Sandbox.wrap`` runs a command under ``bwrap``:
@@ -21,9 +22,9 @@ constructor, a bug in the allow-list). ``Sandbox.wrap`` runs a command under ``b
   ``TIOCSTI`` into the grader's terminal).
 
 Where it applies: ``python3 -m grader batch`` (an instructor grading untrusted submissions)
-defaults to ``auto``; ``python3 -m grader grade`` (a student grading their own work, the
-path verified on the course's H200) and direct harness runs default to ``none``. Running
-CUDA programs under bubblewrap has not been verified on a GPU yet (issue 6).
+defaults to ``auto``; ``python3 -m grader grade`` (a student grading their own work) and
+direct harness runs default to ``none``. The batch of 32 hostile and ordinary submissions
+ran under it on the H200 (bench/h200-2026-11-29-batch/).
 
 ``GRADER_SANDBOX`` overrides the default: ``auto`` (bwrap when it is installed and a probe
 ``bwrap --ro-bind / / ... true`` succeeds, else none), ``bwrap`` (required: a GraderError
@@ -32,9 +33,11 @@ when it cannot work) or ``none``. Without a sandbox the grader says so in the re
 and relies on ``grader.run``'s limits: a wall-clock limit that kills the process group,
 CPU time, file size, no core dumps, and the output cap.
 
-The build (make, nvcc, the host compiler) runs outside the sandbox: it compiles the
-submission but does not execute it (the symbol check and the assembler, which refuses
-includes outside the submission, guard that step).
+The build (make, nvcc, the host compiler) of the submission runs in the same sandbox
+(``grader.build.build``): its output folder is the only writable place and ``solutions/``
+is hidden, so ``.incbin "solutions/..."`` fails to assemble instead of compiling the
+reference into the submission. The course library (``make common``) is built outside it,
+before any submission: it is the course's own code.
 """
 
 from __future__ import annotations

@@ -50,7 +50,9 @@ def release(tmp_path_factory):
 def test_nothing_of_the_solutions(release):
     _, members = release
     for name in members:
-        assert not name.startswith(("solutions/", "grader/tests/known_bad/", "bench/variants/", ".ci/")), name
+        assert not name.startswith(
+            ("solutions/", "grader/tests/known_bad/", "bench/variants/", ".ci/")
+        ), name
     solutions = {p: p.read_bytes() for p in (REPO / "solutions").rglob("*") if p.is_file()}
     assert solutions
     for name, data in members.items():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import harness, sandbox
+from grader import cgroup, harness, sandbox
 from helpers import REPO, grade_cli, submission
 
 SOLUTION = "solutions/9.1-fake/kernels.cu"
@@ -266,6 +266,49 @@ def test_huge_allocation_is_graceful(fake_root, fake_gpu, capsys, tmp_path):
     assert scale(rep)["correctness"]["status"] == "passed"
 
 
+@pytest.mark.skipif("memory" not in cgroup._parents().folders, reason=cgroup.status())
+def test_host_memory_over_the_limit_is_killed_with_a_readable_verdict(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(cgroup, "MAX_MEMORY_BYTES", 256 * 2**20)  # the fake lab needs ~10 MB
+    hog = (
+        "if (rows == 33) { volatile char *p = (volatile char *)malloc(1ULL << 30);\n"
+        "        for (size_t i = 0; p && i < (1ULL << 30); i += 4096) { p[i] = 1; } }\n    "
+        + LAUNCH
+    )
+    sub = hostile(fake_root, tmp_path, hog, head="#include <cstdlib>\n")
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
+    assert rc == 1
+    assert "was killed for using more than 256 MiB of host memory before writing its result" in out
+    statuses = [d["status"] for d in scale(rep)["correctness"]["details"]]
+    assert statuses == ["ok", "ok", "crash", "ok"]
+
+
+@x86_only
+def test_build_time_read_of_solutions_fails_in_the_sandbox(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """The assembler's ``.incbin`` reads any file at build time (no #include for
+    check_includes to see): in the sandbox solutions/ is empty, so the build fails; without
+    it the same submission builds — the test can tell the two apart."""
+    secret = REPO / "solutions" / "3.3-tiling" / "kernels.cu"
+    if not secret.exists():
+        pytest.skip("no solution of lab 3.3 in this repository")
+    head = f'__asm__(".section .rodata\\n.incbin \\"{secret}\\"\\n.text");\n'
+    sub = hostile(fake_root, tmp_path, LAUNCH, head=head)
+    monkeypatch.setenv(sandbox.ENV, "none")
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
+    assert {s["name"]: s["status"] for s in rep["steps"]}["build"] == "passed", out
+    monkeypatch.setenv(sandbox.ENV, "auto")
+    if sandbox.choose().kind != "bwrap":
+        pytest.skip(f"sandbox {sandbox.choose().notice}")
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
+    steps = {s["name"]: s["status"] for s in rep["steps"]}
+    assert steps["sandbox"] == "passed" and steps["build"] == "failed", out
+    assert "file not found" in out
+    assert rc == 1 and rep["total"] == 0
+
+
 @x86_only
 def test_write_into_the_course_tree_by_syscall_fails(
     fake_root, fake_gpu, bwrap_only, capsys, tmp_path
@@ -282,7 +325,8 @@ def test_write_into_the_course_tree_by_syscall_fails(
         rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
         assert not target.exists()
         assert scale(rep)["correctness"]["status"] == "passed"
-        assert rep["steps"][-2]["name"] == "sandbox" and rep["steps"][-2]["status"] == "passed"
+        steps = {step["name"]: step["status"] for step in rep["steps"]}
+        assert steps["sandbox"] == "passed"
     finally:
         target.unlink(missing_ok=True)
 
