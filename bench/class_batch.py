@@ -3,6 +3,7 @@
     python3 bench/class_batch.py make DIR        # write the submissions into DIR
     python3 bench/class_batch.py run DIR OUT     # grade them twice, compare, time it
     python3 bench/class_batch.py run --gpus 0,1 DIR OUT   # the two gradings at once, one per GPU
+    python3 bench/class_batch.py run --only s01,h16 DIR OUT  # only these students (a short check)
 
 ``make`` writes at least 30 submissions, each as an LMS exports them (a folder, a ``.zip``
 or a ``.tar.gz`` named after the student): the reference solution, the skeleton, every
@@ -11,7 +12,8 @@ other tile shapes, and hostile submissions (issue 6, part 4: kernel and host inf
 a barrier deadlock, a fork bomb by raw system call, a 10 GB flood of stdout, a write into
 the course tree, a read of solutions/, a network connection, a forged result line, a
 redefined timing function, a static constructor that exits 0, a segfault, an out-of-bounds
-device write, a huge allocation, a unicode file name with spaces, a zip-slip archive).
+device write, a huge allocation, 16 GiB of host memory written, a solution read into the
+object by the assembler at build time, a unicode file name with spaces, a zip-slip archive).
 Every submission is the reference solution with exact text replacements (as the fixtures
 are: grader/fixtures.py), so the set follows the solution when it changes and fails loudly
 when a replacement no longer applies. ``expected.json`` beside them says, per student,
@@ -65,7 +67,9 @@ static long raw3(long n, long a, long b, long c) {
 
 # (student id, archive kind, [(old, new)], text put at the top, expectation)
 # An expectation: "total" ("full" | "zero" | "partial"), optionally "lost" (exercise: part
-# names that must not get full points), "status" (the gradebook status, prefix match).
+# names that must not get full points), "status" (the gradebook status, prefix match),
+# "says" (text the JSON report must contain: the verdict's reason, not just a loss),
+# "needs" ("sandbox" | "memory": where it is missing, the expectation does not apply).
 HOSTILE = [
     (
         "h01_kernel_infinite_loop",
@@ -220,7 +224,36 @@ HOSTILE = [
             )
         ],
         "#include <cstdlib>\n",
-        {"total": "partial", "lost": {"matmul_tiled": ["correctness"]}},
+        {"total": "partial", "lost": {"matmul_tiled": ["correctness"]}, "says": "out of memory"},
+    ),
+    (
+        "h16_host_memory_hog",
+        "dir",
+        # 16 GiB written page by page in the matmul launcher: the memory cgroup's limit
+        # (grader/cgroup.py, 6 GiB) kills the run, not the machine
+        [
+            (
+                HOST,
+                HOST + "\n    volatile char *hog = (volatile char *)malloc(16ULL << 30);"
+                "\n    for (size_t i = 0; hog && i < (16ULL << 30); i += 4096) { hog[i] = 1; }",
+            )
+        ],
+        "#include <cstdlib>\n",
+        {
+            "total": "partial",
+            "lost": {"matmul_tiled": ["correctness"]},
+            "says": "killed for using more than 6 GiB of host memory",
+            "needs": "memory",
+        },
+    ),
+    (
+        "h17_incbin_solutions",
+        "zip",
+        # the assembler reads the reference into the object at build time (no #include for
+        # check_includes to see); in the sandbox solutions/ is empty and the build fails
+        [],
+        f'__asm__(".section .rodata\\n.incbin \\"{SOLUTION}\\"\\n.text");\n',
+        {"total": "zero", "status": "build failed", "needs": "sandbox"},
     ),
     (
         "h15_fopen_solutions",
@@ -336,9 +369,15 @@ def _gradebook(path: Path) -> dict[str, dict]:
         return {row["id"]: row for row in csv.DictReader(f)}
 
 
-def _check(student: str, row: dict, report: dict | None, expect: dict, sandboxed: bool) -> list:
-    """What in this student's grade contradicts the expectation (empty: all held)."""
+def _check(
+    student: str, row: dict, report: dict | None, expect: dict, sandboxed: bool, limited: bool
+) -> list:
+    """What in this student's grade contradicts the expectation (empty: all held).
+    ``expect["needs"]``: "sandbox" or "memory" (a memory cgroup) for the expectation to
+    apply; without it only the absence of a grader error is checked."""
     problems = []
+    if not {"sandbox": sandboxed, "memory": limited}.get(expect.get("needs"), True):
+        return [] if not row["status"].startswith("error") else [f"status '{row['status']}'"]
     total, maximum = float(row["total"]), float(row["max"])
     want = expect["total"]
     if want == "full_if_sandboxed":
@@ -357,6 +396,8 @@ def _check(student: str, row: dict, report: dict | None, expect: dict, sandboxed
                     problems.append(f"{ex['name']} {part}: {p['points']}/{p['max']}")
     if "status" in expect and not row["status"].startswith(expect["status"]):
         problems.append(f"status '{row['status']}', expected '{expect['status']}…'")
+    if "says" in expect and expect["says"] not in json.dumps(report, ensure_ascii=False):
+        problems.append(f"the report does not say '{expect['says']}'")
     for exercise, parts in expect.get("lost", {}).items():
         if report is None:
             problems.append("no report")
@@ -397,7 +438,9 @@ def summarize(out: Path, expected: dict, books: list, walls: list, lab_toml: byt
     )
     ref = out / "grading-1" / "s01_reference" / "report.txt"
     sandboxed = ref.is_file() and "sandbox      passed" in ref.read_text()
+    limited = ref.is_file() and "GiB of memory per run" in ref.read_text()
     lines.append(f"sandbox: {'bubblewrap' if sandboxed else 'not available (limits only)'}")
+    lines.append(f"memory limit per run: {'yes' if limited else 'no'}")
     failures, differ = 0, 0
     for student, expect in expected.items():
         rows = [book.get(student) for book in books]
@@ -407,7 +450,7 @@ def summarize(out: Path, expected: dict, books: list, walls: list, lab_toml: byt
             continue
         rep_path = out / "grading-1" / student / "report.json"
         report = json.loads(rep_path.read_text()) if rep_path.is_file() else None
-        problems = _check(student, rows[0], report, expect, sandboxed)
+        problems = _check(student, rows[0], report, expect, sandboxed, limited)
         failures += bool(problems)
         verdict = "ok" if not problems else "NOT AS EXPECTED: " + "; ".join(problems)
         agree = ""
@@ -434,6 +477,7 @@ def summarize(out: Path, expected: dict, books: list, walls: list, lab_toml: byt
         "differ": differ if len(books) == 2 else None,
         "course_tree_unchanged": unchanged,
         "sandboxed": sandboxed,
+        "memory_limited": limited,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     print(text, end="", flush=True)
@@ -465,12 +509,22 @@ def _wait(i: int, started, out: Path) -> tuple[tuple[float, int], dict]:
     return (wall, code), _gradebook(out / f"grading-{i}" / "gradebook.csv")
 
 
-def run(sub_dir: Path, out: Path, extra: list[str], gpus: list[str] | None = None) -> int:
+def run(
+    sub_dir: Path,
+    out: Path,
+    extra: list[str],
+    gpus: list[str] | None = None,
+    only: list[str] | None = None,
+) -> int:
     """Grades the class twice. Without ``gpus`` one grading after the other, on the default
     GPU; with two GPUs (``--gpus 0,1``) both at once, grading i alone on GPU i - 1 with half
-    the CPU cores, so that neither grading's timed runs share a GPU with the other's runs."""
+    the CPU cores, so that neither grading's timed runs share a GPU with the other's runs.
+    ``only``: the students whose id starts with one of these prefixes (a short check)."""
     expected = json.loads((sub_dir / "expected.json").read_text())
     subs = sorted(p for p in sub_dir.iterdir() if p.name != "expected.json")
+    if only:
+        subs = [p for p in subs if p.name.startswith(tuple(only))]
+        expected = {k: v for k, v in expected.items() if k.startswith(tuple(only))}
     out.mkdir(parents=True, exist_ok=True)
     box = sandbox.choose((ROOT,), default="auto")
     if box.kind != "bwrap":
@@ -513,13 +567,18 @@ def main() -> int:
         type=lambda t: t.split(","),
         help="two CUDA devices, e.g. 0,1: run the two gradings at once, one on each",
     )
+    r.add_argument(
+        "--only",
+        type=lambda t: t.split(","),
+        help="grade only the students whose id starts with one of these, e.g. s01,h16,h17",
+    )
     r.add_argument("extra", nargs="*", help="more grader batch options, e.g. --no-perf")
     args = ap.parse_args()
     if args.cmd == "make":
         return make(args.dir)
     if args.gpus is not None and len(args.gpus) != 2:
         ap.error("--gpus takes two CUDA devices, e.g. 0,1")
-    return run(args.dir, args.out, args.extra, args.gpus)
+    return run(args.dir, args.out, args.extra, args.gpus, args.only)
 
 
 if __name__ == "__main__":

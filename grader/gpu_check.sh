@@ -4,6 +4,8 @@
 #
 # Steps, most important first, each under its own time limit so that a slow step cannot
 # starve the rest of a short GPU lease:
+#   memory      peak host memory of each solution's largest runs, in its cgroup
+#               (bench/memory_peaks.py: what grader/cgroup.py's memory limit must allow)
 #   grade       the full grade of every solution (timed, with its build)
 #   calibrate   the timing behind the lab.toml thresholds: RUNS runs of each solution's
 #               performance case, one of each known-bad variant (bench/calibrate.py)
@@ -14,9 +16,10 @@
 #   gputests    the other GPU tests of the grader (pytest -m gpu, known-bad excluded)
 #   check       the Check tests tagged gpu (Check from .debs/ when not installed)
 #   batch       a class of 30+ lab 3.3 submissions graded twice (bench/class_batch.py)
-# Environment: STEPS (default: all but batch), LABS (lab folder names; default: all),
-# CALIBRATION_RUNS (3), XDIST (4), BATCH_LIMIT (seconds, 1500), BATCH_GPUS (e.g. 0,1: the
-# batch's two gradings at once, one per GPU).
+# Environment: STEPS (default: all but memory and batch), LABS (lab folder names; default:
+# all), CALIBRATION_RUNS (3), XDIST (4), BATCH_LIMIT (seconds, 1500), BATCH_GPUS (e.g. 0,1:
+# the batch's two gradings at once, one per GPU), BATCH_ONLY (student id prefixes, e.g.
+# s01,h16: a short batch).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOG=${1:-build/gpu-check}
@@ -58,6 +61,12 @@ note "labs: $LABS; steps: $STEPS; bwrap: $(command -v bwrap || echo none)"
 
 step "build sm_90"
 timed 240 build make -j"$JOBS" all
+
+if want memory; then
+    step "peak host memory per run (bench/memory_peaks.py)"
+    timed 300 memory python3 bench/memory_peaks.py $(lab_args)
+    grep -E '^(\||limits|largest|runs)' "$LOG/memory.log" | tee -a "$LOG/summary.txt"
+fi
 
 if want grade; then
     for name in $LABS; do
@@ -116,7 +125,8 @@ fi
 if want batch; then
     step "batch: a class of lab 3.3 submissions, graded twice"
     rm -rf build/class && python3 bench/class_batch.py make build/class >"$LOG/batch-make.log" 2>&1
-    timed "${BATCH_LIMIT:-1500}" batch python3 bench/class_batch.py run ${BATCH_GPUS:+--gpus "$BATCH_GPUS"} build/class "$LOG/batch"
+    timed "${BATCH_LIMIT:-1500}" batch python3 bench/class_batch.py run ${BATCH_GPUS:+--gpus "$BATCH_GPUS"} \
+        ${BATCH_ONLY:+--only "$BATCH_ONLY"} build/class "$LOG/batch"
     tail -n 45 "$LOG/batch.log" | tee -a "$LOG/summary.txt"
 fi
 
