@@ -1,9 +1,11 @@
 """``make dist-student``: the course as students receive it, without the solutions.
 
-The release is the repository's files — tracked and not-ignored untracked ones
-(``git ls-files --cached --others --exclude-standard``) in a git checkout, else every file
-of the tree outside ``build/`` and caches — less what would give solutions away or is of
-no use to students:
+The release is the repository's committed files (``git ls-files --cached``) in a git
+checkout, else every file of the tree outside ``build/`` and caches — less what would give
+solutions away or is of no use to students. Files git does not track are left out and
+named (``untracked``): a class graded inside the course tree (``subs/``, ``grades/``) holds
+students' names and work, often a copy of the reference solution, and must not ship. Left
+out too:
 
 - ``solutions/``: the reference solutions;
 - ``grader/tests/known_bad/``: known-bad submissions, each a patch over a solution;
@@ -59,8 +61,9 @@ def is_hidden_cases(name: str) -> bool:
     return len(parts) == 3 and parts[0] == "labs" and parts[2] == manifest.HIDDEN_FILE
 
 
-def _git_files(root: Path) -> list[str] | None:
-    """The checkout's files, or None when ``root`` is not the top of a git checkout."""
+def _git_ls(root: Path, *which: str) -> list[str] | None:
+    """``git ls-files -z WHICH...`` of the checkout, or None when ``root`` is not the top
+    of a git checkout."""
     try:
         top = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
@@ -70,16 +73,7 @@ def _git_files(root: Path) -> list[str] | None:
         if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
             return None
         listed = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(root),
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-            ],
+            ["git", "-C", str(root), "ls-files", "-z", *which],
             capture_output=True,
             text=True,
             check=True,
@@ -87,6 +81,12 @@ def _git_files(root: Path) -> list[str] | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return [n for n in listed.stdout.split("\0") if n]
+
+
+def untracked(root: Path) -> list[str]:
+    """The files of the checkout that git does not track and does not ignore (left out of
+    every release: ``files``); empty outside a git checkout."""
+    return sorted(_git_ls(root, "--others", "--exclude-standard") or [])
 
 
 def _walk_files(root: Path) -> list[str]:
@@ -101,7 +101,7 @@ def _walk_files(root: Path) -> list[str]:
 
 def files(root: Path) -> list[str]:
     """The sorted repository paths that go into the student release."""
-    names = _git_files(root)
+    names = _git_ls(root, "--cached")
     if names is None:
         names = _walk_files(root)
     # a file deleted in the working tree but still in the index is not shipped
@@ -134,6 +134,18 @@ def build(root: Path, out: Path) -> list[str]:
     return names
 
 
+def untracked_notice(root: Path) -> str | None:
+    """One line naming the files a release leaves out because git does not track them."""
+    names = untracked(root)
+    if not names:
+        return None
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (
+        f"left out {len(names)} file(s) git does not track: {shown} "
+        "(commit a file to release it; keep graded classes outside the course tree)"
+    )
+
+
 def dist_student(root: Path, out: str | None, stream) -> int:
     """``dist-student [--out PATH]``: builds the release and says where it is."""
     path = Path(out) if out else root / DEFAULT_OUT
@@ -143,4 +155,7 @@ def dist_student(root: Path, out: str | None, stream) -> int:
         f"(without {', '.join(EXCLUDED + EXCLUDED_FILES)})",
         file=stream,
     )
+    notice = untracked_notice(root)
+    if notice:
+        print(notice, file=stream)
     return 0

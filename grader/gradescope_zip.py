@@ -212,4 +212,7 @@ def gradescope_zip(root: Path, lab: str, out: str | None, stream) -> int:
         f"(setup.sh, run_autograder and the course without {', '.join(dist.EXCLUDED)})",
         file=stream,
     )
+    notice = dist.untracked_notice(root)
+    if notice:
+        print(notice, file=stream)
     return 0

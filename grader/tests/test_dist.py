@@ -120,3 +120,24 @@ def test_excluded():
     assert dist.excluded(".ci/run")
     assert not dist.excluded("labs/3.3-tiling/kernels.cu")
     assert not dist.excluded("grader/tests/fakelab/solutions/9.1-fake/kernels.cu")
+
+
+def test_files_git_does_not_track_are_left_out_and_named(tmp_path, capsys):
+    """A class graded inside the course tree (the instructor walkthrough's ``subs/`` with a
+    copy of the reference solution) must not ship with the release or the Gradescope zip."""
+    root = tmp_path / "course"
+    root.mkdir()
+    (root / "README.md").write_text("course\n")
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "README.md"], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    (root / "subs" / "alice").mkdir(parents=True)
+    (root / "subs" / "alice" / "kernels.cu").write_text("// the reference, handed in\n")
+    assert dist.files(root) == ["README.md"]
+    assert dist.untracked(root) == ["subs/alice/kernels.cu"]
+    assert dist.dist_student(root, str(tmp_path / "r.tar.gz"), sys.stdout) == 0
+    out = capsys.readouterr().out
+    assert "left out 1 file(s) git does not track: subs/alice/kernels.cu" in out
+    with tarfile.open(tmp_path / "r.tar.gz") as tar:
+        assert tar.getnames() == [f"{dist.PREFIX}/README.md"]
