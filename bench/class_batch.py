@@ -378,7 +378,7 @@ def _check(
     problems = []
     if not {"sandbox": sandboxed, "memory": limited}.get(expect.get("needs"), True):
         return [] if not row["status"].startswith("error") else [f"status '{row['status']}'"]
-    total, maximum = float(row["total"]), float(row["max"])
+    total, maximum = float(row["total"] or 0), float(row["max"])
     want = expect["total"]
     if want == "full_if_sandboxed":
         want = "full" if sandboxed else "any"

@@ -20,12 +20,15 @@ Outputs in DIR, every file written atomically (a temporary file in the same fold
     <id>/batch.json         the gradebook row (written last: "this student is done")
 
 Status: "graded"; "partial (no GPU)" or "partial (checks not run)" when some checks could
-not run or were left out (not a final grade); "rejected: <why>"; "incomplete: <what is
+not run or were left out (not a final grade: its exercise and total cells are left empty,
+so that a spreadsheet or LMS import never takes a score so far for a grade; the student's
+report.txt and report.json have it, with ``"final": false``); "rejected: <why>"; "incomplete: <what is
 missing>"; "build failed"; "symbol check failed"; "start-up failed"; "error: <message>"
 when the grader itself failed on that submission (retried on the next run).
 
 **Resuming.** A student whose ``batch.json`` and reports exist in DIR is skipped unless
-``--force``. ``gradebook.csv`` is rebuilt from every ``*/batch.json`` in DIR after each
+``--force``, or unless their grade is not final ("partial ..."): it is graded again, so the
+same command run again on the GPU machine completes a class first graded without one. ``gradebook.csv`` is rebuilt from every ``*/batch.json`` in DIR after each
 submission and at the end, so an interrupted batch leaves a complete gradebook of the
 students done so far, and running the same command again continues.
 
@@ -138,6 +141,7 @@ def _row(sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elaps
         "report": g.report.points if g and g.report else None,
         "total": g.total if g else 0,
         "max": g.max if g else lab.max_points,
+        "final": g.pending_points == 0 if g else True,
         "manual_pending": lab.manual_points,
         "seed": g.seed if g else None,
         "exit_code": g.exit_code if g else 2,
@@ -149,7 +153,9 @@ def _is_done(folder: Path) -> bool:
     if not all((folder / name).is_file() for name in STUDENT_FILES):
         return False
     row = _read_row(folder / "batch.json")
-    return row is not None and not row["status"].startswith("error:")
+    # a grader error is retried; a partial grade (no GPU, checks left out) is graded again,
+    # so that running the same command on the GPU machine completes it
+    return row is not None and not row["status"].startswith(("error:", "partial"))
 
 
 def _read_row(path: Path) -> dict | None:
@@ -160,6 +166,24 @@ def _read_row(path: Path) -> dict | None:
     if not isinstance(row, dict) or row.get("batch_row") != ROW_SCHEMA:
         return None
     return row
+
+
+def _closing_line(statuses: list[str], gradebook: Path) -> str:
+    """``batch: 30 students: 27 graded, 2 build failed, 1 partial (no GPU) — not final;
+    gradebook: grades/gradebook.csv``."""
+    counts: dict[str, int] = {}
+    for status in statuses:
+        key = (
+            status.split(":")[0]
+            if status.startswith(("error:", "rejected:", "incomplete:"))
+            else status
+        )
+        counts[key] = counts.get(key, 0) + 1
+    parts = [f"{n} {key}" for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    text = f"batch: {len(statuses)} students: {', '.join(parts) or 'none'}"
+    if any(s.startswith("partial") for s in statuses):
+        text += " — partial grades are not final (their cells are empty; run again with a GPU)"
+    return f"{text}; gradebook: {manifest.display_path(gradebook)}"
 
 
 def _cell(text: str) -> str:
@@ -183,12 +207,15 @@ def write_gradebook(out: Path, lab: manifest.Lab) -> list[dict]:
     head = ["id", *names, *(["report"] if has_report else []), "total", "max"]
     w.writerow([*head, *(["manual_pending"] if has_report else []), "status"])
     for r in rows:
+        final = r.get("final", True)
         cells = [
-            report._points(r["exercises"].get(n)) if n in r["exercises"] else "" for n in names
+            report._points(r["exercises"][n]) if final and n in r["exercises"] else ""
+            for n in names
         ]
         if has_report:
             cells.append("" if r.get("report") is None else report._points(r["report"]))
-        row = [_cell(r["id"]), *cells, report._points(r["total"]), r["max"]]
+        total = report._points(r["total"]) if final else ""
+        row = [_cell(r["id"]), *cells, total, r["max"]]
         if has_report:
             row.append(r.get("manual_pending", lab.manual_points))
         w.writerow([*row, _cell(r["status"])])
@@ -254,6 +281,7 @@ class Batch:
             pool.shutdown(wait=True, cancel_futures=True)
         write_gradebook(self.out, self.lab)
         statuses = [r["status"] for r in rows.values()]
+        print(_closing_line(statuses, self.out / GRADEBOOK), file=self.err)
         if any(s.startswith("error:") for s in statuses):
             return 2
         if any(s.startswith("partial") for s in statuses):

@@ -53,6 +53,8 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                          "template" | "no_number" | "not_checked"}],
                  "manual": {"max": 8, "points": null, "status": "pending manual review"}},
       "total": 58.5, "max": 60,          # automatic points only
+      "final": true,                     # false: some automatic points are pending (no GPU,
+                                         # a check left out): "total" is a score so far
       "manual_pending": 8,               # points held for the instructor (0: none)
       "not_run": ["correctness, sanitizer, performance — no CUDA device (...)"],
       "timings_s": {"build": 6.1, "gpu_wait": 0.0, "untimed": 30.2, "timed": 5.9},
@@ -301,9 +303,7 @@ def _table(grade: Grade) -> list[str]:
 
 
 def _verdict(grade: Grade) -> str:
-    pending = sum(p.max for ex in grade.exercises for p in ex.parts.values() if p.points is None)
-    if grade.report is not None and grade.report.points is None:
-        pending += grade.report.max
+    pending = grade.pending_points
     score = _score(grade)
     if grade.exit_code == 0:
         if grade.manual_pending:
@@ -365,6 +365,7 @@ def to_json(grade: Grade) -> dict:
         "report": _report_json(grade.report),
         "total": grade.total,
         "max": grade.max,
+        "final": grade.pending_points == 0,
         "manual_pending": grade.manual_pending,
         "not_run": grade.not_run,
         "exit_code": grade.exit_code,

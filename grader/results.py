@@ -118,6 +118,16 @@ class Grade:
         """Points held for the instructor's manual review (not in ``total`` or ``max``)."""
         return self.report.manual if self.report else 0
 
+    @property
+    def pending_points(self) -> int:
+        """Automatic points not known yet: parts whose checks (or the correctness they
+        wait for) did not run, and an unchecked report's "filled" points. 0 means the
+        automatic total is final (manual points are apart: ``manual_pending``)."""
+        pending = sum(p.max for ex in self.exercises for p in ex.parts.values() if p.points is None)
+        if self.report is not None and self.report.points is None:
+            pending += self.report.max
+        return pending
+
     def step(self, name: str) -> Step | None:
         for s in self.steps:
             if s.name == name:

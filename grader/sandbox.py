@@ -29,7 +29,8 @@ ran under it on the H200 (bench/h200-2026-11-29-batch/).
 ``GRADER_SANDBOX`` overrides the default: ``auto`` (bwrap when it is installed and a probe
 ``bwrap --ro-bind / / ... true`` succeeds, else none), ``bwrap`` (required: a GraderError
 when it cannot work) or ``none``. Without a sandbox the grader says so in the report
-("sandbox: not available (bubblewrap not installed): running with resource limits only")
+("sandbox: not available (bubblewrap not installed): running with resource limits only";
+"off (...)" when it was not asked for)
 and relies on ``grader.run``'s limits: a wall-clock limit that kills the process group,
 CPU time, file size, no core dumps, and the output cap.
 
@@ -72,16 +73,18 @@ class Sandbox:
     # course trees shown read-only even when they live under /tmp, which the sandbox
     # replaces with a fresh tmpfs (a CI clone or a grading copy may well be there)
     visible: tuple[str, ...] = ()
+    off: bool = False  # kind "none" by choice (GRADER_SANDBOX, one grade's default), not for lack
 
     @property
     def notice(self) -> str:
         """The report's line about the sandbox."""
         if self.kind == "bwrap":
             return (
-                "bubblewrap: read-only course tree, no network, solutions/ hidden, only the "
-                "run's work directory writable"
+                "bubblewrap: read-only course tree, no network, this course's solutions/ "
+                "hidden, only the run's work directory writable"
             )
-        return f"not available ({self.reason}): running with resource limits only"
+        state = "off" if self.off else "not available"
+        return f"{state} ({self.reason}): running with resource limits only"
 
     def wrap(self, argv: list[str], workdir: str | os.PathLike | None, readable=()) -> list[str]:
         """``argv`` under bwrap (unchanged without a sandbox): ``workdir`` writable,
@@ -144,7 +147,8 @@ def choose(roots=(), default: str = "none") -> Sandbox:
     if mode not in MODES:
         raise GraderError(f"{ENV}={mode} is not one of {', '.join(MODES)}")
     if mode == "none":
-        return Sandbox("none", f"{ENV}=none" if asked else f"off by default here; {ENV}=auto")
+        why = f"{ENV}=none" if asked else f"one grade's default; {ENV}=auto turns it on"
+        return Sandbox("none", why, off=True)
     hidden = []  # solutions/ folders, and the instructor-only labs/*/hidden.toml files
     for root in [*roots, REPO]:
         for path in [Path(root) / "solutions", *sorted(Path(root).glob("labs/*/hidden.toml"))]:

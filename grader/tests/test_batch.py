@@ -231,6 +231,23 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     assert rows["solution"]["status"] == "partial (no GPU)"
     assert rows["compile"]["status"] == "build failed"
     assert "[2/2] " in err
+    # a score so far is not a grade: no cell an LMS import could take for one
+    assert [rows["solution"][k] for k in ("scale", "offset", "total")] == ["", "", ""]
+    assert rows["solution"]["max"] == rows["compile"]["max"]
+    assert [rows["compile"][k] for k in ("scale", "offset", "total")] == ["0", "0", "0"]
+    report = json.loads((out / "solution" / "report.json").read_text())
+    assert report["final"] is False and report["total"] == 0
+    assert "batch: 2 students: 1 build failed, 1 partial (no GPU) — partial grades are not " in err
+
+    # the same command again: the build failure is final and skipped, the partial grade is
+    # graded again — with a GPU now, it completes
+    monkeypatch.setenv("FAKE_GPU", "1")
+    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    code, err = run_batch(fake_root, [subs["solution"], subs["compile"]], out)
+    assert err.count("already graded") == 1 and "compile: 0/" in err
+    rows = gradebook(out)
+    assert rows["solution"]["status"] == "graded" and rows["solution"]["total"] != ""
+    assert json.loads((out / "solution" / "report.json").read_text())["final"] is True
 
 
 def test_a_grader_error_is_a_row_retried_next_time(fake_root, subs, tmp_path, monkeypatch):

@@ -352,7 +352,7 @@ def test_without_a_sandbox_the_report_says_so(fake_root, fake_gpu, capsys, tmp_p
     monkeypatch.setenv(sandbox.ENV, "none")
     rc, out, rep = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", tmp_path)
     assert "sandbox      skipped" in out
-    assert "not available (GRADER_SANDBOX=none): running with resource limits only" in out
+    assert "off (GRADER_SANDBOX=none): running with resource limits only" in out
     assert rc == 3 and rep["total"] == rep["max"] - 2  # only the sanitizer left out
 
 

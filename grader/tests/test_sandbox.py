@@ -63,7 +63,7 @@ def test_none_is_a_readable_notice_and_leaves_argv_alone(monkeypatch):
     monkeypatch.setenv(sandbox.ENV, "none")
     box = sandbox.choose()
     assert box.kind == "none"
-    assert box.notice == "not available (GRADER_SANDBOX=none): running with resource limits only"
+    assert box.notice == "off (GRADER_SANDBOX=none): running with resource limits only"
     assert box.wrap(["lab", "--list"], "/tmp") == ["lab", "--list"]
 
 
@@ -350,7 +350,7 @@ def test_the_default_is_none_for_one_grade_and_auto_for_a_batch(monkeypatch):
     monkeypatch.delenv(sandbox.ENV, raising=False)
     assert sandbox.choose().kind == "none"
     assert sandbox.choose().notice == (
-        "not available (off by default here; GRADER_SANDBOX=auto): running with resource "
+        "off (one grade's default; GRADER_SANDBOX=auto turns it on): running with resource "
         "limits only"
     )
     assert grade.Options().sandbox_default == "none"
