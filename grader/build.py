@@ -58,6 +58,17 @@ def _make_args(root: Path, nvcc: Tool | None, arch: str | None) -> list[str]:
     return args
 
 
+def default_arch(root: Path) -> str | None:
+    """The GPU architecture the course's Makefile builds for when none is given
+    (``CUDA_ARCH ?= sm_90``), for reports; None when the Makefile does not say."""
+    try:
+        text = (root / "Makefile").read_text()
+    except OSError:
+        return None
+    m = re.search(r"^CUDA_ARCH\s*\?=\s*(\S+)", text, re.M)
+    return m.group(1) if m else None
+
+
 def build_common(root: Path, nvcc: Tool | None, arch: str | None) -> None:
     """``make common``; raises GraderError when the course library does not build."""
     out = runner.run(

@@ -142,7 +142,7 @@ class Grading:
             title=self.lab.title,
             submission=display_path(self.submission),
             seed=options.seed,
-            arch=options.arch,
+            arch=options.arch or builder.default_arch(root),
             exercises=list(self.results.values()),
         )
         spec = self.lab.report
