@@ -200,7 +200,7 @@ def selfcheck(
         print(
             "selfcheck: NOT COMPLETE: no CUDA device, so the correctness, sanitizer and "
             "performance expectations were not checked (builds, symbols and static checks "
-            "were, and hold)",
+            "were, and hold; a score ending in + has points pending on those checks)",
             file=out,
         )
         return 3
@@ -233,15 +233,20 @@ def _write_json(rows: list[Row], path: str) -> None:
 
 
 def _print_table(rows: list[Row], out) -> None:
+    """One row per graded variant. ``score`` is the automatic total and maximum, with a
+    ``+`` when some points are pending (checks that did not run); ``verdict`` is "as
+    expected" only when every expectation was checked, "so far as expected" when the
+    runtime ones could not be (no GPU)."""
+    width = max([16, *(len(r.lab) for r in rows)])
     head = (
-        f"{'lab':<16} {'variant':<9} {'build':<7} {'static':<8} {'correct':<9} {'score':<12} "
-        "verdict"
+        f"{'lab':<{width}} {'variant':<9} {'build':<7} {'static':<8} {'correct':<9} "
+        f"{'score':<12} verdict"
     )
     print(head, file=out)
     print("-" * len(head), file=out)
     for r in rows:
         if r.grade is None:
-            print(f"{r.lab:<16} {r.variant:<9} error: {r.error}", file=out)
+            print(f"{r.lab:<{width}} {r.variant:<9} error: {r.error}", file=out)
             continue
         g = r.grade
         build = "ok" if _step_ok(g, "build") else "FAILED"
@@ -256,10 +261,16 @@ def _print_table(rows: list[Row], out) -> None:
             correct = "not run"
         else:
             correct = f"{sum(p.points for p in cors):g}/{sum(p.max for p in cors)}"
-        score = f"{g.total:g}/{g.max}" + ("+" if any(e.pending for e in g.exercises) else "")
-        verdict = "as expected" if r.ok else "NOT AS EXPECTED"
+        pending = any(e.pending for e in g.exercises)
+        score = f"{g.total:g}/{g.max}" + ("+" if pending else "")
+        if not r.ok:
+            verdict = "NOT AS EXPECTED"
+        elif g.device is None:
+            verdict = "so far as expected (no GPU)"
+        else:
+            verdict = "as expected"
         print(
-            f"{r.lab:<16} {r.variant:<9} {build:<7} {static:<8} {correct:<9} {score:<12} "
+            f"{r.lab:<{width}} {r.variant:<9} {build:<7} {static:<8} {correct:<9} {score:<12} "
             f"{verdict}",
             file=out,
         )
