@@ -8,7 +8,11 @@ refuses the obvious calls (``fopen``, ``fork``, ``socket``, ``exit``...) before 
 runs; the sandbox is the second wall, for what gets past it (inline ``syscall``, a static
 constructor, a bug in the allow-list). ``Sandbox.wrap`` runs a command under ``bwrap``:
 
-- the whole filesystem read-only (``--ro-bind / /``): no write into the course tree;
+- only the system's folders (``SYSTEM_DIRS``: /usr, /etc, /opt, /sys, /run and the
+  /bin, /lib... links), the CUDA toolkits the grader found (nvcc's, compute-sanitizer's,
+  which may live in a Python environment under /root), and the course tree, all read-only:
+  home folders, other checkouts of the course (with their ``solutions/``), /mnt, /srv and
+  the rest of / are not there, and nothing is writable but what is named below;
 - ``--dev /dev`` (a minimal /dev) plus the NVIDIA device nodes that exist
   (``/dev/nvidia*``, ``/dev/nvidia-caps``, ``/dev/dri``) with ``--dev-bind``;
 - ``--proc /proc``, a fresh tmpfs on /tmp (other runs' work directories are not visible),
@@ -52,12 +56,30 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import tools
 from grader.errors import GraderError
 
 ENV = "GRADER_SANDBOX"
 MODES = ("auto", "bwrap", "none")
 REPO = Path(__file__).resolve().parents[1]
 DEVICE_PATTERNS = ("/dev/nvidia*", "/dev/nvidia-caps", "/dev/dri")
+# what a build (make, nvcc, the host compiler) and a run (the lab binary, the CUDA driver,
+# compute-sanitizer) read of the system; a link (/bin -> usr/bin) stays a link
+SYSTEM_DIRS = (
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/sys",
+    "/run",
+    "/var/run",
+)
+TOOLCHAIN_TOOLS = ("nvcc", "compute-sanitizer")
 PROBE_TIMEOUT_S = 30
 NAMESPACES = ["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"]
 
@@ -74,14 +96,16 @@ class Sandbox:
     # replaces with a fresh tmpfs (a CI clone or a grading copy may well be there)
     visible: tuple[str, ...] = ()
     off: bool = False  # kind "none" by choice (GRADER_SANDBOX, one grade's default), not for lack
+    toolchains: tuple[str, ...] = ()  # CUDA toolkit folders outside SYSTEM_DIRS, read-only
 
     @property
     def notice(self) -> str:
         """The report's line about the sandbox."""
         if self.kind == "bwrap":
             return (
-                "bubblewrap: read-only course tree, no network, this course's solutions/ "
-                "hidden, only the run's work directory writable"
+                "bubblewrap: only the system, the CUDA toolkit and the course visible, "
+                "read-only, solutions/ hidden; no network; only the run's work directory "
+                "writable"
             )
         state = "off" if self.off else "not available"
         return f"{state} ({self.reason}): running with resource limits only"
@@ -91,12 +115,18 @@ class Sandbox:
         ``readable`` visible read-only even under the fresh /tmp, ``hidden`` empty."""
         if self.kind != "bwrap":
             return list(argv)
-        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev"]
+        args = [self.bwrap]
+        for path in SYSTEM_DIRS:
+            if os.path.islink(path):
+                args += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
+                args += ["--ro-bind", path, path]
+        args += ["--dev", "/dev"]
         for pattern in DEVICE_PATTERNS:
             for node in sorted(glob.glob(pattern)):
                 args += ["--dev-bind", node, node]
         args += ["--proc", "/proc", "--tmpfs", "/tmp"]
-        for path in (*self.visible, *readable):
+        for path in (*self.toolchains, *self.visible, *readable):
             path = os.path.abspath(path)
             if os.path.exists(path):
                 args += ["--ro-bind", path, path]
@@ -108,7 +138,24 @@ class Sandbox:
                 args += ["--tmpfs", path, "--remount-ro", path]
             elif os.path.isfile(path):  # a file reads as empty
                 args += ["--ro-bind", _empty_file(), path]
+        args += ["--remount-ro", "/"]  # the new root itself: no file but in workdir, /tmp
         return [*args, *NAMESPACES, "--", *argv]
+
+
+def _toolchains() -> tuple[str, ...]:
+    """The install folders of the CUDA tools the sandboxed commands run (nvcc and its
+    compilers and headers, compute-sanitizer), where they lie outside SYSTEM_DIRS: the
+    folder above the tool's bin/ (a pip wheel's ``nvidia/cu13``, ``/usr/local/cuda``)."""
+    found = []
+    for name in TOOLCHAIN_TOOLS:
+        tool = tools.find(name)
+        if tool is None:
+            continue
+        top = str(Path(tool.path).resolve().parent.parent)
+        inside = any(top == d or top.startswith(d + "/") for d in SYSTEM_DIRS)
+        if not inside and top != "/" and top not in found:
+            found.append(top)
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=None)
@@ -159,7 +206,7 @@ def choose(roots=(), default: str = "none") -> Sandbox:
     reason = "bubblewrap not installed" if bwrap is None else _probe(bwrap)
     if reason is None:
         visible = tuple(dict.fromkeys(os.path.abspath(r) for r in [*roots, REPO]))
-        return Sandbox("bwrap", "", bwrap, tuple(hidden), visible)
+        return Sandbox("bwrap", "", bwrap, tuple(hidden), visible, toolchains=_toolchains())
     if mode == "bwrap":
         raise GraderError(f"{ENV}=bwrap but {reason}")
     return Sandbox("none", reason)

@@ -94,7 +94,12 @@ def test_wrap_has_the_promised_options(box, tmp_path):
     argv = box.wrap(["lab"], tmp_path, readable=[str(tmp_path)])
     for option in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"):
         assert option in argv
-    assert argv[1:4] == ["--ro-bind", "/", "/"]
+    assert ["--ro-bind", "/", "/"] not in [argv[i : i + 3] for i in range(len(argv))]
+    assert ["--ro-bind", "/usr", "/usr"] == argv[argv.index("/usr") - 1 : argv.index("/usr") + 2]
+    assert argv[argv.index("--unshare-net") - 2 : argv.index("--unshare-net")] == [
+        "--remount-ro",
+        "/",
+    ]
     assert ["--tmpfs", str(REPO / "solutions")] == argv[
         argv.index(str(REPO / "solutions")) - 1 : argv.index(str(REPO / "solutions")) + 1
     ]
@@ -393,3 +398,26 @@ def test_the_assembled_copy_has_no_hidden_cases_file(tmp_path):
     done = assemble.assemble(lab, REPO / "solutions" / "3.3-tiling", tmp_path)
     assert done.ok and (done.src / "lab.toml").is_file()
     assert not (done.src / "hidden.toml").exists()
+
+
+def test_only_the_system_the_toolkit_and_the_course_are_visible(box, tmp_path):
+    """Another copy of the course (an instructor's checkout in their home folder, with its
+    solutions/) is not in the sandbox: only SYSTEM_DIRS, the toolkits and the course are
+    (the instructor walkthrough read one at build time with .incbin)."""
+    home = Path.home()
+    if any(str(home).startswith(d + "/") for d in sandbox.SYSTEM_DIRS) or str(home) == "/":
+        pytest.skip(f"the home folder {home} lies in a system folder")
+    secret_dir = home / f".cml-other-copy-{secrets.token_hex(4)}" / "solutions"
+    secret_dir.mkdir(parents=True)
+    try:
+        (secret_dir / "kernels.cu").write_text("the reference\n")
+        assert (secret_dir / "kernels.cu").read_text() == "the reference\n"  # outside: there
+        out = boxed(box, "/usr/bin/cat", tmp_path / "work", str(secret_dir / "kernels.cu"))
+        assert out.kind == "exited" and out.code != 0, out.stdout
+        assert "No such file or directory" in out.stderr
+        out = boxed(box, "/usr/bin/sh", tmp_path / "work", "-c", "echo x > /new-at-the-root")
+        assert out.code != 0  # the new root is read-only too
+        out = boxed(box, "/usr/bin/ls", tmp_path / "work", "/usr/bin/make", str(REPO / "Makefile"))
+        assert out.ok, out.stderr  # the system and the course are there
+    finally:
+        shutil.rmtree(secret_dir.parent)
