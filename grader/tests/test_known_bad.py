@@ -80,7 +80,14 @@ def test_known_bad_verdict(path, tmp_path, capsys):
     code, out, err = grade_cli(capsys, *args)
     assert code == 1, out + err
     rep = json.loads((tmp_path / "r.json").read_text())
+    # the loss must come from the submission's code, not from a grader or harness that
+    # could not build or run it (which would lose the same points)
+    steps = {s["name"]: s["status"] for s in rep["steps"]}
+    assert (steps.get("build"), steps.get("device")) == ("passed", "passed"), (steps, out)
     (ex,) = rep["exercises"]
+    statuses = [row["status"] for row in ex["parts"]["correctness"]["details"]]
+    if set(expect["lost"]) <= {"static", "performance"}:  # correct code, slow or misplaced
+        assert set(statuses) == {"ok"}, (statuses, out)
     for part in expect["lost"]:
         p = ex["parts"][part]
         assert p["points"] is not None and p["points"] < p["max"], (part, p, out)
