@@ -289,7 +289,8 @@ class Batch:
         return 0
 
     def _progress(self, k: int, n: int, row: dict, note: str) -> None:
-        score = f"{report._points(row['total'])}/{row['max']}"
+        total = report._points(row["total"]) if row.get("final", True) else "pending"
+        score = f"{total}/{row['max']}"
         print(f"[{k}/{n}] {row['id']}: {score} {row['status']} ({note})", file=self.err)
         self.err.flush()
 

@@ -19,7 +19,9 @@ constructor, a bug in the allow-list). ``Sandbox.wrap`` runs a command under ``b
   the paths the run needs to read re-bound read-only (the lab binary's folder, which lies
   in the grading's temporary directory), and the run's own work directory (where the run
   document is written) the only writable place;
-- every course's ``solutions/`` hidden under an empty tmpfs;
+- every course's ``solutions/`` and its build outputs but the course library
+  (``build/<lab>/solution/`` holds the compiled reference, ``build/dist/`` the Gradescope
+  zip) hidden under an empty tmpfs, its ``labs/*/hidden.toml`` shown empty;
 - ``--unshare-net`` (no network, not even the host's loopback), ``--unshare-pid`` (when the
   run ends, the kernel kills everything left in its pid namespace, including children that
   left the process group with ``setsid``), ``--die-with-parent``, ``--new-session`` (no
@@ -104,8 +106,8 @@ class Sandbox:
         if self.kind == "bwrap":
             return (
                 "bubblewrap: only the system, the CUDA toolkit and the course visible, "
-                "read-only, solutions/ hidden; no network; only the run's work directory "
-                "writable"
+                "read-only, its solutions, hidden cases and build outputs hidden; no network; "
+                "only the run's work directory writable"
             )
         state = "off" if self.off else "not available"
         return f"{state} ({self.reason}): running with resource limits only"
@@ -196,9 +198,14 @@ def choose(roots=(), default: str = "none") -> Sandbox:
     if mode == "none":
         why = f"{ENV}=none" if asked else f"one grade's default; {ENV}=auto turns it on"
         return Sandbox("none", why, off=True)
-    hidden = []  # solutions/ folders, and the instructor-only labs/*/hidden.toml files
+    # solutions/ folders, the instructor-only labs/*/hidden.toml files, and the course's
+    # build outputs but its library (build/common): build/<lab>/solution/ holds the compiled
+    # reference, build/dist/ the Gradescope zip with the hidden cases
+    hidden = []
     for root in [*roots, REPO]:
-        for path in [Path(root) / "solutions", *sorted(Path(root).glob("labs/*/hidden.toml"))]:
+        built = sorted(p for p in Path(root).glob("build/*") if p.name != "common")
+        hidden_toml = sorted(Path(root).glob("labs/*/hidden.toml"))
+        for path in [Path(root) / "solutions", *hidden_toml, *built]:
             path = os.path.abspath(path)
             if path not in hidden:
                 hidden.append(path)

@@ -31,8 +31,9 @@ Undefined references allowed:
   profiler), calls that change device-wide state the harness and the baseline depend on
   (reset, device selection, limits and cache configuration), streams a submission could
   launch on so that the harness's events would not wait for its kernel, graph capture,
-  host callbacks, IPC, and the driver entry-point lookups that reach the driver API
-  without a symbol;
+  host callbacks, IPC, the driver entry-point lookups that reach the driver API
+  without a symbol, and loading other device code (``cudaLibrary*``: a submission could
+  load a compiled reference it embedded and run its kernels);
 - nvcc's ``__cuda*`` registration and launch functions;
 - C++ support: ``__cxa_*``, ``_Unwind_*``, ``__gxx_personality_v0``, operator new and
   delete, ``std::__throw_*``, ``std::terminate``, ``__stack_chk_fail``, ``__dso_handle``,
@@ -72,6 +73,7 @@ DENIED_CUDA = re.compile(
     r"|cudaGraphLaunch\w*|cudaLaunchHostFunc\w*|cudaStreamAddCallback\w*|cudaIpc\w*"
     r"|cudaDeviceEnablePeerAccess|cudaGetDriverEntryPoint\w*|cudaGetExportTable"
     r"|cudaDeviceFlushGPUDirectRDMAWrites|cudaDeviceRegisterAsyncNotification"
+    r"|cudaLibrary\w*"
 )
 
 MATH_FUNCTIONS = frozenset(

@@ -238,6 +238,7 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     report = json.loads((out / "solution" / "report.json").read_text())
     assert report["final"] is False and report["total"] == 0
     assert "batch: 2 students: 1 build failed, 1 partial (no GPU) — partial grades are not " in err
+    assert "solution: pending/" in err and "solution: 0/" not in err  # progress line
 
     # the same command again: the build failure is final and skipped, the partial grade is
     # graded again — with a GPU now, it completes

@@ -421,3 +421,15 @@ def test_only_the_system_the_toolkit_and_the_course_are_visible(box, tmp_path):
         assert out.ok, out.stderr  # the system and the course are there
     finally:
         shutil.rmtree(secret_dir.parent)
+
+
+def test_the_build_outputs_but_the_course_library_are_hidden(box):
+    """build/<lab>/solution/ holds the compiled reference (an instructor walkthrough
+    embedded it with .incbin) and build/dist/ the Gradescope zip with the hidden cases;
+    only build/common (the library every build links) stays visible."""
+    built = [p for p in (REPO / "build").glob("*") if p.name != "common"]
+    if not built:
+        pytest.skip("nothing built in this checkout yet")
+    for path in built:
+        assert str(path) in box.hidden
+    assert str(REPO / "build" / "common") not in box.hidden

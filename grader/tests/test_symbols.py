@@ -177,3 +177,11 @@ def test_redefining_a_cuda_runtime_internal_fails():
     problems = symbols.check_symbols(syms, (), (), "k.cu")
     assert len(problems) == 2
     assert "defines the global symbol __cudaPushCallConfiguration" in problems[0]
+
+
+def test_loading_other_device_code_is_refused():
+    """cudaLibraryLoadData would run kernels a submission embedded (e.g. a compiled
+    reference read in with .incbin): refused like the other denied runtime calls."""
+    syms = symbols.parse_nm("launch T 0 10\ncudaLibraryLoadData U\ncudaLibraryGetKernel U")
+    joined = "\n".join(symbols.check_symbols(syms, ("launch",), (), "k.cu"))
+    assert "calls cudaLibraryLoadData" in joined and "calls cudaLibraryGetKernel" in joined
