@@ -114,7 +114,8 @@ class Sandbox:
 
     def wrap(self, argv: list[str], workdir: str | os.PathLike | None, readable=()) -> list[str]:
         """``argv`` under bwrap (unchanged without a sandbox): ``workdir`` writable,
-        ``readable`` visible read-only even under the fresh /tmp, ``hidden`` empty."""
+        ``readable`` visible read-only even under the fresh /tmp, ``hidden`` empty (but
+        for a hidden folder that holds ``workdir`` or a ``readable`` path)."""
         if self.kind != "bwrap":
             return list(argv)
         args = [self.bwrap]
@@ -135,7 +136,13 @@ class Sandbox:
         if workdir is not None:
             workdir = os.path.abspath(workdir)
             args += ["--bind", workdir, workdir, "--chdir", workdir]
+        # what the caller named readable or writable stays visible even inside a hidden
+        # folder: bench tools run the course's own build/<lab>/solution/lab (a grading's
+        # binary and work directory lie in its temporary folder, never in a hidden one)
+        keep = [os.path.abspath(p) for p in (*readable, workdir) if p is not None]
         for path in self.hidden:
+            if any(k == path or k.startswith(path + os.sep) for k in keep):
+                continue
             if os.path.isdir(path):
                 args += ["--tmpfs", path, "--remount-ro", path]
             elif os.path.isfile(path):  # a file reads as empty

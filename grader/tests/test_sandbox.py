@@ -433,3 +433,13 @@ def test_the_build_outputs_but_the_course_library_are_hidden(box):
     for path in built:
         assert str(path) in box.hidden
     assert str(REPO / "build" / "common") not in box.hidden
+
+
+def test_a_hidden_folder_that_holds_what_the_caller_reads_stays_visible(box):
+    """bench tools (memory_peaks.py, calibrate.py) run build/<lab>/solution/lab in the
+    sandbox: the folder they name readable is not hidden; every other one still is."""
+    inside = REPO / "solutions" / "3.3-tiling"
+    argv = box.wrap(["lab"], None, readable=[str(inside)])
+    assert ["--tmpfs", str(REPO / "solutions")] not in [argv[i : i + 2] for i in range(len(argv))]
+    argv = box.wrap(["lab"], None, readable=[str(REPO / "labs")])
+    assert ["--tmpfs", str(REPO / "solutions")] in [argv[i : i + 2] for i in range(len(argv))]
