@@ -160,7 +160,6 @@ class Group:
     """One run's group(s): ``prefix`` joins them; after the run, what it used."""
 
     prefix: list[str]
-    paths: list[Path]  # one per hierarchy (v2: one)
     memory: Path | None  # the folder with the memory controller's files
     v2: bool
     memory_limit: int | None  # bytes, when a memory limit is in force
@@ -269,7 +268,6 @@ def group(max_pids: int | None = None, max_memory: int | None = None) -> Iterato
         memory = made.get("memory")
         yield Group(
             ["/bin/sh", "-c", JOIN, "cml-join", *procs, "--"],
-            paths,
             memory,
             p.v2,
             max_memory if memory else None,

@@ -141,7 +141,7 @@ class Sandbox:
         # binary and work directory lie in its temporary folder, never in a hidden one)
         keep = [os.path.abspath(p) for p in (*readable, workdir) if p is not None]
         for path in self.hidden:
-            if any(k == path or k.startswith(path + os.sep) for k in keep):
+            if any(Path(k).is_relative_to(path) for k in keep):
                 continue
             if os.path.isdir(path):
                 args += ["--tmpfs", path, "--remount-ro", path]
@@ -160,10 +160,10 @@ def _toolchains() -> tuple[str, ...]:
         tool = tools.find(name)
         if tool is None:
             continue
-        top = str(Path(tool.path).resolve().parent.parent)
-        inside = any(top == d or top.startswith(d + "/") for d in SYSTEM_DIRS)
-        if not inside and top != "/" and top not in found:
-            found.append(top)
+        top = Path(tool.path).resolve().parent.parent
+        inside = any(top.is_relative_to(d) for d in SYSTEM_DIRS)
+        if not inside and top != Path("/") and str(top) not in found:
+            found.append(str(top))
     return tuple(found)
 
 

@@ -114,7 +114,7 @@ def test_runs_without_limits_are_not_moved():
 
 @pytest.mark.parametrize("v2", [True, False], ids=["v2", "v1"])
 def test_the_limit_and_the_oom_killer_are_read_from_the_controller_files(tmp_path, v2):
-    g = cgroup.Group([], [tmp_path], tmp_path, v2, 2**30)
+    g = cgroup.Group([], tmp_path, v2, 2**30)
     assert not g.at_limit() and not g.oom_killed() and g.peak_bytes() is None  # no files yet
     if v2:
         (tmp_path / "memory.events").write_text("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n")
