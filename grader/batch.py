@@ -120,7 +120,7 @@ def status_of(g: Grade) -> str:
         return "symbol check failed"
     if "device" in failed:
         return "start-up failed"
-    if g.exit_code == 3:
+    if g.pending_points:  # also when some points are already lost: not a final grade
         device = g.step("device")
         return (
             "partial (no GPU)"
@@ -141,7 +141,6 @@ def _row(sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elaps
         "report": g.report.points if g and g.report else None,
         "total": g.total if g else 0,
         "max": g.max if g else lab.max_points,
-        "final": g.pending_points == 0 if g else True,
         "manual_pending": lab.manual_points,
         "seed": g.seed if g else None,
         "exit_code": g.exit_code if g else 2,
@@ -155,7 +154,7 @@ def _is_done(folder: Path) -> bool:
     row = _read_row(folder / "batch.json")
     # a grader error is retried; a partial grade (no GPU, checks left out) is graded again,
     # so that running the same command on the GPU machine completes it
-    return row is not None and not row["status"].startswith(("error:", "partial"))
+    return row is not None and not row["status"].startswith("error:") and _is_final(row["status"])
 
 
 def _read_row(path: Path) -> dict | None:
@@ -166,6 +165,11 @@ def _read_row(path: Path) -> dict | None:
     if not isinstance(row, dict) or row.get("batch_row") != ROW_SCHEMA:
         return None
     return row
+
+
+def _is_final(status: str) -> bool:
+    """Whether a gradebook status is a final grade ("partial ...": some points pending)."""
+    return not status.startswith("partial")
 
 
 def _closing_line(statuses: list[str], gradebook: Path) -> str:
@@ -181,7 +185,7 @@ def _closing_line(statuses: list[str], gradebook: Path) -> str:
         counts[key] = counts.get(key, 0) + 1
     parts = [f"{n} {key}" for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     text = f"batch: {len(statuses)} students: {', '.join(parts) or 'none'}"
-    if any(s.startswith("partial") for s in statuses):
+    if not all(map(_is_final, statuses)):
         text += " — partial grades are not final (their cells are empty; run again with a GPU)"
     return f"{text}; gradebook: {manifest.display_path(gradebook)}"
 
@@ -207,7 +211,7 @@ def write_gradebook(out: Path, lab: manifest.Lab) -> list[dict]:
     head = ["id", *names, *(["report"] if has_report else []), "total", "max"]
     w.writerow([*head, *(["manual_pending"] if has_report else []), "status"])
     for r in rows:
-        final = r.get("final", True)
+        final = _is_final(r["status"])
         cells = [
             report._points(r["exercises"][n]) if final and n in r["exercises"] else ""
             for n in names
@@ -284,12 +288,12 @@ class Batch:
         print(_closing_line(statuses, self.out / GRADEBOOK), file=self.err)
         if any(s.startswith("error:") for s in statuses):
             return 2
-        if any(s.startswith("partial") for s in statuses):
+        if not all(map(_is_final, statuses)):
             return 3
         return 0
 
     def _progress(self, k: int, n: int, row: dict, note: str) -> None:
-        total = report._points(row["total"]) if row.get("final", True) else "pending"
+        total = report._points(row["total"]) if _is_final(row["status"]) else "pending"
         score = f"{total}/{row['max']}"
         print(f"[{k}/{n}] {row['id']}: {score} {row['status']} ({note})", file=self.err)
         self.err.flush()

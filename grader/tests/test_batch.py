@@ -291,3 +291,19 @@ def test_out_of_another_lab_is_refused(fake_root, subs, capsys, tmp_path):
     (out / "x" / "batch.json").write_text(json.dumps(row))
     code, _, err = grade_cli(capsys, "batch", fake_root / LAB, subs["solution"], "--out", out)
     assert code == 2 and "holds results of lab 3.3" in err
+
+
+def test_a_grade_with_points_pending_is_partial_even_when_some_are_lost():
+    """Lab 3.5 without a GPU and with the template REPORT.md: the report's filled points are
+    lost for certain (exit status 1), its exercises' points pending. The gradebook status must
+    say partial — the cells it leaves empty and a re-run follow the status."""
+    from grader.results import ExerciseResult, Grade, Part, ReportResult, Step
+
+    ex = ExerciseResult("blur", {"correctness": Part("correctness", 10)})  # points None
+    g = Grade("3.5-project", "3.5", "t", "s", None, None, exercises=[ex], exit_code=1)
+    g.report = ReportResult("REPORT.md", 2, 8, status="failed", points=0.0)
+    g.steps.append(Step("device", "not_run", []))
+    assert g.pending_points == 10
+    assert batching.status_of(g) == "partial (no GPU)"
+    g.exercises[0].parts["correctness"].points = 0.0
+    assert batching.status_of(g) == "graded"
