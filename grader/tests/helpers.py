@@ -65,6 +65,11 @@ def grade_cli(capsys, *argv) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+def step_statuses(report: dict) -> dict[str, str]:
+    """{step name: status} of a JSON report's steps ("build": "passed", ...)."""
+    return {step["name"]: step["status"] for step in report["steps"]}
+
+
 def submission(folder: Path, text: str, name: str = "kernels.cu") -> Path:
     """A submission folder holding one student file."""
     folder.mkdir(parents=True, exist_ok=True)

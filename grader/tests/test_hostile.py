@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader import cgroup, harness, sandbox
-from helpers import REPO, grade_cli, submission
+from helpers import REPO, grade_cli, step_statuses, submission
 
 SOLUTION = "solutions/9.1-fake/kernels.cu"
 LAUNCH = "*speed = 2.5;"
@@ -298,12 +298,12 @@ def test_build_time_read_of_solutions_fails_in_the_sandbox(
     sub = hostile(fake_root, tmp_path, LAUNCH, head=head)
     monkeypatch.setenv(sandbox.ENV, "none")
     rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
-    assert {s["name"]: s["status"] for s in rep["steps"]}["build"] == "passed", out
+    assert step_statuses(rep)["build"] == "passed", out
     monkeypatch.setenv(sandbox.ENV, "auto")
     if sandbox.choose().kind != "bwrap":
         pytest.skip(f"sandbox {sandbox.choose().notice}")
     rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
-    steps = {s["name"]: s["status"] for s in rep["steps"]}
+    steps = step_statuses(rep)
     assert steps["sandbox"] == "passed" and steps["build"] == "failed", out
     assert "file not found" in out
     assert rc == 1 and rep["total"] == 0
@@ -325,7 +325,7 @@ def test_write_into_the_course_tree_by_syscall_fails(
         rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
         assert not target.exists()
         assert scale(rep)["correctness"]["status"] == "passed"
-        steps = {step["name"]: step["status"] for step in rep["steps"]}
+        steps = step_statuses(rep)
         assert steps["sandbox"] == "passed"
     finally:
         target.unlink(missing_ok=True)

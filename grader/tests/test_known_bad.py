@@ -15,7 +15,7 @@ import pytest
 
 from grader import fixtures, manifest
 from grader.results import PART_NAMES
-from helpers import KNOWN_BAD, REPO, grade_cli
+from helpers import KNOWN_BAD, REPO, grade_cli, step_statuses
 
 FIXTURES = fixtures.find(REPO)
 
@@ -82,7 +82,7 @@ def test_known_bad_verdict(path, tmp_path, capsys):
     rep = json.loads((tmp_path / "r.json").read_text())
     # the loss must come from the submission's code, not from a grader or harness that
     # could not build or run it (which would lose the same points)
-    steps = {s["name"]: s["status"] for s in rep["steps"]}
+    steps = step_statuses(rep)
     assert (steps.get("build"), steps.get("device")) == ("passed", "passed"), (steps, out)
     (ex,) = rep["exercises"]
     statuses = [row["status"] for row in ex["parts"]["correctness"]["details"]]

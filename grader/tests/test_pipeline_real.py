@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from grader import manifest
-from helpers import REPO, grade_cli, no_device_reason, real_labs, submission
+from helpers import REPO, grade_cli, no_device_reason, real_labs, step_statuses, submission
 
 LABS = real_labs()
 pytestmark = pytest.mark.skipif(not LABS, reason="no lab with a solution in the repository yet")
@@ -36,7 +36,7 @@ def test_solution_without_gpu(lab_dir, capsys, tmp_path):
         if ex.static is not None:
             assert exr["parts"]["static"]["status"] == "passed", exr["parts"]["static"]
     assert "NOT RUN: correctness, sanitizer, performance — no CUDA device" in out
-    steps = {s["name"]: s["status"] for s in rep["steps"]}
+    steps = step_statuses(rep)
     assert [steps[n] for n in ("assemble", "build", "symbols")] == ["passed"] * 3
 
 
