@@ -65,9 +65,13 @@ $(BUILD)/common/%.c.o: common/%.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# common/*.cu (the judge's empty kernel) runs on any course GPU whatever CUDA_ARCH the labs
+# were built for: machine code for sm_80 and sm_90, and PTX for later chips.
+COMMON_GENCODE := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+                  -gencode arch=compute_90,code=compute_90
 $(BUILD)/common/%.cu.o: common/%.cu
 	@mkdir -p $(@D)
-	$(call say,NVCC,$<)$(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
+	$(call say,NVCC,$<)$(NVCC) $(filter-out -arch=%,$(ALL_NVCCFLAGS)) $(COMMON_GENCODE) -c $< -o $@
 
 $(LIBCML): $(COMMON_OBJS)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
@@ -106,11 +110,28 @@ lab_sources = $(notdir $(wildcard labs/$(1)/*.cu labs/$(1)/*.c))
 $(foreach L,$(LABS),$(eval $(call lab_rules,$(BUILD)/$(L)/student,labs/$(L),$(call lab_sources,$(L)))))
 $(foreach L,$(LABS),$(eval $(call lab_rules,$(BUILD)/$(L)/solution,solutions/$(L) labs/$(L),$(call lab_sources,$(L)))))
 
-LAB_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/student/lab $(BUILD)/$(L)/solution/lab)
+# The judge: the lab's pristine harness without its student files, their launchers replaced
+# by stubs (grader/stubs.py): the course's process of a judged run (docs/protocol.md).
+#   $(BUILD)/<lab>/judge
+judge_sources = $(filter-out $(shell $(PYTHON) -m grader.stubs --student-files labs/$(1)),$(call lab_sources,$(1)))
+define judge_rules
+$(BUILD)/$(1)/judge_stubs.c: labs/$(1)/lab.toml grader/stubs.py
+	@mkdir -p $$(@D)
+	$$(call say,GEN,$$@)$$(PYTHON) -m grader.stubs labs/$(1) > $$@.tmp && mv $$@.tmp $$@
+$(BUILD)/$(1)/judge_stubs.o: $(BUILD)/$(1)/judge_stubs.c
+	$$(call say,CC,$$<)$$(CC) $$(ALL_CFLAGS) -c $$< -o $$@
+$(BUILD)/$(1)/judge: $(addprefix $(BUILD)/$(1)/student/,$(addsuffix .o,$(call judge_sources,$(1)))) $(BUILD)/$(1)/judge_stubs.o $$(LIBCML)
+	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(LDFLAGS) -o $$@ $$^
+endef
+$(foreach L,$(LABS),$(eval $(call judge_rules,$(L))))
+JUDGE_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/judge)
 
-.PHONY: all labs
+LAB_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/student/lab $(BUILD)/$(L)/solution/lab) $(JUDGE_BINS)
+
+.PHONY: all labs judges
 all: $(LIBCML) $(LAB_BINS)
 labs: $(LAB_BINS)
+judges: $(JUDGE_BINS)
 
 # Used by the grader: build one assembled lab directory.
 ifdef LAB_SRC

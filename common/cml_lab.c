@@ -7,8 +7,12 @@
  * JSON run document. The document is written to PATH.tmp and renamed, so the grader never
  * reads half a document.
  *
- * Every failed CML_CHECK, here or in the exercise's code, ends in lab_fail(), which writes
- * a complete document with status "error" from the run's context kept in `run` below.
+ * Every failed CML_CHECK, here or in the exercise's code, ends in cml_lab_fail(), which writes
+ * a complete document with status "error" from the run's context kept in `cml_run` below
+ * (in the student's process of a judged run: an ERROR message to the judge instead).
+ *
+ * A judged run (--peer FD, the grader's) is cml_judge.c; the student's side of it (--serve
+ * FD) is cml_worker.c; this file only dispatches to them.
  *
  * Source: docs/protocol.md; the allocate → initialise → launch → verify → free order of
  * NVIDIA cuda-samples; nvbench's report of work (GB/s, % of a measured roof).
@@ -22,40 +26,32 @@
 
 #include "cml_check.h"
 #include "cml_device.h"
+#include "cml_ipc.h"
 #include "cml_json.h"
+#include "cml_lab_internal.h"
 #include "cml_options.h"
 #include "cml_timing.h"
 
+#include <unistd.h>
+
 /* ---------------------------------------------------------------------------------------
- * The run's context: everything a document needs, also from inside the failure handler. */
+ * The run's context (cml_lab_internal.h). */
 
-static struct {
-    const char *lab_id;
-    cml_mode mode;
-    const char *exercise_name; /* as given on the command line; NULL when not given */
-    const cml_exercise *ex;    /* NULL when unknown */
-    long long size[CML_MAX_DIMS];
-    int n_size;
-    uint64_t seed;
-    const char *json_path; /* NULL: standard output */
-    int have_device;
-    cml_device_facts device;
-    int in_launch; /* 1 while checking a student or baseline launch: failures are "launch" */
-} run;
+cml_run_ctx cml_run;
+#define run cml_run
 
-/* The contents of one document beyond the context. */
-typedef struct doc {
-    const char *status;
-    const char *err_kind; /* NULL: "error": null */
-    const char *err_message, *err_where, *err_expr;
-    const cml_compare_result *check; /* NULL: "check": null */
-    const cml_problem *problem;      /* gamma, abs_floor, bytes, flops */
-    int first_bad_unwritten;
-    const cml_timing_stats *timing; /* NULL, or [3]: student, baseline, copy */
-    const cml_metrics *extra;       /* NULL, or the exercise's own figures */
-} doc;
+/* The judge binary (build/<lab>/judge) links no student code: its launchers are stubs, and
+ * its stub file (grader/stubs.py) defines cml_judge_build = 1. Other binaries do not define
+ * it: a weak reference then has the address NULL. (A weak definition here would not do: the
+ * compiler may fold a weak constant's value into this file.) */
+extern const int cml_judge_build __attribute__((weak));
+#define cml_judge_build (&cml_judge_build != NULL && cml_judge_build)
 
-enum { EXIT_OK = 0, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3, EXIT_FAILED = 4 };
+int cml_runs_student_code(void) {
+    return run.role != CML_ROLE_JUDGE;
+}
+
+typedef cml_doc doc;
 
 /* ---------------------------------------------------------------------------------------
  * Exercise-specific metrics. A violation marks the set invalid (n = -1): the driver then
@@ -127,6 +123,8 @@ static void emit_device(cml_json *w) {
     cml_json_uint(w, d->smem_per_block_optin_bytes);
     cml_json_key(w, "global_mem_bytes");
     cml_json_uint(w, d->global_mem_bytes);
+    cml_json_key(w, "clock_khz");
+    cml_json_int(w, d->clock_khz);
     cml_json_end_object(w);
 }
 
@@ -174,6 +172,10 @@ static void emit_check(cml_json *w, const doc *d) {
     cml_json_double(w, d->problem->gamma);
     cml_json_key(w, "abs_floor");
     cml_json_double(w, d->problem->abs_floor);
+    if (d->judged) {
+        cml_json_key(w, "phase");
+        cml_json_string(w, d->judged->phase);
+    }
     cml_json_key(w, "first_bad");
     if (c->n_bad == 0) {
         cml_json_null(w);
@@ -264,6 +266,16 @@ static void emit_timing_and_metrics(cml_json *w, const doc *d) {
     emit_stats(w, &t[2]);
     cml_json_key(w, "ratio");
     cml_json_double(w, t[1].median_ms / t[0].median_ms);
+    if (d->judged) {
+        cml_json_key(w, "method");
+        cml_json_string(w, "judge");
+        cml_json_key(w, "worker_overhead_ms");
+        cml_json_double(w, d->judged->worker_overhead_ms);
+        cml_json_key(w, "input_sets");
+        cml_json_int(w, d->judged->input_sets);
+        cml_json_key(w, "verified_rep");
+        cml_json_int(w, d->judged->verified_rep);
+    }
     cml_json_end_object(w);
 
     double bytes = d->problem->bytes, flops = d->problem->flops;
@@ -323,6 +335,8 @@ static void emit_document(cml_json *w, const doc *d) {
     }
     cml_json_key(w, "seed");
     cml_json_uint(w, run.seed);
+    cml_json_key(w, "judged");
+    cml_json_bool(w, d->judged != NULL);
     cml_json_key(w, "status");
     cml_json_string(w, d->status);
     cml_json_key(w, "error");
@@ -330,6 +344,14 @@ static void emit_document(cml_json *w, const doc *d) {
     cml_json_key(w, "check");
     emit_check(w, d);
     emit_timing_and_metrics(w, d);
+    cml_json_key(w, "self_reported");
+    cml_json_begin_array(w);
+    for (int i = 0; d->extra && i < d->extra->n; ++i) {
+        if (i >= d->extra->n - d->extra_self_reported) {
+            cml_json_string(w, d->extra->name[i]);
+        }
+    }
+    cml_json_end_array(w);
     cml_json_key(w, "device");
     emit_device(w);
     cml_json_end_object(w);
@@ -401,39 +423,54 @@ static int write_output(const doc *d, const cml_exercise *exercises, int n_exerc
     return 0;
 }
 
-/* Writes an error document; returns `code`, or EXIT_USAGE when even that failed. */
-static int finish_error(const char *kind, const char *message, int code) {
-    doc d = {.status = "error", .err_kind = kind, .err_message = message};
-    return write_output(&d, NULL, 0) == 0 ? code : EXIT_USAGE;
+int cml_lab_write(const cml_doc *d) {
+    return write_output(d, NULL, 0) == 0 ? CML_EXIT_OK : CML_EXIT_USAGE;
 }
+
+int cml_lab_finish_error(const char *kind, const char *message, int code) {
+    doc d = {.status = "error", .err_kind = kind, .err_message = message};
+    return write_output(&d, NULL, 0) == 0 ? code : CML_EXIT_USAGE;
+}
+#define finish_error cml_lab_finish_error
 
 /* ---------------------------------------------------------------------------------------
  * Failure paths. */
 
-static void lab_fail(cudaError_t err, const char *expr, const char *file, int line) {
+void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line) {
     const char *base = strrchr(file, '/');
     char where[256];
     snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
     const char *message = cudaGetErrorString(err);
     fprintf(stderr, "lab: %s: %s failed: %s\n", where, expr, message);
+    if (run.role == CML_ROLE_WORKER || run.role == CML_ROLE_NULL) {
+        cml_msg_error m;
+        memset(&m, 0, sizeof m);
+        m.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_ERROR};
+        snprintf(m.kind, sizeof m.kind, "%s", run.in_launch ? "launch" : "cuda");
+        snprintf(m.message, sizeof m.message, "%s", message);
+        snprintf(m.where, sizeof m.where, "%.127s", where);
+        snprintf(m.expr, sizeof m.expr, "%s", expr);
+        (void)cml_ipc_send(run.peer_fd, &m, sizeof m, -1);
+        _exit(CML_EXIT_FAILED);
+    }
     doc d = {.status = "error",
              .err_kind = run.in_launch ? "launch" : "cuda",
              .err_message = message,
              .err_where = where,
              .err_expr = expr};
     write_output(&d, NULL, 0);
-    exit(EXIT_FAILED);
+    exit(CML_EXIT_FAILED);
 }
 
 static int usage_error(const char *message) {
     fprintf(stderr, "lab: %s\n%s", message, cml_usage());
-    return finish_error("usage", message, EXIT_USAGE);
+    return finish_error("usage", message, CML_EXIT_USAGE);
 }
 
-static int no_device(void) {
+int cml_lab_no_device(void) {
     fprintf(stderr, "lab: no CUDA device\n");
     doc d = {.status = "no_device"};
-    return write_output(&d, NULL, 0) == 0 ? EXIT_NO_DEVICE : EXIT_USAGE;
+    return write_output(&d, NULL, 0) == 0 ? CML_EXIT_NO_DEVICE : CML_EXIT_USAGE;
 }
 
 /* --json's value when parsing stopped before it, so a usage error still lands there. */
@@ -452,8 +489,7 @@ static const char *json_path_from_argv(int argc, char **argv) {
 /* ---------------------------------------------------------------------------------------
  * The run. */
 
-/* Checks what setup() filled in; returns NULL or what is wrong (a course bug). */
-static const char *problem_error(const cml_problem *p) {
+const char *cml_lab_problem_error(const cml_problem *p) {
     if (!p->d_out || p->n_out == 0) {
         return "setup() gave no output buffer (d_out, n_out)";
     }
@@ -485,6 +521,10 @@ static void verify(void (*launch)(void *), const cml_problem *p, float *h_got,
     CML_CHECK_LAUNCH();
     run.in_launch = 0;
     CML_CHECK(cudaMemcpy(h_got, p->d_out, p->n_out * sizeof(float), cudaMemcpyDeviceToHost));
+    cml_lab_compare(p, h_got, check);
+}
+
+void cml_lab_compare(const cml_problem *p, const float *h_got, cml_compare_result *check) {
     size_t n = p->check_idx ? p->n_check : p->n_out;
     cml_compare_f32(h_got, p->n_out, p->out_cols, p->check_idx, p->h_ref, p->h_mag, n, p->gamma,
                     p->abs_floor, check);
@@ -551,8 +591,21 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
                  ex->n_dims, ex->dim_names, opt->n_size);
         return usage_error(message);
     }
+    if (opt->peer_fd >= 0 && !cml_judge_build) {
+        return usage_error("--peer: only the judge (build/<lab>/judge, no student code) runs a "
+                           "judged case; this binary holds the student's code");
+    }
+    if (opt->peer_fd < 0 && cml_judge_build) {
+        return usage_error("the judge runs a case only with --peer FD (a judged run, the "
+                           "grader's); run the lab binary itself for a plain run");
+    }
+    if (opt->peer_fd >= 0) {
+        run.role = CML_ROLE_JUDGE;
+        run.peer_fd = opt->peer_fd;
+        return cml_judge_run(opt, ex);
+    }
     if (cml_device_count() == 0) {
-        return no_device();
+        return cml_lab_no_device();
     }
     CML_CHECK(cml_device_query(&run.device));
     run.have_device = 1;
@@ -561,16 +614,16 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
     const char *setup_message = ex->setup(&p, opt->size, opt->seed);
     if (setup_message) {
         fprintf(stderr, "lab: %s: %s\n", ex->name, setup_message);
-        return finish_error("setup", setup_message, EXIT_USAGE);
+        return finish_error("setup", setup_message, CML_EXIT_USAGE);
     }
-    const char *bug = problem_error(&p);
+    const char *bug = cml_lab_problem_error(&p);
     float *h_got = bug ? NULL : malloc(p.n_out * sizeof *h_got);
     if (!bug && !h_got) {
         bug = "out of host memory for the result";
     }
     if (bug) {
         ex->teardown(&p);
-        return finish_error("harness", bug, EXIT_FAILED);
+        return finish_error("harness", bug, CML_EXIT_FAILED);
     }
 
     cml_compare_result check;
@@ -579,12 +632,17 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
     cml_metrics extra = {0};
     if (check.n_bad == 0 && ex->extra_metrics) {
         ex->extra_metrics(p.ctx, &extra);
+    }
+    if (check.n_bad == 0 && ex->student_metrics && extra.n >= 0) {
+        ex->student_metrics(p.ctx, &extra);
+    }
+    if (check.n_bad == 0 && (ex->extra_metrics || ex->student_metrics)) {
         if (extra.n < 0) {
             free(h_got);
             ex->teardown(&p);
             return finish_error(
                 "harness", "the exercise added an invalid metric (a course bug, please report)",
-                EXIT_FAILED);
+                CML_EXIT_FAILED);
         }
     }
 
@@ -598,7 +656,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
             ex->teardown(&p);
             return finish_error(
                 "harness", "the baseline produced a wrong result (a course bug, please report)",
-                EXIT_FAILED);
+                CML_EXIT_FAILED);
         }
         time_contenders(ex, &p, opt->reps, stats);
         /* Once more after timing: a kernel must compute every time, not only the first. */
@@ -615,23 +673,24 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
              .extra = &extra};
     free(h_got);
     ex->teardown(&p);
-    return write_output(&d, NULL, 0) == 0 ? EXIT_OK : EXIT_USAGE;
+    return write_output(&d, NULL, 0) == 0 ? CML_EXIT_OK : CML_EXIT_USAGE;
 }
 
 static int device_info(void) {
     if (cml_device_count() == 0) {
-        return no_device();
+        return cml_lab_no_device();
     }
     CML_CHECK(cml_device_query(&run.device));
     run.have_device = 1;
     doc d = {.status = "ok"};
-    return write_output(&d, NULL, 0) == 0 ? EXIT_OK : EXIT_USAGE;
+    return write_output(&d, NULL, 0) == 0 ? CML_EXIT_OK : CML_EXIT_USAGE;
 }
 
 int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *exercises,
                  int n_exercises) {
     memset(&run, 0, sizeof run);
     run.lab_id = lab_id;
+    run.peer_fd = -1;
 
     cml_options opt;
     char message[256];
@@ -648,18 +707,32 @@ int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *
         return usage_error(message);
     }
 
-    cml_fail_fn old_handler = cml_set_fail_handler(lab_fail);
+    cml_fail_fn old_handler = cml_set_fail_handler(cml_lab_fail);
     int code;
     switch (opt.mode) {
     case CML_MODE_HELP:
         fputs(cml_usage(), stdout);
-        code = EXIT_OK;
+        code = CML_EXIT_OK;
         break;
     case CML_MODE_LIST:
-        code = write_output(NULL, exercises, n_exercises) == 0 ? EXIT_OK : EXIT_USAGE;
+        code = write_output(NULL, exercises, n_exercises) == 0 ? CML_EXIT_OK : CML_EXIT_USAGE;
         break;
     case CML_MODE_DEVICE_INFO:
         code = device_info();
+        break;
+    case CML_MODE_SERVE:
+        if (cml_judge_build) {
+            code = usage_error("--serve: the judge holds no student code to serve");
+            break;
+        }
+        run.role = CML_ROLE_WORKER;
+        run.peer_fd = opt.peer_fd;
+        code = cml_worker_serve(opt.peer_fd, exercises, n_exercises);
+        break;
+    case CML_MODE_SERVE_NULL:
+        run.role = CML_ROLE_NULL;
+        run.peer_fd = opt.peer_fd;
+        code = cml_judge_serve_null(opt.peer_fd);
         break;
     default:
         code = run_exercise(&opt, exercises, n_exercises);

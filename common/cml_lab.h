@@ -15,7 +15,11 @@
  *   - metrics: GB/s and GFLOP/s from the exercise's byte and flop counts, % of the copy
  *     bandwidth measured in the same run.
  * An exercise owns only what is specific to it: inputs from the seed, the CPU reference,
- * and the two launches.
+ * and the two launches. Its device buffers come from cml_dev_alloc (cml_devmem.h), so that
+ * the same exercise also runs judged: the judge (this driver without student code, built as
+ * build/<lab>/judge) owns the inputs, the reference, the verification, the timing and the
+ * document, and the student's launcher runs in another process, `lab --serve FD`, that
+ * maps the judge's buffers (cml_judge.c, cml_worker.c, docs/protocol.md "Judged runs").
  */
 #pragma once
 
@@ -53,6 +57,11 @@ typedef struct cml_problem {
     float *d_out;
     size_t n_out;
     size_t out_cols;
+    /* Where the exercise's context keeps d_out (e.g. &c->d_C), or NULL. The launchers must
+     * read the output pointer from there: a judged timing points it at other buffers of
+     * n_out floats between launches, so that one timed sample holds several launches, each
+     * writing an output the judge poisoned (cml_judge.c). NULL: one launch per sample. */
+    float **out_ref;
     /* The CPU reference: exact value (float64) and magnitude per element, and the
      * tolerance parameters of cml_compare_f32 (h_mag may be NULL). Owned by the exercise. */
     const double *h_ref;
@@ -92,7 +101,26 @@ typedef struct cml_exercise {
      * "ok", with or without --time; adds exercise-specific figures with cml_metrics_add().
      * CUDA calls inside use CML_CHECK. */
     void (*extra_metrics)(void *ctx, cml_metrics *m);
+    /* Optional (NULL: none). Like extra_metrics, but for figures only the student's code can
+     * give: what launch_student measured inside the student's kernels (cycles counted with
+     * clock64()), or timings of further student launches. In a judged run it runs in the
+     * student's process, after extra_metrics ran in the judge, and the run document lists its
+     * figures as reported by the submission ("self_reported"): nothing the judge measured. */
+    void (*student_metrics)(void *ctx, cml_metrics *m);
+    /* CML_EX_* bits (0: none). */
+    unsigned flags;
 } cml_exercise;
+
+/* cml_exercise.flags */
+/* The inputs do not all live in the buffers of cml_dev_alloc (setup() also hands them to the
+ * student's code, e.g. coefficients uploaded to __constant__ memory), so the judge times
+ * every repetition on the case's own inputs instead of rotating input sets (cml_judge.c). */
+#define CML_EX_FIXED_INPUTS 1u
+
+/* 0 in the judge, the course's process that never runs student code, 1 elsewhere. A
+ * setup() that hands inputs to the student's code (stencil_constant's coefficients) does so
+ * only when this is 1. */
+int cml_runs_student_code(void);
 
 /* Runs the lab binary. Returns the process exit status (docs/protocol.md):
  * 0 a run document with status "ok" or "wrong" was written, 2 usage error (status

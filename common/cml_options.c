@@ -23,6 +23,9 @@ enum {
     OPT_TIME,
     OPT_REPS,
     OPT_JSON,
+    OPT_PEER,
+    OPT_SERVE,
+    OPT_SERVE_NULL,
     OPT_HELP = 'h'
 };
 
@@ -35,6 +38,9 @@ static const struct option long_options[] = {
     {"time", no_argument, NULL, OPT_TIME},
     {"reps", required_argument, NULL, OPT_REPS},
     {"json", required_argument, NULL, OPT_JSON},
+    {"peer", required_argument, NULL, OPT_PEER},
+    {"serve", required_argument, NULL, OPT_SERVE},
+    {"serve-null", required_argument, NULL, OPT_SERVE_NULL},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -58,7 +64,10 @@ const char *cml_usage(void) {
            "  --time          after verifying, time against the baseline and a copy\n"
            "  --reps R        timing samples per contender, R >= 20 (default 25)\n"
            "  --json PATH     write the run document to PATH (default: standard output)\n"
-           "  --help          this text\n";
+           "  --help          this text\n"
+           "\n"
+           "Judged runs (the grader's; docs/protocol.md): build/<lab>/judge --exercise ...\n"
+           "--peer FD runs the case with the student's launches made by `lab --serve FD`.\n";
 }
 
 static int fail(char *err, int err_len, const char *fmt, ...) {
@@ -140,7 +149,9 @@ static const char *option_name(int val, char **argv) {
 }
 
 int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int err_len) {
-    *opt = (cml_options){.mode = CML_MODE_RUN, .seed = DEFAULT_SEED, .reps = DEFAULT_REPS};
+    *opt = (cml_options){
+        .mode = CML_MODE_RUN, .seed = DEFAULT_SEED, .reps = DEFAULT_REPS, .peer_fd = -1};
+    int serve = 0, serve_null = 0, peer = 0;
     if (err && err_len > 0) {
         err[0] = '\0';
     }
@@ -211,6 +222,18 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
             }
             opt->json_path = optarg;
             break;
+        case OPT_PEER:
+        case OPT_SERVE:
+        case OPT_SERVE_NULL:
+            if (parse_u64(optarg, strlen(optarg), 0, 1 << 20, &v) != 0 || v < 3) {
+                return fail(err, err_len, "--%s: '%s' is not a file descriptor (3 or more)",
+                            option_name(c, argv), optarg);
+            }
+            opt->peer_fd = (int)v;
+            serve += c == OPT_SERVE;
+            serve_null += c == OPT_SERVE_NULL;
+            peer += c == OPT_PEER;
+            break;
         case ':':
             return fail(err, err_len, "--%s needs a value", option_name(optopt, argv));
         default: /* '?' */
@@ -230,6 +253,16 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
     if (help) {
         opt->mode = CML_MODE_HELP;
         return 0;
+    }
+    if (serve || serve_null) {
+        if (serve + serve_null + peer > 1 || list || device_info || opt->exercise) {
+            return fail(err, err_len, "--serve and --serve-null take no other option");
+        }
+        opt->mode = serve ? CML_MODE_SERVE : CML_MODE_SERVE_NULL;
+        return 0;
+    }
+    if (peer && (list || device_info)) {
+        return fail(err, err_len, "--peer is for --exercise runs");
     }
     if (list && device_info) {
         return fail(err, err_len, "--list and --device-info cannot be combined");

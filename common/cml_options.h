@@ -3,6 +3,9 @@
  *   lab --list
  *   lab --device-info [--json PATH]
  *   lab --exercise NAME --size A[,B[,C...]] [--seed S] [--time] [--reps R] [--json PATH]
+ *   judge --exercise NAME --size ... --peer FD [--seed S] [--time] [--reps R] [--json PATH]
+ *   lab --serve FD           the student's side of a judged run (cml_worker.c)
+ *   judge --serve-null FD    the course's empty-kernel server of a judged timing
  *
  * --size gives the case's dimensions in the order the exercise names them (e.g. M,N,K);
  * --seed is a decimal or 0x-hex uint64 (default 1); --reps >= 20 (default 25); --json
@@ -22,7 +25,9 @@ typedef enum cml_mode {
     CML_MODE_RUN = 0,
     CML_MODE_LIST,
     CML_MODE_DEVICE_INFO,
-    CML_MODE_HELP
+    CML_MODE_HELP,
+    CML_MODE_SERVE,     /* --serve FD */
+    CML_MODE_SERVE_NULL /* --serve-null FD */
 } cml_mode;
 
 typedef struct cml_options {
@@ -34,6 +39,7 @@ typedef struct cml_options {
     int time; /* 1 = time against the baseline after verifying */
     int reps;
     const char *json_path; /* NULL = stdout */
+    int peer_fd;           /* --peer FD, --serve FD or --serve-null FD; -1 when not given */
 } cml_options;
 
 /* Parses argv. Returns 0 on success; on a usage error returns -1 and writes a one-line

@@ -26,7 +26,7 @@ size_t *cml_sample_positions(size_t rows, size_t cols, const cml_sample_spec *sp
     const size_t first_rows = min_size(spec->first_rows, rows);   /* rows [0, first_rows) in full */
     const size_t bottom = rows - min_size(spec->last_rows, rows); /* rows [bottom, rows) in full */
     const size_t first_col = cols - min_size(spec->last_cols, cols); /* [first_col, cols) always */
-    const size_t left = min_size(spec->first_cols, first_col);          /* [0, left) always */
+    const size_t left = min_size(spec->first_cols, first_col);       /* [0, left) always */
     const size_t n_random = n_out > 0 ? spec->n_random : 0;
 
     const size_t n_full_rows = first_rows >= bottom ? rows : first_rows + (rows - bottom);
@@ -65,12 +65,35 @@ size_t *cml_sample_positions(size_t rows, size_t cols, const cml_sample_spec *sp
     return idx;
 }
 
+/* The driver's settings for the sample's random positions (cml_check_set_secret, _minimal). */
+static cml_rng *check_secret;
+static int check_minimal;
+
+void cml_check_set_secret(cml_rng *secret) {
+    check_secret = secret;
+}
+
+void cml_check_set_minimal(int on) {
+    check_minimal = on;
+}
+
 int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sample_spec *sample,
                        int with_mag, cml_rng *rng) {
     memset(s, 0, sizeof *s);
     s->n = rows * cols;
     if (sample != NULL) {
+        /* Drawn from the caller's generator in every mode, so that what the caller draws
+         * afterwards (inputs) is the same in the judge, the student's process and a plain run. */
         s->idx = cml_sample_positions(rows, cols, sample, rng, &s->n);
+        if (s->idx != NULL && (check_minimal || check_secret)) {
+            free(s->idx);
+            if (check_minimal) {
+                s->n = rows * cols > 0 ? 1 : 0;
+                s->idx = calloc(1, sizeof *s->idx); /* position 0 */
+            } else {
+                s->idx = cml_sample_positions(rows, cols, sample, check_secret, &s->n);
+            }
+        }
         if (s->idx == NULL) {
             s->n = 0;
             return 0;

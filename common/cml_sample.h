@@ -73,6 +73,16 @@ typedef struct cml_check_set {
 int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sample_spec *sample,
                        int with_mag, cml_rng *rng);
 
+/* Driver settings (cml_lab.c's judged runs; harnesses never call these):
+ * cml_check_set_secret(rng): the random positions of every sample are drawn from `rng` (the
+ * judge's secret generator) instead of the caller's, so that the process that runs student
+ * code cannot know which positions are checked; the caller's generator still advances
+ * exactly as before. NULL restores the default.
+ * cml_check_set_minimal(1): every sample holds position 0 only (the student's process of a
+ * judged run, which compares nothing, skips the reference's cost). 0 restores the default. */
+void cml_check_set_secret(cml_rng *secret);
+void cml_check_set_minimal(int on);
+
 /* The linear index into the output of the i-th checked position, i < s->n. */
 static inline size_t cml_check_set_pos(const cml_check_set *s, size_t i) {
     return s->idx != NULL ? s->idx[i] : i;

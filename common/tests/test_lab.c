@@ -199,7 +199,10 @@ static void extra_reserved(void *ctx, cml_metrics *m) {
 }
 
 #define EX(name, dims, n_dims, setup)                                                              \
-    { name, dims, n_dims, "memcpy", setup, launch_student, launch_baseline, teardown_fake, NULL }
+    {                                                                                              \
+        name, dims, n_dims, "memcpy", setup, launch_student, launch_baseline, teardown_fake, NULL, \
+            NULL, 0                                                                                \
+    }
 
 static const cml_exercise exercises[] = {
     EX("copy", "N", 1, setup_copy),
@@ -212,10 +215,11 @@ static const cml_exercise exercises[] = {
     EX("sampled", "M,N", 2, setup_sampled),
     EX("cuda_fails", "N", 1, setup_cuda_fails),
     {"extra", "N", 1, "memcpy", setup_copy, launch_student, launch_baseline, teardown_fake,
-     extra_two},
-    {"no_baseline", "N", 1, NULL, setup_copy, launch_student, NULL, teardown_fake, extra_two},
+     extra_two, NULL, 0},
+    {"no_baseline", "N", 1, NULL, setup_copy, launch_student, NULL, teardown_fake, extra_two, NULL,
+     0},
     {"extra_reserved", "N", 1, "memcpy", setup_copy, launch_student, launch_baseline, teardown_fake,
-     extra_reserved},
+     extra_reserved, NULL, 0},
 };
 #define N_EXERCISES ((int)(sizeof exercises / sizeof exercises[0]))
 
@@ -342,14 +346,15 @@ START_TEST(run_or_no_device) {
     run_lab("--exercise", "copy", "--size", "100", "--seed", "0x10");
     int have_device = cml_device_count() > 0;
     assert_one_document(result.doc);
-    HAS(result.doc, "\"exercise\":\"copy\",\"size\":[100],\"dims\":[\"N\"],\"seed\":16,");
+    HAS(result.doc, "\"exercise\":\"copy\",\"size\":[100],\"dims\":[\"N\"],\"seed\":16,"
+                    "\"judged\":false,");
     if (have_device) {
         ck_assert_int_eq(result.code, 0);
         HAS(result.doc, "\"status\":\"ok\",\"error\":null,");
     } else {
         ck_assert_int_eq(result.code, 3);
         HAS(result.doc, "\"status\":\"no_device\",\"error\":null,\"check\":null,"
-                        "\"timing\":null,\"metrics\":null,\"device\":null}");
+                        "\"timing\":null,\"metrics\":null,\"self_reported\":[],\"device\":null}");
     }
 }
 END_TEST
@@ -406,11 +411,12 @@ START_TEST(correct_run) {
     run_lab("--exercise", "copy", "--size", "1000", "--seed", "7");
     ck_assert_int_eq(result.code, 0);
     assert_one_document(result.doc);
-    HAS(result.doc, "\"seed\":7,\"status\":\"ok\",\"error\":null,\"check\":{\"n\":1000,"
-                    "\"rows\":1,\"cols\":1000,\"n_bad\":0,\"n_unwritten\":0,\"n_nonfinite\":0,"
-                    "\"max_abs_err\":0,\"rel_l2_err\":0,\"gamma\":0,\"abs_floor\":0,"
-                    "\"first_bad\":null,\"bad_box\":null},\"timing\":null,\"metrics\":null,"
-                    "\"device\":{\"name\":");
+    HAS(result.doc,
+        "\"seed\":7,\"judged\":false,\"status\":\"ok\",\"error\":null,\"check\":{\"n\":1000,"
+        "\"rows\":1,\"cols\":1000,\"n_bad\":0,\"n_unwritten\":0,\"n_nonfinite\":0,"
+        "\"max_abs_err\":0,\"rel_l2_err\":0,\"gamma\":0,\"abs_floor\":0,"
+        "\"first_bad\":null,\"bad_box\":null},\"timing\":null,\"metrics\":null,"
+        "\"self_reported\":[],\"device\":{\"name\":");
 }
 END_TEST
 

@@ -79,6 +79,33 @@ START_TEST(modes) {
     ck_assert_int_eq(opt.mode, CML_MODE_HELP);
     ck_assert_int_eq(parse("-h", NULL), 0);
     ck_assert_int_eq(opt.mode, CML_MODE_HELP);
+    ck_assert_int_eq(opt.peer_fd, -1);
+}
+END_TEST
+
+START_TEST(judged_run_modes) {
+    ck_assert_int_eq(parse("--serve", "5", NULL), 0);
+    ck_assert_int_eq(opt.mode, CML_MODE_SERVE);
+    ck_assert_int_eq(opt.peer_fd, 5);
+    ck_assert_int_eq(parse("--serve-null", "7", NULL), 0);
+    ck_assert_int_eq(opt.mode, CML_MODE_SERVE_NULL);
+    ck_assert_int_eq(opt.peer_fd, 7);
+    ck_assert_int_eq(parse("--exercise", "e", "--size", "3", "--peer", "4", NULL), 0);
+    ck_assert_int_eq(opt.mode, CML_MODE_RUN);
+    ck_assert_int_eq(opt.peer_fd, 4);
+}
+END_TEST
+
+START_TEST(bad_judged_run_options) {
+    /* 0, 1 and 2 are the standard streams, never the judge's socket */
+    ck_assert_int_eq(parse("--serve", "2", NULL), -1);
+    ck_assert_str_eq(err, "--serve: '2' is not a file descriptor (3 or more)");
+    ck_assert_int_eq(parse("--serve", "x", NULL), -1);
+    ck_assert_int_eq(parse("--serve", "5", "--exercise", "e", NULL), -1);
+    ck_assert_str_eq(err, "--serve and --serve-null take no other option");
+    ck_assert_int_eq(parse("--serve", "5", "--peer", "6", NULL), -1);
+    ck_assert_int_eq(parse("--list", "--peer", "6", NULL), -1);
+    ck_assert_str_eq(err, "--peer is for --exercise runs");
 }
 END_TEST
 
@@ -219,6 +246,7 @@ Suite *make_options_suite(void) {
     tcase_add_test(tc, every_run_option);
     tcase_add_test(tc, equals_form_and_any_order);
     tcase_add_test(tc, modes);
+    tcase_add_test(tc, judged_run_modes);
     tcase_add_test(tc, usage_text_names_every_option);
     suite_add_tcase(s, tc);
     tc = tcase_create("Edges");
@@ -234,6 +262,7 @@ Suite *make_options_suite(void) {
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, missing_exercise_or_size);
     tcase_add_test(tc, message_is_truncated_to_the_buffer);
+    tcase_add_test(tc, bad_judged_run_options);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -137,8 +137,8 @@ END_TEST
  * else but the random positions; a first-column band wider than the output is all of it. */
 START_TEST(bands_on_every_side) {
     enum { ROWS = 60, COLS = 70 };
-    const cml_sample_spec spec = {.first_rows = 2, .last_rows = 2, .last_cols = 2,
-                                  .n_random = 200, .first_cols = 2};
+    const cml_sample_spec spec = {
+        .first_rows = 2, .last_rows = 2, .last_cols = 2, .n_random = 200, .first_cols = 2};
     size_t n = 0;
     size_t *idx = sample_from_seed(ROWS, COLS, &spec, 35, &n);
     assert_bands_and_random(idx, n, &spec, ROWS, COLS, 4 * COLS + (ROWS - 4) * 4);
@@ -342,6 +342,56 @@ START_TEST(check_set_sample_positions) {
 }
 END_TEST
 
+/* The judge's secret: the random positions come from its generator, the bands stay, and the
+ * caller's generator advances as without it (the inputs drawn next are the same). */
+START_TEST(check_set_secret_positions) {
+    const cml_sample_spec spec = {0, 8, 0, 8, 500};
+    cml_rng a, b, secret;
+    cml_rng_seed(&a, 123);
+    cml_rng_seed(&b, 123);
+    cml_rng_seed(&secret, 99);
+    cml_check_set plain, judged;
+    ck_assert_int_eq(cml_check_set_init(&plain, 60, 90, &spec, 0, &a), 1);
+    cml_check_set_secret(&secret);
+    ck_assert_int_eq(cml_check_set_init(&judged, 60, 90, &spec, 0, &b), 1);
+    cml_check_set_secret(NULL);
+    ck_assert_uint_eq(a.state, b.state);
+    size_t common = 0, interior = 0;
+    for (size_t i = 0, k = 0; i < judged.n; ++i) {
+        const size_t pos = judged.idx[i];
+        while (k < plain.n && plain.idx[k] < pos) {
+            ++k;
+        }
+        common += k < plain.n && plain.idx[k] == pos;
+        interior += pos / 90 < 52 && pos % 90 < 82; /* outside the last 8 rows and columns */
+    }
+    ck_assert_uint_gt(interior, 300);          /* the random positions are there ... */
+    ck_assert_uint_lt(common, judged.n - 300); /* ... and mostly not the public ones */
+    cml_check_set_free(&plain);
+    cml_check_set_free(&judged);
+}
+END_TEST
+
+/* The student's process of a judged run: one position, the caller's generator unchanged. */
+START_TEST(check_set_minimal) {
+    const cml_sample_spec spec = {0, 8, 0, 8, 500};
+    cml_rng a, b;
+    cml_rng_seed(&a, 5);
+    cml_rng_seed(&b, 5);
+    cml_check_set plain, minimal;
+    ck_assert_int_eq(cml_check_set_init(&plain, 60, 90, &spec, 1, &a), 1);
+    cml_check_set_minimal(1);
+    ck_assert_int_eq(cml_check_set_init(&minimal, 60, 90, &spec, 1, &b), 1);
+    cml_check_set_minimal(0);
+    ck_assert_uint_eq(a.state, b.state);
+    ck_assert_uint_eq(minimal.n, 1);
+    ck_assert_uint_eq(cml_check_set_pos(&minimal, 0), 0);
+    ck_assert_ptr_nonnull(minimal.mag);
+    cml_check_set_free(&plain);
+    cml_check_set_free(&minimal);
+}
+END_TEST
+
 Suite *make_sample_suite(void) {
     Suite *s = suite_create("sample");
     TCase *tc = tcase_create("Correctness");
@@ -351,6 +401,8 @@ Suite *make_sample_suite(void) {
     tcase_add_test(tc, draws_exactly_n_random);
     tcase_add_test(tc, check_set_all_positions);
     tcase_add_test(tc, check_set_sample_positions);
+    tcase_add_test(tc, check_set_secret_positions);
+    tcase_add_test(tc, check_set_minimal);
     suite_add_tcase(s, tc);
     tc = tcase_create("Edges");
     tcase_add_test(tc, small_output_is_everything);

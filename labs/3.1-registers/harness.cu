@@ -63,6 +63,7 @@
 
 #include "baselines.h"
 #include "cml_check.h"
+#include "cml_devmem.h"
 #include "cml_compare.h"
 #include "cml_device.h"
 #include "cml_lab.h"
@@ -169,9 +170,11 @@ static const char *hierarchy_setup(cml_problem *p, const long long *size, uint64
         2.0 * (double)mem_khz * 1e3 * ((double)bus_bits / 8.0) / 1e9, /* double data rate */
     };
     memcpy(c->ref, ref, sizeof ref);
-    CML_CHECK(cudaMalloc((void **)&c->d_out, HIERARCHY_N_FIELDS * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, HIERARCHY_N_FIELDS * sizeof(float)));
 
     p->d_out = c->d_out;
+
+    p->out_ref = &c->d_out;
     p->n_out = HIERARCHY_N_FIELDS;
     p->out_cols = HIERARCHY_N_FIELDS;
     p->h_ref = c->ref;
@@ -200,7 +203,7 @@ static void hierarchy_teardown(cml_problem *p) {
     if (c == NULL) {
         return;
     }
-    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cml_dev_free(c->d_out));
     free(c);
     p->ctx = NULL;
 }
@@ -267,8 +270,10 @@ static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warm
 
     const size_t n_words = n_nodes * CHASE_STRIDE_WORDS;
     unsigned int *d_succ = NULL;
-    CML_CHECK(cudaMalloc((void **)&L->d_next, n_words * sizeof(unsigned int)));
+    CML_CHECK(cml_dev_alloc((void **)&L->d_next, n_words * sizeof(unsigned int)));
     CML_CHECK(cudaMemset(L->d_next, 0, n_words * sizeof(unsigned int)));
+    /* A temporary of setup's own, never handed to a launcher: plain cudaMalloc, outside the
+     * buffers a judged run shares (cml_devmem.h). */
     CML_CHECK(cudaMalloc((void **)&d_succ, n_nodes * sizeof(unsigned int)));
     CML_CHECK(cudaMemcpy(d_succ, h_succ, n_nodes * sizeof(unsigned int), cudaMemcpyHostToDevice));
     const unsigned int block = 256;
@@ -320,13 +325,15 @@ static const char *latency_setup(cml_problem *p, const long long *size, uint64_t
     CML_CHECK(cml_device_query(&d));
     c->clock_khz = d.clock_khz > 0 ? (double)d.clock_khz : 3.0e6; /* unknown: 3 GHz, generous */
     c->flush_bytes = 2 * d.l2_bytes;
-    CML_CHECK(cudaMalloc(&c->d_flush, c->flush_bytes));
-    CML_CHECK(cudaMalloc((void **)&c->d_result, CHASE_RESULT_WORDS * sizeof(unsigned int)));
-    CML_CHECK(cudaMalloc((void **)&c->d_out, N_LEVELS * LATENCY_COLS * sizeof(float)));
+    CML_CHECK(cml_dev_alloc(&c->d_flush, c->flush_bytes));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_result, CHASE_RESULT_WORDS * sizeof(unsigned int)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, N_LEVELS * LATENCY_COLS * sizeof(float)));
     CML_CHECK(cudaEventCreate(&c->ev_begin));
     CML_CHECK(cudaEventCreate(&c->ev_end));
 
     p->d_out = c->d_out;
+
+    p->out_ref = &c->d_out;
     p->n_out = N_LEVELS * LATENCY_COLS;
     p->out_cols = LATENCY_COLS;
     p->h_ref = c->ref;
@@ -389,8 +396,10 @@ static void latency_launch_student(void *ctx) {
     CML_CHECK(cudaMemcpy(c->d_out, out, sizeof out, cudaMemcpyHostToDevice));
 }
 
-/* Cycles per load of each level and the ratios the performance criteria read. */
-static void latency_extra_metrics(void *ctx, cml_metrics *m) {
+/* Cycles per load of each level and the ratios the performance criteria read: measured by the
+ * student's kernels with clock64(), so in a judged run they are reported by the student's
+ * process (cml_exercise.student_metrics), not measured by the judge. */
+static void latency_student_metrics(void *ctx, cml_metrics *m) {
     const latency_ctx *c = (const latency_ctx *)ctx;
     const double *cyc = c->cycles_per_load;
     char name[32];
@@ -412,11 +421,11 @@ static void latency_teardown(cml_problem *p) {
         return;
     }
     for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
-        CML_CHECK(cudaFree(c->level[lvl].d_next));
+        CML_CHECK(cml_dev_free(c->level[lvl].d_next));
     }
-    CML_CHECK(cudaFree(c->d_flush));
-    CML_CHECK(cudaFree(c->d_result));
-    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cml_dev_free(c->d_flush));
+    CML_CHECK(cml_dev_free(c->d_result));
+    CML_CHECK(cml_dev_free(c->d_out));
     CML_CHECK(cudaEventDestroy(c->ev_begin));
     CML_CHECK(cudaEventDestroy(c->ev_end));
     free(c);
@@ -471,14 +480,16 @@ static const char *fir_setup(cml_problem *p, const long long *size, uint64_t see
         fir_ref_at(h_in, cols, h_taps, FIR_TAPS, pos / cols, pos % cols, &c->check.ref[i],
                    &c->check.mag[i]);
     }
-    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_taps, FIR_TAPS * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_taps, FIR_TAPS * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
     CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
     CML_CHECK(cudaMemcpy(c->d_taps, h_taps, sizeof h_taps, cudaMemcpyHostToDevice));
     free(h_in);
 
     p->d_out = c->d_out;
+
+    p->out_ref = &c->d_out;
     p->n_out = n;
     p->out_cols = cols;
     cml_check_set_publish(&c->check, p);
@@ -507,9 +518,9 @@ static void fir_teardown(cml_problem *p) {
     if (c == NULL) {
         return;
     }
-    CML_CHECK(cudaFree(c->d_in));
-    CML_CHECK(cudaFree(c->d_taps));
-    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cml_dev_free(c->d_in));
+    CML_CHECK(cml_dev_free(c->d_taps));
+    CML_CHECK(cml_dev_free(c->d_out));
     cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
@@ -570,10 +581,10 @@ static const char *scale_setup(cml_problem *p, const long long *size, uint64_t s
         scale_rows_ref_at(h_in, cols, h_scale, h_bias, pos / cols, pos % cols, &c->check.ref[i],
                           &c->check.mag[i]);
     }
-    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_row_scale, rows * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_col_bias, cols * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_row_scale, rows * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_col_bias, cols * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
     CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
     CML_CHECK(cudaMemcpy(c->d_row_scale, h_scale, rows * sizeof(float), cudaMemcpyHostToDevice));
     CML_CHECK(cudaMemcpy(c->d_col_bias, h_bias, cols * sizeof(float), cudaMemcpyHostToDevice));
@@ -582,6 +593,8 @@ static const char *scale_setup(cml_problem *p, const long long *size, uint64_t s
     free(h_bias);
 
     p->d_out = c->d_out;
+
+    p->out_ref = &c->d_out;
     p->n_out = n;
     p->out_cols = cols;
     cml_check_set_publish(&c->check, p);
@@ -608,10 +621,10 @@ static void scale_teardown(cml_problem *p) {
     if (c == NULL) {
         return;
     }
-    CML_CHECK(cudaFree(c->d_in));
-    CML_CHECK(cudaFree(c->d_row_scale));
-    CML_CHECK(cudaFree(c->d_col_bias));
-    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cml_dev_free(c->d_in));
+    CML_CHECK(cml_dev_free(c->d_row_scale));
+    CML_CHECK(cml_dev_free(c->d_col_bias));
+    CML_CHECK(cml_dev_free(c->d_out));
     cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
@@ -627,7 +640,7 @@ static const cml_exercise kExercises[] = {
     {"hierarchy", "n", 1, NULL, hierarchy_setup, hierarchy_launch_student, NULL, hierarchy_teardown,
      NULL},
     {"latency_ladder", "steps,dram_mb", 2, NULL, latency_setup, latency_launch_student, NULL,
-     latency_teardown, latency_extra_metrics},
+     latency_teardown, NULL, latency_student_metrics},
     {"fir_registers", "rows,cols", 2, "fir_local", fir_setup, fir_launch_student,
      fir_launch_baseline, fir_teardown, NULL},
     {"coalescing", "rows,cols", 2, "scale_rows_thread_per_row", scale_setup, scale_launch_student,

@@ -30,6 +30,7 @@
 
 #include "baselines.h"
 #include "cml_check.h"
+#include "cml_devmem.h"
 #include "cml_compare.h"
 #include "cml_lab.h"
 #include "cml_rng.h"
@@ -112,9 +113,9 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
         matmul_ref_at(h_A, h_Bt, K, pos / N, pos % N, &c->check.ref[i], &c->check.mag[i]);
     }
 
-    CML_CHECK(cudaMalloc((void **)&c->d_A, M * K * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_B, K * N * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_C, M * N * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_A, M * K * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_B, K * N * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_C, M * N * sizeof(float)));
     CML_CHECK(cudaMemcpy(c->d_A, h_A, M * K * sizeof(float), cudaMemcpyHostToDevice));
     CML_CHECK(cudaMemcpy(c->d_B, h_B, K * N * sizeof(float), cudaMemcpyHostToDevice));
     free(h_A);
@@ -122,6 +123,8 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
     free(h_Bt);
 
     p->d_out = c->d_C;
+
+    p->out_ref = &c->d_C;
     p->n_out = M * N;
     p->out_cols = N;
     cml_check_set_publish(&c->check, p);
@@ -148,9 +151,9 @@ static void matmul_teardown(cml_problem *p) {
     if (c == NULL) {
         return;
     }
-    CML_CHECK(cudaFree(c->d_A));
-    CML_CHECK(cudaFree(c->d_B));
-    CML_CHECK(cudaFree(c->d_C));
+    CML_CHECK(cml_dev_free(c->d_A));
+    CML_CHECK(cml_dev_free(c->d_B));
+    CML_CHECK(cml_dev_free(c->d_C));
     cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
@@ -201,12 +204,14 @@ static const char *transpose_setup(cml_problem *p, const long long *size, uint64
         c->check.ref[i] = transpose_ref_at(h_in, cols, pos / rows, pos % rows);
     }
 
-    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
     CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
     free(h_in);
 
     p->d_out = c->d_out;
+
+    p->out_ref = &c->d_out;
     p->n_out = n;
     p->out_cols = rows;
     cml_check_set_publish(&c->check, p);
@@ -233,8 +238,8 @@ static void transpose_teardown(cml_problem *p) {
     if (c == NULL) {
         return;
     }
-    CML_CHECK(cudaFree(c->d_in));
-    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cml_dev_free(c->d_in));
+    CML_CHECK(cml_dev_free(c->d_out));
     cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
@@ -301,15 +306,17 @@ static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t 
     /* The image first, then the small filter: a halo read past either end of the image (a
      * missing bounds check) then lands outside the image's allocation, which compute-sanitizer
      * memcheck reports unless the address happens to lie inside another allocation. */
-    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_filter, n_taps * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_filter, n_taps * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
     CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
     CML_CHECK(cudaMemcpy(c->d_filter, h_filter, n_taps * sizeof(float), cudaMemcpyHostToDevice));
     free(h_in);
     free(h_filter);
 
     p->d_out = c->d_out;
+
+    p->out_ref = &c->d_out;
     p->n_out = n;
     p->out_cols = width;
     cml_check_set_publish(&c->check, p);
@@ -336,9 +343,9 @@ static void conv2d_teardown(cml_problem *p) {
     if (c == NULL) {
         return;
     }
-    CML_CHECK(cudaFree(c->d_in));
-    CML_CHECK(cudaFree(c->d_filter));
-    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cml_dev_free(c->d_in));
+    CML_CHECK(cml_dev_free(c->d_filter));
+    CML_CHECK(cml_dev_free(c->d_out));
     cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;

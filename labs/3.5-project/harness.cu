@@ -46,6 +46,7 @@
 
 #include "baselines.h"
 #include "cml_check.h"
+#include "cml_devmem.h"
 #include "cml_compare.h"
 #include "cml_lab.h"
 #include "cml_pgm.h"
@@ -164,8 +165,7 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
     unsigned char *h_src = (unsigned char *)malloc(sw * sh);
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    if (c == NULL || h_src == NULL ||
-        !check_init(&c->check, dw, dh, CHECK_SAMPLE_BORDER, &rng)) {
+    if (c == NULL || h_src == NULL || !check_init(&c->check, dw, dh, CHECK_SAMPLE_BORDER, &rng)) {
         free(c);
         free(h_src);
         return kNoHostMemory;
@@ -181,12 +181,14 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
         const size_t i = cml_check_set_pos(&c->check, k);
         resample_ref_at(h_src, sw, sh, dw, dh, i % dw, i / dw, &c->check.ref[k], &c->check.mag[k]);
     }
-    CML_CHECK(cudaMalloc((void **)&c->d_src, sw * sh));
-    CML_CHECK(cudaMalloc((void **)&c->d_dst, dw * dh * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_src, sw * sh));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_dst, dw * dh * sizeof(float)));
     CML_CHECK(cudaMemcpy(c->d_src, h_src, sw * sh, cudaMemcpyHostToDevice));
     free(h_src);
 
     p->d_out = c->d_dst;
+
+    p->out_ref = &c->d_dst;
     p->n_out = dw * dh;
     p->out_cols = dw;
     publish_check(&c->check, p);
@@ -211,8 +213,8 @@ static void resample_teardown(cml_problem *p) {
     if (c == NULL) {
         return;
     }
-    CML_CHECK(cudaFree(c->d_src));
-    CML_CHECK(cudaFree(c->d_dst));
+    CML_CHECK(cml_dev_free(c->d_src));
+    CML_CHECK(cml_dev_free(c->d_dst));
     cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
@@ -265,18 +267,20 @@ static const char *filter_setup(cml_problem *p, long long w, long long h, int ra
                          &c->check.mag[k]);
         }
     }
-    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
     CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
     if (radius >= 0) {
-        CML_CHECK(cudaMalloc((void **)&c->d_tmp, n * sizeof(float)));
-        CML_CHECK(cudaMalloc((void **)&c->d_weights, BLUR_MAX_TAPS * sizeof(float)));
+        CML_CHECK(cml_dev_alloc((void **)&c->d_tmp, n * sizeof(float)));
+        CML_CHECK(cml_dev_alloc((void **)&c->d_weights, BLUR_MAX_TAPS * sizeof(float)));
         CML_CHECK(cudaMemcpy(c->d_weights, c->h_weights, (size_t)(2 * radius + 1) * sizeof(float),
                              cudaMemcpyHostToDevice));
     }
     free(h_in);
 
     p->d_out = c->d_out;
+
+    p->out_ref = &c->d_out;
     p->n_out = n;
     p->out_cols = width;
     publish_check(&c->check, p);
@@ -323,10 +327,10 @@ static void filter_teardown(cml_problem *p) {
     if (c == NULL) {
         return;
     }
-    CML_CHECK(cudaFree(c->d_in));
-    CML_CHECK(cudaFree(c->d_out));
-    CML_CHECK(cudaFree(c->d_tmp));
-    CML_CHECK(cudaFree(c->d_weights));
+    CML_CHECK(cml_dev_free(c->d_in));
+    CML_CHECK(cml_dev_free(c->d_out));
+    CML_CHECK(cml_dev_free(c->d_tmp));
+    CML_CHECK(cml_dev_free(c->d_weights));
     cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
@@ -368,14 +372,16 @@ static const char *to_u8_setup(cml_problem *p, const long long *size, uint64_t s
         const double g = h_in[cml_check_set_pos(&c->check, k)];
         to_u8_ref(&g, NULL, 1, (double)U8_SCALE, &c->check.ref[k], &c->check.mag[k]);
     }
-    CML_CHECK(cudaMalloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_u8, n));
-    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_u8, n));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
     CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
     CML_CHECK(cudaMemset(c->d_u8, POISON_U8, n));
     free(h_in);
 
     p->d_out = c->d_out;
+
+    p->out_ref = &c->d_out;
     p->n_out = n;
     p->out_cols = width;
     publish_check(&c->check, p);
@@ -396,9 +402,9 @@ static void to_u8_teardown(cml_problem *p) {
     if (c == NULL) {
         return;
     }
-    CML_CHECK(cudaFree(c->d_in));
-    CML_CHECK(cudaFree(c->d_u8));
-    CML_CHECK(cudaFree(c->d_out));
+    CML_CHECK(cml_dev_free(c->d_in));
+    CML_CHECK(cml_dev_free(c->d_u8));
+    CML_CHECK(cml_dev_free(c->d_out));
     cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
@@ -501,19 +507,21 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
         }
     }
 
-    CML_CHECK(cudaMalloc((void **)&c->d_src, sw * sh));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_src, sw * sh));
     CML_CHECK(cudaMemcpy(c->d_src, img.pixels, sw * sh, cudaMemcpyHostToDevice));
     cml_image_u8_free(&img);
-    CML_CHECK(cudaMalloc((void **)&c->d_weights, BLUR_MAX_TAPS * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_weights, BLUR_MAX_TAPS * sizeof(float)));
     CML_CHECK(cudaMemcpy(c->d_weights, c->h_weights, (size_t)(2 * c->radius + 1) * sizeof(float),
                          cudaMemcpyHostToDevice));
-    CML_CHECK(cudaMalloc((void **)&c->d_u8, n));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_u8, n));
     CML_CHECK(cudaMemset(c->d_u8, POISON_U8, n));
-    CML_CHECK(cudaMalloc((void **)&c->d_u8_naive, n));
-    CML_CHECK(cudaMalloc((void **)&c->d_scratch, 3 * n * sizeof(float)));
-    CML_CHECK(cudaMalloc((void **)&c->d_out, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_u8_naive, n));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_scratch, 3 * n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
 
     p->d_out = c->d_out;
+
+    p->out_ref = &c->d_out;
     p->n_out = n;
     p->out_cols = dw;
     publish_check(&c->check, p);
@@ -578,13 +586,20 @@ static void pipeline_extra_metrics(void *ctx, cml_metrics *m) {
     free(h_u8);
     free(got);
     free(want);
+}
 
+/* The pipeline's timing: image_pipeline against image_pipeline_naive and the copy, timed with
+ * events in the process that runs the student's code. In a judged run these figures are
+ * reported by the student's process (cml_exercise.student_metrics, "self_reported"). */
+static void pipeline_student_metrics(void *ctx, cml_metrics *m) {
+    pipeline_ctx *c = (pipeline_ctx *)ctx;
+    const size_t n = (size_t)c->dst_w * c->dst_h;
     if (n < PIPELINE_TIME_MIN_PIXELS) {
         return;
     }
     c->copy_bytes = ((size_t)c->src_w * c->src_h + n + 1) / 2; /* read + written: src + dst */
-    CML_CHECK(cudaMalloc((void **)&c->d_copy_src, c->copy_bytes));
-    CML_CHECK(cudaMalloc((void **)&c->d_copy_dst, c->copy_bytes));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_copy_src, c->copy_bytes));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_copy_dst, c->copy_bytes));
     CML_CHECK(cudaMemset(c->d_copy_src, 0, c->copy_bytes));
     const cml_contender contenders[3] = {
         {"student", pipeline_run_student, ctx},
@@ -605,8 +620,8 @@ static void pipeline_extra_metrics(void *ctx, cml_metrics *m) {
 /* Copies a device image to the host and writes it as DIR/name. u8: uint8 pixels, else float
  * written with cml_pgm_write_f32 at `scale`. Problems go to stderr (stdout carries the run
  * document); the run's result does not change. */
-static void write_device_image(const char *dir, const char *name, const void *d_img, int u8,
-                               int w, int h, float scale) {
+static void write_device_image(const char *dir, const char *name, const void *d_img, int u8, int w,
+                               int h, float scale) {
     const size_t n = (size_t)w * h, bytes = u8 ? n : n * sizeof(float);
     char path[4096];
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
@@ -671,14 +686,14 @@ static void pipeline_teardown(cml_problem *p) {
         return;
     }
     pipeline_write_images(c);
-    CML_CHECK(cudaFree(c->d_src));
-    CML_CHECK(cudaFree(c->d_weights));
-    CML_CHECK(cudaFree(c->d_u8));
-    CML_CHECK(cudaFree(c->d_u8_naive));
-    CML_CHECK(cudaFree(c->d_scratch));
-    CML_CHECK(cudaFree(c->d_out));
-    CML_CHECK(cudaFree(c->d_copy_src));
-    CML_CHECK(cudaFree(c->d_copy_dst));
+    CML_CHECK(cml_dev_free(c->d_src));
+    CML_CHECK(cml_dev_free(c->d_weights));
+    CML_CHECK(cml_dev_free(c->d_u8));
+    CML_CHECK(cml_dev_free(c->d_u8_naive));
+    CML_CHECK(cml_dev_free(c->d_scratch));
+    CML_CHECK(cml_dev_free(c->d_out));
+    CML_CHECK(cml_dev_free(c->d_copy_src));
+    CML_CHECK(cml_dev_free(c->d_copy_dst));
     cml_check_set_free(&c->check);
     free(c);
     p->ctx = NULL;
@@ -696,7 +711,8 @@ static const cml_exercise kExercises[] = {
     {"gradient_to_u8", "width,height", 2, NULL, to_u8_setup, to_u8_launch_student, NULL,
      to_u8_teardown, NULL},
     {"image_pipeline", "dst_w,dst_h,radius_plus_1", 3, NULL, pipeline_setup,
-     pipeline_launch_student, NULL, pipeline_teardown, pipeline_extra_metrics},
+     pipeline_launch_student, NULL, pipeline_teardown, pipeline_extra_metrics,
+     pipeline_student_metrics},
 };
 
 int main(int argc, char **argv) {

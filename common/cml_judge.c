@@ -1,0 +1,692 @@
+/* cml_judge.c — a judged run: judge --exercise NAME --size ... --peer FD (docs/protocol.md,
+ * "Judged runs").
+ *
+ * The judge is the lab's harness linked without the student's code (build/<lab>/judge; its
+ * launchers are stubs). The student's code runs in another process, `lab --serve FD`
+ * (cml_worker.c), on the other end of the socket FD, and is hostile: nothing that process
+ * writes, prints or measures is believed. The judge
+ *   - reads the device's facts itself;
+ *   - runs the exercise's setup() with its buffers in an exportable memory pool
+ *     (cml_devmem.h), the random positions it checks drawn from its own secret (so the
+ *     student's process cannot know them), and hands the buffers to the student's process;
+ *   - poisons the output, asks for one launch (RUN), reads the output back and compares it;
+ *   - with --time, times the student (RUN .. DONE on its own clock), the baseline and a copy
+ *     of the same bytes, interleaved, each repetition on fresh state: the inputs of one of
+ *     INPUT_SETS sets the judge drew from secret seeds, copied in just before (so a result
+ *     kept from an earlier repetition is wrong), the output poisoned (so a launch that skips
+ *     work leaves poison), the L2 flushed. After each student repetition PROBES random
+ *     positions of the output must hold no poison (work still running when the student's
+ *     process said DONE shows there), and one repetition drawn in secret is compared in full;
+ *   - writes the run document.
+ * A launch in another process pays what the exchange and the switch between the two
+ * processes' GPU contexts add (about 0.15 ms on an H200, bench/h200.md). The same exchange
+ * with an empty kernel in a process of the course's (judge --serve-null) measures it in the
+ * same run, and the student's samples are charged only what exceeds the judge's own empty
+ * launch: the student's figure is then on the scale of the baseline's and the copy's (a
+ * launch and its synchronisation on the judge's clock).
+ *
+ * Source: docs/design-notes.md, note 22 (the trust boundary).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cml_check.h"
+#include "cml_devmem.h"
+#include "cml_ipc.h"
+#include "cml_lab_internal.h"
+#include "cml_rng.h"
+#include "cml_sample.h"
+#include "cml_stats.h"
+
+#define INPUT_SETS 2 /* input sets the timed repetitions rotate among */
+#define PROBES 8     /* output positions probed after each timed student repetition */
+#define WARMUP 2     /* untimed rounds first */
+
+typedef struct input_set {
+    cml_problem p;
+    cml_devmem_registry reg;
+} input_set;
+
+typedef struct judge {
+    int sock;
+    const cml_exercise *ex;
+    cml_problem p; /* the case: its buffers are the ones the student's process maps */
+    cml_devmem_registry shared;
+    float *h_got;
+    uint64_t token;
+    cml_rng secret;
+    cml_msg_error err; /* the student's process's last ERROR */
+    int null_sock;     /* the empty-kernel server of a timing, -1 when none */
+    pid_t null_pid;
+    cudaMemPool_t pool; /* the buffers the student's process maps */
+} judge;
+
+enum { ANSWERED = 0, REPORTED_ERROR = 1, GONE = -1 };
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static uint64_t secret_seed(void) {
+    uint64_t s = 0;
+    if (getrandom(&s, sizeof s, 0) != (ssize_t)sizeof s) {
+        s = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() ^
+            (uint64_t)(now_ms() * 1e6);
+    }
+    return s;
+}
+
+/* `count` launches by the process behind `sock`: ANSWERED (DONE with our token),
+ * REPORTED_ERROR (its ERROR kept in *err), or GONE (it ended, or broke the protocol). */
+static int remote_run(int sock, uint64_t token, uint32_t count, cml_msg_error *err) {
+    cml_msg_token run = {.head = {CML_IPC_MAGIC, CML_MSG_RUN}, .token = token, .count = count};
+    if (cml_ipc_send(sock, &run, sizeof run, -1) != 0) {
+        return GONE;
+    }
+    union {
+        cml_msg_token token;
+        cml_msg_error error;
+    } in;
+    ssize_t got = cml_ipc_recv(sock, &in, sizeof in, NULL, 1);
+    cml_msg_type type = cml_ipc_type(&in, got);
+    if (type == CML_MSG_DONE && in.token.token == token) {
+        return ANSWERED;
+    }
+    if (type == CML_MSG_ERROR && err) {
+        *err = in.error;
+        return REPORTED_ERROR;
+    }
+    return GONE;
+}
+
+/* The student's process's answer to HELLO or OUTPUTS: ANSWERED (READY), REPORTED_ERROR
+ * (its ERROR kept in j->err) or GONE. */
+static int await_ready(judge *j) {
+    union {
+        cml_msg_token token;
+        cml_msg_error error;
+    } in;
+    ssize_t got = cml_ipc_recv(j->sock, &in, sizeof in, NULL, 0);
+    cml_msg_type type = cml_ipc_type(&in, got);
+    if (type == CML_MSG_READY) {
+        return ANSWERED;
+    }
+    if (type == CML_MSG_ERROR) {
+        j->err = in.error;
+        return REPORTED_ERROR;
+    }
+    return GONE;
+}
+
+/* The document for a student's process that reported an error or is gone. */
+static int finish_remote_failure(judge *j, int rc) {
+    if (rc == REPORTED_ERROR) {
+        char kind[16], message[256], where[128], expr[256];
+        cml_ipc_clean(kind, sizeof kind, j->err.kind, sizeof j->err.kind);
+        cml_ipc_clean(message, sizeof message, j->err.message, sizeof j->err.message);
+        cml_ipc_clean(where, sizeof where, j->err.where, sizeof j->err.where);
+        cml_ipc_clean(expr, sizeof expr, j->err.expr, sizeof j->err.expr);
+        /* Only the kinds a launch can report; anything else is the process's own word. */
+        const char *k = strcmp(kind, "launch") == 0 ? "launch"
+                        : strcmp(kind, "cuda") == 0 ? "cuda"
+                                                    : "worker";
+        cml_judged judged = {.phase = "first", .verified_rep = -1};
+        cml_doc d = {.status = "error",
+                     .err_kind = k,
+                     .err_message = message,
+                     .err_where = where[0] ? where : NULL,
+                     .err_expr = expr[0] ? expr : NULL,
+                     .judged = &judged};
+        cml_lab_write(&d);
+        return CML_EXIT_FAILED;
+    }
+    cml_judged judged = {.phase = "first", .verified_rep = -1};
+    cml_doc d = {.status = "error",
+                 .err_kind = "worker",
+                 .err_message = "the student's process ended or stopped answering",
+                 .judged = &judged};
+    cml_lab_write(&d);
+    return CML_EXIT_FAILED;
+}
+
+/* Poison, one remote launch, read back, compare against `ref` (whose output buffer is the
+ * shared one). Returns ANSWERED with *check filled, or the remote failure. */
+static int remote_verify(judge *j, const cml_problem *ref, cml_compare_result *check) {
+    const cml_problem *p = &j->p;
+    CML_CHECK(cudaMemset(p->d_out, CML_POISON_BYTE, p->n_out * sizeof(float)));
+    CML_CHECK(cudaDeviceSynchronize());
+    int rc = remote_run(j->sock, ++j->token, 1, &j->err);
+    if (rc != ANSWERED) {
+        return rc;
+    }
+    CML_CHECK(cudaMemcpy(j->h_got, p->d_out, p->n_out * sizeof(float), cudaMemcpyDeviceToHost));
+    cml_lab_compare(ref, j->h_got, check);
+    return ANSWERED;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The course's empty-kernel server (judge --serve-null FD). */
+
+int cml_judge_serve_null(int sock) {
+    CML_CHECK(cudaFree(0)); /* the context, before READY */
+    if (cml_ipc_send_token(sock, CML_MSG_READY, 0) != 0) {
+        return CML_EXIT_FAILED;
+    }
+    for (;;) {
+        cml_msg_token in;
+        ssize_t got = cml_ipc_recv(sock, &in, sizeof in, NULL, 1);
+        cml_msg_type type = cml_ipc_type(&in, got);
+        if (type != CML_MSG_RUN) {
+            return CML_EXIT_OK;
+        }
+        cml_launch_null();
+        CML_CHECK_LAUNCH();
+        if (cml_ipc_send_token(sock, CML_MSG_DONE, in.token) != 0) {
+            return CML_EXIT_OK;
+        }
+    }
+}
+
+/* Starts /proc/self/exe --serve-null on a new socket pair; 0 when it answered READY. */
+static int start_null_server(judge *j) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
+        return -1;
+    }
+    fcntl(sv[0], F_SETFD, FD_CLOEXEC);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        char fd[16];
+        snprintf(fd, sizeof fd, "%d", sv[1]);
+        execl("/proc/self/exe", "judge", "--serve-null", fd, (char *)NULL);
+        _exit(127);
+    }
+    close(sv[1]);
+    j->null_sock = sv[0];
+    j->null_pid = pid;
+    cml_msg_token ready;
+    ssize_t got = cml_ipc_recv(sv[0], &ready, sizeof ready, NULL, 0);
+    return cml_ipc_type(&ready, got) == CML_MSG_READY ? 0 : -1;
+}
+
+static void stop_null_server(judge *j) {
+    if (j->null_sock >= 0) {
+        (void)cml_ipc_send_token(j->null_sock, CML_MSG_QUIT, 0);
+        close(j->null_sock);
+        waitpid(j->null_pid, NULL, 0);
+        j->null_sock = -1;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Timing.
+ *
+ * A timed sample of a contender is `batch` launches back to back, launch i writing output
+ * buffer i (cml_problem.out_ref), all on one input set: the switch between the two
+ * processes' GPU contexts costs about 0.15 ms and varies by tens of microseconds, so a
+ * sample lasts at least TARGET_SAMPLE_MS and that variation is a small part of it. Each
+ * output is poisoned before the sample; the L2 is flushed once per sample, as the plain
+ * timing does for batched samples (cml_timing.h). */
+
+#define TARGET_SAMPLE_MS 2.0
+#define BATCH_MEMORY_BYTES ((size_t)8 << 30) /* for the extra output buffers */
+
+typedef struct batch_state {
+    int batch;                      /* launches per sample */
+    float *outs[CML_IPC_MAX_BATCH]; /* [0] the case's output, then the extra ones */
+} batch_state;
+
+/* Copies one input set into the case's buffers, all but the output's. */
+static void load_inputs(judge *j, const input_set *s) {
+    const char *out = (const char *)j->p.d_out;
+    for (int i = 0; i < j->shared.n; ++i) {
+        const char *b = (const char *)j->shared.ptr[i];
+        if (out >= b && out < b + j->shared.bytes[i]) {
+            continue;
+        }
+        CML_CHECK(cudaMemcpyAsync(j->shared.ptr[i], s->reg.ptr[i], j->shared.bytes[i],
+                                  cudaMemcpyDeviceToDevice, 0));
+    }
+}
+
+/* 1 when one of PROBES random positions of the batch's outputs still holds the poison. */
+static int probe_unwritten(judge *j, const batch_state *b) {
+    for (int k = 0; k < PROBES; ++k) {
+        const float *out = b->outs[cml_rng_below(&j->secret, (uint64_t)b->batch)];
+        size_t pos = (size_t)cml_rng_below(&j->secret, j->p.n_out);
+        float v;
+        CML_CHECK(cudaMemcpy(&v, out + pos, sizeof v, cudaMemcpyDeviceToHost));
+        if (cml_is_poison_f32(v)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Draws INPUT_SETS input sets from secret seeds, in buffers of the judge's only. Returns how
+ * many it made: 0 when the exercise keeps inputs outside its buffers (CML_EX_FIXED_INPUTS)
+ * or a set's buffers do not match the case's. */
+static int make_input_sets(judge *j, input_set *sets) {
+    if (j->ex->flags & CML_EX_FIXED_INPUTS) {
+        return 0;
+    }
+    int made = 0, same = 1;
+    for (int k = 0; k < INPUT_SETS && same; ++k) {
+        memset(&sets[k], 0, sizeof sets[k]);
+        cml_devmem_use(CML_DEVMEM_PLAIN, &sets[k].reg, NULL, NULL);
+        const char *message =
+            j->ex->setup(&sets[k].p, (const long long *)cml_run.size, cml_rng_u64(&j->secret));
+        cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
+        if (message != NULL) {
+            break;
+        }
+        made = k + 1;
+        same = cml_lab_problem_error(&sets[k].p) == NULL && sets[k].reg.n == j->shared.n &&
+               sets[k].p.n_out == j->p.n_out;
+        for (int i = 0; same && i < j->shared.n; ++i) {
+            same = sets[k].reg.bytes[i] == j->shared.bytes[i];
+        }
+    }
+    if (made < INPUT_SETS || !same) {
+        for (int k = 0; k < made; ++k) {
+            j->ex->teardown(&sets[k].p);
+        }
+        return 0;
+    }
+    return made;
+}
+
+/* Gives the student's process batch - 1 more output buffers (b->outs[1..batch)), from the
+ * pool it maps. Returns ANSWERED, or the remote failure. */
+static int give_outputs(judge *j, batch_state *b) {
+    static cml_msg_outputs m;
+    memset(&m, 0, sizeof m);
+    m.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_OUTPUTS};
+    m.n = b->batch - 1;
+    m.bytes = j->p.n_out * sizeof(float);
+    for (int i = 1; i < b->batch; ++i) {
+        CML_CHECK(cudaMallocFromPoolAsync((void **)&b->outs[i], m.bytes, j->pool, 0));
+        CML_CHECK(cudaStreamSynchronize(0));
+        CML_CHECK(cml_devmem_export_ptr(b->outs[i], m.export_data[i - 1]));
+    }
+    if (cml_ipc_send(j->sock, &m, sizeof m, -1) != 0) {
+        return GONE;
+    }
+    return await_ready(j);
+}
+
+typedef struct copy_ctx {
+    void *d_dst, *d_src;
+    size_t n_bytes;
+} copy_ctx;
+
+enum { C_STUDENT, C_NULL_WORKER, C_BASELINE, C_NULL_JUDGE, C_COPY, N_CONTENDERS };
+
+static void summarize(const double *x, int n, int batch, cml_timing_stats *s) {
+    s->median_ms = cml_median(x, (size_t)n);
+    s->p10_ms = cml_percentile(x, (size_t)n, 10);
+    s->p90_ms = cml_percentile(x, (size_t)n, 90);
+    s->reps = n;
+    s->batch = batch;
+}
+
+/* One sample of contender c (host milliseconds for the whole batch), or a remote failure
+ * in *rc. */
+static double sample(judge *j, int c, const batch_state *b, const copy_ctx *copy, int *rc) {
+    const double t0 = now_ms();
+    switch (c) {
+    case C_STUDENT:
+        *rc = remote_run(j->sock, ++j->token, (uint32_t)b->batch, &j->err);
+        break;
+    case C_NULL_WORKER:
+        *rc = remote_run(j->null_sock, ++j->token, 1, NULL) == ANSWERED ? ANSWERED : GONE;
+        break;
+    case C_BASELINE:
+        cml_run.in_launch = 1;
+        for (int i = 0; i < b->batch; ++i) {
+            if (b->batch > 1) {
+                *j->p.out_ref = b->outs[i];
+            }
+            j->ex->launch_baseline(j->p.ctx);
+            CML_CHECK(cudaGetLastError());
+        }
+        CML_CHECK(cudaDeviceSynchronize());
+        cml_run.in_launch = 0;
+        if (j->p.out_ref) {
+            *j->p.out_ref = b->outs[0];
+        }
+        break;
+    case C_NULL_JUDGE:
+        cml_launch_null();
+        CML_CHECK_LAUNCH();
+        break;
+    default:
+        for (int i = 0; i < b->batch; ++i) {
+            CML_CHECK(cudaMemcpyAsync(copy->d_dst, copy->d_src, copy->n_bytes,
+                                      cudaMemcpyDeviceToDevice, 0));
+        }
+        CML_CHECK_LAUNCH();
+        break;
+    }
+    return now_ms() - t0;
+}
+
+/* The launches per sample: enough that a sample of the student's lasts TARGET_SAMPLE_MS,
+ * from the warm-up's samples (single launches), within CML_IPC_MAX_BATCH and the memory
+ * for the extra outputs; 1 when the exercise cannot redirect its output. */
+static int choose_batch(const judge *j, double student_ms, double overhead_ms) {
+    if (j->p.out_ref == NULL) {
+        return 1;
+    }
+    double launch_ms = student_ms - overhead_ms;
+    launch_ms = launch_ms > 0.005 ? launch_ms : 0.005;
+    double want = TARGET_SAMPLE_MS / launch_ms;
+    const size_t out_bytes = j->p.n_out * sizeof(float);
+    const double by_memory = 1.0 + (double)(BATCH_MEMORY_BYTES / (out_bytes ? out_bytes : 1));
+    want = want < by_memory ? want : by_memory;
+    want = want < CML_IPC_MAX_BATCH ? want : CML_IPC_MAX_BATCH;
+    return want > 1.0 ? (int)want : 1;
+}
+
+/* Times the contenders; stats[3] = student, baseline, copy (per launch). Returns ANSWERED,
+ * a remote failure, or 2 when a timed student repetition was wrong (*check, *judged say
+ * which). */
+static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare_result *check,
+                      cml_judged *judged) {
+    input_set sets[INPUT_SETS];
+    const int n_sets = make_input_sets(j, sets);
+    judged->input_sets = n_sets;
+
+    copy_ctx copy = {.n_bytes = j->p.bytes > 2.0 ? (size_t)(j->p.bytes / 2.0) : 1};
+    CML_CHECK(cudaMalloc(&copy.d_dst, copy.n_bytes));
+    CML_CHECK(cudaMalloc(&copy.d_src, copy.n_bytes));
+    CML_CHECK(cudaMemset(copy.d_src, 0, copy.n_bytes));
+    void *d_flush = NULL;
+    const size_t flush_bytes = 2 * cml_run.device.l2_bytes;
+    if (flush_bytes > 0) {
+        CML_CHECK(cudaMalloc(&d_flush, flush_bytes));
+    }
+    if (start_null_server(j) != 0) {
+        return GONE; /* cannot happen unless the machine is out of processes */
+    }
+
+    static batch_state b;
+    memset(&b, 0, sizeof b);
+    b.batch = 1;
+    b.outs[0] = j->p.d_out;
+    double *samples = malloc(sizeof(double) * N_CONTENDERS * (size_t)reps);
+    double warm[N_CONTENDERS];
+    if (!samples) {
+        return GONE;
+    }
+    const int verified = (int)cml_rng_below(&j->secret, (uint64_t)reps);
+    judged->verified_rep = verified;
+    int rc = ANSWERED;
+    for (int r = 0; r < WARMUP + reps && rc == ANSWERED; ++r) {
+        if (r == WARMUP) { /* single launches so far: now the batch for the timed rounds */
+            b.batch = choose_batch(j, warm[C_STUDENT], warm[C_NULL_WORKER] - warm[C_NULL_JUDGE]);
+            if (b.batch > 1) {
+                rc = give_outputs(j, &b);
+                if (rc != ANSWERED) {
+                    break;
+                }
+            }
+        }
+        for (int c = 0; c < N_CONTENDERS && rc == ANSWERED; ++c) {
+            const input_set *set = NULL;
+            if (c == C_STUDENT || c == C_BASELINE) {
+                if (n_sets > 0) {
+                    set = &sets[cml_rng_below(&j->secret, (uint64_t)n_sets)];
+                    load_inputs(j, set);
+                }
+                for (int i = 0; i < b.batch; ++i) {
+                    CML_CHECK(
+                        cudaMemsetAsync(b.outs[i], CML_POISON_BYTE, j->p.n_out * sizeof(float), 0));
+                }
+            }
+            if (d_flush) {
+                CML_CHECK(cudaMemsetAsync(d_flush, r, flush_bytes, 0));
+            }
+            CML_CHECK(cudaDeviceSynchronize());
+            const double elapsed = sample(j, c, &b, &copy, &rc);
+            if (rc != ANSWERED) {
+                break;
+            }
+            if (r < WARMUP) {
+                warm[c] = r == 0 || elapsed < warm[c] ? elapsed : warm[c];
+            } else {
+                samples[(size_t)c * reps + (r - WARMUP)] = elapsed;
+            }
+            if (c == C_STUDENT && (r - WARMUP == verified || probe_unwritten(j, &b))) {
+                const float *out = b.outs[cml_rng_below(&j->secret, (uint64_t)b.batch)];
+                CML_CHECK(
+                    cudaMemcpy(j->h_got, out, j->p.n_out * sizeof(float), cudaMemcpyDeviceToHost));
+                cml_lab_compare(set ? &set->p : &j->p, j->h_got, check);
+                if (check->n_bad != 0) {
+                    judged->phase = "timed";
+                    judged->verified_rep = r - WARMUP;
+                    rc = 2;
+                }
+            }
+        }
+    }
+    if (rc == ANSWERED) {
+        double *s = samples;
+        /* The exchange with the other process, beyond a launch of the judge's own. */
+        const double overhead = cml_median(&s[(size_t)C_NULL_WORKER * reps], (size_t)reps) -
+                                cml_median(&s[(size_t)C_NULL_JUDGE * reps], (size_t)reps);
+        judged->worker_overhead_ms = overhead;
+        for (int i = 0; i < reps; ++i) {
+            double *t = &s[(size_t)C_STUDENT * reps + i];
+            *t = *t - overhead > 1e-6 ? *t - overhead : 1e-6;
+            for (int c = C_STUDENT; c < N_CONTENDERS; ++c) {
+                s[(size_t)c * reps + i] /= c == C_NULL_WORKER || c == C_NULL_JUDGE ? 1 : b.batch;
+            }
+        }
+        summarize(&s[(size_t)C_STUDENT * reps], reps, b.batch, &stats[0]);
+        summarize(&s[(size_t)C_BASELINE * reps], reps, b.batch, &stats[1]);
+        summarize(&s[(size_t)C_COPY * reps], reps, b.batch, &stats[2]);
+    }
+    free(samples);
+    stop_null_server(j);
+    CML_CHECK(cudaFree(copy.d_dst));
+    CML_CHECK(cudaFree(copy.d_src));
+    CML_CHECK(cudaFree(d_flush));
+    for (int k = 0; k < n_sets; ++k) {
+        j->ex->teardown(&sets[k].p);
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The run. */
+
+/* Asks the student's process for the exercise's own figures and checks what comes back. */
+static int remote_metrics(judge *j, cml_metrics *m) {
+    if (cml_ipc_send_token(j->sock, CML_MSG_METRICS, ++j->token) != 0) {
+        return GONE;
+    }
+    static cml_msg_metrics reply;
+    ssize_t got = cml_ipc_recv(j->sock, &reply, sizeof reply, NULL, 1);
+    if (cml_ipc_type(&reply, got) != CML_MSG_METRICS_REPLY || reply.n < 0 ||
+        reply.n > CML_MAX_EXTRA_METRICS) {
+        return GONE;
+    }
+    memset(m, 0, sizeof *m);
+    for (int i = 0; i < reply.n; ++i) {
+        char name[CML_METRIC_NAME_MAX];
+        cml_ipc_clean(name, sizeof name, reply.name[i], sizeof reply.name[i]);
+        if (cml_metrics_add(m, name, reply.value[i]) != 0) {
+            memset(m, 0, sizeof *m); /* an invalid name: none of the figures is kept */
+            return ANSWERED;
+        }
+    }
+    return ANSWERED;
+}
+
+/* Sends HELLO with the case and its buffers; ANSWERED when the student's process is READY. */
+static int hello(judge *j, int pool_fd) {
+    static cml_msg_hello h;
+    memset(&h, 0, sizeof h);
+    h.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_HELLO};
+    snprintf(h.exercise, sizeof h.exercise, "%s", j->ex->name);
+    h.n_size = cml_run.n_size;
+    for (int i = 0; i < cml_run.n_size; ++i) {
+        h.size[i] = cml_run.size[i];
+    }
+    h.seed = cml_run.seed;
+    h.n_buffers = j->shared.n;
+    for (int i = 0; i < j->shared.n; ++i) {
+        h.bytes[i] = j->shared.bytes[i];
+        CML_CHECK(cml_devmem_export_ptr(j->shared.ptr[i], h.export_data[i]));
+    }
+    if (cml_ipc_send(j->sock, &h, sizeof h, pool_fd) != 0) {
+        return GONE;
+    }
+    return await_ready(j);
+}
+
+/* Ends the student's process and waits for it to let go of the buffers. */
+static void quit(judge *j) {
+    (void)cml_ipc_send_token(j->sock, CML_MSG_QUIT, 0);
+    char buf[64];
+    while (cml_ipc_recv(j->sock, buf, sizeof buf, NULL, 0) > 0) {
+    }
+}
+
+int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
+    judge j;
+    memset(&j, 0, sizeof j);
+    j.sock = opt->peer_fd;
+    j.ex = ex;
+    j.null_sock = -1;
+    fcntl(j.sock, F_SETFD, FD_CLOEXEC);
+    /* Not dumpable: other processes of the same user (the student's, when the grader runs
+     * without the sandbox) cannot open /proc/<judge>/fd or read its memory (the secret). */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    cml_rng_seed(&j.secret, secret_seed());
+
+    if (cml_device_count() == 0) {
+        return cml_lab_no_device(); /* closing the socket tells the student's process */
+    }
+    CML_CHECK(cml_device_query(&cml_run.device));
+    cml_run.have_device = 1;
+
+    int pool_fd = -1;
+    CML_CHECK(cml_devmem_pool_create(&j.pool, &pool_fd));
+    cml_devmem_use(CML_DEVMEM_EXPORT, &j.shared, j.pool, NULL);
+    cml_check_set_secret(&j.secret);
+    const char *message = ex->setup(&j.p, opt->size, opt->seed);
+    cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
+    if (message) {
+        fprintf(stderr, "judge: %s: %s\n", ex->name, message);
+        return cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
+    }
+    const char *bug = cml_lab_problem_error(&j.p);
+    j.h_got = bug ? NULL : malloc(j.p.n_out * sizeof *j.h_got);
+    if (!bug && !j.h_got) {
+        bug = "out of host memory for the result";
+    }
+    if (bug) {
+        return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
+    }
+
+    int rc = hello(&j, pool_fd);
+    close(pool_fd);
+    cml_compare_result check;
+    if (rc == ANSWERED) {
+        rc = remote_verify(&j, &j.p, &check);
+    }
+    if (rc != ANSWERED) {
+        return finish_remote_failure(&j, rc);
+    }
+    int first_bad_unwritten = check.n_bad > 0 && cml_is_poison_f32(j.h_got[check.first_bad]);
+
+    /* The exercise's figures: the judge's own (course code on the buffers it shares), then
+     * those only the student's code can give, marked as reported by it. */
+    cml_metrics extra = {0}, reported = {0};
+    int self_reported = 0;
+    if (check.n_bad == 0 && ex->extra_metrics) {
+        ex->extra_metrics(j.p.ctx, &extra);
+        if (extra.n < 0) {
+            return cml_lab_finish_error(
+                "harness", "the exercise added an invalid metric (a course bug, please report)",
+                CML_EXIT_FAILED);
+        }
+    }
+    if (check.n_bad == 0 && ex->student_metrics) {
+        rc = remote_metrics(&j, &reported);
+        if (rc != ANSWERED) {
+            return finish_remote_failure(&j, rc);
+        }
+        for (int i = 0; i < reported.n; ++i) {
+            if (cml_metrics_add(&extra, reported.name[i], reported.value[i]) == 0) {
+                self_reported += 1;
+            } else {
+                extra.n = self_reported = 0; /* a name the judge's figures took: none kept */
+                break;
+            }
+        }
+    }
+
+    cml_judged judged = {.phase = "first", .verified_rep = -1};
+    cml_timing_stats stats[3];
+    const cml_timing_stats *timing = NULL;
+    if (opt->time && check.n_bad == 0 && ex->launch_baseline) {
+        cml_compare_result baseline_check;
+        CML_CHECK(cudaMemset(j.p.d_out, CML_POISON_BYTE, j.p.n_out * sizeof(float)));
+        ex->launch_baseline(j.p.ctx);
+        cml_run.in_launch = 1;
+        CML_CHECK_LAUNCH();
+        cml_run.in_launch = 0;
+        CML_CHECK(
+            cudaMemcpy(j.h_got, j.p.d_out, j.p.n_out * sizeof(float), cudaMemcpyDeviceToHost));
+        cml_lab_compare(&j.p, j.h_got, &baseline_check);
+        if (baseline_check.n_bad != 0) {
+            return cml_lab_finish_error(
+                "harness", "the baseline produced a wrong result (a course bug, please report)",
+                CML_EXIT_FAILED);
+        }
+        rc = judge_time(&j, opt->reps, stats, &check, &judged);
+        if (rc == ANSWERED) {
+            timing = stats;
+        } else if (rc == 2) {
+            first_bad_unwritten = cml_is_poison_f32(j.h_got[check.first_bad]);
+        } else {
+            return finish_remote_failure(&j, rc);
+        }
+    }
+
+    cml_problem numbers = j.p;
+    cml_doc d = {.status = check.n_bad == 0 ? "ok" : "wrong",
+                 .check = &check,
+                 .problem = &numbers,
+                 .first_bad_unwritten = first_bad_unwritten,
+                 .timing = timing,
+                 .extra = &extra,
+                 .extra_self_reported = self_reported,
+                 .judged = &judged};
+    int code = cml_lab_write(&d);
+    quit(&j);
+    cml_check_set_secret(NULL);
+    free(j.h_got);
+    ex->teardown(&j.p);
+    return code;
+}

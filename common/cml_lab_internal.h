@@ -1,0 +1,103 @@
+/* cml_lab_internal.h — what the driver's files share; not for harnesses.
+ *
+ *   cml_lab.c     the command line, the run document, a plain run (lab --exercise ...)
+ *   cml_judge.c   a judged run: the course's process owns inputs, reference, verification,
+ *                 timing and the document; the student's launches happen in another process
+ *   cml_worker.c  that other process: lab --serve FD
+ */
+#pragma once
+
+#include "cml_compare.h"
+#include "cml_device.h"
+#include "cml_lab.h"
+#include "cml_options.h"
+#include "cml_timing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cml_role {
+    CML_ROLE_PLAIN = 0, /* lab --exercise: everything in one process (compute-sanitizer's runs) */
+    CML_ROLE_JUDGE,     /* judge --exercise ... --peer FD */
+    CML_ROLE_WORKER,    /* lab --serve FD */
+    CML_ROLE_NULL       /* judge --serve-null FD */
+} cml_role;
+
+/* The run's context: everything a document needs, also from inside the failure handler. */
+typedef struct cml_run_ctx {
+    const char *lab_id;
+    cml_mode mode;
+    cml_role role;
+    int peer_fd;               /* the socket of a judged run, -1 otherwise */
+    const char *exercise_name; /* as given on the command line; NULL when not given */
+    const cml_exercise *ex;    /* NULL when unknown */
+    long long size[CML_MAX_DIMS];
+    int n_size;
+    uint64_t seed;
+    const char *json_path; /* NULL: standard output */
+    int have_device;
+    cml_device_facts device;
+    int in_launch; /* 1 while checking a student or baseline launch: failures are "launch" */
+} cml_run_ctx;
+
+extern cml_run_ctx cml_run;
+
+/* What a judged run's document adds (docs/protocol.md, "Judged runs"). */
+typedef struct cml_judged {
+    const char *phase;         /* which run `check` is: "first" or "timed" */
+    double worker_overhead_ms; /* subtracted from each student sample */
+    int input_sets;            /* input sets the repetitions rotated among; 0: the case's own */
+    int verified_rep;          /* the timed repetition verified in full (0-based), -1: none */
+} cml_judged;
+
+/* The contents of one document beyond the context. */
+typedef struct cml_doc {
+    const char *status;
+    const char *err_kind; /* NULL: "error": null */
+    const char *err_message, *err_where, *err_expr;
+    const cml_compare_result *check; /* NULL: "check": null */
+    const cml_problem *problem;      /* gamma, abs_floor, bytes, flops */
+    int first_bad_unwritten;
+    const cml_timing_stats *timing; /* NULL, or [3]: student, baseline, copy */
+    const cml_metrics *extra;       /* NULL, or the exercise's own figures */
+    int extra_self_reported;        /* the last this many of `extra` were measured in the
+                                     * student's process (reported, not believed) */
+    const cml_judged *judged;       /* NULL: a plain run */
+} cml_doc;
+
+enum { CML_EXIT_OK = 0, CML_EXIT_USAGE = 2, CML_EXIT_NO_DEVICE = 3, CML_EXIT_FAILED = 4 };
+
+/* Writes one run document (--json PATH through PATH.tmp and a rename, or standard output).
+ * Returns CML_EXIT_OK, or CML_EXIT_USAGE after saying why on stderr. */
+int cml_lab_write(const cml_doc *d);
+
+/* Writes an error document; returns `code`, or CML_EXIT_USAGE when even that failed. */
+int cml_lab_finish_error(const char *kind, const char *message, int code);
+
+/* Writes a "no_device" document; returns CML_EXIT_NO_DEVICE (CML_EXIT_USAGE if unwritten). */
+int cml_lab_no_device(void);
+
+/* NULL, or what setup() filled in inconsistently (a course bug). */
+const char *cml_lab_problem_error(const cml_problem *p);
+
+/* Compares h_got (p->n_out floats) with the problem's reference. */
+void cml_lab_compare(const cml_problem *p, const float *h_got, cml_compare_result *check);
+
+/* The failure handler of every role (CML_CHECK): a document, or for the student's process
+ * an ERROR message to the judge; then the process ends. */
+void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line);
+
+/* common/cml_null.cu: one launch of an empty kernel on the default stream. */
+void cml_launch_null(void);
+
+/* cml_judge.c */
+int cml_judge_run(const cml_options *opt, const cml_exercise *ex);
+int cml_judge_serve_null(int sock);
+
+/* cml_worker.c */
+int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises);
+
+#ifdef __cplusplus
+}
+#endif

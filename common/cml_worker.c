@@ -1,0 +1,162 @@
+/* cml_worker.c — the student's side of a judged run: lab --serve FD (cml_ipc.h).
+ *
+ * This process holds the student's code, so nothing it does is believed: it only makes the
+ * launches the judge asks for. It maps the judge's buffers (cml_devmem.h), runs the
+ * exercise's setup() on them (the same code and seed as the judge's, so the context's
+ * pointers and sizes agree; the reference it would compute is cut to one position, since it
+ * never compares anything), answers READY, then serves RUN (one launch of the student's
+ * launcher, checked: cudaGetLastError, cudaDeviceSynchronize; a timed RUN asks for several
+ * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS) and METRICS
+ * until QUIT or the socket closes. A failed check sends ERROR and ends the process (cml_lab_fail).
+ *
+ * Source: docs/protocol.md, "Judged runs".
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cml_check.h"
+#include "cml_devmem.h"
+#include "cml_ipc.h"
+#include "cml_lab_internal.h"
+#include "cml_sample.h"
+
+static int send_error(int sock, const char *kind, const char *message) {
+    cml_msg_error m;
+    memset(&m, 0, sizeof m);
+    m.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_ERROR};
+    snprintf(m.kind, sizeof m.kind, "%s", kind);
+    snprintf(m.message, sizeof m.message, "%s", message);
+    (void)cml_ipc_send(sock, &m, sizeof m, -1);
+    return CML_EXIT_FAILED;
+}
+
+static const cml_exercise *find(const char *name, const cml_exercise *exercises, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(exercises[i].name, name) == 0) {
+            return &exercises[i];
+        }
+    }
+    return NULL;
+}
+
+int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
+    static cml_msg_hello hello; /* 4.6 KB: not on the stack */
+    int pool_fd = -1;
+    ssize_t got = cml_ipc_recv(sock, &hello, sizeof hello, &pool_fd, 0);
+    if (got == 0) {
+        return CML_EXIT_OK; /* the judge had nothing to run (it rejected the case itself) */
+    }
+    if (cml_ipc_type(&hello, got) != CML_MSG_HELLO || pool_fd < 0) {
+        return send_error(sock, "protocol", "expected HELLO with the memory pool");
+    }
+    hello.exercise[sizeof hello.exercise - 1] = '\0';
+    const cml_exercise *ex = find(hello.exercise, exercises, n_exercises);
+    if (!ex || hello.n_size != ex->n_dims || hello.n_buffers < 0 ||
+        hello.n_buffers > CML_DEVMEM_MAX) {
+        return send_error(sock, "protocol", "HELLO names no exercise of this lab");
+    }
+    cml_run.ex = ex;
+    cml_run.exercise_name = ex->name;
+    cml_run.n_size = hello.n_size;
+    for (int i = 0; i < hello.n_size; ++i) {
+        cml_run.size[i] = hello.size[i];
+    }
+    cml_run.seed = hello.seed;
+
+    static cml_devmem_registry imports;
+    memset(&imports, 0, sizeof imports);
+    for (int i = 0; i < hello.n_buffers; ++i) {
+        imports.bytes[i] = hello.bytes[i];
+    }
+    CML_CHECK(cml_devmem_pool_import(pool_fd, hello.export_data, hello.n_buffers, &imports));
+    close(pool_fd);
+
+    /* The same setup as the judge's, on the judge's buffers; one checked position only. */
+    cml_check_set_minimal(1);
+    cml_devmem_use(CML_DEVMEM_IMPORT, NULL, NULL, &imports);
+    cml_problem p = {0};
+    const char *message = ex->setup(&p, (const long long *)cml_run.size, hello.seed);
+    const int used = cml_devmem_imports_used();
+    cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
+    cml_check_set_minimal(0);
+    if (message) {
+        return send_error(sock, "setup", message);
+    }
+    if (used != imports.n || p.ctx == NULL) {
+        return send_error(sock, "protocol", "setup() used other buffers than the judge's");
+    }
+    if (cml_ipc_send_token(sock, CML_MSG_READY, 0) != 0) {
+        return CML_EXIT_FAILED;
+    }
+
+    /* Output buffers of a batched RUN: [0] the case's own, [1..n_outs) from OUTPUTS. */
+    static float *outs[CML_IPC_MAX_BATCH];
+    int n_outs = 1;
+    outs[0] = p.d_out;
+    for (;;) {
+        static union {
+            cml_msg_token token;
+            cml_msg_outputs outputs;
+        } in;
+        got = cml_ipc_recv(sock, &in, sizeof in, NULL, 1);
+        const cml_msg_type type = cml_ipc_type(&in, got);
+        if (got <= 0 || type == CML_MSG_QUIT) {
+            break;
+        }
+        if (type == CML_MSG_RUN) {
+            const uint32_t count = in.token.count;
+            if (count < 1 || count > (uint32_t)n_outs || (count > 1 && p.out_ref == NULL)) {
+                return send_error(sock, "protocol", "RUN asks for more outputs than it gave");
+            }
+            cml_run.in_launch = 1;
+            for (uint32_t i = 0; i < count; ++i) {
+                if (count > 1) {
+                    *p.out_ref = outs[i];
+                }
+                ex->launch_student(p.ctx);
+                CML_CHECK(cudaGetLastError());
+            }
+            CML_CHECK(cudaDeviceSynchronize());
+            cml_run.in_launch = 0;
+            if (p.out_ref) {
+                *p.out_ref = outs[0];
+            }
+            if (cml_ipc_send_token(sock, CML_MSG_DONE, in.token.token) != 0) {
+                break;
+            }
+        } else if (type == CML_MSG_OUTPUTS) {
+            if (in.outputs.n < 0 || in.outputs.n > CML_IPC_MAX_BATCH - 1 ||
+                in.outputs.bytes != p.n_out * sizeof(float)) {
+                return send_error(sock, "protocol", "OUTPUTS does not fit the case");
+            }
+            CML_CHECK(
+                cml_devmem_import_more(in.outputs.export_data, in.outputs.n, (void **)&outs[1]));
+            n_outs = 1 + in.outputs.n;
+            if (cml_ipc_send_token(sock, CML_MSG_READY, 0) != 0) {
+                break;
+            }
+        } else if (type == CML_MSG_METRICS) {
+            static cml_metrics m;
+            static cml_msg_metrics reply;
+            memset(&m, 0, sizeof m);
+            memset(&reply, 0, sizeof reply);
+            if (ex->student_metrics) {
+                ex->student_metrics(p.ctx, &m);
+            }
+            reply.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_METRICS_REPLY};
+            reply.n = m.n;
+            for (int i = 0; i < m.n && i < CML_MAX_EXTRA_METRICS; ++i) {
+                memcpy(reply.name[i], m.name[i], sizeof reply.name[i]);
+                reply.value[i] = m.value[i];
+            }
+            if (cml_ipc_send(sock, &reply, sizeof reply, -1) != 0) {
+                break;
+            }
+        } else {
+            return send_error(sock, "protocol", "unexpected message");
+        }
+    }
+    ex->teardown(&p);
+    return CML_EXIT_OK;
+}

@@ -1,0 +1,112 @@
+/* test_ipc.c — the judge's messages (cml_ipc.h): framing, validation, descriptor passing.
+ *
+ * The judge believes nothing the student's process sends but well-formed messages of the
+ * expected type; these tests hold cml_ipc_type() to that and show a descriptor crossing a
+ * socket pair (how the judge's memory pool reaches the student's process).
+ */
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cml_ipc.h"
+#include "suites.h"
+
+static int pair[2];
+
+static void open_pair(void) {
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair), 0);
+}
+
+static void close_pair(void) {
+    close(pair[0]);
+    close(pair[1]);
+}
+
+START_TEST(token_round_trip) {
+    ck_assert_int_eq(cml_ipc_send_token(pair[0], CML_MSG_RUN, 42), 0);
+    cml_msg_token got;
+    ssize_t n = cml_ipc_recv(pair[1], &got, sizeof got, NULL, 1);
+    ck_assert_int_eq(cml_ipc_type(&got, n), CML_MSG_RUN);
+    ck_assert_uint_eq(got.token, 42);
+    ck_assert_uint_eq(got.count, 1);
+}
+END_TEST
+
+START_TEST(descriptor_crosses_the_pair) {
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    cml_msg_token t = {.head = {CML_IPC_MAGIC, CML_MSG_READY}};
+    ck_assert_int_eq(cml_ipc_send(pair[0], &t, sizeof t, p[1]), 0);
+    close(p[1]);
+    int fd = -1;
+    cml_msg_token got;
+    ck_assert_int_eq(cml_ipc_recv(pair[1], &got, sizeof got, &fd, 0), (ssize_t)sizeof got);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "x", 1), 1); /* the received descriptor is the pipe's end */
+    close(fd);
+    char c = 0;
+    ck_assert_int_eq(read(p[0], &c, 1), 1);
+    ck_assert_int_eq(c, 'x');
+    close(p[0]);
+}
+END_TEST
+
+START_TEST(closed_peer_reads_as_zero) {
+    close(pair[0]);
+    pair[0] = -1;
+    char buf[64];
+    ck_assert_int_eq(cml_ipc_recv(pair[1], buf, sizeof buf, NULL, 1), 0);
+}
+END_TEST
+
+START_TEST(type_needs_magic_and_exact_size) {
+    cml_msg_token t = {.head = {CML_IPC_MAGIC, CML_MSG_DONE}};
+    ck_assert_int_eq(cml_ipc_type(&t, sizeof t), CML_MSG_DONE);
+    ck_assert_int_eq(cml_ipc_type(&t, sizeof t - 1), 0); /* short */
+    ck_assert_int_eq(cml_ipc_type(&t, sizeof t + 8), 0); /* long */
+    ck_assert_int_eq(cml_ipc_type(&t, -1), 0);           /* an error */
+    t.head.magic ^= 1;
+    ck_assert_int_eq(cml_ipc_type(&t, sizeof t), 0); /* not ours */
+    t.head.magic = CML_IPC_MAGIC;
+    t.head.type = 999;
+    ck_assert_int_eq(cml_ipc_type(&t, sizeof t), 0); /* no such type */
+    static cml_msg_error e = {.head = {CML_IPC_MAGIC, CML_MSG_ERROR}};
+    ck_assert_int_eq(cml_ipc_type(&e, sizeof e), CML_MSG_ERROR);
+    ck_assert_int_eq(cml_ipc_type(&e, sizeof(cml_msg_token)), 0); /* an ERROR as long as a token */
+}
+END_TEST
+
+START_TEST(oversized_message_is_refused) {
+    static cml_msg_metrics big = {.head = {CML_IPC_MAGIC, CML_MSG_METRICS_REPLY}};
+    ck_assert_int_eq(cml_ipc_send(pair[0], &big, sizeof big, -1), 0);
+    cml_msg_token small;
+    ck_assert_int_eq(cml_ipc_recv(pair[1], &small, sizeof small, NULL, 0), -1); /* truncated */
+}
+END_TEST
+
+START_TEST(clean_keeps_printable_ascii_only) {
+    char out[8];
+    const char in[] = {'o', 'k', '\n', '\x1b', (char)0xC3, 'z'};
+    cml_ipc_clean(out, sizeof out, in, sizeof in); /* no terminator in the source */
+    ck_assert_str_eq(out, "ok???z");
+    cml_ipc_clean(out, 4, "abcdef", 7);
+    ck_assert_str_eq(out, "abc");
+}
+END_TEST
+
+Suite *make_ipc_suite(void) {
+    Suite *s = suite_create("ipc");
+    TCase *tc = tcase_create("Correctness");
+    tcase_add_checked_fixture(tc, open_pair, close_pair);
+    tcase_add_test(tc, token_round_trip);
+    tcase_add_test(tc, descriptor_crosses_the_pair);
+    tcase_add_test(tc, closed_peer_reads_as_zero);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Errors");
+    tcase_add_checked_fixture(tc, open_pair, close_pair);
+    tcase_add_test(tc, type_needs_magic_and_exact_size);
+    tcase_add_test(tc, oversized_message_is_refused);
+    tcase_add_test(tc, clean_keeps_printable_ascii_only);
+    suite_add_tcase(s, tc);
+    return s;
+}
