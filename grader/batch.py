@@ -255,7 +255,9 @@ class Batch:
         nvcc = tools.find("nvcc")
         if nvcc is None:
             raise GraderError(f"cannot build: {tools.not_found('nvcc')}")
-        builder.build_common(root, nvcc, self.options.arch)  # once: parallel builds only read it
+        # once: the parallel gradings only read them (their own make finds nothing to do)
+        builder.build_common(root, nvcc, self.options.arch)
+        builder.build_judge(root, nvcc, self.options.arch, self.lab.name)
 
         n, k = len(self.subs), 0
         rows: dict[str, dict] = {}

@@ -85,6 +85,28 @@ def build_common(root: Path, nvcc: Tool | None, arch: str | None) -> None:
         )
 
 
+def build_judge(root: Path, nvcc: Tool | None, arch: str | None, lab_folder: str) -> Path:
+    """``make <build>/<lab>/judge``: the lab's pristine harness without student code, the
+    course's process of a judged run (grader/stubs.py, docs/protocol.md). Built from the
+    course tree, outside the sandbox, once per course and architecture (``build/`` for the
+    Makefile's default, ``build/<arch>/`` for another, as ``make build-sm80`` does). Raises
+    GraderError when it does not build: the course is broken."""
+    build_dir = "build" if arch in (None, default_arch(root)) else f"build/{arch}"
+    target = f"{build_dir}/{lab_folder}/judge"
+    args = _make_args(root, nvcc, arch)
+    if build_dir != "build":
+        args.append(f"BUILD={build_dir}")
+    out = runner.run([*args, target], timeout_s=BUILD_TIMEOUT_S, max_output=64 * 1024, limits=False)
+    judge = root / target
+    if not out.ok or not judge.is_file():
+        log = (out.stdout + out.stderr).strip().splitlines()
+        raise GraderError(
+            f"the judge of {lab_folder} did not build (make {target} {out.describe()}):\n"
+            + "\n".join(log[-20:])
+        )
+    return judge
+
+
 def summarize(log: str, src: Path, out_dir: Path, limit: int = SUMMARY_LINES) -> list[str]:
     """The lines of a failed build worth showing: errors first, paths made relative."""
     lines = []

@@ -34,6 +34,7 @@ from pathlib import Path
 from grader import assemble as assembler
 from grader import build as builder
 from grader import (
+    plausible,
     cgroup,
     diagnose,
     harness,
@@ -149,6 +150,7 @@ class Grading:
         if spec is not None and not options.exercises:
             self.grade.report = ReportResult(spec.file, spec.filled, spec.manual)
         self.binary: Path | None = None
+        self.judge: Path | None = None  # the course's side of every run (harness.run_judged)
         self.baselines: dict[str, str] = {}
         self.hung: set[str] = set()
         self.strip_paths: list[str] = []
@@ -198,6 +200,7 @@ class Grading:
         if nvcc is None:
             raise GraderError(f"cannot build: {tools.not_found('nvcc')}")
         builder.build_common(self.root, nvcc, self.options.arch)
+        self.judge = builder.build_judge(self.root, nvcc, self.options.arch, self.lab.name)
         # the build and every run of the submission from here on are in this sandbox
         # (grader.sandbox): the preprocessor and the assembler read what the source names
         self.box = sandbox.choose([self.root], self.options.sandbox_default)
@@ -329,9 +332,10 @@ class Grading:
         self.baselines = {
             name: e.get("baseline") for name, e in entries.items() if e.get("baseline")
         }
-        probe = harness.device_info(self.binary, self.version, box=self.box)
+        # the device's facts come from the judge, never from the student's process
+        probe = harness.device_info(self.judge, self.version, box=harness.TRUSTED)
         if probe.doc is None:
-            reason = f"the device probe (lab --device-info) {probe.problem}"
+            reason = f"the device probe (judge --device-info) {probe.problem}"
             self.step("device", "failed", [reason])
             self.runtime_not_run(reason)
             return
@@ -364,8 +368,8 @@ class Grading:
                 part.details.append(row)
                 continue
             seed = self.seeds.seed(ex.name, "correctness", i)
-            run = harness.run_case(
-                self.binary, ex.name, size, seed, timeout_s, self.version, box=self.box
+            run = harness.run_judged(
+                self.judge, self.binary, ex.name, size, seed, timeout_s, self.version, box=self.box
             )
             k = diagnose.kind(run)
             if k == "no_device":
@@ -465,7 +469,8 @@ class Grading:
             _set_not_run(er.parts, ("performance",), "a correctness case did not finish")
             return
         seed = self.seeds.seed(ex.name, "performance", 0)
-        run = harness.run_case(
+        run = harness.run_judged(
+            self.judge,
             self.binary,
             ex.name,
             spec.size,
@@ -501,6 +506,17 @@ class Grading:
                     f"{ex.name}: {msg}: the kernel passed every correctness case, so its result "
                     "depends on the run (a race between threads?)"
                 )
+            return
+        why = plausible.implausible(run.doc, self.grade.device)
+        if why:
+            msg = (
+                f"implausible timing at {diagnose.size_text(spec.size)}: {why}; no performance "
+                "points (was the work done outside the timed launch, or kept from an earlier "
+                "one?)"
+            )
+            part.messages.append(msg)
+            row["message"] = msg
+            part.finding = f"{ex.name}: {msg}"
             return
         # Each criterion is a ramp; the part's fraction is their mean (docs/protocol.md).
         texts, scored, fractions = [], [], []

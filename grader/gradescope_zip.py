@@ -50,7 +50,8 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 apt-get update
-apt-get install -y --no-install-recommends make gcc python3
+# bubblewrap: run_autograder grades every submission in the sandbox (GRADER_SANDBOX=auto)
+apt-get install -y --no-install-recommends make gcc python3 bubblewrap
 
 python3 - <<'PY'
 import sys
@@ -89,7 +90,9 @@ cd "$ROOT/source" && {{
     # the folder holding the student files (the upload may wrap them in a folder)
     SUB=$(python3 -c 'import sys; from grader.gradescope_zip import find_submission; print(find_submission(sys.argv[1], sys.argv[2]))' "$LAB" "$ROOT/submission") \\
         || SUB="$ROOT/submission"
-    python3 -m grader grade "$LAB" --submission "$SUB" --gradescope "$RESULTS"
+    # someone else's code: in the sandbox where bubblewrap runs (the report says when not)
+    GRADER_SANDBOX="${{GRADER_SANDBOX:-auto}}" \
+        python3 -m grader grade "$LAB" --submission "$SUB" --gradescope "$RESULTS"
 }} 2>&1 | tee "$LOG"
 rc=${{PIPESTATUS[0]}}
 

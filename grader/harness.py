@@ -1,12 +1,19 @@
 """Running the lab binary (docs/protocol.md, "Harness") and reading its run documents.
 
-``run_case`` runs ``lab --exercise NAME --size A,B,C --seed S [--time --reps R]
---json FILE`` in its own process group (``grader.run``) and returns a ``CaseRun``: the
-document when one was written and is valid, else a readable ``problem`` ("crashed
-(SIGSEGV) before writing its result", "did not finish within 60 s"). The grader trusts
-the document, not the exit status (docs/design-notes.md, note 6), but checks that the
-document belongs to the run: its schema version (``CML_SCHEMA_VERSION``, read from
-``common/cml_json.h``), exercise, size and seed.
+``run_judged`` is how the grader runs a case of a submission: the course's judge
+(``build/<lab>/judge``, the pristine harness without student code) and the student's
+process (``lab --serve FD``, the harness with the student's launchers, in the sandbox with
+the run's limits) on the two ends of a socket pair. The judge writes the run document into
+a folder the student's process never sees; the student's process only launches, and nothing
+it writes, prints or measures is read (docs/design-notes.md, note 22). It returns a
+``CaseRun``: the judge's document when it is valid, else a readable ``problem`` from how the
+student's process ended ("crashed (SIGSEGV) before writing its result", "did not finish
+within 60 s"). The document must belong to the run: its schema version
+(``CML_SCHEMA_VERSION``, read from ``common/cml_json.h``), exercise, size, seed, and
+``"judged": true``.
+
+``run_case`` runs the lab binary alone (``lab --exercise ... --json FILE``, everything in
+one process): compute-sanitizer's runs use it, and only the sanitizer's findings count.
 
 Seeds: ``Seeds(None)`` draws a fresh 32-bit seed per run (``secrets``); ``Seeds(S)``
 derives each run's seed from S, the exercise, the purpose and the case, so a graded run
@@ -23,15 +30,22 @@ import hashlib
 import json
 import re
 import secrets
+import socket
+import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+import os
+import signal
 
 from grader import run as runner
 from grader import sandbox
 from grader.errors import GraderError
 
 STATUSES = ("ok", "wrong", "error", "no_device")
+# The judge's own runs (--device-info): course code only, no sandbox needed.
+TRUSTED = sandbox.Sandbox("none", "the judge: course code only", off=True)
 PROBE_TIMEOUT_S = 60
 
 
@@ -131,6 +145,10 @@ def _read_doc(path: Path) -> tuple[object | None, str | None]:
         return None, None
     except OSError as e:
         return None, f"cannot read the run document: {e.strerror}"
+    return _parse_doc(text)
+
+
+def _parse_doc(text: str) -> tuple[object | None, str | None]:
     if not text.strip():
         return None, None
     try:
@@ -184,11 +202,108 @@ def run_case(
     box: sandbox.Sandbox | None = None,
 ) -> CaseRun:
     """One verified run of an exercise (timed against the baseline with ``time_reps``)."""
+    args = case_args(exercise, size, seed, time_reps)
+    expect = {"exercise": exercise, "size": size, "seed": seed}
+    return invoke(binary, args, timeout_s, version, expect, box=box)
+
+
+def case_args(exercise: str, size, seed: int, time_reps: int | None = None) -> list[str]:
+    """The lab binary's (and the judge's) options for one case."""
     args = ["--exercise", exercise, "--size", ",".join(map(str, size)), "--seed", str(seed)]
     if time_reps is not None:
         args += ["--time", "--reps", str(time_reps)]
-    expect = {"exercise": exercise, "size": size, "seed": seed}
-    return invoke(binary, args, timeout_s, version, expect, box=box)
+    return args
+
+
+JUDGE_GRACE_S = 60  # the judge's time to finish once the student's process has ended
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def run_judged(
+    judge: Path,
+    binary: Path,
+    exercise: str,
+    size: tuple[int, ...],
+    seed: int,
+    timeout_s: float,
+    version: int,
+    time_reps: int | None = None,
+    box: sandbox.Sandbox | None = None,
+) -> CaseRun:
+    """One judged run of an exercise (timed by the judge with ``time_reps``)."""
+    args = case_args(exercise, size, seed, time_reps)
+    expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with (
+        tempfile.TemporaryDirectory(prefix="grader-judge-") as jtmp,
+        tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
+        open(Path(jtmp) / "judge.log", "w+") as log,
+    ):
+        # The document comes back on the judge's standard output, a pipe only the grader
+        # holds: no file the student's process could name (without the sandbox it shares
+        # the user and the /tmp), and the judge makes itself undumpable, so its /proc/PID/fd
+        # is closed to other processes of the user too (docs/design-notes.md, note 22).
+        jargv = [str(judge), *args, "--peer", str(ours.fileno())]
+        judge_proc = subprocess.Popen(
+            jargv,
+            cwd=jtmp,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            start_new_session=True,
+            pass_fds=(ours.fileno(),),
+        )
+        ours.close()
+        argv = [str(binary), "--serve", str(theirs.fileno())]
+        try:
+            outcome = runner.run(
+                argv,
+                timeout_s=timeout_s,
+                cwd=tmp,
+                sandbox=box or sandbox.choose(),
+                readable=_readable(binary),
+                pass_fds=(theirs.fileno(),),
+            )
+        finally:
+            theirs.close()  # the judge sees the student's side closed
+            held = False
+            try:
+                text, _ = judge_proc.communicate(timeout=JUDGE_GRACE_S)
+            except subprocess.TimeoutExpired:
+                held, text = True, b""
+            _kill(judge_proc)
+        doc, problem = _parse_doc(text.decode("utf-8", "replace"))
+        log.seek(0)
+        judge_log = log.read()[-2000:]
+    if doc is None and held:
+        # Something of the student's kept its end of the socket open after the process
+        # ended (a child it left behind): the judge waited for it in vain.
+        return CaseRun(
+            argv,
+            outcome,
+            None,
+            f"left a process behind that kept the judge waiting for {JUDGE_GRACE_S} s",
+        )
+    if doc is None:
+        raise GraderError(
+            f"the judge ({judge}) wrote no run document"
+            + (f" ({problem})" if problem else "")
+            + (f": {judge_log.strip()}" if judge_log.strip() else "")
+        )
+    if isinstance(doc, dict) and isinstance(doc.get("error"), dict):
+        if doc["error"].get("kind") == "worker":
+            return CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s))
+    problem = validate(doc, version, expect)
+    if problem:
+        raise GraderError(f"the judge's run document is not valid: {problem}")
+    return CaseRun(argv, outcome, doc, None)
 
 
 def device_info(binary: Path, version: int, box: sandbox.Sandbox | None = None) -> CaseRun:

@@ -156,10 +156,12 @@ def run(
     output_cap: int = OUTPUT_CAP_BYTES,
     sandbox: Sandbox | None = None,
     readable: list[str] | tuple[str, ...] = (),
+    pass_fds: tuple[int, ...] = (),
 ) -> Outcome:
     """Runs ``argv`` to completion, until ``timeout_s``, or until it has written more than
     ``output_cap`` bytes; never raises for the child's failures (a missing executable
-    raises OSError, which is the caller's bug)."""
+    raises OSError, which is the caller's bug). ``pass_fds`` stay open in the child (the
+    socket of a judged run, ``grader.harness.run_judged``)."""
     boxed = sandbox is not None and sandbox.kind == "bwrap"
     if boxed:
         argv = sandbox.wrap(argv, workdir=cwd, readable=readable)
@@ -181,6 +183,7 @@ def run(
             stderr=err,
             start_new_session=True,
             preexec_fn=_limits(int(2 * timeout_s) + 10) if limits else None,
+            pass_fds=pass_fds,
         )
         timed_out = flooded = at_limit = False
         while proc.poll() is None:

@@ -132,7 +132,7 @@ def run(
         "--print-limit",
         str(PRINT_LIMIT),
     ]
-    args = ["--exercise", exercise, "--size", ",".join(map(str, size)), "--seed", str(seed)]
+    args = harness.case_args(exercise, size, seed)
     expect = {"exercise": exercise, "size": size, "seed": seed}
     case = harness.invoke(
         binary,

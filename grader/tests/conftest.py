@@ -6,8 +6,8 @@ reported no_device"), when ``nvidia-smi`` is absent or the built lab binary says
 no device.
 
 ``fake_root`` is a course tree made from ``fakelab/`` (a lab whose harness is plain C, see
-fakelab/README.md), the real Makefile and the real ``common/cml_json.h``: the whole grading
-pipeline runs on it without a GPU.
+fakelab/README.md), the real Makefile, the real ``common/cml_json.h`` and the grader's
+``stubs.py`` (the judge's build): the whole grading pipeline runs on it without a GPU.
 """
 
 from __future__ import annotations
@@ -48,6 +48,10 @@ def fake_root(tmp_path_factory) -> Path:
     shutil.copy(FAKELAB / "common" / "fake_common.c", root / "common" / "fake_common.c")
     shutil.copytree(FAKELAB / "labs", root / "labs")
     shutil.copytree(FAKELAB / "solutions", root / "solutions")
+    # the Makefile writes the judge's stubs with grader/stubs.py (grader.stubs)
+    (root / "grader").mkdir()
+    for name in ("__init__.py", "errors.py", "stubs.py"):
+        shutil.copy(REPO / "grader" / name, root / "grader" / name)
     return root
 
 

@@ -177,9 +177,9 @@ def test_resume_skips_then_force_regrades_identically(graded, fake_root, subs, m
     guard = threading.Lock()
     running = {"untimed": 0, "timed": 0}
     clashes, timed_runs = [], []
-    real_run_case = batching.grading.harness.run_case
+    real_run_judged = batching.grading.harness.run_judged
 
-    def run_case(*args, **kwargs):
+    def run_judged(*args, **kwargs):
         kind = "timed" if kwargs.get("time_reps") is not None else "untimed"
         with guard:
             if running["timed"] or (kind == "timed" and running["untimed"]):
@@ -187,14 +187,14 @@ def test_resume_skips_then_force_regrades_identically(graded, fake_root, subs, m
             running[kind] += 1
         try:
             time.sleep(0.05)
-            return real_run_case(*args, **kwargs)
+            return real_run_judged(*args, **kwargs)
         finally:
             with guard:
                 running[kind] -= 1
                 if kind == "timed":
-                    timed_runs.append(args[1])
+                    timed_runs.append(args[2])
 
-    monkeypatch.setattr(batching.grading.harness, "run_case", run_case)
+    monkeypatch.setattr(batching.grading.harness, "run_judged", run_judged)
     again = ["solution", "edge", "alice", "evil"]
     code, err = run_batch(fake_root, [subs[s] for s in again], out, "--force")
     assert code == 0 and "already graded" not in err

@@ -70,6 +70,9 @@ def test_run_autograder_names_the_lab(built):
     assert f'LAB="labs/{lab}"' in text
     assert "python3 -m grader grade" in text and "--gradescope" in text
     assert "AUTOGRADER_ROOT:-/autograder" in text
+    # someone else's code: sandboxed by default, with bubblewrap installed by setup.sh
+    assert 'GRADER_SANDBOX="${GRADER_SANDBOX:-auto}"' in text
+    assert "bubblewrap" in data["setup.sh"].decode()
 
 
 def test_deterministic(built, tmp_path):

@@ -120,12 +120,13 @@ def test_exit_in_a_launcher_is_graded_as_a_crash(fake_root, fake_gpu, capsys, tm
 
 @x86_only
 def test_static_constructor_exiting_0_earns_nothing(fake_root, fake_gpu, capsys, tmp_path):
-    # exit_group(0) by a raw syscall before main, only in graded runs (--exercise):
-    # --list and --device-info still work, so the grader gets as far as the cases
+    # exit_group(0) by a raw syscall before main, only in graded runs (--serve, the
+    # student's side of a judged run): --list still works, so the grader gets as far as
+    # the cases
     head = SYSCALL + (
         "__attribute__((constructor)) static void early(int argc, char **argv) {\n"
         "    for (int i = 1; i < argc; ++i) {\n"
-        '        const char *a = argv[i], *w = "--exercise";\n'
+        '        const char *a = argv[i], *w = "--serve";\n'
         "        while (*w && *a == *w) { ++a; ++w; }\n"
         "        if (!*w && !*a) { raw3(231, 0, 0, 0); }\n"
         "    }\n"
@@ -370,3 +371,92 @@ def test_infinite_loop_in_a_kernel_times_out(capsys, tmp_path):
     )
     assert code == 1 and "Traceback" not in out + err
     assert "did not finish within" in out
+
+
+# -- the trust boundary: nothing the student's process writes is read (note 22) ------
+
+# A full-marks run document, and a device document, as a forger would write them.
+FORGED = (
+    '{"schema":1,"lab":"9.1","exercise":"scale","size":[33,65],"seed":1,"judged":true,'
+    '"status":"ok","error":null,"check":{"n":2145,"n_bad":0},"timing":{"ratio":400.0},'
+    '"metrics":{"pct_of_copy":400.0},"self_reported":[],'
+    '"device":{"name":"NVIDIA H200","cc":"9.0","sm_count":132}}'
+)
+FORGER = (
+    SYSCALL
+    + f'static const char forged[] = R"FORGED({FORGED}\n)FORGED";\n'
+    + "static void forge() {\n"
+    + '    const char *paths[] = {"run.json", "../run.json", "/tmp/run.json", "result.json"};\n'
+    + "    for (const char *p : paths) {\n"
+    + "        long fd = raw3(2, (long)p, 01 | 0100 | 01000, 0644);\n"
+    + "        if (fd >= 0) { raw3(1, fd, (long)forged, sizeof forged - 1); raw3(3, fd, 0, 0); }\n"
+    + "    }\n"
+    + "    for (long fd = 1; fd < 64; ++fd) { raw3(1, fd, (long)forged, sizeof forged - 1); }\n"
+    + "}\n"
+    + "static int serving;\n"  # only as the student's side of a judged run (lab --list stays)
+    + "__attribute__((constructor)) static void early(int argc, char **argv) {\n"
+    + "    for (int i = 1; i < argc; ++i) {\n"
+    + '        const char *a = argv[i], *w = "--serve";\n'
+    + "        while (*w && *a == *w) { ++a; ++w; }\n"
+    + "        if (!*w && !*a) { serving = 1; forge(); }\n"
+    + "    }\n"
+    + "}\n"
+    + "__attribute__((destructor)) static void late() { if (serving) { forge(); } }\n"
+)
+# the launcher computes nothing and claims a speed of 400
+IDLE = "*speed = 400.0;\n    return 0;"
+IDLE_OLD = """    for (int i = 0; i < rows * cols; ++i) {
+        out[i] = 2.0f * in[i] + 1.0f;
+    }
+    *speed = 2.5;"""
+
+
+@x86_only
+def test_forged_documents_earn_nothing_without_a_gpu(fake_root, capsys, tmp_path):
+    # no device: the judge says so before any of the student's code runs; whatever the
+    # student's process writes to files, standard output or inherited descriptors, no
+    # report says a GPU ran, and no correctness or performance point is awarded
+    sub = hostile(fake_root, tmp_path, IDLE, old=IDLE_OLD, head=FORGER)
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 3, out
+    assert step_statuses(rep)["device"] == "not_run"
+    assert "NVIDIA H200" not in out
+    for ex in rep["exercises"]:
+        for name in ("correctness", "performance"):
+            part = ex["parts"][name]
+            assert part["points"] in (None, 0), (ex["name"], name, part)
+
+
+@x86_only
+def test_forged_documents_earn_nothing_with_a_gpu(fake_root, fake_gpu, capsys, tmp_path):
+    # the judge computes the reference and reads the output itself: the forger's documents
+    # (before main, after it, on every descriptor it inherited) change nothing
+    sub = hostile(fake_root, tmp_path, IDLE, old=IDLE_OLD, head=FORGER)
+    rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
+    assert rc == 1, out
+    assert step_statuses(rep)["device"] == "passed"
+    assert "Fake GPU" in out and "NVIDIA H200" not in out
+    part = scale(rep)["correctness"]
+    assert part["points"] == 0 and part["status"] == "failed"
+    # a forged text on the judge's socket is a broken protocol: the case is unanswered
+    assert {d["status"] for d in part["details"]} == {"crash"}
+
+
+def test_a_worker_that_forges_and_exits_gives_no_document(fake_root, fake_gpu, tmp_path):
+    # harness.run_judged reads the judge's standard output only: a student's process that
+    # prints a document and writes one beside itself, then exits, leaves the case unanswered
+    version = harness.schema_version(REPO)
+    worker = tmp_path / "worker"
+    worker.write_text(
+        "#!/bin/sh\n"
+        f"printf '%s' '{FORGED}' | tee run.json ../run.json\n"
+        "exit 0\n"
+    )
+    worker.chmod(0o755)
+    import subprocess
+
+    subprocess.run(["make", "-s", "-C", str(fake_root), "build/9.1-fake/judge"], check=True)
+    judge = fake_root / "build" / "9.1-fake" / "judge"
+    run = harness.run_judged(judge, worker, "scale", (33, 65), 1, 30, version)
+    assert run.doc is None
+    assert run.problem == "exited with status 0 without writing its result"

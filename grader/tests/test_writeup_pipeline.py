@@ -28,7 +28,7 @@ def report_root(fake_root, tmp_path_factory):
     example in solutions/."""
     root = tmp_path_factory.mktemp("course-report")
     shutil.copy(fake_root / "Makefile", root / "Makefile")
-    for name in ("common", "labs", "solutions"):
+    for name in ("common", "labs", "solutions", "grader"):
         shutil.copytree(fake_root / name, root / name)
     lab = root / LAB
     toml = (lab / "lab.toml").read_text()
@@ -214,7 +214,7 @@ def test_selfcheck_catches_an_unfilled_example_and_a_drifted_template(
     broken = tmp_path / "course"
     broken.mkdir()
     shutil.copy(report_root / "Makefile", broken / "Makefile")
-    for name in ("common", "labs", "solutions"):
+    for name in ("common", "labs", "solutions", "grader"):
         shutil.copytree(report_root / name, broken / name)
     (broken / "solutions" / "9.1-fake" / "REPORT.md").write_text(TEMPLATE)
     (broken / LAB / "REPORT.md").write_text(FILLED)  # the skeleton is no longer the template

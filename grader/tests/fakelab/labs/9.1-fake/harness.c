@@ -1,10 +1,35 @@
 /* harness.c — the fake lab's harness: the lab binary's contract (docs/protocol.md) on the
- * host only, for the grader's tests (grader/tests/fakelab/README.md). */
+ * host only, for the grader's tests (grader/tests/fakelab/README.md).
+ *
+ * Judged runs as the real driver makes them, without a GPU: built as the judge (the Makefile
+ * links grader/stubs.py's stubs instead of kernels.cu, which defines cml_judge_build),
+ * `--exercise ... --peer FD` computes the inputs and the reference itself and asks the
+ * student's process (`lab --serve FD`) for the output, which that process sends back over the
+ * socket (the real judge reads it from shared device memory). The fake timing is the
+ * launcher's `*speed`, as the student's process reports it. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+extern const int cml_judge_build __attribute__((weak));
+
+/* The judge's request and the student's process's answer (one seqpacket message each). */
+typedef struct {
+    char exercise[16];
+    long long size[8];
+    int n_size;
+    unsigned long long seed;
+} request;
+#define MAX_N 16384 /* the largest case, 128 x 128; a seqpacket message stays well below 200 KB */
+typedef struct {
+    int rc;
+    double speed;
+    float out[MAX_N];
+} answer;
 
 #include "cml_json.h"
 #include "fake.h"
@@ -16,6 +41,7 @@ typedef struct {
     unsigned long long seed;
     int time;
     const char *json;
+    int peer, serve;
 } opts;
 
 static FILE *open_out(const char *path) {
@@ -61,6 +87,10 @@ int main(int argc, char **argv) {
             o.seed = strtoull(argv[++i], NULL, 0);
         } else if (i + 1 < argc && !strcmp(argv[i], "--reps")) {
             ++i;
+        } else if (i + 1 < argc && !strcmp(argv[i], "--peer")) {
+            o.peer = atoi(argv[++i]);
+        } else if (i + 1 < argc && !strcmp(argv[i], "--serve")) {
+            o.serve = atoi(argv[++i]);
         } else if (i + 1 < argc && !strcmp(argv[i], "--json")) {
             o.json = argv[++i];
         } else if (i + 1 < argc && !strcmp(argv[i], "--size")) {
@@ -86,7 +116,7 @@ int main(int argc, char **argv) {
     }
     const char *gpu = getenv("FAKE_GPU");
     int have_gpu = gpu && !strcmp(gpu, "1");
-    if (info || !have_gpu) {
+    if (!o.serve && (info || !have_gpu)) {
         FILE *f = open_out(o.json);
         if (have_gpu) {
             fprintf(f, "{\"schema\":%d,\"status\":\"ok\",\"device\":{\"name\":\"Fake GPU\","
@@ -100,6 +130,23 @@ int main(int argc, char **argv) {
             fclose(f);
         }
         return have_gpu ? 0 : 3;
+    }
+    const int judge = &cml_judge_build != NULL;
+    request req;
+    memset(&req, 0, sizeof req);
+    if (o.serve) { /* the student's process: one request, one answer */
+        if (recv(o.serve, &req, sizeof req, 0) != (ssize_t)sizeof req) {
+            return 0;
+        }
+        req.exercise[sizeof req.exercise - 1] = '\0';
+        o.exercise = req.exercise;
+        o.n_size = req.n_size < 8 ? req.n_size : 8;
+        memcpy(o.size, req.size, sizeof o.size);
+        o.seed = req.seed;
+    }
+    if (judge != (o.peer > 0)) {
+        fprintf(stderr, "usage error: --peer is the judge's\n");
+        return 2;
     }
     int is_scale = o.exercise && !strcmp(o.exercise, "scale");
     int is_offset = o.exercise && !strcmp(o.exercise, "offset");
@@ -116,15 +163,51 @@ int main(int argc, char **argv) {
     }
     memset(out, 0xFF, n * sizeof *out);
     double speed = 1.0;
-    int rc = is_scale ? scale(in, out, (int)rows, (int)cols, &speed)
+    int rc;
+    if (judge) {
+        snprintf(req.exercise, sizeof req.exercise, "%s", o.exercise);
+        memcpy(req.size, o.size, sizeof req.size);
+        req.n_size = o.n_size;
+        req.seed = o.seed;
+        static answer a;
+        if (n > MAX_N || send(o.peer, &req, sizeof req, 0) != (ssize_t)sizeof req ||
+            recv(o.peer, &a, sizeof a, 0) != (ssize_t)sizeof a) {
+            FILE *f = open_out(o.json);
+            fprintf(f, "{\"schema\":%d,\"lab\":\"9.1\",\"exercise\":\"%s\",\"size\":[",
+                    CML_SCHEMA_VERSION, o.exercise);
+            for (int i = 0; i < o.n_size; ++i) {
+                fprintf(f, "%s%lld", i ? "," : "", o.size[i]);
+            }
+            fprintf(f, "],\"seed\":%llu,\"judged\":true,\"status\":\"error\",\"error\":{"
+                       "\"kind\":\"worker\",\"message\":\"the student's process ended\","
+                       "\"where\":null,\"expr\":null},\"check\":null,\"timing\":null,"
+                       "\"metrics\":null}\n",
+                    o.seed);
+            fclose(f);
+            return 4;
+        }
+        rc = a.rc;
+        speed = a.speed;
+        memcpy(out, a.out, n * sizeof *out);
+    } else {
+        rc = is_scale ? scale(in, out, (int)rows, (int)cols, &speed)
                       : offset(in, out, (int)n, &speed);
+    }
+    if (o.serve) {
+        static answer a;
+        a.rc = rc;
+        a.speed = speed;
+        memcpy(a.out, out, (n < MAX_N ? n : MAX_N) * sizeof *out);
+        send(o.serve, &a, sizeof a, 0);
+        return 0;
+    }
     FILE *f = open_out(o.json);
     fprintf(f, "{\"schema\":%d,\"lab\":\"9.1\",\"exercise\":\"%s\",\"size\":[", CML_SCHEMA_VERSION,
             o.exercise);
     for (int i = 0; i < o.n_size; ++i) {
         fprintf(f, "%s%lld", i ? "," : "", o.size[i]);
     }
-    fprintf(f, "],\"seed\":%llu,", o.seed);
+    fprintf(f, "],\"seed\":%llu,\"judged\":%s,", o.seed, judge ? "true" : "false");
     if (rc == 1) {
         fprintf(f, "\"status\":\"error\",\"error\":{\"kind\":\"launch\",\"message\":"
                    "\"too many resources requested for launch\",\"where\":\"harness.c:1\","

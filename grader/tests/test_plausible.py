@@ -1,0 +1,49 @@
+"""Timed results no correct kernel can reach (grader/plausible.py): the copy roof and the
+FP32 roof, from the judge's device facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader import plausible
+
+H200 = {"name": "NVIDIA H200", "cc": "9.0", "sm_count": 132, "clock_khz": 1980000}
+
+
+def test_fp32_roof_of_an_h200():
+    # 2 flops per FMA x 128 FP32 lanes x 132 SMs x 1.98 GHz = 66.9 TFLOP/s (the datasheet's 67)
+    assert plausible.fp32_gflops(H200) == pytest.approx(66908.16)
+
+
+@pytest.mark.parametrize(
+    "device",
+    [None, {}, {"cc": "9.0", "sm_count": 132}, {"cc": "x", "sm_count": 1, "clock_khz": 1},
+     {"cc": "9.0", "sm_count": 0, "clock_khz": 1}],
+)
+def test_unknown_roof(device):
+    assert plausible.fp32_gflops(device) is None
+
+
+def test_an_a100_has_64_lanes_per_sm():
+    a100 = {"cc": "8.0", "sm_count": 108, "clock_khz": 1410000}
+    assert plausible.fp32_gflops(a100) == pytest.approx(2 * 64 * 108 * 1.41e6 / 1e6)  # 19.5 TFLOP/s
+
+
+def test_faster_than_the_copy_is_not_believed():
+    assert plausible.implausible({"metrics": {"pct_of_copy": 98.0}}, H200) is None
+    assert plausible.implausible({"metrics": {"pct_of_copy": 124.0}}, H200) is None
+    why = plausible.implausible({"metrics": {"pct_of_copy": 400.0}}, H200)
+    assert why.startswith("400 % of the copy bandwidth")
+
+
+def test_above_the_fp32_roof_is_not_believed():
+    assert plausible.implausible({"metrics": {"gflops": 50000.0}}, H200) is None
+    why = plausible.implausible({"metrics": {"gflops": 2.0e6}}, H200)
+    assert "above the device's FP32 roof of 66.9 TFLOP/s" in why
+    # without the device's facts the FP32 roof is not applied
+    assert plausible.implausible({"metrics": {"gflops": 2.0e6}}, None) is None
+
+
+def test_no_metrics_is_plausible():
+    assert plausible.implausible({"metrics": None}, H200) is None
+    assert plausible.implausible({}, H200) is None
