@@ -12,8 +12,12 @@ sanitizer → performance → score. Each step's failure is a graded result:
   boundary); its static checks are not run either;
 - without ``nm`` the symbols cannot be checked, so the submission is not run (exit 3);
 - without cuobjdump the static checks are skipped (never passed);
-- without a CUDA device (the harness's ``--device-info`` says ``no_device``) or without
-  compute-sanitizer, the runtime parts are not run, and the report says why;
+- without a CUDA device (the judge's ``--device-info`` says ``no_device``; asked before any
+  of the submission's code runs) or without compute-sanitizer, the runtime parts are not
+  run, and the report says why;
+- the judge (``build/<lab>/judge``) is checked to be the file the grading built before each
+  use: a submission running without the sandbox can rewrite the course's files, and a
+  changed judge stops the grading (``GraderError``);
 - a correctness case that timed out stops the sanitizer and performance runs of that
   exercise (they would hang the same way, under a longer limit).
 
@@ -150,7 +154,7 @@ class Grading:
         if spec is not None and not options.exercises:
             self.grade.report = ReportResult(spec.file, spec.filled, spec.manual)
         self.binary: Path | None = None
-        self.judge: Path | None = None  # the course's side of every run (harness.run_judged)
+        self.judge: harness.Judge | None = None  # the course's side of every run
         self.baselines: dict[str, str] = {}
         self.hung: set[str] = set()
         self.strip_paths: list[str] = []
@@ -200,7 +204,9 @@ class Grading:
         if nvcc is None:
             raise GraderError(f"cannot build: {tools.not_found('nvcc')}")
         builder.build_common(self.root, nvcc, self.options.arch)
-        self.judge = builder.build_judge(self.root, nvcc, self.options.arch, self.lab.name)
+        self.judge = harness.Judge(
+            builder.build_judge(self.root, nvcc, self.options.arch, self.lab.name)
+        )
         # the build and every run of the submission from here on are in this sandbox
         # (grader.sandbox): the preprocessor and the assembler read what the source names
         self.box = sandbox.choose([self.root], self.options.sandbox_default)
@@ -322,6 +328,19 @@ class Grading:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
 
     def _probe(self) -> None:
+        # the device's facts come from the judge, and first: without a device none of the
+        # submission's code runs at all
+        probe = harness.device_info(self.judge.path, self.version, box=harness.TRUSTED)
+        if probe.doc is None:
+            reason = f"the device probe (judge --device-info) {probe.problem}"
+            self.step("device", "failed", [reason])
+            self.runtime_not_run(reason)
+            return
+        if probe.doc["status"] != "ok":
+            reason = "no CUDA device (the judge reported no_device)"
+            self.step("device", "not_run", [reason])
+            self.runtime_not_run(reason)
+            return
         listing, problem = harness.list_exercises(self.binary, box=self.box)
         if listing is None:
             reason = f"the lab binary failed at start-up ({problem})"
@@ -332,18 +351,6 @@ class Grading:
         self.baselines = {
             name: e.get("baseline") for name, e in entries.items() if e.get("baseline")
         }
-        # the device's facts come from the judge, never from the student's process
-        probe = harness.device_info(self.judge, self.version, box=harness.TRUSTED)
-        if probe.doc is None:
-            reason = f"the device probe (judge --device-info) {probe.problem}"
-            self.step("device", "failed", [reason])
-            self.runtime_not_run(reason)
-            return
-        if probe.doc["status"] != "ok":
-            reason = "no CUDA device (the harness reported no_device)"
-            self.step("device", "not_run", [reason])
-            self.runtime_not_run(reason)
-            return
         device = probe.doc.get("device") or {}
         self.grade.device = device
         self.step("device", "passed", [_device_text(device)])
@@ -369,11 +376,12 @@ class Grading:
                 continue
             seed = self.seeds.seed(ex.name, "correctness", i)
             run = harness.run_judged(
-                self.judge, self.binary, ex.name, size, seed, timeout_s, self.version, box=self.box
+                self.judge.path, self.binary, ex.name, size, seed, timeout_s, self.version,
+                box=self.box,
             )
             k = diagnose.kind(run)
             if k == "no_device":
-                self.runtime_not_run("no CUDA device (the harness reported no_device)")
+                self.runtime_not_run("no CUDA device (the judge reported no_device)")
                 return
             # a hidden case's size, seed and reproduce command never reach a report
             row = {"hidden": True} if hidden else {"size": list(size), "seed": seed}
@@ -470,7 +478,7 @@ class Grading:
             return
         seed = self.seeds.seed(ex.name, "performance", 0)
         run = harness.run_judged(
-            self.judge,
+            self.judge.path,
             self.binary,
             ex.name,
             spec.size,

@@ -3,9 +3,9 @@
 ``run_judged`` is how the grader runs a case of a submission: the course's judge
 (``build/<lab>/judge``, the pristine harness without student code) and the student's
 process (``lab --serve FD``, the harness with the student's launchers, in the sandbox with
-the run's limits) on the two ends of a socket pair. The judge writes the run document into
-a folder the student's process never sees; the student's process only launches, and nothing
-it writes, prints or measures is read (docs/design-notes.md, note 22). It returns a
+the run's limits) on the two ends of a socket pair. The judge writes the run document to
+its standard output, a pipe only the grader holds; the student's process only launches,
+and nothing it writes, prints or measures is read (docs/design-notes.md, note 22). It returns a
 ``CaseRun``: the judge's document when it is valid, else a readable ``problem`` from how the
 student's process ended ("crashed (SIGSEGV) before writing its result", "did not finish
 within 60 s"). The document must belong to the run: its schema version
@@ -216,6 +216,41 @@ def case_args(exercise: str, size, seed: int, time_reps: int | None = None) -> l
 
 
 JUDGE_GRACE_S = 60  # the judge's time to finish once the student's process has ended
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError as e:
+        raise GraderError(f"cannot read the judge {path}: {e.strerror}")
+    return h.hexdigest()
+
+
+class Judge:
+    """The judge binary of one grading, pinned by its SHA-256 when the grading built it
+    (before any of the submission's code ran). ``path`` checks the file still has that
+    content every time it is asked for: a submission that runs without the sandbox runs as
+    the grader's user and can rewrite the course's files, the judge too; a changed judge
+    stops the grading. (It cannot undo a judge replaced before the grading built it: a
+    submission graded earlier without the sandbox may have done that, which is why someone
+    else's work is graded in the sandbox; docs/design-notes.md, note 22.)"""
+
+    def __init__(self, path: Path):
+        self._path = Path(path)
+        self.sha256 = _sha256(self._path)
+
+    @property
+    def path(self) -> Path:
+        if _sha256(self._path) != self.sha256:
+            raise GraderError(
+                f"the judge {self._path} changed while the submission ran: a submission "
+                "graded without the sandbox can rewrite the course's files. Rebuild the "
+                "course (make clean all) and grade others' work with GRADER_SANDBOX=bwrap"
+            )
+        return self._path
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -20,7 +20,8 @@ Defined global symbols (nm types other than U, w, v and lower-case locals):
   would replace the CUDA runtime's registration and launch functions;
 - the plain names of ``extern "C"`` kernels (found through their ``__device_stub__``),
   unless such a name is reserved (``main``, ``cml_*``, ``cuda*``, ``cu[A-Z]*``, ``_*``,
-  or a C library function, ``LIBC_NAMES``).
+  or a name the C or math library exports: ``system_library_names()``, with
+  ``LIBC_NAMES`` where the libraries cannot be read).
 
 Every other unmangled definition fails (a plain global variable or function: make it
 ``static``).
@@ -56,7 +57,9 @@ Everything else fails: ``fopen``, ``system``, ``fork``, ``exec*``, ``socket``,
 
 from __future__ import annotations
 
+import functools
 import re
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,6 +158,33 @@ LIBC_NAMES = frozenset(
 _WEAK_TYPES = frozenset("WV")
 
 
+@functools.cache
+def system_library_names() -> frozenset[str]:
+    """Every function and variable the C and math libraries export (``nm -D
+    --defined-only`` of the libc.so.6 and libm.so.6 the C compiler links), without symbol
+    versions: an ``extern "C"`` kernel may take none of these names, since its host stub
+    would replace the library's in the lab binary (a kernel named ``qsort``). Empty where
+    the compiler or nm cannot say; ``LIBC_NAMES`` stands in then."""
+    names: set[str] = set()
+    for lib in ("libc.so.6", "libm.so.6"):
+        try:
+            path = subprocess.run(
+                ["cc", "-print-file-name=" + lib], capture_output=True, text=True, timeout=30
+            ).stdout.strip()
+            if not path or not Path(path).is_file():
+                continue
+            out = subprocess.run(
+                ["nm", "-D", "--defined-only", path], capture_output=True, text=True, timeout=60
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "TWiVDBR":
+                names.add(parts[2].split("@")[0])
+    return frozenset(names)
+
+
 @dataclass
 class Symbol:
     name: str
@@ -223,7 +253,12 @@ def check_symbols(
                         "which submissions may not do"
                     )
                 continue
-            if name in kernels and not (_RESERVED_NAME.fullmatch(name) or name in LIBC_NAMES):
+            reserved = (
+                _RESERVED_NAME.fullmatch(name)
+                or name in LIBC_NAMES
+                or name in system_library_names()
+            )
+            if name in kernels and not reserved:
                 continue
             if name == "main":
                 problems.append(

@@ -386,7 +386,7 @@ FORGER = (
     SYSCALL
     + f'static const char forged[] = R"FORGED({FORGED}\n)FORGED";\n'
     + "static void forge() {\n"
-    + '    const char *paths[] = {"run.json", "../run.json", "/tmp/run.json", "result.json"};\n'
+    + '    const char *paths[] = {"run.json", "result.json"};\n'
     + "    for (const char *p : paths) {\n"
     + "        long fd = raw3(2, (long)p, 01 | 0100 | 01000, 0644);\n"
     + "        if (fd >= 0) { raw3(1, fd, (long)forged, sizeof forged - 1); raw3(3, fd, 0, 0); }\n"
@@ -413,9 +413,10 @@ IDLE_OLD = """    for (int i = 0; i < rows * cols; ++i) {
 
 @x86_only
 def test_forged_documents_earn_nothing_without_a_gpu(fake_root, capsys, tmp_path):
-    # no device: the judge says so before any of the student's code runs; whatever the
-    # student's process writes to files, standard output or inherited descriptors, no
-    # report says a GPU ran, and no correctness or performance point is awarded
+    # no device: the judge says so before any of the student's code runs (grade._probe
+    # asks it first); whatever the student's process would write to files, standard output
+    # or inherited descriptors, no report says a GPU ran, and no correctness or performance
+    # point is awarded
     sub = hostile(fake_root, tmp_path, IDLE, old=IDLE_OLD, head=FORGER)
     rc, out, rep = grade(capsys, fake_root, sub, tmp_path)
     assert rc == 3, out
@@ -449,7 +450,7 @@ def test_a_worker_that_forges_and_exits_gives_no_document(fake_root, fake_gpu, t
     worker = tmp_path / "worker"
     worker.write_text(
         "#!/bin/sh\n"
-        f"printf '%s' '{FORGED}' | tee run.json ../run.json\n"
+        f"printf '%s' '{FORGED}' | tee run.json\n"
         "exit 0\n"
     )
     worker.chmod(0o755)
@@ -460,3 +461,27 @@ def test_a_worker_that_forges_and_exits_gives_no_document(fake_root, fake_gpu, t
     run = harness.run_judged(judge, worker, "scale", (33, 65), 1, 30, version)
     assert run.doc is None
     assert run.problem == "exited with status 0 without writing its result"
+
+
+@x86_only
+def test_a_judge_rewritten_during_the_grading_stops_it(fake_root, fake_gpu, capsys, tmp_path):
+    # Without the sandbox the student's process runs as the grader's user and can write
+    # the course's files: here `lab --list` truncates the judge (found by an absolute path,
+    # as a student would find it through /proc). The grading must not run a changed judge.
+    import shutil
+
+    course = tmp_path / "course"
+    shutil.copytree(fake_root, course, symlinks=True)
+    judge = course / "build" / "9.1-fake" / "judge"
+    head = SYSCALL + (
+        "__attribute__((constructor)) static void early() {\n"
+        f'    long fd = raw3(2, (long)"{judge}", 01 | 01000, 0);\n'
+        '    if (fd >= 0) { raw3(1, fd, (long)"#!/bin/sh\\n", 10); raw3(3, fd, 0, 0); }\n'
+        "}\n"
+    )
+    sub = hostile(course, tmp_path, LAUNCH, head=head)
+    args = ["grade", course / "labs" / "9.1-fake", "--submission", sub, "--no-sanitizer"]
+    code, out, err = grade_cli(capsys, *args)
+    assert code == 2, out + err
+    assert "changed while the submission ran" in err
+    assert "GRADER_SANDBOX=bwrap" in err

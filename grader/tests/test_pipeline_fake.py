@@ -64,7 +64,7 @@ def test_solution_without_a_device_is_3_with_static_passed(fake_root, capsys):
     assert code == 3, out
     assert "  static       passed" in out
     assert (
-        "NOT RUN: correctness, sanitizer, performance — no CUDA device (the harness reported "
+        "NOT RUN: correctness, sanitizer, performance — no CUDA device (the judge reported "
         "no_device)" in out
     )
     assert "not a final grade" in out

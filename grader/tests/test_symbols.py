@@ -185,3 +185,23 @@ def test_loading_other_device_code_is_refused():
     syms = symbols.parse_nm("launch T 0 10\ncudaLibraryLoadData U\ncudaLibraryGetKernel U")
     joined = "\n".join(symbols.check_symbols(syms, ("launch",), (), "k.cu"))
     assert "calls cudaLibraryLoadData" in joined and "calls cudaLibraryGetKernel" in joined
+
+
+def test_an_extern_c_kernel_may_not_take_a_system_library_name():
+    # a kernel named qsort (or sin) would put its host stub in the place of the C library's
+    # function in the lab binary; qsort is in no hand-written list
+    library = symbols.system_library_names()
+    if not library:
+        pytest.skip("cannot read the C library's symbols here (cc or nm missing)")
+    assert {"qsort", "sin", "printf"} <= library
+    nm_text = "\n".join(
+        [
+            "_Z21__device_stub__Z5qsortPfPf T 0 20",
+            "qsort T 10 20",
+            "_Z28__device_stub__Z9my_kernelPfPf T 40 20",
+            "my_kernel T 60 20",
+        ]
+    )
+    problems = symbols.check_symbols(symbols.parse_nm(nm_text), (), (), "k.cu")
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("k.cu defines the global symbol qsort")
