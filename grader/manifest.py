@@ -36,7 +36,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader import writeup
+from grader import jobs, writeup
 from grader.errors import GraderError
 
 PARTS = ("correctness", "static", "sanitizer", "performance")
@@ -322,6 +322,14 @@ class _Checker:
 
 
 def _pattern(c: _Checker, where: str, pattern: str, label: str) -> None:
+    if label in ("static.require", "static.forbid") and jobs.is_job(pattern):
+        if pattern not in jobs.JOBS:
+            raise c.fail(
+                where,
+                f"{label}: '{pattern}' is no job (jobs: {', '.join(jobs.JOBS)}; opcode "
+                "patterns are upper case)",
+            )
+        return
     try:
         re.compile(rf"(?:{pattern})\b")
     except re.error as e:

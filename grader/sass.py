@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import jobs
 from grader import run as runner
 from grader.manifest import StaticRules
 from grader.tools import Tool
@@ -61,6 +62,11 @@ DESCRIPTIONS = {
     "SULD": "surface load",
     "SUST": "surface store",
     "LDGSTS": "asynchronous global-to-shared copy, cp.async",
+    "LDSM": "shared-memory matrix load, ldmatrix",
+    "STSM": "shared-memory matrix store, stmatrix",
+    "UBLKCP": "bulk asynchronous copy, cp.async.bulk",
+    "UTMALDG": "tensor-memory-accelerator load",
+    "SYNCS": "mbarrier operation",
     "ATOMS": "shared-memory atomic",
     "ATOMG": "global-memory atomic",
     "RED": "global-memory reduction",
@@ -218,7 +224,10 @@ def parse_res_usage(text: str) -> dict[str, dict[str, int]]:
 
 
 def matches(pattern: str, opcode: str) -> bool:
-    """Does the opcode pattern (docs/protocol.md) match this opcode?"""
+    """Does the opcode pattern, or any instruction family of the job it names
+    (docs/protocol.md), match this opcode?"""
+    if jobs.is_job(pattern):
+        return any(matches(f, opcode) for f in jobs.families(pattern))
     return re.match(rf"(?:{pattern})\b", opcode) is not None
 
 
@@ -229,7 +238,11 @@ def text_matches(pattern: str, ins: Instruction) -> bool:
 
 
 def describe(pattern: str) -> str:
-    """ "LDS (shared-memory load)" for a pattern whose mnemonic we know, else the pattern."""
+    """ "LDS (shared-memory load)" for a pattern whose mnemonic we know, "a store into shared
+    memory (STS, STSM, LDGSTS, UBLKCP or UTMALDG)" for a job, else the pattern."""
+    if jobs.is_job(pattern) and pattern in jobs.JOBS:
+        what, families = jobs.JOBS[pattern]
+        return f"{what} ({', '.join(families[:-1])} or {families[-1]})"
     mnemonic = re.match(r"[A-Z0-9]+", pattern)
     if mnemonic and mnemonic.group(0) in DESCRIPTIONS:
         return f"{pattern} ({DESCRIPTIONS[mnemonic.group(0)]})"
@@ -307,8 +320,14 @@ def check_kernel(dumped: Dump, kernel: str, rules: StaticRules, source_files: st
         ]
         if absent:
             missing.extend(absent)
-            what = ", ".join(describe(p) for p in absent)
-            messages.append(f"{label}: its SASS has no {what} instruction")
+            parts = []
+            opcodes = [p for p in absent if not jobs.is_job(p)]
+            named_jobs = [p for p in absent if jobs.is_job(p)]
+            if opcodes:
+                parts.append(f"has no {', '.join(describe(p) for p in opcodes)} instruction")
+            if named_jobs:
+                parts.append("does none of: " + "; ".join(describe(p) for p in named_jobs))
+            messages.append(f"{label}: its SASS " + ", and ".join(parts))
         absent_text = [
             p
             for p in rules.require_text

@@ -178,6 +178,11 @@ INVALID = [
         "sanitizer.cases[0] has 1 dimensions, cases have 2",
     ),
     (
+        "unknown job",
+        BASE.replace('require = ["LDS", "STS", "BAR"]', 'require = ["shared_stor"]'),
+        "static.require: 'shared_stor' is no job (jobs: shared_store, shared_load, barrier",
+    ),
+    (
         "bad regex",
         BASE.replace('forbid = ["LDL", "STL"]', 'forbid = ["LD(L"]'),
         "static.forbid: 'LD(L' is not a valid regular expression",

@@ -10,6 +10,7 @@ import pytest
 
 from grader import assemble, build, manifest, sass, tools
 from grader.manifest import StaticRules
+from grader.sass import Dump, Function, check_kernel
 from helpers import REPO, need, real_labs
 
 SASS_TEXT = """
@@ -335,3 +336,26 @@ def test_memory_spaces_of_each_kernel(compiled):
     assert by_kernel["plain_kernel"] == "plain_kernel: global (STG×1)"
     # 128-bit accesses keep their width: a student can show vectorisation
     assert by_kernel["vec4_kernel"] == "vec4_kernel: global (LDG.128×1, STG.128×1)"
+
+
+def test_a_job_is_done_by_any_of_its_families():
+    for opcode in ("STS", "STS.128", "LDGSTS.E.BYPASS.LTC128B.128", "STSM.16.M88.4", "UTMALDG.2D"):
+        assert sass.matches("shared_store", opcode), opcode
+    for opcode in ("LDS", "LDSM.16.M88.4", "STG.E", "ATOMS.ADD"):
+        assert not sass.matches("shared_store", opcode), opcode
+    assert sass.matches("shared_load", "LDSM.16.M88.4") and not sass.matches("LDS", "LDSM")
+    assert sass.matches("barrier", "BAR.SYNC.DEFER_BLOCKING") and sass.matches("barrier", "SYNCS.ARRIVE.TRANS64")
+    assert not sass.matches("no_such_job", "STS")
+    assert sass.describe("shared_load") == "a load from shared memory (LDS or LDSM)"
+
+
+def test_static_message_names_the_job_not_an_instruction():
+    fn = Function("_Z1kv", "sm_90", [])
+    dumped = Dump([fn], {})
+    res = check_kernel(dumped, "k", StaticRules(require=("shared_store", "BAR")), "k.cu")
+    assert res.messages == [
+        "k: its SASS has no BAR (barrier: __syncthreads) instruction, and does none of: a store "
+        "into shared memory "
+        "(STS, STSM, LDGSTS, UBLKCP or UTMALDG)"
+    ]
+    assert res.missing == ["BAR", "shared_store"]

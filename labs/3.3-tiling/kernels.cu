@@ -8,9 +8,10 @@
  * The API is in lab.h (pristine): launchers take DEVICE pointers to row-major float32 arrays,
  * launch on the default stream and return without synchronising. The harness poisons the output,
  * checks the launch, and compares with a float64 CPU reference; the grader also reads each
- * kernel's SASS by name (it must stage data in shared memory: LDS/STS and a barrier BAR, and use
- * no local memory: LDL/STL), runs compute-sanitizer (memcheck, racecheck, synccheck) and times it
- * against the course's baseline (baselines.cu). Keep the kernel names; the tile sizes are yours.
+ * kernel's SASS by name (it must store into and load from shared memory — STS, or cp.async's
+ * LDGSTS, and LDS — with a block-wide barrier, BAR, and use no local memory: LDL/STL), runs
+ * compute-sanitizer (memcheck, racecheck, synccheck) and times it against the course's baseline
+ * (baselines.cu). Keep the kernel names; the tile sizes are yours.
  *
  * Sources:
  *   - tiled matrix multiply: seed lecture 000 (matrixMulShared), with the corrections of

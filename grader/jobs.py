@@ -1,0 +1,36 @@
+"""The jobs a static rule may ask a kernel's SASS to do (docs/protocol.md, "Static rules by
+job").
+
+A rule in lab.toml's ``[exercise.static]`` names either an opcode pattern (upper case,
+``LDS``) or a job (lower case, ``shared_store``). A job is done by any instruction of its
+families on sm_80 and sm_90, so every way of doing it keeps the points: a tile filled with
+``__pipeline_memcpy_async`` or ``cooperative_groups::memcpy_async`` has LDGSTS and no STS,
+one filled by the Tensor Memory Accelerator has UTMALDG (CUDA Binary Utilities,
+"Instruction Set Reference"; FACTS.md, "SASS mnemonics").
+"""
+
+from __future__ import annotations
+
+import re
+
+JOBS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "shared_store": (
+        "a store into shared memory",
+        ("STS", "STSM", "LDGSTS", "UBLKCP", "UTMALDG"),
+    ),
+    "shared_load": ("a load from shared memory", ("LDS", "LDSM")),
+    "barrier": ("a block-wide barrier", ("BAR", "SYNCS")),
+    "global_load": ("a load from global memory", ("LDG", "LDGSTS", "UBLKCP", "UTMALDG")),
+    "global_store": ("a store to global memory", ("STG", "UBLKCP", "UTMASTG")),
+}
+_JOB_NAME = re.compile(r"[a-z][a-z_]*")
+
+
+def is_job(pattern: str) -> bool:
+    """A rule that names a job (lower case) rather than an opcode pattern (upper case)."""
+    return _JOB_NAME.fullmatch(pattern) is not None
+
+
+def families(job: str) -> tuple[str, ...]:
+    """The opcode patterns that do ``job`` (none for an unknown one)."""
+    return JOBS.get(job, ("", ()))[1]
