@@ -317,13 +317,13 @@ def _verdict(grade: Grade) -> str:
             f"score so far {score}; {pending} points pending on "
             "checks that did not run (see NOT RUN): this is not a final grade"
         )
-    text = f"score {score}: points lost"
     if pending:
-        text += (
-            f" ({pending} more points pending on checks that did not run, see NOT RUN: "
-            "this is not a final grade)"
+        return (
+            f"score so far {score}: {_points(grade.lost_points)} points lost for certain, "
+            f"{pending} more pending on checks that did not run (see NOT RUN): this is not a "
+            "final grade"
         )
-    return text
+    return f"score {score}: points lost"
 
 
 def to_json(grade: Grade) -> dict:

@@ -128,6 +128,18 @@ class Grade:
             pending += self.report.max
         return pending
 
+    @property
+    def lost_points(self) -> float:
+        """Automatic points known to be lost: the known parts' shortfall, and a report's
+        "filled" points when it is not filled in."""
+        lost = sum(
+            p.max - p.points for ex in self.exercises for p in ex.parts.values()
+            if p.points is not None
+        )
+        if self.report is not None and self.report.points is not None:
+            lost += self.report.max - self.report.points
+        return round(lost, 2)
+
     def step(self, name: str) -> Step | None:
         for s in self.steps:
             if s.name == name:

@@ -9,7 +9,9 @@ Per exercise:
   clean on every sanitizer case; performance: ``ramp``), but the points are awarded only
   when every correctness case passed. When some correctness case failed they are 0,
   whatever their checks found (which are still reported). When correctness did not run,
-  they are pending.
+  they are pending — except a part whose own check ran and failed outright (a static rule
+  broken, fraction 0): it cannot earn anything whatever correctness finds, so its 0 is
+  known at once (issue 14: a certain loss is a loss, with or without a GPU).
 - The exercise total is rounded to 2 decimals (half up); so is the grand total.
 - A written report (lab.toml ``[report]``): its ``filled`` points are all or nothing (the
   check in grader.writeup passed or not) and count in the total and max; its ``manual``
@@ -25,9 +27,8 @@ Exit status (``exit_code``), the rule behind ``python3 -m grader grade``:
 - 3: nothing known was lost, but some part is pending: it, or the correctness its points
   depend on, could not run (no CUDA device, no compute-sanitizer, no cuobjdump) or was
   left out (``--no-sanitizer``, ``--no-perf``). On a machine without a GPU a skeleton
-  whose static checks fail is therefore 3, not 1: its static points depend on
-  correctness, which did not run, so nothing is lost yet, and the report shows the static
-  failure as a finding;
+  whose static checks fail is 1: those points are lost whatever the GPU would show, and the
+  report separates them from the points still pending;
 - 0: every part ran and every point was earned.
 
 A report's manual points never change the exit status: they are pending in every automatic
@@ -88,7 +89,8 @@ def score_exercise(ex: ExerciseResult) -> None:
         elif gate_known and not gate_open:
             p = 0  # a wrong kernel earns nothing for its shape or speed
         elif not gate_known:
-            p = None
+            # its own check failed outright: nothing to earn, whatever correctness finds
+            p = 0 if part.fraction is not None and part.fraction == 0 else None
         exact[name] = p
         part.points = None if p is None else round2(p)
     known = [v for v in exact.values() if v is not None]

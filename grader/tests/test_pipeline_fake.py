@@ -70,12 +70,22 @@ def test_solution_without_a_device_is_3_with_static_passed(fake_root, capsys):
     assert "not a final grade" in out
 
 
-def test_skeleton_without_a_device_is_3_with_static_failed(fake_root, capsys):
-    code, out, _, _ = grade(capsys, fake_root, fake_root / "labs" / "9.1-fake")
-    assert code == 3, out
+def test_skeleton_without_a_device_loses_its_static_points_for_certain(
+    fake_root, capsys, tmp_path
+):
+    # a failed static rule cannot earn anything whatever the GPU would show: a certain
+    # loss (exit 1), told apart from the points still pending (issue 14)
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "labs" / "9.1-fake", json_path=tmp_path / "r.json"
+    )
+    assert code == 1, out
     assert "static       FAILED" in out
     assert "scale_kernel: its SASS has no LDS (shared-memory load), STS" in out
     assert "NOT RUN: correctness, sanitizer, performance" in out
+    assert "2 points lost for certain, 15 more pending on checks that did not run" in out
+    assert "this is not a final grade" in out
+    static = rep["exercises"][0]["parts"]["static"]
+    assert static["points"] == 0 and static["max"] == 2
 
 
 def test_skeleton_with_a_device_is_not_implemented(fake_root, fake_gpu, capsys, tmp_path):

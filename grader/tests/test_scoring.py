@@ -108,8 +108,17 @@ def test_pending_when_correctness_did_not_run():
     assert scoring.exit_code([ex]) == 3
 
 
-def test_static_failure_without_correctness_is_not_a_known_loss():
+def test_static_failure_without_correctness_is_a_known_loss():
+    # the static rule failed: nothing to earn whatever correctness finds (issue 14)
     ex = make(None, 0)
+    scoring.score_exercise(ex)
+    assert ex.parts["static"].points == 0
+    assert ex.pending  # correctness and the rest still are
+    assert scoring.exit_code([ex]) == 1
+
+
+def test_static_pass_without_correctness_is_pending():
+    ex = make(None, 1)
     scoring.score_exercise(ex)
     assert ex.parts["static"].points is None
     assert scoring.exit_code([ex]) == 3
