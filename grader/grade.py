@@ -283,7 +283,15 @@ class Grading:
         if nm is None:
             self.step("symbols", "not_run", [tools.not_found("nm")])
             return None
-        result = symbols.check_objects(nm, objects, self.lab.launchers, self.lab.allow_calls)
+        sources = {}
+        for name in objects:
+            try:
+                sources[name] = (src / name).read_text(errors="replace")
+            except OSError:
+                pass
+        result = symbols.check_objects(
+            nm, objects, self.lab.launchers, self.lab.allow_calls, sources
+        )
         problems = result.problems + builder.check_includes(
             self.root, src, out_dir, self.lab.student_files, nvcc
         )

@@ -23,8 +23,10 @@ Defined global symbols (nm types other than U, w, v and lower-case locals):
   or a name the C or math library exports: ``system_library_names()``, with
   ``LIBC_NAMES`` where the libraries cannot be read).
 
-Every other unmangled definition fails (a plain global variable or function: make it
-``static``).
+Every other unmangled definition fails, one line per symbol with its line in the source
+and what to do: a global variable (C++ does not mangle variable names) → make it
+``static``; a C-linkage function that is no launcher → keep the skeleton's launcher names
+or make the helper ``static``.
 
 Undefined references allowed:
 
@@ -225,10 +227,74 @@ def _extern_c_kernels(symbols: list[Symbol]) -> set[str]:
     return names
 
 
+_DATA_TYPES = frozenset("BDRCGSbdrgsV")
+
+
+def definition_line(source: str | None, name: str) -> int | None:
+    """The first line of ``source`` that names ``name`` outside a comment (1-based), or
+    None: where a report points the student for a symbol nm found."""
+    if not source:
+        return None
+    word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    in_block = False
+    for number, line in enumerate(source.splitlines(), 1):
+        code = ""
+        i = 0
+        while i < len(line):
+            if in_block:
+                end = line.find("*/", i)
+                if end < 0:
+                    break
+                in_block, i = False, end + 2
+            elif line.startswith("/*", i):
+                in_block, i = True, i + 2
+            elif line.startswith("//", i):
+                break
+            else:
+                code += line[i]
+                i += 1
+        if word.search(code):
+            return number
+    return None
+
+
+def _unmangled_definition(s: Symbol, file: str, line: int | None, launchers) -> str:
+    """The problem line for a plain (C-linkage) global the student file defines."""
+    where = f"{file} (line {line})" if line else file
+    name = s.name
+    if name == "main":
+        return (
+            f"{where} defines main: the harness owns main(); remove yours "
+            "(test your kernels through the lab binary)"
+        )
+    if _RESERVED_NAME.fullmatch(name) or name in LIBC_NAMES or name in system_library_names():
+        return (
+            f"{where} defines the global symbol {name}, which only the harness or a library "
+            "may define: rename it (and make it static)"
+        )
+    if s.type in _DATA_TYPES:
+        return (
+            f"{where} defines the global symbol {name}, a variable: make it static (or put it "
+            "in an unnamed namespace); a student file defines only the lab's launchers, its "
+            "kernels and its own static or C++ helpers"
+        )
+    names = ", ".join(launchers) if launchers else "none"
+    return (
+        f"{where} defines the global symbol {name}, a function with C linkage that is none "
+        f"of the lab's launchers ({names}): keep the skeleton's launcher names, and make "
+        'other helpers static (or drop their extern "C")'
+    )
+
+
 def check_symbols(
-    symbols: list[Symbol], launchers: tuple[str, ...], allow_calls: tuple[str, ...], file: str
+    symbols: list[Symbol],
+    launchers: tuple[str, ...],
+    allow_calls: tuple[str, ...],
+    file: str,
+    source: str | None = None,
 ) -> list[str]:
-    """Problems (one line each, naming the symbol) of one object's symbol table."""
+    """Problems (one line each, naming the symbol, and its line in ``source`` where it can
+    be found) of one object's symbol table."""
     problems = []
     not_allowed = False
     kernels = _extern_c_kernels(symbols)
@@ -260,18 +326,9 @@ def check_symbols(
             )
             if name in kernels and not reserved:
                 continue
-            if name == "main":
-                problems.append(
-                    f"{file} defines main: the harness owns main(); remove yours "
-                    "(test your kernels through the lab binary)"
-                )
-            else:
-                problems.append(
-                    f"{file} defines the global symbol {name}, which only the harness or a "
-                    "library may define: make your own helpers and variables static (or "
-                    "put them in a namespace), and keep the launchers' names from the "
-                    "skeleton"
-                )
+            problems.append(
+                _unmangled_definition(s, file, definition_line(source, name), launchers)
+            )
         else:
             if name in allow:
                 continue
@@ -300,9 +357,14 @@ def check_symbols(
 
 
 def check_objects(
-    nm: Tool, objects: dict[str, Path], launchers: tuple[str, ...], allow_calls: tuple[str, ...]
+    nm: Tool,
+    objects: dict[str, Path],
+    launchers: tuple[str, ...],
+    allow_calls: tuple[str, ...],
+    sources: dict[str, str] | None = None,
 ) -> SymbolResult:
-    """Runs ``nm -P`` on each student object ({source name: object path})."""
+    """Runs ``nm -P`` on each student object ({source name: object path}); ``sources``
+    ({source name: its text}) lets a problem name its line."""
     problems = []
     for source, obj in objects.items():
         out = runner.run(
@@ -312,5 +374,6 @@ def check_objects(
             detail = (out.stderr or out.stdout).strip()
             problems.append(f"nm could not read the object of {source}: {detail or out.describe()}")
             continue
-        problems.extend(check_symbols(parse_nm(out.stdout), launchers, allow_calls, source))
+        text = (sources or {}).get(source)
+        problems.extend(check_symbols(parse_nm(out.stdout), launchers, allow_calls, source, text))
     return SymbolResult(not problems, problems)

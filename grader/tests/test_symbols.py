@@ -205,3 +205,31 @@ def test_an_extern_c_kernel_may_not_take_a_system_library_name():
     problems = symbols.check_symbols(symbols.parse_nm(nm_text), (), (), "k.cu")
     assert len(problems) == 1, problems
     assert problems[0].startswith("k.cu defines the global symbol qsort")
+
+
+def test_every_offender_is_named_with_its_line_and_what_to_do():
+    # issue 14: a global variable and a renamed launcher in one file — both listed, each
+    # with its line and its own advice
+    source = (
+        '#include "lab.h"\n'
+        "// counter is mentioned in a comment first\n"
+        "int counter = 3;\n"
+        'extern "C" void my_launch(float *x) { (void)x; }\n'
+    )
+    nm_text = "counter D 0 4\nmy_launch T 0 10\nlaunch T 10 10\n"
+    problems = symbols.check_symbols(symbols.parse_nm(nm_text), ("launch",), (), "k.cu", source)
+    assert problems == [
+        "k.cu (line 3) defines the global symbol counter, a variable: make it static (or put "
+        "it in an unnamed namespace); a student file defines only the lab's launchers, its "
+        "kernels and its own static or C++ helpers",
+        "k.cu (line 4) defines the global symbol my_launch, a function with C linkage that is "
+        "none of the lab's launchers (launch): keep the skeleton's launcher names, and make "
+        'other helpers static (or drop their extern "C")',
+    ]
+
+
+def test_definition_line_skips_comments():
+    text = "/* foo\n   foo */ int x;\n// foo\nint foo;\n"
+    assert symbols.definition_line(text, "foo") == 4
+    assert symbols.definition_line(text, "bar") is None
+    assert symbols.definition_line(None, "foo") is None

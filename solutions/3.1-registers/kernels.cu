@@ -26,6 +26,12 @@
  *     FACTS.md): shared 29.9, L1 38, L2 219, DRAM 834 cycles.
  *   - CUDA C++ Programming Guide: "Device Memory Accesses", "Load functions using cache hints"
  *     (__ldca, __ldcg), "Time function" (clock64), the runtime's cudaDeviceGetAttribute.
+ *
+ * What this file may define (the grader's symbol check, before anything runs): lab.h's
+ * launchers under their names, your kernels, and your own helpers and variables as long as
+ * they are static (or C++ functions); a plain global variable fails it ("make it static").
+ * It may call the CUDA runtime except timing, streams and device-wide state, the memory and
+ * math functions, and print to stdout/stderr.
  */
 #include <cuda_runtime.h>
 

@@ -19,6 +19,12 @@
  *
  * Sources: seed lectures 000-002; CUDA C++ Programming Guide, "Shared Memory", "Device Memory
  * Spaces" (constant), "Texture and Surface Memory", "Texture Fetching".
+ *
+ * What this file may define (the grader's symbol check, before anything runs): lab.h's
+ * launchers under their names, your kernels, and your own helpers and variables as long as
+ * they are static (or C++ functions); a plain global variable fails it ("make it static").
+ * It may call the CUDA runtime except timing, streams and device-wide state, the memory and
+ * math functions, and print to stdout/stderr.
  */
 // BEGIN SOLUTION
 /* THE REFERENCE SOLUTION: which memory space serves which read, and why.
