@@ -382,7 +382,7 @@ class Grading:
                 )
                 part.details.append(row)
                 continue
-            seed = self.seeds.seed(ex.name, "correctness", i)
+            seed = self.seeds.seed(ex.name, "correctness", size)
             run = harness.run_judged(
                 self.judge.path, self.binary, ex.name, size, seed, timeout_s, self.version,
                 box=self.box,
@@ -433,8 +433,8 @@ class Grading:
         clean_tools = 0
         for name in ex.sanitizer.tools:
             tool_clean = True
-            for i, size in enumerate(ex.sanitizer.cases):
-                seed = self.seeds.seed(ex.name, f"sanitizer-{name}", i)
+            for size in ex.sanitizer.cases:
+                seed = self.seeds.seed(ex.name, f"sanitizer-{name}", size)
                 r = sanitizer.run(
                     tool,
                     name,
@@ -484,7 +484,7 @@ class Grading:
         if ex.name in self.hung:
             _set_not_run(er.parts, ("performance",), "a correctness case did not finish")
             return
-        seed = self.seeds.seed(ex.name, "performance", 0)
+        seed = self.seeds.seed(ex.name, "performance", spec.size)
         run = harness.run_judged(
             self.judge.path,
             self.binary,

@@ -63,15 +63,18 @@ def schema_version(root: Path) -> int:
 
 
 class Seeds:
-    """Seeds for the runs of one grading: fresh, or derived from a base seed."""
+    """Seeds for the runs of one grading: fresh, or derived from a base seed, the exercise,
+    the run's purpose and the case's size — not its position in lab.toml, so adding a case
+    changes no other case's inputs under the same ``--seed`` (issue 17)."""
 
     def __init__(self, base: int | None):
         self.base = base
 
-    def seed(self, exercise: str, purpose: str, index: int) -> int:
+    def seed(self, exercise: str, purpose: str, size) -> int:
         if self.base is None:
             return secrets.randbits(32)
-        key = f"{self.base}:{exercise}:{purpose}:{index}".encode()
+        dims = ",".join(map(str, size))
+        key = f"{self.base}:{exercise}:{purpose}:{dims}".encode()
         return int.from_bytes(hashlib.sha256(key).digest()[:4], "little")
 
 

@@ -6,7 +6,8 @@ Classification of sm_80/sm_90 instructions (FACTS.md, "SASS mnemonics"; CUDA Bin
 Utilities, "Instruction Set Reference"):
 
 - shared: LDS, STS, LDSM, ATOMS, and LDGSTS (cp.async, global to shared)
-- global: LDG (other than the read-only path), STG, ATOMG, ATOM, RED
+- global: LDG (other than the read-only path), STG, ATOMG, ATOM, RED, REDG (sm_90's
+  reduction to global memory, ``atomicAdd`` whose result is unused)
 - read-only: LDG…CONSTANT (``__ldg`` / ``const __restrict__``)
 - constant bank: any operand ``c[0x3][…]`` (``__constant__`` variables; bank 0x0 holds the
   kernel's parameters and is not counted)
@@ -28,7 +29,7 @@ from grader.sass import Dump, Function
 _OPCODES = (
     ("read-only", re.compile(r"LDG\.\S*CONSTANT")),
     ("shared", re.compile(r"(LDS|STS|LDSM|ATOMS|LDGSTS)\b")),
-    ("global", re.compile(r"(LDG|STG|ATOMG|ATOM|RED)\b")),
+    ("global", re.compile(r"(LDG|STG|ATOMG|ATOM|REDG|RED)\b")),
     ("texture", re.compile(r"(TEX|TLD|TLD4|TXD|TXQ)\b")),
     ("surface", re.compile(r"(SULD|SUST|SUATOM|SURED)\b")),
     ("local", re.compile(r"(LDL|STL)\b")),

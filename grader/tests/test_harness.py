@@ -56,11 +56,12 @@ def test_validate():
 
 def test_seeds_fresh_and_derived():
     fresh = harness.Seeds(None)
-    assert len({fresh.seed("scale", "correctness", 0) for _ in range(5)}) > 1
+    assert len({fresh.seed("scale", "correctness", (1, 1)) for _ in range(5)}) > 1
     a, b = harness.Seeds(42), harness.Seeds(42)
-    assert a.seed("scale", "correctness", 3) == b.seed("scale", "correctness", 3)
-    assert a.seed("scale", "correctness", 3) != a.seed("scale", "correctness", 4)
-    assert 0 <= a.seed("x", "y", 0) < 2**32
+    assert a.seed("scale", "correctness", (33, 65)) == b.seed("scale", "correctness", [33, 65])
+    assert a.seed("scale", "correctness", (33, 65)) != a.seed("scale", "correctness", (65, 33))
+    assert a.seed("scale", "correctness", (33, 65)) != a.seed("scale", "sanitizer", (33, 65))
+    assert 0 <= a.seed("x", "y", (1,)) < 2**32
 
 
 def _script(tmp_path, body):

@@ -359,3 +359,17 @@ def test_static_message_names_the_job_not_an_instruction():
         "(STS, STSM, LDGSTS, UBLKCP or UTMALDG)"
     ]
     assert res.missing == ["BAR", "shared_store"]
+
+
+def test_spaces_know_sm90_reductions():
+    # atomicAdd whose result is unused compiles to REDG on sm_90 (RED on sm_80): global
+    from grader import spaces
+    from grader.sass import Instruction
+
+    fn = Function(
+        "_Z1kPf",
+        "sm_90",
+        [Instruction(0, "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU", "REDG.E.ADD.F32 [R2], R5"),
+         Instruction(16, "RED.E.ADD", "RED.E.ADD [R2], R5")],
+    )
+    assert spaces.of_function(fn) == {"global": {"REDG": 1, "RED": 1}}
