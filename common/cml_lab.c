@@ -38,7 +38,6 @@
  * The run's context (cml_lab_internal.h). */
 
 cml_run_ctx cml_run;
-#define run cml_run
 
 /* The judge binary (build/<lab>/judge) links no student code: its launchers are stubs, and
  * its stub file (grader/stubs.py) defines cml_judge_build = 1. Other binaries do not define
@@ -48,10 +47,8 @@ extern const int cml_judge_build __attribute__((weak));
 #define cml_judge_build (&cml_judge_build != NULL && cml_judge_build)
 
 int cml_runs_student_code(void) {
-    return run.role != CML_ROLE_JUDGE;
+    return cml_run.role != CML_ROLE_JUDGE;
 }
-
-typedef cml_doc doc;
 
 /* ---------------------------------------------------------------------------------------
  * Exercise-specific metrics. A violation marks the set invalid (n = -1): the driver then
@@ -103,11 +100,11 @@ static void emit_dims(cml_json *w, const char *dim_names) {
 }
 
 static void emit_device(cml_json *w) {
-    if (!run.have_device) {
+    if (!cml_run.have_device) {
         cml_json_null(w);
         return;
     }
-    const cml_device_facts *d = &run.device;
+    const cml_device_facts *d = &cml_run.device;
     char cc[32];
     snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
     cml_json_begin_object(w);
@@ -128,7 +125,7 @@ static void emit_device(cml_json *w) {
     cml_json_end_object(w);
 }
 
-static void emit_error(cml_json *w, const doc *d) {
+static void emit_error(cml_json *w, const cml_doc *d) {
     if (!d->err_kind) {
         cml_json_null(w);
         return;
@@ -145,7 +142,7 @@ static void emit_error(cml_json *w, const doc *d) {
     cml_json_end_object(w);
 }
 
-static void emit_check(cml_json *w, const doc *d) {
+static void emit_check(cml_json *w, const cml_doc *d) {
     const cml_compare_result *c = d->check;
     if (!c) {
         cml_json_null(w);
@@ -238,7 +235,7 @@ static void emit_extra_metrics(cml_json *w, const cml_metrics *m) {
     }
 }
 
-static void emit_timing_and_metrics(cml_json *w, const doc *d) {
+static void emit_timing_and_metrics(cml_json *w, const cml_doc *d) {
     const cml_timing_stats *t = d->timing; /* [0] student, [1] baseline, [2] copy */
     cml_json_key(w, "timing");
     if (!t) {
@@ -301,13 +298,13 @@ static void emit_timing_and_metrics(cml_json *w, const doc *d) {
 }
 
 /* The run document (schema 1), or the shorter --device-info document. */
-static void emit_document(cml_json *w, const doc *d) {
+static void emit_document(cml_json *w, const cml_doc *d) {
     cml_json_begin_object(w);
     cml_json_key(w, "schema");
     cml_json_int(w, CML_SCHEMA_VERSION);
     cml_json_key(w, "lab");
-    cml_json_string(w, run.lab_id);
-    if (run.mode == CML_MODE_DEVICE_INFO) {
+    cml_json_string(w, cml_run.lab_id);
+    if (cml_run.mode == CML_MODE_DEVICE_INFO) {
         cml_json_key(w, "status");
         cml_json_string(w, d->status);
         if (d->err_kind) {
@@ -320,21 +317,21 @@ static void emit_document(cml_json *w, const doc *d) {
         return;
     }
     cml_json_key(w, "exercise");
-    cml_json_string(w, run.exercise_name);
+    cml_json_string(w, cml_run.exercise_name);
     cml_json_key(w, "size");
     cml_json_begin_array(w);
-    for (int i = 0; i < run.n_size; ++i) {
-        cml_json_int(w, run.size[i]);
+    for (int i = 0; i < cml_run.n_size; ++i) {
+        cml_json_int(w, cml_run.size[i]);
     }
     cml_json_end_array(w);
     cml_json_key(w, "dims");
-    if (run.ex) {
-        emit_dims(w, run.ex->dim_names);
+    if (cml_run.ex) {
+        emit_dims(w, cml_run.ex->dim_names);
     } else {
         cml_json_null(w);
     }
     cml_json_key(w, "seed");
-    cml_json_uint(w, run.seed);
+    cml_json_uint(w, cml_run.seed);
     cml_json_key(w, "judged");
     cml_json_bool(w, d->judged != NULL);
     cml_json_key(w, "status");
@@ -362,7 +359,7 @@ static void emit_list(cml_json *w, const cml_exercise *exercises, int n_exercise
     cml_json_key(w, "schema");
     cml_json_int(w, CML_SCHEMA_VERSION);
     cml_json_key(w, "lab");
-    cml_json_string(w, run.lab_id);
+    cml_json_string(w, cml_run.lab_id);
     cml_json_key(w, "exercises");
     cml_json_begin_array(w);
     for (int i = 0; i < n_exercises; ++i) {
@@ -381,17 +378,17 @@ static void emit_list(cml_json *w, const cml_exercise *exercises, int n_exercise
 
 /* Writes one document (emit_document or emit_list) to --json PATH through PATH.tmp and a
  * rename, or to standard output. Returns 0, or -1 after saying why on stderr. */
-static int write_output(const doc *d, const cml_exercise *exercises, int n_exercises) {
+static int write_output(const cml_doc *d, const cml_exercise *exercises, int n_exercises) {
     FILE *f = stdout;
     char *tmp = NULL;
-    if (run.json_path) {
-        size_t len = strlen(run.json_path) + sizeof ".tmp";
+    if (cml_run.json_path) {
+        size_t len = strlen(cml_run.json_path) + sizeof ".tmp";
         tmp = malloc(len);
         if (!tmp) {
             fprintf(stderr, "lab: out of memory\n");
             return -1;
         }
-        snprintf(tmp, len, "%s.tmp", run.json_path);
+        snprintf(tmp, len, "%s.tmp", cml_run.json_path);
         f = fopen(tmp, "w");
         if (!f) {
             perror(tmp);
@@ -410,8 +407,8 @@ static int write_output(const doc *d, const cml_exercise *exercises, int n_exerc
     int rc = cml_json_finish(&w);
     if (tmp) {
         rc |= fclose(f);
-        if (rc == 0 && rename(tmp, run.json_path) != 0) {
-            perror(run.json_path);
+        if (rc == 0 && rename(tmp, cml_run.json_path) != 0) {
+            perror(cml_run.json_path);
             rc = -1;
         }
         free(tmp);
@@ -428,10 +425,9 @@ int cml_lab_write(const cml_doc *d) {
 }
 
 int cml_lab_finish_error(const char *kind, const char *message, int code) {
-    doc d = {.status = "error", .err_kind = kind, .err_message = message};
+    cml_doc d = {.status = "error", .err_kind = kind, .err_message = message};
     return write_output(&d, NULL, 0) == 0 ? code : CML_EXIT_USAGE;
 }
-#define finish_error cml_lab_finish_error
 
 /* ---------------------------------------------------------------------------------------
  * Failure paths. */
@@ -442,34 +438,34 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
     snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
     const char *message = cudaGetErrorString(err);
     fprintf(stderr, "lab: %s: %s failed: %s\n", where, expr, message);
-    if (run.role == CML_ROLE_WORKER || run.role == CML_ROLE_NULL) {
+    if (cml_run.role == CML_ROLE_WORKER || cml_run.role == CML_ROLE_NULL) {
         cml_msg_error m;
         memset(&m, 0, sizeof m);
         m.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_ERROR};
-        snprintf(m.kind, sizeof m.kind, "%s", run.in_launch ? "launch" : "cuda");
+        snprintf(m.kind, sizeof m.kind, "%s", cml_run.in_launch ? "launch" : "cuda");
         snprintf(m.message, sizeof m.message, "%s", message);
         snprintf(m.where, sizeof m.where, "%.127s", where);
         snprintf(m.expr, sizeof m.expr, "%s", expr);
-        (void)cml_ipc_send(run.peer_fd, &m, sizeof m, -1);
+        (void)cml_ipc_send(cml_run.peer_fd, &m, sizeof m, -1);
         _exit(CML_EXIT_FAILED);
     }
-    doc d = {.status = "error",
-             .err_kind = run.in_launch ? "launch" : "cuda",
-             .err_message = message,
-             .err_where = where,
-             .err_expr = expr};
+    cml_doc d = {.status = "error",
+                 .err_kind = cml_run.in_launch ? "launch" : "cuda",
+                 .err_message = message,
+                 .err_where = where,
+                 .err_expr = expr};
     write_output(&d, NULL, 0);
     exit(CML_EXIT_FAILED);
 }
 
 static int usage_error(const char *message) {
     fprintf(stderr, "lab: %s\n%s", message, cml_usage());
-    return finish_error("usage", message, CML_EXIT_USAGE);
+    return cml_lab_finish_error("usage", message, CML_EXIT_USAGE);
 }
 
 int cml_lab_no_device(void) {
     fprintf(stderr, "lab: no CUDA device\n");
-    doc d = {.status = "no_device"};
+    cml_doc d = {.status = "no_device"};
     return write_output(&d, NULL, 0) == 0 ? CML_EXIT_NO_DEVICE : CML_EXIT_USAGE;
 }
 
@@ -487,7 +483,7 @@ static const char *json_path_from_argv(int argc, char **argv) {
 }
 
 /* ---------------------------------------------------------------------------------------
- * The run. */
+ * The cml_run. */
 
 const char *cml_lab_problem_error(const cml_problem *p) {
     if (!p->d_out || p->n_out == 0) {
@@ -517,9 +513,9 @@ static void verify(void (*launch)(void *), const cml_problem *p, float *h_got,
                    cml_compare_result *check) {
     CML_CHECK(cudaMemset(p->d_out, CML_POISON_BYTE, p->n_out * sizeof(float)));
     launch(p->ctx);
-    run.in_launch = 1;
+    cml_run.in_launch = 1;
     CML_CHECK_LAUNCH();
-    run.in_launch = 0;
+    cml_run.in_launch = 0;
     CML_CHECK(cudaMemcpy(h_got, p->d_out, p->n_out * sizeof(float), cudaMemcpyDeviceToHost));
     cml_lab_compare(p, h_got, check);
 }
@@ -554,9 +550,9 @@ static void time_contenders(const cml_exercise *ex, const cml_problem *p, int re
                                    {"copy", launch_copy, &copy}};
     cml_timing_opts opts = cml_timing_defaults();
     opts.reps = reps;
-    run.in_launch = 1; /* a failure here is one of the contenders' launches */
+    cml_run.in_launch = 1; /* a failure here is one of the contenders' launches */
     CML_CHECK(cml_time_interleaved(contenders, 3, &opts, stats));
-    run.in_launch = 0;
+    cml_run.in_launch = 0;
 
     CML_CHECK(cudaFree(copy.d_dst));
     CML_CHECK(cudaFree(copy.d_src));
@@ -574,7 +570,7 @@ static const cml_exercise *find_exercise(const char *name, const cml_exercise *e
 
 static int run_exercise(const cml_options *opt, const cml_exercise *exercises, int n_exercises) {
     char message[512];
-    const cml_exercise *ex = run.ex;
+    const cml_exercise *ex = cml_run.ex;
     if (!ex) {
         int len =
             snprintf(message, sizeof message, "unknown exercise '%s' (exercises:", opt->exercise);
@@ -600,21 +596,21 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
                            "grader's); run the lab binary itself for a plain run");
     }
     if (opt->peer_fd >= 0) {
-        run.role = CML_ROLE_JUDGE;
-        run.peer_fd = opt->peer_fd;
+        cml_run.role = CML_ROLE_JUDGE;
+        cml_run.peer_fd = opt->peer_fd;
         return cml_judge_run(opt, ex);
     }
     if (cml_device_count() == 0) {
         return cml_lab_no_device();
     }
-    CML_CHECK(cml_device_query(&run.device));
-    run.have_device = 1;
+    CML_CHECK(cml_device_query(&cml_run.device));
+    cml_run.have_device = 1;
 
     cml_problem p = {0};
     const char *setup_message = ex->setup(&p, opt->size, opt->seed);
     if (setup_message) {
         fprintf(stderr, "lab: %s: %s\n", ex->name, setup_message);
-        return finish_error("setup", setup_message, CML_EXIT_USAGE);
+        return cml_lab_finish_error("setup", setup_message, CML_EXIT_USAGE);
     }
     const char *bug = cml_lab_problem_error(&p);
     float *h_got = bug ? NULL : malloc(p.n_out * sizeof *h_got);
@@ -623,7 +619,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
     }
     if (bug) {
         ex->teardown(&p);
-        return finish_error("harness", bug, CML_EXIT_FAILED);
+        return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
     }
 
     cml_compare_result check;
@@ -640,7 +636,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
         if (extra.n < 0) {
             free(h_got);
             ex->teardown(&p);
-            return finish_error(
+            return cml_lab_finish_error(
                 "harness", "the exercise added an invalid metric (a course bug, please report)",
                 CML_EXIT_FAILED);
         }
@@ -654,7 +650,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
         if (baseline_check.n_bad != 0) {
             free(h_got);
             ex->teardown(&p);
-            return finish_error(
+            return cml_lab_finish_error(
                 "harness", "the baseline produced a wrong result (a course bug, please report)",
                 CML_EXIT_FAILED);
         }
@@ -665,12 +661,13 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
     }
 
     cml_problem numbers = p; /* gamma, bytes, ... for the document, whatever teardown does */
-    doc d = {.status = check.n_bad == 0 ? "ok" : "wrong",
-             .check = &check,
-             .problem = &numbers,
-             .first_bad_unwritten = check.n_bad > 0 && cml_is_poison_f32(h_got[check.first_bad]),
-             .timing = timing,
-             .extra = &extra};
+    cml_doc d = {.status = check.n_bad == 0 ? "ok" : "wrong",
+                 .check = &check,
+                 .problem = &numbers,
+                 .first_bad_unwritten =
+                     check.n_bad > 0 && cml_is_poison_f32(h_got[check.first_bad]),
+                 .timing = timing,
+                 .extra = &extra};
     free(h_got);
     ex->teardown(&p);
     return write_output(&d, NULL, 0) == 0 ? CML_EXIT_OK : CML_EXIT_USAGE;
@@ -680,29 +677,29 @@ static int device_info(void) {
     if (cml_device_count() == 0) {
         return cml_lab_no_device();
     }
-    CML_CHECK(cml_device_query(&run.device));
-    run.have_device = 1;
-    doc d = {.status = "ok"};
+    CML_CHECK(cml_device_query(&cml_run.device));
+    cml_run.have_device = 1;
+    cml_doc d = {.status = "ok"};
     return write_output(&d, NULL, 0) == 0 ? CML_EXIT_OK : CML_EXIT_USAGE;
 }
 
 int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *exercises,
                  int n_exercises) {
-    memset(&run, 0, sizeof run);
-    run.lab_id = lab_id;
-    run.peer_fd = -1;
+    memset(&cml_run, 0, sizeof cml_run);
+    cml_run.lab_id = lab_id;
+    cml_run.peer_fd = -1;
 
     cml_options opt;
     char message[256];
     int parsed = cml_parse_options(argc, argv, &opt, message, (int)sizeof message);
     /* The context, also after a usage error: whatever was parsed before it. */
-    run.mode = parsed == 0 ? opt.mode : CML_MODE_RUN;
-    run.exercise_name = opt.exercise;
-    run.ex = find_exercise(opt.exercise, exercises, n_exercises);
-    run.n_size = opt.n_size;
-    memcpy(run.size, opt.size, sizeof run.size);
-    run.seed = opt.seed;
-    run.json_path = opt.json_path ? opt.json_path : json_path_from_argv(argc, argv);
+    cml_run.mode = parsed == 0 ? opt.mode : CML_MODE_RUN;
+    cml_run.exercise_name = opt.exercise;
+    cml_run.ex = find_exercise(opt.exercise, exercises, n_exercises);
+    cml_run.n_size = opt.n_size;
+    memcpy(cml_run.size, opt.size, sizeof cml_run.size);
+    cml_run.seed = opt.seed;
+    cml_run.json_path = opt.json_path ? opt.json_path : json_path_from_argv(argc, argv);
     if (parsed != 0) {
         return usage_error(message);
     }
@@ -725,13 +722,13 @@ int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *
             code = usage_error("--serve: the judge holds no student code to serve");
             break;
         }
-        run.role = CML_ROLE_WORKER;
-        run.peer_fd = opt.peer_fd;
+        cml_run.role = CML_ROLE_WORKER;
+        cml_run.peer_fd = opt.peer_fd;
         code = cml_worker_serve(opt.peer_fd, exercises, n_exercises);
         break;
     case CML_MODE_SERVE_NULL:
-        run.role = CML_ROLE_NULL;
-        run.peer_fd = opt.peer_fd;
+        cml_run.role = CML_ROLE_NULL;
+        cml_run.peer_fd = opt.peer_fd;
         code = cml_judge_serve_null(opt.peer_fd);
         break;
     default:
