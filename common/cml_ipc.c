@@ -6,6 +6,7 @@
 #include "cml_ipc.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -40,6 +41,18 @@ int cml_ipc_send(int sock, const void *msg, size_t len, int pass_fd) {
 int cml_ipc_send_token(int sock, cml_msg_type type, uint64_t token) {
     cml_msg_token t = {.head = {CML_IPC_MAGIC, (uint32_t)type}, .token = token, .count = 1};
     return cml_ipc_send(sock, &t, sizeof t, -1);
+}
+
+int cml_ipc_send_error(int sock, const char *kind, const char *message, const char *where,
+                       const char *expr) {
+    cml_msg_error m;
+    memset(&m, 0, sizeof m);
+    m.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_ERROR};
+    snprintf(m.kind, sizeof m.kind, "%s", kind ? kind : "");
+    snprintf(m.message, sizeof m.message, "%s", message ? message : "");
+    snprintf(m.where, sizeof m.where, "%s", where ? where : "");
+    snprintf(m.expr, sizeof m.expr, "%s", expr ? expr : "");
+    return cml_ipc_send(sock, &m, sizeof m, -1);
 }
 
 ssize_t cml_ipc_recv(int sock, void *buf, size_t cap, int *fd, int spin) {

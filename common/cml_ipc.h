@@ -108,6 +108,10 @@ int cml_ipc_send(int sock, const void *msg, size_t len, int pass_fd);
 /* Sends a cml_msg_token of `type`. */
 int cml_ipc_send_token(int sock, cml_msg_type type, uint64_t token);
 
+/* Sends an ERROR (strings cut to their fields; where and expr may be NULL). Returns 0 or -1. */
+int cml_ipc_send_error(int sock, const char *kind, const char *message, const char *where,
+                       const char *expr);
+
 /* Receives one message into buf[0..cap). With `spin`, polls without sleeping (the judge
  * times the answer; a sleeping reader would add its wake-up to the time). A descriptor that
  * came with it is stored in *fd (-1: none; fd may be NULL, then one that came is closed).

@@ -19,9 +19,9 @@
  *     process said DONE shows there), and one repetition drawn in secret is compared in full;
  *   - writes the run document.
  * A launch in another process pays what the exchange and the switch between the two
- * processes' GPU contexts add (about 0.15 ms on an H200, bench/h200.md). The same exchange
- * with an empty kernel in a process of the course's (judge --serve-null) measures it in the
- * same run, and the student's samples are charged only what exceeds the judge's own empty
+ * processes' GPU contexts add (about 0.15 ms on an H200, bench/h200-2026-12-01-judge/). The same
+ * exchange with an empty kernel in a process of the course's (judge --serve-null) measures it in
+ * the same run, and the student's samples are charged only what exceeds the judge's own empty
  * launch: the student's figure is then on the scale of the baseline's and the copy's (a
  * launch and its synchronisation on the judge's clock).
  *
@@ -651,14 +651,7 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
     const cml_timing_stats *timing = NULL;
     if (opt->time && check.n_bad == 0 && ex->launch_baseline) {
         cml_compare_result baseline_check;
-        CML_CHECK(cudaMemset(j.p.d_out, CML_POISON_BYTE, j.p.n_out * sizeof(float)));
-        ex->launch_baseline(j.p.ctx);
-        cml_run.in_launch = 1;
-        CML_CHECK_LAUNCH();
-        cml_run.in_launch = 0;
-        CML_CHECK(
-            cudaMemcpy(j.h_got, j.p.d_out, j.p.n_out * sizeof(float), cudaMemcpyDeviceToHost));
-        cml_lab_compare(&j.p, j.h_got, &baseline_check);
+        cml_lab_verify(ex->launch_baseline, &j.p, j.h_got, &baseline_check);
         if (baseline_check.n_bad != 0) {
             return cml_lab_finish_error(
                 "harness", "the baseline produced a wrong result (a course bug, please report)",

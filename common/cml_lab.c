@@ -439,14 +439,8 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
     const char *message = cudaGetErrorString(err);
     fprintf(stderr, "lab: %s: %s failed: %s\n", where, expr, message);
     if (cml_run.role == CML_ROLE_WORKER || cml_run.role == CML_ROLE_NULL) {
-        cml_msg_error m;
-        memset(&m, 0, sizeof m);
-        m.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_ERROR};
-        snprintf(m.kind, sizeof m.kind, "%s", cml_run.in_launch ? "launch" : "cuda");
-        snprintf(m.message, sizeof m.message, "%s", message);
-        snprintf(m.where, sizeof m.where, "%.127s", where);
-        snprintf(m.expr, sizeof m.expr, "%s", expr);
-        (void)cml_ipc_send(cml_run.peer_fd, &m, sizeof m, -1);
+        cml_ipc_send_error(cml_run.peer_fd, cml_run.in_launch ? "launch" : "cuda", message, where,
+                           expr);
         _exit(CML_EXIT_FAILED);
     }
     cml_doc d = {.status = "error",
@@ -509,8 +503,8 @@ const char *cml_lab_problem_error(const cml_problem *p) {
 }
 
 /* One verified run: poison the output, launch, check the launch, copy back, compare. */
-static void verify(void (*launch)(void *), const cml_problem *p, float *h_got,
-                   cml_compare_result *check) {
+void cml_lab_verify(void (*launch)(void *), const cml_problem *p, float *h_got,
+                    cml_compare_result *check) {
     CML_CHECK(cudaMemset(p->d_out, CML_POISON_BYTE, p->n_out * sizeof(float)));
     launch(p->ctx);
     cml_run.in_launch = 1;
@@ -558,8 +552,8 @@ static void time_contenders(const cml_exercise *ex, const cml_problem *p, int re
     CML_CHECK(cudaFree(copy.d_src));
 }
 
-static const cml_exercise *find_exercise(const char *name, const cml_exercise *exercises,
-                                         int n_exercises) {
+const cml_exercise *cml_lab_find_exercise(const char *name, const cml_exercise *exercises,
+                                          int n_exercises) {
     for (int i = 0; name && i < n_exercises; ++i) {
         if (strcmp(exercises[i].name, name) == 0) {
             return &exercises[i];
@@ -623,7 +617,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
     }
 
     cml_compare_result check;
-    verify(ex->launch_student, &p, h_got, &check);
+    cml_lab_verify(ex->launch_student, &p, h_got, &check);
 
     cml_metrics extra = {0};
     if (check.n_bad == 0 && ex->extra_metrics) {
@@ -646,7 +640,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
     const cml_timing_stats *timing = NULL;
     if (opt->time && check.n_bad == 0 && ex->launch_baseline) {
         cml_compare_result baseline_check;
-        verify(ex->launch_baseline, &p, h_got, &baseline_check);
+        cml_lab_verify(ex->launch_baseline, &p, h_got, &baseline_check);
         if (baseline_check.n_bad != 0) {
             free(h_got);
             ex->teardown(&p);
@@ -656,7 +650,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
         }
         time_contenders(ex, &p, opt->reps, stats);
         /* Once more after timing: a kernel must compute every time, not only the first. */
-        verify(ex->launch_student, &p, h_got, &check);
+        cml_lab_verify(ex->launch_student, &p, h_got, &check);
         timing = check.n_bad == 0 ? stats : NULL;
     }
 
@@ -695,7 +689,7 @@ int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *
     /* The context, also after a usage error: whatever was parsed before it. */
     cml_run.mode = parsed == 0 ? opt.mode : CML_MODE_RUN;
     cml_run.exercise_name = opt.exercise;
-    cml_run.ex = find_exercise(opt.exercise, exercises, n_exercises);
+    cml_run.ex = cml_lab_find_exercise(opt.exercise, exercises, n_exercises);
     cml_run.n_size = opt.n_size;
     memcpy(cml_run.size, opt.size, sizeof cml_run.size);
     cml_run.seed = opt.seed;

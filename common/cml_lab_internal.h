@@ -81,6 +81,15 @@ int cml_lab_no_device(void);
 /* NULL, or what setup() filled in inconsistently (a course bug). */
 const char *cml_lab_problem_error(const cml_problem *p);
 
+/* One verified run in this process: poison the output, launch, check the launch, copy back
+ * and compare (a plain run's student and baseline, the judge's baseline). */
+void cml_lab_verify(void (*launch)(void *), const cml_problem *p, float *h_got,
+                    cml_compare_result *check);
+
+/* The exercise called `name` (NULL: none, or name NULL). */
+const cml_exercise *cml_lab_find_exercise(const char *name, const cml_exercise *exercises,
+                                          int n_exercises);
+
 /* Compares h_got (p->n_out floats) with the problem's reference. */
 void cml_lab_compare(const cml_problem *p, const float *h_got, cml_compare_result *check);
 

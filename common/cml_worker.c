@@ -22,22 +22,8 @@
 #include "cml_sample.h"
 
 static int send_error(int sock, const char *kind, const char *message) {
-    cml_msg_error m;
-    memset(&m, 0, sizeof m);
-    m.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_ERROR};
-    snprintf(m.kind, sizeof m.kind, "%s", kind);
-    snprintf(m.message, sizeof m.message, "%s", message);
-    (void)cml_ipc_send(sock, &m, sizeof m, -1);
+    (void)cml_ipc_send_error(sock, kind, message, NULL, NULL);
     return CML_EXIT_FAILED;
-}
-
-static const cml_exercise *find(const char *name, const cml_exercise *exercises, int n) {
-    for (int i = 0; i < n; ++i) {
-        if (strcmp(exercises[i].name, name) == 0) {
-            return &exercises[i];
-        }
-    }
-    return NULL;
 }
 
 int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
@@ -51,7 +37,7 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
         return send_error(sock, "protocol", "expected HELLO with the memory pool");
     }
     hello.exercise[sizeof hello.exercise - 1] = '\0';
-    const cml_exercise *ex = find(hello.exercise, exercises, n_exercises);
+    const cml_exercise *ex = cml_lab_find_exercise(hello.exercise, exercises, n_exercises);
     if (!ex || hello.n_size != ex->n_dims || hello.n_buffers < 0 ||
         hello.n_buffers > CML_DEVMEM_MAX) {
         return send_error(sock, "protocol", "HELLO names no exercise of this lab");

@@ -51,6 +51,18 @@ START_TEST(descriptor_crosses_the_pair) {
 }
 END_TEST
 
+START_TEST(error_round_trip) {
+    ck_assert_int_eq(cml_ipc_send_error(pair[0], "launch", "invalid argument", "k.cu:3", NULL), 0);
+    static cml_msg_error got;
+    ssize_t n = cml_ipc_recv(pair[1], &got, sizeof got, NULL, 1);
+    ck_assert_int_eq(cml_ipc_type(&got, n), CML_MSG_ERROR);
+    ck_assert_str_eq(got.kind, "launch");
+    ck_assert_str_eq(got.message, "invalid argument");
+    ck_assert_str_eq(got.where, "k.cu:3");
+    ck_assert_str_eq(got.expr, "");
+}
+END_TEST
+
 START_TEST(closed_peer_reads_as_zero) {
     close(pair[0]);
     pair[0] = -1;
@@ -100,6 +112,7 @@ Suite *make_ipc_suite(void) {
     tcase_add_checked_fixture(tc, open_pair, close_pair);
     tcase_add_test(tc, token_round_trip);
     tcase_add_test(tc, descriptor_crosses_the_pair);
+    tcase_add_test(tc, error_round_trip);
     tcase_add_test(tc, closed_peer_reads_as_zero);
     suite_add_tcase(s, tc);
     tc = tcase_create("Errors");
