@@ -10,8 +10,9 @@ A failed build is a graded result: ``summarize`` keeps about 20 lines, those tha
 "error" first, with paths made relative to the assembled folder, so the report reads
 ``kernels.cu(57): error: identifier "tile" is undefined``.
 
-The dependency files that ``-MMD`` writes (``<out>/<name>.d``) show every header a
-source included: ``check_includes`` refuses headers inside the course tree other than
+The dependency files that ``-MD`` writes (``<out>/<name>.d``) show every file the
+preprocessor opened, system headers too (``-MMD`` would leave out whatever a source
+includes after a linemarker that declares a system header, ``# 1 "/usr/include/stdio.h" 1 3``): ``check_includes`` refuses headers inside the course tree other than
 ``common/`` and the lab's own (``#include "../../solutions/..."`` would compile the
 reference solution into a submission) and headers outside system and CUDA folders.
 """

@@ -11,7 +11,9 @@ import json
 import platform
 import resource
 import secrets
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -308,6 +310,46 @@ def test_build_time_read_of_solutions_fails_in_the_sandbox(
     assert steps["sandbox"] == "passed" and steps["build"] == "failed", out
     assert "file not found" in out
     assert rc == 1 and rep["total"] == 0
+
+
+def test_an_include_hidden_by_a_linemarker_is_refused(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """A linemarker that says "this is a system header" (flag 3) makes ``-MMD`` leave out
+    every header included below it; the course builds with ``-MD`` (the preprocessor's
+    real inputs), so check_includes still sees the file of solutions/ and refuses it.
+    Without the sandbox (where solutions/ is visible) it builds and fails that check."""
+    secret = fake_root / "solutions" / "9.1-fake" / "secret.h"
+    secret.write_text("#define SECRET_SPEED 2.5f\n")
+    head = f'# 1 "/usr/include/stdio.h" 1 3\n#include "{secret}"\n# 3 "kernels.cu" 2\n'
+    try:
+        sub = hostile(fake_root, tmp_path, "*speed = SECRET_SPEED;", head=head)
+        monkeypatch.setenv(sandbox.ENV, "none")
+        rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
+    finally:
+        secret.unlink()
+    steps = step_statuses(rep)
+    assert steps["build"] == "passed" and steps["symbols"] == "failed", out
+    assert f"kernels.cu includes {secret}" in out
+    assert rc == 1 and rep["total"] == 0
+
+
+def test_the_graded_binary_has_no_symbol_table(fake_root, tmp_path):
+    """A submission that reads /proc/self/exe finds no symbol table to look the CUDA
+    runtime's denied functions up in (the Makefile links lab-bin with --strip-all)."""
+    out_dir, src = tmp_path / "out", tmp_path / "src"
+    shutil.copytree(fake_root / "labs" / "9.1-fake", src)
+    shutil.copy(fake_root / SOLUTION, src / "kernels.cu")
+    result = subprocess.run(
+        ["make", "-C", str(fake_root), "-s", "lab-bin", f"LAB_SRC={src}", f"LAB_OUT={out_dir}"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    nm = subprocess.run(["nm", str(out_dir / "lab")], capture_output=True, text=True)
+    assert "no symbols" in nm.stderr, nm.stdout[:500]
+    objdump = subprocess.run(["nm", str(out_dir / "kernels.cu.o")], capture_output=True, text=True)
+    assert "scale" in objdump.stdout  # the objects the symbol check reads keep theirs
 
 
 @x86_only
