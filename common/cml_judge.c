@@ -142,7 +142,7 @@ static int finish_remote_failure(judge *j, int rc) {
         const char *k = strcmp(kind, "launch") == 0 ? "launch"
                         : strcmp(kind, "cuda") == 0 ? "cuda"
                                                     : "worker";
-        cml_judged judged = {.phase = "first", .verified_rep = -1};
+        cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1};
         cml_doc d = {.status = "error",
                      .err_kind = k,
                      .err_message = message,
@@ -152,7 +152,7 @@ static int finish_remote_failure(judge *j, int rc) {
         cml_lab_write(&d);
         return CML_EXIT_FAILED;
     }
-    cml_judged judged = {.phase = "first", .verified_rep = -1};
+    cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1};
     cml_doc d = {.status = "error",
                  .err_kind = "worker",
                  .err_message = "the student's process ended or stopped answering",
@@ -541,6 +541,38 @@ static int remote_metrics(judge *j, cml_metrics *m) {
     return ANSWERED;
 }
 
+/* The baseline's median time (single launches, output poisoned and L2 flushed before each)
+ * before the student's process exists: the grader starts that process only once the judge's
+ * HELLO waits on the socket (grader/harness.py). Timed again among the student's repetitions
+ * it must stay near this figure; far slower, something of the student's kept the GPU busy
+ * while its process was idle (a kernel left running, a process left behind), and the
+ * grader scores no performance (grader/plausible.py). */
+#define ALONE_REPS 5
+static double baseline_alone(judge *j) {
+    const size_t flush_bytes = 2 * cml_run.device.l2_bytes;
+    void *d_flush = NULL;
+    if (flush_bytes > 0) {
+        CML_CHECK(cudaMalloc(&d_flush, flush_bytes));
+    }
+    double t[ALONE_REPS + 1]; /* the first is a warm-up */
+    for (int r = 0; r <= ALONE_REPS; ++r) {
+        CML_CHECK(cudaMemsetAsync(j->p.d_out, CML_POISON_BYTE, j->p.n_out * sizeof(float), 0));
+        if (d_flush) {
+            CML_CHECK(cudaMemsetAsync(d_flush, r, flush_bytes, 0));
+        }
+        CML_CHECK(cudaDeviceSynchronize());
+        const double t0 = now_ms();
+        cml_run.in_launch = 1;
+        j->ex->launch_baseline(j->p.ctx);
+        CML_CHECK(cudaGetLastError());
+        CML_CHECK(cudaDeviceSynchronize());
+        cml_run.in_launch = 0;
+        t[r] = now_ms() - t0;
+    }
+    CML_CHECK(cudaFree(d_flush));
+    return cml_median(t + 1, ALONE_REPS);
+}
+
 /* Sends HELLO with the case and its buffers; ANSWERED when the student's process is READY. */
 static int hello(judge *j, int pool_fd) {
     static cml_msg_hello h;
@@ -608,6 +640,7 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
         return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
     }
 
+    const double alone_ms = opt->time && ex->launch_baseline ? baseline_alone(&j) : -1.0;
     int rc = hello(&j, pool_fd);
     close(pool_fd);
     cml_compare_result check;
@@ -646,7 +679,7 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
         }
     }
 
-    cml_judged judged = {.phase = "first", .verified_rep = -1};
+    cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = alone_ms};
     cml_timing_stats stats[3];
     const cml_timing_stats *timing = NULL;
     if (opt->time && check.n_bad == 0 && ex->launch_baseline) {

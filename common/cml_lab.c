@@ -272,6 +272,12 @@ static void emit_timing_and_metrics(cml_json *w, const cml_doc *d) {
         cml_json_int(w, d->judged->input_sets);
         cml_json_key(w, "verified_rep");
         cml_json_int(w, d->judged->verified_rep);
+        cml_json_key(w, "baseline_alone_ms");
+        if (d->judged->baseline_alone_ms >= 0) {
+            cml_json_double(w, d->judged->baseline_alone_ms);
+        } else {
+            cml_json_null(w);
+        }
     }
     cml_json_end_object(w);
 

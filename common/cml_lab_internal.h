@@ -49,6 +49,7 @@ typedef struct cml_judged {
     double worker_overhead_ms; /* subtracted from each student sample */
     int input_sets;            /* input sets the repetitions rotated among; 0: the case's own */
     int verified_rep;          /* the timed repetition verified in full (0-based), -1: none */
+    double baseline_alone_ms;  /* the baseline before the student's process started, -1: not measured */
 } cml_judged;
 
 /* The contents of one document beyond the context. */

@@ -523,6 +523,13 @@ class Grading:
                     "depends on the run (a race between threads?)"
                 )
             return
+        busy = plausible.disturbed(run.doc)
+        if busy:
+            msg = f"disturbed timing at {diagnose.size_text(spec.size)}: {busy}; no performance points"
+            part.messages.append(msg)
+            row["message"] = msg
+            part.finding = f"{ex.name}: {msg}"
+            return
         why = plausible.implausible(run.doc, self.grade.device)
         if why:
             msg = (

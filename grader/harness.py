@@ -30,9 +30,11 @@ import hashlib
 import json
 import re
 import secrets
+import select
 import socket
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -264,6 +266,19 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
+def _await_hello(sock: socket.socket, judge_proc: subprocess.Popen, timeout_s: float) -> None:
+    """Waits until the judge's HELLO is on the socket (or the judge ended, or ``timeout_s``
+    passed): a timed judge measures its baseline alone before it says HELLO
+    (``timing.baseline_alone_ms``), so the student's process, whose code could leave the
+    GPU busy from its first instruction, must not exist yet. The message stays queued for
+    the student's process to read."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and judge_proc.poll() is None:
+        ready, _, _ = select.select([sock], [], [], 0.1)
+        if ready:
+            return
+
+
 def run_judged(
     judge: Path,
     binary: Path,
@@ -299,6 +314,8 @@ def run_judged(
             pass_fds=(ours.fileno(),),
         )
         ours.close()
+        if time_reps is not None:
+            _await_hello(theirs, judge_proc, timeout_s)
         argv = [str(binary), "--serve", str(theirs.fileno())]
         try:
             outcome = runner.run(

@@ -14,11 +14,23 @@ what is left:
 - the FP32 roof: no kernel does more float32 operations per second than the device's cores
   can (two per fused multiply-add, per FP32 lane, per clock: ``fp32_gflops``); the device's
   facts come from the judge.
+
+``disturbed`` catches the other way to shape a ratio: slowing the baseline down. Work the
+submission keeps on the GPU while its process is idle (a kernel left running in a process it
+left behind) shares the GPU with the judge's baseline, which then takes longer than it did
+when the judge timed it alone, before the student's process started
+(``timing.baseline_alone_ms``). Above ``BUSY_RATIO`` times that figure (and ``BUSY_MIN_MS``
+more) no performance is scored.
 """
 
 from __future__ import annotations
 
 COPY_MARGIN = 1.25  # above 125 % of the copy's speed a result is not believed
+# The baseline among the student's repetitions is per launch of a batch (its one
+# synchronisation shared), so it is at most about its single-launch time alone; measured on
+# the H200 in bench/h200-2026-12-01-judge/ (baseline-alone.md).
+BUSY_RATIO = 1.5
+BUSY_MIN_MS = 0.05
 FP32_MARGIN = 1.05
 
 # FP32 lanes per SM by compute capability (CUDA C++ Programming Guide, "Arithmetic
@@ -58,5 +70,24 @@ def implausible(doc: dict, device: dict | None) -> str | None:
         return (
             f"{gflops / 1000:.1f} TFLOP/s: above the device's FP32 roof of {roof / 1000:.1f} "
             "TFLOP/s"
+        )
+    return None
+
+
+def disturbed(doc: dict) -> str | None:
+    """Why the baseline's time in ``doc`` shows the GPU was kept busy by the submission
+    between its launches (None when it does not, or when the judge did not time the
+    baseline alone)."""
+    timing = doc.get("timing") or {}
+    alone = timing.get("baseline_alone_ms")
+    among = (timing.get("baseline") or {}).get("median_ms")
+    if not isinstance(alone, (int, float)) or not isinstance(among, (int, float)) or alone <= 0:
+        return None
+    if among > BUSY_RATIO * alone and among - alone > BUSY_MIN_MS:
+        return (
+            f"the baseline took {among:.3f} ms per launch among your repetitions against "
+            f"{alone:.3f} ms before your process started: something of your submission kept "
+            "the GPU busy while its process was idle (a kernel left running, a process left "
+            "behind)"
         )
     return None

@@ -312,6 +312,24 @@ def test_build_time_read_of_solutions_fails_in_the_sandbox(
     assert rc == 1 and rep["total"] == 0
 
 
+def test_a_baseline_slowed_by_the_submission_scores_no_performance(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """The judge's baseline took 2.5x as long among the student's repetitions as it did
+    alone before the student's process started: something of the submission's kept the GPU
+    busy (the GPU fixture hostile_left_behind_kernel does it for real). Correctness stands;
+    performance scores nothing, with the reason."""
+    monkeypatch.setenv("FAKE_BASELINE_ALONE_MS", "0.4")
+    rc, out, rep = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", tmp_path)
+    parts = scale(rep)
+    assert parts["correctness"]["status"] == "passed"
+    assert parts["performance"]["points"] == 0, out
+    assert "disturbed timing at" in out and "0.400 ms before your process started" in out
+    monkeypatch.setenv("FAKE_BASELINE_ALONE_MS", "0.9")
+    rc, out, rep = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", tmp_path)
+    assert scale(rep)["performance"]["points"] == scale(rep)["performance"]["max"], out
+
+
 def test_an_include_hidden_by_a_linemarker_is_refused(
     fake_root, fake_gpu, capsys, tmp_path, monkeypatch
 ):

@@ -47,3 +47,21 @@ def test_above_the_fp32_roof_is_not_believed():
 def test_no_metrics_is_plausible():
     assert plausible.implausible({"metrics": None}, H200) is None
     assert plausible.implausible({}, H200) is None
+
+
+def _timed(alone, among):
+    return {"timing": {"baseline_alone_ms": alone, "baseline": {"median_ms": among}}}
+
+
+def test_a_baseline_slowed_down_by_the_submission_is_not_believed():
+    assert plausible.disturbed(_timed(1.0, 0.98)) is None  # batched: a little faster
+    assert plausible.disturbed(_timed(1.0, 1.4)) is None  # within the noise allowed
+    assert plausible.disturbed(_timed(0.02, 0.06)) is None  # 3x, but 40 us: launch jitter
+    why = plausible.disturbed(_timed(1.0, 2.6))
+    assert why.startswith("the baseline took 2.600 ms per launch among your repetitions")
+    assert "1.000 ms before your process started" in why
+
+
+@pytest.mark.parametrize("doc", [{}, {"timing": None}, _timed(None, 5.0), _timed(0.0, 5.0)])
+def test_no_baseline_alone_no_verdict(doc):
+    assert plausible.disturbed(doc) is None
