@@ -3,7 +3,8 @@ each is a copy of the lab's solution with exact replacements, and the verdict it
 
 On any machine: every fixture applies cleanly (each ``old`` occurs exactly once in its
 file) and names a real exercise and real parts. On a GPU: each gets its verdict — every
-part in ``expect.lost`` loses points, and the report contains ``expect.report_contains``.
+part in ``expect.lost`` loses points, the report contains each of ``expect.report_contains``
+and none of ``expect.report_lacks``.
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ def test_fixture_applies_cleanly(path, tmp_path):
     for part in expect["lost"]:
         assert part in PART_NAMES, part
         assert ex.points[part] > 0, f"{part} has no points in {ex.name}: it cannot be lost"
-    assert all(isinstance(s, str) for s in expect.get("report_contains", []))
+    assert set(expect) <= {"exercise", "lost", "report_contains", "report_lacks"}, set(expect)
+    for key in ("report_contains", "report_lacks"):
+        assert all(isinstance(s, str) for s in expect.get(key, []))
     applied = apply(path, tmp_path / "sub")  # raises FixtureError unless each old occurs once
     for rep in fixture["replace"]:
         assert rep["new"] in (applied / rep["file"]).read_text()
@@ -93,3 +96,5 @@ def test_known_bad_verdict(path, tmp_path, capsys):
         assert p["points"] is not None and p["points"] < p["max"], (part, p, out)
     for text in expect.get("report_contains", []):
         assert text in out, text
+    for text in expect.get("report_lacks", []):
+        assert text not in out, text
