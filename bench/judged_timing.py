@@ -6,8 +6,11 @@ kernel in a process of the course's. A plain run (``lab --exercise ... --time``)
 everything in one process with CUDA events. For every timed exercise of every lab this runs
 the solution's performance case RUNS times each way, alternating, and prints one Markdown
 row per criterion: the median of each way, their difference, and the judge's overhead
-figure. The issue's bar: the judged figures of the references move by no more than the
-noise of the plain ones (their min..max over the runs).
+figure, and how the judge's baseline among the student's repetitions compares with the same
+baseline timed alone before the student's process started (``timing.baseline_alone_ms``;
+grader/plausible.py flags a run above ``BUSY_RATIO``). The issue's bar: the judged figures
+of the references move by no more than the noise of the plain ones (their min..max over the
+runs).
 
     python3 bench/judged_timing.py [--runs 3] [--lab 3.3] [--out judged_timing.json]
 """
@@ -37,8 +40,8 @@ def main() -> int:
     record: dict = {"runs": args.runs, "sandbox": box.kind, "labs": {}}
     print(f"sandbox: {box.kind}; runs: {args.runs} each way, alternating\n")
     print("| exercise | metric | plain median (min–max) | judged median (min–max) | judged/plain | "
-          "worker overhead ms | statuses |")
-    print("|---|---|---|---|---|---|---|")
+          "worker overhead ms | baseline among/alone | statuses |")
+    print("|---|---|---|---|---|---|---|---|")
     for lab_dir in sorted((ROOT / "labs").glob("*/lab.toml")):
         lab = manifest.load(lab_dir.parent)
         if args.lab and lab.id not in args.lab:
@@ -75,6 +78,12 @@ def main() -> int:
                     if d.get("status") == "ok"
                 ]
                 over = [o for o in over if o is not None]
+                among = []
+                for d in judged:
+                    timing = d.get("timing") or {}
+                    alone = timing.get("baseline_alone_ms")
+                    if d.get("status") == "ok" and alone:
+                        among.append(timing["baseline"]["median_ms"] / alone)
                 statuses = "/".join(
                     sorted({str(d.get("status")) for d in plain})
                 ) + " · " + "/".join(sorted({str(d.get("status")) for d in judged}))
@@ -87,7 +96,7 @@ def main() -> int:
                 )
                 ov = f"{statistics.median(over):.4f}" if over else "—"
                 print(f"| {lab.id} {ex.name} | {crit.metric} | {fmt(pv)} | {fmt(jv)} | {rel} | "
-                      f"{ov} | {statuses} |", flush=True)
+                      f"{ov} | {fmt(among)} | {statuses} |", flush=True)
     Path(args.out).write_text(json.dumps(record, indent=1))
     return 0
 
