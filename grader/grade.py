@@ -210,7 +210,7 @@ class Grading:
         # the build and every run of the submission from here on are in this sandbox
         # (grader.sandbox): the preprocessor and the assembler read what the source names
         self.box = sandbox.choose([self.root], self.options.sandbox_default)
-        status = "passed" if self.box.kind == "bwrap" else "skipped"
+        status = "passed" if self.box.kind in ("bwrap", "user") else "skipped"
         self.step("sandbox", status, [self.box.notice, cgroup.status()])
         out_dir = tmp / "out"
         start = time.monotonic()

@@ -52,6 +52,12 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # bubblewrap: run_autograder grades every submission in the sandbox (GRADER_SANDBOX=auto)
 apt-get install -y --no-install-recommends make gcc python3 bubblewrap
+# Where the container forbids bubblewrap's namespaces, the grader (root) runs the submission
+# as an unprivileged user of its own (grader/sandbox.py, the user sandbox), which must be
+# able to read the course; the grader itself makes the hidden cases unreadable to it.
+HERE="$(cd "$(dirname "$0")" && pwd)"
+chmod -R o+rX "$HERE"
+chmod o+x "$(dirname "$HERE")"
 
 python3 - <<'PY'
 import sys
@@ -90,7 +96,8 @@ cd "$ROOT/source" && {{
     # the folder holding the student files (the upload may wrap them in a folder)
     SUB=$(python3 -c 'import sys; from grader.gradescope_zip import find_submission; print(find_submission(sys.argv[1], sys.argv[2]))' "$LAB" "$ROOT/submission") \\
         || SUB="$ROOT/submission"
-    # someone else's code: in the sandbox where bubblewrap runs (the report says when not)
+    # someone else's code: in bubblewrap where it runs, else as a user of its own (the
+    # report's sandbox line says which, and why)
     GRADER_SANDBOX="${{GRADER_SANDBOX:-auto}}" \
         python3 -m grader grade "$LAB" --submission "$SUB" --gradescope "$RESULTS"
 }} 2>&1 | tee "$LOG"

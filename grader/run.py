@@ -163,7 +163,7 @@ def run(
     raises OSError, which is the caller's bug). ``pass_fds`` stay open in the child (the
     socket of a judged run, ``grader.harness.run_judged``)."""
     boxed = sandbox is not None and sandbox.kind == "bwrap"
-    if boxed:
+    if sandbox is not None and sandbox.kind in ("bwrap", "user"):
         argv = sandbox.wrap(argv, workdir=cwd, readable=readable)
     with (
         cgroup.group() if limits else contextlib.nullcontext() as group,

@@ -33,12 +33,32 @@ direct harness runs default to ``none``. The batch of 32 hostile and ordinary su
 ran under it on the H200 (bench/h200-2026-11-29-batch/).
 
 ``GRADER_SANDBOX`` overrides the default: ``auto`` (bwrap when it is installed and a probe
-``bwrap --ro-bind / / ... true`` succeeds, else none), ``bwrap`` (required: a GraderError
-when it cannot work) or ``none``. Without a sandbox the grader says so in the report
-("sandbox: not available (bubblewrap not installed): running with resource limits only";
-"off (...)" when it was not asked for)
-and relies on ``grader.run``'s limits: a wall-clock limit that kills the process group,
-CPU time, file size, no core dumps, and the output cap.
+``bwrap --ro-bind / / ... true`` succeeds, else the user sandbox below where the grader
+runs as root, else none), ``bwrap`` (required: a GraderError when it cannot work), ``user``
+(required likewise) or ``none``.
+
+The user sandbox (kind "user") is for a grader running as root where bubblewrap cannot
+make its namespaces — a Docker container such as Gradescope's may forbid them. The build
+and every run of one grading's submission code switch to an unprivileged user and group of
+that grading's own (an unused id from ``USER_IDS``, one per ``choose``: two submissions of
+a batch never share one), with util-linux's ``setpriv`` after the run has joined its
+cgroup, and ``--no-new-privs``. The course's hidden paths (``hidden``: solutions/,
+labs/*/hidden.toml, build outputs but the course library) are made unreadable to other
+users when the sandbox is chosen (``chmod o-rwx``: their owner keeps every right); the
+run's work directory is given to the grading's user, and the folders it must read (the
+grading's temporary folder) to its group. That user cannot write the course tree or the
+judge (root's), read the hidden cases or another student's work, or signal the grader or
+another grading; the network stays reachable and the rest of the file system readable
+where its permissions allow, which is what bubblewrap adds. The user sandbox needs the
+course tree and the CUDA toolkit readable by others (``chmod -R o+rX``); where they are
+not, ``auto`` says why and runs without a sandbox.
+
+Without a sandbox the grader says so in the report
+("sandbox: not available (bubblewrap not installed): running with resource limits only;
+the submission's code can read whatever the grader can, the hidden cases too";
+"off (...)" when it was not asked for) and relies on ``grader.run``'s limits: a wall-clock
+limit that kills the process group, CPU time, file size, no core dumps, and the output
+cap.
 
 The build (make, nvcc, the host compiler) of the submission runs in the same sandbox
 (``grader.build.build``): its output folder is the only writable place and ``solutions/``
@@ -51,8 +71,12 @@ from __future__ import annotations
 
 import functools
 import glob
+import grp
+import itertools
 import os
+import pwd
 import shutil
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -62,7 +86,9 @@ from grader import tools
 from grader.errors import GraderError
 
 ENV = "GRADER_SANDBOX"
-MODES = ("auto", "bwrap", "none")
+MODES = ("auto", "bwrap", "user", "none")
+USER_IDS = range(61000, 65000)  # uids (and gids) for the user sandbox's gradings
+_user_ids = itertools.count((os.getpid() * 97) % len(USER_IDS))
 REPO = Path(__file__).resolve().parents[1]
 DEVICE_PATTERNS = ("/dev/nvidia*", "/dev/nvidia-caps", "/dev/dri")
 # what a build (make, nvcc, the host compiler) and a run (the lab binary, the CUDA driver,
@@ -88,7 +114,7 @@ NAMESPACES = ["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-sess
 
 @dataclass(frozen=True)
 class Sandbox:
-    """How runs of submission code are contained: ``kind`` is "bwrap" or "none"."""
+    """How runs of submission code are contained: ``kind`` is "bwrap", "user" or "none"."""
 
     kind: str
     reason: str = ""  # why there is no sandbox (kind "none")
@@ -99,6 +125,9 @@ class Sandbox:
     visible: tuple[str, ...] = ()
     off: bool = False  # kind "none" by choice (GRADER_SANDBOX, one grade's default), not for lack
     toolchains: tuple[str, ...] = ()  # CUDA toolkit folders outside SYSTEM_DIRS, read-only
+    user: tuple[int, int] | None = None  # kind "user": the grading's (uid, gid)
+    setpriv: str | None = None
+    protected: tuple[str, ...] = ()  # kind "user": hidden paths it made unreadable to others
 
     @property
     def notice(self) -> str:
@@ -109,13 +138,28 @@ class Sandbox:
                 "read-only, its solutions, hidden cases and build outputs hidden; no network; "
                 "only the run's work directory writable"
             )
+        if self.kind == "user":
+            return (
+                f"an unprivileged user of this grading's own (uid {self.user[0]}; "
+                f"{self.reason}): the submission's build and runs cannot write the course or "
+                "read its solutions, hidden cases or other submissions; they see the network "
+                "and the rest of the system that others may read"
+            )
         state = "off" if self.off else "not available"
-        return f"{state} ({self.reason}): running with resource limits only"
+        return (
+            f"{state} ({self.reason}): running with resource limits only; the submission's "
+            "code can read whatever the grader can, the hidden cases too"
+        )
 
     def wrap(self, argv: list[str], workdir: str | os.PathLike | None, readable=()) -> list[str]:
         """``argv`` under bwrap (unchanged without a sandbox): ``workdir`` writable,
         ``readable`` visible read-only even under the fresh /tmp, ``hidden`` empty (but
         for a hidden folder that holds ``workdir`` or a ``readable`` path)."""
+        if self.kind == "user":
+            self._prepare(workdir, readable)
+            uid, gid = self.user
+            return [self.setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
+                    "--no-new-privs", "--", *argv]
         if self.kind != "bwrap":
             return list(argv)
         args = [self.bwrap]
@@ -149,6 +193,102 @@ class Sandbox:
                 args += ["--ro-bind", _empty_file(), path]
         args += ["--remount-ro", "/"]  # the new root itself: no file but in workdir, /tmp
         return [*args, *NAMESPACES, "--", *argv]
+
+
+    def _prepare(self, workdir, readable) -> None:
+        """Kind "user": ``workdir`` (and what is in it) belongs to the grading's user; each
+        ``readable`` path, and each folder above it or above ``workdir`` that others cannot
+        pass, is given to the grading's group (read and pass) — only folders of the
+        grader's inside the temporary folder (``tempfile.gettempdir()``); another one is a
+        GraderError that names it."""
+        uid, gid = self.user
+        tmp = Path(tempfile.gettempdir()).resolve()
+        paths = [Path(p).absolute() for p in readable]
+        if workdir is not None:
+            workdir = Path(workdir).absolute()
+            for folder, dirs, files in os.walk(workdir):
+                for name in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
+                    os.chown(name, uid, gid, follow_symlinks=False)
+            paths.append(workdir.parent)
+        for path in paths:
+            for folder in [path, *path.parents]:
+                st = folder.stat()
+                if st.st_mode & 0o005 == 0o005 or (st.st_gid == gid and st.st_mode & 0o050):
+                    continue
+                if not (folder.resolve().is_relative_to(tmp) and folder.resolve() != tmp
+                        and st.st_uid == os.geteuid()):
+                    raise GraderError(
+                        f"{folder} cannot be read by other users, and the user sandbox runs "
+                        f"the submission as one: chmod o+rx {folder}, or grade from a folder "
+                        "others can read"
+                    )
+                os.chown(folder, -1, gid)
+                os.chmod(folder, stat.S_IMODE(st.st_mode) | 0o050)
+
+
+def _others_can_read(path: Path) -> bool:
+    """Whether a user who is neither the owner nor in the group can read ``path`` (every
+    folder above it searchable by others, the path itself readable, a folder searchable)."""
+    path = Path(path).absolute()
+    try:
+        for folder in path.parents:
+            if not folder.stat().st_mode & stat.S_IXOTH:
+                return False
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+    return mode & need == need
+
+
+def _user_sandbox(roots: list, hidden: list[str], reason: str) -> Sandbox | str:
+    """The user sandbox (its hidden paths made unreadable to others) with a fresh user and
+    group, or why there is none: not root, no setpriv, no unused id, a course or toolkit
+    folder others cannot read."""
+    if os.geteuid() != 0:
+        return "the grader is not root, so it cannot switch the submission to another user"
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return "setpriv (util-linux) not found"
+    uid = _unused_id()
+    if uid is None:
+        return f"no unused user and group id in {USER_IDS.start}-{USER_IDS.stop - 1}"
+    for path in [*(Path(r) / "Makefile" for r in roots), *map(Path, _toolchains())]:
+        if not _others_can_read(path):
+            return (
+                f"{path} is not readable by other users, so an unprivileged user could not "
+                "build or run the submission (chmod -R o+rX it and the folders above it)"
+            )
+    protected = []
+    for path in hidden:
+        if os.path.exists(path) and os.stat(path).st_mode & 0o007:
+            os.chmod(path, stat.S_IMODE(os.stat(path).st_mode) & ~0o007)
+            protected.append(path)
+    return Sandbox(
+        "user",
+        reason,
+        hidden=tuple(hidden),
+        user=(uid, uid),
+        setpriv=setpriv,
+        protected=tuple(protected),
+    )
+
+
+def _unused_id() -> int | None:
+    """The next id of ``USER_IDS`` that names no user and no group of the system."""
+    for _ in range(len(USER_IDS)):
+        uid = USER_IDS[next(_user_ids) % len(USER_IDS)]
+        try:
+            pwd.getpwuid(uid)
+            continue
+        except KeyError:
+            pass
+        try:
+            grp.getgrgid(uid)
+            continue
+        except KeyError:
+            return uid
+    return None
 
 
 def _toolchains() -> tuple[str, ...]:
@@ -218,9 +358,16 @@ def choose(roots=(), default: str = "none") -> Sandbox:
                 hidden.append(path)
     bwrap = shutil.which("bwrap")
     reason = "bubblewrap not installed" if bwrap is None else _probe(bwrap)
+    if mode == "user":
+        reason = f"{ENV}=user"
     if reason is None:
         visible = tuple(dict.fromkeys(os.path.abspath(r) for r in [*roots, REPO]))
         return Sandbox("bwrap", "", bwrap, tuple(hidden), visible, toolchains=_toolchains())
     if mode == "bwrap":
         raise GraderError(f"{ENV}=bwrap but {reason}")
-    return Sandbox("none", reason)
+    user = _user_sandbox([*roots, REPO], hidden, reason)
+    if isinstance(user, Sandbox):
+        return user
+    if mode == "user":
+        raise GraderError(f"{ENV}=user but {user}")
+    return Sandbox("none", f"{reason}; no user sandbox: {user}")

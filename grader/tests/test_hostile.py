@@ -8,12 +8,14 @@ the sandbox. test_sandbox.py tests the sandbox itself with plain C programs."""
 from __future__ import annotations
 
 import json
+import os
 import platform
 import resource
 import secrets
 import shutil
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -35,12 +37,25 @@ static long raw3(long n, long a, long b, long c) {
 x86_only = pytest.mark.skipif(platform.machine() != "x86_64", reason="x86-64 system calls")
 
 
-@pytest.fixture
-def bwrap_only(monkeypatch):
-    monkeypatch.setenv(sandbox.ENV, "auto")  # one grade defaults to none: ask for it
-    box = sandbox.choose()
-    if box.kind != "bwrap":
+@pytest.fixture(params=["bwrap", "user"])
+def contained(request, monkeypatch, fake_root):
+    """The fake course to grade in each sandbox (one grade defaults to none: ask for it):
+    bubblewrap, and the user sandbox of a root grader without namespaces, for which the
+    course must be readable by other users (a copy outside pytest's 0700 folder)."""
+    kind = request.param
+    if kind == "user" and (os.geteuid() != 0 or shutil.which("setpriv") is None):
+        pytest.skip("the user sandbox needs root and setpriv")
+    monkeypatch.setenv(sandbox.ENV, kind if kind == "user" else "auto")
+    root = fake_root
+    if kind == "user":
+        root = Path(tempfile.mkdtemp(prefix="cml-course-")) / "course"
+        shutil.copytree(fake_root, root)
+        subprocess.run(["chmod", "-R", "o+rX", str(root.parent)], check=True)
+        request.addfinalizer(lambda: shutil.rmtree(root.parent, ignore_errors=True))
+    box = sandbox.choose([root])
+    if box.kind != kind:
         pytest.skip(f"sandbox {box.notice}")
+    return root
 
 
 def hostile(fake_root, tmp_path, new: str, old: str = LAUNCH, head: str = "") -> Path:
@@ -372,7 +387,7 @@ def test_the_graded_binary_has_no_symbol_table(fake_root, tmp_path):
 
 @x86_only
 def test_write_into_the_course_tree_by_syscall_fails(
-    fake_root, fake_gpu, bwrap_only, capsys, tmp_path
+    contained, fake_gpu, capsys, tmp_path
 ):
     target = REPO / "labs" / f"pwned-{secrets.token_hex(4)}"
     # open(target, O_WRONLY | O_CREAT, 0644); the result is only graded correct when the
@@ -382,8 +397,8 @@ def test_write_into_the_course_tree_by_syscall_fails(
         f"    if (fd >= 0) {{ return 0; }}\n    {LAUNCH}"
     )
     try:
-        sub = hostile(fake_root, tmp_path, code, head=SYSCALL)
-        rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
+        sub = hostile(contained, tmp_path, code, head=SYSCALL)
+        rc, out, rep = grade(capsys, contained, sub, tmp_path, "--no-perf")
         assert not target.exists()
         assert scale(rep)["correctness"]["status"] == "passed"
         steps = step_statuses(rep)
@@ -394,7 +409,7 @@ def test_write_into_the_course_tree_by_syscall_fails(
 
 @x86_only
 def test_read_of_solutions_by_syscall_sees_nothing(
-    fake_root, fake_gpu, bwrap_only, capsys, tmp_path
+    contained, fake_gpu, capsys, tmp_path
 ):
     secret = REPO / "solutions" / "3.3-tiling" / "kernels.cu"
     if not secret.exists():
@@ -404,8 +419,25 @@ def test_read_of_solutions_by_syscall_sees_nothing(
         f"long fd = raw3(2, (long){json.dumps(str(secret))}, 0, 0);\n"
         f"    if (fd >= 0) {{ return 0; }}\n    {LAUNCH}"
     )
-    sub = hostile(fake_root, tmp_path, code, head=SYSCALL)
-    rc, out, rep = grade(capsys, fake_root, sub, tmp_path, "--no-perf")
+    sub = hostile(contained, tmp_path, code, head=SYSCALL)
+    rc, out, rep = grade(capsys, contained, sub, tmp_path, "--no-perf")
+    assert scale(rep)["correctness"]["status"] == "passed", out
+
+
+@x86_only
+def test_read_of_the_hidden_cases_by_syscall_gets_nothing(contained, fake_gpu, capsys, tmp_path):
+    """labs/<lab>/hidden.toml: empty in bubblewrap, unreadable to the user sandbox's user."""
+    hidden = sorted(REPO.glob("labs/*/hidden.toml"))
+    assert hidden, "the course has a hidden.toml to hide"
+    # read(open(hidden), buf, 64): correct output only when nothing could be read
+    code = (
+        f"char buf[64];\n    long fd = raw3(2, (long){json.dumps(str(hidden[0]))}, 0, 0);\n"
+        "    long n = fd >= 0 ? raw3(0, fd, (long)buf, sizeof buf) : -1;\n"
+        f"    if (n > 0) {{ return 0; }}\n    {LAUNCH}"
+    )
+    sub = hostile(contained, tmp_path, code, head=SYSCALL)
+    rc, out, rep = grade(capsys, contained, sub, tmp_path, "--no-perf")
+    assert step_statuses(rep)["sandbox"] == "passed", out
     assert scale(rep)["correctness"]["status"] == "passed", out
 
 

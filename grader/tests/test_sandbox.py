@@ -12,6 +12,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -63,18 +64,22 @@ def test_none_is_a_readable_notice_and_leaves_argv_alone(monkeypatch):
     monkeypatch.setenv(sandbox.ENV, "none")
     box = sandbox.choose()
     assert box.kind == "none"
-    assert box.notice == "off (GRADER_SANDBOX=none): running with resource limits only"
+    assert box.notice == (
+        "off (GRADER_SANDBOX=none): running with resource limits only; the submission's code "
+        "can read whatever the grader can, the hidden cases too"
+    )
     assert box.wrap(["lab", "--list"], "/tmp") == ["lab", "--list"]
 
 
 def test_auto_without_bubblewrap_runs_with_limits_only(monkeypatch):
     monkeypatch.setenv(sandbox.ENV, "auto")
-    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name, **kw: None)
     box = sandbox.choose()
     assert box.kind == "none"
-    assert box.notice == (
-        "not available (bubblewrap not installed): running with resource limits only"
-    )
+    # no setpriv either (which finds nothing), so no user sandbox, and the report says why
+    assert box.notice.startswith(
+        "not available (bubblewrap not installed; no user sandbox: "
+    ) and box.notice.endswith("the hidden cases too")
 
 
 def test_required_bubblewrap_that_is_missing_is_an_error(monkeypatch):
@@ -356,12 +361,13 @@ def test_the_default_is_none_for_one_grade_and_auto_for_a_batch(monkeypatch):
     assert sandbox.choose().kind == "none"
     assert sandbox.choose().notice == (
         "off (one grade's default; GRADER_SANDBOX=auto turns it on): running with resource "
-        "limits only"
+        "limits only; the submission's code can read whatever the grader can, the hidden "
+        "cases too"
     )
     assert grade.Options().sandbox_default == "none"
-    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name, **kw: None)
     assert sandbox.choose(default="auto").notice.startswith(
-        "not available (bubblewrap not installed)"
+        "not available (bubblewrap not installed; no user sandbox"
     )
 
 
@@ -443,3 +449,107 @@ def test_a_hidden_folder_that_holds_what_the_caller_reads_stays_visible(box):
     assert ["--tmpfs", str(REPO / "solutions")] not in [argv[i : i + 2] for i in range(len(argv))]
     argv = box.wrap(["lab"], None, readable=[str(REPO / "labs")])
     assert ["--tmpfs", str(REPO / "solutions")] in [argv[i : i + 2] for i in range(len(argv))]
+
+
+# -- the user sandbox: root without namespaces (a Docker container such as Gradescope's) --
+
+
+@pytest.fixture
+def user_box(monkeypatch) -> sandbox.Sandbox:
+    """The user sandbox (needs root: it switches to a user of the grading's own)."""
+    if os.geteuid() != 0:
+        pytest.skip("the user sandbox needs the grader to run as root")
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) not found")
+    monkeypatch.setenv(sandbox.ENV, "user")
+    return sandbox.choose([REPO])
+
+
+ID_AND_TRIES = r"""
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+/* prints its uid, then for each "r:PATH" / "w:PATH" whether it could open PATH */
+int main(int argc, char **argv) {
+    printf("uid %d\n", (int)getuid());
+    for (int i = 1; i < argc; ++i) {
+        int fd = open(argv[i] + 2, argv[i][0] == 'w' ? O_WRONLY | O_CREAT : O_RDONLY, 0644);
+        printf("%s %s\n", argv[i], fd >= 0 ? "opened" : strerror(errno));
+        if (fd >= 0) close(fd);
+    }
+    return 0;
+}
+"""
+
+
+def test_auto_without_bubblewrap_as_root_switches_to_a_user(monkeypatch):
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("the user sandbox needs root and setpriv")
+    monkeypatch.setenv(sandbox.ENV, "auto")
+    real = shutil.which
+    monkeypatch.setattr(sandbox.shutil, "which", lambda n, **kw: None if n == "bwrap" else real(n, **kw))
+    box = sandbox.choose([REPO])
+    assert box.kind == "user" and box.reason == "bubblewrap not installed"
+    assert "an unprivileged user of this grading's own" in box.notice
+    assert box.user[0] in sandbox.USER_IDS and box.user[0] != 0
+
+
+def test_a_user_sandbox_run_cannot_read_the_hidden_or_write_the_course(user_box):
+    hidden = sorted(REPO.glob("labs/*/hidden.toml"))
+    assert hidden, "the course has a hidden.toml to hide"
+    solution = next(REPO.glob("solutions/*/kernels.cu"), None)
+    if solution is None:
+        pytest.skip("no solutions/ in this checkout")
+    work = Path(tempfile.mkdtemp(prefix="grader-run-"))
+    target = REPO / "labs" / f"pwned-{secrets.token_hex(4)}.txt"
+    try:
+        exe = cc(work.parent / f"bin-{secrets.token_hex(4)}", "tries", ID_AND_TRIES)
+        args = [f"r:{hidden[0]}", f"r:{solution}", f"w:{target}", f"w:{work / 'mine.txt'}"]
+        out = run.run([exe, *args], 30, cwd=str(work), sandbox=user_box,
+                      readable=[str(Path(exe).parent)])
+        assert out.ok, out.stderr
+        assert f"uid {user_box.user[0]}\n" in out.stdout
+        assert f"r:{hidden[0]} Permission denied" in out.stdout
+        assert f"r:{solution} Permission denied" in out.stdout
+        assert f"w:{target} Permission denied" in out.stdout
+        assert f"w:{work / 'mine.txt'} opened" in out.stdout  # its own folder is writable
+        assert not target.exists()
+    finally:
+        target.unlink(missing_ok=True)
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(Path(exe).parent, ignore_errors=True)
+
+
+def test_two_gradings_in_user_sandboxes_cannot_read_each_others_work(user_box, monkeypatch):
+    """Each grading has a user and group of its own: another grading's folder (its
+    assembled sources, its build, its work directory) is closed to it."""
+    other_box = sandbox.choose([REPO])
+    assert other_box.user != user_box.user
+    grading = Path(tempfile.mkdtemp(prefix="grader-"))  # a grading's folder: 0700, root's
+    other = Path(tempfile.mkdtemp(prefix="grader-"))
+    try:
+        exe = cc(grading / "bin", "tries", ID_AND_TRIES)
+        (other / "src").mkdir()
+        (other / "src" / "kernels.cu").write_text("someone else's work\n")
+        other_box.wrap(["true"], workdir=None, readable=[str(other / "src")])  # its group
+        (grading / "work").mkdir()
+        out = run.run([exe, f"r:{other / 'src' / 'kernels.cu'}"], 30, cwd=str(grading / "work"),
+                      sandbox=user_box, readable=[str(grading / "bin")])
+        assert out.ok, out.stderr
+        assert "Permission denied" in out.stdout, out.stdout
+    finally:
+        shutil.rmtree(grading, ignore_errors=True)
+        shutil.rmtree(other, ignore_errors=True)
+
+
+def test_a_course_others_cannot_read_gets_no_user_sandbox(monkeypatch, tmp_path):
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("the user sandbox needs root and setpriv")
+    closed = tmp_path / "course"  # under pytest's 0700 folder
+    closed.mkdir()
+    (closed / "Makefile").write_text("all:\n")
+    monkeypatch.setenv(sandbox.ENV, "user")
+    with pytest.raises(GraderError, match="is not readable by other users.*chmod -R o\\+rX"):
+        sandbox.choose([closed])
