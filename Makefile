@@ -88,14 +88,17 @@ common: $(LIBCML)
 
 LABS := $(patsubst labs/%/lab.toml,%,$(wildcard labs/*/lab.toml))
 
-# $(call obj_rules,OUTDIR,SRCDIR,INCDIRS): compile SRCDIR/*.cu|*.c into OUTDIR/*.o
+# $(call obj_rules,OUTDIR,SRCDIR,INCDIRS): compile SRCDIR/*.cu|*.c into OUTDIR/*.o.
+# CML_SRC_DIR names the source's folder, so a lab's data files (SRCDIR/data/) can be
+# embedded at build time with the assembler's .incbin (lab 3.5's photograph.c); the data
+# files are prerequisites, since no dependency file lists what .incbin reads.
 define obj_rules
 $(1)/%.cu.o: $(2)/%.cu
 	@mkdir -p $$(@D)
 	$$(call say,NVCC,$$<)$$(NVCC) $$(ALL_NVCCFLAGS) $(addprefix -I,$(3)) -c $$< -o $$@
-$(1)/%.c.o: $(2)/%.c
+$(1)/%.c.o: $(2)/%.c $(wildcard $(2)/data/*)
 	@mkdir -p $$(@D)
-	$$(call say,CC,$$<)$$(CC) $$(ALL_CFLAGS) $(addprefix -I,$(3)) -c $$< -o $$@
+	$$(call say,CC,$$<)$$(CC) $$(ALL_CFLAGS) $(addprefix -I,$(3)) -DCML_SRC_DIR='"$(abspath $(2))"' -c $$< -o $$@
 endef
 
 # $(call lab_rules,OUTDIR,SRCDIRS (first wins),SOURCE NAMES)

@@ -24,8 +24,8 @@
  * propagated through the blur and Sobel, 0.5 for the rounding to an integer), passed as the
  * magnitude with gamma = 1.
  *
- * The photograph: data/astronaut.pgm (data/SOURCE.md), compiled into the binary (photograph.c:
- * the grader runs the binary in an empty work directory); the environment variable
+ * The photograph: data/astronaut.pgm (data/SOURCE.md), embedded in the binary at build time
+ * (photograph.c: the grader runs the binary in an empty work directory); the environment variable
  * CML_LAB35_IMAGE names another PGM to use instead. CML_LAB35_WRITE=DIR makes the pipeline
  * exercise write its output (and, with CML_LAB35_STAGES=1, the stages' images) as PGM files
  * into DIR (pipeline_write_images).

@@ -573,9 +573,8 @@ START_TEST(test_psnr) {
 END_TEST
 
 /* ---------------------------------------------------------------------------------------------
- * Photograph: the array compiled into the binary is data/astronaut.pgm (regenerate photograph.c
- * with data/embed_pgm.py when the picture changes). Run from the repository root (make
- * check-tests does).
+ * Photograph: the bytes photograph.c embeds at build time (.incbin) are data/astronaut.pgm's.
+ * Run from the repository root (make check-tests does).
  */
 
 START_TEST(test_photograph_embedded_matches_file) {
