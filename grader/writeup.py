@@ -37,10 +37,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from grader.manifest import ReportSpec
+
+class ReportSpec(Protocol):
+    """What ``check`` reads of a lab's ``[report]`` (grader.manifest.ReportSpec): named
+    here, so that this module imports nothing of the grader's (manifest imports it)."""
+
+    file: str
+    sections: tuple[str, ...]
+    need_numbers: tuple[str, ...]
+    template_text: str
 
 MAX_TEMPLATE_BYTES = 1024 * 1024
 # digits with an optional decimal part or thousands groups, not glued to a letter, "_" or "."
