@@ -55,7 +55,7 @@ not, ``auto`` says why and runs without a sandbox.
 
 Without a sandbox the grader says so in the report
 ("sandbox: not available (bubblewrap not installed): running with resource limits only;
-the submission's code can read whatever the grader can, the hidden cases too";
+the submission's code can read whatever the grader can, hidden.toml included";
 "off (...)" when it was not asked for) and relies on ``grader.run``'s limits: a wall-clock
 limit that kills the process group, CPU time, file size, no core dumps, and the output
 cap.
@@ -142,13 +142,13 @@ class Sandbox:
             return (
                 f"an unprivileged user of this grading's own (uid {self.user[0]}; "
                 f"{self.reason}): the submission's build and runs cannot write the course or "
-                "read its solutions, hidden cases or other submissions; they see the network "
+                "read its solutions, hidden.toml or other submissions; they see the network "
                 "and the rest of the system that others may read"
             )
         state = "off" if self.off else "not available"
         return (
             f"{state} ({self.reason}): running with resource limits only; the submission's "
-            "code can read whatever the grader can, the hidden cases too"
+            "code can read whatever the grader can, hidden.toml included"
         )
 
     def wrap(self, argv: list[str], workdir: str | os.PathLike | None, readable=()) -> list[str]:
