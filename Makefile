@@ -243,6 +243,14 @@ GPU_LOG_DIR ?= $(BUILD)/gpu-check
 gpu-check:
 	bash grader/gpu_check.sh $(GPU_LOG_DIR)
 
+# The handouts as a browsable site (mkdocs.yml; mkdocs is a tool outside grading, installed
+# on demand): build/site/index.html.
+.PHONY: site
+site:
+	@$(PYTHON) -c "import mkdocs" 2>/dev/null || { echo "make site: needs mkdocs (python3 -m pip install mkdocs)"; exit 2; }
+	$(PYTHON) -m mkdocs build --strict -f mkdocs.yml
+	@echo "make site: build/site/index.html"
+
 .PHONY: clean
 clean:
 	rm -rf $(BUILD)
