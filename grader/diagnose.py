@@ -267,7 +267,7 @@ def exercise_summary(
     if "timeout" in by_kind:
         size = by_kind["timeout"][0]
         return (
-            f"{ex.name}: did not finish within {lab.run_timeout_s:g} s at "
+            f"{ex.name}: did not finish within {lab.correctness_timeout_s:g} s at "
             f"{size_text(size)}: {hint(ex, 'timeout')}"
         )
     if "crash" in by_kind:
@@ -278,12 +278,12 @@ def exercise_summary(
             size, run, _ = by_kind[k]
             msg = (run.doc.get("error") or {}).get("message", "unknown error")
             advice = ex.hints.get("launch") or launch_hint(msg)
-            text = f"{ex.name}: at {size_text(size)} {case_message(run, lab.run_timeout_s)}"
+            text = f"{ex.name}: at {size_text(size)} {case_message(run, lab.correctness_timeout_s)}"
             return text + (f": {advice}" if advice else "")
     if "setup" in by_kind or "usage" in by_kind:
         size, run, _ = by_kind.get("setup") or by_kind["usage"]
         return (
-            f"{ex.name}: {case_message(run, lab.run_timeout_s)} ({size_text(size)}): "
+            f"{ex.name}: {case_message(run, lab.correctness_timeout_s)} ({size_text(size)}): "
             "a case in lab.toml the harness does not accept"
         )
     if "edge" in by_kind:
@@ -292,7 +292,7 @@ def exercise_summary(
         where = region(check["bad_box"], check.get("rows") or 0, check.get("cols") or 0)
         return f"{ex.name}: wrong only in {where} (size {size_text(size)}): {hint(ex, 'edge')}"
     size, run, _ = failed[0]
-    fb = first_bad(run.doc.get("check") or {}) or case_message(run, lab.run_timeout_s)
+    fb = first_bad(run.doc.get("check") or {}) or case_message(run, lab.correctness_timeout_s)
     if passed:
         sizes = ", ".join(size_text(t[0]) for t in failed)
         return (
@@ -327,7 +327,7 @@ def hidden_case_message(run: CaseRun, timeout_s: float) -> str:
 def hidden_summary(lab: Lab, ex: Exercise, failed: list[CaseRun]) -> str:
     """The finding when only hidden cases failed (their sizes are not named)."""
     k = kind(failed[0])
-    what = hidden_case_message(failed[0], lab.run_timeout_s)
+    what = hidden_case_message(failed[0], lab.correctness_timeout_s)
     key = _HIDDEN_HINT.get(k, k)
     if key == "wrong":
         advice = ex.hints.get("wrong") or (

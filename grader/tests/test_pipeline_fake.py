@@ -161,6 +161,24 @@ def test_hang_stops_sanitizer_and_performance(fake_root, fake_gpu, capsys, tmp_p
     assert "an earlier case of scale did not finish in 5 s" in out
 
 
+def test_a_hang_is_reported_with_the_case_limit(fake_root, fake_gpu, capsys, tmp_path):
+    """case_timeout_s (here 3 s) is the correctness cases' limit: the case's line and the
+    exercise's summary both name it, not run_timeout_s (5 s, the timed runs')."""
+    shutil.copytree(fake_root, tmp_path / "course")
+    toml = tmp_path / "course" / "labs" / "9.1-fake" / "lab.toml"
+    toml.write_text(toml.read_text().replace("run_timeout_s = 5\n", "run_timeout_s = 5\ncase_timeout_s = 3\n", 1))
+    sub = variant(
+        tmp_path / "course",
+        tmp_path,
+        "*speed = 2.5;",
+        "*speed = 2.5;\n    volatile int spin = 1;\n    while (rows == 33 && spin) { }",
+    )
+    code, out, _, rep = grade(capsys, tmp_path / "course", sub, json_path=tmp_path / "r.json")
+    assert code == 1
+    assert "=> scale: did not finish within 3 s at 33" in out, out
+    assert "within 5 s" not in out
+
+
 def test_launch_error(fake_root, fake_gpu, capsys, tmp_path):
     sub = variant(
         fake_root,
