@@ -129,7 +129,8 @@ endef
 $(foreach L,$(LABS),$(eval $(call judge_rules,$(L))))
 JUDGE_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/judge)
 
-LAB_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/student/lab $(BUILD)/$(L)/solution/lab) $(JUDGE_BINS)
+# the solutions' binaries only where solutions/ exists (not in the students' release)
+LAB_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/student/lab $(if $(wildcard solutions/$(L)),$(BUILD)/$(L)/solution/lab)) $(JUDGE_BINS)
 
 .PHONY: all labs judges
 all: $(LIBCML) $(LAB_BINS)
