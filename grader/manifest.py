@@ -336,11 +336,16 @@ def _pattern(c: _Checker, where: str, pattern: str, label: str) -> None:
         raise c.fail(where, f"{label}: '{pattern}' is not a valid regular expression ({e})")
 
 
-def _student_file(c: _Checker, lab_dir: Path, name: str) -> None:
+def _student_file(c: _Checker, lab_dir: Path, name: str, must_exist: bool) -> None:
     if "/" in name or "\\" in name or name in (".", "..") or name.startswith("."):
         raise c.fail("", f"student_files: '{name}' must be a plain file name in the lab folder")
-    if not (lab_dir / name).is_file():
-        raise c.fail("", f"student_files: '{name}' is not in {display_path(lab_dir)}")
+    if must_exist and not (lab_dir / name).is_file():
+        raise c.fail(
+            "",
+            f"student_files: '{name}' is not in {display_path(lab_dir)} (restore it from the "
+            "course's release; in the course's repository `python3 -m grader skeleton --write` "
+            "generates it from solutions/)",
+        )
 
 
 def _criterion(c: _Checker, where: str, t: dict, label: str) -> Criterion:
@@ -645,9 +650,10 @@ def _merge_hidden(path: Path, exercises: tuple[Exercise, ...]) -> tuple[Exercise
     )
 
 
-def load(lab_dir: Path | str) -> Lab:
+def load(lab_dir: Path | str, student_files_exist: bool = True) -> Lab:
     """Reads and validates ``<lab_dir>/lab.toml`` and, when there is one, ``hidden.toml``
-    (HIDDEN_FILE); raises GraderError on any violation."""
+    (HIDDEN_FILE); raises GraderError on any violation. ``student_files_exist=False`` lets
+    a student file be missing (``skeleton --write`` creates it)."""
     lab_dir = Path(lab_dir)
     path = lab_dir / "lab.toml"
     c = _Checker(path)
@@ -665,7 +671,7 @@ def load(lab_dir: Path | str) -> Lab:
     if not student_files:
         raise c.fail("", "student_files must not be empty")
     for name in student_files:
-        _student_file(c, lab_dir, name)
+        _student_file(c, lab_dir, name, student_files_exist)
     run_timeout = c.number("", raw.get("run_timeout_s", 60), "run_timeout_s", positive=True)
     san_timeout = c.number(
         "", raw.get("sanitizer_timeout_s", 300), "sanitizer_timeout_s", positive=True

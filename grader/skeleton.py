@@ -166,7 +166,7 @@ def generate(root: Path, labs: list[str] | None = None) -> list[FileResult]:
     """Generates the skeleton of every student file of the chosen labs (all by default)."""
     results = []
     for lab_dir in manifest.select_labs(root, labs):
-        lab = manifest.load(lab_dir)
+        lab = manifest.load(lab_dir, student_files_exist=False)
         for name in lab.student_files:
             r = FileResult(lab_dir / name, root / "solutions" / lab_dir.name / name)
             if r.skeleton.is_file():

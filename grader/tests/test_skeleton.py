@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader import skeleton
+from grader import manifest, skeleton
+from grader.errors import GraderError
 from grader.skeleton import MarkerError
 from helpers import REPO, grade_cli, real_labs
 
@@ -213,6 +214,23 @@ def test_missing_solution_is_reported(tmp_path, capsys):
     (root / "solutions" / "1.1-x" / "kernels.cu").unlink()
     code, out, _ = grade_cli(capsys, "skeleton", "--check", "--root", root)
     assert code == 1 and "missing (no solution to generate from)" in out
+
+
+def test_write_creates_a_missing_student_file(tmp_path, capsys):
+    """A new lab's student file is generated, not copied by hand (docs/adding-a-lab.md);
+    grading a lab without it names the file and the fix."""
+    root = _course(tmp_path, SOLUTION, SKELETON)
+    student = root / "labs" / "1.1-x" / "kernels.cu"
+    student.unlink()
+    code, out, _ = grade_cli(capsys, "skeleton", "--check", "--root", root)
+    assert code == 1 and "kernels.cu" in out
+    code, out, _ = grade_cli(capsys, "skeleton", "--write", "--root", root)
+    assert code == 0 and "labs/1.1-x/kernels.cu" in out and "wrote" in out
+    assert student.read_text() == SKELETON
+    assert not student.with_name("kernels.cu.orig").exists()  # nothing was there to keep
+    student.unlink()
+    with pytest.raises(GraderError, match="skeleton --write"):
+        manifest.load(root / "labs" / "1.1-x")
 
 
 def test_unknown_lab_is_a_usage_error(tmp_path, capsys):
