@@ -556,6 +556,11 @@ class Grading:
             if fraction < 1 and part.finding is None:
                 part.finding = diagnose.slow_summary(ex, crit, value)
         part.info = " | ".join(texts)
+        if not spec.calibrated:  # figures without points (docs/adding-a-lab.md)
+            part.finding = part.fraction = None
+            part.status, part.reason = "not_run", manifest.UNCALIBRATED
+            row["message"] = part.info
+            return
         row["criteria"] = scored
         # the roofline row of the report (report.roofline): bandwidth against the copy
         metrics = run.doc.get("metrics") or {}

@@ -133,6 +133,9 @@ class PerformanceSpec:
     criteria: tuple[Criterion, ...]
     reps: int = 25
     timed: bool = True  # False: run without --time, score the run's (extra) metrics
+    # False: zero/full are placeholders not yet measured on the course's GPU (a new lab):
+    # the run is made and its figures reported, its points stay pending (UNCALIBRATED)
+    calibrated: bool = True
 
 
 @dataclass(frozen=True)
@@ -366,11 +369,17 @@ def _criterion(c: _Checker, where: str, t: dict, label: str) -> Criterion:
     return Criterion(metric, zero, full)
 
 
+UNCALIBRATED = (
+    "the lab's thresholds are not calibrated on the course's GPU yet (lab.toml: "
+    "calibrated = false): figures reported, points pending"
+)
+
+
 def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
     """[exercise.performance]: one criterion (metric, zero, full) or a criteria list."""
     t = c.table(where, raw, "performance")
     single = ("metric", "zero", "full")
-    c.keys(where, t, ("size", "reps", "timed", "criteria", *single), "performance")
+    c.keys(where, t, ("size", "reps", "timed", "calibrated", "criteria", *single), "performance")
     size = c.size(where, t.get("size"), "performance.size")
     if len(size) != n_dims:
         raise c.fail(where, f"performance.size has {len(size)} dimensions, cases have {n_dims}")
@@ -396,7 +405,10 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
         raise c.fail(where, "performance.timed must be true or false")
     if not timed and any(k.metric == "ratio" for k in criteria):
         raise c.fail(where, "performance: the metric 'ratio' needs a timed run (timed = true)")
-    return PerformanceSpec(size, tuple(criteria), reps, timed)
+    calibrated = t.get("calibrated", True)
+    if not isinstance(calibrated, bool):
+        raise c.fail(where, "performance.calibrated must be true or false")
+    return PerformanceSpec(size, tuple(criteria), reps, timed, calibrated)
 
 
 def _exercise(c: _Checker, index: int, raw) -> Exercise:

@@ -106,9 +106,20 @@ def expect_solution(g: Grade) -> list[str]:
                 if part.name == "performance" and part.info:
                     why = f"measured {part.info}"
                 problems.append(f"{ex.name}: {part.name} {part.points:g}/{part.max}: {why}")
-            elif part.points is None and part.max > 0:
+            elif part.points is None and part.max > 0 and part.reason != manifest.UNCALIBRATED:
                 problems.append(f"{ex.name}: {part.name} not run: {part.reason}")
     return problems
+
+
+def uncalibrated(g: Grade | None) -> list[str]:
+    """'exercise: measured ...' for each exercise whose thresholds are not calibrated."""
+    if g is None:
+        return []
+    return [
+        f"{ex.name}: {ex.parts['performance'].info}"
+        for ex in g.exercises
+        if ex.parts["performance"].reason == manifest.UNCALIBRATED
+    ]
 
 
 def expect_skeleton(g: Grade, kind: str = "stub") -> list[str]:
@@ -153,7 +164,7 @@ def _expect_naive(g: Grade) -> list[str]:
                     f"{ex.name}: the naive code's {name} {part.points}/{part.max}: {_why(part)}"
                 )
         perf = ex.parts["performance"]
-        if perf.max > 0:
+        if perf.max > 0 and perf.reason != manifest.UNCALIBRATED:
             if perf.points is None:
                 problems.append(f"{ex.name}: performance not run: {perf.reason}")
             elif perf.points != 0:
@@ -196,6 +207,14 @@ def selfcheck(
     if any(not r.ok for r in rows):
         print("selfcheck: FAILED (expectations not met, above)", file=out)
         return 1
+    loose = [f"{r.lab} {r.variant} {line}" for r in rows for line in uncalibrated(r.grade)]
+    if loose:
+        print("UNCALIBRATED (lab.toml calibrated = false: set zero and full from these, then "
+              "remove it):", file=out)
+        for line in loose:
+            print(f"  {line}", file=out)
+        print("selfcheck: NOT COMPLETE: thresholds not calibrated (above)", file=out)
+        return 3
     if no_device:
         print(
             "selfcheck: NOT COMPLETE: no CUDA device, so the correctness, sanitizer and "

@@ -179,6 +179,28 @@ def test_a_hang_is_reported_with_the_case_limit(fake_root, fake_gpu, capsys, tmp
     assert "within 5 s" not in out
 
 
+def test_uncalibrated_thresholds_report_figures_and_keep_points_pending(
+    fake_root, fake_gpu, capsys, tmp_path
+):
+    """A new lab's performance thresholds before they are measured on the course's GPU
+    (docs/adding-a-lab.md): lab.toml says calibrated = false; the run is made and its
+    figures shown, the points stay pending (exit 3), and selfcheck lists what to set."""
+    shutil.copytree(fake_root, tmp_path / "course")
+    toml = tmp_path / "course" / "labs" / "9.1-fake" / "lab.toml"
+    old = 'metric = "ratio"\n'
+    assert toml.read_text().count(old) == 1
+    toml.write_text(toml.read_text().replace(old, old + "calibrated = false\n"))
+    sub = tmp_path / "course" / "solutions" / "9.1-fake"
+    code, out, _, rep = grade(capsys, tmp_path / "course", sub, json_path=tmp_path / "r.json")
+    assert code == 3, out
+    perf = rep["exercises"][0]["parts"]["performance"]
+    assert perf["points"] is None and perf["status"] == "not_run"
+    assert "not calibrated" in perf["reason"] and "ratio 2.5" in perf["info"], perf
+    code, out, _ = grade_cli(capsys, "selfcheck", "--root", tmp_path / "course")
+    assert code == 3, out
+    assert "UNCALIBRATED" in out and "9.1-fake solution scale: ratio 2.5" in out
+
+
 def test_launch_error(fake_root, fake_gpu, capsys, tmp_path):
     sub = variant(
         fake_root,
