@@ -366,6 +366,8 @@ static void emit_list(cml_json *w, const cml_exercise *exercises, int n_exercise
     cml_json_int(w, CML_SCHEMA_VERSION);
     cml_json_key(w, "lab");
     cml_json_string(w, cml_run.lab_id);
+    cml_json_key(w, "min_reps");
+    cml_json_int(w, CML_MIN_REPS);
     cml_json_key(w, "exercises");
     cml_json_begin_array(w);
     for (int i = 0; i < n_exercises; ++i) {

@@ -47,7 +47,6 @@ static const struct option long_options[] = {
 
 #define DEFAULT_SEED 1
 #define DEFAULT_REPS 25
-#define MIN_REPS 20
 #define MAX_REPS 1000000
 
 const char *cml_usage(void) {
@@ -210,9 +209,9 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
             opt->time = 1;
             break;
         case OPT_REPS:
-            if (parse_u64(optarg, strlen(optarg), 0, MAX_REPS, &v) != 0 || v < MIN_REPS) {
+            if (parse_u64(optarg, strlen(optarg), 0, MAX_REPS, &v) != 0 || v < CML_MIN_REPS) {
                 return fail(err, err_len, "--reps: '%s' is not an integer from %d to %d", optarg,
-                            MIN_REPS, MAX_REPS);
+                            CML_MIN_REPS, MAX_REPS);
             }
             opt->reps = (int)v;
             break;

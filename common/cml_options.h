@@ -20,6 +20,9 @@ extern "C" {
 #endif
 
 #define CML_MAX_DIMS 8
+/* The fewest timed repetitions a run accepts (--reps; cml_time_interleaved): its only
+ * definition; the grader reads it from here (grader/manifest.py) and --list reports it. */
+#define CML_MIN_REPS 20
 
 typedef enum cml_mode {
     CML_MODE_RUN = 0,

@@ -13,9 +13,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "cml_options.h"
 #include "cml_stats.h"
 
-#define MIN_REPS 20
 #define MAX_BATCH 10000
 
 cml_timing_opts cml_timing_defaults(void) {
@@ -34,7 +34,7 @@ cml_timing_opts cml_timing_defaults(void) {
 cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
                                  const cml_timing_opts *opts, cml_timing_stats *stats) {
     cml_timing_opts o = opts ? *opts : cml_timing_defaults();
-    if (!contenders || !stats || n < 1 || o.reps < MIN_REPS || o.warmup < 0 || o.batch < 0 ||
+    if (!contenders || !stats || n < 1 || o.reps < CML_MIN_REPS || o.warmup < 0 || o.batch < 0 ||
         o.batch > MAX_BATCH) {
         return cudaErrorInvalidValue;
     }

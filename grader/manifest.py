@@ -60,7 +60,17 @@ HINT_KEYS = (
     "slow",
 )
 HIDDEN_FILE = "hidden.toml"  # instructor-only cases next to lab.toml
-MIN_REPS = 20  # the harness rejects fewer (common/cml_options.h)
+def _c_define(header: str, name: str) -> int:
+    """An integer ``#define`` of the course library's ``common/<header>`` (its only
+    definition: the grader reads it, never repeats it)."""
+    path = Path(__file__).resolve().parents[1] / "common" / header
+    m = re.search(rf"^\s*#\s*define\s+{name}\s+(\d+)\b", path.read_text(), re.M)
+    if not m:
+        raise GraderError(f"{path} does not define {name}")
+    return int(m.group(1))
+
+
+MIN_REPS = _c_define("cml_options.h", "CML_MIN_REPS")  # the harness rejects fewer
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LAB_KEYS = (
@@ -734,6 +744,9 @@ def check_against_harness(lab: Lab, listing: dict) -> dict[str, dict]:
     Every exercise must exist in the harness, with as many dimensions as its cases have.
     Returns the harness's entry per exercise name (``dims``, ``baseline``)."""
     c = _Checker(lab.path)
+    if listing.get("lab") != lab.id:
+        raise c.fail("", f"id is {lab.id!r} but the lab binary says {listing.get('lab')!r} "
+                         "(cml_lab_main's lab id in harness.cu)")
     entries = {}
     for item in listing.get("exercises") or []:
         if isinstance(item, dict) and isinstance(item.get("name"), str):

@@ -300,7 +300,7 @@ static void assert_one_document(const char *doc) {
 START_TEST(list_to_file) {
     run_lab_with(2, 1, "--list", NULL);
     ck_assert_int_eq(result.code, 0);
-    ck_assert_str_eq(result.doc, "{\"schema\":1,\"lab\":\"0.0\",\"exercises\":["
+    ck_assert_str_eq(result.doc, "{\"schema\":1,\"lab\":\"0.0\",\"min_reps\":20,\"exercises\":["
                                  "{\"name\":\"copy\",\"dims\":[\"N\"],\"baseline\":\"memcpy\"},"
                                  "{\"name\":\"rows\",\"dims\":[\"M\",\"N\"],"
                                  "\"baseline\":\"memcpy\"}]}\n");
@@ -312,7 +312,7 @@ START_TEST(list_to_stdout) {
     run_lab_with(1, 0, "--list", NULL);
     ck_assert_int_eq(result.code, 0);
     ck_assert_str_eq(result.out,
-                     "{\"schema\":1,\"lab\":\"0.0\",\"exercises\":["
+                     "{\"schema\":1,\"lab\":\"0.0\",\"min_reps\":20,\"exercises\":["
                      "{\"name\":\"copy\",\"dims\":[\"N\"],\"baseline\":\"memcpy\"}]}\n");
 }
 END_TEST

@@ -9,7 +9,7 @@ import pytest
 
 from grader import manifest
 from grader.errors import GraderError
-from helpers import FAKELAB, REPO
+from helpers import FAKELAB, REPO, real_labs
 
 BASE = (FAKELAB / "labs" / "9.1-fake" / "lab.toml").read_text()
 
@@ -234,13 +234,16 @@ def test_missing_manifest(tmp_path):
 def test_check_against_harness(tmp_path):
     lab = manifest.load(make_lab(tmp_path, BASE))
     listing = {
+        "lab": lab.id,
         "exercises": [
             {"name": "scale", "dims": ["rows", "cols"], "baseline": "scale_naive"},
             {"name": "offset", "dims": ["n"]},
-        ]
+        ],
     }
     entries = manifest.check_against_harness(lab, listing)
     assert entries["scale"]["baseline"] == "scale_naive"
+    with pytest.raises(GraderError, match="but the lab binary says '7.7'"):
+        manifest.check_against_harness(lab, {**listing, "lab": "7.7"})
     listing["exercises"][1]["dims"] = ["n", "m"]
     with pytest.raises(
         GraderError, match="exercise 'offset': cases have 1 dimensions but the harness takes 2"
@@ -275,3 +278,26 @@ def test_copy_of_fake_lab_is_valid(tmp_path):
     dst = tmp_path / "lab"
     shutil.copytree(FAKELAB / "labs" / "9.1-fake", dst)
     assert manifest.load(dst).name == "lab"
+
+
+def test_every_real_lab_agrees_with_its_judge_binary():
+    """lab.toml against what the lab's judge says with --list (no GPU needed; make test
+    builds the judges first): the same lab id and exercises, the cases' dimensions, a
+    baseline for every ratio criterion, and the minimum repetitions, defined once in
+    common/cml_options.h."""
+    import json
+    import subprocess
+
+    for lab_dir in real_labs():
+        judge = REPO / "build" / lab_dir.name / "judge"
+        if not judge.is_file():
+            pytest.skip(f"{judge} is not built (make judges)")
+        listing = json.loads(subprocess.run([judge, "--list"], capture_output=True,
+                                            text=True, check=True).stdout)
+        lab = manifest.load(lab_dir)
+        entries = manifest.check_against_harness(lab, listing)
+        assert set(entries) == {e.name for e in lab.exercises}, lab_dir.name
+        assert listing["min_reps"] == manifest.MIN_REPS
+        for e in lab.exercises:
+            if e.performance and any(c.metric == "ratio" for c in e.performance.criteria):
+                assert entries[e.name]["baseline"], f"{e.name}: a ratio needs a baseline"
