@@ -226,7 +226,7 @@ def write(root: Path, labs: list[str] | None, out) -> int:
         print("no solutions/ in this copy: nothing to generate", file=out)
         return 0
     results = generate(root, labs)
-    status = 0
+    status = written = 0
     for r in results:
         if r.error:
             status = 1
@@ -243,6 +243,10 @@ def write(root: Path, labs: list[str] | None, out) -> int:
             with open(r.skeleton, "w", encoding="utf-8", newline="") as f:
                 f.write(r.expected)
             print(f"wrote {manifest.display_path(r.skeleton)}", file=out)
+            written += 1
     if status == 0:
-        print(f"skeletons: {len(results)} files up to date", file=out)
+        print(
+            f"skeletons: {written} written, {len(results) - written} already up to date",
+            file=out,
+        )
     return status
