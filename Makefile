@@ -192,12 +192,16 @@ LAB_IDS := $(foreach L,$(LABS),$(firstword $(subst -, ,$(L))))
 lab_dir = $(firstword $(wildcard labs/$(LAB)-*/lab.toml labs/$(LAB)/lab.toml))
 
 # Exit 0 once grading completed, whatever the score (the grader's 1, "points lost", is a
-# completed grading); 3 when checks that need a GPU could not run; 2 on usage errors.
+# completed grading); 3 when checks that need a GPU could not run (also when points are
+# lost for certain but others are pending: the report's "final" is false); 2 on usage errors.
 .PHONY: grade
 grade: $(LIBCML)
 	@test -n "$(LAB)" || { echo "usage: make grade LAB=<id>   (labs: $(LAB_IDS))"; exit 2; }
 	@test -n "$(lab_dir)" || { echo "make grade: no lab '$(LAB)' (labs: $(LAB_IDS))"; exit 2; }
-	@$(PYTHON) -m grader grade $(dir $(lab_dir)); rc=$$?; \
+	@mkdir -p $(BUILD)
+	@$(PYTHON) -m grader grade $(dir $(lab_dir)) --json $(BUILD)/last-grade.json; rc=$$?; \
+	  if [ $$rc -eq 1 ] && ! $(PYTHON) -c "import json, sys; sys.exit(not json.load(open('$(BUILD)/last-grade.json'))['final'])"; then \
+	    rc=3; fi; \
 	  if [ $$rc -eq 3 ]; then \
 	    echo "make grade: exit 3 — the checks that need a GPU were not run (see NOT RUN above)"; fi; \
 	  if [ $$rc -eq 1 ]; then exit 0; else exit $$rc; fi

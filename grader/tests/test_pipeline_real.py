@@ -99,3 +99,21 @@ def test_python_m_grader_runs_as_a_module(tmp_path):
     )
     assert out.returncode == 2
     assert "grader: error: submission folder" in out.stderr
+
+
+def test_make_grade_without_a_gpu_is_not_a_completed_grading(tmp_path):
+    """make grade exits 0 only for a completed grading: lab 3.5's starting code without a
+    GPU loses points for certain (its report's format) while the rest is pending, which
+    the grader says with exit 1 and "final": false; make passes that on as exit 3 (make: 2)."""
+    _cpu_only()
+    lab = next((p for p in LABS if p.name.startswith("3.5")), None)
+    if lab is None:
+        pytest.skip("no lab 3.5")
+    out = subprocess.run(
+        ["make", "-s", "-C", str(REPO), "grade", "LAB=3.5", f"BUILD={tmp_path / 'build'}"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2, out.stdout[-2000:] + out.stderr[-2000:]
+    assert "make grade: exit 3" in out.stdout
+    assert "lost for certain" in out.stdout
