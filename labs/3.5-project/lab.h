@@ -122,8 +122,8 @@ void gradient_to_u8(const float *d_in, unsigned char *d_out, int width, int heig
  *
  *   d_dst = gradient_to_u8(sobel_magnitude(gaussian_blur(resample_bilinear(d_src))), scale)
  * You may fuse stages and skip intermediates: only d_dst is graded (end to end against the
- * CPU reference: per pixel within the propagated tolerance, and the PSNR) and timed (against
- * the naive pipeline of the skeleton, run in the same process).
+ * CPU reference: per pixel within the propagated tolerance; the PSNR is reported, not scored)
+ * and timed (against the naive pipeline of the skeleton, in the same run).
  *   d_src: (src_h, src_w) uint8   d_dst: (dst_h, dst_w) uint8, written in full
  *   h_weights: HOST array of 2 * radius + 1 floats (as gaussian_blur)
  *   d_scratch: 3 * dst_w * dst_h floats of device scratch (three working images) you may use;

@@ -574,8 +574,8 @@ extern "C" void sobel_magnitude(const float *d_in, float *d_out, int width, int 
  *   4t .. 4t + 3 of the width * height), not row by row (row y starts at pixel y * width, not a
  *   multiple of 4 when the width is odd); check both pointers' alignment ((uintptr_t)p % 16 for
  *   the float4 load, % 4 for the store, <stdint.h>) and fall back to scalar accesses when it is
- *   not there: image_pipeline's d_scratch + k * n (k = 1, 2; n = dst_w * dst_h) is not 16-byte
- *   aligned when n is odd. The last n % 4 pixels take the scalar path too.
+ *   not there: image_pipeline's d_scratch + k * n (k = 1, 2; n = dst_w * dst_h) is 16-byte
+ *   aligned only when n is a multiple of 4. The last n % 4 pixels take the scalar path too.
  */
 #if 0  // BEGIN SKELETON
 __global__ void to_u8_kernel(const float *in, unsigned char *out, int width, int height,
