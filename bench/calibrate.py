@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from grader import assemble, build, diagnose, fixtures, harness, manifest, tools  # noqa: E402
+from grader import assemble, build, diagnose, course, fixtures, harness, manifest, tools  # noqa: E402
 
 
 def metric_of(doc: dict, metric: str) -> float | None:
@@ -81,7 +81,7 @@ def main() -> int:
         "| exercise | variant | metric | median (min–max, runs) | GB/s | copy GB/s |",
         "|---|---|---|---|---|---|",
     ]
-    for lab_dir in manifest.select_labs(ROOT, args.lab):
+    for lab_dir in course.select_labs(ROOT, args.lab):
         lab = manifest.load(lab_dir)
         solution = ROOT / "build" / lab.name / "solution" / "lab"
         if not solution.is_file():

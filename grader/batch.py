@@ -66,7 +66,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import archives, gradescope, manifest, report, tools
+from grader import archives, course, gradescope, manifest, report, tools
 from grader import build as builder
 from grader import grade as grading
 from grader.errors import GraderError
@@ -241,7 +241,7 @@ class Batch:
         self.err = err
 
     def run(self) -> int:
-        root = manifest.find_root(self.lab_dir.absolute().parent)
+        root = course.find_root(self.lab_dir.absolute().parent)
         if root is None:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
         self.out.mkdir(parents=True, exist_ok=True)

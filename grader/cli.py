@@ -45,7 +45,7 @@ import time
 import traceback
 from pathlib import Path
 
-from grader import batch, dist, gradescope, gradescope_zip, manifest, report, selfcheck, skeleton
+from grader import batch, course, dist, gradescope, gradescope_zip, report, selfcheck, skeleton
 from grader import grade as grading
 from grader.errors import GraderError
 
@@ -150,11 +150,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _root(args) -> Path:
     if args.root:
-        root = manifest.find_root(Path(args.root))
+        root = course.find_root(Path(args.root))
         if root is None:
             raise GraderError(f"{args.root} is not a course root (no Makefile, common/cml_json.h)")
         return root
-    return manifest.default_root()
+    return course.default_root()
 
 
 def _grade(args) -> int:

@@ -40,6 +40,7 @@ from grader import build as builder
 from grader import (
     plausible,
     cgroup,
+    course,
     diagnose,
     harness,
     lint,
@@ -118,7 +119,7 @@ class Grading:
     def __init__(self, lab_dir: Path, options: Options):
         self.lab_dir = Path(lab_dir)
         self.options = options
-        root = manifest.find_root(self.lab_dir.absolute().parent)
+        root = course.find_root(self.lab_dir.absolute().parent)
         if root is None:
             raise GraderError(
                 f"cannot find the course root above {display_path(self.lab_dir)} (a folder "

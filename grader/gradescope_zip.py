@@ -32,7 +32,7 @@ import os
 import zipfile
 from pathlib import Path
 
-from grader import archives, dist, manifest, skeleton
+from grader import archives, course, dist, manifest, skeleton
 from grader.errors import GraderError
 from grader.files import write_atomic
 
@@ -166,7 +166,7 @@ def _pristine(root: Path, lab_dir: Path) -> dict[str, bytes]:
 
 def contents(root: Path, lab: str) -> tuple[str, dict[str, tuple[bytes, int]]]:
     """(lab folder name, {zip path: (bytes, mode)}) of the autograder zip of ``lab``."""
-    chosen = manifest.select_labs(root, [lab])
+    chosen = course.select_labs(root, [lab])
     if len(chosen) != 1:
         raise GraderError(f"'{lab}' names {len(chosen)} labs; give the folder name")
     lab_dir = chosen[0]

@@ -48,7 +48,6 @@ _RES_ARCH = re.compile(r"^\s*arch\s*=\s*(sm_\w+)")
 DESCRIPTIONS = {
     "LDS": "shared-memory load",
     "STS": "shared-memory store",
-    "LDSM": "shared-memory matrix load",
     "BAR": "barrier: __syncthreads",
     "LDL": "local-memory load, from a spill or a run-time-indexed per-thread array",
     "STL": "local-memory store, from a spill or a run-time-indexed per-thread array",

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import grade as grading
-from grader import manifest, report
+from grader import course, manifest, report
 from grader.errors import GraderError
 from grader.results import Grade
 
@@ -188,7 +188,7 @@ def _grade(
 def selfcheck(
     root: Path, labs: list[str] | None, out, json_path: str | None = None, seed: int | None = None
 ) -> int:
-    lab_dirs = manifest.select_labs(root, labs)
+    lab_dirs = course.select_labs(root, labs)
     if not lab_dirs:
         raise GraderError(f"no lab with a lab.toml under {manifest.display_path(root / 'labs')}")
     rows: list[Row] = []

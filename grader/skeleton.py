@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import manifest
+from grader import course, manifest
 from grader.errors import GraderError
 
 _MARKER = re.compile(r"^[ \t]*//[ \t]*(BEGIN|END) SOLUTION[ \t]*\r?\n?\Z")
@@ -165,7 +165,7 @@ def _read(path: Path) -> str:
 def generate(root: Path, labs: list[str] | None = None) -> list[FileResult]:
     """Generates the skeleton of every student file of the chosen labs (all by default)."""
     results = []
-    for lab_dir in manifest.select_labs(root, labs):
+    for lab_dir in course.select_labs(root, labs):
         lab = manifest.load(lab_dir, student_files_exist=False)
         for name in lab.student_files:
             r = FileResult(lab_dir / name, root / "solutions" / lab_dir.name / name)
