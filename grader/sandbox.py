@@ -55,7 +55,7 @@ not, ``auto`` says why and runs without a sandbox.
 
 Without a sandbox the grader says so in the report
 ("sandbox: not available (bubblewrap not installed): running with resource limits only;
-the submission's code can read whatever the grader can, hidden.toml included";
+the submission's code can read whatever the grader can (an instructor's hidden.toml too)";
 "off (...)" when it was not asked for) and relies on ``grader.run``'s limits: a wall-clock
 limit that kills the process group, CPU time, file size, no core dumps, and the output
 cap.
@@ -148,7 +148,7 @@ class Sandbox:
         state = "off" if self.off else "not available"
         return (
             f"{state} ({self.reason}): running with resource limits only; the submission's "
-            "code can read whatever the grader can, hidden.toml included"
+            "code can read whatever the grader can (an instructor's hidden.toml too)"
         )
 
     def wrap(self, argv: list[str], workdir: str | os.PathLike | None, readable=()) -> list[str]:
@@ -343,7 +343,11 @@ def choose(roots=(), default: str = "none") -> Sandbox:
     if mode not in MODES:
         raise GraderError(f"{ENV}={mode} is not one of {', '.join(MODES)}")
     if mode == "none":
-        why = f"{ENV}=none" if asked else f"one grade's default; {ENV}=auto turns it on"
+        why = (
+            f"{ENV}=none"
+            if asked
+            else f"the default when you grade your own work; {ENV}=auto turns it on"
+        )
         return Sandbox("none", why, off=True)
     # solutions/ folders, the instructor-only labs/*/hidden.toml files, and the course's
     # build outputs but its library (build/common): build/<lab>/solution/ holds the compiled

@@ -66,7 +66,7 @@ def test_none_is_a_readable_notice_and_leaves_argv_alone(monkeypatch):
     assert box.kind == "none"
     assert box.notice == (
         "off (GRADER_SANDBOX=none): running with resource limits only; the submission's code "
-        "can read whatever the grader can, hidden.toml included"
+        "can read whatever the grader can (an instructor's hidden.toml too)"
     )
     assert box.wrap(["lab", "--list"], "/tmp") == ["lab", "--list"]
 
@@ -79,7 +79,7 @@ def test_auto_without_bubblewrap_runs_with_limits_only(monkeypatch):
     # no setpriv either (which finds nothing), so no user sandbox, and the report says why
     assert box.notice.startswith(
         "not available (bubblewrap not installed; no user sandbox: "
-    ) and box.notice.endswith("hidden.toml included")
+    ) and box.notice.endswith("(an instructor's hidden.toml too)")
 
 
 def test_required_bubblewrap_that_is_missing_is_an_error(monkeypatch):
@@ -360,9 +360,9 @@ def test_the_default_is_none_for_one_grade_and_auto_for_a_batch(monkeypatch):
     monkeypatch.delenv(sandbox.ENV, raising=False)
     assert sandbox.choose().kind == "none"
     assert sandbox.choose().notice == (
-        "off (one grade's default; GRADER_SANDBOX=auto turns it on): running with resource "
-        "limits only; the submission's code can read whatever the grader can, hidden.toml "
-        "included"
+        "off (the default when you grade your own work; GRADER_SANDBOX=auto turns it on): "
+        "running with resource limits only; the submission's code can read whatever the "
+        "grader can (an instructor's hidden.toml too)"
     )
     assert grade.Options().sandbox_default == "none"
     monkeypatch.setattr(sandbox.shutil, "which", lambda name, **kw: None)

@@ -16,7 +16,7 @@
  * Sources: seed lecture 000 (Russian; no numbered sections: its "Концепция" (concept) section
  * introduces global, shared and constant memory and registers, but not local memory), seed
  * lecture 001 (Chinese; §1 the latency of each level, §2.1 registers, scalars vs arrays and
- * spills to local memory, §3.1 coalescing); FACTS.md for the corrections this lab makes to
+ * spills to local memory, §3.1 coalescing); docs/facts.md for the corrections this lab makes to
  * them (registers are 64K x 32 bit = 256 KB per SM, not "64 KB"; 200-300 cycles is an L2 hit,
  * not DRAM; shared memory is 228 KB per SM on H100/H200, not 164 KB); CUDA C++ Programming
  * Guide, "Device Memory Accesses", "Local Memory" (what the compiler places in local memory)
@@ -38,7 +38,7 @@ extern "C" {
  * cudaDeviceGetAttribute (or cudaGetDeviceProperties for global_bytes): never hard-code a value
  * (the grader compares with its own query of the device the code runs on). CUDA 13 removed
  * cudaDeviceProp.clockRate and .memoryClockRate: read the clocks with cudaDevAttrClockRate and
- * cudaDevAttrMemoryClockRate. Values on one H200 (FACTS.md) are given for orientation. */
+ * cudaDevAttrMemoryClockRate. Values on one H200 (docs/facts.md) are given for orientation. */
 typedef struct hierarchy_info {
     int sm_count;       /* streaming multiprocessors (H200: 132) */
     int regs_per_sm;    /* 32-bit registers per SM (65536 = 256 KB; not "64 KB": seed 001) */

@@ -15,7 +15,7 @@
  *
  * Sources:
  *   - tiled matrix multiply: seed lecture 000 (matrixMulShared), with the corrections of
- *     FACTS.md (ceil(K/T) tiles, zero-filled loads, unconditional barriers, guarded store);
+ *     docs/facts.md (ceil(K/T) tiles, zero-filled loads, unconditional barriers, guarded store);
  *     NVIDIA cuda-samples matrixMul (after Volkov & Demmel, SC'08); CUDA C++ Programming Guide,
  *     "Shared Memory".
  *   - transpose: M. Harris, "An Efficient Matrix Transpose in CUDA C/C++", NVIDIA Developer
@@ -45,9 +45,10 @@
 
 /* Tile edge T. The block is T x T threads, one per element of its tile of C; each step stages a
  * T x T tile of A and one of B: 2 x 4 KB of shared memory at T = 32, and 32 x 32 = 1024 threads
- * is the per-block maximum. Each element loaded from global memory is used T = 32 times (FACTS.md,
- * one run on an H200 at 4096^3: 8.9 TFLOP/s, against 6.2 for the coalesced naive kernel; going
- * further takes register blocking: siboehm's SGEMM worklog, kernels 4-5). */
+ * is the per-block maximum. Each element loaded from global memory is used T = 32 times: on an
+ * H200 at 4096^3, 8.7 TFLOP/s, 1.48x the coalesced naive kernel (bench/h200.md, 3 runs), 17 % of
+ * cuBLAS; going further takes register blocking (docs/facts.md; siboehm's SGEMM worklog,
+ * kernels 4-5). */
 #define MATMUL_TILE 32
 
 /* C = A B.  A: (M, K) row-major, B: (K, N) row-major, C: (M, N) row-major.

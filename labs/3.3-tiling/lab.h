@@ -12,7 +12,7 @@
  * Declared extern "C" so the launchers' symbols are unmangled (the grader's symbol check).
  *
  * Sources: seed lectures 000 (tiled matrix multiply) and 001 (transpose, convolution tile);
- * FACTS.md for the corrections this lab makes to them.
+ * docs/facts.md for the corrections this lab makes to them.
  */
 #pragma once
 

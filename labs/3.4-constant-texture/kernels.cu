@@ -19,7 +19,7 @@
  * yours.
  *
  * Sources: seed lecture 002 (its examples of each memory space, with the corrections of
- * FACTS.md: read-only loads show as LDG.E...CONSTANT on sm_70 and later, not LDG.E.CI;
+ * docs/facts.md: read-only loads show as LDG.E...CONSTANT on sm_70 and later, not LDG.E.CI;
  * texture objects, not references; filter weights are 9-bit fixed point); CUDA C++
  * Programming Guide, "Device Memory Spaces" (__constant__), "Texture and Surface Memory",
  * "Texture Fetching" (addressing modes, linear filtering) and the "__ldg" read-only data cache

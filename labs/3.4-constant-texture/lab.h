@@ -18,7 +18,7 @@
  * Sources: seed lecture 002 (constant memory, the read-only data cache, texture memory and
  * surfaces); CUDA C++ Programming Guide, "Device Memory Spaces" (constant), "Texture and
  * Surface Memory" and the "Texture Fetching" appendix (addressing and linear filtering);
- * FACTS.md for the corrections this lab makes to the seed.
+ * docs/facts.md for the corrections this lab makes to the seed.
  */
 #pragma once
 

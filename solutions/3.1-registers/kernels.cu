@@ -16,14 +16,14 @@
  * Sources:
  *   - seed lecture 000, section "Концепция" (concept; the seed has no numbered sections): the
  *     memory spaces and registers; seed lecture 001 §1 (latencies), §2.1 (registers, spills to
- *     local memory) and §3.1 (coalescing), with the corrections of FACTS.md (256 KB of
+ *     local memory) and §3.1 (coalescing), with the corrections of docs/facts.md (256 KB of
  *     registers per SM; 200-300 cycles is an L2 hit; DRAM is 500-800+ cycles). Arrays indexed
  *     at run time go to local memory: CUDA C++ Programming Guide, "Local Memory".
  *   - pointer chasing: Saavedra & Smith, "Measuring cache and TLB performance" (IEEE Trans.
  *     Computers, 1995); Wong et al., "Demystifying GPU microarchitecture through
  *     microbenchmarking" (ISPASS 2010); Jia et al., "Dissecting the NVIDIA Volta GPU
  *     architecture via microbenchmarking" (2018). Published H100 figures (caps-tum/mt4g, in
- *     FACTS.md): shared 29.9, L1 38, L2 219, DRAM 834 cycles.
+ *     docs/facts.md): shared 29.9, L1 38, L2 219, DRAM 834 cycles.
  *   - CUDA C++ Programming Guide: "Device Memory Accesses", "Load functions using cache hints"
  *     (__ldca, __ldcg), "Time function" (clock64), the runtime's cudaDeviceGetAttribute.
  *

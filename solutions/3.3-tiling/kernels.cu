@@ -15,7 +15,7 @@
  *
  * Sources:
  *   - tiled matrix multiply: seed lecture 000 (matrixMulShared), with the corrections of
- *     FACTS.md (ceil(K/T) tiles, zero-filled loads, unconditional barriers, guarded store);
+ *     docs/facts.md (ceil(K/T) tiles, zero-filled loads, unconditional barriers, guarded store);
  *     NVIDIA cuda-samples matrixMul (after Volkov & Demmel, SC'08); CUDA C++ Programming Guide,
  *     "Shared Memory".
  *   - transpose: M. Harris, "An Efficient Matrix Transpose in CUDA C/C++", NVIDIA Developer
@@ -45,9 +45,10 @@
 
 /* Tile edge T. The block is T x T threads, one per element of its tile of C; each step stages a
  * T x T tile of A and one of B: 2 x 4 KB of shared memory at T = 32, and 32 x 32 = 1024 threads
- * is the per-block maximum. Each element loaded from global memory is used T = 32 times (FACTS.md,
- * one run on an H200 at 4096^3: 8.9 TFLOP/s, against 6.2 for the coalesced naive kernel; going
- * further takes register blocking: siboehm's SGEMM worklog, kernels 4-5). */
+ * is the per-block maximum. Each element loaded from global memory is used T = 32 times: on an
+ * H200 at 4096^3, 8.7 TFLOP/s, 1.48x the coalesced naive kernel (bench/h200.md, 3 runs), 17 % of
+ * cuBLAS; going further takes register blocking (docs/facts.md; siboehm's SGEMM worklog,
+ * kernels 4-5). */
 #define MATMUL_TILE 32
 
 /* C = A B.  A: (M, K) row-major, B: (K, N) row-major, C: (M, N) row-major.
@@ -137,7 +138,7 @@ __global__ void transpose_tiled_kernel(const float *in, float *out, int rows, in
     // BEGIN SOLUTION
     /* One column of padding: element [i][j] is in bank (33 i + j) mod 32 = (i + j) mod 32, so the
      * column read below (i = threadIdx.x) hits 32 different banks. With [T][T] the 32 words of a
-     * column share one bank: a 32-way conflict (FACTS.md, one run on an H200 at 8192^2: 1627
+     * column share one bank: a 32-way conflict (docs/facts.md, one run on an H200 at 8192^2: 1627
      * GB/s unpadded, 3614 GB/s padded). */
     __shared__ float tile[TRANSPOSE_TILE][TRANSPOSE_TILE + 1];
 

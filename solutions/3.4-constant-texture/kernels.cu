@@ -19,7 +19,7 @@
  * yours.
  *
  * Sources: seed lecture 002 (its examples of each memory space, with the corrections of
- * FACTS.md: read-only loads show as LDG.E...CONSTANT on sm_70 and later, not LDG.E.CI;
+ * docs/facts.md: read-only loads show as LDG.E...CONSTANT on sm_70 and later, not LDG.E.CI;
  * texture objects, not references; filter weights are 9-bit fixed point); CUDA C++
  * Programming Guide, "Device Memory Spaces" (__constant__), "Texture and Surface Memory",
  * "Texture Fetching" (addressing modes, linear filtering) and the "__ldg" read-only data cache
@@ -133,7 +133,7 @@ __global__ void lookup_divergent_kernel(const float *__restrict__ table,
     for (int j = 0; j < LOOKUP_STEPS; ++j) {
         /* __ldg: the read-only data cache (LDG.E.CONSTANT in sm_90 SASS). A warp's 32
          * scattered addresses in a 32 KB table hit L1 lines, served as a few wavefronts
-         * instead of 32 serialised constant-cache reads (FACTS.md, one run on an H200: 4.16 ms
+         * instead of 32 serialised constant-cache reads (docs/facts.md, one run on an H200: 4.16 ms
          * against 69.0 ms through __constant__). */
         acc += __ldg(&table[(start + j * LOOKUP_STRIDE) & mask]);
     }
