@@ -1,9 +1,11 @@
-"""The command line: ``python3 -m grader grade | batch | selfcheck | skeleton | dist-student |
-gradescope-zip``.
+"""The command line: ``python3 -m grader grade | batch | slurm | selfcheck | skeleton |
+dist-student | gradescope-zip``.
 
     grade LABDIR [--submission DIR] [--json FILE] [--gradescope FILE] [--seed S]
                  [--arch sm_90] [--no-sanitizer] [--no-perf] [--quiet] [--exercise NAME]...
     batch LABDIR SUBMISSION... --out DIR [--force] [--jobs N] [--seed S] [--arch sm_90]
+    slurm LABDIR SUBMISSION... --out DIR [--partition P] [--gpus-per-task N]
+          [--max-parallel K] [--time T] [--per-task M] [--dry-run] [--force] [--seed S]
           [--no-sanitizer] [--no-perf]
     selfcheck [--lab ID]... [--json FILE] [--seed S]
     skeleton (--check | --write) [--lab ID]...
@@ -14,7 +16,9 @@ gradescope-zip``.
 ``dist-student`` writes the student release without solutions (``grader.dist``);
 ``gradescope-zip`` writes a Gradescope autograder zip for one lab (``grader.gradescope_zip``);
 ``batch`` grades a class (folders or archives, one per student) into a gradebook
-(``grader.batch``, which has its exit status: 0 done, 2 usage, 3 some grade not final).
+(``grader.batch``, which has its exit status: 0 done, 2 usage, 3 some grade not final);
+``slurm`` grades one on a Slurm cluster: a build job, a job array of batch gradings, a
+merge job (``grader.slurm``).
 
 ``LABDIR`` is the pristine lab (``labs/3.3-tiling``); ``--submission`` a folder holding
 the student files (default: LABDIR itself, a student's own working copy).
@@ -45,7 +49,7 @@ import time
 import traceback
 from pathlib import Path
 
-from grader import batch, course, dist, gradescope, gradescope_zip, report, selfcheck, skeleton
+from grader import batch, course, dist, slurm, gradescope, gradescope_zip, report, selfcheck, skeleton
 from grader import grade as grading
 from grader.errors import GraderError
 
@@ -122,6 +126,26 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
     b.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
 
+    u = sub.add_parser("slurm", help="grade a class on a Slurm cluster (job array + merge)")
+    u.add_argument("labdir", metavar="LABDIR", help="the pristine lab, e.g. labs/3.3-tiling")
+    u.add_argument("submissions", nargs="*", metavar="SUBMISSION", help="as for batch")
+    u.add_argument("--out", required=True, metavar="DIR", help="gradebook and reports go here")
+    u.add_argument("--partition", metavar="P", help="the Slurm partition (default: the cluster's)")
+    u.add_argument("--gpus-per-task", type=int, default=1, metavar="N",
+                   help="GPUs per array task (default 1; 0 asks for none)")
+    u.add_argument("--max-parallel", type=_jobs, default=8, metavar="K",
+                   help="array tasks running at once (default 8)")
+    u.add_argument("--time", default="01:00:00", metavar="T", help="per task (default 01:00:00)")
+    u.add_argument("--per-task", type=_jobs, default=1, metavar="M",
+                   help="students per array task (default 1)")
+    u.add_argument("--force", action="store_true", help="grade again those already graded")
+    u.add_argument("--dry-run", action="store_true", help="write and print the scripts only")
+    u.add_argument("--seed", type=_seed, help="derive every run's seed from S (repeatable)")
+    u.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
+    u.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
+    u.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
+    u.add_argument("--stage", choices=("build", "merge"), help=argparse.SUPPRESS)
+
     s = sub.add_parser("selfcheck", help="solutions full marks, skeletons zero (instructors)")
     s.add_argument("--lab", action="append", metavar="ID", help="only this lab (repeatable)")
     s.add_argument("--json", metavar="FILE", help="also write the results as JSON")
@@ -193,12 +217,36 @@ def _batch(args) -> int:
     )
 
 
+def _slurm(args) -> int:
+    lab_dir, out = Path(args.labdir), Path(args.out)
+    if not lab_dir.is_dir():
+        raise GraderError(f"lab folder {args.labdir} does not exist")
+    if args.stage:
+        return slurm.stage(lab_dir, out, args.stage, args.arch, sys.stderr)
+    if not args.submissions:
+        raise GraderError("slurm: name at least one SUBMISSION")
+    if args.gpus_per_task < 0:
+        raise GraderError("--gpus-per-task must be 0 or more")
+    passed = []
+    if args.seed is not None:
+        passed += ["--seed", str(args.seed)]
+    if args.arch:
+        passed += ["--arch", args.arch]
+    passed += ["--no-sanitizer"] if args.no_sanitizer else []
+    passed += ["--no-perf"] if args.no_perf else []
+    o = slurm.Options(args.partition, args.gpus_per_task, args.max_parallel, args.time,
+                      args.per_task, tuple(passed), args.force)
+    return slurm.submit(lab_dir, args.submissions, out, o, args.dry_run, sys.stderr)
+
+
 def run(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "grade":
         return _grade(args)
     if args.command == "batch":
         return _batch(args)
+    if args.command == "slurm":
+        return _slurm(args)
     if args.command == "selfcheck":
         return selfcheck.selfcheck(_root(args), args.lab, sys.stdout, args.json, args.seed)
     root = _root(args)

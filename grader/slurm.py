@@ -1,0 +1,178 @@
+"""Grading a class on a Slurm cluster (issue 15): ``python3 -m grader slurm LABDIR
+SUBMISSION... --out DIR [--partition P] [--gpus-per-task N] [--max-parallel K] [--time T]
+[--per-task M] [--dry-run]``.
+
+Slurm schedules; the grader only writes job scripts and submits them with ``sbatch``:
+
+1. **build** — the course library and the lab's judge, once, in the course tree
+   (``slurm --stage build``); the gradings then find nothing to rebuild there;
+2. **grade** — a job array after the build (``--dependency=afterok``): each task grades a
+   shard of ``--per-task`` students with ``python3 -m grader batch LABDIR <its students>
+   --out DIR`` on the node and the GPU Slurm gives it (``--gpus-per-task``; the CUDA runtime
+   sees the GPU through the ``CUDA_VISIBLE_DEVICES`` Slurm sets), at most ``--max-parallel``
+   tasks at once (``--array=0-N%K``); a task's students write only their own folders of DIR;
+3. **merge** — after every task, however it ended (``--dependency=afterany``: a partial
+   grade exits 3), rebuilds ``DIR/gradebook.csv`` from every student's ``batch.json``
+   (``slurm --stage merge``).
+
+Only students without a final grade in DIR go into the array (``grader.batch``'s resume
+rule; ``--force`` takes them all), so running the same command again resubmits only those.
+Everything the jobs need is in ``DIR/slurm/``: ``build.sbatch``, ``grade.sbatch``,
+``merge.sbatch``, ``shard-<i>.txt`` (one submission path per line), the jobs' logs and
+``jobs.json`` (the submitted job ids). ``--dry-run`` writes the scripts and prints them and
+the ``sbatch`` commands, and submits nothing. Progress: ``squeue -j <ids>`` while it runs,
+and the students' ``DIR/<id>/batch.json`` as they appear.
+
+The jobs run the same Python (``sys.executable``) and this grader package on the course
+tree, with the submitting shell's environment (``sbatch``'s default ``--export=ALL``): on a
+real cluster the course tree, the submissions and DIR must be on a filesystem every node
+mounts (README, "Grading on a Slurm cluster").
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import batch, build, course, manifest, tools
+from grader.errors import GraderError
+from grader.files import write_atomic
+
+SCRIPTS = "slurm"
+
+
+@dataclass(frozen=True)
+class Options:
+    partition: str | None = None
+    gpus_per_task: int = 1
+    max_parallel: int = 8
+    time: str = "01:00:00"
+    per_task: int = 1
+    grade_args: tuple[str, ...] = ()  # passed on to each task's batch (--seed, --arch, ...)
+    force: bool = False
+
+
+def _header(name: str, log: Path, o: Options, time_limit: str) -> list[str]:
+    lines = ["#!/usr/bin/env bash", f"#SBATCH --job-name={name}", f"#SBATCH --output={log}"]
+    if o.partition:
+        lines.append(f"#SBATCH --partition={o.partition}")
+    lines.append(f"#SBATCH --time={time_limit}")
+    return lines
+
+
+GRADER_HOME = Path(__file__).resolve().parents[1]  # the folder holding this grader package
+
+
+def _grader(root: Path, *args) -> str:
+    """The shell line that runs this grader (from its own folder, so ``-m grader`` is this
+    package; every path it is given is absolute)."""
+    line = " ".join(shlex.quote(str(a)) for a in args)
+    return f"cd {shlex.quote(str(GRADER_HOME))} && exec {shlex.quote(sys.executable)} -m grader {line}"
+
+
+def write_scripts(
+    root: Path, lab_dir: Path, todo: list[batch.Submission], out: Path, o: Options
+) -> tuple[Path, int]:
+    """Writes DIR/slurm/'s scripts and shards; returns the folder and the number of tasks."""
+    folder = out / SCRIPTS
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("shard-*.txt"):
+        old.unlink()
+    shards = [todo[i : i + o.per_task] for i in range(0, len(todo), o.per_task)]
+    for i, shard in enumerate(shards):
+        text = "".join(f"{s.path.absolute()}\n" for s in shard)
+        write_atomic(folder / f"shard-{i}.txt", text)
+    lab = lab_dir.absolute()
+    build_sh = _header("cml-build", folder / "build-%j.log", o, "00:30:00")
+    build_sh += ["set -euo pipefail", _grader(root, "slurm", lab, "--out", out, "--stage", "build",
+                                              *o.grade_args)]
+    grade_sh = _header("cml-grade", folder / "grade-%A_%a.log", o, o.time)
+    grade_sh.append(f"#SBATCH --array=0-{len(shards) - 1}%{o.max_parallel}")
+    if o.gpus_per_task > 0:
+        grade_sh.append(f"#SBATCH --gpus-per-task={o.gpus_per_task}")
+    grade_sh += [
+        "set -uo pipefail",
+        f'mapfile -t SUBS < {shlex.quote(str(folder))}/shard-"$SLURM_ARRAY_TASK_ID".txt',
+        'echo "task $SLURM_ARRAY_TASK_ID on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-}"',
+        _grader(root, "batch", lab, "--out", out, *o.grade_args, *(["--force"] if o.force else []))
+        + ' "${SUBS[@]}"',
+    ]
+    merge_sh = _header("cml-merge", folder / "merge-%j.log", o, "00:10:00")
+    merge_sh += ["set -uo pipefail", _grader(root, "slurm", lab, "--out", out, "--stage", "merge")]
+    for name, lines in (("build", build_sh), ("grade", grade_sh), ("merge", merge_sh)):
+        write_atomic(folder / f"{name}.sbatch", "\n".join(lines) + "\n")
+    return folder, len(shards)
+
+
+def _sbatch(args: list[str]) -> str:
+    sbatch = shutil.which("sbatch")
+    if sbatch is None:
+        raise GraderError("sbatch not found: run this on a Slurm login node (or use --dry-run)")
+    out = subprocess.run([sbatch, "--parsable", *args], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise GraderError(f"sbatch {' '.join(args)} failed: {out.stderr.strip()}")
+    return out.stdout.strip().split(";")[0]
+
+
+def submit(lab_dir: Path, paths: list[str], out: Path, o: Options, dry_run: bool, err) -> int:
+    """Writes the scripts and submits build → grade array → merge; returns the exit status."""
+    root = course.find_root(lab_dir.absolute().parent)
+    if root is None:
+        raise GraderError(f"cannot find the course root above {lab_dir}")
+    manifest.load(lab_dir)
+    subs = batch.collect(paths)
+    out = out.absolute()
+    todo = [s for s in subs if o.force or not batch._is_done(out / s.id)]
+    if not todo:
+        print(f"slurm: every one of the {len(subs)} students has a final grade in {out}; "
+              "nothing to submit (--force grades them again)", file=err)
+        return 0
+    folder, n_tasks = write_scripts(root, lab_dir, todo, out, o)
+    commands = [
+        ["build.sbatch"],
+        ["--dependency=afterok:{build}", "grade.sbatch"],
+        ["--dependency=afterany:{grade}", "merge.sbatch"],
+    ]
+    print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "
+          f"(at most {o.max_parallel} at once); scripts in {folder}", file=err)
+    if dry_run:
+        for name in ("build", "grade", "merge"):
+            print(f"==> {folder / (name + '.sbatch')}", file=err)
+            print((folder / f"{name}.sbatch").read_text(), file=err)
+        for args in commands:
+            print("sbatch --parsable " + " ".join(args[:-1] + [str(folder / args[-1])]), file=err)
+        print("slurm: --dry-run, nothing submitted", file=err)
+        return 0
+    ids: dict[str, str] = {}
+    for name, args in zip(("build", "grade", "merge"), commands):
+        args = [a.format(**ids) for a in args[:-1]] + [str(folder / args[-1])]
+        ids[name] = _sbatch(args)
+    write_atomic(folder / "jobs.json", json.dumps(ids, indent=1) + "\n")
+    print(f"slurm: submitted build {ids['build']}, grade {ids['grade']} ({n_tasks} tasks), "
+          f"merge {ids['merge']}; follow with: squeue -j {','.join(ids.values())}; the "
+          f"gradebook is {out / batch.GRADEBOOK} once {ids['merge']} ends", file=err)
+    return 0
+
+
+def stage(lab_dir: Path, out: Path, which: str, arch: str | None, err) -> int:
+    """The build and merge jobs' work (``slurm --stage build|merge``)."""
+    lab = manifest.load(lab_dir)
+    if which == "build":
+        root = course.find_root(lab_dir.absolute().parent)
+        nvcc = tools.find("nvcc")
+        if root is None or nvcc is None:
+            raise GraderError("cannot build: " + ("no course root" if root is None
+                                                  else tools.not_found("nvcc")))
+        build.build_common(root, nvcc, arch)
+        build.build_judge(root, nvcc, arch, lab.name)
+        print(f"slurm: the course library and the judge of {lab.name} are built", file=err)
+        return 0
+    rows = batch.write_gradebook(out.absolute(), lab)
+    statuses = [r["status"] for r in rows]
+    print(batch._closing_line(statuses, out.absolute() / batch.GRADEBOOK), file=err)
+    return 0 if all(map(batch._is_final, statuses)) else 3
