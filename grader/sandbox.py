@@ -262,7 +262,10 @@ def _user_sandbox(roots: list, hidden: list[str], reason: str) -> Sandbox | str:
     protected = []
     for path in hidden:
         if os.path.exists(path) and os.stat(path).st_mode & 0o007:
-            os.chmod(path, stat.S_IMODE(os.stat(path).st_mode) & ~0o007)
+            try:
+                os.chmod(path, stat.S_IMODE(os.stat(path).st_mode) & ~0o007)
+            except OSError as e:  # a read-only course tree: it must come so from its owner
+                return f"{path} is readable by other users and cannot be closed ({e.strerror})"
             protected.append(path)
     return Sandbox(
         "user",
