@@ -10,7 +10,14 @@ useful bound. The kernel's cgroup controllers hold for root and count what a run
 uses (Linux kernel documentation: "Process Number Controller", "Memory Resource
 Controller", and "Control Group v2" for ``pids.max``, ``memory.max``, ``memory.events``).
 
-``group()`` makes a fresh cgroup under ``cml-grader`` with
+``group()`` makes a fresh cgroup under ``cml-grader``, itself made inside the grader's own
+cgroup (``/proc/self/cgroup``), never above it: a grader that runs in a Slurm job's cgroup
+(or a container's, or a systemd unit's) keeps its runs inside it, so the job's ``--mem`` and
+its process tracking hold for them too. Under cgroup v2 a cgroup that holds processes
+cannot give controllers to children ("no internal processes"), so where the grader's own
+cgroup is not the hierarchy's root and cannot delegate, no per-run group is made: the
+enclosing cgroup's limits are the ones in force, and ``status()`` says so rather than
+claiming limits of its own. Each group has
 
 - ``pids.max`` = ``MAX_PIDS`` (processes and threads);
 - ``memory.max`` = ``MAX_MEMORY_BYTES`` of host memory (RAM and page cache the run
@@ -53,6 +60,7 @@ MAX_PIDS = 512  # CUDA starts ~10 threads, compute-sanitizer a few dozen more
 MAX_MEMORY_BYTES = 6 * 2**30
 ROOT_V2 = Path("/sys/fs/cgroup")
 ROOT_V1 = {"pids": ROOT_V2 / "pids", "memory": ROOT_V2 / "memory"}
+PROC_SELF_CGROUP = Path("/proc/self/cgroup")
 PARENT = "cml-grader"
 # sh -c JOIN cml-join <cgroup.procs>... -- <argv...>: a failure to join is said, never a
 # failed run
@@ -73,22 +81,57 @@ class _Parents:
     missing: dict[str, str]  # controller -> why there is none
 
 
+def own_cgroup(controller: str | None) -> str:
+    """The grader's own cgroup path in a hierarchy, from ``/proc/self/cgroup`` ("/" where
+    it does not say): ``controller`` None for cgroup v2 (the ``0::`` line), else a v1
+    controller's name."""
+    try:
+        lines = PROC_SELF_CGROUP.read_text().splitlines()
+    except OSError:
+        return "/"
+    for line in lines:
+        hid, _, rest = line.partition(":")
+        names, _, path = rest.partition(":")
+        if (controller is None and hid == "0" and names == "") or (
+            controller is not None and controller in names.split(",")
+        ):
+            return path or "/"
+    return "/"
+
+
+def _inside(root: Path, own: str) -> Path:
+    """The folder of the cgroup ``own`` (a path of the hierarchy) under its mount ``root``."""
+    return root / own.strip("/") if own.strip("/") else root
+
+
 def _v2_parent(controllers: list[str]) -> _Parents:
     wanted = [c for c in ("pids", "memory") if c in controllers]
     missing = {c: "cgroup v2 without the controller" for c in ("pids", "memory") if c not in wanted}
     if not wanted:
         return _Parents(True, {}, missing)
-    parent = ROOT_V2 / PARENT
+    own = own_cgroup(None)
+    base = _inside(ROOT_V2, own)
+    parent = base / PARENT
     try:
         parent.mkdir(exist_ok=True)
-        # a controller must be enabled for the children of each level on the way
-        for level in (ROOT_V2, parent):
+        if not os.access(parent, os.W_OK):  # made by root earlier: not ours to fill
+            raise PermissionError(13, "Permission denied")
+        # a controller must be enabled for the children of each level on the way; below
+        # the root, the grader's own cgroup holds its processes and cannot (EBUSY)
+        for level in (base, parent):
             enabled = (level / "cgroup.subtree_control").read_text().split()
             for c in wanted:
                 if c not in enabled:
                     (level / "cgroup.subtree_control").write_text(f"+{c}")
     except OSError as e:
-        why = f"cannot make a cgroup ({e.strerror or e})"
+        with contextlib.suppress(OSError):
+            parent.rmdir()  # nothing of ours left in a cgroup that is not ours to fill
+        if own != "/":
+            why = (f"runs share the grader's cgroup {own} and its limits (a Slurm job's "
+                   f"--mem, a container's): it cannot delegate to a group per run "
+                   f"({e.strerror or e})")
+        else:
+            why = f"cannot make a cgroup ({e.strerror or e})"
         return _Parents(True, {}, {c: why for c in ("pids", "memory")})
     return _Parents(True, {c: parent for c in wanted}, missing)
 
@@ -100,8 +143,11 @@ def _v1_parents() -> _Parents:
             missing[c] = f"no {c} cgroup controller"
             continue
         try:
-            (root / PARENT).mkdir(exist_ok=True)
-            folders[c] = root / PARENT
+            parent = _inside(root, own_cgroup(c)) / PARENT  # inside the grader's own
+            parent.mkdir(exist_ok=True)
+            if not os.access(parent, os.W_OK):  # made by root earlier: not ours to fill
+                raise PermissionError(13, "Permission denied")
+            folders[c] = parent
         except OSError as e:
             missing[c] = f"cannot make a {c} cgroup ({e.strerror or e})"
     return _Parents(False, folders, missing)

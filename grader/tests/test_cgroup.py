@@ -133,3 +133,57 @@ def test_the_limit_and_the_oom_killer_are_read_from_the_controller_files(tmp_pat
             "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n"
         )
     assert g.at_limit() and g.oom_killed()
+
+
+# -- where the groups are made: inside the grader's own cgroup (a Slurm job's, say) --------
+
+
+def _fake_v2(tmp_path, monkeypatch, own: str) -> Path:
+    root = tmp_path / "cgroup"
+    base = root / own.strip("/")
+    base.mkdir(parents=True)
+    (root / "cgroup.controllers").write_text("cpu pids memory\n")
+    (base / "cgroup.subtree_control").write_text("")
+    monkeypatch.setattr(cgroup, "ROOT_V2", root)
+    proc = tmp_path / "proc-self-cgroup"
+    proc.write_text(f"0::{own}\n")
+    monkeypatch.setattr(cgroup, "PROC_SELF_CGROUP", proc)
+    return base
+
+
+def test_v2_groups_are_made_inside_the_graders_own_cgroup(tmp_path, monkeypatch):
+    """A grader inside a Slurm job's cgroup makes its runs' groups there, not at the
+    hierarchy's root, where they would escape the job's --mem and process tracking."""
+    base = _fake_v2(tmp_path, monkeypatch, "/system.slice/job_7/step_0")
+    (base / "cml-grader").mkdir()  # the kernel gives a new cgroup its files; a test folder not
+    (base / "cml-grader" / "cgroup.subtree_control").write_text("")
+    p = cgroup._v2_parent(["cpu", "pids", "memory"])
+    assert p.folders == {"pids": base / "cml-grader", "memory": base / "cml-grader"}
+    assert (base / "cgroup.subtree_control").read_text() in ("+memory", "+pids")  # enabled
+
+
+def test_v2_without_delegation_reports_the_enclosing_limits(tmp_path, monkeypatch):
+    """The job's cgroup holds the grader's processes and cannot give controllers to
+    children (EBUSY): no group per run, and the status says whose limits apply."""
+    base = _fake_v2(tmp_path, monkeypatch, "/system.slice/job_7/step_0")
+    (base / "cgroup.subtree_control").unlink()
+    (base / "cgroup.subtree_control").mkdir()  # writing it fails, as EBUSY would
+    p = cgroup._v2_parent(["pids", "memory"])
+    assert p.folders == {}
+    assert "runs share the grader's cgroup /system.slice/job_7/step_0" in p.missing["pids"]
+    assert not (base / "cml-grader").exists()  # nothing left behind in the job's cgroup
+
+
+def test_v1_groups_are_made_inside_each_controllers_own_cgroup(tmp_path, monkeypatch):
+    roots = {c: tmp_path / c for c in ("pids", "memory")}
+    for r in roots.values():
+        r.mkdir()
+        (r / "cgroup.procs").write_text("")
+    monkeypatch.setattr(cgroup, "ROOT_V1", roots)
+    (roots["memory"] / "slurm" / "uid_0" / "job_7").mkdir(parents=True)  # the job's cgroup
+    proc = tmp_path / "proc-self-cgroup"
+    proc.write_text("8:pids:/\n4:memory:/slurm/uid_0/job_7\n0::/\n")
+    monkeypatch.setattr(cgroup, "PROC_SELF_CGROUP", proc)
+    p = cgroup._v1_parents()
+    assert p.folders["pids"] == roots["pids"] / "cml-grader"
+    assert p.folders["memory"] == roots["memory"] / "slurm" / "uid_0" / "job_7" / "cml-grader"
