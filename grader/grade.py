@@ -415,6 +415,9 @@ class Grading:
         part.finding = diagnose.exercise_summary(self.lab, ex, runs) or (
             diagnose.hidden_summary(self.lab, ex, failed_hidden) if failed_hidden else None
         )
+        early = [w for w in er.warnings if lint.EARLY_RETURN_MARK in w]
+        if part.status == "failed" and early:  # the cause the source shows, not a guess
+            part.finding = f"{ex.name}: {early[0]}"
 
     def _sanitizer(self, ex: Exercise) -> None:
         er = self.results[ex.name]

@@ -56,9 +56,61 @@ def strip_comments(text: str) -> list[str]:
     return "".join(out).split("\n")
 
 
+_KERNEL = re.compile(r"__global__\b[^;{]*?\b(\w+)\s*\(")
+_RETURN = re.compile(r"\breturn\b")
+_BARRIER = re.compile(r"\b__syncthreads(?:_count|_and|_or)?\s*\(|\.sync\s*\(\s*\)")
+EARLY_RETURN_MARK = "before a __syncthreads()"
+EARLY_RETURN = (
+    "a `return` (line {ret}) before a __syncthreads() (line {bar}) in {kernel}: threads that "
+    "return never reach the barrier, and the threads that wait there read tile elements no "
+    "one loaded (undefined behaviour: wrong results, or a hang). Unless the condition is the "
+    "same for every thread of the block, keep every thread to the end: guard the loads (load "
+    "0 outside) and the store instead of returning"
+)
+
+
+def _bodies(lines: list[str]) -> dict[str, tuple[int, str]]:
+    """{kernel name: (line of its opening brace, its body's text)} for each ``__global__``
+    function in comment-free ``lines`` (braces matched; strings hold no braces in kernels)."""
+    text = "\n".join(lines)
+    found = {}
+    for m in _KERNEL.finditer(text):
+        start = text.find("{", m.end())
+        if start < 0 or ";" in text[m.end() : start]:
+            continue  # a declaration
+        depth, i = 0, start
+        while i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        found[m.group(1)] = (text.count("\n", 0, start) + 1, text[start : i + 1])
+    return found
+
+
+def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int]]:
+    """(line of a ``return``, line of a later barrier) in the ``__global__`` function
+    ``kernel`` of comment-free source ``lines``: a thread that returns there skips the
+    barrier (CUDA C++ Programming Guide, "Synchronization Functions": __syncthreads() in
+    divergent code is allowed only if the condition is the same across the block)."""
+    body = _bodies(lines).get(kernel)
+    if body is None:
+        return []
+    first, text = body
+    barriers = [text.count("\n", 0, m.start()) + first for m in _BARRIER.finditer(text)]
+    out = []
+    for m in _RETURN.finditer(text):
+        line = text.count("\n", 0, m.start()) + first
+        later = [b for b in barriers if b > line]
+        if later:
+            out.append((line, later[0]))
+    return out
+
+
 def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     """Per exercise, one line per match of its lint rules in the student files under
-    ``src`` ("kernels.cu:48: <message>"), in file and line order."""
+    ``src`` ("kernels.cu:48: <message>"), in file and line order, and one per ``return``
+    its kernel makes before a barrier (``early_returns``: the same for every lab)."""
     found: dict[str, list[str]] = {}
     sources = {}
     for name in lab.required_files:  # not the written report: it is Markdown, not C
@@ -72,4 +124,9 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                 for number, line in enumerate(lines, start=1):
                     if pattern.search(line):
                         found.setdefault(ex.name, []).append(f"{name}:{number}: {rule.message}")
+        for name, lines in sources.items():
+            if ex.kernel and name.endswith(".cu"):
+                for ret, bar in early_returns(lines, ex.kernel):
+                    message = EARLY_RETURN.format(ret=ret, bar=bar, kernel=ex.kernel)
+                    found.setdefault(ex.name, []).append(f"{name}:{ret}: {message}")
     return found

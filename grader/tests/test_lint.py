@@ -9,7 +9,7 @@ import pytest
 
 from grader import fixtures, lint, manifest
 from grader.errors import GraderError
-from helpers import REPO, grade_cli, need
+from helpers import KNOWN_BAD, REPO, grade_cli, need, real_labs
 
 LAB = REPO / "labs" / "3.4-constant-texture"
 FIXTURE = REPO / "grader/tests/known_bad/3.4-constant-texture/memcpy_to_symbol_address.toml"
@@ -62,3 +62,54 @@ def test_the_report_shows_the_warning_without_a_gpu(tmp_path, capsys):
     code, out, err = grade_cli(capsys, *args)
     assert "Traceback" not in out + err
     assert "=> warning: kernels.cu:" in out and "not its address" in out
+
+
+KERNELS = """
+__device__ float helper(float x) { if (x < 0) { return 0; } __syncthreads(); return x; }
+__global__ void early(const float *a, float *c, int n) {
+    __shared__ float tile[32];
+    const int i = blockIdx.x * 32 + threadIdx.x;
+    if (i >= n) {
+        return;                      // line 7: before the barrier
+    }
+    tile[threadIdx.x] = a[i];
+    __syncthreads();                 // line 10
+    c[i] = tile[31 - threadIdx.x];
+}
+__global__ void guarded(const float *a, float *c, int n) {
+    __shared__ float tile[32];
+    const int i = blockIdx.x * 32 + threadIdx.x;
+    tile[threadIdx.x] = i < n ? a[i] : 0.0f;  // a return here would be wrong: return
+    __syncthreads();
+    if (i >= n) {
+        return;                      // after the last barrier: fine
+    }
+    c[i] = tile[31 - threadIdx.x];
+}
+__global__ void declared(float *c);
+"""
+
+
+def test_a_return_before_a_barrier_is_found_and_one_after_the_last_is_not():
+    lines = lint.strip_comments(KERNELS)
+    assert lint.early_returns(lines, "early") == [(7, 10)]
+    assert lint.early_returns(lines, "guarded") == []  # the word in a comment is no return
+    assert lint.early_returns(lines, "helper") == []  # not a kernel
+    assert lint.early_returns(lines, "declared") == [] and lint.early_returns(lines, "x") == []
+
+
+def test_the_early_return_known_bad_is_told_its_cause_without_a_gpu(tmp_path, capsys):
+    """early_return_matmul: the report names the return before the barrier (the grader used
+    to guess 'missing bounds checks' from the wrong outputs); the solutions of every lab
+    have no such warning."""
+    need("nvcc")
+    fixture = KNOWN_BAD / "3.3-tiling" / "early_return_matmul.toml"
+    sub = fixtures.apply(REPO, fixture, tmp_path / "sub")
+    lab = REPO / "labs" / "3.3-tiling"
+    code, out, err = grade_cli(capsys, "grade", lab, "--submission", sub, "--exercise",
+                               "matmul_tiled", "--no-perf", "--no-sanitizer")
+    assert "Traceback" not in out + err
+    assert "=> warning: kernels.cu:" in out and "before a __syncthreads()" in out, out
+    for lab_dir in real_labs():
+        found = lint.warnings(manifest.load(lab_dir), REPO / "solutions" / lab_dir.name)
+        assert not any(lint.EARLY_RETURN_MARK in w for ws in found.values() for w in ws)
