@@ -62,10 +62,17 @@ class ExerciseResult:
 
     @property
     def findings(self) -> list[str]:
-        """One line per failed part (its diagnosis and hint), in part order, then the
-        source warnings."""
+        """One line per failed part (its diagnosis and hint), in part order — but a
+        sanitizer finding (a race, an out-of-bounds access) comes first when correctness
+        failed too: it is the cause the wrong outputs only hint at — then the source
+        warnings."""
         lines = [self.note] if self.note else []
-        lines += [p.finding for p in self.parts.values() if p.finding]
+        parts = list(self.parts.values())
+        san, corr = self.parts.get("sanitizer"), self.parts.get("correctness")
+        if san is not None and san.finding and corr is not None and corr.finding:
+            parts.remove(san)
+            parts.insert(0, san)
+        lines += [p.finding for p in parts if p.finding]
         return lines + [f"warning: {w}" for w in self.warnings]
 
 

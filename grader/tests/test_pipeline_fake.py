@@ -234,6 +234,26 @@ def test_race_loses_one_sanitizer_tool(fake_root, fake_gpu, capsys, tmp_path):
     assert [d["verdict"] for d in san["details"]] == ["clean", "errors"]
 
 
+def test_a_race_that_also_breaks_a_case_is_named_before_the_wrong_output(
+    fake_root, fake_gpu, capsys, tmp_path
+):
+    """The sanitizer's finding (the cause) comes before the correctness summary (its
+    symptom, from which the grader can only guess) in the exercise's => lines."""
+    sub = variant(
+        fake_root,
+        tmp_path,
+        "*speed = 2.5;\n    // END SOLUTION\n    return 0;",
+        "*speed = 2.5;\n    if (rows == 64) { out[5] = 0.0f; }\n    // END SOLUTION\n    return 2;",
+    )
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    assert code == 1
+    findings = rep["exercises"][0]["findings"]
+    kinds = ["race" if "racecheck" in f or "Race" in f or "FAKE-RACE-HINT" in f else "other"
+             for f in findings if not f.startswith("warning:")]
+    assert rep["exercises"][0]["parts"]["correctness"]["status"] == "failed", out
+    assert kinds and kinds[0] == "race", findings
+
+
 def test_slow_gets_part_of_the_ramp(fake_root, fake_gpu, capsys, tmp_path):
     sub = variant(fake_root, tmp_path, "*speed = 2.5;", "*speed = 1.5;")
     code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
