@@ -75,6 +75,12 @@ def _read_student_file(path: Path, name: str) -> tuple[bytes | None, str | None]
 def assemble(lab: Lab, submission: Path, workdir: Path) -> Assembled:
     """Builds ``workdir/src`` from the pristine lab and the submission's student files."""
     if not submission.is_dir():
+        if submission.is_file():
+            raise GraderError(
+                f"submission {display_path(submission)} is a file: grade takes the folder "
+                "holding the student files (extract an archive first; batch and slurm take "
+                ".zip, .tar.gz and .tgz as they are)"
+            )
         raise GraderError(f"submission folder {display_path(submission)} does not exist")
     src = workdir / "src"
     shutil.copytree(lab.dir, src, ignore=_ignore_links)

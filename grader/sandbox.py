@@ -142,7 +142,7 @@ class Sandbox:
             return (
                 f"an unprivileged user of this grading's own (uid {self.user[0]}; "
                 f"{self.reason}): the submission's build and runs cannot write the course or "
-                "read its solutions, hidden.toml or other submissions; they see the network "
+                "read its solutions, hidden.toml or other gradings' folders; they see the network "
                 "and the rest of the system that others may read"
             )
         state = "off" if self.off else "not available"

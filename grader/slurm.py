@@ -68,11 +68,15 @@ def _header(name: str, log: Path, o: Options, time_limit: str) -> list[str]:
 GRADER_HOME = Path(__file__).resolve().parents[1]  # the folder holding this grader package
 
 
-def _grader(root: Path, *args) -> str:
-    """The shell line that runs this grader (from its own folder, so ``-m grader`` is this
-    package; every path it is given is absolute)."""
-    line = " ".join(shlex.quote(str(a)) for a in args)
-    return f"cd {shlex.quote(str(GRADER_HOME))} && exec {shlex.quote(sys.executable)} -m grader {line}"
+def _grader(root: Path, *args, tail: str = "") -> str:
+    """The shell lines that run this grader (from its own folder, so ``-m grader`` is this
+    package; every path it is given is absolute) and end the job with its status, but 0
+    for 3: a partial grade (no GPU on the node) is a graded outcome, not a failed job."""
+    line = " ".join(shlex.quote(str(a)) for a in args) + tail
+    return (
+        f"cd {shlex.quote(str(GRADER_HOME))}\n{shlex.quote(sys.executable)} -m grader {line}\n"
+        'rc=$?; [ "$rc" -eq 3 ] && rc=0; exit "$rc"'
+    )
 
 
 def write_scripts(
@@ -99,8 +103,8 @@ def write_scripts(
         "set -uo pipefail",
         f'mapfile -t SUBS < {shlex.quote(str(folder))}/shard-"$SLURM_ARRAY_TASK_ID".txt',
         'echo "task $SLURM_ARRAY_TASK_ID on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-}"',
-        _grader(root, "batch", lab, "--out", out, *o.grade_args, *(["--force"] if o.force else []))
-        + ' "${SUBS[@]}"',
+        _grader(root, "batch", lab, "--out", out, *o.grade_args,
+                *(["--force"] if o.force else []), tail=' "${SUBS[@]}"'),
     ]
     merge_sh = _header("cml-merge", folder / "merge-%j.log", o, "00:10:00")
     merge_sh += ["set -uo pipefail", _grader(root, "slurm", lab, "--out", out, "--stage", "merge")]

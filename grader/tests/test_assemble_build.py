@@ -60,6 +60,13 @@ def test_missing_submission_folder_is_a_usage_error(tmp_path):
         assemble.assemble(LAB, tmp_path / "nope", tmp_path)
 
 
+def test_an_archive_given_to_grade_says_what_grade_takes(tmp_path):
+    archive = tmp_path / "bob.tar.gz"
+    archive.write_bytes(b"")
+    with pytest.raises(GraderError, match="is a file: grade takes the folder.*batch and slurm"):
+        assemble.assemble(LAB, archive, tmp_path)
+
+
 NVCC_LOG = """\
   NVCC    /tmp/grader-x/src/kernels.cu
 /tmp/grader-x/src/kernels.cu(12): warning #177-D: variable "t" was declared but never referenced
