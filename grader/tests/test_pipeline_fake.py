@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +24,18 @@ def variant(fake_root, tmp_path, old: str, new: str):
     text = solution_text(fake_root)
     assert text.count(old) == 1, old
     return submission(tmp_path / "sub", text.replace(old, new))
+
+
+def course_with(fake_root, tmp_path, old: str, new: str) -> Path:
+    """A copy of the fake course whose lab.toml has ``old`` (found exactly once) replaced by
+    ``new``; returns the copy's root."""
+    root = tmp_path / "course"
+    shutil.copytree(fake_root, root)
+    toml = root / "labs" / "9.1-fake" / "lab.toml"
+    text = toml.read_text()
+    assert text.count(old) == 1, old
+    toml.write_text(text.replace(old, new))
+    return root
 
 
 def grade(capsys, fake_root, sub, *extra, json_path=None):
@@ -164,16 +177,16 @@ def test_hang_stops_sanitizer_and_performance(fake_root, fake_gpu, capsys, tmp_p
 def test_a_hang_is_reported_with_the_case_limit(fake_root, fake_gpu, capsys, tmp_path):
     """case_timeout_s (here 3 s) is the correctness cases' limit: the case's line and the
     exercise's summary both name it, not run_timeout_s (5 s, the timed runs')."""
-    shutil.copytree(fake_root, tmp_path / "course")
-    toml = tmp_path / "course" / "labs" / "9.1-fake" / "lab.toml"
-    toml.write_text(toml.read_text().replace("run_timeout_s = 5\n", "run_timeout_s = 5\ncase_timeout_s = 3\n", 1))
+    course = course_with(
+        fake_root, tmp_path, "run_timeout_s = 5\n", "run_timeout_s = 5\ncase_timeout_s = 3\n"
+    )
     sub = variant(
-        tmp_path / "course",
+        course,
         tmp_path,
         "*speed = 2.5;",
         "*speed = 2.5;\n    volatile int spin = 1;\n    while (rows == 33 && spin) { }",
     )
-    code, out, _, rep = grade(capsys, tmp_path / "course", sub, json_path=tmp_path / "r.json")
+    code, out, _, rep = grade(capsys, course, sub, json_path=tmp_path / "r.json")
     assert code == 1
     assert "=> scale: did not finish within 3 s at 33" in out, out
     assert "within 5 s" not in out
@@ -185,18 +198,15 @@ def test_uncalibrated_thresholds_report_figures_and_keep_points_pending(
     """A new lab's performance thresholds before they are measured on the course's GPU
     (docs/adding-a-lab.md): lab.toml says calibrated = false; the run is made and its
     figures shown, the points stay pending (exit 3), and selfcheck lists what to set."""
-    shutil.copytree(fake_root, tmp_path / "course")
-    toml = tmp_path / "course" / "labs" / "9.1-fake" / "lab.toml"
     old = 'metric = "ratio"\n'
-    assert toml.read_text().count(old) == 1
-    toml.write_text(toml.read_text().replace(old, old + "calibrated = false\n"))
-    sub = tmp_path / "course" / "solutions" / "9.1-fake"
-    code, out, _, rep = grade(capsys, tmp_path / "course", sub, json_path=tmp_path / "r.json")
+    course = course_with(fake_root, tmp_path, old, old + "calibrated = false\n")
+    sub = course / "solutions" / "9.1-fake"
+    code, out, _, rep = grade(capsys, course, sub, json_path=tmp_path / "r.json")
     assert code == 3, out
     perf = rep["exercises"][0]["parts"]["performance"]
     assert perf["points"] is None and perf["status"] == "not_run"
     assert "not calibrated" in perf["reason"] and "ratio 2.5" in perf["info"], perf
-    code, out, _ = grade_cli(capsys, "selfcheck", "--root", tmp_path / "course")
+    code, out, _ = grade_cli(capsys, "selfcheck", "--root", course)
     assert code == 3, out
     assert "UNCALIBRATED" in out and "9.1-fake solution scale: ratio 2.5" in out
 
@@ -402,11 +412,8 @@ def test_selfcheck_catches_a_broken_solution(fake_root, fake_gpu, capsys, tmp_pa
 
 
 def test_bad_manifest_is_exit_2_without_traceback(fake_root, capsys, tmp_path):
-    lab = tmp_path / "course" / "labs" / "9.1-fake"
-    shutil.copytree(fake_root, tmp_path / "course")
-    toml = lab / "lab.toml"
-    toml.write_text(toml.read_text().replace('metric = "ratio"', 'metric = "2x speed"'))
-    code, out, err = grade_cli(capsys, "grade", lab)
+    course = course_with(fake_root, tmp_path, 'metric = "ratio"', 'metric = "2x speed"')
+    code, out, err = grade_cli(capsys, "grade", course / "labs" / "9.1-fake")
     assert code == 2
     assert "performance.metric must be 'ratio' or a name of the run document's metrics" in err
     assert "Traceback" not in out + err
@@ -484,24 +491,18 @@ def test_exercise_option_grades_only_that_exercise(fake_root, capsys, tmp_path):
 def test_several_performance_criteria_share_the_points(fake_root, fake_gpu, capsys, tmp_path):
     """criteria = [...]: each a ramp, the part's fraction their mean; a metric the run does
     not report scores 0 for its share and says so."""
-    shutil.copytree(fake_root, tmp_path / "course")
-    lab = tmp_path / "course" / "labs" / "9.1-fake"
-    toml = lab / "lab.toml"
-    old = 'metric = "ratio"\nzero = 1.0\nfull = 2.0\n'
-    text = toml.read_text()
-    assert text.count(old) == 1
-    toml.write_text(
-        text.replace(
-            old,
-            "criteria = [\n"
-            '  { metric = "ratio", zero = 1.0, full = 2.0 },\n'  # 2.5: all of its share
-            '  { metric = "pct_of_copy", zero = 100, full = 200 },\n'  # 125: a quarter
-            '  { metric = "l2_over_l1", zero = 1, full = 2 },\n'  # not reported: nothing
-            "]\n",
-        )
+    course = course_with(
+        fake_root,
+        tmp_path,
+        'metric = "ratio"\nzero = 1.0\nfull = 2.0\n',
+        "criteria = [\n"
+        '  { metric = "ratio", zero = 1.0, full = 2.0 },\n'  # 2.5: all of its share
+        '  { metric = "pct_of_copy", zero = 100, full = 200 },\n'  # 125: a quarter
+        '  { metric = "l2_over_l1", zero = 1, full = 2 },\n'  # not reported: nothing
+        "]\n",
     )
-    sub = tmp_path / "course" / "solutions" / "9.1-fake"
-    code, out, _, rep = grade(capsys, tmp_path / "course", sub, json_path=tmp_path / "r.json")
+    sub = course / "solutions" / "9.1-fake"
+    code, out, _, rep = grade(capsys, course, sub, json_path=tmp_path / "r.json")
     assert code == 1
     perf = rep["exercises"][0]["parts"]["performance"]
     assert perf["points"] == pytest.approx(4 * (1 + 0.25 + 0) / 3, abs=0.01)
