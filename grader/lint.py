@@ -94,9 +94,11 @@ def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int]]:
     barrier (CUDA C++ Programming Guide, "Synchronization Functions": __syncthreads() in
     divergent code is allowed only if the condition is the same across the block)."""
     body = _bodies(lines).get(kernel)
-    if body is None:
-        return []
-    first, text = body
+    return [] if body is None else _early_returns_in(*body)
+
+
+def _early_returns_in(first: int, text: str) -> list[tuple[int, int]]:
+    """``early_returns`` of one kernel body ``text`` that starts on line ``first``."""
     barriers = [text.count("\n", 0, m.start()) + first for m in _BARRIER.finditer(text)]
     out = []
     for m in _RETURN.finditer(text):
@@ -117,6 +119,7 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
         path = src / name
         if path.is_file():
             sources[name] = strip_comments(path.read_text(errors="replace"))
+    bodies = {name: _bodies(lines) for name, lines in sources.items() if name.endswith(".cu")}
     for ex in lab.exercises:
         for rule in ex.lint:
             pattern = re.compile(rule.pattern)
@@ -124,9 +127,9 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                 for number, line in enumerate(lines, start=1):
                     if pattern.search(line):
                         found.setdefault(ex.name, []).append(f"{name}:{number}: {rule.message}")
-        for name, lines in sources.items():
-            if ex.kernel and name.endswith(".cu"):
-                for ret, bar in early_returns(lines, ex.kernel):
+        for name, kernels in bodies.items():
+            if ex.kernel in kernels:
+                for ret, bar in _early_returns_in(*kernels[ex.kernel]):
                     message = EARLY_RETURN.format(ret=ret, bar=bar, kernel=ex.kernel)
                     found.setdefault(ex.name, []).append(f"{name}:{ret}: {message}")
     return found
