@@ -527,19 +527,16 @@ class Grading:
                     "depends on the run (a race between threads?)"
                 )
             return
+        # timings the judge does not believe (grader/plausible.py): no performance points
+        at = diagnose.size_text(spec.size)
         busy = plausible.disturbed(run.doc)
-        if busy:
-            msg = f"disturbed timing at {diagnose.size_text(spec.size)}: {busy}; no performance points"
-            part.messages.append(msg)
-            row["message"] = msg
-            part.finding = f"{ex.name}: {msg}"
-            return
         why = plausible.implausible(run.doc, self.grade.device)
-        if why:
+        if busy or why:
             msg = (
-                f"implausible timing at {diagnose.size_text(spec.size)}: {why}; no performance "
-                "points (was the work done outside the timed launch, or kept from an earlier "
-                "one?)"
+                f"disturbed timing at {at}: {busy}; no performance points"
+                if busy
+                else f"implausible timing at {at}: {why}; no performance points (was the work "
+                "done outside the timed launch, or kept from an earlier one?)"
             )
             part.messages.append(msg)
             row["message"] = msg
