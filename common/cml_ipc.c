@@ -114,16 +114,12 @@ cml_msg_type cml_ipc_type(const void *buf, ssize_t len) {
     case CML_MSG_ERROR:
         want = sizeof(cml_msg_error);
         break;
-    case CML_MSG_METRICS_REPLY:
-        want = sizeof(cml_msg_metrics);
-        break;
     case CML_MSG_OUTPUTS:
         want = sizeof(cml_msg_outputs);
         break;
     case CML_MSG_READY:
     case CML_MSG_RUN:
     case CML_MSG_DONE:
-    case CML_MSG_METRICS:
     case CML_MSG_QUIT:
         want = sizeof(cml_msg_token);
         break;

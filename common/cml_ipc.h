@@ -15,11 +15,12 @@
  *                                          <- READY, or ERROR
  *   OUTPUTS (more output buffers)          -> maps them                  (timed runs only)
  *                                          <- READY
- *   RUN (token, count)                     -> count launches of the student's launcher, the
+ *   RUN (token, count, part 0)             -> count launches of the student's launcher, the
  *                                             i-th writing output buffer i; checked
  *                                          <- DONE (token), or ERROR (then it exits)
- *   METRICS                                -> the exercise's own figures measured in it
- *                                          <- METRICS_REPLY
+ *   RUN (token, 1, part k >= 1)            -> one launch of the exercise's launch_part(k - 1),
+ *                                             checked (extra_metrics timing parts)
+ *                                          <- DONE (token), or ERROR
  *   QUIT (or the socket closes)            -> teardown, exit 0
  *
  * Source: unix(7) and cmsg(3) (SCM_RIGHTS), seqpacket sockets.
@@ -46,8 +47,6 @@ typedef enum cml_msg_type {
     CML_MSG_RUN,
     CML_MSG_DONE,
     CML_MSG_ERROR,
-    CML_MSG_METRICS,
-    CML_MSG_METRICS_REPLY,
     CML_MSG_QUIT,
     CML_MSG_OUTPUTS
 } cml_msg_type;
@@ -57,12 +56,12 @@ typedef struct cml_msg_head {
     uint32_t type;
 } cml_msg_head;
 
-/* READY, RUN, DONE, METRICS, QUIT */
+/* READY, RUN, DONE, QUIT */
 typedef struct cml_msg_token {
     cml_msg_head head;
     uint64_t token;
     uint32_t count; /* RUN: launches, one per output buffer (1: the case's own output) */
-    uint32_t reserved;
+    uint32_t part;  /* RUN: 0 the student's launcher; k >= 1 launch_part(k - 1), count 1 */
 } cml_msg_token;
 
 /* More output buffers from the same pool, for RUN with count > 1 (launch i writes to
@@ -95,12 +94,6 @@ typedef struct cml_msg_error {
     char expr[256];
 } cml_msg_error;
 
-typedef struct cml_msg_metrics {
-    cml_msg_head head;
-    int32_t n;
-    char name[CML_MAX_EXTRA_METRICS][CML_METRIC_NAME_MAX];
-    double value[CML_MAX_EXTRA_METRICS];
-} cml_msg_metrics;
 
 /* Sends one message (and `pass_fd` with SCM_RIGHTS when >= 0). Returns 0, or -1. */
 int cml_ipc_send(int sock, const void *msg, size_t len, int pass_fd);

@@ -73,25 +73,23 @@ typedef struct judge {
 
 enum { ANSWERED = 0, REPORTED_ERROR = 1, GONE = -1 };
 
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 static uint64_t secret_seed(void) {
     uint64_t s = 0;
     if (getrandom(&s, sizeof s, 0) != (ssize_t)sizeof s) {
         s = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() ^
-            (uint64_t)(now_ms() * 1e6);
+            (uint64_t)(cml_now_ms() * 1e6);
     }
     return s;
 }
 
-/* `count` launches by the process behind `sock`: ANSWERED (DONE with our token),
+/* `count` launches by the process behind `sock` (part: 0 the student's launcher, k >= 1 the
+ * exercise's launch_part(k - 1)): ANSWERED (DONE with our token),
  * REPORTED_ERROR (its ERROR kept in *err), or GONE (it ended, or broke the protocol). */
-static int remote_run(int sock, uint64_t token, uint32_t count, cml_msg_error *err) {
-    cml_msg_token run = {.head = {CML_IPC_MAGIC, CML_MSG_RUN}, .token = token, .count = count};
+static int remote_run(int sock, uint64_t token, uint32_t count, uint32_t part,
+                      cml_msg_error *err) {
+    cml_msg_token run = {
+        .head = {CML_IPC_MAGIC, CML_MSG_RUN}, .token = token, .count = count, .part = part};
     if (cml_ipc_send(sock, &run, sizeof run, -1) != 0) {
         return GONE;
     }
@@ -161,16 +159,18 @@ static int finish_remote_failure(judge *j, int rc) {
     return CML_EXIT_FAILED;
 }
 
-/* Poison, one remote launch, read back, compare against `ref` (whose output buffer is the
- * shared one). Returns ANSWERED with *check filled, or the remote failure. */
+/* Poison, one remote launch, finish, read back, compare against `ref` (whose output buffer is
+ * the shared one). Returns ANSWERED with *check filled, or the remote failure. */
 static int remote_verify(judge *j, const cml_problem *ref, cml_compare_result *check) {
     const cml_problem *p = &j->p;
-    CML_CHECK(cudaMemset(p->d_out, CML_POISON_BYTE, p->n_out * sizeof(float)));
+    cml_lab_poison(p);
     CML_CHECK(cudaDeviceSynchronize());
-    int rc = remote_run(j->sock, ++j->token, 1, &j->err);
+    const double t0 = cml_now_ms();
+    int rc = remote_run(j->sock, ++j->token, 1, 0, &j->err);
     if (rc != ANSWERED) {
         return rc;
     }
+    cml_lab_finish_launch(p, cml_now_ms() - t0);
     CML_CHECK(cudaMemcpy(j->h_got, p->d_out, p->n_out * sizeof(float), cudaMemcpyDeviceToHost));
     cml_lab_compare(ref, j->h_got, check);
     return ANSWERED;
@@ -249,16 +249,22 @@ static void stop_null_server(judge *j) {
 #define BATCH_MEMORY_BYTES ((size_t)8 << 30) /* for the extra output buffers */
 
 typedef struct batch_state {
-    int batch;                      /* launches per sample */
+    int batch;                      /* launches per sample of the student and the baseline */
+    int copy_batch;                 /* copies per sample of the copy roof */
     float *outs[CML_IPC_MAX_BATCH]; /* [0] the case's output, then the extra ones */
 } batch_state;
 
-/* Copies one input set into the case's buffers, all but the output's. */
+/* 1 when the buffer [b, b + bytes) holds `ptr`. */
+static int holds(const void *b, size_t bytes, const void *ptr) {
+    return ptr != NULL && (const char *)ptr >= (const char *)b &&
+           (const char *)ptr < (const char *)b + bytes;
+}
+
+/* Copies one input set into the case's buffers, all but the output's (and the raw output's). */
 static void load_inputs(judge *j, const input_set *s) {
-    const char *out = (const char *)j->p.d_out;
     for (int i = 0; i < j->shared.n; ++i) {
-        const char *b = (const char *)j->shared.ptr[i];
-        if (out >= b && out < b + j->shared.bytes[i]) {
+        if (holds(j->shared.ptr[i], j->shared.bytes[i], j->p.d_out) ||
+            holds(j->shared.ptr[i], j->shared.bytes[i], j->p.d_raw)) {
             continue;
         }
         CML_CHECK(cudaMemcpyAsync(j->shared.ptr[i], s->reg.ptr[i], j->shared.bytes[i],
@@ -350,13 +356,13 @@ static void summarize(const double *x, int n, int batch, cml_timing_stats *s) {
 /* One sample of contender c (host milliseconds for the whole batch), or a remote failure
  * in *rc. */
 static double sample(judge *j, int c, const batch_state *b, const copy_ctx *copy, int *rc) {
-    const double t0 = now_ms();
+    const double t0 = cml_now_ms();
     switch (c) {
     case C_STUDENT:
-        *rc = remote_run(j->sock, ++j->token, (uint32_t)b->batch, &j->err);
+        *rc = remote_run(j->sock, ++j->token, (uint32_t)b->batch, 0, &j->err);
         break;
     case C_NULL_WORKER:
-        *rc = remote_run(j->null_sock, ++j->token, 1, NULL) == ANSWERED ? ANSWERED : GONE;
+        *rc = remote_run(j->null_sock, ++j->token, 1, 0, NULL) == ANSWERED ? ANSWERED : GONE;
         break;
     case C_BASELINE:
         cml_run.in_launch = 1;
@@ -378,14 +384,14 @@ static double sample(judge *j, int c, const batch_state *b, const copy_ctx *copy
         CML_CHECK_LAUNCH();
         break;
     default:
-        for (int i = 0; i < b->batch; ++i) {
+        for (int i = 0; i < b->copy_batch; ++i) {
             CML_CHECK(cudaMemcpyAsync(copy->d_dst, copy->d_src, copy->n_bytes,
                                       cudaMemcpyDeviceToDevice, 0));
         }
         CML_CHECK_LAUNCH();
         break;
     }
-    return now_ms() - t0;
+    return cml_now_ms() - t0;
 }
 
 /* The launches per sample: enough that a sample of the student's lasts TARGET_SAMPLE_MS,
@@ -430,6 +436,7 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
     static batch_state b;
     memset(&b, 0, sizeof b);
     b.batch = 1;
+    b.copy_batch = 1;
     b.outs[0] = j->p.d_out;
     double *samples = malloc(sizeof(double) * N_CONTENDERS * (size_t)reps);
     double warm[N_CONTENDERS];
@@ -442,6 +449,17 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
     for (int r = 0; r < WARMUP + reps && rc == ANSWERED; ++r) {
         if (r == WARMUP) { /* single launches so far: now the batch for the timed rounds */
             b.batch = choose_batch(j, warm[C_STUDENT], warm[C_NULL_WORKER] - warm[C_NULL_JUDGE]);
+            /* The copy's batch is the student's; when the student's launches are not
+             * batched (out_ref NULL, or long ones) the copy gets its own, so that its roof is
+             * the copy's and not a launch's fixed cost (lab 3.5's pipeline: 0.7 ms, while a
+             * copy of its 34 MB takes 0.02 ms, about what a launch and its synchronisation
+             * cost on the host clock). */
+            const double copy_ms = warm[C_COPY] > 0.005 ? warm[C_COPY] : 0.005;
+            const double copies = TARGET_SAMPLE_MS / copy_ms;
+            b.copy_batch = b.batch > 1 ? b.batch
+                           : copies < 1.0 ? 1
+                           : copies > CML_IPC_MAX_BATCH ? CML_IPC_MAX_BATCH
+                                                        : (int)copies;
             if (b.batch > 1) {
                 rc = give_outputs(j, &b);
                 if (rc != ANSWERED) {
@@ -460,6 +478,9 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
                     CML_CHECK(
                         cudaMemsetAsync(b.outs[i], CML_POISON_BYTE, j->p.n_out * sizeof(float), 0));
                 }
+                if (j->p.d_raw) { /* then out_ref is NULL: one launch per sample */
+                    CML_CHECK(cudaMemsetAsync(j->p.d_raw, j->p.raw_poison, j->p.raw_bytes, 0));
+                }
             }
             if (d_flush) {
                 CML_CHECK(cudaMemsetAsync(d_flush, r, flush_bytes, 0));
@@ -473,6 +494,9 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
                 warm[c] = r == 0 || elapsed < warm[c] ? elapsed : warm[c];
             } else {
                 samples[(size_t)c * reps + (r - WARMUP)] = elapsed;
+            }
+            if (c == C_STUDENT) {
+                cml_lab_finish_launch(&j->p, elapsed); /* outside the sample */
             }
             if (c == C_STUDENT && (r - WARMUP == verified || probe_unwritten(j, &b))) {
                 const float *out = b.outs[cml_rng_below(&j->secret, (uint64_t)b.batch)];
@@ -497,12 +521,14 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
             double *t = &s[(size_t)C_STUDENT * reps + i];
             *t = *t - overhead > 1e-6 ? *t - overhead : 1e-6;
             for (int c = C_STUDENT; c < N_CONTENDERS; ++c) {
-                s[(size_t)c * reps + i] /= c == C_NULL_WORKER || c == C_NULL_JUDGE ? 1 : b.batch;
+                s[(size_t)c * reps + i] /= c == C_NULL_WORKER || c == C_NULL_JUDGE ? 1
+                                           : c == C_COPY                         ? b.copy_batch
+                                                                                 : b.batch;
             }
         }
         summarize(&s[(size_t)C_STUDENT * reps], reps, b.batch, &stats[0]);
         summarize(&s[(size_t)C_BASELINE * reps], reps, b.batch, &stats[1]);
-        summarize(&s[(size_t)C_COPY * reps], reps, b.batch, &stats[2]);
+        summarize(&s[(size_t)C_COPY * reps], reps, b.copy_batch, &stats[2]);
     }
     free(samples);
     stop_null_server(j);
@@ -518,27 +544,20 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
 /* ---------------------------------------------------------------------------------------
  * The run. */
 
-/* Asks the student's process for the exercise's own figures and checks what comes back. */
-static int remote_metrics(judge *j, cml_metrics *m) {
-    if (cml_ipc_send_token(j->sock, CML_MSG_METRICS, ++j->token) != 0) {
-        return GONE;
+/* The judge's cml_time_part(): one launch of the student's launch_part(part) in the student's
+ * process, on the judge's clock from RUN to DONE. A failure there ends the run with its
+ * document, as a failed check of the judge's own does. */
+static judge *g_parts_judge;
+static double time_part_remote(int part) {
+    judge *j = g_parts_judge;
+    CML_CHECK(cudaDeviceSynchronize());
+    const double t0 = cml_now_ms();
+    const int rc = remote_run(j->sock, ++j->token, 1, (uint32_t)part + 1u, &j->err);
+    const double elapsed = cml_now_ms() - t0;
+    if (rc != ANSWERED) {
+        exit(finish_remote_failure(j, rc));
     }
-    static cml_msg_metrics reply;
-    ssize_t got = cml_ipc_recv(j->sock, &reply, sizeof reply, NULL, 1);
-    if (cml_ipc_type(&reply, got) != CML_MSG_METRICS_REPLY || reply.n < 0 ||
-        reply.n > CML_MAX_EXTRA_METRICS) {
-        return GONE;
-    }
-    memset(m, 0, sizeof *m);
-    for (int i = 0; i < reply.n; ++i) {
-        char name[CML_METRIC_NAME_MAX];
-        cml_ipc_clean(name, sizeof name, reply.name[i], sizeof reply.name[i]);
-        if (cml_metrics_add(m, name, reply.value[i]) != 0) {
-            memset(m, 0, sizeof *m); /* an invalid name: none of the figures is kept */
-            return ANSWERED;
-        }
-    }
-    return ANSWERED;
+    return elapsed;
 }
 
 /* The baseline's median time (single launches, output poisoned and L2 flushed before each)
@@ -556,18 +575,18 @@ static double baseline_alone(judge *j) {
     }
     double t[ALONE_REPS + 1]; /* the first is a warm-up */
     for (int r = 0; r <= ALONE_REPS; ++r) {
-        CML_CHECK(cudaMemsetAsync(j->p.d_out, CML_POISON_BYTE, j->p.n_out * sizeof(float), 0));
+        cml_lab_poison(&j->p);
         if (d_flush) {
             CML_CHECK(cudaMemsetAsync(d_flush, r, flush_bytes, 0));
         }
         CML_CHECK(cudaDeviceSynchronize());
-        const double t0 = now_ms();
+        const double t0 = cml_now_ms();
         cml_run.in_launch = 1;
         j->ex->launch_baseline(j->p.ctx);
         CML_CHECK(cudaGetLastError());
         CML_CHECK(cudaDeviceSynchronize());
         cml_run.in_launch = 0;
-        t[r] = now_ms() - t0;
+        t[r] = cml_now_ms() - t0;
     }
     CML_CHECK(cudaFree(d_flush));
     return cml_median(t + 1, ALONE_REPS);
@@ -652,30 +671,18 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
     }
     int first_bad_unwritten = check.n_bad > 0 && cml_is_poison_f32(j.h_got[check.first_bad]);
 
-    /* The exercise's figures: the judge's own (course code on the buffers it shares), then
-     * those only the student's code can give, marked as reported by it. */
-    cml_metrics extra = {0}, reported = {0};
-    int self_reported = 0;
+    /* The exercise's figures: course code on the buffers it shares, timing parts of the
+     * student's work on the judge's clock (cml_time_part). */
+    cml_metrics extra = {0};
     if (check.n_bad == 0 && ex->extra_metrics) {
+        g_parts_judge = &j;
+        cml_part_timer = ex->launch_part ? time_part_remote : NULL;
         ex->extra_metrics(j.p.ctx, &extra);
+        cml_part_timer = NULL;
         if (extra.n < 0) {
             return cml_lab_finish_error(
                 "harness", "the exercise added an invalid metric (a course bug, please report)",
                 CML_EXIT_FAILED);
-        }
-    }
-    if (check.n_bad == 0 && ex->student_metrics) {
-        rc = remote_metrics(&j, &reported);
-        if (rc != ANSWERED) {
-            return finish_remote_failure(&j, rc);
-        }
-        for (int i = 0; i < reported.n; ++i) {
-            if (cml_metrics_add(&extra, reported.name[i], reported.value[i]) == 0) {
-                self_reported += 1;
-            } else {
-                extra.n = self_reported = 0; /* a name the judge's figures took: none kept */
-                break;
-            }
         }
     }
 
@@ -707,7 +714,6 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
                  .first_bad_unwritten = first_bad_unwritten,
                  .timing = timing,
                  .extra = &extra,
-                 .extra_self_reported = self_reported,
                  .judged = &judged};
     int code = cml_lab_write(&d);
     quit(&j);

@@ -17,12 +17,14 @@
  * Source: docs/protocol.md; the allocate → initialise → launch → verify → free order of
  * NVIDIA cuda-samples; nvbench's report of work (GB/s, % of a measured roof).
  */
+#define _GNU_SOURCE
 #include "cml_lab.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cml_check.h"
 #include "cml_device.h"
@@ -347,14 +349,6 @@ static void emit_document(cml_json *w, const cml_doc *d) {
     cml_json_key(w, "check");
     emit_check(w, d);
     emit_timing_and_metrics(w, d);
-    cml_json_key(w, "self_reported");
-    cml_json_begin_array(w);
-    for (int i = 0; d->extra && i < d->extra->n; ++i) {
-        if (i >= d->extra->n - d->extra_self_reported) {
-            cml_json_string(w, d->extra->name[i]);
-        }
-    }
-    cml_json_end_array(w);
     cml_json_key(w, "device");
     emit_device(w);
     cml_json_end_object(w);
@@ -497,6 +491,10 @@ const char *cml_lab_problem_error(const cml_problem *p) {
     if (!p->h_ref) {
         return "setup() gave no reference (h_ref)";
     }
+    if (p->d_raw && (p->raw_bytes == 0 || p->out_ref || !cml_run.ex || !cml_run.ex->finish)) {
+        return "setup() gave d_raw without raw_bytes, with out_ref, or for an exercise without "
+               "finish()";
+    }
     if (p->check_idx) {
         if (p->n_check == 0) {
             return "setup() gave check_idx with n_check = 0";
@@ -510,16 +508,61 @@ const char *cml_lab_problem_error(const cml_problem *p) {
     return NULL;
 }
 
-/* One verified run: poison the output, launch, check the launch, copy back, compare. */
+double cml_now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+void cml_lab_poison(const cml_problem *p) {
+    CML_CHECK(cudaMemsetAsync(p->d_out, CML_POISON_BYTE, p->n_out * sizeof(float), 0));
+    if (p->d_raw) {
+        CML_CHECK(cudaMemsetAsync(p->d_raw, p->raw_poison, p->raw_bytes, 0));
+    }
+}
+
+void cml_lab_finish_launch(const cml_problem *p, double run_ms) {
+    if (cml_run.ex && cml_run.ex->finish) {
+        cml_run.ex->finish(p->ctx, run_ms);
+        CML_CHECK(cudaDeviceSynchronize());
+    }
+}
+
+/* One verified run: poison, launch, check the launch, finish, copy back, compare. */
 void cml_lab_verify(void (*launch)(void *), const cml_problem *p, float *h_got,
                     cml_compare_result *check) {
-    CML_CHECK(cudaMemset(p->d_out, CML_POISON_BYTE, p->n_out * sizeof(float)));
+    cml_lab_poison(p);
+    CML_CHECK(cudaDeviceSynchronize());
+    const double t0 = cml_now_ms();
     launch(p->ctx);
     cml_run.in_launch = 1;
     CML_CHECK_LAUNCH();
     cml_run.in_launch = 0;
+    cml_lab_finish_launch(p, cml_now_ms() - t0);
     CML_CHECK(cudaMemcpy(h_got, p->d_out, p->n_out * sizeof(float), cudaMemcpyDeviceToHost));
     cml_lab_compare(p, h_got, check);
+}
+
+double (*cml_part_timer)(int part);
+
+double cml_time_part(int part) {
+    if (cml_part_timer == NULL) {
+        fprintf(stderr, "lab: cml_time_part outside extra_metrics (a course bug)\n");
+        abort();
+    }
+    return cml_part_timer(part);
+}
+
+/* A plain run's part: launched and synchronised in this process. */
+static double time_part_here(int part) {
+    const cml_exercise *ex = cml_run.ex;
+    CML_CHECK(cudaDeviceSynchronize());
+    const double t0 = cml_now_ms();
+    cml_run.in_launch = 1;
+    ex->launch_part(cml_run.part_ctx, part);
+    CML_CHECK_LAUNCH();
+    cml_run.in_launch = 0;
+    return cml_now_ms() - t0;
 }
 
 void cml_lab_compare(const cml_problem *p, const float *h_got, cml_compare_result *check) {
@@ -629,12 +672,10 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
 
     cml_metrics extra = {0};
     if (check.n_bad == 0 && ex->extra_metrics) {
+        cml_run.part_ctx = p.ctx;
+        cml_part_timer = ex->launch_part ? time_part_here : NULL;
         ex->extra_metrics(p.ctx, &extra);
-    }
-    if (check.n_bad == 0 && ex->student_metrics && extra.n >= 0) {
-        ex->student_metrics(p.ctx, &extra);
-    }
-    if (check.n_bad == 0 && (ex->extra_metrics || ex->student_metrics)) {
+        cml_part_timer = NULL;
         if (extra.n < 0) {
             free(h_got);
             ex->teardown(&p);

@@ -32,9 +32,9 @@
 extern "C" {
 #endif
 
-/* Exercise-specific figures for the run document's "metrics" object (e.g. cycles per load
- * read with clock64(), or a second baseline's speed-up): what the driver's event timing
- * cannot measure. Filled by an exercise's extra_metrics() through cml_metrics_add(). */
+/* Exercise-specific figures for the run document's "metrics" object (e.g. the latency of each
+ * level of the memory hierarchy, or a second baseline's speed-up): what the driver's timing of
+ * one launch against its baseline cannot measure. Filled by an exercise's extra_metrics() through cml_metrics_add(). */
 #define CML_MAX_EXTRA_METRICS 16
 #define CML_METRIC_NAME_MAX 32
 typedef struct cml_metrics {
@@ -78,6 +78,13 @@ typedef struct cml_problem {
      * input read once, each output written once) and floating-point operations. */
     double bytes;
     double flops;
+    /* Where the launchers write when that is not d_out (NULL: d_out itself), raw_bytes long:
+     * lab 3.5's pipeline writes uint8 pixels. The process that compares poisons it (with
+     * raw_poison) before every launch it checks, and the exercise's finish() turns it
+     * into d_out after that launch. An exercise with d_raw has out_ref NULL. */
+    void *d_raw;
+    size_t raw_bytes;
+    unsigned char raw_poison; /* the byte d_raw is poisoned with: one the output rarely holds */
     /* Exercise-owned state passed to launch_student / launch_baseline / teardown. */
     void *ctx;
 } cml_problem;
@@ -98,18 +105,32 @@ typedef struct cml_exercise {
     void (*launch_baseline)(void *ctx);
     void (*teardown)(cml_problem *p); /* frees everything setup() allocated */
     /* Optional (NULL: none). Called once after the first verified run when its status is
-     * "ok", with or without --time; adds exercise-specific figures with cml_metrics_add().
-     * CUDA calls inside use CML_CHECK. */
+     * "ok", with or without --time, in the process that compares (the judge, in a judged
+     * run: course code only); adds exercise-specific figures with cml_metrics_add(). It may
+     * time parts of the student's work with cml_time_part(). CUDA calls inside use
+     * CML_CHECK. */
     void (*extra_metrics)(void *ctx, cml_metrics *m);
-    /* Optional (NULL: none). Like extra_metrics, but for figures only the student's code can
-     * give: what launch_student measured inside the student's kernels (cycles counted with
-     * clock64()), or timings of further student launches. In a judged run it runs in the
-     * student's process, after extra_metrics ran in the judge, and the run document lists its
-     * figures as reported by the submission ("self_reported"): nothing the judge measured. */
-    void (*student_metrics)(void *ctx, cml_metrics *m);
+    /* Optional (NULL: none). Course code that turns what a launch left in p->d_raw into
+     * p->d_out, run by the process that compares after every launch it checks (student's or
+     * baseline's), outside any timing. run_ms: that launch's wall time on that process's
+     * clock (in a judged run the judge's, from its request to the student's answer), for
+     * bounds on figures the student's code measured itself (clock64() cycles). */
+    void (*finish)(void *ctx, double run_ms);
+    /* Optional (NULL: none). One part of the student's work, `part` >= 0, launched without
+     * synchronising; timed by extra_metrics through cml_time_part(). */
+    void (*launch_part)(void *ctx, int part);
     /* CML_EX_* bits (0: none). */
     unsigned flags;
 } cml_exercise;
+
+/* Inside extra_metrics only: runs the exercise's launch_part(ctx, part) once in the process
+ * that holds the student's code and returns its wall time in ms on the caller's clock, from
+ * the request to the synchronised answer. In a judged run the request crosses to the student's
+ * process and back, which adds the same exchange (about 0.15 ms on an H200) to every part:
+ * compare parts by their difference. The exercise prepares the part's buffers (poison, L2
+ * flush) itself before the call. A failed launch ends the run with its error, as any
+ * launch does. */
+double cml_time_part(int part);
 
 /* cml_exercise.flags */
 /* The inputs do not all live in the buffers of cml_dev_alloc (setup() also hands them to the

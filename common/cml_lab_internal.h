@@ -39,6 +39,7 @@ typedef struct cml_run_ctx {
     int have_device;
     cml_device_facts device;
     int in_launch; /* 1 while checking a student or baseline launch: failures are "launch" */
+    void *part_ctx; /* the case's ctx while extra_metrics may call cml_time_part() */
 } cml_run_ctx;
 
 extern cml_run_ctx cml_run;
@@ -62,8 +63,6 @@ typedef struct cml_doc {
     int first_bad_unwritten;
     const cml_timing_stats *timing; /* NULL, or [3]: student, baseline, copy */
     const cml_metrics *extra;       /* NULL, or the exercise's own figures */
-    int extra_self_reported;        /* the last this many of `extra` were measured in the
-                                     * student's process (reported, not believed) */
     const cml_judged *judged;       /* NULL: a plain run */
 } cml_doc;
 
@@ -82,10 +81,25 @@ int cml_lab_no_device(void);
 /* NULL, or what setup() filled in inconsistently (a course bug). */
 const char *cml_lab_problem_error(const cml_problem *p);
 
-/* One verified run in this process: poison the output, launch, check the launch, copy back
- * and compare (a plain run's student and baseline, the judge's baseline). */
+/* One verified run in this process: poison the output (and d_raw), launch, check the launch,
+ * finish (the exercise's, when it has one), copy back and compare (a plain run's student and
+ * baseline, the judge's baseline). */
 void cml_lab_verify(void (*launch)(void *), const cml_problem *p, float *h_got,
                     cml_compare_result *check);
+
+/* Poisons the case's output and its raw buffer (d_raw) on the default stream. */
+void cml_lab_poison(const cml_problem *p);
+
+/* Runs the exercise's finish() (when it has one) after a launch that took run_ms. */
+void cml_lab_finish_launch(const cml_problem *p, double run_ms);
+
+/* How cml_time_part() reaches the student's launch_part in this role: set by the plain run
+ * (a call in this process) and the judge (a request to the student's process) around
+ * extra_metrics; NULL elsewhere. Returns the part's wall time in ms. */
+extern double (*cml_part_timer)(int part);
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+double cml_now_ms(void);
 
 /* The exercise called `name` (NULL: none, or name NULL). */
 const cml_exercise *cml_lab_find_exercise(const char *name, const cml_exercise *exercises,

@@ -6,11 +6,12 @@
  * pointers and sizes agree; the reference it would compute is cut to one position, since it
  * never compares anything), answers READY, then serves RUN (one launch of the student's
  * launcher, checked: cudaGetLastError, cudaDeviceSynchronize; a timed RUN asks for several
- * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS) and METRICS
- * until QUIT or the socket closes. A failed check sends ERROR and ends the process (cml_lab_fail).
+ * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS; or one launch
+ * of the exercise's launch_part) until QUIT or the socket closes. A failed check sends ERROR and ends the process (cml_lab_fail).
  *
  * Source: docs/protocol.md, "Judged runs".
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,16 +92,23 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
             break;
         }
         if (type == CML_MSG_RUN) {
-            const uint32_t count = in.token.count;
+            const uint32_t count = in.token.count, part = in.token.part;
             if (count < 1 || count > (uint32_t)n_outs || (count > 1 && p.out_ref == NULL)) {
                 return send_error(sock, "protocol", "RUN asks for more outputs than it gave");
+            }
+            if (part > 0 && (count != 1 || ex->launch_part == NULL || part > INT32_MAX)) {
+                return send_error(sock, "protocol", "RUN asks for a part the exercise lacks");
             }
             cml_run.in_launch = 1;
             for (uint32_t i = 0; i < count; ++i) {
                 if (count > 1) {
                     *p.out_ref = outs[i];
                 }
-                ex->launch_student(p.ctx);
+                if (part > 0) {
+                    ex->launch_part(p.ctx, (int)(part - 1));
+                } else {
+                    ex->launch_student(p.ctx);
+                }
                 CML_CHECK(cudaGetLastError());
             }
             CML_CHECK(cudaDeviceSynchronize());
@@ -120,23 +128,6 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
                 cml_devmem_import_more(in.outputs.export_data, in.outputs.n, (void **)&outs[1]));
             n_outs = 1 + in.outputs.n;
             if (cml_ipc_send_token(sock, CML_MSG_READY, 0) != 0) {
-                break;
-            }
-        } else if (type == CML_MSG_METRICS) {
-            static cml_metrics m;
-            static cml_msg_metrics reply;
-            memset(&m, 0, sizeof m);
-            memset(&reply, 0, sizeof reply);
-            if (ex->student_metrics) {
-                ex->student_metrics(p.ctx, &m);
-            }
-            reply.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_METRICS_REPLY};
-            reply.n = m.n;
-            for (int i = 0; i < m.n && i < CML_MAX_EXTRA_METRICS; ++i) {
-                memcpy(reply.name[i], m.name[i], sizeof reply.name[i]);
-                reply.value[i] = m.value[i];
-            }
-            if (cml_ipc_send(sock, &reply, sizeof reply, -1) != 0) {
                 break;
             }
         } else {

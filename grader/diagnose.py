@@ -411,8 +411,6 @@ def performance_text(
         if value is None:
             return None, f"the performance run gave no {crit.metric}"
         text = f"{crit.metric} {value:.4g}"
-        if crit.metric in (doc.get("self_reported") or []):
-            text += " (measured by your code, not by the grader's judge)"
     text += f"; full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}"
     return value, text
 

@@ -57,6 +57,9 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                          # a check left out): "total" is a score so far
       "manual_pending": 8,               # points held for the instructor (0: none)
       "not_run": ["correctness, sanitizer, performance — no CUDA device (...)"],
+                                         # a reason whose parts scored 0 without running
+                                         # (the build failed) ends "(0 points, lost for
+                                         # certain)": those are not pending
       "timings_s": {"build": 6.1, "gpu_wait": 0.0, "untimed": 30.2, "timed": 5.9},
                                          # wall seconds per phase; gpu_wait: for the
                                          # batch's GPU lock (grader.gpu_lock)
@@ -108,6 +111,10 @@ def _status_line(label: str, part: Part) -> str:
         text += f": {part.reason}"
     elif part.info:
         text += f"  {part.info}"
+    if part.status in ("not_run", "skipped") and part.points is not None and part.max > 0:
+        # it never ran, yet its points are known: a build failure (or a failed symbol check,
+        # a missing file, a wrong kernel's gate) took them whatever it would have found
+        text += "  (0 points, lost for certain)"
     if part.name != "correctness" and part.status in ("passed", "failed") and part.max > 0:
         if part.points is None:
             text += "  (points wait for correctness, which did not run)"
@@ -127,7 +134,7 @@ def text(grade: Grade, quiet: bool = False) -> str:
         out.append("")
         for step in grade.steps:
             mark = _MARK.get(step.status, step.status)
-            first = (f"  " if mark else "") + step.messages[0] if step.messages else ""
+            first = ("  " if mark else "") + step.messages[0] if step.messages else ""
             out.append(f"  {step.name:<12} {mark}{first}")
             for msg in step.messages[1:]:
                 out.append(f"  {'':<12} {msg}")
@@ -237,20 +244,11 @@ def _part_details(part: Part) -> list[str]:
 def roofline(grade: Grade) -> list[str]:
     """The timed exercises' achieved bandwidth against a device-to-device copy measured in
     the same run (the roofline's memory roof: cml_lab.c), furthest from the roof first, so a
-    student sees which one to work on. An exercise timed in its extra metrics only (e.g.
-    image_pipeline's ``pipeline_pct_of_copy``) shows the % it reports. Empty when nothing
-    was timed."""
+    student sees which one to work on. Empty when nothing was timed."""
     rows = []
     for ex in grade.exercises:
         for row in ex.parts["performance"].details:
             pct = row.get("pct_of_copy")
-            if pct is None:  # an extra metric of the same kind, if the exercise has one
-                extra = [
-                    c["value"]
-                    for c in row.get("criteria", ())
-                    if c["metric"].endswith("pct_of_copy") and c["value"] is not None
-                ]
-                pct = extra[0] if extra else None
             if pct is not None:
                 rows.append((pct, ex.name, row.get("gbps"), row.get("copy_gbps")))
     if not rows:

@@ -89,7 +89,7 @@ START_TEST(type_needs_magic_and_exact_size) {
 END_TEST
 
 START_TEST(oversized_message_is_refused) {
-    static cml_msg_metrics big = {.head = {CML_IPC_MAGIC, CML_MSG_METRICS_REPLY}};
+    static cml_msg_hello big = {.head = {CML_IPC_MAGIC, CML_MSG_HELLO}};
     ck_assert_int_eq(cml_ipc_send(pair[0], &big, sizeof big, -1), 0);
     cml_msg_token small;
     ck_assert_int_eq(cml_ipc_recv(pair[1], &small, sizeof small, NULL, 0), -1); /* truncated */

@@ -31,6 +31,8 @@ typedef enum student_kind {
 
 typedef struct fake {
     float *d_in, *d_out; /* (rows, cols) row-major */
+    float *d_raw;        /* "raw" exercises: where the launchers write; finish copies it out */
+    double finish_ms;    /* the run_ms the last finish() was given */
     double *h_ref;
     size_t *check_idx;
     size_t rows, cols;
@@ -78,7 +80,7 @@ static const char *setup_fake(cml_problem *p, const long long *size, int n_dims,
 }
 
 static void copy_rows(const fake *f, size_t rows) {
-    (void)cudaMemcpyAsync(f->d_out, f->d_in, rows * f->cols * sizeof(float),
+    (void)cudaMemcpyAsync(f->d_raw ? f->d_raw : f->d_out, f->d_in, rows * f->cols * sizeof(float),
                           cudaMemcpyDeviceToDevice, 0);
 }
 
@@ -118,6 +120,7 @@ static void launch_baseline(void *ctx) {
 
 static void teardown_fake(cml_problem *p) {
     fake *f = p->ctx;
+    CML_CHECK(cudaFree(f->d_raw));
     CML_CHECK(cudaFree(f->d_in));
     CML_CHECK(cudaFree(f->d_out));
     free(f->h_ref);
@@ -186,6 +189,47 @@ static const char *setup_cuda_fails(cml_problem *p, const long long *size, uint6
     return NULL;
 }
 
+/* The launchers write a raw buffer of the same floats; finish() copies it into d_out. */
+static const char *setup_raw(cml_problem *p, const long long *size, uint64_t seed, student_kind k) {
+    const char *msg = setup_fake(p, size, 1, seed, k);
+    fake *f = p->ctx;
+    CML_CHECK(cudaMalloc((void **)&f->d_raw, p->n_out * sizeof(float)));
+    p->d_raw = f->d_raw;
+    p->raw_bytes = p->n_out * sizeof(float);
+    p->raw_poison = 0xFF;
+    return msg;
+}
+
+static const char *setup_raw_copy(cml_problem *p, const long long *size, uint64_t seed) {
+    return setup_raw(p, size, seed, STUDENT_COPY);
+}
+
+static const char *setup_raw_half(cml_problem *p, const long long *size, uint64_t seed) {
+    return setup_raw(p, size, seed, STUDENT_HALF_ROWS);
+}
+
+static void finish_raw(void *ctx, double run_ms) {
+    fake *f = ctx;
+    f->finish_ms = run_ms;
+    CML_CHECK(cudaMemcpy(f->d_out, f->d_raw, f->rows * f->cols * sizeof(float),
+                         cudaMemcpyDeviceToDevice));
+}
+
+/* Part k: k + 1 copies of the input, so part 3 takes longer than part 0. */
+static void launch_part(void *ctx, int part) {
+    for (int i = 0; i <= part; ++i) {
+        copy_rows(ctx, ((fake *)ctx)->rows);
+    }
+}
+
+static void extra_parts(void *ctx, cml_metrics *m) {
+    const fake *f = ctx;
+    const double t0 = cml_time_part(0), t3 = cml_time_part(3);
+    cml_metrics_add(m, "parts_timed", t0 > 0.0 && t3 > 0.0 ? 1.0 : 0.0);
+    cml_metrics_add(m, "runs_so_far", (double)f->runs); /* launch_part is not launch_student */
+    cml_metrics_add(m, "finish_ms_given", f->finish_ms > 0.0 ? 1.0 : 0.0);
+}
+
 /* Exercise-specific metrics: two valid figures; or a reserved name (a course bug). */
 static void extra_two(void *ctx, cml_metrics *m) {
     const fake *f = ctx;
@@ -201,7 +245,7 @@ static void extra_reserved(void *ctx, cml_metrics *m) {
 #define EX(name, dims, n_dims, setup)                                                              \
     {                                                                                              \
         name, dims, n_dims, "memcpy", setup, launch_student, launch_baseline, teardown_fake, NULL, \
-            NULL, 0                                                                                \
+            NULL, NULL, 0                                                                          \
     }
 
 static const cml_exercise exercises[] = {
@@ -215,11 +259,17 @@ static const cml_exercise exercises[] = {
     EX("sampled", "M,N", 2, setup_sampled),
     EX("cuda_fails", "N", 1, setup_cuda_fails),
     {"extra", "N", 1, "memcpy", setup_copy, launch_student, launch_baseline, teardown_fake,
-     extra_two, NULL, 0},
+     extra_two, NULL, NULL, 0},
     {"no_baseline", "N", 1, NULL, setup_copy, launch_student, NULL, teardown_fake, extra_two, NULL,
-     0},
+     NULL, 0},
     {"extra_reserved", "N", 1, "memcpy", setup_copy, launch_student, launch_baseline, teardown_fake,
-     extra_reserved, NULL, 0},
+     extra_reserved, NULL, NULL, 0},
+    {"raw", "N", 1, "memcpy", setup_raw_copy, launch_student, launch_baseline, teardown_fake,
+     extra_parts, finish_raw, launch_part, 0},
+    {"raw_half", "N", 1, "memcpy", setup_raw_half, launch_student, launch_baseline, teardown_fake,
+     NULL, finish_raw, NULL, 0},
+    {"raw_no_finish", "N", 1, "memcpy", setup_raw_copy, launch_student, launch_baseline,
+     teardown_fake, NULL, NULL, NULL, 0},
 };
 #define N_EXERCISES ((int)(sizeof exercises / sizeof exercises[0]))
 
@@ -354,7 +404,7 @@ START_TEST(run_or_no_device) {
     } else {
         ck_assert_int_eq(result.code, 3);
         HAS(result.doc, "\"status\":\"no_device\",\"error\":null,\"check\":null,"
-                        "\"timing\":null,\"metrics\":null,\"self_reported\":[],\"device\":null}");
+                        "\"timing\":null,\"metrics\":null,\"device\":null}");
     }
 }
 END_TEST
@@ -416,7 +466,7 @@ START_TEST(correct_run) {
         "\"rows\":1,\"cols\":1000,\"n_bad\":0,\"n_unwritten\":0,\"n_nonfinite\":0,"
         "\"max_abs_err\":0,\"rel_l2_err\":0,\"gamma\":0,\"abs_floor\":0,"
         "\"first_bad\":null,\"bad_box\":null},\"timing\":null,\"metrics\":null,"
-        "\"self_reported\":[],\"device\":{\"name\":");
+        "\"device\":{\"name\":");
 }
 END_TEST
 
@@ -567,6 +617,34 @@ START_TEST(wrong_baseline_is_a_harness_error) {
 }
 END_TEST
 
+START_TEST(raw_output_is_finished_before_the_comparison) {
+    run_lab("--exercise", "raw", "--size", "1000");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"status\":\"ok\"");
+    /* extra_metrics timed two parts, which are not the graded launch, after a finish() that
+     * was given the launch's time. */
+    HAS(result.doc, "\"metrics\":{\"parts_timed\":1,\"runs_so_far\":1,\"finish_ms_given\":1}");
+    run_lab("--exercise", "raw", "--size", "100000", "--time", "--reps", "20");
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, ",\"pct_of_copy\":");
+}
+END_TEST
+
+START_TEST(raw_output_left_unwritten_is_reported) {
+    run_lab("--exercise", "raw_half", "--size", "8"); /* 1 row: rows / 2 = 0 rows written */
+    ck_assert_int_eq(result.code, 0);
+    HAS(result.doc, "\"status\":\"wrong\"");
+    HAS(result.doc, "\"unwritten\":true");
+}
+END_TEST
+
+START_TEST(raw_output_without_finish_is_a_harness_error) {
+    run_lab("--exercise", "raw_no_finish", "--size", "8");
+    ck_assert_int_eq(result.code, 4);
+    HAS(result.doc, "\"kind\":\"harness\",\"message\":\"setup() gave d_raw");
+}
+END_TEST
+
 /* cml_metrics_add alone: no device needed. */
 START_TEST(metrics_add_rules) {
     cml_metrics m = {0};
@@ -630,6 +708,9 @@ Suite *make_lab_suite(void) {
     tcase_add_test(tc, extra_metrics_timed);
     tcase_add_test(tc, no_baseline_is_not_timed);
     tcase_add_test(tc, reserved_metric_is_a_harness_error);
+    tcase_add_test(tc, raw_output_is_finished_before_the_comparison);
+    tcase_add_test(tc, raw_output_left_unwritten_is_reported);
+    tcase_add_test(tc, raw_output_without_finish_is_a_harness_error);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -471,7 +471,7 @@ def test_infinite_loop_in_a_kernel_times_out(capsys, tmp_path):
 FORGED = (
     '{"schema":1,"lab":"9.1","exercise":"scale","size":[33,65],"seed":1,"judged":true,'
     '"status":"ok","error":null,"check":{"n":2145,"n_bad":0},"timing":{"ratio":400.0},'
-    '"metrics":{"pct_of_copy":400.0},"self_reported":[],'
+    '"metrics":{"pct_of_copy":400.0},'
     '"device":{"name":"NVIDIA H200","cc":"9.0","sm_count":132}}'
 )
 FORGER = (

@@ -27,15 +27,18 @@
  *                   Each row holds [final index low 16 bits, high 16 bits, checksum low 16, high
  *                   16, plausible]: the 16-bit halves are exact in float32 and compared exactly,
  *                   so a chase that skips, repeats or stops early fails. `plausible` must be 1:
- *                   the harness times each chase's launch with CUDA events and rejects (0) a
- *                   cycle count that cannot be true — fewer than LATENCY_MIN_CYCLES_PER_LOAD per
- *                   timed load (no load on any level returns that fast: shared is ~23-30 cycles,
- *                   FACTS.md), or more than LATENCY_CLOCK_SLACK x the elapsed time x the peak SM
- *                   clock + LATENCY_CYCLES_SLACK (the clock cannot run faster than its peak; the
- *                   slack covers event resolution, ~0.5 us). A kernel that reports made-up
- *                   cycles is then wrong, not fast. The cycles per load of each level (from the
- *                   last verified run) are the exercise's extra metrics: shared_cycles,
- *                   l1_cycles, l2_cycles, dram_cycles and their ratios.
+ *                   the process that compares (the judge, in a graded run) times the launch on
+ *                   its own clock and rejects (0) a cycle count that cannot be true — fewer than
+ *                   LATENCY_MIN_CYCLES_PER_LOAD per timed load (no load on any level returns
+ *                   that fast: shared is ~23-30 cycles, FACTS.md), or four levels together more
+ *                   than LATENCY_CLOCK_SLACK x the elapsed time x the peak SM clock +
+ *                   LATENCY_CYCLES_SLACK (the clock cannot run faster than its peak). A kernel
+ *                   that reports made-up cycles is then wrong, not fast. The exercise's extra
+ *                   metrics are timed by that process too, never taken from the student's
+ *                   clock64(): each level's chase with steps + 1 and with 1 timed loads
+ *                   (launch_part), the difference of their median times over `steps`, at the
+ *                   peak clock: shared_cycles, l1_cycles, l2_cycles, dram_cycles and their
+ *                   ratios; the student's own clock64() figures are shown beside them.
  *                   TLB: the DRAM cycle spreads dram_mb MB of nodes at random, so its loads also
  *                   miss the GPU's TLBs once the set is larger than their reach; the DRAM figure
  *                   then includes a page-table walk (report the working-set size with it; run
@@ -69,6 +72,7 @@
 #include "cml_lab.h"
 #include "cml_rng.h"
 #include "cml_sample.h"
+#include "cml_stats.h"
 #include "lab.h"
 #include "reference.h"
 
@@ -223,12 +227,14 @@ enum { LVL_SHARED, LVL_L1, LVL_L2, LVL_DRAM, N_LEVELS };
 #define LATENCY_MAX_DRAM_MB 4096           /* word indices stay below 2^30 */
 #define LATENCY_MIN_CYCLES_PER_LOAD 8.0    /* below any level's latency (shared ~23-30) */
 #define LATENCY_CLOCK_SLACK 2.0            /* x elapsed time x peak SM clock */
-#define LATENCY_CYCLES_SLACK 20000.0       /* cycles (~10 us at 2 GHz): event resolution */
+#define LATENCY_CYCLES_SLACK 20000.0       /* cycles (~10 us at 2 GHz): clock resolution */
+#define LATENCY_PART_REPS 5                /* timed runs of each part; the median counts */
 
 static const char *const kLevelNames[N_LEVELS] = {"shared", "l1", "l2", "dram"};
 
 typedef struct latency_level {
     unsigned int *d_next; /* the cycle: n_nodes nodes, CHASE_STRIDE_WORDS words apart */
+    uint32_t *h_succ;     /* the same cycle on the host, as node successors (n_nodes) */
     size_t n_nodes;
     unsigned int start; /* word index of the first node */
     int warmup;
@@ -237,14 +243,14 @@ typedef struct latency_level {
 typedef struct latency_ctx {
     int steps;
     latency_level level[N_LEVELS];
-    unsigned int *d_result; /* (CHASE_RESULT_WORDS) */
-    void *d_flush;          /* written to evict the L2 before the DRAM chase */
+    /* (N_LEVELS, CHASE_RESULT_WORDS): level l's chase writes row l. What the student's code
+     * writes (cml_problem.d_raw); finish() turns it into the rows of d_out. */
+    unsigned int *d_result;
+    void *d_flush; /* written to evict the L2 before the DRAM chase */
     size_t flush_bytes;
     float *d_out; /* (N_LEVELS, LATENCY_COLS): the output under test */
     double ref[N_LEVELS * LATENCY_COLS];
-    double clock_khz;                 /* peak SM clock */
-    double cycles_per_load[N_LEVELS]; /* from the last run of the student's chases */
-    cudaEvent_t ev_begin, ev_end;
+    double clock_khz; /* peak SM clock */
 } latency_ctx;
 
 /* Writes next[i * stride] = succ[i] * stride on the device: the cycle in lab.h's layout. */
@@ -255,8 +261,8 @@ __global__ void latency_scatter_kernel(const unsigned int *succ, size_t n, unsig
     }
 }
 
-/* Builds a random cycle of n nodes on the device and the row of the reference for it. Returns
- * 0 when out of host memory. */
+/* Builds a random cycle of n nodes on the device (and keeps it on the host) and the row of the
+ * reference for it. Returns 0 when out of host memory. */
 static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warmup, cml_rng *rng) {
     latency_level *L = &c->level[lvl];
     uint32_t *h_succ = (uint32_t *)malloc(n_nodes * sizeof *h_succ);
@@ -264,6 +270,7 @@ static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warm
         free(h_succ);
         return 0;
     }
+    L->h_succ = h_succ;
     L->n_nodes = n_nodes;
     L->warmup = warmup;
     L->start = (unsigned int)cml_rng_below(rng, n_nodes) * CHASE_STRIDE_WORDS;
@@ -285,7 +292,6 @@ static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warm
 
     uint32_t final_j = 0, sum = 0;
     chase_ref(h_succ, n_nodes, CHASE_STRIDE_WORDS, L->start, warmup, c->steps, &final_j, &sum);
-    free(h_succ);
     double *row = &c->ref[lvl * LATENCY_COLS];
     row[0] = (double)(final_j & 0xFFFFu);
     row[1] = (double)(final_j >> 16);
@@ -296,8 +302,8 @@ static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warm
 }
 
 static const char *latency_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if (size[0] > LATENCY_MAX_STEPS) {
-        return "steps must be at most 200000 (the DRAM chase alone would take too long)";
+    if (size[0] > LATENCY_MAX_STEPS - 1) { /* the timed part chases steps + 1 */
+        return "steps must be below 200000 (the DRAM chase alone would take too long)";
     }
     if (size[1] > LATENCY_MAX_DRAM_MB) {
         return "dram_mb must be at most 4096";
@@ -326,14 +332,14 @@ static const char *latency_setup(cml_problem *p, const long long *size, uint64_t
     c->clock_khz = d.clock_khz > 0 ? (double)d.clock_khz : 3.0e6; /* unknown: 3 GHz, generous */
     c->flush_bytes = 2 * d.l2_bytes;
     CML_CHECK(cml_dev_alloc(&c->d_flush, c->flush_bytes));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_result, CHASE_RESULT_WORDS * sizeof(unsigned int)));
+    const size_t result_bytes = N_LEVELS * CHASE_RESULT_WORDS * sizeof(unsigned int);
+    CML_CHECK(cml_dev_alloc((void **)&c->d_result, result_bytes));
     CML_CHECK(cml_dev_alloc((void **)&c->d_out, N_LEVELS * LATENCY_COLS * sizeof(float)));
-    CML_CHECK(cudaEventCreate(&c->ev_begin));
-    CML_CHECK(cudaEventCreate(&c->ev_end));
 
     p->d_out = c->d_out;
-
-    p->out_ref = &c->d_out;
+    p->d_raw = c->d_result;
+    p->raw_bytes = result_bytes;
+    p->raw_poison = CML_POISON_BYTE; /* 0xFFFFFFFF: no word index is that large */
     p->n_out = N_LEVELS * LATENCY_COLS;
     p->out_cols = LATENCY_COLS;
     p->h_ref = c->ref;
@@ -346,63 +352,131 @@ static const char *latency_setup(cml_problem *p, const long long *size, uint64_t
     return NULL;
 }
 
-/* Runs the student's chase of one level, timed with events; writes its row of the output. */
-static void latency_run_level(latency_ctx *c, int lvl, float *row) {
+/* Launches the student's chase of one level, `steps` timed loads, into row lvl of d_result; the
+ * DRAM level's chase starts after an L2 flush. */
+static void latency_chase(latency_ctx *c, int lvl, int steps) {
     const latency_level *L = &c->level[lvl];
-    CML_CHECK(cudaMemset(c->d_result, CML_POISON_BYTE, CHASE_RESULT_WORDS * sizeof(unsigned int)));
+    unsigned int *result = c->d_result + (size_t)lvl * CHASE_RESULT_WORDS;
     if (lvl == LVL_DRAM) {
-        CML_CHECK(cudaMemset(c->d_flush, lvl, c->flush_bytes)); /* evict the L2 */
+        CML_CHECK(cudaMemsetAsync(c->d_flush, lvl, c->flush_bytes, 0)); /* evict the L2 */
     }
-    CML_CHECK(cudaDeviceSynchronize());
-    CML_CHECK(cudaEventRecord(c->ev_begin, 0));
     if (lvl == LVL_SHARED) {
         chase_shared(L->d_next, (unsigned int)(L->n_nodes * CHASE_STRIDE_WORDS), L->start,
-                     L->warmup, c->steps, c->d_result);
+                     L->warmup, steps, result);
     } else {
-        chase_global(L->d_next, L->start, L->warmup, c->steps, lvl != LVL_L1, c->d_result);
+        chase_global(L->d_next, L->start, L->warmup, steps, lvl != LVL_L1, result);
     }
-    CML_CHECK(cudaEventRecord(c->ev_end, 0));
-    CML_CHECK(cudaGetLastError());
-    CML_CHECK(cudaEventSynchronize(c->ev_end));
-    float elapsed_ms = 0.0f;
-    CML_CHECK(cudaEventElapsedTime(&elapsed_ms, c->ev_begin, c->ev_end));
-
-    unsigned int r[CHASE_RESULT_WORDS];
-    CML_CHECK(cudaMemcpy(r, c->d_result, sizeof r, cudaMemcpyDeviceToHost));
-    if (r[0] == 0xFFFFFFFFu) { /* never written: no word index is that large */
-        cml_poison_host_f32(row, LATENCY_COLS);
-        c->cycles_per_load[lvl] = 0.0;
-        return;
-    }
-    row[0] = (float)(r[0] & 0xFFFFu);
-    row[1] = (float)(r[0] >> 16);
-    row[2] = (float)(r[1] & 0xFFFFu);
-    row[3] = (float)(r[1] >> 16);
-    const double cycles = (double)(((unsigned long long)r[3] << 32) | r[2]);
-    const double max_cycles =
-        LATENCY_CLOCK_SLACK * (double)elapsed_ms * c->clock_khz + LATENCY_CYCLES_SLACK;
-    const int plausible =
-        cycles >= LATENCY_MIN_CYCLES_PER_LOAD * (double)c->steps && cycles <= max_cycles;
-    row[4] = plausible ? 1.0f : 0.0f;
-    c->cycles_per_load[lvl] = cycles / (double)c->steps;
 }
 
+/* The graded launch: the four levels in order, `steps` timed loads each. */
 static void latency_launch_student(void *ctx) {
     latency_ctx *c = (latency_ctx *)ctx;
+    for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
+        latency_chase(c, lvl, c->steps);
+    }
+}
+
+/* Part 2 l + k (k = 0, 1) for extra_metrics: level l's chase with 1 (k = 0) or steps + 1 timed
+ * loads. Their difference in time is `steps` loads, launch, warm-up and exchange cancelled. */
+static void latency_launch_part(void *ctx, int part) {
+    latency_ctx *c = (latency_ctx *)ctx;
+    latency_chase(c, part / 2, part % 2 ? c->steps + 1 : 1);
+}
+
+/* The cycles a level's result reports (the student's clock64() figure), or -1 when unwritten. */
+static double latency_cycles(const unsigned int *r) {
+    if (r[0] == 0xFFFFFFFFu) { /* the poison: no word index is that large */
+        return -1.0;
+    }
+    return (double)(((unsigned long long)r[3] << 32) | r[2]);
+}
+
+/* d_result -> the rows of d_out, in the process that compares (the judge, in a judged run).
+ * `plausible` bounds the cycles the student's code counted by the clock of that process: no
+ * level fewer than LATENCY_MIN_CYCLES_PER_LOAD per timed load, and all four together no more
+ * than the whole launch lasted at the peak SM clock (x LATENCY_CLOCK_SLACK, + LATENCY_CYCLES_
+ * SLACK). In a judged run run_ms also holds the exchange with the student's process, which
+ * only loosens the upper bound. */
+static void latency_finish(void *ctx, double run_ms) {
+    latency_ctx *c = (latency_ctx *)ctx;
+    unsigned int r[N_LEVELS * CHASE_RESULT_WORDS];
+    CML_CHECK(cudaMemcpy(r, c->d_result, sizeof r, cudaMemcpyDeviceToHost));
+    const double max_cycles = LATENCY_CLOCK_SLACK * run_ms * c->clock_khz + LATENCY_CYCLES_SLACK;
+    double total = 0.0;
+    for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
+        const double cyc = latency_cycles(&r[lvl * CHASE_RESULT_WORDS]);
+        total += cyc > 0.0 ? cyc : 0.0;
+    }
     float out[N_LEVELS * LATENCY_COLS];
     for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
-        latency_run_level(c, lvl, &out[lvl * LATENCY_COLS]);
+        const unsigned int *w = &r[lvl * CHASE_RESULT_WORDS];
+        float *row = &out[lvl * LATENCY_COLS];
+        const double cyc = latency_cycles(w);
+        if (cyc < 0.0) {
+            cml_poison_host_f32(row, LATENCY_COLS);
+            continue;
+        }
+        row[0] = (float)(w[0] & 0xFFFFu);
+        row[1] = (float)(w[0] >> 16);
+        row[2] = (float)(w[1] & 0xFFFFu);
+        row[3] = (float)(w[1] >> 16);
+        row[4] = cyc >= LATENCY_MIN_CYCLES_PER_LOAD * (double)c->steps && total <= max_cycles;
     }
     CML_CHECK(cudaMemcpy(c->d_out, out, sizeof out, cudaMemcpyHostToDevice));
 }
 
-/* Cycles per load of each level and the ratios the performance criteria read: measured by the
- * student's kernels with clock64(), so in a judged run they are reported by the student's
- * process (cml_exercise.student_metrics), not measured by the judge. */
-static void latency_student_metrics(void *ctx, cml_metrics *m) {
-    const latency_ctx *c = (const latency_ctx *)ctx;
-    const double *cyc = c->cycles_per_load;
-    char name[32];
+/* One timed run of a part on the clock of the process that compares; 1 into *right when the
+ * level's result holds the chase of `steps` loads (final index and checksum), and its
+ * clock64() cycles into *cycles. */
+static double latency_time_part(latency_ctx *c, int part, int *right, double *cycles) {
+    const int lvl = part / 2, steps = part % 2 ? c->steps + 1 : 1;
+    const latency_level *L = &c->level[lvl];
+    unsigned int *d_row = c->d_result + (size_t)lvl * CHASE_RESULT_WORDS;
+    CML_CHECK(cudaMemset(d_row, CML_POISON_BYTE, CHASE_RESULT_WORDS * sizeof(unsigned int)));
+    CML_CHECK(cudaDeviceSynchronize());
+    const double ms = cml_time_part(part);
+    unsigned int w[CHASE_RESULT_WORDS];
+    CML_CHECK(cudaMemcpy(w, d_row, sizeof w, cudaMemcpyDeviceToHost));
+    uint32_t final_j = 0, sum = 0;
+    chase_ref(L->h_succ, L->n_nodes, CHASE_STRIDE_WORDS, L->start, L->warmup, steps, &final_j,
+              &sum);
+    *right = w[0] == final_j && w[1] == sum;
+    *cycles = latency_cycles(w);
+    return ms;
+}
+
+/* The exercise's figures, measured by the process that compares (the judge, in a judged run):
+ * the time per load of each level is the median time of its chase with steps + 1 timed loads
+ * minus the median with 1 (LATENCY_PART_REPS runs each, every result checked), over `steps`,
+ * at the peak SM clock:
+ *   shared_cycles, l1_cycles, l2_cycles, dram_cycles    cycles per load
+ *   l1_over_shared, l2_over_shared, l2_over_l1, dram_over_l2
+ *   <level>_clock64                                     what the student's own clock64()
+ *                                                       counted per load (shown, not scored)
+ * None of them when a timed chase computed a wrong result: a chase that skips its loads is not
+ * fast. The ratios need no clock: they are ratios of times. */
+static void latency_extra_metrics(void *ctx, cml_metrics *m) {
+    latency_ctx *c = (latency_ctx *)ctx;
+    double cyc[N_LEVELS], clock64[N_LEVELS];
+    for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
+        double t_short[LATENCY_PART_REPS], t_long[LATENCY_PART_REPS], own[LATENCY_PART_REPS];
+        for (int k = 0; k < LATENCY_PART_REPS; ++k) {
+            int right_short = 0, right_long = 0;
+            double ignored = 0.0;
+            t_short[k] = latency_time_part(c, 2 * lvl, &right_short, &ignored);
+            t_long[k] = latency_time_part(c, 2 * lvl + 1, &right_long, &own[k]);
+            if (!right_short || !right_long) {
+                fprintf(stderr, "lab 3.1: the %s chase computed a wrong result when timed: no "
+                                "latency figures\n", kLevelNames[lvl]);
+                return;
+            }
+        }
+        const double ms =
+            cml_median(t_long, LATENCY_PART_REPS) - cml_median(t_short, LATENCY_PART_REPS);
+        cyc[lvl] = ms * c->clock_khz / (double)c->steps;
+        clock64[lvl] = cml_median(own, LATENCY_PART_REPS) / (double)(c->steps + 1);
+    }
+    char name[CML_METRIC_NAME_MAX];
     for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
         snprintf(name, sizeof name, "%s_cycles", kLevelNames[lvl]);
         cml_metrics_add(m, name, cyc[lvl]);
@@ -413,6 +487,10 @@ static void latency_student_metrics(void *ctx, cml_metrics *m) {
         cml_metrics_add(m, "l2_over_l1", cyc[LVL_L2] / cyc[LVL_L1]);
         cml_metrics_add(m, "dram_over_l2", cyc[LVL_DRAM] / cyc[LVL_L2]);
     }
+    for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
+        snprintf(name, sizeof name, "%s_clock64", kLevelNames[lvl]);
+        cml_metrics_add(m, name, clock64[lvl]);
+    }
 }
 
 static void latency_teardown(cml_problem *p) {
@@ -422,12 +500,11 @@ static void latency_teardown(cml_problem *p) {
     }
     for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
         CML_CHECK(cml_dev_free(c->level[lvl].d_next));
+        free(c->level[lvl].h_succ);
     }
     CML_CHECK(cml_dev_free(c->d_flush));
     CML_CHECK(cml_dev_free(c->d_result));
     CML_CHECK(cml_dev_free(c->d_out));
-    CML_CHECK(cudaEventDestroy(c->ev_begin));
-    CML_CHECK(cudaEventDestroy(c->ev_end));
     free(c);
     p->ctx = NULL;
 }
@@ -636,11 +713,12 @@ static void scale_teardown(cml_problem *p) {
 
 static const cml_exercise kExercises[] = {
     /* No baseline (never timed): hierarchy is graded on its values, latency_ladder on its
-     * chases' results and, through extra_metrics, on the cycles per load they measure. */
+     * chases' results and, through extra_metrics, on the time per load of each level, timed
+     * by the process that compares. */
     {"hierarchy", "n", 1, NULL, hierarchy_setup, hierarchy_launch_student, NULL, hierarchy_teardown,
      NULL},
     {"latency_ladder", "steps,dram_mb", 2, NULL, latency_setup, latency_launch_student, NULL,
-     latency_teardown, NULL, latency_student_metrics},
+     latency_teardown, latency_extra_metrics, latency_finish, latency_launch_part},
     {"fir_registers", "rows,cols", 2, "fir_local", fir_setup, fir_launch_student,
      fir_launch_baseline, fir_teardown, NULL},
     {"coalescing", "rows,cols", 2, "scale_rows_thread_per_row", scale_setup, scale_launch_student,

@@ -563,7 +563,7 @@ static void jacobi_teardown(cml_problem *p) {
 static const cml_exercise kExercises[] = {
     /* The coefficients sit in the student's __constant__ memory: no input sets to rotate. */
     {"stencil_constant", "n", 1, "stencil_global", stencil1d_setup, stencil1d_launch_student,
-     stencil1d_launch_baseline, stencil1d_teardown, NULL, NULL, CML_EX_FIXED_INPUTS},
+     stencil1d_launch_baseline, stencil1d_teardown, NULL, NULL, NULL, CML_EX_FIXED_INPUTS},
     {"lookup_divergent", "n,table_size", 2, "lookup_constant_divergent", lookup_setup,
      lookup_launch_student, lookup_launch_baseline, lookup_teardown, lookup_extra_metrics},
     {"stencil_readonly", "width,height,buffers", 3, "stencil_plain", stencil2d_setup,
