@@ -10,27 +10,43 @@ by the files without which nothing can be graded: a missing report costs only it
 Outputs in DIR, every file written atomically (a temporary file in the same folder, then
 ``os.replace``)::
 
-    gradebook.csv           id, <exercise>..., total, max, status   (one row per student);
-                            a lab with a written report ([report]) adds "report" (its
-                            automatic filled points) before total and "manual_pending"
-                            (the points held for the instructor) after max
+    gradebook.csv           id, <exercise>..., total, max, status   (one row per student
+                            of this batch); a lab with a written report ([report]) adds
+                            "report" (its automatic filled points) before total and
+                            "manual_pending" (the points held for the instructor) after max
     <id>/report.json        the grader's JSON report (grader.report)
     <id>/report.txt         the text report
     <id>/results.json       Gradescope's results.json (grader.gradescope)
-    <id>/batch.json         the gradebook row (written last: "this student is done")
+    <id>/batch.json         the gradebook row (written last: "this student is done"):
+                            "total" the points earned (so far, when the status is
+                            "partial ..."), "pending_points" the points not known yet (0:
+                            the grade is final)
 
 Status: "graded"; "partial (no GPU)" or "partial (checks not run)" when some checks could
 not run or were left out (not a final grade: its exercise and total cells are left empty,
 so that a spreadsheet or LMS import never takes a score so far for a grade; the student's
-report.txt and report.json have it, with ``"final": false``); "rejected: <why>"; "incomplete: <what is
-missing>"; "build failed"; "symbol check failed"; "start-up failed"; "error: <message>"
-when the grader itself failed on that submission (retried on the next run).
+batch.json keeps the points earned so far and ``pending_points``, the progress line reads
+``15 so far of 17, 2 pending``, and report.txt and report.json have it, with ``"final":
+false``); "rejected: <why>"; "incomplete: <what is missing>"; "build failed"; "symbol
+check failed"; "start-up failed"; "error: <message>" when the grader itself failed on that
+submission (retried on the next run).
 
 **Resuming.** A student whose ``batch.json`` and reports exist in DIR is skipped unless
 ``--force``, or unless their grade is not final ("partial ..."): it is graded again, so the
-same command run again on the GPU machine completes a class first graded without one. ``gradebook.csv`` is rebuilt from every ``*/batch.json`` in DIR after each
-submission and at the end, so an interrupted batch leaves a complete gradebook of the
-students done so far, and running the same command again continues.
+same command run again on the GPU machine completes a class first graded without one.
+``gradebook.csv`` is rebuilt from the ``*/batch.json`` in DIR of this batch's submissions
+after each submission and at the end, so an interrupted batch leaves a complete gradebook
+of the students done so far, and running the same command again continues.
+
+**The gradebook is this batch's class.** DIR may hold results of students this batch does
+not name (an earlier batch over other submissions: a trial run, a student who withdrew, a
+mistyped glob). They are left out of ``gradebook.csv`` — an instructor imports the file
+into the LMS as the grades of the submissions just graded, and a stale row would be
+imported as a grade — and a line before the closing one names them; their folders stay
+in DIR. After grading a class in parts into one DIR, or regrading a few students with
+``--force``, run the batch over every submission once more: those already graded are
+skipped, and the gradebook lists them all. (The Slurm jobs pass the whole class as the
+``--roster`` of each task's batch: ``grader.slurm``.)
 
 **Parallelism.** Gradings run in a thread pool (``--jobs``, default one per CPU core).
 Builds and the untimed GPU runs (device probe, correctness, compute-sanitizer) of
@@ -131,6 +147,9 @@ def status_of(g: Grade) -> str:
 
 
 def _row(sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elapsed: float):
+    """The gradebook row of one student (``<id>/batch.json``): ``total`` and ``exercises``
+    hold the points earned, so far when ``pending_points`` (automatic points not known yet,
+    the status then "partial ...") is not 0."""
     return {
         "batch_row": ROW_SCHEMA,
         "id": sub.id,
@@ -140,6 +159,7 @@ def _row(sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elaps
         "exercises": {ex.name: ex.total for ex in g.exercises} if g else {},
         "report": g.report.points if g and g.report else None,
         "total": g.total if g else 0,
+        "pending_points": g.pending_points if g else 0,
         "max": g.max if g else lab.max_points,
         "manual_pending": lab.manual_points,
         "seed": g.seed if g else None,
@@ -190,20 +210,46 @@ def _closing_line(statuses: list[str], gradebook: Path) -> str:
     return f"{text}; gradebook: {manifest.display_path(gradebook)}"
 
 
+def _stale_line(stale: list[str], out: Path) -> str:
+    """The line naming the results in DIR that the gradebook left out (module docstring)."""
+    names = ", ".join(stale[:10]) + (f", … ({len(stale) - 10} more)" if len(stale) > 10 else "")
+    return (
+        f"batch: {len(stale)} earlier result(s) in {manifest.display_path(out)} are not in "
+        f"this batch and are left out of the gradebook: {names} (their folders are kept; "
+        "name them too to list them)"
+    )
+
+
 def _cell(text: str) -> str:
     """A CSV cell that a spreadsheet will not run as a formula."""
     return "'" + text if text[:1] in ("=", "+", "@", "\t", "\r") else text
 
 
-def write_gradebook(out: Path, lab: manifest.Lab) -> list[dict]:
-    """Rebuilds ``out/gradebook.csv`` from every ``out/*/batch.json`` of this lab (sorted
-    by id); returns the rows."""
+def _lab_rows(out: Path, lab: manifest.Lab) -> list[dict]:
+    """Every readable ``out/*/batch.json`` row of this lab, sorted by id."""
     rows = []
     for path in sorted(out.glob("*/batch.json")):
         row = _read_row(path)
         if row is not None and row.get("lab") == lab.id:
             rows.append(row)
-    rows.sort(key=lambda r: r["id"])
+    return sorted(rows, key=lambda r: r["id"])
+
+
+def stale_ids(out: Path, lab: manifest.Lab, roster) -> list[str]:
+    """The ids of ``out``'s rows of this lab that are not in ``roster`` (sorted): results of
+    an earlier batch that ``write_gradebook(out, lab, roster)`` leaves out."""
+    names = set(roster)
+    return [r["id"] for r in _lab_rows(out, lab) if r["id"] not in names]
+
+
+def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
+    """Rebuilds ``out/gradebook.csv`` from the ``out/*/batch.json`` rows of this lab whose
+    id is in ``roster`` (the ids of the batch's class; None: every row), sorted by id;
+    returns those rows. A student of the roster not graded yet has no row."""
+    rows = _lab_rows(out, lab)
+    if roster is not None:
+        names = set(roster)
+        rows = [r for r in rows if r["id"] in names]
     names = [ex.name for ex in lab.exercises]
     has_report = lab.report is not None
     buf = io.StringIO()
@@ -228,12 +274,17 @@ def write_gradebook(out: Path, lab: manifest.Lab) -> list[dict]:
 
 
 class Batch:
-    """One batch run; ``run()`` returns the exit status."""
+    """One batch run; ``run()`` returns the exit status. ``roster``: the ids the gradebook
+    lists (default: the ids of ``subs``)."""
 
-    def __init__(self, lab_dir: Path, subs: list[Submission], out: Path, options, force, jobs, err):
+    def __init__(
+        self, lab_dir: Path, subs: list[Submission], out: Path, options, force, jobs, err,
+        roster=None,
+    ):
         self.lab_dir = lab_dir
         self.lab = manifest.load(lab_dir)
         self.subs = subs
+        self.roster = sorted(roster if roster is not None else {s.id for s in subs})
         self.out = out
         self.options = dataclasses.replace(options, gpu_lock=GpuLock())
         self.force = force
@@ -281,12 +332,15 @@ class Batch:
                 k, graded = k + 1, graded + 1
                 elapsed = time.monotonic() - start
                 left = elapsed / graded * (n - k)
-                write_gradebook(self.out, self.lab)
+                write_gradebook(self.out, self.lab, self.roster)
                 self._progress(k, n, row, f"elapsed {elapsed:.0f} s, ~{left:.0f} s left")
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-        write_gradebook(self.out, self.lab)
+        write_gradebook(self.out, self.lab, self.roster)
         statuses = [r["status"] for r in rows.values()]
+        stale = stale_ids(self.out, self.lab, self.roster)
+        if stale:
+            print(_stale_line(stale, self.out), file=self.err)
         print(_closing_line(statuses, self.out / GRADEBOOK), file=self.err)
         if any(s.startswith("error:") for s in statuses):
             return 2
@@ -295,8 +349,15 @@ class Batch:
         return 0
 
     def _progress(self, k: int, n: int, row: dict, note: str) -> None:
-        total = report._points(row["total"]) if _is_final(row["status"]) else "pending"
-        score = f"{total}/{row['max']}"
+        """``[3/30] alice: 17/17 graded (...)``; a partial grade shows the points earned so
+        far and those pending: ``[4/30] bob: 15 so far of 17, 2 pending partial (...)``."""
+        total = report._points(row["total"])
+        if _is_final(row["status"]):
+            score = f"{total}/{row['max']}"
+        else:
+            pending = row.get("pending_points")
+            more = f", {pending} pending" if pending is not None else ", more pending"
+            score = f"{total} so far of {row['max']}{more}"
         print(f"[{k}/{n}] {row['id']}: {score} {row['status']} ({note})", file=self.err)
         self.err.flush()
 
@@ -341,10 +402,26 @@ class Batch:
         return g, status_of(g)
 
 
-def batch(lab_dir: Path, paths: list[str], out: Path, options, force=False, jobs=None, err=None):
-    """Grades every submission in ``paths``; returns the exit status (module docstring)."""
+def read_roster(path: Path) -> list[str]:
+    """A roster file (``--roster``, written by grader.slurm): a JSON list of student ids;
+    GraderError when it is not one."""
+    try:
+        ids = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise GraderError(f"cannot read the roster {path}: {e}")
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise GraderError(f"the roster {path} is not a JSON list of student ids")
+    return ids
+
+
+def batch(
+    lab_dir: Path, paths: list[str], out: Path, options, force=False, jobs=None, err=None,
+    roster=None,
+):
+    """Grades every submission in ``paths``; returns the exit status (module docstring).
+    ``roster``: the ids the gradebook lists (default: those of ``paths``)."""
     if not lab_dir.is_dir():
         raise GraderError(f"lab folder {lab_dir} does not exist")
     subs = collect(paths)
     jobs = jobs or os.cpu_count() or 1
-    return Batch(lab_dir, subs, out, options, force, jobs, err or sys.stderr).run()
+    return Batch(lab_dir, subs, out, options, force, jobs, err or sys.stderr, roster).run()

@@ -125,6 +125,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
     b.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
     b.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
+    # the class the gradebook lists, when it is more than these submissions (grader.slurm's
+    # array tasks: a JSON list of ids)
+    b.add_argument("--roster", metavar="FILE", help=argparse.SUPPRESS)
 
     u = sub.add_parser("slurm", help="grade a class on a Slurm cluster (job array + merge)")
     u.add_argument("labdir", metavar="LABDIR", help="the pristine lab, e.g. labs/3.3-tiling")
@@ -212,8 +215,10 @@ def _batch(args) -> int:
         performance=not args.no_perf,
         sandbox_default="auto",
     )
+    roster = batch.read_roster(Path(args.roster)) if args.roster else None
     return batch.batch(
-        Path(args.labdir), args.submissions, Path(args.out), options, args.force, args.jobs
+        Path(args.labdir), args.submissions, Path(args.out), options, args.force, args.jobs,
+        roster=roster,
     )
 
 

@@ -57,7 +57,15 @@ from grader import (
 from grader.errors import GraderError
 from grader.gpu_lock import GpuLock
 from grader.manifest import Exercise, Lab, display_path
-from grader.results import PART_NAMES, ExerciseResult, Grade, Part, ReportResult, Step
+from grader.results import (
+    LOST_FOR_CERTAIN,
+    PART_NAMES,
+    ExerciseResult,
+    Grade,
+    Part,
+    ReportResult,
+    Step,
+)
 
 NOT_IN_EXERCISE = "not part of this exercise"
 
@@ -101,14 +109,18 @@ def _set_not_run(parts, names, reason: str, status: str = "not_run") -> None:
 
 
 def _zero_all(results: dict[str, ExerciseResult], reason: str) -> None:
-    """The submission scores 0: every part failed or not run, with known points."""
+    """The submission scores 0 (a missing file, a failed build or symbol check, a binary
+    that cannot start): every part that did not run is ``not_run`` with ``reason`` and a
+    known fraction 0, correctness too — a certain loss, never pending (the reports say
+    "not run: <reason>  (0 points, lost for certain)"). A part that already ran keeps its
+    status; its points are 0 all the same."""
     for ex in results.values():
         for part in ex.parts.values():
             if part.reason == NOT_IN_EXERCISE:
                 continue
             part.fraction = 0
             if part.status not in ("passed", "failed"):
-                part.status = "failed" if part.name == "correctness" else "not_run"
+                part.status = "not_run"
                 part.reason = reason
         ex.note = f"{ex.name}: 0 points: {reason}"
 
@@ -574,17 +586,24 @@ class Grading:
         part.status = "passed" if part.fraction >= 1 else "failed"
 
     def _not_run_summary(self) -> None:
-        """ "correctness, sanitizer, performance — no CUDA device (...)" lines."""
+        """ "correctness, sanitizer, performance — no CUDA device (...)" lines: the parts
+        that did not run, by reason (after scoring). A reason whose parts all scored 0
+        anyway (the build failed: a certain loss, nothing pending) ends with
+        ``LOST_FOR_CERTAIN``, so that it never reads like the pending ones."""
         by_reason: dict[str, list[str]] = {}
+        pending: dict[str, bool] = {}
         for ex in self.grade.exercises:
             for part in ex.parts.values():
                 if part.status in ("not_run", "skipped") and part.reason != NOT_IN_EXERCISE:
-                    names = by_reason.setdefault(part.reason or "unknown", [])
+                    reason = part.reason or "unknown"
+                    names = by_reason.setdefault(reason, [])
                     if part.name not in names:
                         names.append(part.name)
+                    pending[reason] = pending.get(reason, False) or part.points is None
         order = {name: i for i, name in enumerate(PART_NAMES)}
         self.grade.not_run = [
             f"{', '.join(sorted(names, key=order.get))} — {reason}"
+            + ("" if pending[reason] else LOST_FOR_CERTAIN)
             for reason, names in by_reason.items()
         ]
 

@@ -7,13 +7,20 @@ built from the same Grade as the JSON report (``grader.report.to_json``), so the
 disagree::
 
     {
-      "score": 58.5,                  # the report's total (not the sum of rounded tests)
+      "score": 58.5,                  # the report's total (not the sum of rounded tests):
+                                      # the points earned so far when some are pending
       "execution_time": 42,           # seconds, an integer
       "output": "<the text report>",
+      "extra_data": {"final": true | false, "pending_points": 0},
       "tests": [
         {"name": "matmul_tiled: correctness", "number": "1.1", "score": 10.0,
          "max_score": 10, "status": "passed" | "failed", "output": "..",
          "visibility": "visible", "tags": ["matmul_tiled", "correctness"]},
+        {"name": "matmul_tiled: sanitizer (3 points pending: not run yet)", "number": "1.3",
+         "output": "pending, not run yet: ..", "visibility": "visible",
+         "tags": ["matmul_tiled", "sanitizer", "pending"],
+         "extra_data": {"pending": true, "max_score": 3, "reason": ".."}},
+                                      # no score, no max_score, no status
         ...
         {"name": "REPORT.md: filled in", "number": "4.1", "score": 2.0, "max_score": 2,
          "status": "passed" | "failed", "output": "..", "visibility": "visible",
@@ -26,14 +33,28 @@ disagree::
     }
 
 One test per exercise part with points (``max`` > 0), numbered ``<exercise>.<part>`` in
-the report's order. A test is "passed" only when its check ran and earned every point. A
-part that could not run (or was left out) scores 0, is "failed", and its output starts
-with ``not run: <reason>``: Gradescope has no "pending", and a check that did not run must
-never look passed. A part whose own check ran but whose points wait for a correctness that
-did not run is reported the same way. ``leaderboard`` has one entry per exercise whose
-performance metric (ratio or % of copy, higher is better) was measured in this run; it is
-left out when none was. Gradescope's own runners have no GPU, so without a GPU attached
-the document says honestly that the device checks were not run.
+the report's order. A test is "passed" only when its check ran and earned every point.
+
+A *pending* part (its points not known yet: it could not run or was left out — no GPU, no
+compute-sanitizer, ``--no-perf`` — or its own check ran but its points wait for a
+correctness that did not run) is neither earned nor lost, so its test is neither passed
+nor failed: it has no ``score``, ``max_score`` or ``status`` (like the manual-review test
+below), its name ends "(N points pending: not run yet)", it is tagged "pending", its
+``extra_data`` is ``{"pending": true, "max_score": N, "reason": ..}``, and its output
+starts with ``pending, not run yet: <reason>``. Gradescope has no "pending" status, and a
+test with a score below its maximum shows as failing, so leaving the score out is the one
+way not to call a check that never ran failed — nor passed. The document's ``score`` is
+the points earned so far; when some are pending its ``output`` starts with a ``NOT A FINAL
+GRADE:`` line naming how many points are pending and why, and ``extra_data`` says
+``{"final": false, "pending_points": N}``.
+
+A part that did not run but whose points are known — the build or the symbol check
+failed, a student file is missing, or the correctness gate closed — is a certain loss:
+"failed", score 0, output ``not run: <reason> — 0 points, lost for certain``.
+``leaderboard`` has one entry per exercise whose performance metric (ratio or % of copy,
+higher is better) was measured in this run; it is left out when none was. Gradescope's
+own runners have no GPU, so without a GPU attached the document says honestly that the
+device checks were not run and the grade is not final.
 
 A lab with a written report (lab.toml ``[report]``) adds, after the exercises, a test for
 its automatic "filled" points (like a part: "passed" only with every point) and one for its
@@ -52,40 +73,72 @@ import json
 from grader import report
 from grader.errors import GraderError
 from grader.files import write_atomic
-from grader.results import PART_NAMES, ExerciseResult, Grade, Part, ReportResult
+from grader.results import (
+    LOST_FOR_CERTAIN,
+    PART_NAMES,
+    ExerciseResult,
+    Grade,
+    Part,
+    ReportResult,
+)
 
 
-def _not_run_reason(ex: ExerciseResult, part: Part) -> str | None:
-    """Why ``part`` has no known points, or None when its points are known."""
+def _pending_reason(ex: ExerciseResult, part: Part) -> str:
+    """Why ``part``'s points are not known yet (``part.points`` is None)."""
     if part.status in ("not_run", "skipped"):
         return part.reason or "unknown"
-    if part.points is None:
-        why = ex.parts["correctness"].reason or "unknown"
-        return (
-            f"its points need every correctness case to pass, and correctness did not run ({why})"
-        )
-    return None
+    why = ex.parts["correctness"].reason or "unknown"
+    return f"its points need every correctness case to pass, and correctness did not run ({why})"
 
 
 def _test(ex: ExerciseResult, number: str, part: Part) -> dict:
-    reason = _not_run_reason(ex, part)
     lines = [report._status_line(part.name, part).strip()]
     lines.extend(line.strip() for line in report._part_details(part))
     if part.finding:
         lines.append(f"=> {part.finding}")
-    if reason is not None:
-        lines.insert(0, f"not run: {reason}")
-    passed = reason is None and part.status == "passed" and part.points >= part.max
+    if part.points is None:  # pending: neither earned nor lost (module docstring)
+        reason = _pending_reason(ex, part)
+        lines.insert(
+            0,
+            f"pending, not run yet: {reason}; its {part.max} points are neither earned nor "
+            "lost, and the score is not final until it runs",
+        )
+        return {
+            "name": f"{ex.name}: {part.name} ({part.max} points pending: not run yet)",
+            "number": number,
+            "output": "\n".join(lines) + "\n",
+            "visibility": "visible",
+            "tags": [ex.name, part.name, "pending"],
+            "extra_data": {"pending": True, "max_score": part.max, "reason": reason},
+        }
+    not_run = part.status in ("not_run", "skipped")
+    if not_run:  # its points are known all the same: a certain loss
+        lines.insert(0, f"not run: {part.reason or 'unknown'} — 0 points, lost for certain")
+    passed = not not_run and part.status == "passed" and part.points >= part.max
     return {
         "name": f"{ex.name}: {part.name}",
         "number": number,
-        "score": 0 if part.points is None else part.points,
+        "score": part.points,
         "max_score": part.max,
         "status": "passed" if passed else "failed",
         "output": "\n".join(lines) + "\n",
         "visibility": "visible",
         "tags": [ex.name, part.name],
     }
+
+
+def _not_final_line(grade: Grade) -> str | None:
+    """The first line of the output of a grade that is not final, or None when it is."""
+    pending = grade.pending_points
+    if not pending:
+        return None
+    why = [line for line in grade.not_run if not line.endswith(LOST_FOR_CERTAIN)]
+    return (
+        f"NOT A FINAL GRADE: {pending} of {grade.max} points are pending on checks that did "
+        f"not run ({'; '.join(why) or 'see the report'}). The score, "
+        f"{report._points(grade.total)}, counts only the points earned so far; the pending "
+        "tests are neither passed nor failed. Grade again where those checks can run."
+    )
 
 
 def _report_tests(r: ReportResult, group: int) -> list[dict]:
@@ -142,10 +195,15 @@ def results(grade: Grade, elapsed_s: float) -> dict:
             tests.append(_test(ex, f"{i}.{j}", part))
     if grade.report is not None:
         tests.extend(_report_tests(grade.report, len(grade.exercises) + 1))
+    output = report.text(grade)
+    not_final = _not_final_line(grade)
+    if not_final:
+        output = f"{not_final}\n\n{output}"
     doc = {
         "score": grade.total,
         "execution_time": int(round(elapsed_s)),
-        "output": report.text(grade),
+        "output": output,
+        "extra_data": {"final": not_final is None, "pending_points": grade.pending_points},
         "tests": tests,
     }
     board = _leaderboard(grade)

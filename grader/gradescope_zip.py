@@ -1,8 +1,9 @@
 """``make gradescope LAB=<id>``: a Gradescope autograder zip for one lab.
 
 For courses whose Gradescope autograder machines have a GPU (Gradescope's own runners have
-none: there the checks that need one are reported "not run"). Gradescope unpacks the zip
-into ``/autograder/source``, runs ``setup.sh`` once when it builds the image, then
+none: there the checks that need one are reported pending, not run, and the grade not
+final: grader.gradescope). Gradescope unpacks the zip into ``/autograder/source``, runs
+``setup.sh`` once when it builds the image, then
 ``run_autograder`` for every submission (the student's files in
 ``/autograder/submission``, the results expected in ``/autograder/results/results.json``;
 specification: ``docs/specs.md`` of Gradescope's ``autograder_samples``). The zip holds:

@@ -13,7 +13,9 @@ performance) with a status:
 ``fraction`` is the share of the part's points its own check earned (None when it did
 not run); ``grader.scoring`` turns it into ``points``, applying the correctness gate. A
 part whose points cannot be known yet (it, or the correctness it depends on, did not run)
-has ``points`` None: it is *pending*. Skipped and not-run parts are never counted as
+has ``points`` None: it is *pending*. A part that did not run because the submission is
+zeroed (a missing file, a failed build or symbol check) is "not_run" with fraction 0: its
+0 is known, a certain loss, not pending. Skipped and not-run parts are never counted as
 passed.
 
 A lab with a written report (lab.toml ``[report]``) adds a ``ReportResult``: its automatic
@@ -28,6 +30,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 PART_NAMES = ("correctness", "static", "sanitizer", "performance")
+# ends a reason of Grade.not_run whose parts scored 0 without running: a certain loss (the
+# build failed), not points pending
+LOST_FOR_CERTAIN = " (0 points, lost for certain)"
 
 
 @dataclass

@@ -17,11 +17,26 @@ Slurm schedules; the grader only writes job scripts and submits them with ``sbat
 
 Only students without a final grade in DIR go into the array (``grader.batch``'s resume
 rule; ``--force`` takes them all), so running the same command again resubmits only those.
+The gradebook lists the whole class named on the command line (``roster.json``), those
+graded by an earlier submission too, and no other results DIR may hold (``grader.batch``,
+"The gradebook is this batch's class").
+
 Everything the jobs need is in ``DIR/slurm/``: ``build.sbatch``, ``grade.sbatch``,
-``merge.sbatch``, ``shard-<i>.txt`` (one submission path per line), the jobs' logs and
-``jobs.json`` (the submitted job ids). ``--dry-run`` writes the scripts and prints them and
-the ``sbatch`` commands, and submits nothing. Progress: ``squeue -j <ids>`` while it runs,
-and the students' ``DIR/<id>/batch.json`` as they appear.
+``merge.sbatch``, ``shard-<i>.txt`` (one submission path per line), ``roster.json`` (the
+class's ids, passed to every task's batch and read by the merge), the jobs' logs (named
+by job id, so a resubmission's never replace an earlier one's) and ``jobs.json``, the
+history of submissions, one record appended per submission, oldest first::
+
+    {"slurm_jobs": 1,
+     "submissions": [{"submitted": "2026-11-30T09:12:44Z", "students": ["alice", "bob"],
+                      "tasks": 2, "build": "101", "grade": "102", "merge": "103"}, ...]}
+
+(A ``jobs.json`` of one submission's ids, ``{"build": .., "grade": .., "merge": ..}``, as
+written before, becomes the first record.) ``--dry-run`` writes the scripts and prints them
+and the ``sbatch`` commands, and submits and records nothing. Progress: ``squeue -j
+<ids>`` with the ids of the last record (printed on submission), and the students'
+``DIR/<id>/batch.json`` as they appear. The shards and scripts are those of the last
+submission: resubmit once the earlier jobs have ended.
 
 The jobs run the same Python (``sys.executable``) and this grader package on the course
 tree, with the submitting shell's environment (``sbatch``'s default ``--export=ALL``): on a
@@ -36,6 +51,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +60,10 @@ from grader.errors import GraderError
 from grader.files import write_atomic
 
 SCRIPTS = "slurm"
+JOBS = "jobs.json"  # in DIR/slurm: the history of submissions (module docstring)
+JOBS_SCHEMA = 1
+ROSTER = "roster.json"  # in DIR/slurm: the class's ids, the gradebook's rows
+STAGES = ("build", "grade", "merge")
 
 
 @dataclass(frozen=True)
@@ -79,14 +99,51 @@ def _grader(root: Path, *args, tail: str = "") -> str:
     )
 
 
+def read_jobs(folder: Path) -> list[dict]:
+    """The submissions recorded in ``folder/jobs.json``, oldest first (module docstring);
+    [] when there is none yet. A record of the first layout (one submission's ids) is
+    returned as one record; anything else is a GraderError, so that a submission never
+    replaces a history it could not read."""
+    path = folder / JOBS
+    if not path.exists():
+        return []
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise GraderError(f"cannot read {path} ({e}): move it away and submit again")
+    if isinstance(doc, dict) and doc.get("slurm_jobs") == JOBS_SCHEMA:
+        records = doc.get("submissions")
+        if isinstance(records, list) and all(isinstance(r, dict) for r in records):
+            return records
+    elif isinstance(doc, dict) and set(STAGES) <= set(doc):
+        return [{name: doc[name] for name in STAGES}]
+    raise GraderError(f"{path} is not a record of Slurm submissions: move it away and "
+                      "submit again")
+
+
+def job_ids(record: dict) -> list[str]:
+    """The build, grade and merge job ids of one record of ``read_jobs`` (for squeue)."""
+    return [str(record[name]) for name in STAGES]
+
+
+def _record_jobs(folder: Path, records: list[dict], record: dict) -> None:
+    """Appends ``record`` to the history ``records`` and writes jobs.json atomically."""
+    doc = {"slurm_jobs": JOBS_SCHEMA, "submissions": [*records, record]}
+    write_atomic(folder / JOBS, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+
+
 def write_scripts(
-    root: Path, lab_dir: Path, todo: list[batch.Submission], out: Path, o: Options
+    root: Path, lab_dir: Path, todo: list[batch.Submission], out: Path, o: Options,
+    roster: list[str] | None = None,
 ) -> tuple[Path, int]:
-    """Writes DIR/slurm/'s scripts and shards; returns the folder and the number of tasks."""
+    """Writes DIR/slurm/'s scripts, shards and roster (the ids the gradebook lists; default
+    those of ``todo``); returns the folder and the number of tasks."""
     folder = out / SCRIPTS
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("shard-*.txt"):
         old.unlink()
+    ids = sorted(roster if roster is not None else {s.id for s in todo})
+    write_atomic(folder / ROSTER, json.dumps(ids, indent=1, ensure_ascii=False) + "\n")
     shards = [todo[i : i + o.per_task] for i in range(0, len(todo), o.per_task)]
     for i, shard in enumerate(shards):
         text = "".join(f"{s.path.absolute()}\n" for s in shard)
@@ -103,7 +160,7 @@ def write_scripts(
         "set -uo pipefail",
         f'mapfile -t SUBS < {shlex.quote(str(folder))}/shard-"$SLURM_ARRAY_TASK_ID".txt',
         'echo "task $SLURM_ARRAY_TASK_ID on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-}"',
-        _grader(root, "batch", lab, "--out", out, *o.grade_args,
+        _grader(root, "batch", lab, "--out", out, "--roster", folder / ROSTER, *o.grade_args,
                 *(["--force"] if o.force else []), tail=' "${SUBS[@]}"'),
     ]
     merge_sh = _header("cml-merge", folder / "merge-%j.log", o, "00:10:00")
@@ -136,7 +193,8 @@ def submit(lab_dir: Path, paths: list[str], out: Path, o: Options, dry_run: bool
         print(f"slurm: every one of the {len(subs)} students has a final grade in {out}; "
               "nothing to submit (--force grades them again)", file=err)
         return 0
-    folder, n_tasks = write_scripts(root, lab_dir, todo, out, o)
+    history = [] if dry_run else read_jobs(out / SCRIPTS)  # before anything is submitted
+    folder, n_tasks = write_scripts(root, lab_dir, todo, out, o, [s.id for s in subs])
     commands = [
         ["build.sbatch"],
         ["--dependency=afterok:{build}", "grade.sbatch"],
@@ -153,13 +211,21 @@ def submit(lab_dir: Path, paths: list[str], out: Path, o: Options, dry_run: bool
         print("slurm: --dry-run, nothing submitted", file=err)
         return 0
     ids: dict[str, str] = {}
-    for name, args in zip(("build", "grade", "merge"), commands):
+    for name, args in zip(STAGES, commands):
         args = [a.format(**ids) for a in args[:-1]] + [str(folder / args[-1])]
         ids[name] = _sbatch(args)
-    write_atomic(folder / "jobs.json", json.dumps(ids, indent=1) + "\n")
+    record = {
+        "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "students": [s.id for s in todo],
+        "tasks": n_tasks,
+        **ids,
+    }
+    _record_jobs(folder, history, record)
+    earlier = f"; earlier submissions: {len(history)}, kept" if history else ""
     print(f"slurm: submitted build {ids['build']}, grade {ids['grade']} ({n_tasks} tasks), "
-          f"merge {ids['merge']}; follow with: squeue -j {','.join(ids.values())}; the "
-          f"gradebook is {out / batch.GRADEBOOK} once {ids['merge']} ends", file=err)
+          f"merge {ids['merge']}; follow with: squeue -j {','.join(job_ids(record))}; the "
+          f"gradebook is {out / batch.GRADEBOOK} once {ids['merge']} ends (job ids in "
+          f"{folder / JOBS}{earlier})", file=err)
     return 0
 
 
@@ -176,7 +242,12 @@ def stage(lab_dir: Path, out: Path, which: str, arch: str | None, err) -> int:
         build.build_judge(root, nvcc, arch, lab.name)
         print(f"slurm: the course library and the judge of {lab.name} are built", file=err)
         return 0
-    rows = batch.write_gradebook(out.absolute(), lab)
+    roster_path = out.absolute() / SCRIPTS / ROSTER
+    roster = batch.read_roster(roster_path) if roster_path.exists() else None
+    rows = batch.write_gradebook(out.absolute(), lab, roster)
+    stale = batch.stale_ids(out.absolute(), lab, roster) if roster is not None else []
+    if stale:
+        print(batch._stale_line(stale, out.absolute()), file=err)
     statuses = [r["status"] for r in rows]
     print(batch._closing_line(statuses, out.absolute() / batch.GRADEBOOK), file=err)
     return 0 if all(map(batch._is_final, statuses)) else 3

@@ -24,9 +24,16 @@ Defined global symbols (nm types other than U, w, v and lower-case locals):
   ``LIBC_NAMES`` where the libraries cannot be read).
 
 Every other unmangled definition fails, one line per symbol with its line in the source
-and what to do: a global variable (C++ does not mangle variable names) → make it
-``static``; a C-linkage function that is no launcher → keep the skeleton's launcher names
-or make the helper ``static``.
+and what to do: a variable of the global namespace with external linkage (C++ does not
+mangle variable names: ``int counter;``, ``extern const int n = 3;``, ``inline int x;``) →
+make it ``static`` (or ``const``/``constexpr`` without ``extern``, or put it in an unnamed
+namespace: all three give it internal linkage); a C-linkage function that is no launcher →
+keep the skeleton's launcher names, or drop the helper's ``extern "C"`` (a C++ function is
+mangled and passes, static or not). ``__device__``, ``__constant__``, ``__shared__`` and
+``__managed__`` variables pass: nvcc gives their host shadows internal linkage. At most
+``MAX_LISTED`` offending symbols are listed per object, then how many more there are; a
+file with a plain variable or C-linkage function among them ends with one line stating the
+rule (``DEFINE_RULE``).
 
 Undefined references allowed:
 
@@ -227,7 +234,9 @@ def _extern_c_kernels(symbols: list[Symbol]) -> set[str]:
     return names
 
 
-_DATA_TYPES = frozenset("BDRCGSbdrgsV")
+# nm's letters of data: "u" is a GNU unique object (a C++17 inline variable)
+_DATA_TYPES = frozenset("BDRCGSbdrgsVu")
+MAX_LISTED = 10  # offending symbols listed per student object; the rest are counted
 
 
 def definition_line(source: str | None, name: str) -> int | None:
@@ -258,32 +267,47 @@ def definition_line(source: str | None, name: str) -> int | None:
     return None
 
 
-def _unmangled_definition(s: Symbol, file: str, line: int | None, launchers) -> str:
-    """The problem line for a plain (C-linkage) global the student file defines."""
+def define_rule(file: str, launchers) -> str:
+    """The one line stating what a student object may define (after its offenders)."""
+    names = ", ".join(launchers) if launchers else "none"
+    return (
+        f"{file} may define only: the lab's launchers ({names}), kernels, C++ functions "
+        "(static or not, templates too), variables that are static or const/constexpr or "
+        "in an unnamed namespace, and __device__, __constant__ and __shared__ variables. "
+        "A plain global variable (int counter;) or an extern \"C\" function that is no "
+        "launcher could take the place of the harness's or a library's symbol of that name, "
+        "so the whole submission scores 0 and none of it runs until it is fixed"
+    )
+
+
+def _unmangled_definition(
+    s: Symbol, file: str, line: int | None, launchers
+) -> tuple[str, bool]:
+    """The problem line for a plain (C-linkage) global the student file defines, and
+    whether it is a plain variable or C-linkage function (``define_rule`` applies)."""
     where = f"{file} (line {line})" if line else file
     name = s.name
     if name == "main":
         return (
             f"{where} defines main: the harness owns main(); remove yours "
             "(test your kernels through the lab binary)"
-        )
+        ), False
     if _RESERVED_NAME.fullmatch(name) or name in LIBC_NAMES or name in system_library_names():
         return (
             f"{where} defines the global symbol {name}, which only the harness or a library "
             "may define: rename it (and make it static)"
-        )
+        ), False
     if s.type in _DATA_TYPES:
         return (
             f"{where} defines the global symbol {name}, a variable: make it static (or put it "
-            "in an unnamed namespace); a student file defines only the lab's launchers, its "
-            "kernels and its own static or C++ helpers"
-        )
+            "in an unnamed namespace)"
+        ), True
     names = ", ".join(launchers) if launchers else "none"
     return (
         f"{where} defines the global symbol {name}, a function with C linkage that is none "
-        f"of the lab's launchers ({names}): keep the skeleton's launcher names, and make "
-        'other helpers static (or drop their extern "C")'
-    )
+        f"of the lab's launchers ({names}): keep the skeleton's launcher names; for a helper, "
+        'drop its extern "C" (a C++ function passes, static or not) or make it static'
+    ), True
 
 
 def check_symbols(
@@ -293,9 +317,12 @@ def check_symbols(
     file: str,
     source: str | None = None,
 ) -> list[str]:
-    """Problems (one line each, naming the symbol, and its line in ``source`` where it can
-    be found) of one object's symbol table."""
-    problems = []
+    """Problems of one object's symbol table, one line each: every offending symbol (its
+    line in ``source`` where it can be found, and what to do) up to ``MAX_LISTED``, then how
+    many more, then the rule each kind of offender broke (what a student file may define,
+    what it may call)."""
+    offenders = []
+    plain_definition = False
     not_allowed = False
     kernels = _extern_c_kernels(symbols)
     allow = set(allow_calls)
@@ -309,12 +336,12 @@ def check_symbols(
             if name.startswith("_Z"):
                 strong = s.type not in _WEAK_TYPES
                 if _OPERATOR_NEW_DELETE.match(name):
-                    problems.append(
+                    offenders.append(
                         f"{file} defines {name} (a replacement of operator new/delete), "
                         "which submissions may not define"
                     )
                 elif strong and _PROTECTED_NAMESPACE.match(name):
-                    problems.append(
+                    offenders.append(
                         f"{file} defines {name} inside the C++ or CUDA runtime's namespace, "
                         "which submissions may not do"
                     )
@@ -326,15 +353,15 @@ def check_symbols(
             )
             if name in kernels and not reserved:
                 continue
-            problems.append(
-                _unmangled_definition(s, file, definition_line(source, name), launchers)
-            )
+            text, plain = _unmangled_definition(s, file, definition_line(source, name), launchers)
+            offenders.append(text)
+            plain_definition = plain_definition or plain
         else:
             if name in allow:
                 continue
             if _CUDA_RUNTIME.fullmatch(name):
                 if DENIED_CUDA.fullmatch(name):
-                    problems.append(
+                    offenders.append(
                         f"{file} calls {name}, which submissions may not call (the harness "
                         "owns timing, streams and device-wide state)"
                     )
@@ -345,8 +372,16 @@ def check_symbols(
                 or _ALLOWED_CALL_PATTERNS.fullmatch(name)
             ):
                 continue
-            problems.append(f"{file} calls {name}, which submissions may not call")
+            offenders.append(f"{file} calls {name}, which submissions may not call")
             not_allowed = True
+    problems = offenders[:MAX_LISTED]
+    if len(offenders) > MAX_LISTED:
+        problems.append(
+            f"{file} defines or calls {len(offenders) - MAX_LISTED} more symbols like these "
+            "(not listed: fix the ones above and grade again)"
+        )
+    if plain_definition:
+        problems.append(define_rule(file, launchers))
     if not_allowed:
         problems.append(
             f"{file} may call only: the CUDA runtime (except timing, streams and device-wide "

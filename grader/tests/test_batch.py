@@ -201,7 +201,12 @@ def test_resume_skips_then_force_regrades_identically(graded, fake_root, subs, m
     for sid in subs:
         changed = (out / sid / "report.json").stat().st_mtime_ns != before[sid]
         assert changed == (sid in again), sid
-    assert (out / "gradebook.csv").read_text() == book  # identical scores, all rows kept
+    assert sorted(gradebook(out)) == sorted(again)  # the gradebook of this batch's students
+    assert f"{len(subs) - len(again)} earlier result(s) in " in err
+    # the class's command again skips everyone and lists them all: identical scores
+    code, err = run_batch(fake_root, list(subs.values()), out)
+    assert code == 0 and err.count("already graded") == len(subs)
+    assert (out / "gradebook.csv").read_text() == book
     assert clashes == []
     assert timed_runs  # the performance runs did happen, each alone
     assert not list(out.rglob("*.tmp"))
@@ -238,7 +243,9 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     report = json.loads((out / "solution" / "report.json").read_text())
     assert report["final"] is False and report["total"] == 0
     assert "batch: 2 students: 1 build failed, 1 partial (no GPU) — partial grades are not " in err
-    assert "solution: pending/" in err and "solution: 0/" not in err  # progress line
+    # the progress line: nothing earned so far, everything pending — never a bare "0/17"
+    assert "solution: 0 so far of 17, 17 pending partial (no GPU)" in err
+    assert "solution: 0/" not in err
 
     # the same command again: the build failure is final and skipped, the partial grade is
     # graded again — with a GPU now, it completes
@@ -249,6 +256,60 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     rows = gradebook(out)
     assert rows["solution"]["status"] == "graded" and rows["solution"]["total"] != ""
     assert json.loads((out / "solution" / "report.json").read_text())["final"] is True
+
+
+def test_a_partial_grade_keeps_the_points_earned_so_far(fake_root, subs, tmp_path, monkeypatch):
+    # a GPU but no compute-sanitizer: 15 of 17 earned, the sanitizer's 2 pending (exit 3)
+    monkeypatch.setenv("FAKE_GPU", "1")
+    real_find = batching.tools.find
+    monkeypatch.setattr(
+        batching.tools, "find",
+        lambda n, env=None: None if n == "compute-sanitizer" else real_find(n, env),
+    )
+    out = tmp_path / "out"
+    code, err = run_batch(fake_root, [subs["solution"]], out)
+    assert code == 3, err
+    row = json.loads((out / "solution" / "batch.json").read_text())
+    assert row["status"] == "partial (checks not run)"
+    assert (row["total"], row["pending_points"], row["max"]) == (15, 2, 17)  # never 0.0
+    assert row["exercises"] == {"scale": 12, "offset": 3}
+    assert "solution: 15 so far of 17, 2 pending partial (checks not run)" in err
+    # Gradescope's document scores what was earned and leaves the sanitizer pending
+    gs = json.loads((out / "solution" / "results.json").read_text())
+    assert gs["score"] == 15 and gs["extra_data"] == {"final": False, "pending_points": 2}
+    assert gs["output"].startswith("NOT A FINAL GRADE: 2 of 17 points are pending")
+    pending = [t for t in gs["tests"] if "pending" in t["tags"]]
+    assert [t["name"] for t in pending] == ["scale: sanitizer (2 points pending: not run yet)"]
+    assert "status" not in pending[0] and "score" not in pending[0]
+    # the gradebook still leaves a score so far out of its cells (design note 21)
+    assert [gradebook(out)["solution"][k] for k in ("scale", "offset", "total")] == ["", "", ""]
+
+
+def test_the_gradebook_lists_only_this_batchs_submissions(fake_root, subs, tmp_path, monkeypatch):
+    # an earlier batch over other submissions left its results in --out: the new batch's
+    # gradebook is its own class; the stale results are named, and their folders kept
+    monkeypatch.delenv("FAKE_GPU", raising=False)
+    out = tmp_path / "out"
+    run_batch(fake_root, [subs["compile"], subs["edge"]], out)
+    assert sorted(gradebook(out)) == ["compile", "edge"]
+    code, err = run_batch(fake_root, [subs["solution"]], out)
+    assert code == 3
+    assert sorted(gradebook(out)) == ["solution"]
+    assert (
+        "batch: 2 earlier result(s) in " in err
+        and "are not in this batch and are left out of the gradebook: compile, edge" in err
+    )
+    assert (out / "compile" / "batch.json").is_file() and (out / "edge" / "report.txt").is_file()
+    # naming them again lists them again (graded ones are skipped, not graded twice)
+    code, err = run_batch(fake_root, [subs["solution"], subs["compile"], subs["edge"]], out)
+    assert sorted(gradebook(out)) == ["compile", "edge", "solution"]
+    assert "already graded" in err and "left out of the gradebook" not in err
+    # a roster (the Slurm tasks') lists the whole class, more than this batch's submissions
+    roster = tmp_path / "roster.json"
+    roster.write_text(json.dumps(["solution", "edge"]))
+    code, err = run_batch(fake_root, [subs["solution"]], out, "--roster", roster)
+    assert sorted(gradebook(out)) == ["edge", "solution"]
+    assert "left out of the gradebook: compile" in err
 
 
 def test_a_grader_error_is_a_row_retried_next_time(fake_root, subs, tmp_path, monkeypatch):

@@ -7,7 +7,6 @@ Checked without mkdocs, on any machine."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 

@@ -3,7 +3,6 @@ pass the static checks and fail only on a GPU, reported before anything runs."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

@@ -101,6 +101,28 @@ def test_skeleton_without_a_device_loses_its_static_points_for_certain(
     assert static["points"] == 0 and static["max"] == 2
 
 
+def test_a_static_failure_with_nothing_pending_is_final(fake_root, fake_gpu, capsys, tmp_path):
+    # issue 14: a failed static rule is a certain loss — 0/2, never "—/2" — and with every
+    # other check run the grade is final (exit 1: points lost; make grade's 0), not 3
+    text = solution_text(fake_root)
+    for old, new in (
+        ("tile[threadIdx.x] = i < n ? in[i] : 0.0f;\n    __syncthreads();\n", ""),
+        ("2.0f * tile[threadIdx.x] + 1.0f", "2.0f * in[i] + 1.0f"),
+    ):
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    sub = submission(tmp_path / "sub", text)
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    assert code == 1, out
+    assert "static       FAILED" in out
+    assert "scale             6/6          0/2          2/2          4/4        12/14" in out
+    assert "—" not in out.split("exercise  correctness")[1] and "NOT RUN" not in out
+    assert "score 15/17: points lost" in out
+    static = rep["exercises"][0]["parts"]["static"]
+    assert (static["status"], static["points"]) == ("failed", 0)
+    assert rep["final"] is True and rep["not_run"] == [] and rep["total"] == 15
+
+
 def test_skeleton_with_a_device_is_not_implemented(fake_root, fake_gpu, capsys, tmp_path):
     code, out, _, rep = grade(
         capsys, fake_root, fake_root / "labs" / "9.1-fake", json_path=tmp_path / "r.json"
@@ -283,6 +305,28 @@ def test_compile_error_is_a_readable_result(fake_root, capsys, tmp_path):
     assert str(tmp_path) not in out.split("submission:")[1].split("\n", 1)[1]
     assert rep["total"] == 0
     assert rep["exercises"][0]["parts"]["correctness"]["reason"] == "the build failed"
+
+
+def test_a_build_failure_is_a_certain_loss_in_every_part(fake_root, capsys, tmp_path):
+    # every check the failed build prevented says so, and scores 0 — a certain loss, not
+    # pending, and never "FAILED" for one part and "not run" for the others
+    sub = variant(fake_root, tmp_path, "*speed = 2.5;", "*speed = 2.5 +;")
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    assert code == 1 and rep["final"] is True
+    for name in ("correctness", "static", "sanitizer", "performance"):
+        assert f"  {name:<12} not run: the build failed  (0 points, lost for certain)" in out
+        part = rep["exercises"][0]["parts"][name]
+        assert (part["status"], part["points"], part["reason"]) == (
+            "not_run", 0, "the build failed"
+        )
+    assert "FAILED: the build failed" not in out
+    assert "scale             0/6          0/2          0/2          0/4         0/14" in out
+    assert rep["not_run"] == [
+        "correctness, static, sanitizer, performance — the build failed (0 points, lost for "
+        "certain)"
+    ]
+    assert f"NOT RUN: {rep['not_run'][0]}" in out
+    assert "score 0/17: points lost" in out and "pending" not in out
 
 
 def test_missing_student_file_is_graded_zero(fake_root, capsys, tmp_path):

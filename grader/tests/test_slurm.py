@@ -5,6 +5,8 @@ in CI; elsewhere the test is skipped, visibly)."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import shutil
 import subprocess
 import time
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from grader import batch, slurm
 from helpers import grade_cli
 
 SOLUTION = ("solutions", "9.1-fake")
@@ -48,6 +51,92 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
     assert "nothing submitted" in err and not (folder / "jobs.json").exists()
 
 
+def _fake_sbatch(tmp_path: Path, monkeypatch) -> Path:
+    """An ``sbatch`` first on PATH that answers ``--parsable`` with a new job id per call
+    (101, 102, ...) and runs nothing: a submission's bookkeeping without a cluster. Returns
+    the file counting the calls."""
+    folder = tmp_path / "fake-slurm"
+    folder.mkdir()
+    count = folder / "last-id"
+    script = folder / "sbatch"
+    c = shlex.quote(str(count))
+    script.write_text(
+        "#!/bin/sh\n"
+        f"n=$(cat {c} 2>/dev/null || echo 100); n=$((n + 1)); echo $n > {c}\n"
+        'echo "$n;fake-cluster"\n'
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    return count
+
+
+def _final(out: Path, sid: str) -> None:
+    """Leaves a final grade of ``sid`` in ``out``, as a finished batch would."""
+    (out / sid).mkdir(parents=True, exist_ok=True)
+    for name in batch.STUDENT_FILES:
+        (out / sid / name).write_text("{}\n")
+    row = {"batch_row": 1, "id": sid, "lab": "9.1", "status": "graded", "total": 17,
+           "pending_points": 0, "max": 17, "exercises": {"scale": 14, "offset": 3}}
+    (out / sid / "batch.json").write_text(json.dumps(row))
+
+
+def test_a_resubmission_keeps_the_history_of_job_ids(fake_root, capsys, tmp_path, monkeypatch):
+    count = _fake_sbatch(tmp_path, monkeypatch)
+    subs = _class(fake_root, tmp_path)
+    out = tmp_path / "out"
+    args = ["slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out, "--seed", "1"]
+    code, _, err = grade_cli(capsys, *args)
+    assert code == 0, err
+    assert "follow with: squeue -j 101,102,103;" in err
+    jobs = out / "slurm" / "jobs.json"
+    first = json.loads(jobs.read_text())["submissions"]
+    assert len(first) == 1
+    assert first[0]["students"] == ["alice", "bob", "carol"] and first[0]["tasks"] == 3
+    assert slurm.job_ids(first[0]) == ["101", "102", "103"]
+    assert json.loads((out / "slurm" / "roster.json").read_text()) == ["alice", "bob", "carol"]
+    grade_sh = (out / "slurm" / "grade.sbatch").read_text()
+    assert f"--roster {out / 'slurm' / 'roster.json'}" in grade_sh
+
+    _final(out, "alice")  # alice's grade is final: bob and carol go again
+    code, _, err = grade_cli(capsys, *args)
+    assert code == 0 and "2 of 3 students to grade" in err, err
+    assert "follow with: squeue -j 104,105,106;" in err and "earlier submissions: 1, kept" in err
+    records = slurm.read_jobs(out / "slurm")
+    assert records[0] == first[0]  # the first submission's record is kept, not overwritten
+    assert records[1]["students"] == ["bob", "carol"]
+    assert slurm.job_ids(records[1]) == ["104", "105", "106"]
+    assert records[1]["submitted"].endswith("Z")
+    # the gradebook still lists the whole class (the roster), not only the resubmitted
+    assert json.loads((out / "slurm" / "roster.json").read_text()) == ["alice", "bob", "carol"]
+
+    # a jobs.json of the first layout (one submission's ids) becomes the first record
+    jobs.write_text(json.dumps({"build": "7", "grade": "8", "merge": "9"}))
+    code, _, err = grade_cli(capsys, *args)
+    assert code == 0, err
+    records = slurm.read_jobs(out / "slurm")
+    assert [slurm.job_ids(r) for r in records] == [["7", "8", "9"], ["107", "108", "109"]]
+    # one that cannot be read is never replaced, and nothing is submitted
+    jobs.write_text("{not json")
+    code, _, err = grade_cli(capsys, *args)
+    assert code == 2 and "move it away" in err
+    assert jobs.read_text() == "{not json" and count.read_text().strip() == "109"
+
+
+def test_the_merge_lists_the_class_of_the_roster(fake_root, capsys, tmp_path):
+    out = tmp_path / "out"
+    for sid in ("alice", "bob", "dave"):  # dave: a result of an earlier, other batch
+        _final(out, sid)
+    (out / "slurm").mkdir()
+    (out / "slurm" / "roster.json").write_text(json.dumps(["alice", "bob", "carol"]))
+    code, _, err = grade_cli(
+        capsys, "slurm", fake_root / "labs" / "9.1-fake", "--out", out, "--stage", "merge"
+    )
+    assert code == 0, err
+    rows = (out / "gradebook.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["alice", "bob"]
+    assert "left out of the gradebook: dave" in err
+
+
 def _slurm_answers() -> str | None:
     if shutil.which("sbatch") is None or shutil.which("sinfo") is None:
         return "no Slurm client (sbatch, sinfo) on PATH; .ci/slurm-up starts a single-node one"
@@ -79,12 +168,12 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
             "--gpus-per-task", "0", "--max-parallel", "2", "--seed", "1"]
     code, _, err = grade_cli(capsys, *args)
     assert code == 0, err
-    ids = json.loads((out / "slurm" / "jobs.json").read_text())
-    _wait(list(ids.values()))
+    last = slurm.read_jobs(out / "slurm")[-1]
+    _wait(slurm.job_ids(last))
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert len(rows) == 4, rows
     assert all(r.endswith(",graded") and ",17," in r for r in rows[1:]), rows
-    assert "3 graded" in (out / "slurm" / f"merge-{ids['merge']}.log").read_text()
+    assert "3 graded" in (out / "slurm" / f"merge-{last['merge']}.log").read_text()
 
     code, _, err = grade_cli(capsys, *args)  # every grade is final: nothing to do
     assert code == 0 and "nothing to submit" in err
@@ -93,7 +182,8 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
     code, _, err = grade_cli(capsys, *args)
     assert code == 0 and "1 of 3 students to grade, in 1 array tasks" in err, err
     assert (out / "slurm" / "shard-0.txt").read_text().splitlines() == [str(subs[1])]
-    ids = json.loads((out / "slurm" / "jobs.json").read_text())
-    _wait(list(ids.values()))
+    records = slurm.read_jobs(out / "slurm")
+    assert len(records) == 2 and records[1]["students"] == ["bob"]  # the first one kept
+    _wait(slurm.job_ids(records[1]))
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert len(rows) == 4 and rows[2].startswith("bob,") and rows[2].endswith(",graded"), rows

@@ -33,7 +33,14 @@ __global__ void dyn_kernel(float *x) {
 }
 extern "C" __global__ void plain_kernel(float *x) { x[threadIdx.x] = 1.0f; }
 static float helper(float x) { return expf(x); }
-float cpp_helper(float x) { return helper(x) + 1.0f; }
+// what the rule line says passes: internal linkage, device-side variables, C++ functions
+static int s_calls;
+const int k_n = 5;
+constexpr float k_f = 2.0f;
+namespace { int anon_count; }
+__device__ int d_count;
+__managed__ int m_count;
+float cpp_helper(float x) { return helper(x) + 1.0f + s_calls + k_n + k_f + anon_count + m_count; }
 extern "C" void launch(const float *a, float *b, int n) {
     float h[9] = {1};
     cudaMemcpyToSymbol(c_filter, h, sizeof h);
@@ -75,6 +82,10 @@ BAD = {
         "calls cudaStreamCreate",
     ),
     "global-variable": (CLEAN + "int counter = 3;\n", "defines the global symbol counter"),
+    "inline-variable": (
+        CLEAN + "inline int shared_count = 0;\nint bump() { return ++shared_count; }\n",
+        "defines the global symbol shared_count, a variable: make it static",
+    ),
     "kernel-named-like-harness": (
         CLEAN + 'extern "C" __global__ void cml_time_interleaved(float *x) { x[0] = 0; }\n',
         "defines the global symbol cml_time_interleaved",
@@ -220,12 +231,44 @@ def test_every_offender_is_named_with_its_line_and_what_to_do():
     problems = symbols.check_symbols(symbols.parse_nm(nm_text), ("launch",), (), "k.cu", source)
     assert problems == [
         "k.cu (line 3) defines the global symbol counter, a variable: make it static (or put "
-        "it in an unnamed namespace); a student file defines only the lab's launchers, its "
-        "kernels and its own static or C++ helpers",
+        "it in an unnamed namespace)",
         "k.cu (line 4) defines the global symbol my_launch, a function with C linkage that is "
-        "none of the lab's launchers (launch): keep the skeleton's launcher names, and make "
-        'other helpers static (or drop their extern "C")',
+        "none of the lab's launchers (launch): keep the skeleton's launcher names; for a "
+        'helper, drop its extern "C" (a C++ function passes, static or not) or make it static',
+        symbols.define_rule("k.cu", ("launch",)),
     ]
+
+
+def test_many_offenders_are_listed_up_to_a_limit_then_counted_and_the_rule_said_once():
+    # issue 14: every offender named (up to MAX_LISTED), the rest counted, and the rule —
+    # what a student file may define — stated once, exactly: non-static C++ functions pass
+    n = symbols.MAX_LISTED + 4
+    nm_text = "\n".join(
+        [f"v{i} B {i * 4:x} 4" for i in range(n)]
+        + ["shared_count u 0 4", "_Z6helperi T 0 10", "launch T 10 10"]
+    )
+    problems = symbols.check_symbols(symbols.parse_nm(nm_text), ("launch",), (), "k.cu")
+    listed = problems[: symbols.MAX_LISTED]
+    assert [p.split("global symbol ")[1].split(",")[0] for p in listed] == [
+        f"v{i}" for i in range(symbols.MAX_LISTED)
+    ]
+    assert all(", a variable: make it static" in p for p in listed)
+    assert problems[symbols.MAX_LISTED:] == [
+        "k.cu defines or calls 5 more symbols like these (not listed: fix the ones above and "
+        "grade again)",
+        symbols.define_rule("k.cu", ("launch",)),
+    ]
+    rule = problems[-1]
+    assert "C++ functions (static or not, templates too)" in rule
+    assert "static or const/constexpr or in an unnamed namespace" in rule
+    assert "__device__, __constant__ and __shared__ variables" in rule
+    assert "int counter;" in rule and 'extern "C" function that is no launcher' in rule
+    # a C++17 inline variable (nm "u") is a variable, not a function with C linkage
+    few = symbols.check_symbols(symbols.parse_nm("shared_count u 0 4\n"), (), (), "k.cu")
+    assert few[0] == (
+        "k.cu defines the global symbol shared_count, a variable: make it static (or put it "
+        "in an unnamed namespace)"
+    )
 
 
 def test_definition_line_skips_comments():
