@@ -271,15 +271,12 @@ ALTERNATIVES = [
     (
         "a03_transpose_32x16",
         "tar",
-        [("#define TRANSPOSE_BLOCK_ROWS 8", "#define TRANSPOSE_BLOCK_ROWS 16")],
+        [("#define TRANSPOSE_REF_THREADS_Y 8", "#define TRANSPOSE_REF_THREADS_Y 16")],
     ),
     (
-        "a04_conv_16x16",
+        "a04_conv_4_rows_per_thread",
         "dir",
-        [
-            ("#define CONV_TILE_X 32", "#define CONV_TILE_X 16"),
-            ("#define CONV_TILE_Y 8", "#define CONV_TILE_Y 16"),
-        ],
+        [("#define CONV_REF_PER_Y 2", "#define CONV_REF_PER_Y 4")],
     ),
 ]
 

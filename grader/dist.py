@@ -10,6 +10,8 @@ out too:
 - ``solutions/``: the reference solutions;
 - ``grader/tests/known_bad/``: known-bad submissions, each a patch over a solution;
 - ``bench/variants/``: measured alternatives, patches over a solution too;
+- ``bench/roof/``: the references' measured steps (lab 3.3's transpose and convolution),
+  whole answers;
 - ``bench/h200-2026-11-29-lab35/``: lab 3.5's raw H200 logs, which list the reference
   solution's kernels and their memory spaces (the project is to choose those);
 - ``.ci/``: the course's CI scripts;
@@ -41,6 +43,7 @@ EXCLUDED = (
     "solutions/",
     "grader/tests/known_bad/",
     "bench/variants/",
+    "bench/roof/",
     "bench/h200-2026-11-29-lab35/",
     ".ci/",
 )

@@ -77,10 +77,10 @@ void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, 
  * 3.3b  Tiled transpose
  */
 
-/* A block moves one TRANSPOSE_TILE x TRANSPOSE_TILE tile with TRANSPOSE_TILE x
- * TRANSPOSE_BLOCK_ROWS threads, each copying TRANSPOSE_TILE / TRANSPOSE_BLOCK_ROWS = 4 elements
- * (Harris: fewer, busier threads amortise the index arithmetic). TRANSPOSE_BLOCK_ROWS must
- * divide TRANSPOSE_TILE. */
+/* The suggested shape (the tile sizes are yours): a block moves one TRANSPOSE_TILE x
+ * TRANSPOSE_TILE tile with TRANSPOSE_TILE x TRANSPOSE_BLOCK_ROWS threads, each copying
+ * TRANSPOSE_TILE / TRANSPOSE_BLOCK_ROWS = 4 elements (Harris: fewer, busier threads amortise the
+ * index arithmetic). TRANSPOSE_BLOCK_ROWS must divide TRANSPOSE_TILE. */
 #define TRANSPOSE_TILE 32
 #define TRANSPOSE_BLOCK_ROWS 8
 
@@ -109,9 +109,10 @@ void transpose_tiled(const float *d_in, float *d_out, int rows, int cols) {
  * 3.3c  Tiled 2D convolution (correlation) with a halo
  */
 
-/* A block computes a CONV_TILE_Y x CONV_TILE_X tile of `out` with one thread per output. 32 wide
- * so that a warp is one row of the tile: its global loads and stores are whole 128-byte lines
- * and its shared-memory reads are 32 consecutive words (no bank conflicts). */
+/* The suggested shape (the tile sizes are yours): a block computes a CONV_TILE_Y x CONV_TILE_X
+ * tile of `out` with one thread per output. 32 wide so that a warp is one row of the tile: its
+ * global loads and stores are whole 128-byte lines and its shared-memory reads are 32
+ * consecutive words (no bank conflicts). */
 #define CONV_TILE_X 32
 #define CONV_TILE_Y 8
 /* The shared input tile is sized for the largest radius (lab.h: CONV2D_MAX_R = 4):
@@ -123,8 +124,8 @@ void transpose_tiled(const float *d_in, float *d_out, int rows, int cols) {
 
 /* out(y, x) = sum_{dy, dx in [-R, R]} filter[(dy + R)(2R + 1) + dx + R] * in(y + dy, x + dx),
  * zero outside the image (lab.h).  in, out: (height, width) row-major; filter: (2R+1, 2R+1).
- * Thread mapping: block (bx, by) computes out rows [by*T_Y, by*T_Y + T_Y), columns
- * [bx*T_X, bx*T_X + T_X); thread (tx, ty) computes out(by*T_Y + ty, bx*T_X + tx). */
+ * Thread mapping (suggested shape): block (bx, by) computes out rows [by*T_Y, by*T_Y + T_Y),
+ * columns [bx*T_X, bx*T_X + T_X); thread (tx, ty) computes out(by*T_Y + ty, bx*T_X + tx). */
 __global__ void conv2d_tiled_kernel(const float *in, float *out, int width, int height,
                                     const float *filter, int R) {
     /* TODO(3.3c): an output tile of CONV_TILE_Y x CONV_TILE_X needs the inputs under it plus a
