@@ -3,7 +3,7 @@
 #   runs/    the timed run document (JSON, docs/protocol.md) of every timed case of lab.toml,
 #            for the naive starting code (build/3.5-project/student/lab) and the reference
 #            (build/3.5-project/solution/lab), seed 1: each stage's median ms, GB/s, % of copy,
-#            and the pipeline's extra metrics (pipeline_ms, naive_ms, ratio, % of copy, PSNR)
+#            and the pipeline's ratio, % of copy and PSNR (2026-11-29, before the judge timed it)
 #   images/  the reference's pipeline output and stage images at 512 x 512, radius 8
 #            (CML_LAB35_WRITE, CML_LAB35_STAGES: harness.cu)
 # Needs `make all` first. Each command has its own time limit; the log says what ran.

@@ -1,6 +1,6 @@
 /* baselines.h — lab 3.5: the course's naive pipeline, the baseline every exercise is timed
- * against (the run document's "ratio" = baseline / student; the pipeline exercise reports its
- * own ratio as an extra metric). Pristine.
+ * against (the run document's "ratio" = baseline / student; image_pipeline is timed against
+ * image_pipeline_naive). Pristine.
  *
  * The same computation as lab.h, stage by stage, in the most direct way: one thread per output
  * pixel, every operand read from GLOBAL memory (the blur weights too, from d_weights), no shared

@@ -242,14 +242,13 @@ void transpose_tiled(const float *d_in, float *d_out, int rows, int cols) {
 // BEGIN SOLUTION
 
 /* The reference goes further than the suggested shape. At 8192^2, R = 3 on one H200
- * (docs/facts.md, 2026-12-01, one run; GB/s counts the input read and the output written once):
- * naive 357 GB/s; the suggested 32 x 8 tile, taps in shared memory, one output per thread
- * 400 GB/s (1.12x: the naive kernel's 49 reads per output were L1 hits already, and one output
- * per thread still issues two shared loads, an input and a tap, per FMA); the same with the taps
- * in __constant__ 751 GB/s; a 64 x 64 output tile, 2 x 8 outputs per thread, float4 loads
- * 2317 GB/s, 28.4 TFLOP/s, 6.5x naive. This kernel: 2349 GB/s, 28.8 TFLOP/s, 6.6x naive,
- * 60 % of the float4 copy kernel (bench/roof/lab33_variants.cu, H200, 2026-12-01, which times
- * each step: naive 356, the old 32 x 8 reference 400, taps in __constant__ 456 GB/s).
+ * (bench/roof/lab33_variants.cu, 2026-12-01, 3 runs; GB/s counts the input read and the output
+ * written once): naive 356 GB/s; the suggested 32 x 8 tile, taps in shared memory, one output
+ * per thread 400 GB/s (1.12x: one output per thread issues two shared loads, an input and a
+ * tap, per FMA: the issue rate, not L1, is its limit); the same with the taps in __constant__
+ * 456 GB/s (docs/facts.md gives 751 GB/s for its own version of that step: not reproduced by
+ * this one, unexplained). This kernel: 2337 GB/s (2329-2349), 28.6 TFLOP/s, 6.6x naive, 60 %
+ * of the float4 copy kernel (docs/facts.md: 2317 GB/s for the same design).
  *
  * - Output tile 64 x 64, block 8 x 32 = 256 threads, each computing 2 rows x 8 columns: Kirk &
  *   Hwu ch. 7's tiling taken one level further, into registers (as siboehm's SGEMM kernels 4-5
