@@ -291,7 +291,7 @@ class StaticResult:
 
     passed: bool
     messages: list[str]
-    info: str = ""  # resource summary, e.g. "38 registers, 8192 B shared, 0 B stack"
+    info: str = ""  # resource summary: "38 registers, 8192 B static shared (...), 0 B stack"
     missing: list[str] = field(default_factory=list)  # required patterns not found
     forbidden: list[str] = field(default_factory=list)  # forbidden patterns found
 
@@ -350,7 +350,8 @@ def check_kernel(dumped: Dump, kernel: str, rules: StaticRules, source_files: st
         res = dumped.usage.get(fn.mangled)
         if res is not None:
             infos.append(
-                f"{res.get('REG', 0)} registers, {res.get('SHARED', 0)} B shared, "
+                f"{res.get('REG', 0)} registers, {res.get('SHARED', 0)} B static shared "
+                f"(dynamic: set at launch), "
                 f"{res.get('STACK', 0)} B stack"
             )
         if rules.max_stack_bytes is not None:
