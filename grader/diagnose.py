@@ -342,15 +342,16 @@ def hidden_summary(lab: Lab, ex: Exercise, failed: list[CaseRun]) -> str:
 
 
 def static_hint(ex: Exercise, missing: list[str], found: list[str]) -> str:
-    """The hint for a static failure, decided by the first missing required pattern in the
-    manifest's order (its "static.<PATTERN>" hint, else the lab's "static" hint), else by
-    the first forbidden pattern found (its "static.<PATTERN>" hint, else generic text).
-    Empty when the kernel was not found: that message says what to do."""
+    """The hint for a static failure: for every missing required pattern, in the manifest's
+    order, its "static.<PATTERN>" hint or else the lab's "static" hint, each text once; with none
+    missing, the first forbidden pattern found decides (its "static.<PATTERN>" hint, else
+    generic text). Empty when the kernel was not found: that message says what to do."""
     rules = ex.static
-    first_missing = [p for p in (rules.require if rules else ()) if p in missing] or missing
+    ordered_missing = [p for p in (rules.require if rules else ()) if p in missing] or missing
     first_found = [p for p in (rules.forbid if rules else ()) if p in found] or found
-    if first_missing:  # in the manifest's order: the first missing pattern decides
-        return ex.hints.get(f"static.{first_missing[0]}") or hint(ex, "static")
+    if ordered_missing:
+        texts = [ex.hints.get(f"static.{p}") or hint(ex, "static") for p in ordered_missing]
+        return "; ".join(dict.fromkeys(texts))
     if first_found:
         return ex.hints.get(f"static.{first_found[0]}") or GENERIC["static_forbid"]
     return ""

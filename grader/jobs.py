@@ -22,6 +22,12 @@ JOBS: dict[str, tuple[str, tuple[str, ...]]] = {
     "barrier": ("a block-wide barrier", ("BAR", "SYNCS")),
     "global_load": ("a load from global memory", ("LDG", "LDGSTS", "UBLKCP", "UTMALDG")),
     "global_store": ("a store to global memory", ("STG", "UBLKCP", "UTMASTG")),
+    "readonly_load": (
+        "a load through the read-only (non-coherent) path",
+        (r"LDG\.E\S*CONSTANT",),
+    ),
+    "texture_fetch": ("a texture fetch", ("TEX", "TLD", "TLD4", "TXD")),
+    "surface_store": ("a surface store", ("SUST",)),
 }
 _JOB_NAME = re.compile(r"[a-z][a-z_]*")
 
@@ -34,3 +40,8 @@ def is_job(pattern: str) -> bool:
 def families(job: str) -> tuple[str, ...]:
     """The opcode patterns that do ``job`` (none for an unknown one)."""
     return JOBS.get(job, ("", ()))[1]
+
+
+def shown(family: str) -> str:
+    """An opcode pattern as a student reads it: ``LDG\\.E\\S*CONSTANT`` -> ``LDG.E…CONSTANT``."""
+    return family.replace("\\S*", "…").replace("\\.", ".")

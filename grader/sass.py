@@ -241,7 +241,9 @@ def describe(pattern: str) -> str:
     memory (STS, STSM, LDGSTS, UBLKCP or UTMALDG)" for a job, else the pattern."""
     if jobs.is_job(pattern) and pattern in jobs.JOBS:
         what, families = jobs.JOBS[pattern]
-        return f"{what} ({', '.join(families[:-1])} or {families[-1]})"
+        names = [jobs.shown(f) for f in families]
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+        return f"{what} ({listed})"
     mnemonic = re.match(r"[A-Z0-9]+", pattern)
     if mnemonic and mnemonic.group(0) in DESCRIPTIONS:
         return f"{pattern} ({DESCRIPTIONS[mnemonic.group(0)]})"

@@ -250,12 +250,13 @@ def test_errors_spread_over_most_rows_are_not_an_edge():
     assert not diagnose.is_edge(box(0, 0, 0, 0), 1, 1)
 
 
-def test_static_hint_follows_the_first_pattern_in_manifest_order():
+def test_static_hint_names_every_missing_pattern_in_manifest_order():
     rules = manifest.StaticRules(("LDS", "STS", "BAR"), ("LDL", "STL"))
     hints = {"static": "STAGE", "static.BAR": "BARRIER", "static.STL": "SPILL"}
     ex = manifest.Exercise("k", ((1,),), {}, kernel="k", static=rules, hints=hints)
-    # the skeleton misses all three: LDS comes first, so the general "static" hint
-    assert diagnose.static_hint(ex, ["BAR", "LDS", "STS"], []) == "STAGE"
+    # the skeleton misses all three: LDS and STS have no hint of their own (the general one,
+    # once), then the barrier's
+    assert diagnose.static_hint(ex, ["BAR", "LDS", "STS"], []) == "STAGE; BARRIER"
     # only the barrier is missing: its own hint, not the one about staging
     assert diagnose.static_hint(ex, ["BAR"], ["STL"]) == "BARRIER"
     # forbidden instructions: a pattern's hint, else the generic text

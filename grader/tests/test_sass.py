@@ -373,3 +373,13 @@ def test_spaces_know_sm90_reductions():
          Instruction(16, "RED.E.ADD", "RED.E.ADD [R2], R5")],
     )
     assert spaces.of_function(fn) == {"global": {"REDG": 1, "RED": 1}}
+
+
+def test_a_one_family_job_is_described_with_its_instruction_as_a_student_reads_it():
+    assert sass.describe("readonly_load") == (
+        "a load through the read-only (non-coherent) path (LDG.E…CONSTANT)"
+    )
+    assert sass.describe("surface_store") == "a surface store (SUST)"
+    assert sass.matches("readonly_load", "LDG.E.128.CONSTANT")
+    assert not sass.matches("readonly_load", "LDG.E.128")
+    assert sass.matches("texture_fetch", "TLD4.R")
