@@ -1,0 +1,36 @@
+/* baselines.h — lab 3.2: the course's own transfers and kernels, each behind a launcher with
+ * the same data as the student's in lab.h. The harness times the student's launcher against
+ * these (the run document's "ratio" = baseline / student) and uses the others for its own
+ * figures (extra metrics). Pristine.
+ *
+ * All take DEVICE pointers for the data, work on the legacy default stream and return without
+ * synchronising (the harness synchronises). n >= 1.
+ */
+#pragma once
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 3.2a's roof and baseline: the course's own round trip, d_src -> h_buf -> d_dst, one
+ * cudaMemcpy each way. With h_buf page-locked (the harness passes its own cudaMallocHost
+ * buffer) this is the link's page-locked round trip, the figure 3.2a's ratio is taken
+ * against; with a pageable h_buf (malloc) the same call is the pageable round trip the
+ * harness reports beside it. */
+void host_copy_course(const float *d_src, float *d_dst, float *h_buf, size_t n);
+
+/* 3.2b's baseline: the same chunks as lab.h's overlap_pipeline on ONE stream (the legacy
+ * default stream), through slice 0 of h_stage and d_stage: D2H, H2D and kernel of chunk c,
+ * then of chunk c + 1, nothing overlapping. */
+void overlap_one_stream(const float *d_in, float *d_out, size_t n, size_t chunk, float *h_stage,
+                        float *d_stage);
+
+/* d_out[i] = overlap_transform(d_in[i]) for i < n in one kernel (no copies): the kernel's
+ * share of 3.2b's pipeline, timed for the exercise's figures. */
+void overlap_transform_all(const float *d_in, float *d_out, size_t n);
+
+#ifdef __cplusplus
+}
+#endif

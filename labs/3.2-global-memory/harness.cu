@@ -1,0 +1,611 @@
+/* harness.cu — lab 3.2 "Global memory and the host link": the pristine harness (students never
+ * edit it; the grader always builds a submission against this copy).
+ *
+ * The course driver (common/cml_lab.h) owns the command line, poisoning the output, the launch
+ * checks, the comparison, the timing and the JSON run document (docs/protocol.md). This file
+ * describes the lab's exercises to it:
+ *
+ *   host_copy  (n)  3.2a. The student's host_copy moves n floats d_src -> h_buf -> d_dst
+ *                   through a page-locked buffer of its own (host_copy_alloc). Verified: the
+ *                   n floats arrive exactly. Timed against the course's own page-locked round
+ *                   trip (baselines.cu, host_copy_course): the ratio course / student is the
+ *                   fraction of the host link's round-trip rate the student reaches, measured in
+ *                   the same run. The pageable round trip (the same call through malloc'd
+ *                   memory) is reported beside it (extra metrics), never graded directly.
+ *   overlap    (n, chunk, streams)  3.2b. The student's overlap_pipeline sends each chunk
+ *                   d_in -> host -> device -> kernel -> d_out on its streams. Verified: d_out =
+ *                   overlap_transform(d_in) within the recurrence's rounding bound
+ *                   (reference.h). Timed against the same chunks on one stream (baselines.cu,
+ *                   overlap_one_stream): the ratio is the overlap achieved.
+ *
+ * What a judged run can and cannot see here (docs/protocol.md, "Judged runs"). The student's
+ * launcher runs in another process than the judge's; the judge maps only the DEVICE buffers
+ * (cml_dev_alloc), and host memory of the student's process is that process's own. So the data
+ * of both exercises start and end in device memory, where the judge rotates fresh inputs in
+ * and reads the result, and the host is the middle of the trip. The judge times the launch
+ * end to end (its RUN to the student's DONE, which follows a device-wide synchronisation), and
+ * the process that compares checks two things about the host it cannot see:
+ *   - the host-link check: the output's last element (index n) is written by finish(), in the
+ *     process that compares, from the launch's time on ITS clock: 1 when the launch lasted at
+ *     least the link's floor for the data (the fastest page-locked copy of n floats each way,
+ *     whole or split over LINK_SPLIT streams, the best of LINK_PROBE_REPS rounds timed by this
+ *     harness in the same run; the slower direction's, / LINK_FLOOR_MARGIN), else 0. Data that reached the output without crossing the link
+ *     (a device-to-device copy) get there faster than that on large cases, and the case is
+ *     wrong. out_ref is NULL so that every timed sample is one launch (a batch would hide a
+ *     fast launch among others). On small cases the floor is a few microseconds of latency and
+ *     proves nothing; the large cases carry the check.
+ *   - 3.2a: in the process that runs the student's code, setup() calls host_copy_alloc,
+ *     checks with cudaPointerGetAttributes that the buffer is page-locked, frees it with
+ *     host_copy_free, checks that the runtime no longer knows it, and allocates the buffer the
+ *     launches use. A failure is reported as the failed CUDA check it is (the expression names
+ *     which check). That process holds the student's code, so this is a check for honest
+ *     mistakes; the judge's timing is what a pageable copy cannot escape.
+ *
+ * Inputs come from the seed (cml_rng.h, uniform in [-1, 1)). Large outputs are checked at a
+ * sample (cml_sample.h, kCheckSample): the first and last CHECK_SAMPLE_BAND elements (the last
+ * element is the host-link check) and CHECK_SAMPLE_RANDOM random positions.
+ *
+ * Sources: CUDA C++ Programming Guide, "Page-Locked Host Memory", "Asynchronous Concurrent
+ * Execution"; CUDA Runtime API, cudaPointerGetAttributes (cudaMemoryTypeHost: page-locked
+ * memory the runtime knows; cudaMemoryTypeUnregistered: ordinary pageable memory).
+ */
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include <cuda_runtime.h>
+
+#include "baselines.h"
+#include "cml_check.h"
+#include "cml_compare.h"
+#include "cml_devmem.h"
+#include "cml_lab.h"
+#include "cml_rng.h"
+#include "cml_sample.h"
+#include "cml_stats.h"
+#include "lab.h"
+#include "reference.h"
+
+/* Every position is checked when the output has at most CHECK_ALL_MAX_ELEMS elements;
+ * otherwise a sample of one row: the first and last CHECK_SAMPLE_BAND elements and
+ * CHECK_SAMPLE_RANDOM random positions. */
+#define CHECK_ALL_MAX_ELEMS ((size_t)1 << 22)
+#define CHECK_SAMPLE_BAND 64
+#define CHECK_SAMPLE_RANDOM 65536
+static const cml_sample_spec kCheckSample = {0, 0, CHECK_SAMPLE_BAND, CHECK_SAMPLE_BAND,
+                                             CHECK_SAMPLE_RANDOM};
+
+/* The host-link check (see the file's header). */
+#define LINK_PROBE_REPS 3      /* timed rounds of copies each way, after one untimed */
+#define LINK_SPLIT 4           /* the split copy: this many pieces on as many streams at once */
+#define LINK_FLOOR_MARGIN 1.5  /* the floor is the slower direction's best / this */
+/* Figures of extra_metrics: timed runs of each measured transfer; the median counts. */
+#define FIGURE_REPS 5
+
+static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
+
+/* Milliseconds on a monotonic clock. */
+static double now_ms(void) {
+    using clock = std::chrono::steady_clock;
+    return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The host link, measured by the course: the floor of the host-link check, and the roof of
+ * 3.2a. Course code only, in the process that compares (finish, extra_metrics) or runs the
+ * baseline; its buffers are allocated on first use, so the student's process and the judge's
+ * extra input sets never pay for them.
+ */
+
+typedef struct link_probe {
+    size_t n;              /* floats per copy */
+    float *h_pinned;       /* (n) page-locked, the course's own */
+    float *d_scratch;      /* (n) where the probe's host-to-device copies land */
+    cudaStream_t split[LINK_SPLIT]; /* the split copy's streams; split[0] == NULL: none yet */
+    double d2h_ms, h2d_ms; /* fastest copy of n floats each way; < 0: not measured */
+} link_probe;
+
+static void link_probe_init(link_probe *lp, size_t n) {
+    memset(lp, 0, sizeof *lp);
+    lp->n = n;
+    lp->d2h_ms = lp->h2d_ms = -1.0;
+}
+
+static float *link_probe_host(link_probe *lp) {
+    if (lp->h_pinned == NULL) {
+        CML_CHECK(cudaMallocHost((void **)&lp->h_pinned, lp->n * sizeof(float)));
+    }
+    return lp->h_pinned;
+}
+
+static float *link_probe_scratch(link_probe *lp) {
+    if (lp->d_scratch == NULL) {
+        /* The course's own temporary, never handed to a launcher: plain cudaMalloc, outside
+         * the buffers a judged run shares (cml_devmem.h). */
+        CML_CHECK(cudaMalloc((void **)&lp->d_scratch, lp->n * sizeof(float)));
+    }
+    return lp->d_scratch;
+}
+
+/* One synchronous copy, timed on this process's clock. */
+static double timed_copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
+    CML_CHECK(cudaDeviceSynchronize());
+    const double t0 = now_ms();
+    CML_CHECK(cudaMemcpy(dst, src, bytes, kind));
+    CML_CHECK(cudaDeviceSynchronize());
+    return now_ms() - t0;
+}
+
+/* The same n floats as LINK_SPLIT pieces, each on its own non-blocking stream, all at once
+ * (several copy engines of one direction may together outrun one copy), timed on this
+ * process's clock. */
+static double timed_split_copy(link_probe *lp, float *dst, const float *src,
+                               cudaMemcpyKind kind) {
+    if (lp->split[0] == NULL) {
+        for (int i = 0; i < LINK_SPLIT; ++i) {
+            CML_CHECK(cudaStreamCreateWithFlags(&lp->split[i], cudaStreamNonBlocking));
+        }
+    }
+    const size_t piece = (lp->n + LINK_SPLIT - 1) / LINK_SPLIT;
+    CML_CHECK(cudaDeviceSynchronize());
+    const double t0 = now_ms();
+    for (int i = 0; i < LINK_SPLIT; ++i) {
+        const size_t off = (size_t)i * piece;
+        if (off < lp->n) {
+            const size_t len = lp->n - off < piece ? lp->n - off : piece;
+            CML_CHECK(cudaMemcpyAsync(dst + off, src + off, len * sizeof(float), kind,
+                                      lp->split[i]));
+        }
+    }
+    CML_CHECK(cudaDeviceSynchronize());
+    return now_ms() - t0;
+}
+
+/* The time below which no launch that moves n floats across the link each way can be: the
+ * slower direction's fastest page-locked copy (the best of LINK_PROBE_REPS rounds of one whole
+ * copy and of the split copy), over LINK_FLOOR_MARGIN. Measured once. */
+static double link_floor_ms(link_probe *lp, const float *d_src) {
+    if (lp->d2h_ms < 0.0) {
+        float *h = link_probe_host(lp);
+        float *d = link_probe_scratch(lp);
+        const size_t bytes = lp->n * sizeof(float);
+        for (int r = 0; r <= LINK_PROBE_REPS; ++r) { /* r = 0: untimed, first touch */
+            double d2h = timed_copy(h, d_src, bytes, cudaMemcpyDeviceToHost);
+            double h2d = timed_copy(d, h, bytes, cudaMemcpyHostToDevice);
+            const double d2h_split = timed_split_copy(lp, h, d_src, cudaMemcpyDeviceToHost);
+            const double h2d_split = timed_split_copy(lp, d, h, cudaMemcpyHostToDevice);
+            d2h = d2h_split < d2h ? d2h_split : d2h;
+            h2d = h2d_split < h2d ? h2d_split : h2d;
+            if (r == 1 || (r > 1 && d2h < lp->d2h_ms)) {
+                lp->d2h_ms = d2h;
+            }
+            if (r == 1 || (r > 1 && h2d < lp->h2d_ms)) {
+                lp->h2d_ms = h2d;
+            }
+        }
+    }
+    return (lp->d2h_ms > lp->h2d_ms ? lp->d2h_ms : lp->h2d_ms) / LINK_FLOOR_MARGIN;
+}
+
+static void link_probe_free(link_probe *lp) {
+    if (lp->h_pinned) {
+        CML_CHECK(cudaFreeHost(lp->h_pinned));
+    }
+    if (lp->d_scratch) {
+        CML_CHECK(cudaFree(lp->d_scratch));
+    }
+    for (int i = 0; i < LINK_SPLIT && lp->split[i] != NULL; ++i) {
+        CML_CHECK(cudaStreamDestroy(lp->split[i]));
+    }
+    link_probe_init(lp, lp->n);
+}
+
+/* Writes the output's last element, d_out[n]: 1 when a launch that took run_ms (on this
+ * process's clock) is no faster than floor_ms, else 0. An output whose first element still
+ * holds the poison was not written at all: the check is left unwritten too, so that an
+ * unimplemented exercise reads as one. */
+static void write_link_check(float *d_out, size_t n, double run_ms, double floor_ms) {
+    float first = 0.0f;
+    CML_CHECK(cudaMemcpy(&first, d_out, sizeof first, cudaMemcpyDeviceToHost));
+    if (cml_is_poison_f32(first)) {
+        return;
+    }
+    const float check = run_ms >= floor_ms ? 1.0f : 0.0f;
+    CML_CHECK(cudaMemcpy(d_out + n, &check, sizeof check, cudaMemcpyHostToDevice));
+}
+
+/* The check set of a one-row output of n + 1 elements: every position, or the sample. */
+static int init_check(cml_check_set *check, size_t n, cml_rng *rng) {
+    const int all = n + 1 <= CHECK_ALL_MAX_ELEMS;
+    return cml_check_set_init(check, 1, n + 1, all ? NULL : &kCheckSample, 1, rng);
+}
+
+static void add_copy_engines(cml_metrics *m) {
+    int device = 0, engines = 0;
+    CML_CHECK(cudaGetDevice(&device));
+    CML_CHECK(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, device));
+    cml_metrics_add(m, "copy_engines", (double)engines);
+}
+
+/* GB/s (1e9 bytes per second) of `bytes` moved in `ms`. */
+static double gbps(double bytes, double ms) {
+    return ms > 0.0 ? bytes / (ms * 1e6) : 0.0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.2a  host_copy
+ */
+
+typedef struct host_copy_ctx {
+    size_t n;
+    float *d_src; /* (n) */
+    float *d_out; /* (n + 1): the student's copy, then the host-link check */
+    float *h_buf; /* the student's page-locked buffer, in the process that runs student code */
+    link_probe link;
+    cml_check_set check;
+} host_copy_ctx;
+
+/* cudaSuccess when h is page-locked host memory the runtime knows, else
+ * cudaErrorHostMemoryNotRegistered ("pointer does not correspond to a registered memory
+ * region"). */
+static cudaError_t host_copy_expect_page_locked(const void *h) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, h) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not an error of the student's: clear it */
+        return cudaErrorHostMemoryNotRegistered;
+    }
+    return a.type == cudaMemoryTypeHost ? cudaSuccess : cudaErrorHostMemoryNotRegistered;
+}
+
+/* cudaSuccess when the runtime no longer knows h (released), else
+ * cudaErrorHostMemoryAlreadyRegistered ("part or all of the requested memory range is already
+ * mapped": the buffer is still page-locked). */
+static cudaError_t host_copy_expect_released(const void *h) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, h) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return cudaSuccess;
+    }
+    return a.type == cudaMemoryTypeHost ? cudaErrorHostMemoryAlreadyRegistered : cudaSuccess;
+}
+
+/* The student's page-locked buffer, allocated, released and allocated again, each step
+ * checked (see the file's header). NULL when host_copy_alloc returns NULL (the skeleton's
+ * stub): host_copy then has no buffer, and a copy through NULL fails with its own error. */
+static float *host_copy_student_buffer(size_t n) {
+    float *h = host_copy_alloc(n);
+    if (h == NULL) {
+        return NULL;
+    }
+    CML_CHECK(host_copy_expect_page_locked(h));
+    host_copy_free(h);
+    CML_CHECK(host_copy_expect_released(h));
+    h = host_copy_alloc(n);
+    if (h != NULL) {
+        CML_CHECK(host_copy_expect_page_locked(h));
+    }
+    CML_CHECK(cudaGetLastError()); /* an error the student's calls left behind */
+    return h;
+}
+
+static const char *host_copy_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    if ((unsigned long long)size[0] > HOST_COPY_MAX_N) {
+        return "n must be at most HOST_COPY_MAX_N (lab.h): 2^28 floats";
+    }
+    const size_t n = (size_t)size[0];
+    host_copy_ctx *c = (host_copy_ctx *)calloc(1, sizeof *c);
+    float *h_in = (float *)malloc(n * sizeof(float));
+    if (c == NULL || h_in == NULL) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    c->n = n;
+    link_probe_init(&c->link, n);
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    if (!init_check(&c->check, n, &rng)) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    for (size_t i = 0; i < c->check.n; ++i) {
+        const size_t pos = cml_check_set_pos(&c->check, i);
+        c->check.ref[i] = pos < n ? (double)h_in[pos] : 1.0; /* position n: the link check */
+        c->check.mag[i] = 0.0;
+    }
+    CML_CHECK(cml_dev_alloc((void **)&c->d_src, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, (n + 1) * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_src, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    free(h_in);
+
+    if (cml_runs_student_code()) { /* not in the judge, which holds no student code */
+        c->h_buf = host_copy_student_buffer(n);
+    }
+
+    p->d_out = c->d_out;
+    p->out_ref = NULL; /* one launch per timed sample: the link check bounds each one */
+    p->n_out = n + 1;
+    p->out_cols = n + 1;
+    cml_check_set_publish(&c->check, p);
+    p->gamma = 0.0; /* data movement: exact */
+    p->abs_floor = 0.0;
+    p->bytes = 8.0 * (double)n; /* n floats read from device memory, n written */
+    p->flops = 0.0;
+    p->ctx = c;
+    return NULL;
+}
+
+static void host_copy_launch_student(void *ctx) {
+    const host_copy_ctx *c = (const host_copy_ctx *)ctx;
+    host_copy(c->d_src, c->d_out, c->h_buf, c->n);
+    /* Whatever streams the student used: a timing on the default stream (a plain run's)
+     * then covers the copies. Errors stay for the driver's check. */
+    (void)cudaDeviceSynchronize();
+}
+
+static void host_copy_launch_baseline(void *ctx) {
+    host_copy_ctx *c = (host_copy_ctx *)ctx;
+    host_copy_course(c->d_src, c->d_out, link_probe_host(&c->link), c->n);
+}
+
+static void host_copy_finish(void *ctx, double run_ms) {
+    host_copy_ctx *c = (host_copy_ctx *)ctx;
+    write_link_check(c->d_out, c->n, run_ms, link_floor_ms(&c->link, c->d_src));
+}
+
+/* The course's figures of the link, measured in the process that compares (course code only):
+ *   link_d2h_gbps, link_h2d_gbps   the link probe's best copy of n floats each way (the
+ *                                  host-link check's floor, before its margin)
+ * and, FIGURE_REPS runs of each, interleaved, medians:
+ *   pinned_roundtrip_gbps          host_copy_course through the course's page-locked buffer
+ *                                  (the roof: 2 n floats over the link, in GB/s)
+ *   pageable_roundtrip_gbps        the same through a malloc'd buffer
+ *   pageable_over_pinned           their ratio: where a pageable submission lands on the
+ *                                  graded ratio (the ramp's zero is set from it)
+ *   copy_engines                   cudaDevAttrAsyncEngineCount */
+static void host_copy_extra_metrics(void *ctx, cml_metrics *m) {
+    host_copy_ctx *c = (host_copy_ctx *)ctx;
+    const size_t bytes = c->n * sizeof(float);
+    float *h_pinned = link_probe_host(&c->link);
+    float *d_scratch = link_probe_scratch(&c->link);
+    float *h_pageable = (float *)malloc(bytes);
+    if (h_pageable == NULL) {
+        return; /* no figures: the graded timing does not need them */
+    }
+    memset(h_pageable, 0, bytes); /* its pages exist before the first copy */
+    double pinned[FIGURE_REPS], pageable[FIGURE_REPS];
+    for (int r = 0; r < FIGURE_REPS; ++r) {
+        CML_CHECK(cudaDeviceSynchronize());
+        double t0 = now_ms();
+        host_copy_course(c->d_src, d_scratch, h_pinned, c->n);
+        CML_CHECK(cudaDeviceSynchronize());
+        pinned[r] = now_ms() - t0;
+        t0 = now_ms();
+        host_copy_course(c->d_src, d_scratch, h_pageable, c->n);
+        CML_CHECK(cudaDeviceSynchronize());
+        pageable[r] = now_ms() - t0;
+    }
+    free(h_pageable);
+    const double b = (double)bytes;
+    const double pinned_ms = cml_median(pinned, FIGURE_REPS);
+    const double pageable_ms = cml_median(pageable, FIGURE_REPS);
+    (void)link_floor_ms(&c->link, c->d_src); /* measured by finish() already; else now */
+    cml_metrics_add(m, "link_d2h_gbps", gbps(b, c->link.d2h_ms));
+    cml_metrics_add(m, "link_h2d_gbps", gbps(b, c->link.h2d_ms));
+    cml_metrics_add(m, "pinned_roundtrip_gbps", gbps(2.0 * b, pinned_ms));
+    cml_metrics_add(m, "pageable_roundtrip_gbps", gbps(2.0 * b, pageable_ms));
+    if (pageable_ms > 0.0) {
+        cml_metrics_add(m, "pageable_over_pinned", pinned_ms / pageable_ms);
+    }
+    add_copy_engines(m);
+}
+
+static void host_copy_teardown(cml_problem *p) {
+    host_copy_ctx *c = (host_copy_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    if (c->h_buf != NULL) {
+        host_copy_free(c->h_buf);
+    }
+    link_probe_free(&c->link);
+    CML_CHECK(cml_dev_free(c->d_src));
+    CML_CHECK(cml_dev_free(c->d_out));
+    cml_check_set_free(&c->check);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.2b  overlap
+ */
+
+typedef struct overlap_ctx {
+    size_t n, chunk;
+    int streams;
+    float *d_in;    /* (n) */
+    float *d_stage; /* (streams, chunk): the student's per-stream device slices */
+    float *d_out;   /* (n + 1): the result, then the host-link check */
+    float *h_stage; /* (streams, chunk) page-locked: this process's staging (the student's
+                       pipeline in its process, the baseline's slice 0 in the judge) */
+    link_probe link;
+    cml_check_set check;
+} overlap_ctx;
+
+static const char *overlap_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    if ((unsigned long long)size[0] > OVERLAP_MAX_N) {
+        return "n must be at most OVERLAP_MAX_N (lab.h): 2^28 floats";
+    }
+    if ((unsigned long long)size[1] > OVERLAP_MAX_CHUNK) {
+        return "chunk must be at most OVERLAP_MAX_CHUNK (lab.h): 2^22 floats";
+    }
+    if (size[2] > OVERLAP_MAX_STREAMS) {
+        return "streams must be at most OVERLAP_MAX_STREAMS (lab.h): 8";
+    }
+    const size_t n = (size_t)size[0];
+    const size_t chunk = (size_t)size[1];
+    const int streams = (int)size[2];
+    const size_t stage = (size_t)streams * chunk;
+
+    overlap_ctx *c = (overlap_ctx *)calloc(1, sizeof *c);
+    float *h_in = (float *)malloc(n * sizeof(float));
+    if (c == NULL || h_in == NULL) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    c->n = n;
+    c->chunk = chunk;
+    c->streams = streams;
+    link_probe_init(&c->link, n);
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    if (!init_check(&c->check, n, &rng)) {
+        free(c);
+        free(h_in);
+        return kNoHostMemory;
+    }
+    for (size_t i = 0; i < c->check.n; ++i) {
+        const size_t pos = cml_check_set_pos(&c->check, i);
+        if (pos < n) {
+            c->check.ref[i] = overlap_ref((double)h_in[pos], OVERLAP_STEPS, (double)OVERLAP_A);
+            c->check.mag[i] = overlap_tol((double)h_in[pos], OVERLAP_STEPS);
+        } else { /* position n: the link check, exact */
+            c->check.ref[i] = 1.0;
+            c->check.mag[i] = 0.0;
+        }
+    }
+    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_stage, stage * sizeof(float)));
+    CML_CHECK(cml_dev_alloc((void **)&c->d_out, (n + 1) * sizeof(float)));
+    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    free(h_in);
+    CML_CHECK(cudaMallocHost((void **)&c->h_stage, stage * sizeof(float)));
+
+    p->d_out = c->d_out;
+    p->out_ref = NULL; /* one launch per timed sample: the link check bounds each one */
+    p->n_out = n + 1;
+    p->out_cols = n + 1;
+    cml_check_set_publish(&c->check, p);
+    p->gamma = 1.0; /* the tolerance is mag itself: overlap_tol, the recurrence's bound */
+    p->abs_floor = 0.0;
+    /* Device memory: the D2H reads n floats, the H2D writes n, the kernel reads and writes n. */
+    p->bytes = 16.0 * (double)n;
+    p->flops = 2.0 * OVERLAP_STEPS * (double)n;
+    p->ctx = c;
+    return NULL;
+}
+
+static void overlap_launch_student(void *ctx) {
+    const overlap_ctx *c = (const overlap_ctx *)ctx;
+    overlap_pipeline(c->d_in, c->d_out, c->n, c->chunk, c->streams, c->h_stage, c->d_stage);
+    /* The student's streams are non-blocking (or should be): a timing on the default stream
+     * (a plain run's) waits for them only through this. Errors stay for the driver's check. */
+    (void)cudaDeviceSynchronize();
+}
+
+static void overlap_launch_baseline(void *ctx) {
+    const overlap_ctx *c = (const overlap_ctx *)ctx;
+    overlap_one_stream(c->d_in, c->d_out, c->n, c->chunk, c->h_stage, c->d_stage);
+}
+
+static void overlap_finish(void *ctx, double run_ms) {
+    overlap_ctx *c = (overlap_ctx *)ctx;
+    write_link_check(c->d_out, c->n, run_ms, link_floor_ms(&c->link, c->d_in));
+}
+
+/* The course's figures for the pipeline, measured in the process that compares, FIGURE_REPS
+ * runs of each, medians (one chunk's transfers through slice 0 of the course's staging, the
+ * kernel over one chunk, into the output, which every checked launch poisons again first):
+ *   chunk_d2h_ms, chunk_h2d_ms, chunk_kernel_ms   the three stages of one full chunk
+ *   overlap_bound   (d2h + h2d + kernel) / max(d2h, h2d, kernel): the ratio a perfect
+ *                   pipeline would reach if the two copy directions and the kernel all
+ *                   overlapped and nothing else cost time (the ramp's full is set below it)
+ *   link_d2h_gbps, link_h2d_gbps   the link probe's best copy of n floats each way
+ *   copy_engines                   cudaDevAttrAsyncEngineCount */
+static void overlap_extra_metrics(void *ctx, cml_metrics *m) {
+    overlap_ctx *c = (overlap_ctx *)ctx;
+    const size_t len = c->chunk < c->n ? c->chunk : c->n;
+    const size_t bytes = len * sizeof(float);
+    double d2h[FIGURE_REPS], h2d[FIGURE_REPS], kernel[FIGURE_REPS];
+    for (int r = 0; r < FIGURE_REPS; ++r) {
+        d2h[r] = timed_copy(c->h_stage, c->d_in, bytes, cudaMemcpyDeviceToHost);
+        h2d[r] = timed_copy(c->d_stage, c->h_stage, bytes, cudaMemcpyHostToDevice);
+        CML_CHECK(cudaDeviceSynchronize());
+        const double t0 = now_ms();
+        overlap_transform_all(c->d_stage, c->d_out, len);
+        CML_CHECK(cudaGetLastError());
+        CML_CHECK(cudaDeviceSynchronize());
+        kernel[r] = now_ms() - t0;
+    }
+    const double t_d2h = cml_median(d2h, FIGURE_REPS);
+    const double t_h2d = cml_median(h2d, FIGURE_REPS);
+    const double t_k = cml_median(kernel, FIGURE_REPS);
+    double longest = t_d2h > t_h2d ? t_d2h : t_h2d;
+    longest = longest > t_k ? longest : t_k;
+    cml_metrics_add(m, "chunk_d2h_ms", t_d2h);
+    cml_metrics_add(m, "chunk_h2d_ms", t_h2d);
+    cml_metrics_add(m, "chunk_kernel_ms", t_k);
+    if (longest > 0.0) {
+        cml_metrics_add(m, "overlap_bound", (t_d2h + t_h2d + t_k) / longest);
+    }
+    (void)link_floor_ms(&c->link, c->d_in); /* measured by finish() already; else now */
+    const double b = (double)(c->n * sizeof(float));
+    cml_metrics_add(m, "link_d2h_gbps", gbps(b, c->link.d2h_ms));
+    cml_metrics_add(m, "link_h2d_gbps", gbps(b, c->link.h2d_ms));
+    add_copy_engines(m);
+}
+
+static void overlap_teardown(cml_problem *p) {
+    overlap_ctx *c = (overlap_ctx *)p->ctx;
+    if (c == NULL) {
+        return;
+    }
+    link_probe_free(&c->link);
+    CML_CHECK(cudaFreeHost(c->h_stage));
+    CML_CHECK(cml_dev_free(c->d_in));
+    CML_CHECK(cml_dev_free(c->d_stage));
+    CML_CHECK(cml_dev_free(c->d_out));
+    cml_check_set_free(&c->check);
+    free(c);
+    p->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The lab: one registry of exercises (their cases live in lab.toml only).
+ */
+
+static const cml_exercise kExercises[] = {
+    {.name = "host_copy",
+     .dim_names = "n",
+     .n_dims = 1,
+     .baseline = "host_copy_course",
+     .setup = host_copy_setup,
+     .launch_student = host_copy_launch_student,
+     .launch_baseline = host_copy_launch_baseline,
+     .teardown = host_copy_teardown,
+     .extra_metrics = host_copy_extra_metrics,
+     .finish = host_copy_finish},
+    {.name = "overlap",
+     .dim_names = "n,chunk,streams",
+     .n_dims = 3,
+     .baseline = "overlap_one_stream",
+     .setup = overlap_setup,
+     .launch_student = overlap_launch_student,
+     .launch_baseline = overlap_launch_baseline,
+     .teardown = overlap_teardown,
+     .extra_metrics = overlap_extra_metrics,
+     .finish = overlap_finish},
+};
+
+int main(int argc, char **argv) {
+    return cml_lab_main(argc, argv, "3.2", kExercises,
+                        (int)(sizeof kExercises / sizeof kExercises[0]));
+}

@@ -1,0 +1,101 @@
+/* kernels.cu — lab 3.2 "Global memory and the host link": what you write.
+ *
+ *   3.2a  host_copy_alloc,   a page-locked host buffer, allocated and released with the calls
+ *         host_copy_free,    that match, and a round trip through it: device to host, then
+ *         host_copy          host to device
+ *   3.2b  overlap_kernel,    a chunked pipeline (D2H, H2D, kernel per chunk) over several
+ *         overlap_pipeline   streams, each with its own slices of the staging buffers
+ *
+ * The API is in lab.h (pristine). The data start and end in device memory, where the grader's
+ * judge fills in fresh inputs and reads your result; the host is the middle of the trip. The
+ * harness synchronises the device after each launcher and reports any CUDA error you left; it
+ * checks that your host buffer is page-locked and released, that your output is right, and
+ * that the launch took at least the time the host link needs (the output's last element); the
+ * grader times you against the course's own page-locked round trip (3.2a) and against the same
+ * chunks on one stream (3.2b).
+ *
+ * Sources: seed lecture 001 (Chinese), §3.3 "异步内存传输与流水线" (its two-stream pipeline, whose
+ * streams share one pair of device buffers: a race, corrected here with per-stream slices);
+ * CUDA C++ Programming Guide, "Page-Locked Host Memory", "Asynchronous Concurrent Execution"
+ * (streams, the default stream, overlap of data transfer and kernel execution); CUDA Runtime
+ * API, "API synchronization behavior".
+ *
+ * What this file may define (the grader's symbol check, before anything runs): lab.h's
+ * launchers under their names, your kernels, and your own helpers and variables as long as
+ * they are static (or C++ functions); a plain global variable fails it ("make it static").
+ * It may call the CUDA runtime except timing and device-wide state (streams of your own are
+ * allowed in this lab), the memory and math functions, and print to stdout/stderr.
+ */
+#include <cuda_runtime.h>
+
+#include "lab.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.2a  A round trip through page-locked host memory
+ */
+
+float *host_copy_alloc(size_t n) {
+    /* TODO(3.2a): return a PAGE-LOCKED (pinned) host buffer of n floats, or NULL if the
+     *   allocation fails: cudaMallocHost((void **)&h, n * sizeof(float)) (or cudaHostAlloc
+     *   with cudaHostAllocDefault). Page-locked pages cannot be moved or swapped out by the
+     *   operating system, so the GPU's copy engines read and write them directly (DMA);
+     *   malloc'd memory is pageable, and every copy from or to it goes through a page-locked
+     *   buffer of the driver's first. Allocate here, once: pinning takes time (the OS must
+     *   fault in and lock every page), so never allocate inside host_copy. */
+    (void)n;
+    return NULL;
+}
+
+void host_copy_free(float *h_buf) {
+    /* TODO(3.2a): release the buffer with the call that matches its allocation: cudaFreeHost
+     *   for cudaMallocHost and cudaHostAlloc (free() on it crashes; cudaFree fails: it is not
+     *   device memory). For malloc + cudaHostRegister: cudaHostUnregister, then free. */
+    (void)h_buf;
+}
+
+void host_copy(const float *d_src, float *d_dst, float *h_buf, size_t n) {
+    /* TODO(3.2a): copy the n floats of d_src into h_buf (cudaMemcpyDeviceToHost), then h_buf
+     *   into d_dst (cudaMemcpyHostToDevice). Sizes are in BYTES: n * sizeof(float). The second
+     *   copy must not start before the first has finished: cudaMemcpy returns only when its
+     *   copy is done (from page-locked memory), and two cudaMemcpyAsync on the same stream run
+     *   in order.
+     *   Right: the data must cross the host link; a device-to-device copy is faster than the
+     *   link allows, and the harness's host-link check fails it.
+     *   Fast: the buffer is page-locked, so each copy is one DMA transfer at the link's rate.
+     *   (Beyond full marks: in chunks on two streams, the D2H of chunk k + 1 overlaps the H2D
+     *   of chunk k, since the link carries both directions at once; 3.2b does this with a
+     *   kernel too.) */
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.2b  A pipeline over several streams
+ */
+
+#define OVERLAP_BLOCK 256
+
+/* out[i] = overlap_transform(in[i]) for i < len: one thread per element. */
+__global__ void overlap_kernel(const float *in, float *out, size_t len) {
+    /* TODO(3.2b): out[i] = overlap_transform(in[i]) (lab.h) for this thread's global index i
+     *   (return when i >= len). Do not change the work: its cost is part of what is timed. */
+}
+
+void overlap_pipeline(const float *d_in, float *d_out, size_t n, size_t chunk, int n_streams,
+                      float *h_stage, float *d_stage) {
+    /* TODO(3.2b): create n_streams streams with cudaStreamCreateWithFlags(&s,
+     *   cudaStreamNonBlocking) (at most OVERLAP_MAX_STREAMS). For each chunk c, at offset
+     *   off = c * chunk, of len = min(chunk, n - off) floats, on stream s = c % n_streams:
+     *     1. cudaMemcpyAsync D2H:  d_in + off   -> h_stage + s * chunk
+     *     2. cudaMemcpyAsync H2D:  h_stage + s * chunk -> d_stage + s * chunk
+     *     3. overlap_kernel on stream s: d_stage + s * chunk -> d_out + off (len elements)
+     *   Then destroy the streams (cudaStreamDestroy returns at once; the stream goes away when
+     *   its work is done) and return without synchronising.
+     *   Right: each stream has its OWN slices. Chunks c and c + n_streams share stream s, so
+     *   the stream orders them: chunk c + n_streams overwrites the slices only after chunk c is
+     *   done with them. Two streams on the same slices race: one stream's copy overwrites data
+     *   the other's kernel or copy is still reading (seed 001's pipeline does this), and no
+     *   sanitizer sees it.
+     *   Fast: only cudaMemcpyAsync from page-locked memory overlaps (cudaMemcpy waits for its
+     *   copy); nothing on stream 0 (the legacy default stream waits for all blocking streams
+     *   and they for it); the D2H of one chunk, the H2D of another and the kernel of a third
+     *   then run at once, on the two copy engines and the SMs. */
+}

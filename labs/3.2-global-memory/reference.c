@@ -1,0 +1,39 @@
+/* reference.c — lab 3.2's CPU references (reference.h). Plain C11, pristine. */
+#include "reference.h"
+
+#include <math.h>
+
+/* float32 unit roundoff, 2^-24 (cml_compare.h's CML_UNIT_ROUNDOFF_F32). */
+#define UNIT_ROUNDOFF_F32 5.9604644775390625e-08
+
+double overlap_ref(double x, int steps, double a) {
+    return pow(a, (double)steps) * (x - 1.0) + 1.0;
+}
+
+double overlap_ref_iterate(double x, int steps, double a) {
+    const double b = 1.0 - a;
+    double y = x;
+    for (int k = 0; k < steps; ++k) {
+        y = a * y + b;
+    }
+    return y;
+}
+
+double overlap_tol(double x, int steps) {
+    const double m = fabs(x) > 1.0 ? fabs(x) : 1.0;
+    return 2.0 * (double)steps * UNIT_ROUNDOFF_F32 * m;
+}
+
+float overlap_f32(float x, int steps, float a, int fused) {
+    const float b = 1.0f - a;
+    volatile float y = x; /* volatile: every step rounded to float32, none contracted */
+    for (int k = 0; k < steps; ++k) {
+        if (fused) {
+            y = fmaf(y, a, b);
+        } else {
+            volatile float t = y * a;
+            y = t + b;
+        }
+    }
+    return y;
+}

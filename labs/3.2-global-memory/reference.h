@@ -1,0 +1,43 @@
+/* reference.h — lab 3.2: the CPU references of the exercises. Plain C11 (reference.c); used by
+ * harness.cu and tested by tests/test_reference.c. Pristine.
+ *
+ * 3.2a only moves bytes: its reference is the input itself, compared exactly. 3.2b's
+ * per-element work is the affine recurrence of lab.h's overlap_transform,
+ *     y_0 = x,   y_{k+1} = a y_k + b,   b = 1 - a,
+ * whose exact value is y_K = a^K (x - 1) + 1 (the fixed point is 1). Its float32 evaluation
+ * rounds each step at most twice (a product and a sum; once with FMA), each rounding at most
+ * u |value| with u = 2^-24, and every |y_k| <= max(|x|, 1) (y_k is a convex combination of x
+ * and 1); an error made at step k is multiplied by a^(K-k) <= 1 afterwards. So
+ *     |float32 result - exact| <= 2 K u max(|x|, 1)
+ * (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., §2.2 and §3.1), the
+ * tolerance the harness uses. One step too few or too many moves y by
+ * a^(K-1) (1 - a) |x - 1|, about 7e-4 |x - 1| at K = 512: far above the tolerance for most x.
+ */
+#pragma once
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The exact result of `steps` steps of y = a y + (1 - a) from y = x, in float64:
+ * a^steps (x - 1) + 1. a is taken as given (lab.h's OVERLAP_A is exact in float32, and so is
+ * 1 - a). steps >= 0. */
+double overlap_ref(double x, int steps, double a);
+
+/* The same recurrence evaluated step by step in float64 (tests compare the closed form with
+ * it). */
+double overlap_ref_iterate(double x, int steps, double a);
+
+/* The bound on |float32 evaluation - overlap_ref| for input x (see above): 2 steps u max(|x|, 1),
+ * u = 2^-24. */
+double overlap_tol(double x, int steps);
+
+/* The recurrence in float32 on the CPU, as the GPU evaluates it: fused != 0 with one rounding
+ * per step (fmaf), else a rounded product then a rounded sum. For the tests. */
+float overlap_f32(float x, int steps, float a, int fused);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,118 @@
+/* test_reference.c — Check tests of lab 3.2's CPU references (reference.h). Plain C, no CUDA:
+ * the lab's GPU results are only as trustworthy as these.
+ *
+ * TCases by concern: "Exact" (the closed form against the step-by-step recurrence in float64,
+ * the fixed point, hand values), "Tolerance" (the float32 recurrence, fused and not, always
+ * within overlap_tol of the closed form; one step too few or too many outside it for most
+ * inputs, so the tolerance catches a kernel that changes the work). The constants are lab.h's.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "cml_rng.h"
+#include "lab.h"
+#include "reference.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Exact
+ */
+
+START_TEST(test_constants_are_exact) {
+    /* B = 1 - A exactly, both exact in float32: the fixed point of the recurrence is 1. */
+    ck_assert((double)OVERLAP_A == 1.0 - 1.0 / 512.0);
+    ck_assert((double)OVERLAP_B == 1.0 / 512.0);
+    ck_assert(1.0f - OVERLAP_A == OVERLAP_B);
+}
+END_TEST
+
+START_TEST(test_closed_form_matches_iteration) {
+    const double a = (double)OVERLAP_A;
+    const double xs[] = {-1.0, -0.5, 0.0, 0.25, 0.999, 1.0};
+    const int steps[] = {0, 1, 2, 7, 512, 1000};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; ++i) {
+        for (size_t k = 0; k < sizeof steps / sizeof steps[0]; ++k) {
+            const double closed = overlap_ref(xs[i], steps[k], a);
+            const double iter = overlap_ref_iterate(xs[i], steps[k], a);
+            ck_assert_double_eq_tol(closed, iter, 1e-12);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_by_hand) {
+    /* 0 steps: the input; 1 step: a x + (1 - a); x = 1: always 1 (the fixed point). */
+    ck_assert_double_eq_tol(overlap_ref(0.3, 0, 0.5), 0.3, 1e-15);
+    ck_assert_double_eq_tol(overlap_ref(0.0, 1, 0.5), 0.5, 1e-15);
+    ck_assert_double_eq_tol(overlap_ref(-1.0, 2, 0.5), 0.5, 1e-15); /* -1 -> 0 -> 0.5 */
+    ck_assert_double_eq(overlap_ref(1.0, 512, (double)OVERLAP_A), 1.0);
+    /* At K = 512 the input survives with the factor a^512, about e^-1: different inputs give
+     * different outputs (a race between chunks shows). */
+    const double keep = overlap_ref(0.0, OVERLAP_STEPS, (double)OVERLAP_A) - 1.0;
+    ck_assert_double_gt(-keep, 0.36);
+    ck_assert_double_lt(-keep, 0.37);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------
+ * Tolerance
+ */
+
+START_TEST(test_float32_within_tolerance) {
+    cml_rng rng;
+    cml_rng_seed(&rng, 32);
+    for (int i = 0; i < 2000; ++i) {
+        const float x = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+        const double ref = overlap_ref((double)x, OVERLAP_STEPS, (double)OVERLAP_A);
+        const double tol = overlap_tol((double)x, OVERLAP_STEPS);
+        for (int fused = 0; fused <= 1; ++fused) {
+            const float got = overlap_f32(x, OVERLAP_STEPS, OVERLAP_A, fused);
+            ck_assert_msg(fabs((double)got - ref) <= tol, "x = %.9g fused %d: |%.9g - %.9g| > %g",
+                          (double)x, fused, (double)got, ref, tol);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_wrong_step_count_exceeds_tolerance) {
+    cml_rng rng;
+    cml_rng_seed(&rng, 33);
+    int caught_short = 0, caught_long = 0;
+    const int n = 1000;
+    for (int i = 0; i < n; ++i) {
+        const float x = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+        const double ref = overlap_ref((double)x, OVERLAP_STEPS, (double)OVERLAP_A);
+        const double tol = overlap_tol((double)x, OVERLAP_STEPS);
+        caught_short += fabs((double)overlap_f32(x, OVERLAP_STEPS - 1, OVERLAP_A, 1) - ref) > tol;
+        caught_long += fabs((double)overlap_f32(x, OVERLAP_STEPS + 1, OVERLAP_A, 1) - ref) > tol;
+    }
+    /* |x - 1| must exceed about tol / 7e-4 = 0.09: x in [-1, 0.9), 95 % of the inputs. */
+    ck_assert_int_gt(caught_short, n * 9 / 10);
+    ck_assert_int_gt(caught_long, n * 9 / 10);
+}
+END_TEST
+
+START_TEST(test_tolerance_scales_with_magnitude) {
+    ck_assert_double_eq(overlap_tol(0.5, 512), overlap_tol(-1.0, 512));
+    ck_assert_double_eq(overlap_tol(2.0, 512), 2.0 * overlap_tol(1.0, 512));
+    ck_assert_double_eq_tol(overlap_tol(1.0, 512), 1024.0 * 5.9604644775390625e-08, 1e-18);
+}
+END_TEST
+
+Suite *make_reference_suite(void) {
+    Suite *s = suite_create("lab 3.2 references");
+
+    TCase *tc_exact = tcase_create("Exact");
+    tcase_add_test(tc_exact, test_constants_are_exact);
+    tcase_add_test(tc_exact, test_closed_form_matches_iteration);
+    tcase_add_test(tc_exact, test_by_hand);
+    suite_add_tcase(s, tc_exact);
+
+    TCase *tc_tol = tcase_create("Tolerance");
+    tcase_add_test(tc_tol, test_float32_within_tolerance);
+    tcase_add_test(tc_tol, test_wrong_step_count_exceeds_tolerance);
+    tcase_add_test(tc_tol, test_tolerance_scales_with_magnitude);
+    suite_add_tcase(s, tc_tol);
+
+    return s;
+}
