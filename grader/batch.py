@@ -89,6 +89,7 @@ from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.gpu_lock import GpuLock
 from grader.results import Grade
+from grader.status import PARTIAL_NO_GPU, PARTIAL_NOT_RUN, Status, is_final, row_is_final
 
 ROW_SCHEMA = 1
 GRADEBOOK = "gradebook.csv"
@@ -126,8 +127,15 @@ def collect(paths: list[str]) -> list[Submission]:
 
 
 def status_of(g: Grade) -> str:
-    """The gradebook status of a grading (rejected archives are named by the caller)."""
-    failed = {s.name: s for s in g.steps if s.status == "failed"}
+    """The gradebook status of a grading (rejected archives are named by the caller). A
+    grade that is not final is "partial ...", also when some points are already lost or a
+    step failed: a failed device probe (the judge's) leaves every runtime point pending. A
+    step that zeroes the submission (assemble, build, symbols, the lab binary's start-up)
+    leaves nothing pending, and its status names it."""
+    if not is_final(g):
+        device = g.step("device")
+        return PARTIAL_NO_GPU if device and device.status == Status.NOT_RUN else PARTIAL_NOT_RUN
+    failed = {s.name: s for s in g.steps if s.status == Status.FAILED}
     if "assemble" in failed:
         return "incomplete: " + "; ".join(failed["assemble"].messages)
     if "build" in failed:
@@ -136,13 +144,6 @@ def status_of(g: Grade) -> str:
         return "symbol check failed"
     if "device" in failed:
         return "start-up failed"
-    if g.pending_points:  # also when some points are already lost: not a final grade
-        device = g.step("device")
-        return (
-            "partial (no GPU)"
-            if device and device.status == "not_run"
-            else ("partial (checks not run)")
-        )
     return "graded"
 
 
@@ -174,7 +175,9 @@ def _is_done(folder: Path) -> bool:
     row = _read_row(folder / "batch.json")
     # a grader error is retried; a partial grade (no GPU, checks left out) is graded again,
     # so that running the same command on the GPU machine completes it
-    return row is not None and not row["status"].startswith("error:") and _is_final(row["status"])
+    return (
+        row is not None and not row["status"].startswith("error:") and row_is_final(row["status"])
+    )
 
 
 def _read_row(path: Path) -> dict | None:
@@ -185,11 +188,6 @@ def _read_row(path: Path) -> dict | None:
     if not isinstance(row, dict) or row.get("batch_row") != ROW_SCHEMA:
         return None
     return row
-
-
-def _is_final(status: str) -> bool:
-    """Whether a gradebook status is a final grade ("partial ...": some points pending)."""
-    return not status.startswith("partial")
 
 
 def _closing_line(statuses: list[str], gradebook: Path) -> str:
@@ -205,7 +203,7 @@ def _closing_line(statuses: list[str], gradebook: Path) -> str:
         counts[key] = counts.get(key, 0) + 1
     parts = [f"{n} {key}" for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     text = f"batch: {len(statuses)} students: {', '.join(parts) or 'none'}"
-    if not all(map(_is_final, statuses)):
+    if not all(map(row_is_final, statuses)):
         text += " — partial grades are not final (their cells are empty; run again with a GPU)"
     return f"{text}; gradebook: {manifest.display_path(gradebook)}"
 
@@ -257,7 +255,7 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
     head = ["id", *names, *(["report"] if has_report else []), "total", "max"]
     w.writerow([*head, *(["manual_pending"] if has_report else []), "status"])
     for r in rows:
-        final = _is_final(r["status"])
+        final = row_is_final(r["status"])
         cells = [
             report._points(r["exercises"][n]) if final and n in r["exercises"] else ""
             for n in names
@@ -344,7 +342,7 @@ class Batch:
         print(_closing_line(statuses, self.out / GRADEBOOK), file=self.err)
         if any(s.startswith("error:") for s in statuses):
             return 2
-        if not all(map(_is_final, statuses)):
+        if not all(map(row_is_final, statuses)):
             return 3
         return 0
 
@@ -352,7 +350,7 @@ class Batch:
         """``[3/30] alice: 17/17 graded (...)``; a partial grade shows the points earned so
         far and those pending: ``[4/30] bob: 15 so far of 17, 2 pending partial (...)``."""
         total = report._points(row["total"])
-        if _is_final(row["status"]):
+        if row_is_final(row["status"]):
             score = f"{total}/{row['max']}"
         else:
             pending = row.get("pending_points")

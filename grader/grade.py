@@ -58,7 +58,6 @@ from grader.errors import GraderError
 from grader.gpu_lock import GpuLock
 from grader.manifest import Exercise, Lab, display_path
 from grader.results import (
-    LOST_FOR_CERTAIN,
     PART_NAMES,
     ExerciseResult,
     Grade,
@@ -66,8 +65,15 @@ from grader.results import (
     ReportResult,
     Step,
 )
-
-NOT_IN_EXERCISE = "not part of this exercise"
+from grader.status import (
+    DID_NOT_RUN,
+    LOST_FOR_CERTAIN,
+    NOT_IN_EXERCISE,
+    Status,
+    not_in_exercise,
+    ran,
+    state,
+)
 
 
 @dataclass
@@ -93,16 +99,16 @@ def _new_results(lab: Lab) -> dict[str, ExerciseResult]:
         specs = {"static": ex.static, "sanitizer": ex.sanitizer, "performance": ex.performance}
         for name, spec in specs.items():
             if spec is None:
-                parts[name].status = "skipped"
+                parts[name].status = Status.SKIPPED
                 parts[name].reason = NOT_IN_EXERCISE
         results[ex.name] = ExerciseResult(ex.name, parts)
     return results
 
 
-def _set_not_run(parts, names, reason: str, status: str = "not_run") -> None:
+def _set_not_run(parts, names, reason: str, status: str = Status.NOT_RUN) -> None:
     for name in names:
         part = parts[name]
-        if part.reason == NOT_IN_EXERCISE or part.status in ("passed", "failed"):
+        if not_in_exercise(part) or ran(part.status):
             continue
         part.status = status
         part.reason = reason
@@ -116,11 +122,11 @@ def _zero_all(results: dict[str, ExerciseResult], reason: str) -> None:
     status; its points are 0 all the same."""
     for ex in results.values():
         for part in ex.parts.values():
-            if part.reason == NOT_IN_EXERCISE:
+            if not_in_exercise(part):
                 continue
             part.fraction = 0
-            if part.status not in ("passed", "failed"):
-                part.status = "not_run"
+            if not ran(part.status):
+                part.status = Status.NOT_RUN
                 part.reason = reason
         ex.note = f"{ex.name}: 0 points: {reason}"
 
@@ -175,7 +181,7 @@ class Grading:
 
     # -- helpers ---------------------------------------------------------------------
 
-    def step(self, name: str, status: str, messages: list[str] | None = None) -> Step:
+    def step(self, name: str, status: Status, messages: list[str] | None = None) -> Step:
         s = Step(name, status, list(messages or []))
         self.grade.steps.append(s)
         return s
@@ -205,10 +211,11 @@ class Grading:
         asm = assembler.assemble(self.lab, self.submission, tmp)
         self._report(asm)
         if not asm.ok:
-            self.step("assemble", "failed", asm.problems)
+            self.step("assemble", Status.FAILED, asm.problems)
             _zero_all(self.results, "; ".join(asm.problems))
             return
-        self.step("assemble", "passed", [f"student files: {', '.join(self.lab.student_files)}"])
+        files = ", ".join(self.lab.student_files)
+        self.step("assemble", Status.PASSED, [f"student files: {files}"])
         self.strip_paths = [str(asm.src), str(asm.src.resolve())]
         for name, lines in lint.warnings(self.lab, asm.src).items():
             self.results[name].warnings.extend(lines)
@@ -223,17 +230,17 @@ class Grading:
         # the build and every run of the submission from here on are in this sandbox
         # (grader.sandbox): the preprocessor and the assembler read what the source names
         self.box = sandbox.choose([self.root], self.options.sandbox_default)
-        status = "passed" if self.box.kind in ("bwrap", "user") else "skipped"
+        status = Status.PASSED if self.box.kind in ("bwrap", "user") else Status.SKIPPED
         self.step("sandbox", status, [self.box.notice, cgroup.status()])
         out_dir = tmp / "out"
         start = time.monotonic()
         built = builder.build(self.root, asm.src, out_dir, nvcc, self.options.arch, self.box)
         self.grade.timings["build"] = time.monotonic() - start
         if not built.ok:
-            self.step("build", "failed", built.summary)
+            self.step("build", Status.FAILED, built.summary)
             _zero_all(self.results, "the build failed")
             return
-        self.step("build", "passed", builder.warnings(built.log, asm.src, out_dir))
+        self.step("build", Status.PASSED, builder.warnings(built.log, asm.src, out_dir))
         self.binary = built.binary
         objects = builder.student_objects(out_dir, self.lab.student_files)
 
@@ -285,7 +292,7 @@ class Grading:
             except OSError as e:
                 problem = f"cannot read {spec.file}: {e.strerror}"
         found = writeup.check(spec, data, problem)
-        result.status = "passed" if found.passed else "failed"
+        result.status = Status.PASSED if found.passed else Status.FAILED
         result.info = found.info + (f" ({found.note})" if found.note else "")
         result.messages = found.messages
         result.sections = found.sections
@@ -294,7 +301,7 @@ class Grading:
         """True: trusted; False: failed (submission zeroed); None: nm missing."""
         nm = tools.find("nm")
         if nm is None:
-            self.step("symbols", "not_run", [tools.not_found("nm")])
+            self.step("symbols", Status.NOT_RUN, [tools.not_found("nm")])
             return None
         sources = {}
         for name in objects:
@@ -309,14 +316,14 @@ class Grading:
             self.root, src, out_dir, self.lab.student_files, nvcc
         )
         if problems:
-            self.step("symbols", "failed", problems)
+            self.step("symbols", Status.FAILED, problems)
             _zero_all(
                 self.results,
                 "the symbol check failed (see 'symbols' above), so the submission was not "
                 "checked further",
             )
             return False
-        self.step("symbols", "passed", ["defines and calls only what submissions may"])
+        self.step("symbols", Status.PASSED, ["defines and calls only what submissions may"])
         return True
 
     def _static(self, objects) -> None:
@@ -326,21 +333,23 @@ class Grading:
         if cuobjdump is None or not cu_objects:
             reason = tools.not_found("cuobjdump") if cu_objects else "no CUDA student file"
             for ex in wanted:
-                _set_not_run(self.results[ex.name].parts, ("static",), reason, "skipped")
+                _set_not_run(self.results[ex.name].parts, ("static",), reason, Status.SKIPPED)
             return
         dumped = sass.dump(cuobjdump, cu_objects, self.options.arch)
         if dumped.error:
             for ex in wanted:
-                _set_not_run(self.results[ex.name].parts, ("static",), dumped.error, "skipped")
+                _set_not_run(
+                    self.results[ex.name].parts, ("static",), dumped.error, Status.SKIPPED
+                )
             return
         # evidence for the student (no points): where each kernel's data lives
         found = spaces.lines(dumped) or ["no kernels in the student files"]
-        self.step("spaces", "info", [*found, f"(SASS read with {cuobjdump.path})"])
+        self.step("spaces", Status.INFO, [*found, f"(SASS read with {cuobjdump.path})"])
         sources = " or ".join(n for n in self.lab.student_files if n.endswith(".cu"))
         for ex in wanted:
             part = self.results[ex.name].parts["static"]
             res = sass.check_kernel(dumped, ex.kernel, ex.static, sources or "the student files")
-            part.status = "passed" if res.passed else "failed"
+            part.status = Status.PASSED if res.passed else Status.FAILED
             part.fraction = 1 if res.passed else 0
             part.messages = res.messages
             part.info = res.info
@@ -354,18 +363,18 @@ class Grading:
         probe = harness.device_info(self.judge.path, self.version, box=harness.TRUSTED)
         if probe.doc is None:
             reason = f"the device probe (judge --device-info) {probe.problem}"
-            self.step("device", "failed", [reason])
+            self.step("device", Status.FAILED, [reason])
             self.runtime_not_run(reason)
             return
         if probe.doc["status"] != "ok":
             reason = "no CUDA device (the judge reported no_device)"
-            self.step("device", "not_run", [reason])
+            self.step("device", Status.NOT_RUN, [reason])
             self.runtime_not_run(reason)
             return
         listing, problem = harness.list_exercises(self.binary, box=self.box)
         if listing is None:
             reason = f"the lab binary failed at start-up ({problem})"
-            self.step("device", "failed", [reason])
+            self.step("device", Status.FAILED, [reason])
             _zero_all(self.results, reason)
             return
         entries = manifest.check_against_harness(self.lab, listing)
@@ -374,7 +383,7 @@ class Grading:
         }
         device = probe.doc.get("device") or {}
         self.grade.device = device
-        self.step("device", "passed", [_device_text(device)])
+        self.step("device", Status.PASSED, [_device_text(device)])
 
     def _correctness(self, ex: Exercise) -> None:
         er = self.results[ex.name]
@@ -389,7 +398,7 @@ class Grading:
                 # One hang is enough evidence: waiting out the limit once per case would
                 # make a hanging kernel cost minutes of the GPU queue (batch grading).
                 row = {"hidden": True} if hidden else {"size": list(size)}
-                row["status"] = "not_run"
+                row["status"] = Status.NOT_RUN
                 row["message"] = (
                     f"not run: an earlier case of {ex.name} did not finish in {timeout_s:g} s"
                 )
@@ -422,13 +431,13 @@ class Grading:
             if not hidden:
                 runs.append((size, run))
         part.fraction = Fraction(passed, len(ex.cases))
-        part.status = "passed" if passed == len(ex.cases) else "failed"
+        part.status = Status.PASSED if passed == len(ex.cases) else Status.FAILED
         part.info = f"{passed} of {len(ex.cases)} sizes correct"
         part.finding = diagnose.exercise_summary(self.lab, ex, runs) or (
             diagnose.hidden_summary(self.lab, ex, failed_hidden) if failed_hidden else None
         )
         early = [w for w in er.warnings if lint.EARLY_RETURN_MARK in w]
-        if part.status == "failed" and early:  # the cause the source shows, not a guess
+        if part.status == Status.FAILED and early:  # the cause the source shows, not a guess
             part.finding = f"{ex.name}: {early[0]}"
 
     def _sanitizer(self, ex: Exercise) -> None:
@@ -437,7 +446,7 @@ class Grading:
         if ex.sanitizer is None or part.reason is not None:
             return
         if not self.options.sanitizer:
-            _set_not_run(er.parts, ("sanitizer",), "left out (--no-sanitizer)", "skipped")
+            _set_not_run(er.parts, ("sanitizer",), "left out (--no-sanitizer)", Status.SKIPPED)
             return
         if ex.name in self.hung:
             _set_not_run(er.parts, ("sanitizer",), "a correctness case did not finish")
@@ -485,7 +494,7 @@ class Grading:
                     break
             clean_tools += tool_clean
         part.fraction = Fraction(clean_tools, len(ex.sanitizer.tools))
-        part.status = "passed" if clean_tools == len(ex.sanitizer.tools) else "failed"
+        part.status = Status.PASSED if clean_tools == len(ex.sanitizer.tools) else Status.FAILED
         part.info = f"{clean_tools} of {len(ex.sanitizer.tools)} tools clean"
 
     def _performance(self, ex: Exercise) -> None:
@@ -495,7 +504,7 @@ class Grading:
         if spec is None or part.reason is not None:
             return
         if not self.options.performance:
-            _set_not_run(er.parts, ("performance",), "left out (--no-perf)", "skipped")
+            _set_not_run(er.parts, ("performance",), "left out (--no-perf)", Status.SKIPPED)
             return
         if ex.name in self.hung:
             _set_not_run(er.parts, ("performance",), "a correctness case did not finish")
@@ -518,7 +527,7 @@ class Grading:
         if k == "no_device":
             _set_not_run(er.parts, ("performance",), "no CUDA device")
             return
-        part.status = "failed"
+        part.status = Status.FAILED
         part.fraction = 0
         if k != "ok":
             if run.doc is not None and run.doc["status"] == "wrong":
@@ -533,7 +542,7 @@ class Grading:
                 )
             part.messages.append(msg)
             row["message"] = msg
-            if er.parts["correctness"].status == "passed":
+            if er.parts["correctness"].status == Status.PASSED:
                 part.finding = (
                     f"{ex.name}: {msg}: the kernel passed every correctness case, so its result "
                     "depends on the run (a race between threads?)"
@@ -571,7 +580,7 @@ class Grading:
         part.info = " | ".join(texts)
         if not spec.calibrated:  # figures without points (docs/adding-a-lab.md)
             part.finding = part.fraction = None
-            part.status, part.reason = "not_run", manifest.UNCALIBRATED
+            part.status, part.reason = Status.NOT_RUN, manifest.UNCALIBRATED
             row["message"] = part.info
             return
         row["criteria"] = scored
@@ -583,7 +592,7 @@ class Grading:
         if scored:  # the first scored criterion, for readers of a single metric
             row["metric"], row["value"] = scored[0]["metric"], scored[0]["value"]
         part.fraction = sum(fractions, Fraction(0)) / len(fractions)
-        part.status = "passed" if part.fraction >= 1 else "failed"
+        part.status = Status.PASSED if part.fraction >= 1 else Status.FAILED
 
     def _not_run_summary(self) -> None:
         """ "correctness, sanitizer, performance — no CUDA device (...)" lines: the parts
@@ -594,12 +603,12 @@ class Grading:
         pending: dict[str, bool] = {}
         for ex in self.grade.exercises:
             for part in ex.parts.values():
-                if part.status in ("not_run", "skipped") and part.reason != NOT_IN_EXERCISE:
+                if part.status in DID_NOT_RUN and not not_in_exercise(part):
                     reason = part.reason or "unknown"
                     names = by_reason.setdefault(reason, [])
                     if part.name not in names:
                         names.append(part.name)
-                    pending[reason] = pending.get(reason, False) or part.points is None
+                    pending[reason] = pending.get(reason, False) or state(part).pending
         order = {name: i for i, name in enumerate(PART_NAMES)}
         self.grade.not_run = [
             f"{', '.join(sorted(names, key=order.get))} — {reason}"
@@ -627,10 +636,10 @@ def rejected(lab_dir: Path, options: Options, reason: str) -> Grade:
     batch grading): every part zero, the reason as a failed "assemble" step, so its
     reports read like any other zeroed submission's."""
     g = Grading(lab_dir, options)
-    g.step("assemble", "failed", [reason])
+    g.step("assemble", Status.FAILED, [reason])
     _zero_all(g.results, reason)
     if g.grade.report is not None:
-        g.grade.report.status = "failed"
+        g.grade.report.status = Status.FAILED
         g.grade.report.info = "not checked"
         g.grade.report.messages = [reason]
     scoring.score(g.grade)

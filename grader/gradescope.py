@@ -73,19 +73,21 @@ import json
 from grader import report
 from grader.errors import GraderError
 from grader.files import write_atomic
-from grader.results import (
+from grader.results import PART_NAMES, ExerciseResult, Grade, Part, ReportResult
+from grader.status import (
     LOST_FOR_CERTAIN,
-    PART_NAMES,
-    ExerciseResult,
-    Grade,
-    Part,
-    ReportResult,
+    LOST_FOR_CERTAIN_TEXT,
+    State,
+    Status,
+    is_final,
+    ran,
+    state,
 )
 
 
 def _pending_reason(ex: ExerciseResult, part: Part) -> str:
-    """Why ``part``'s points are not known yet (``part.points`` is None)."""
-    if part.status in ("not_run", "skipped"):
+    """Why ``part``'s points are not known yet (its state is PENDING)."""
+    if not ran(part.status):
         return part.reason or "unknown"
     why = ex.parts["correctness"].reason or "unknown"
     return f"its points need every correctness case to pass, and correctness did not run ({why})"
@@ -96,7 +98,8 @@ def _test(ex: ExerciseResult, number: str, part: Part) -> dict:
     lines.extend(line.strip() for line in report._part_details(part))
     if part.finding:
         lines.append(f"=> {part.finding}")
-    if part.points is None:  # pending: neither earned nor lost (module docstring)
+    st = state(part)
+    if st is State.PENDING:  # neither earned nor lost (module docstring)
         reason = _pending_reason(ex, part)
         lines.insert(
             0,
@@ -108,19 +111,18 @@ def _test(ex: ExerciseResult, number: str, part: Part) -> dict:
             "number": number,
             "output": "\n".join(lines) + "\n",
             "visibility": "visible",
-            "tags": [ex.name, part.name, "pending"],
+            "tags": [ex.name, part.name, State.PENDING.value],
             "extra_data": {"pending": True, "max_score": part.max, "reason": reason},
         }
-    not_run = part.status in ("not_run", "skipped")
-    if not_run:  # its points are known all the same: a certain loss
-        lines.insert(0, f"not run: {part.reason or 'unknown'} — 0 points, lost for certain")
-    passed = not not_run and part.status == "passed" and part.points >= part.max
+    if st is State.LOST_NOT_RUN:  # it did not run, yet its 0 is known: a certain loss
+        lines.insert(0, f"not run: {part.reason or 'unknown'} — {LOST_FOR_CERTAIN_TEXT}")
+    passed = st is State.EARNED and part.status == Status.PASSED
     return {
         "name": f"{ex.name}: {part.name}",
         "number": number,
         "score": part.points,
         "max_score": part.max,
-        "status": "passed" if passed else "failed",
+        "status": Status.PASSED if passed else Status.FAILED,
         "output": "\n".join(lines) + "\n",
         "visibility": "visible",
         "tags": [ex.name, part.name],
@@ -129,9 +131,9 @@ def _test(ex: ExerciseResult, number: str, part: Part) -> dict:
 
 def _not_final_line(grade: Grade) -> str | None:
     """The first line of the output of a grade that is not final, or None when it is."""
-    pending = grade.pending_points
-    if not pending:
+    if is_final(grade):
         return None
+    pending = grade.pending_points
     why = [line for line in grade.not_run if not line.endswith(LOST_FOR_CERTAIN)]
     return (
         f"NOT A FINAL GRADE: {pending} of {grade.max} points are pending on checks that did "
@@ -147,14 +149,14 @@ def _report_tests(r: ReportResult, group: int) -> list[dict]:
     tests = []
     if r.max > 0:
         lines = [report._filled_line(r), *(f"=> {m}" for m in r.messages)]
-        passed = r.status == "passed" and r.points is not None and r.points >= r.max
+        passed = state(r) is State.EARNED and r.status == Status.PASSED
         tests.append(
             {
                 "name": f"{r.file}: filled in",
                 "number": f"{group}.{len(tests) + 1}",
                 "score": 0 if r.points is None else r.points,
                 "max_score": r.max,
-                "status": "passed" if passed else "failed",
+                "status": Status.PASSED if passed else Status.FAILED,
                 "output": "\n".join(lines) + "\n",
                 "visibility": "visible",
                 "tags": ["report", "filled"],
@@ -203,7 +205,7 @@ def results(grade: Grade, elapsed_s: float) -> dict:
         "score": grade.total,
         "execution_time": int(round(elapsed_s)),
         "output": output,
-        "extra_data": {"final": not_final is None, "pending_points": grade.pending_points},
+        "extra_data": {"final": is_final(grade), "pending_points": grade.pending_points},
         "tests": tests,
     }
     board = _leaderboard(grade)

@@ -80,15 +80,24 @@ from grader.diagnose import size_text
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.results import PART_NAMES, Grade, Part, ReportResult
+from grader.status import (
+    LOST_FOR_CERTAIN_TEXT,
+    MANUAL_REVIEW,
+    State,
+    Status,
+    is_final,
+    ran,
+    state,
+)
 
 REPORT_SCHEMA = 1
 MAX_CASE_DETAILS = 2  # failed correctness cases whose message the terminal report shows
 _MARK = {
-    "passed": "passed",
-    "failed": "FAILED",
-    "skipped": "skipped",
-    "not_run": "not run",
-    "info": "",  # evidence without a verdict (the memory spaces each kernel uses)
+    Status.PASSED: "passed",
+    Status.FAILED: "FAILED",
+    Status.SKIPPED: "skipped",
+    Status.NOT_RUN: "not run",
+    Status.INFO: "",  # evidence without a verdict (the memory spaces each kernel uses)
 }
 
 
@@ -98,8 +107,14 @@ def _points(x: float | None) -> str:
     return f"{x:g}" if x == int(x) else f"{x:.2f}"
 
 
+def _not_shown(part: Part) -> bool:
+    """A part with nothing at stake that was skipped (the exercise has no such part): no
+    line in the exercise's block, "·" in the score table."""
+    return state(part) is State.ABSENT and part.status == Status.SKIPPED
+
+
 def _part_cell(part: Part) -> str:
-    if part.max == 0 and part.status == "skipped":
+    if _not_shown(part):
         return "·"
     return f"{_points(part.points)}/{part.max}"
 
@@ -111,14 +126,15 @@ def _status_line(label: str, part: Part) -> str:
         text += f": {part.reason}"
     elif part.info:
         text += f"  {part.info}"
-    if part.status in ("not_run", "skipped") and part.points is not None and part.max > 0:
+    st = state(part)
+    if st is State.LOST_NOT_RUN:
         # it never ran, yet its points are known: a build failure (or a failed symbol check,
         # a missing file, a wrong kernel's gate) took them whatever it would have found
-        text += "  (0 points, lost for certain)"
-    if part.name != "correctness" and part.status in ("passed", "failed") and part.max > 0:
-        if part.points is None:
+        text += f"  ({LOST_FOR_CERTAIN_TEXT})"
+    if part.name != "correctness" and ran(part.status) and st is not State.ABSENT:
+        if st is State.PENDING:
             text += "  (points wait for correctness, which did not run)"
-        elif part.points == 0 and part.status == "passed":
+        elif part.points == 0 and part.status == Status.PASSED:
             text += "  (0 points: every correctness case must pass first)"
     return text
 
@@ -143,7 +159,7 @@ def text(grade: Grade, quiet: bool = False) -> str:
             out.append(f"{ex.name}")
             for name in PART_NAMES:
                 part = ex.parts[name]
-                if part.max == 0 and part.status == "skipped":
+                if _not_shown(part):
                     continue
                 out.append(_status_line(name, part))
                 out.extend(_part_details(part))
@@ -169,7 +185,7 @@ def text(grade: Grade, quiet: bool = False) -> str:
 
 def _manual_text(r: ReportResult) -> str:
     return (
-        f"pending manual review: {r.manual} points for {r.file}, graded by the instructor "
+        f"{MANUAL_REVIEW}: {r.manual} points for {r.file}, graded by the instructor "
         "(not in the automatic score)"
     )
 
@@ -218,7 +234,7 @@ def _part_details(part: Part) -> list[str]:
             lines.append(line)
             if row["status"] == "ok":
                 continue
-            if row["status"] == "not_run":  # after a hang: the same reason for every case
+            if row["status"] == Status.NOT_RUN:  # after a hang: the same reason for every case
                 if not said_not_run and row.get("message"):
                     lines.append(f"{pad}  {row['message']}")
                 said_not_run = True
@@ -291,7 +307,7 @@ def _table(grade: Grade) -> list[str]:
         rows.append(f"{r.file:<{width}}  {cells}  {_points(r.points) + '/' + str(r.max):>11}")
     rows.append("-" * len(head))
     total = f"{_points(grade.total)}/{grade.max}"
-    if any(ex.pending for ex in grade.exercises):
+    if not is_final(grade):
         total += "+"
     rows.append(f"{'total':<{width}}  {'':>{len(head) - width - 15}}{total:>13}")
     if grade.manual_pending:
@@ -363,7 +379,7 @@ def to_json(grade: Grade) -> dict:
         "report": _report_json(grade.report),
         "total": grade.total,
         "max": grade.max,
-        "final": grade.pending_points == 0,
+        "final": is_final(grade),
         "manual_pending": grade.manual_pending,
         "not_run": grade.not_run,
         "exit_code": grade.exit_code,
@@ -382,7 +398,7 @@ def _report_json(r: ReportResult | None) -> dict | None:
         "info": r.info,
         "messages": r.messages,
         "sections": r.sections,
-        "manual": {"max": r.manual, "points": None, "status": "pending manual review"},
+        "manual": {"max": r.manual, "points": None, "status": MANUAL_REVIEW},
     }
 
 

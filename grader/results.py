@@ -2,21 +2,16 @@
 
 A *step* is something done once per submission (assemble, build, symbols, device). A
 *part* is one of an exercise's four scored parts (correctness, static, sanitizer,
-performance) with a status:
-
-- "passed" / "failed": the check ran;
-- "skipped": the check was left out on purpose (``--no-sanitizer``, ``--no-perf``) or
-  its tool is missing (no cuobjdump for the static checks);
-- "not_run": the check could not run (no CUDA device, no compute-sanitizer, the build
-  failed, the symbol check failed, a correctness case hung).
+performance) with a ``grader.status.Status``: what its check did ("passed", "failed",
+"skipped", "not_run").
 
 ``fraction`` is the share of the part's points its own check earned (None when it did
-not run); ``grader.scoring`` turns it into ``points``, applying the correctness gate. A
-part whose points cannot be known yet (it, or the correctness it depends on, did not run)
-has ``points`` None: it is *pending*. A part that did not run because the submission is
-zeroed (a missing file, a failed build or symbol check) is "not_run" with fraction 0: its
-0 is known, a certain loss, not pending. Skipped and not-run parts are never counted as
-passed.
+not run); ``grader.scoring`` turns it into ``points``, applying the correctness gate.
+``grader.status`` defines what the points then are (``State``): earned, lost for certain
+(a part that did not run because the submission is zeroed — a missing file, a failed build
+or symbol check — is "not_run" with fraction 0: its 0 is known), *pending* (``points``
+None: it, or the correctness it depends on, did not run) or absent. Skipped and not-run
+parts are never counted as passed.
 
 A lab with a written report (lab.toml ``[report]``) adds a ``ReportResult``: its automatic
 "filled" points, known once the check ran, and its manual points, which the grader neither
@@ -29,17 +24,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from grader import status as status_model
+from grader.status import Status
+
 PART_NAMES = ("correctness", "static", "sanitizer", "performance")
-# ends a reason of Grade.not_run whose parts scored 0 without running: a certain loss (the
-# build failed), not points pending
-LOST_FOR_CERTAIN = " (0 points, lost for certain)"
 
 
 @dataclass
 class Part:
     name: str
     max: int
-    status: str = "not_run"
+    status: str = Status.NOT_RUN
     fraction: Fraction | float | None = None
     messages: list[str] = field(default_factory=list)  # readable findings
     reason: str | None = None  # why skipped / not run
@@ -50,7 +45,7 @@ class Part:
 
     @property
     def pending(self) -> bool:
-        return self.points is None
+        return status_model.state(self).pending
 
 
 @dataclass
@@ -90,7 +85,7 @@ class ReportResult:
     file: str  # "REPORT.md"
     max: int  # the automatic points for a report that is filled in ("filled")
     manual: int  # graded by hand: never earned or lost by the grader
-    status: str = "not_run"  # "passed" / "failed" once checked
+    status: str = Status.NOT_RUN  # PASSED / FAILED once checked
     points: float | None = None  # set by grader.scoring; None = not checked
     info: str = ""  # one line: how many sections are filled in
     messages: list[str] = field(default_factory=list)  # one per problem, naming the section
@@ -100,7 +95,7 @@ class ReportResult:
 @dataclass
 class Step:
     name: str  # "assemble", "build", "symbols", "device"
-    status: str  # "passed", "failed", "skipped", "not_run", "info" (evidence, no verdict)
+    status: str  # a Status: INFO is evidence without a verdict
     messages: list[str] = field(default_factory=list)
 
 
@@ -130,27 +125,24 @@ class Grade:
         """Points held for the instructor's manual review (not in ``total`` or ``max``)."""
         return self.report.manual if self.report else 0
 
+    def scored(self) -> list:
+        """Everything with automatic points: every exercise's parts, then the report's
+        "filled" points when the lab has a report (``grader.status``'s items)."""
+        items = [p for ex in self.exercises for p in ex.parts.values()]
+        return items + ([self.report] if self.report is not None else [])
+
     @property
     def pending_points(self) -> int:
         """Automatic points not known yet: parts whose checks (or the correctness they
         wait for) did not run, and an unchecked report's "filled" points. 0 means the
         automatic total is final (manual points are apart: ``manual_pending``)."""
-        pending = sum(p.max for ex in self.exercises for p in ex.parts.values() if p.points is None)
-        if self.report is not None and self.report.points is None:
-            pending += self.report.max
-        return pending
+        return status_model.pending_points(self.scored())
 
     @property
     def lost_points(self) -> float:
         """Automatic points known to be lost: the known parts' shortfall, and a report's
         "filled" points when it is not filled in."""
-        lost = sum(
-            p.max - p.points for ex in self.exercises for p in ex.parts.values()
-            if p.points is not None
-        )
-        if self.report is not None and self.report.points is not None:
-            lost += self.report.max - self.report.points
-        return round(lost, 2)
+        return status_model.lost_points(self.scored())
 
     def step(self, name: str) -> Step | None:
         for s in self.steps:

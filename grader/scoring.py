@@ -35,6 +35,9 @@ A report's manual points never change the exit status: they are pending in every
 grading by design, so counting them would make 3 permanent for such a lab and take away
 its one meaning, "run it again where the missing checks can run" (docs/design-notes.md,
 17). A report that is not filled in loses its ``filled`` points for certain: 1.
+
+What the points then are (earned, lost for certain, pending, absent), and the exit status
+read from them, is ``grader.status``'s model; this module only computes the points.
 """
 
 from __future__ import annotations
@@ -42,7 +45,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from grader import status
 from grader.results import ExerciseResult, Grade, Part, ReportResult
+from grader.status import Status
 
 GATED = ("static", "sanitizer", "performance")
 
@@ -94,21 +99,17 @@ def score_exercise(ex: ExerciseResult) -> None:
         exact[name] = p
         part.points = None if p is None else round2(p)
     known = [v for v in exact.values() if v is not None]
-    ex.pending = any(v is None for v in exact.values())
+    ex.pending = any(status.state(p).pending for p in ex.parts.values())
     ex.total = round2(sum(known, Fraction(0)))
     ex.max = sum(p.max for p in ex.parts.values())
-
-
-def lost_points(ex: ExerciseResult) -> bool:
-    return any(p.points is not None and p.points < p.max for p in ex.parts.values())
 
 
 def score_report(report: ReportResult) -> None:
     """Sets the report's automatic points: all when its check passed, none when it failed,
     None (pending) when it was not checked. Its manual points are not the grader's."""
-    if report.max == 0 or report.status == "passed":
+    if report.max == 0 or report.status == Status.PASSED:
         report.points = float(report.max)
-    elif report.status == "failed":
+    elif report.status == Status.FAILED:
         report.points = 0.0
     else:
         report.points = None
@@ -116,13 +117,10 @@ def score_report(report: ReportResult) -> None:
 
 def exit_code(exercises: list[ExerciseResult], report: ReportResult | None = None) -> int:
     """1 when a known part (or the report's filled points) lost points, else 3 when some
-    part is pending, else 0. Manual points do not count (module docstring)."""
-    report_lost = report is not None and report.points is not None and report.points < report.max
-    if report_lost or any(lost_points(ex) for ex in exercises):
-        return 1
-    if (report is not None and report.points is None) or any(ex.pending for ex in exercises):
-        return 3
-    return 0
+    part is pending, else 0 (``grader.status.exit_code``). Manual points do not count
+    (module docstring)."""
+    items = [p for ex in exercises for p in ex.parts.values()]
+    return status.exit_code(items + ([report] if report is not None else []))
 
 
 def score(grade: Grade) -> None:

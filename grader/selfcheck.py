@@ -31,6 +31,7 @@ from grader import grade as grading
 from grader import course, manifest, report
 from grader.errors import GraderError
 from grader.results import Grade
+from grader.status import State, Status, is_final, ran, state
 
 
 @dataclass
@@ -48,14 +49,14 @@ class Row:
 
 def _step_ok(g: Grade, name: str) -> bool:
     s = g.step(name)
-    return s is not None and s.status == "passed"
+    return s is not None and s.status == Status.PASSED
 
 
 def _common(g: Grade) -> list[str]:
     problems = []
     for name in ("assemble", "build", "symbols"):
         s = g.step(name)
-        if s is None or s.status != "passed":
+        if s is None or s.status != Status.PASSED:
             detail = f": {s.messages[0]}" if s and s.messages else ""
             problems.append(f"{name} did not pass{detail}")
     return problems
@@ -65,9 +66,9 @@ def _report_problems(g: Grade, solution: bool) -> list[str]:
     r = g.report
     if r is None or r.max == 0:
         return []
-    if solution and r.status != "passed":
+    if solution and r.status != Status.PASSED:
         return [f"{r.file} is not filled in: {'; '.join(r.messages) or r.status}"]
-    if not solution and r.status == "passed":
+    if not solution and r.status == Status.PASSED:
         return [f"the template {r.file} passes as filled in (worth {r.max} points)"]
     return []
 
@@ -94,19 +95,20 @@ def expect_solution(g: Grade) -> list[str]:
     problems += _report_problems(g, solution=True)
     for ex in g.exercises:
         st = ex.parts["static"]
-        if st.max > 0 or st.status in ("passed", "failed"):
-            if st.status != "passed":
+        if st.max > 0 or ran(st.status):
+            if st.status != Status.PASSED:
                 problems.append(f"{ex.name}: static {st.status}: {_why(st)}")
     if g.device is None:
         return problems
     for ex in g.exercises:
         for part in ex.parts.values():
-            if part.points is not None and part.points < part.max:
+            st = state(part)
+            if st.lost:
                 why = _why(part)
                 if part.name == "performance" and part.info:
                     why = f"measured {part.info}"
                 problems.append(f"{ex.name}: {part.name} {part.points:g}/{part.max}: {why}")
-            elif part.points is None and part.max > 0 and part.reason != manifest.UNCALIBRATED:
+            elif st.pending and part.reason != manifest.UNCALIBRATED:
                 problems.append(f"{ex.name}: {part.name} not run: {part.reason}")
     return problems
 
@@ -132,7 +134,7 @@ def expect_skeleton(g: Grade, kind: str = "stub") -> list[str]:
     problems += _report_problems(g, solution=False)
     for ex in g.exercises:
         st = ex.parts["static"]
-        if st.max > 0 and st.status == "passed":
+        if st.max > 0 and st.status == Status.PASSED:
             problems.append(
                 f"{ex.name}: the skeleton passes the static checks worth {st.max} points"
             )
@@ -141,7 +143,7 @@ def expect_skeleton(g: Grade, kind: str = "stub") -> list[str]:
     for ex in g.exercises:
         problems += _cases_not(ex, "wrong", "the skeleton", "must fail cleanly with 'wrong'")
         c = ex.parts["correctness"]
-        if c.points is None or c.points != 0:
+        if state(c).pending or c.points != 0:
             problems.append(f"{ex.name}: the skeleton scores {c.points} correctness points")
     return problems
 
@@ -159,13 +161,13 @@ def _expect_naive(g: Grade) -> list[str]:
         problems += _cases_not(ex, "ok", "the naive starting code", "must be correct")
         for name in ("correctness", "sanitizer"):
             part = ex.parts[name]
-            if part.max > 0 and part.points != part.max:
+            if state(part) not in (State.ABSENT, State.EARNED):
                 problems.append(
                     f"{ex.name}: the naive code's {name} {part.points}/{part.max}: {_why(part)}"
                 )
         perf = ex.parts["performance"]
         if perf.max > 0 and perf.reason != manifest.UNCALIBRATED:
-            if perf.points is None:
+            if state(perf).pending:
                 problems.append(f"{ex.name}: performance not run: {perf.reason}")
             elif perf.points != 0:
                 problems.append(
@@ -273,15 +275,14 @@ def _print_table(rows: list[Row], out) -> None:
         if not statics:
             static = "·"
         else:
-            n_pass = sum(p.status == "passed" for p in statics)
+            n_pass = sum(p.status == Status.PASSED for p in statics)
             static = f"{n_pass}/{len(statics)}"
         cors = [ex.parts["correctness"] for ex in g.exercises]
-        if any(p.points is None for p in cors):
+        if any(state(p).pending for p in cors):
             correct = "not run"
         else:
             correct = f"{sum(p.points for p in cors):g}/{sum(p.max for p in cors)}"
-        pending = any(e.pending for e in g.exercises)
-        score = f"{g.total:g}/{g.max}" + ("+" if pending else "")
+        score = f"{g.total:g}/{g.max}" + ("" if is_final(g) else "+")
         if not r.ok:
             verdict = "NOT AS EXPECTED"
         elif g.device is None:

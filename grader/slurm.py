@@ -58,6 +58,7 @@ from pathlib import Path
 from grader import batch, build, course, manifest, tools
 from grader.errors import GraderError
 from grader.files import write_atomic
+from grader.status import row_is_final
 
 SCRIPTS = "slurm"
 JOBS = "jobs.json"  # in DIR/slurm: the history of submissions (module docstring)
@@ -250,4 +251,4 @@ def stage(lab_dir: Path, out: Path, which: str, arch: str | None, err) -> int:
         print(batch._stale_line(stale, out.absolute()), file=err)
     statuses = [r["status"] for r in rows]
     print(batch._closing_line(statuses, out.absolute() / batch.GRADEBOOK), file=err)
-    return 0 if all(map(batch._is_final, statuses)) else 3
+    return 0 if all(map(row_is_final, statuses)) else 3
