@@ -114,6 +114,14 @@ class StaticRules:
     max_stack_bytes: int | None = None
     require_text: tuple[str, ...] = ()  # regexes searched in the whole instruction text
     forbid_text: tuple[str, ...] = ()
+    # What a text pattern means, in words, for the report: ((pattern, words), ...)
+    means: tuple[tuple[str, str], ...] = ()
+
+    def words(self, pattern: str) -> str:
+        """A text pattern as the report names it: its words from [static.means] with the
+        pattern after them, else the quoted pattern."""
+        text = dict(self.means).get(pattern)
+        return f"{text} ('{pattern}')" if text else f"'{pattern}'"
 
     @property
     def patterns(self) -> tuple[str, ...]:
@@ -443,7 +451,7 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
     if "static" in raw:
         t = c.table(where, raw["static"], "static")
         keys = ("require", "forbid", "require_text", "forbid_text")
-        c.keys(where, t, (*keys, "max_stack_bytes"), "static")
+        c.keys(where, t, (*keys, "max_stack_bytes", "means"), "static")
         lists = {k: c.strings(where, t.get(k, []), f"static.{k}") for k in keys}
         for key, patterns in lists.items():
             for p in patterns:
@@ -451,6 +459,12 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
         stack = t.get("max_stack_bytes")
         if stack is not None:
             stack = c.count(where, stack, "static.max_stack_bytes")
+        means_raw = c.table(where, t.get("means", {}), "static.means")
+        for p, text in means_raw.items():
+            if p not in (*lists["require_text"], *lists["forbid_text"]):
+                raise c.fail(where, f"static.means names {p!r}, which is no text pattern of it")
+            if not isinstance(text, str) or not text.strip():
+                raise c.fail(where, f"static.means[{p!r}] must be words (a non-empty string)")
         if not any(lists.values()) and stack is None:
             raise c.fail(
                 where,
@@ -460,7 +474,12 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
         if kernel is None:
             raise c.fail(where, "kernel is missing (static checks read the kernel's SASS)")
         static = StaticRules(
-            lists["require"], lists["forbid"], stack, lists["require_text"], lists["forbid_text"]
+            lists["require"],
+            lists["forbid"],
+            stack,
+            lists["require_text"],
+            lists["forbid_text"],
+            tuple(means_raw.items()),
         )
 
     sanitizer = None

@@ -336,10 +336,10 @@ def check_kernel(dumped: Dump, kernel: str, rules: StaticRules, source_files: st
         ]
         if absent_text:
             missing.extend(absent_text)
-            what = ", ".join(f"'{p}'" for p in absent_text)
-            messages.append(f"{label}: no instruction in its SASS matches {what}")
+            what = ", ".join(rules.words(p) for p in absent_text)
+            messages.append(f"{label}: its SASS lacks {what}")
         forbid = [(p, lambda p, ins: matches(p, ins.opcode), describe(p)) for p in rules.forbid]
-        forbid += [(p, text_matches, f"'{p}'") for p in rules.forbid_text]
+        forbid += [(p, text_matches, rules.words(p)) for p in rules.forbid_text]
         for pattern, test, what in forbid:
             found = [ins for ins in fn.instructions if test(pattern, ins)]
             if found:

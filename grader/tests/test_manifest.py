@@ -158,6 +158,14 @@ INVALID = [
         "static.require_text: 'c[0x3' is not a valid regular expression",
     ),
     (
+        "words for no text pattern",
+        BASE.replace(
+            'require = ["LDS", "STS", "BAR"]',
+            "require_text = ['LDS']\nmeans = { 'STS' = 'a shared store' }",
+        ),
+        "static.means names 'STS', which is no text pattern of it",
+    ),
+    (
         "few reps",
         BASE.replace("reps = 20", "reps = 5"),
         "performance.reps must be an integer >= 20",

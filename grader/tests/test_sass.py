@@ -197,7 +197,10 @@ def test_compiled_text_patterns_see_operands(compiled):
     assert "which this exercise forbids (first: " in res.messages[0]
     res = sass.check_kernel(compiled, "plain_kernel", rules, "k.cu")
     assert res.missing == [r"c\[0x3\]\["]
-    assert res.messages == [r"plain_kernel: no instruction in its SASS matches 'c\[0x3\]\['"]
+    assert res.messages == [r"plain_kernel: its SASS lacks 'c\[0x3\]\['"]
+    worded = StaticRules(require_text=(r"c\[0x3\]\[",), means=((r"c\[0x3\]\[", "a read of c[0x3]"),))
+    res = sass.check_kernel(compiled, "plain_kernel", worded, "k.cu")
+    assert res.messages == [r"plain_kernel: its SASS lacks a read of c[0x3] ('c\[0x3\]\[')"]
 
 
 def test_text_pattern_ignores_the_predicate_guard():
