@@ -397,18 +397,23 @@ static double sample(judge *j, int c, const batch_state *b, const copy_ctx *copy
 /* The launches per sample: enough that a sample of the student's lasts TARGET_SAMPLE_MS,
  * from the warm-up's samples (single launches), within CML_IPC_MAX_BATCH and the memory
  * for the extra outputs; 1 when the exercise cannot redirect its output. */
+/* Launches of launch_ms each that make a sample of TARGET_SAMPLE_MS, at most `cap` and
+ * CML_IPC_MAX_BATCH, at least 1. */
+static int launches_per_sample(double launch_ms, double cap) {
+    launch_ms = launch_ms > 0.005 ? launch_ms : 0.005;
+    double want = TARGET_SAMPLE_MS / launch_ms;
+    want = want < cap ? want : cap;
+    want = want < CML_IPC_MAX_BATCH ? want : CML_IPC_MAX_BATCH;
+    return want > 1.0 ? (int)want : 1;
+}
+
 static int choose_batch(const judge *j, double student_ms, double overhead_ms) {
     if (j->p.out_ref == NULL) {
         return 1;
     }
-    double launch_ms = student_ms - overhead_ms;
-    launch_ms = launch_ms > 0.005 ? launch_ms : 0.005;
-    double want = TARGET_SAMPLE_MS / launch_ms;
     const size_t out_bytes = j->p.n_out * sizeof(float);
     const double by_memory = 1.0 + (double)(BATCH_MEMORY_BYTES / (out_bytes ? out_bytes : 1));
-    want = want < by_memory ? want : by_memory;
-    want = want < CML_IPC_MAX_BATCH ? want : CML_IPC_MAX_BATCH;
-    return want > 1.0 ? (int)want : 1;
+    return launches_per_sample(student_ms - overhead_ms, by_memory);
 }
 
 /* Times the contenders; stats[3] = student, baseline, copy (per launch). Returns ANSWERED,
@@ -454,12 +459,8 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
              * the copy's and not a launch's fixed cost (lab 3.5's pipeline: 0.7 ms, while a
              * copy of its 34 MB takes 0.02 ms, about what a launch and its synchronisation
              * cost on the host clock). */
-            const double copy_ms = warm[C_COPY] > 0.005 ? warm[C_COPY] : 0.005;
-            const double copies = TARGET_SAMPLE_MS / copy_ms;
-            b.copy_batch = b.batch > 1 ? b.batch
-                           : copies < 1.0 ? 1
-                           : copies > CML_IPC_MAX_BATCH ? CML_IPC_MAX_BATCH
-                                                        : (int)copies;
+            b.copy_batch =
+                b.batch > 1 ? b.batch : launches_per_sample(warm[C_COPY], CML_IPC_MAX_BATCH);
             if (b.batch > 1) {
                 rc = give_outputs(j, &b);
                 if (rc != ANSWERED) {
@@ -474,12 +475,10 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
                     set = &sets[cml_rng_below(&j->secret, (uint64_t)n_sets)];
                     load_inputs(j, set);
                 }
-                for (int i = 0; i < b.batch; ++i) {
+                cml_lab_poison(&j->p); /* b.outs[0] is the case's d_out; d_raw too */
+                for (int i = 1; i < b.batch; ++i) {
                     CML_CHECK(
                         cudaMemsetAsync(b.outs[i], CML_POISON_BYTE, j->p.n_out * sizeof(float), 0));
-                }
-                if (j->p.d_raw) { /* then out_ref is NULL: one launch per sample */
-                    CML_CHECK(cudaMemsetAsync(j->p.d_raw, j->p.raw_poison, j->p.raw_bytes, 0));
                 }
             }
             if (d_flush) {
@@ -517,18 +516,19 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
         const double overhead = cml_median(&s[(size_t)C_NULL_WORKER * reps], (size_t)reps) -
                                 cml_median(&s[(size_t)C_NULL_JUDGE * reps], (size_t)reps);
         judged->worker_overhead_ms = overhead;
+        const int launches[N_CONTENDERS] = {[C_STUDENT] = b.batch,   [C_NULL_WORKER] = 1,
+                                            [C_BASELINE] = b.batch,  [C_NULL_JUDGE] = 1,
+                                            [C_COPY] = b.copy_batch};
         for (int i = 0; i < reps; ++i) {
             double *t = &s[(size_t)C_STUDENT * reps + i];
             *t = *t - overhead > 1e-6 ? *t - overhead : 1e-6;
             for (int c = C_STUDENT; c < N_CONTENDERS; ++c) {
-                s[(size_t)c * reps + i] /= c == C_NULL_WORKER || c == C_NULL_JUDGE ? 1
-                                           : c == C_COPY                         ? b.copy_batch
-                                                                                 : b.batch;
+                s[(size_t)c * reps + i] /= launches[c];
             }
         }
-        summarize(&s[(size_t)C_STUDENT * reps], reps, b.batch, &stats[0]);
-        summarize(&s[(size_t)C_BASELINE * reps], reps, b.batch, &stats[1]);
-        summarize(&s[(size_t)C_COPY * reps], reps, b.copy_batch, &stats[2]);
+        summarize(&s[(size_t)C_STUDENT * reps], reps, launches[C_STUDENT], &stats[0]);
+        summarize(&s[(size_t)C_BASELINE * reps], reps, launches[C_BASELINE], &stats[1]);
+        summarize(&s[(size_t)C_COPY * reps], reps, launches[C_COPY], &stats[2]);
     }
     free(samples);
     stop_null_server(j);

@@ -7,7 +7,8 @@
  * never compares anything), answers READY, then serves RUN (one launch of the student's
  * launcher, checked: cudaGetLastError, cudaDeviceSynchronize; a timed RUN asks for several
  * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS; or one launch
- * of the exercise's launch_part) until QUIT or the socket closes. A failed check sends ERROR and ends the process (cml_lab_fail).
+ * of the exercise's launch_part) until QUIT or the socket closes. A failed check sends ERROR
+ * and ends the process (cml_lab_fail).
  *
  * Source: docs/protocol.md, "Judged runs".
  */

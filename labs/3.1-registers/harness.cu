@@ -378,9 +378,13 @@ static void latency_launch_student(void *ctx) {
 
 /* Part 2 l + k (k = 0, 1) for extra_metrics: level l's chase with 1 (k = 0) or steps + 1 timed
  * loads. Their difference in time is `steps` loads, launch, warm-up and exchange cancelled. */
+static int latency_part_steps(const latency_ctx *c, int part) {
+    return part % 2 ? c->steps + 1 : 1;
+}
+
 static void latency_launch_part(void *ctx, int part) {
     latency_ctx *c = (latency_ctx *)ctx;
-    latency_chase(c, part / 2, part % 2 ? c->steps + 1 : 1);
+    latency_chase(c, part / 2, latency_part_steps(c, part));
 }
 
 /* The cycles a level's result reports (the student's clock64() figure), or -1 when unwritten. */
@@ -425,22 +429,25 @@ static void latency_finish(void *ctx, double run_ms) {
     CML_CHECK(cudaMemcpy(c->d_out, out, sizeof out, cudaMemcpyHostToDevice));
 }
 
+/* What part `part` must leave in its level's result: want[0] the final index, want[1] the
+ * checksum (the CPU's chase of the same cycle). */
+static void latency_part_ref(const latency_ctx *c, int part, uint32_t want[2]) {
+    const latency_level *L = &c->level[part / 2];
+    chase_ref(L->h_succ, L->n_nodes, CHASE_STRIDE_WORDS, L->start, L->warmup,
+              latency_part_steps(c, part), &want[0], &want[1]);
+}
+
 /* One timed run of a part on the clock of the process that compares; 1 into *right when the
- * level's result holds the chase of `steps` loads (final index and checksum), and its
- * clock64() cycles into *cycles. */
-static double latency_time_part(latency_ctx *c, int part, int *right, double *cycles) {
-    const int lvl = part / 2, steps = part % 2 ? c->steps + 1 : 1;
-    const latency_level *L = &c->level[lvl];
-    unsigned int *d_row = c->d_result + (size_t)lvl * CHASE_RESULT_WORDS;
+ * level's result holds `want` (latency_part_ref), and its clock64() cycles into *cycles. */
+static double latency_time_part(latency_ctx *c, int part, const uint32_t want[2], int *right,
+                                double *cycles) {
+    unsigned int *d_row = c->d_result + (size_t)(part / 2) * CHASE_RESULT_WORDS;
     CML_CHECK(cudaMemset(d_row, CML_POISON_BYTE, CHASE_RESULT_WORDS * sizeof(unsigned int)));
     CML_CHECK(cudaDeviceSynchronize());
     const double ms = cml_time_part(part);
     unsigned int w[CHASE_RESULT_WORDS];
     CML_CHECK(cudaMemcpy(w, d_row, sizeof w, cudaMemcpyDeviceToHost));
-    uint32_t final_j = 0, sum = 0;
-    chase_ref(L->h_succ, L->n_nodes, CHASE_STRIDE_WORDS, L->start, L->warmup, steps, &final_j,
-              &sum);
-    *right = w[0] == final_j && w[1] == sum;
+    *right = w[0] == want[0] && w[1] == want[1];
     *cycles = latency_cycles(w);
     return ms;
 }
@@ -460,11 +467,14 @@ static void latency_extra_metrics(void *ctx, cml_metrics *m) {
     double cyc[N_LEVELS], clock64[N_LEVELS];
     for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
         double t_short[LATENCY_PART_REPS], t_long[LATENCY_PART_REPS], own[LATENCY_PART_REPS];
+        uint32_t want_short[2], want_long[2];
+        latency_part_ref(c, 2 * lvl, want_short);
+        latency_part_ref(c, 2 * lvl + 1, want_long);
         for (int k = 0; k < LATENCY_PART_REPS; ++k) {
             int right_short = 0, right_long = 0;
             double ignored = 0.0;
-            t_short[k] = latency_time_part(c, 2 * lvl, &right_short, &ignored);
-            t_long[k] = latency_time_part(c, 2 * lvl + 1, &right_long, &own[k]);
+            t_short[k] = latency_time_part(c, 2 * lvl, want_short, &right_short, &ignored);
+            t_long[k] = latency_time_part(c, 2 * lvl + 1, want_long, &right_long, &own[k]);
             if (!right_short || !right_long) {
                 fprintf(stderr, "lab 3.1: the %s chase computed a wrong result when timed: no "
                                 "latency figures\n", kLevelNames[lvl]);

@@ -224,6 +224,24 @@ static int init_check(cml_check_set *check, size_t n, cml_rng *rng) {
     return cml_check_set_init(check, 1, n + 1, all ? NULL : &kCheckSample, 1, rng);
 }
 
+/* The input both exercises copy: n floats uniform in [-1, 1) from the seed (host, malloc'd),
+ * and the positions the check set compares, drawn after them. NULL when out of host memory
+ * (nothing left allocated). */
+static float *draw_input(size_t n, uint64_t seed, cml_check_set *check) {
+    float *h_in = (float *)malloc(n * sizeof(float));
+    if (h_in == NULL) {
+        return NULL;
+    }
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    if (!init_check(check, n, &rng)) {
+        free(h_in);
+        return NULL;
+    }
+    return h_in;
+}
+
 static void add_copy_engines(cml_metrics *m) {
     int device = 0, engines = 0;
     CML_CHECK(cudaGetDevice(&device));
@@ -298,22 +316,13 @@ static const char *host_copy_setup(cml_problem *p, const long long *size, uint64
     }
     const size_t n = (size_t)size[0];
     host_copy_ctx *c = (host_copy_ctx *)calloc(1, sizeof *c);
-    float *h_in = (float *)malloc(n * sizeof(float));
-    if (c == NULL || h_in == NULL) {
+    float *h_in = c != NULL ? draw_input(n, seed, &c->check) : NULL;
+    if (h_in == NULL) {
         free(c);
-        free(h_in);
         return kNoHostMemory;
     }
     c->n = n;
     link_probe_init(&c->link, n);
-    cml_rng rng;
-    cml_rng_seed(&rng, seed);
-    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
-    if (!init_check(&c->check, n, &rng)) {
-        free(c);
-        free(h_in);
-        return kNoHostMemory;
-    }
     for (size_t i = 0; i < c->check.n; ++i) {
         const size_t pos = cml_check_set_pos(&c->check, i);
         c->check.ref[i] = pos < n ? (double)h_in[pos] : 1.0; /* position n: the link check */
@@ -454,24 +463,15 @@ static const char *overlap_setup(cml_problem *p, const long long *size, uint64_t
     const size_t stage = (size_t)streams * chunk;
 
     overlap_ctx *c = (overlap_ctx *)calloc(1, sizeof *c);
-    float *h_in = (float *)malloc(n * sizeof(float));
-    if (c == NULL || h_in == NULL) {
+    float *h_in = c != NULL ? draw_input(n, seed, &c->check) : NULL;
+    if (h_in == NULL) {
         free(c);
-        free(h_in);
         return kNoHostMemory;
     }
     c->n = n;
     c->chunk = chunk;
     c->streams = streams;
     link_probe_init(&c->link, n);
-    cml_rng rng;
-    cml_rng_seed(&rng, seed);
-    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
-    if (!init_check(&c->check, n, &rng)) {
-        free(c);
-        free(h_in);
-        return kNoHostMemory;
-    }
     for (size_t i = 0; i < c->check.n; ++i) {
         const size_t pos = cml_check_set_pos(&c->check, i);
         if (pos < n) {
