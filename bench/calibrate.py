@@ -2,12 +2,16 @@
 
 For every lab and every exercise with a [exercise.performance] table, this runs the
 reference solution's timed case RUNS times (fresh seeds, each run timed against the
-baseline and a device-to-device copy in the same process, per the course's timing method)
-and each known-bad variant of that exercise once, then prints a Markdown table and writes
-every run document to --out (JSON). bench/h200.md quotes these tables; each threshold in a
-lab.toml carries the solution's measured value beside it.
+baseline and a device-to-device copy by the lab's judge, as a grade times it: docs/protocol.md,
+"Judged runs")
+and each known-bad variant (grader/tests/known_bad/<lab>/) and each correct alternative
+(grader/tests/alternatives/<lab>/, labelled "alt:<name>") of that exercise once, then prints a
+Markdown table and writes every run document to --out (JSON). bench/h200.md quotes these
+tables; each threshold in a lab.toml carries the solution's measured value beside it, and lies
+between the known-bad variants' figures and the alternatives' (issue 13, part 4).
 
-    python3 bench/calibrate.py [--runs 5] [--lab 3.3] [--out calibration.json]
+    python3 bench/calibrate.py [--runs 5] [--lab 3.3] [--exercise NAME] [--out calibration.json]
+    python3 bench/calibrate.py --runs 0 --alternatives-only --lab 3.3   # the alternatives alone
 
 Source of the method: DESIGN.md "Timing method"; the spread reported is min..max of the
 per-run medians, which is what a threshold's margin must exceed.
@@ -24,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+ALTERNATIVES = ROOT / "grader" / "tests" / "alternatives"
 sys.path.insert(0, str(ROOT))
 
 from grader import assemble, build, diagnose, course, fixtures, harness, manifest, tools  # noqa: E402
@@ -34,12 +39,21 @@ def metric_of(doc: dict, metric: str) -> float | None:
     return diagnose.metric_value(doc, metric) if doc.get("status") == "ok" else None
 
 
-def build_variant(lab, fixture: Path, work: Path, nvcc) -> tuple[str, Path | None, str]:
-    """Builds one known-bad variant; (name, binary or None, message)."""
-    sub = fixtures.apply(ROOT, fixture, work / fixture.stem / "sub")
-    assembled = assemble.assemble(lab, sub, work / fixture.stem)
-    result = build.build(ROOT, assembled.src, work / fixture.stem / "out", nvcc, None)
-    return fixture.stem, result.binary, "" if result.ok else "; ".join(result.summary[:3])
+def variants_of(lab, exercises: set[str], alternatives_only: bool) -> list[tuple[str, Path]]:
+    """(label, fixture) of the lab's known-bad variants (label: the fixture's name) and correct
+    alternatives (label "alt:<name>") whose exercise is one of ``exercises``."""
+    found = [] if alternatives_only else [(f.stem, f) for f in fixtures.find(ROOT, lab.name)]
+    found += [(f"alt:{f.stem}", f) for f in sorted((ALTERNATIVES / lab.name).glob("*.toml"))]
+    return [(label, f) for label, f in found if fixtures.load(f)["expect"]["exercise"] in exercises]
+
+
+def build_variant(lab, label: str, fixture: Path, work: Path, nvcc) -> tuple[Path | None, str]:
+    """Builds one variant; (binary or None, message)."""
+    where = work / label.replace(":", "-")
+    sub = fixtures.apply(ROOT, fixture, where / "sub")
+    assembled = assemble.assemble(lab, sub, where)
+    result = build.build(ROOT, assembled.src, where / "out", nvcc, None)
+    return result.binary, "" if result.ok else "; ".join(result.summary[:3])
 
 
 def summary_rows(ex, variant: str, docs: list[dict]) -> list[str]:
@@ -69,8 +83,14 @@ def summary_rows(ex, variant: str, docs: list[dict]) -> list[str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=5, help="runs of the solution (0: none)")
     ap.add_argument("--lab", action="append")
+    ap.add_argument("--exercise", action="append", help="only these exercises (default: all)")
+    ap.add_argument(
+        "--alternatives-only",
+        action="store_true",
+        help="time the correct alternatives, not the known-bad variants",
+    )
     ap.add_argument("--out", default="calibration.json")
     args = ap.parse_args()
 
@@ -84,24 +104,29 @@ def main() -> int:
     for lab_dir in course.select_labs(ROOT, args.lab):
         lab = manifest.load(lab_dir)
         solution = ROOT / "build" / lab.name / "solution" / "lab"
-        if not solution.is_file():
-            print(f"{solution} missing: run make first", file=sys.stderr)
-            return 2
-        timed = [ex for ex in lab.exercises if ex.performance]
+        judge = ROOT / "build" / lab.name / "judge"
+        for needed in (solution, judge):
+            if not needed.is_file():
+                print(f"{needed} missing: run make first", file=sys.stderr)
+                return 2
+        timed = [
+            ex
+            for ex in lab.exercises
+            if ex.performance and (not args.exercise or ex.name in args.exercise)
+        ]
         with tempfile.TemporaryDirectory(prefix="calibrate-") as tmp:
-            variants = [
-                f
-                for f in fixtures.find(ROOT, lab.name)
-                if fixtures.load(f)["expect"]["exercise"] in {e.name for e in timed}
-            ]
+            variants = variants_of(lab, {e.name for e in timed}, args.alternatives_only)
             with ThreadPoolExecutor() as pool:
-                built = list(pool.map(lambda f: build_variant(lab, f, Path(tmp), nvcc), variants))
+                built = list(
+                    pool.map(lambda v: build_variant(lab, *v, Path(tmp), nvcc), variants)
+                )
             for ex in timed:
                 perf = ex.performance
                 reps = perf.reps if perf.timed else None
                 runs = []
                 for i in range(args.runs):
-                    run = harness.run_case(
+                    run = harness.run_judged(
+                        judge,
                         solution,
                         ex.name,
                         perf.size,
@@ -111,16 +136,17 @@ def main() -> int:
                         reps,
                     )
                     runs.append(run.doc or {"status": run.status, "problem": run.problem})
-                record["labs"].setdefault(lab.id, {})[ex.name] = {"solution": runs}
-                rows.extend(summary_rows(ex, "solution", runs))
-                for (name, binary, msg), fixture in zip(built, variants):
+                record["labs"].setdefault(lab.id, {})[ex.name] = {"solution": runs} if runs else {}
+                if runs:
+                    rows.extend(summary_rows(ex, "solution", runs))
+                for (binary, msg), (name, fixture) in zip(built, variants):
                     if fixtures.load(fixture)["expect"]["exercise"] != ex.name:
                         continue
                     if binary is None:
                         doc = {"status": "build_failed", "problem": msg}
                     else:
-                        run = harness.run_case(
-                            binary, ex.name, perf.size, 2000, lab.run_timeout_s, version, reps
+                        run = harness.run_judged(
+                            judge, binary, ex.name, perf.size, 2000, lab.run_timeout_s, version, reps
                         )
                         doc = run.doc or {"status": run.status, "problem": run.problem}
                     record["labs"][lab.id][ex.name][name] = [doc]

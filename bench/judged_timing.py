@@ -33,6 +33,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--lab", action="append")
+    ap.add_argument("--exercise", action="append", help="only these exercises (default: all)")
     ap.add_argument("--out", default="judged_timing.json")
     args = ap.parse_args()
     version = harness.schema_version(ROOT)
@@ -51,7 +52,7 @@ def main() -> int:
         docs = record["labs"].setdefault(lab.id, {})
         for ex in lab.exercises:
             spec = ex.performance
-            if spec is None or not spec.timed:
+            if spec is None or not spec.timed or (args.exercise and ex.name not in args.exercise):
                 continue
             plain, judged = [], []
             for k in range(args.runs):

@@ -9,6 +9,7 @@ out too:
 
 - ``solutions/``: the reference solutions;
 - ``grader/tests/known_bad/``: known-bad submissions, each a patch over a solution;
+- ``grader/tests/alternatives/``: correct designs other than the reference, whole answers;
 - ``bench/variants/``: measured alternatives, patches over a solution too;
 - ``bench/roof/``: the references' measured steps (lab 3.3's transpose and convolution),
   whole answers;
@@ -42,6 +43,7 @@ DEFAULT_OUT = Path("build") / "dist" / "cuda-memory-labs-student.tar.gz"
 EXCLUDED = (
     "solutions/",
     "grader/tests/known_bad/",
+    "grader/tests/alternatives/",
     "bench/variants/",
     "bench/roof/",
     "bench/h200-2026-11-29-lab35/",

@@ -51,7 +51,7 @@ def test_nothing_of_the_solutions(release):
     _, members = release
     for name in members:
         assert not name.startswith(
-            ("solutions/", "grader/tests/known_bad/", "bench/variants/", "bench/roof/", ".ci/")
+            ("solutions/", "grader/tests/known_bad/", "grader/tests/alternatives/", "bench/variants/", "bench/roof/", ".ci/")
         ), name
     solutions = {p: p.read_bytes() for p in (REPO / "solutions").rglob("*") if p.is_file()}
     assert solutions
@@ -115,6 +115,7 @@ def test_skeleton_check_without_solutions(tmp_path, capsys):
 def test_excluded():
     assert dist.excluded("solutions/3.3-tiling/kernels.cu")
     assert dist.excluded("grader/tests/known_bad/3.3-tiling/x.toml")
+    assert dist.excluded("grader/tests/alternatives/3.3-tiling/x.toml")  # correct answers
     assert dist.excluded("bench/variants/3.5-project/u8_texels.toml")
     assert dist.excluded("bench/roof/lab33_variants.cu")
     assert dist.excluded("bench/h200-2026-11-29-lab35/first-run/u8.txt")
