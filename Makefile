@@ -38,6 +38,13 @@ COURSE_NVCCFLAGS := -std=c++17 -O3 -arch=$(CUDA_ARCH) -lineinfo -MD -MP -Icommon
 ALL_CFLAGS = $(COURSE_CFLAGS) $(CFLAGS)
 ALL_NVCCFLAGS = $(COURSE_NVCCFLAGS) $(NVCCFLAGS)
 CUDA_LDLIBS := -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread -lm
+# Every lab binary's launches go through the lab's launch record (common/cml_launches.h): GNU
+# ld's --wrap for the runtime's launch entry points (what <<<>>> compiles to, and the API).
+# Only where common/ has the wrappers (the grader's tests build a fake common/ without them).
+CML_LAUNCH_WRAP := $(if $(wildcard common/cml_launch_wrap.c),\
+                     $(foreach s,__cudaLaunchKernel __cudaLaunchKernel_ptsz cudaLaunchKernel \
+                       cudaLaunchKernel_ptsz cudaLaunchKernelExC cudaLaunchKernelExC_ptsz,\
+                       -Xlinker --wrap=$(s)))
 
 ifeq ($(V),1)
   Q :=
@@ -104,7 +111,7 @@ endef
 # $(call lab_rules,OUTDIR,SRCDIRS (first wins),SOURCE NAMES)
 define lab_rules
 $(1)/lab: $(addprefix $(1)/,$(addsuffix .o,$(3))) $$(LIBCML)
-	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(LDFLAGS) -o $$@ $$^
+	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(CML_LAUNCH_WRAP) $$(LDFLAGS) -o $$@ $$^
 $(foreach d,$(2),$(eval $(call obj_rules,$(1),$(d),$(2))))
 endef
 
@@ -116,15 +123,22 @@ $(foreach L,$(LABS),$(eval $(call lab_rules,$(BUILD)/$(L)/solution,solutions/$(L
 # The judge: the lab's pristine harness without its student files, their launchers replaced
 # by stubs (grader/stubs.py): the course's process of a judged run (docs/protocol.md).
 #   $(BUILD)/<lab>/judge
+# The launchers' names come from the harness's own exercise table (cml_exercise.launchers),
+# through `--list` of the lister: the same pristine objects linked with the launchers left
+# unresolved (a non-PIE link, where such a call would jump to 0: the lister only ever runs
+# --list). A launcher the table leaves out then fails the judge's link.
 judge_sources = $(filter-out $(shell $(PYTHON) -m grader.stubs --student-files labs/$(1)),$(call lab_sources,$(1)))
+LISTER_LDFLAGS := -Xcompiler -no-pie -Xlinker -no-pie -Xlinker --unresolved-symbols=ignore-all
 define judge_rules
-$(BUILD)/$(1)/judge_stubs.c: labs/$(1)/lab.toml grader/stubs.py
+$(BUILD)/$(1)/lister: $(addprefix $(BUILD)/$(1)/student/,$(addsuffix .o,$(call judge_sources,$(1)))) $$(LIBCML)
+	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(LDFLAGS) $$(LISTER_LDFLAGS) -o $$@ $$^
+$(BUILD)/$(1)/judge_stubs.c: $(BUILD)/$(1)/lister grader/stubs.py
 	@mkdir -p $$(@D)
-	$$(call say,GEN,$$@)$$(PYTHON) -m grader.stubs labs/$(1) > $$@.tmp && mv $$@.tmp $$@
+	$$(call say,GEN,$$@)$$(PYTHON) -m grader.stubs $$< > $$@.tmp && mv $$@.tmp $$@
 $(BUILD)/$(1)/judge_stubs.o: $(BUILD)/$(1)/judge_stubs.c
 	$$(call say,CC,$$<)$$(CC) $$(ALL_CFLAGS) -c $$< -o $$@
 $(BUILD)/$(1)/judge: $(addprefix $(BUILD)/$(1)/student/,$(addsuffix .o,$(call judge_sources,$(1)))) $(BUILD)/$(1)/judge_stubs.o $$(LIBCML)
-	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(LDFLAGS) -o $$@ $$^
+	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(CML_LAUNCH_WRAP) $$(LDFLAGS) -o $$@ $$^
 endef
 $(foreach L,$(LABS),$(eval $(call judge_rules,$(L))))
 JUDGE_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/judge)

@@ -55,6 +55,11 @@ cudaError_t cml_device_query(cml_device_facts *facts) {
     facts->smem_per_sm_bytes = prop.sharedMemPerMultiprocessor;
     facts->regs_per_sm = prop.regsPerMultiprocessor;
     facts->regs_per_block = prop.regsPerBlock;
+    facts->max_threads_per_block = prop.maxThreadsPerBlock;
+    for (int i = 0; i < 3; ++i) {
+        facts->max_block_dim[i] = prop.maxThreadsDim[i];
+        facts->max_grid_dim[i] = prop.maxGridSize[i];
+    }
     facts->global_mem_bytes = prop.totalGlobalMem;
     facts->clock_khz = clock_khz;
     return cudaSuccess;

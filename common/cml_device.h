@@ -21,6 +21,9 @@ typedef struct cml_device_facts {
     size_t smem_per_block_optin_bytes; /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
     size_t smem_per_sm_bytes;
     int regs_per_sm, regs_per_block;
+    int max_threads_per_block; /* 1024 */
+    int max_block_dim[3];      /* threads along x, y, z: 1024, 1024, 64 */
+    int max_grid_dim[3];       /* blocks along x, y, z: 2^31 - 1, 65535, 65535 */
     size_t global_mem_bytes;
     int clock_khz; /* SM clock; 0 when the runtime does not report it */
 } cml_device_facts;

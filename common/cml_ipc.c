@@ -44,7 +44,7 @@ int cml_ipc_send_token(int sock, cml_msg_type type, uint64_t token) {
 }
 
 int cml_ipc_send_error(int sock, const char *kind, const char *message, const char *where,
-                       const char *expr) {
+                       const char *expr, const cml_launch_config *launch) {
     cml_msg_error m;
     memset(&m, 0, sizeof m);
     m.head = (cml_msg_head){CML_IPC_MAGIC, CML_MSG_ERROR};
@@ -52,6 +52,10 @@ int cml_ipc_send_error(int sock, const char *kind, const char *message, const ch
     snprintf(m.message, sizeof m.message, "%s", message ? message : "");
     snprintf(m.where, sizeof m.where, "%s", where ? where : "");
     snprintf(m.expr, sizeof m.expr, "%s", expr ? expr : "");
+    if (launch) {
+        m.has_launch = 1;
+        m.launch = *launch;
+    }
     return cml_ipc_send(sock, &m, sizeof m, -1);
 }
 

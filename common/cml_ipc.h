@@ -17,7 +17,9 @@
  *                                          <- READY
  *   RUN (token, count, part 0)             -> count launches of the student's launcher, the
  *                                             i-th writing output buffer i; checked
- *                                          <- DONE (token), or ERROR (then it exits)
+ *                                          <- DONE (token), or ERROR (then it exits; with
+ *                                             the failed launch's configuration when a
+ *                                             launch call returned the error)
  *   RUN (token, 1, part k >= 1)            -> one launch of the exercise's launch_part(k - 1),
  *                                             checked (extra_metrics timing parts)
  *                                          <- DONE (token), or ERROR
@@ -33,6 +35,7 @@
 
 #include "cml_devmem.h"
 #include "cml_lab.h"
+#include "cml_launch_limits.h"
 #include "cml_options.h"
 
 #ifdef __cplusplus
@@ -92,6 +95,12 @@ typedef struct cml_msg_error {
     char message[256];
     char where[128];
     char expr[256];
+    /* 1: `launch` is the launch call that returned the error (the lab's launch record,
+     * cml_launches.h): shown in the report, never scored; its kernel name is cleaned like the
+     * strings above and the judge checks its limits against its own device's. */
+    uint32_t has_launch;
+    uint32_t reserved;
+    cml_launch_config launch;
 } cml_msg_error;
 
 
@@ -101,9 +110,10 @@ int cml_ipc_send(int sock, const void *msg, size_t len, int pass_fd);
 /* Sends a cml_msg_token of `type`. */
 int cml_ipc_send_token(int sock, cml_msg_type type, uint64_t token);
 
-/* Sends an ERROR (strings cut to their fields; where and expr may be NULL). Returns 0 or -1. */
+/* Sends an ERROR (strings cut to their fields; where and expr may be NULL; launch NULL: none
+ * on record). Returns 0 or -1. */
 int cml_ipc_send_error(int sock, const char *kind, const char *message, const char *where,
-                       const char *expr);
+                       const char *expr, const cml_launch_config *launch);
 
 /* Receives one message into buf[0..cap). With `spin`, polls without sleeping (the judge
  * times the answer; a sleeping reader would add its wake-up to the time). A descriptor that

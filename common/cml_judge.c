@@ -49,6 +49,7 @@
 #include "cml_stats.h"
 
 #define INPUT_SETS 2 /* input sets the timed repetitions rotate among */
+#define DRAWS_PER_SET 4 /* seeds tried per set until its inputs differ from the case's */
 #define PROBES 8     /* output positions probed after each timed student repetition */
 #define WARMUP 2     /* untimed rounds first */
 
@@ -140,12 +141,18 @@ static int finish_remote_failure(judge *j, int rc) {
         const char *k = strcmp(kind, "launch") == 0 ? "launch"
                         : strcmp(kind, "cuda") == 0 ? "cuda"
                                                     : "worker";
+        /* The failed launch, as the student's process recorded it: shown, never scored; its
+         * limits are checked against the judge's own device facts (cml_lab.c, emit_launch). */
+        cml_launch_config launch = j->err.launch;
+        cml_ipc_clean(launch.kernel, sizeof launch.kernel, j->err.launch.kernel,
+                      sizeof j->err.launch.kernel);
         cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1};
         cml_doc d = {.status = "error",
                      .err_kind = k,
                      .err_message = message,
                      .err_where = where[0] ? where : NULL,
                      .err_expr = expr[0] ? expr : NULL,
+                     .launch = j->err.has_launch && strcmp(k, "worker") != 0 ? &launch : NULL,
                      .judged = &judged};
         cml_lab_write(&d);
         return CML_EXIT_FAILED;
@@ -286,7 +293,34 @@ static int probe_unwritten(judge *j, const batch_state *b) {
     return 0;
 }
 
-/* Draws INPUT_SETS input sets from secret seeds, in buffers of the judge's only. Returns how
+/* 1 when every input buffer of set s holds the bytes the case's holds now (before any
+ * load_inputs): compared 1 MiB at a time on the host, so sets that differ cost one chunk. */
+static int same_inputs_as_case(judge *j, const input_set *s) {
+    enum { CHUNK = 1 << 20 };
+    static unsigned char ours[CHUNK], theirs[CHUNK];
+    for (int i = 0; i < j->shared.n; ++i) {
+        if (holds(j->shared.ptr[i], j->shared.bytes[i], j->p.d_out) ||
+            holds(j->shared.ptr[i], j->shared.bytes[i], j->p.d_raw)) {
+            continue;
+        }
+        for (size_t off = 0; off < j->shared.bytes[i]; off += CHUNK) {
+            const size_t n = j->shared.bytes[i] - off < CHUNK ? j->shared.bytes[i] - off : CHUNK;
+            CML_CHECK(cudaMemcpy(ours, (const char *)j->shared.ptr[i] + off, n,
+                                 cudaMemcpyDeviceToHost));
+            CML_CHECK(cudaMemcpy(theirs, (const char *)s->reg.ptr[i] + off, n,
+                                 cudaMemcpyDeviceToHost));
+            if (memcmp(ours, theirs, n) != 0) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Draws INPUT_SETS input sets from secret seeds, in buffers of the judge's only. A set whose
+ * inputs equal the case's is drawn again (up to DRAWS_PER_SET seeds): lab 3.5's photograph
+ * has 8 orientations, so 1 set in 8 would otherwise be the case's own input, and a launcher
+ * that replays the output of its first call would pass the verified repetition. Returns how
  * many it made: 0 when the exercise keeps inputs outside its buffers (CML_EX_FIXED_INPUTS)
  * or a set's buffers do not match the case's. */
 static int make_input_sets(judge *j, input_set *sets) {
@@ -295,20 +329,30 @@ static int make_input_sets(judge *j, input_set *sets) {
     }
     int made = 0, same = 1;
     for (int k = 0; k < INPUT_SETS && same; ++k) {
-        memset(&sets[k], 0, sizeof sets[k]);
-        cml_devmem_use(CML_DEVMEM_PLAIN, &sets[k].reg, NULL, NULL);
-        const char *message =
-            j->ex->setup(&sets[k].p, (const long long *)cml_run.size, cml_rng_u64(&j->secret));
-        cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
+        const char *message = NULL;
+        for (int draw = 0; draw < DRAWS_PER_SET; ++draw) {
+            memset(&sets[k], 0, sizeof sets[k]);
+            cml_devmem_use(CML_DEVMEM_PLAIN, &sets[k].reg, NULL, NULL);
+            message = j->ex->setup(&sets[k].p, (const long long *)cml_run.size,
+                                   cml_rng_u64(&j->secret));
+            cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
+            if (message != NULL) {
+                break;
+            }
+            same = cml_lab_problem_error(&sets[k].p) == NULL && sets[k].reg.n == j->shared.n &&
+                   sets[k].p.n_out == j->p.n_out;
+            for (int i = 0; same && i < j->shared.n; ++i) {
+                same = sets[k].reg.bytes[i] == j->shared.bytes[i];
+            }
+            if (!same || draw + 1 == DRAWS_PER_SET || !same_inputs_as_case(j, &sets[k])) {
+                break; /* (inputs that never change with the seed are kept as they are) */
+            }
+            j->ex->teardown(&sets[k].p);
+        }
         if (message != NULL) {
             break;
         }
         made = k + 1;
-        same = cml_lab_problem_error(&sets[k].p) == NULL && sets[k].reg.n == j->shared.n &&
-               sets[k].p.n_out == j->p.n_out;
-        for (int i = 0; same && i < j->shared.n; ++i) {
-            same = sets[k].reg.bytes[i] == j->shared.bytes[i];
-        }
     }
     if (made < INPUT_SETS || !same) {
         for (int k = 0; k < made; ++k) {

@@ -31,6 +31,7 @@
 #include "cml_ipc.h"
 #include "cml_json.h"
 #include "cml_lab_internal.h"
+#include "cml_launches.h"
 #include "cml_options.h"
 #include "cml_timing.h"
 
@@ -56,9 +57,12 @@ int cml_runs_student_code(void) {
  * Exercise-specific metrics. A violation marks the set invalid (n = -1): the driver then
  * reports a harness error instead of a document with a half-written metrics object. */
 
+/* The driver's own metric names: an exercise's extra metric may not take one. The only
+ * definition: `lab --list` gives them to the grader ("metrics"). */
+static const char *const reserved[] = {"bytes",         "flops",     "gbps",       "gflops",
+                                       "baseline_gbps", "copy_gbps", "pct_of_copy"};
+
 int cml_metrics_add(cml_metrics *m, const char *name, double value) {
-    static const char *const reserved[] = {"bytes",         "flops",     "gbps",       "gflops",
-                                           "baseline_gbps", "copy_gbps", "pct_of_copy"};
     if (!m || m->n < 0) {
         return -1;
     }
@@ -127,6 +131,53 @@ static void emit_device(cml_json *w) {
     cml_json_end_object(w);
 }
 
+/* An attribute of the launch record: null when unknown (-1). */
+static void emit_known(cml_json *w, long long x) {
+    if (x < 0) {
+        cml_json_null(w);
+    } else {
+        cml_json_int(w, x);
+    }
+}
+
+static void emit_dim3(cml_json *w, const uint32_t v[3]) {
+    cml_json_begin_array(w);
+    for (int i = 0; i < 3; ++i) {
+        cml_json_uint(w, v[i]);
+    }
+    cml_json_end_array(w);
+}
+
+/* error.launch: the failed launch from the lab's launch record (cml_launches.h) and the limit
+ * it broke, checked against this process's device (the judge's, in a judged run). */
+static void emit_launch(cml_json *w, const cml_launch_config *c) {
+    char limit_message[512];
+    const cml_limit limit = cml_launch_broken_limit(c, cml_run.have_device ? &cml_run.device : NULL,
+                                                    limit_message, sizeof limit_message);
+    cml_json_begin_object(w);
+    cml_json_key(w, "kernel");
+    cml_json_string(w, c->kernel[0] ? c->kernel : NULL);
+    cml_json_key(w, "grid");
+    emit_dim3(w, c->grid);
+    cml_json_key(w, "block");
+    emit_dim3(w, c->block);
+    cml_json_key(w, "dynamic_smem_bytes");
+    cml_json_uint(w, c->dynamic_smem_bytes);
+    cml_json_key(w, "static_smem_bytes");
+    emit_known(w, c->static_smem_bytes);
+    cml_json_key(w, "registers");
+    emit_known(w, c->registers);
+    cml_json_key(w, "max_threads_per_block");
+    emit_known(w, c->max_threads_per_block);
+    cml_json_key(w, "max_dynamic_smem_bytes");
+    emit_known(w, c->max_dynamic_smem_bytes);
+    cml_json_key(w, "limit");
+    cml_json_string(w, cml_limit_name(limit));
+    cml_json_key(w, "limit_message");
+    cml_json_string(w, limit == CML_LIMIT_NONE ? NULL : limit_message);
+    cml_json_end_object(w);
+}
+
 static void emit_error(cml_json *w, const cml_doc *d) {
     if (!d->err_kind) {
         cml_json_null(w);
@@ -141,6 +192,10 @@ static void emit_error(cml_json *w, const cml_doc *d) {
     cml_json_string(w, d->err_where);
     cml_json_key(w, "expr");
     cml_json_string(w, d->err_expr);
+    if (d->launch) {
+        cml_json_key(w, "launch");
+        emit_launch(w, d->launch);
+    }
     cml_json_end_object(w);
 }
 
@@ -362,6 +417,12 @@ static void emit_list(cml_json *w, const cml_exercise *exercises, int n_exercise
     cml_json_string(w, cml_run.lab_id);
     cml_json_key(w, "min_reps");
     cml_json_int(w, CML_MIN_REPS);
+    cml_json_key(w, "metrics");
+    cml_json_begin_array(w);
+    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; ++i) {
+        cml_json_string(w, reserved[i]);
+    }
+    cml_json_end_array(w);
     cml_json_key(w, "exercises");
     cml_json_begin_array(w);
     for (int i = 0; i < n_exercises; ++i) {
@@ -372,6 +433,10 @@ static void emit_list(cml_json *w, const cml_exercise *exercises, int n_exercise
         emit_dims(w, exercises[i].dim_names);
         cml_json_key(w, "baseline");
         cml_json_string(w, exercises[i].baseline);
+        cml_json_key(w, "launchers");
+        emit_dims(w, exercises[i].launchers); /* a comma-separated list, as dim_names */
+        cml_json_key(w, "kernel");
+        cml_json_string(w, exercises[i].kernel);
         cml_json_end_object(w);
     }
     cml_json_end_array(w);
@@ -440,16 +505,26 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
     snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
     const char *message = cudaGetErrorString(err);
     fprintf(stderr, "lab: %s: %s failed: %s\n", where, expr, message);
+    /* The launch call that returned this error, when one did (the lab's launch record). */
+    cml_launch_config launch;
+    const int have_launch = cml_launches_failed(err, &launch);
+    if (have_launch) {
+        fprintf(stderr, "lab: the launch of %s<<<(%u, %u, %u), (%u, %u, %u), %llu>>> returned it\n",
+                launch.kernel[0] ? launch.kernel : "a kernel", launch.grid[0], launch.grid[1],
+                launch.grid[2], launch.block[0], launch.block[1], launch.block[2],
+                (unsigned long long)launch.dynamic_smem_bytes);
+    }
     if (cml_run.role == CML_ROLE_WORKER || cml_run.role == CML_ROLE_NULL) {
         cml_ipc_send_error(cml_run.peer_fd, cml_run.in_launch ? "launch" : "cuda", message, where,
-                           expr);
+                           expr, have_launch ? &launch : NULL);
         _exit(CML_EXIT_FAILED);
     }
     cml_doc d = {.status = "error",
                  .err_kind = cml_run.in_launch ? "launch" : "cuda",
                  .err_message = message,
                  .err_where = where,
-                 .err_expr = expr};
+                 .err_expr = expr,
+                 .launch = have_launch ? &launch : NULL};
     write_output(&d, NULL, 0);
     exit(CML_EXIT_FAILED);
 }
@@ -533,6 +608,7 @@ void cml_lab_verify(void (*launch)(void *), const cml_problem *p, float *h_got,
                     cml_compare_result *check) {
     cml_lab_poison(p);
     CML_CHECK(cudaDeviceSynchronize());
+    cml_launches_reset();
     const double t0 = cml_now_ms();
     launch(p->ctx);
     cml_run.in_launch = 1;
@@ -557,6 +633,7 @@ double cml_time_part(int part) {
 static double time_part_here(int part) {
     const cml_exercise *ex = cml_run.ex;
     CML_CHECK(cudaDeviceSynchronize());
+    cml_launches_reset();
     const double t0 = cml_now_ms();
     cml_run.in_launch = 1;
     ex->launch_part(cml_run.part_ctx, part);

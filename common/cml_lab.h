@@ -121,6 +121,13 @@ typedef struct cml_exercise {
     void (*launch_part)(void *ctx, int part);
     /* CML_EX_* bits (0: none). */
     unsigned flags;
+    /* The student's code the exercise calls, as `lab --list` gives it to the grader (its only
+     * description: lab.toml does not repeat it): the launchers, comma-separated C names as
+     * lab.h declares them (e.g. "stencil_constant_set_coefficients,stencil_constant"; the
+     * judge's stand-ins are made from them, so a launcher left out fails the judge's link),
+     * and the __global__ kernel whose SASS the static checks read (NULL: none). */
+    const char *launchers;
+    const char *kernel;
 } cml_exercise;
 
 /* Inside extra_metrics only: runs the exercise's launch_part(ctx, part) once in the process

@@ -10,6 +10,7 @@
 #include "cml_compare.h"
 #include "cml_device.h"
 #include "cml_lab.h"
+#include "cml_launch_limits.h"
 #include "cml_options.h"
 #include "cml_timing.h"
 
@@ -58,6 +59,7 @@ typedef struct cml_doc {
     const char *status;
     const char *err_kind; /* NULL: "error": null */
     const char *err_message, *err_where, *err_expr;
+    const cml_launch_config *launch; /* NULL, or the failed launch ("error.launch") */
     const cml_compare_result *check; /* NULL: "check": null */
     const cml_problem *problem;      /* gamma, abs_floor, bytes, flops */
     int first_bad_unwritten;

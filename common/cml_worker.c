@@ -8,7 +8,8 @@
  * launcher, checked: cudaGetLastError, cudaDeviceSynchronize; a timed RUN asks for several
  * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS; or one launch
  * of the exercise's launch_part) until QUIT or the socket closes. A failed check sends ERROR
- * and ends the process (cml_lab_fail).
+ * and ends the process (cml_lab_fail); when a launch call returned the error, the ERROR
+ * carries that launch from the lab's launch record (cml_launches.h), for the report only.
  *
  * Source: docs/protocol.md, "Judged runs".
  */
@@ -21,10 +22,11 @@
 #include "cml_devmem.h"
 #include "cml_ipc.h"
 #include "cml_lab_internal.h"
+#include "cml_launches.h"
 #include "cml_sample.h"
 
 static int send_error(int sock, const char *kind, const char *message) {
-    (void)cml_ipc_send_error(sock, kind, message, NULL, NULL);
+    (void)cml_ipc_send_error(sock, kind, message, NULL, NULL, NULL);
     return CML_EXIT_FAILED;
 }
 
@@ -100,6 +102,7 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
             if (part > 0 && (count != 1 || ex->launch_part == NULL || part > INT32_MAX)) {
                 return send_error(sock, "protocol", "RUN asks for a part the exercise lacks");
             }
+            cml_launches_reset(); /* a launch that fails now is this RUN's */
             cml_run.in_launch = 1;
             for (uint32_t i = 0; i < count; ++i) {
                 if (count > 1) {

@@ -1,13 +1,31 @@
 """Where the course and its labs are: the course root (the folder with a Makefile and
 common/cml_json.h) and its ``labs/<lab>/`` folders, chosen by ``--lab``. A lab's own
-manifest is ``grader.manifest``."""
+manifest is ``grader.manifest``; ``load_lab`` joins it to what the lab's judge says with
+``--list`` (its launchers and kernels: lab.toml does not repeat them)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from grader import build as builder
+from grader import harness, manifest, tools
 from grader.errors import GraderError
 from grader.manifest import display_path
+
+
+def load_lab(lab_dir: Path, root: Path | None = None, arch: str | None = None) -> manifest.Lab:
+    """``lab_dir``'s manifest bound to its judge's ``--list`` (``manifest.bind``): the judge
+    is built first when needed (``make build/<lab>/judge``, nvcc required; no GPU)."""
+    lab_dir = Path(lab_dir)
+    root = root or find_root(lab_dir.absolute().parent)
+    if root is None:
+        raise GraderError(f"cannot find the course root above {display_path(lab_dir)}")
+    lab = manifest.load(lab_dir)
+    nvcc = tools.find("nvcc")
+    if nvcc is None:
+        raise GraderError(f"cannot build the judge: {tools.not_found('nvcc')}")
+    judge = builder.build_judge(root, nvcc, arch, lab.name)
+    return manifest.bind(lab, harness.course_listing(judge))
 
 
 def find_labs(root: Path) -> list[Path]:

@@ -14,7 +14,14 @@ lab.toml; the generic text below is about CUDA, never about one lab. The conditi
 - **wrong**: the first bad element with its coordinates, expected and got; when some sizes
   pass and others fail, which sizes fail.
 - **launch / CUDA error**: the CUDA message, with a hint for the messages students meet
-  ("too many resources requested for launch", "invalid configuration argument", ...).
+  ("too many resources requested for launch", "invalid configuration argument", ...). When
+  the error came from a launch call, ``error.launch`` (the lab's launch record, made in the
+  student's process: shown, never scored) names the launch — kernel, grid, block, dynamic
+  and static shared memory, registers — and the limit it broke, which replaces the guess:
+  "matmul_tiled: at 1×1×1 the launch matmul_tiled_kernel<<<(0, 0), (32, 32), 0 B>>> (...)
+  failed (invalid configuration argument): the grid's x dimension is 0 (each must be ≥ 1):
+  ... round up, (n + TILE - 1) / TILE ...". A record that breaks no known limit still names
+  the launch, with the message's hint.
 - **timeout**: a divergent ``__syncthreads()`` or an infinite loop.
 - **crash**: the signal, and where host-side crashes usually come from.
 - **static**, **sanitizer**, **slow**: the finding with ``hints.static`` /
@@ -99,6 +106,60 @@ LAUNCH_HINTS = (
     ),
     ("invalid device function", "the binary was built for another GPU architecture"),
 )
+
+
+# What to do about each limit a launch can break (error.launch.limit, common/cml_launch_limits.h).
+LIMIT_ADVICE = {
+    "grid_zero": (
+        "a block count rounded down (n / TILE) is 0 for a size below the tile: round up, "
+        "(n + TILE - 1) / TILE, and guard the last, partial tile in the kernel"
+    ),
+    "block_zero": "every block dimension needs at least 1 thread",
+    "block_threads": (
+        "a block has at most 1024 threads (x × y × z): use a smaller block and give each "
+        "thread more elements, or launch more blocks"
+    ),
+    "block_dim": "a block is at most 1024 threads along x and y and 64 along z",
+    "grid_dim": (
+        "a grid is at most 65535 blocks along y and z (2^31 − 1 along x): put the long "
+        "dimension along x, or let each block loop over several tiles"
+    ),
+    "registers": (
+        "use fewer threads per block, or __launch_bounds__(threads per block) on the kernel "
+        "so the compiler keeps its registers within the block's share"
+    ),
+    "kernel_threads": (
+        "launch at most as many threads per block as the kernel's __launch_bounds__ (or its "
+        "registers) allow"
+    ),
+    "smem_optin": (
+        "above 48 KB a block's shared memory needs the opt-in: call cudaFuncSetAttribute(kernel, "
+        "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) in the launcher before the launch "
+        "— or check the size: bytes of the element type the kernel uses, not more"
+    ),
+    "smem_attr": (
+        "raise cudaFuncAttributeMaxDynamicSharedMemorySize (cudaFuncSetAttribute) to the bytes "
+        "the launch asks for"
+    ),
+    "smem_max": (
+        "no block gets that much shared memory on this GPU: use smaller tiles, and check that "
+        "the size is in bytes of the element type the kernel uses"
+    ),
+}
+
+# A limit in words without its values (hidden cases: the values could give the size away).
+LIMIT_WORDS = {
+    "grid_zero": "a grid dimension of 0 blocks",
+    "block_zero": "a block dimension of 0 threads",
+    "block_threads": "more threads per block than the device allows",
+    "block_dim": "a block dimension over the device's maximum",
+    "grid_dim": "a grid dimension over the device's maximum",
+    "registers": "more registers per block than the device has",
+    "kernel_threads": "more threads per block than the kernel allows",
+    "smem_max": "more shared memory per block than the device has",
+    "smem_optin": "over 48 KB of shared memory per block without the opt-in",
+    "smem_attr": "more dynamic shared memory than the kernel's attribute allows",
+}
 
 
 def hint(ex: Exercise, key: str) -> str:
@@ -208,6 +269,75 @@ def kind(run: CaseRun) -> str:
     return "wrong"
 
 
+def _count(x) -> int | None:
+    """A non-negative integer of the launch record, else None (unknown or malformed)."""
+    if isinstance(x, bool) or not isinstance(x, int) or x < 0:
+        return None
+    return x
+
+
+def launch_record(run: CaseRun) -> dict | None:
+    """The run's ``error.launch`` (the launch call that failed, docs/protocol.md) when it is
+    well formed: grid and block three counts each, dynamic shared memory a count."""
+    err = (run.doc or {}).get("error")
+    rec = err.get("launch") if isinstance(err, dict) else None
+    if not isinstance(rec, dict):
+        return None
+    for key in ("grid", "block"):
+        dims = rec.get(key)
+        if not isinstance(dims, list) or len(dims) != 3 or any(_count(v) is None for v in dims):
+            return None
+    if _count(rec.get("dynamic_smem_bytes")) is None:
+        return None
+    return rec
+
+
+def bytes_text(n: int) -> str:
+    """ "512 B", "48 KB", "48.8 KB" (KB = 1024 B, as CUDA's "48 KB")."""
+    if n < 1024:
+        return f"{n} B"
+    if n % 1024 == 0:
+        return f"{n // 1024} KB"
+    return f"{n / 1024:.1f} KB"
+
+
+def _dims_text(dims: list[int]) -> str:
+    """A dim3 as written in a launch: "256", "(0, 128)", "(8, 8, 4)"."""
+    x, y, z = dims
+    if y == 1 and z == 1:
+        return str(x)
+    return f"({x}, {y})" if z == 1 else f"({x}, {y}, {z})"
+
+
+def launch_text(rec: dict) -> str:
+    """ "conv2d_tiled_kernel<<<(0, 128), (32, 8), 0 B>>> (the kernel's static shared memory
+    8 KB, 38 registers per thread)": the launch as written, and what the kernel itself needs
+    (each part the record knows)."""
+    name = rec.get("kernel") if isinstance(rec.get("kernel"), str) and rec.get("kernel") else None
+    text = (
+        f"{name or 'a kernel'}<<<{_dims_text(rec['grid'])}, {_dims_text(rec['block'])}, "
+        f"{bytes_text(rec['dynamic_smem_bytes'])}>>>"
+    )
+    own = []
+    static = _count(rec.get("static_smem_bytes"))
+    if static is not None:
+        own.append(f"static shared memory {bytes_text(static)}")
+    regs = _count(rec.get("registers"))
+    if regs is not None:
+        own.append(f"{regs} registers per thread")
+    return text + (f" (the kernel's {', '.join(own)})" if own else "")
+
+
+def broken_limit(rec: dict | None) -> tuple[str, str] | None:
+    """(limit, its message in words) when the record names a broken limit we know."""
+    if not rec:
+        return None
+    limit, message = rec.get("limit"), rec.get("limit_message")
+    if limit in LIMIT_ADVICE and isinstance(message, str) and message:
+        return limit, message
+    return None
+
+
 def launch_hint(message: str) -> str:
     low = message.lower()
     for needle, text in LAUNCH_HINTS:
@@ -230,6 +360,12 @@ def case_message(run: CaseRun, timeout_s: float) -> str:
         if k == "setup":
             return f"the harness rejected this size: {msg}"
         what = "launch failed" if k == "launch" else "a CUDA call failed"
+        rec = launch_record(run)
+        if rec:
+            # The launch call itself failed: name it rather than the harness's check.
+            found = broken_limit(rec)
+            text = f"{what}: {msg}: the launch {launch_text(rec)} (the lab's launch record)"
+            return text + (f": {found[1]}" if found else "")
         where = f" at {err['where']}" if err.get("where") else ""
         expr = f" ({err['expr']})" if err.get("expr") else ""
         return f"{what}: {msg}{where}{expr}"
@@ -277,6 +413,13 @@ def exercise_summary(
         if k in by_kind:
             size, run, _ = by_kind[k]
             msg = (run.doc.get("error") or {}).get("message", "unknown error")
+            found = broken_limit(launch_record(run))
+            if found:
+                # The record explains the error: the limit's advice, not a guess from the message.
+                return (
+                    f"{ex.name}: at {size_text(size)} the launch {launch_text(launch_record(run))} "
+                    f"failed ({msg}): {found[1]}: {LIMIT_ADVICE[found[0]]}"
+                )
             advice = ex.hints.get("launch") or launch_hint(msg)
             text = f"{ex.name}: at {size_text(size)} {case_message(run, lab.correctness_timeout_s)}"
             return text + (f": {advice}" if advice else "")
@@ -321,6 +464,9 @@ def hidden_case_message(run: CaseRun, timeout_s: float) -> str:
     k = kind(run)
     if k == "timeout":
         return f"did not finish within {timeout_s:g} s"
+    found = broken_limit(launch_record(run)) if k in ("launch", "cuda") else None
+    if found:
+        return f"{_HIDDEN_TEXT[k]}: {LIMIT_WORDS[found[0]]}"
     return _HIDDEN_TEXT.get(k, "failed")
 
 
@@ -329,7 +475,10 @@ def hidden_summary(lab: Lab, ex: Exercise, failed: list[CaseRun]) -> str:
     k = kind(failed[0])
     what = hidden_case_message(failed[0], lab.correctness_timeout_s)
     key = _HIDDEN_HINT.get(k, k)
-    if key == "wrong":
+    found = broken_limit(launch_record(failed[0])) if k in ("launch", "cuda") else None
+    if found:
+        advice = LIMIT_ADVICE[found[0]]
+    elif key == "wrong":
         advice = ex.hints.get("wrong") or (
             "the hidden cases use sizes the public ones do not: make sure the kernel handles "
             "any size (not a multiple of the block or tile size, large, or 1)"

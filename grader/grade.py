@@ -174,7 +174,6 @@ class Grading:
             self.grade.report = ReportResult(spec.file, spec.filled, spec.manual)
         self.binary: Path | None = None
         self.judge: harness.Judge | None = None  # the course's side of every run
-        self.baselines: dict[str, str] = {}
         self.hung: set[str] = set()
         self.strip_paths: list[str] = []
         self.box: sandbox.Sandbox | None = None
@@ -217,8 +216,6 @@ class Grading:
         files = ", ".join(self.lab.student_files)
         self.step("assemble", Status.PASSED, [f"student files: {files}"])
         self.strip_paths = [str(asm.src), str(asm.src.resolve())]
-        for name, lines in lint.warnings(self.lab, asm.src).items():
-            self.results[name].warnings.extend(lines)
 
         nvcc = tools.find("nvcc")
         if nvcc is None:
@@ -227,6 +224,11 @@ class Grading:
         self.judge = harness.Judge(
             builder.build_judge(self.root, nvcc, self.options.arch, self.lab.name)
         )
+        # what lab.toml does not say (launchers, kernels, baselines, minimum repetitions)
+        # comes from the judge's own --list: course code, no GPU needed
+        self.lab = manifest.bind(self.lab, harness.course_listing(self.judge.path))
+        for name, lines in lint.warnings(self.lab, asm.src).items():
+            self.results[name].warnings.extend(lines)
         # the build and every run of the submission from here on are in this sandbox
         # (grader.sandbox): the preprocessor and the assembler read what the source names
         self.box = sandbox.choose([self.root], self.options.sandbox_default)
@@ -371,16 +373,14 @@ class Grading:
             self.step("device", Status.NOT_RUN, [reason])
             self.runtime_not_run(reason)
             return
+        # the submission's binary must start (its static constructors run before --list);
+        # what the harness says is the judge's listing, bound at the build
         listing, problem = harness.list_exercises(self.binary, box=self.box)
         if listing is None:
             reason = f"the lab binary failed at start-up ({problem})"
             self.step("device", Status.FAILED, [reason])
             _zero_all(self.results, reason)
             return
-        entries = manifest.check_against_harness(self.lab, listing)
-        self.baselines = {
-            name: e.get("baseline") for name, e in entries.items() if e.get("baseline")
-        }
         device = probe.doc.get("device") or {}
         self.grade.device = device
         self.step("device", Status.PASSED, [_device_text(device)])
@@ -566,7 +566,7 @@ class Grading:
         # Each criterion is a ramp; the part's fraction is their mean (docs/protocol.md).
         texts, scored, fractions = [], [], []
         for crit in spec.criteria:
-            value, text = diagnose.performance_text(ex, crit, run.doc, self.baselines.get(ex.name))
+            value, text = diagnose.performance_text(ex, crit, run.doc, ex.baseline)
             texts.append(text)
             if value is None:
                 part.messages.append(text)

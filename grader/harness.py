@@ -64,10 +64,21 @@ def schema_version(root: Path) -> int:
     return int(m.group(1))
 
 
+def run_seed(base: int, exercise: str, purpose: str, size) -> int:
+    """The seed of one run under ``--seed base``: a stable hash (SHA-256, the same in every
+    process and Python version) of the base seed, the exercise, the run's purpose
+    ("correctness", "sanitizer-<tool>", "performance") and the case's size — never of the
+    case's position in lab.toml, so inserting or removing a case changes no other run's
+    inputs (issue 17). 32 bits: within the harness's --seed (any uint64,
+    common/cml_options.c)."""
+    dims = ",".join(map(str, size))
+    key = f"{base}:{exercise}:{purpose}:{dims}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:4], "little")
+
+
 class Seeds:
-    """Seeds for the runs of one grading: fresh, or derived from a base seed, the exercise,
-    the run's purpose and the case's size — not its position in lab.toml, so adding a case
-    changes no other case's inputs under the same ``--seed`` (issue 17)."""
+    """Seeds for the runs of one grading: fresh (``secrets``, 32 bits) without a base seed,
+    else ``run_seed`` of the base seed, the exercise, the purpose and the size."""
 
     def __init__(self, base: int | None):
         self.base = base
@@ -75,9 +86,7 @@ class Seeds:
     def seed(self, exercise: str, purpose: str, size) -> int:
         if self.base is None:
             return secrets.randbits(32)
-        dims = ",".join(map(str, size))
-        key = f"{self.base}:{exercise}:{purpose}:{dims}".encode()
-        return int.from_bytes(hashlib.sha256(key).digest()[:4], "little")
+        return run_seed(self.base, exercise, purpose, size)
 
 
 @dataclass
@@ -364,6 +373,17 @@ def run_judged(
 def device_info(binary: Path, version: int, box: sandbox.Sandbox | None = None) -> CaseRun:
     """``lab --device-info``: status "ok" (with "device") or "no_device"."""
     return invoke(binary, ["--device-info"], PROBE_TIMEOUT_S, version, {}, box=box)
+
+
+def course_listing(binary: Path) -> dict:
+    """``--list`` of one of the course's own binaries (the judge, the lister: no student
+    code, no sandbox, no GPU needed): the lab's exercises, launchers, kernels and constants
+    (docs/protocol.md, "Harness"). Raises GraderError when it gives none: the course is
+    broken."""
+    listing, problem = list_exercises(binary, box=TRUSTED)
+    if listing is None:
+        raise GraderError(f"{binary} --list: {problem}")
+    return listing
 
 
 def list_exercises(

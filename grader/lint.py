@@ -112,7 +112,9 @@ def _early_returns_in(first: int, text: str) -> list[tuple[int, int]]:
 def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     """Per exercise, one line per match of its lint rules in the student files under
     ``src`` ("kernels.cu:48: <message>"), in file and line order, and one per ``return``
-    its kernel makes before a barrier (``early_returns``: the same for every lab)."""
+    its kernel makes before a barrier (``early_returns``: the same for every lab). The
+    kernel is the lab binary's (``--list``): ``lab`` is bound (``manifest.bind``), else the
+    early returns are not looked for."""
     found: dict[str, list[str]] = {}
     sources = {}
     for name in lab.required_files:  # not the written report: it is Markdown, not C

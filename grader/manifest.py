@@ -9,8 +9,13 @@ message naming the file, the exercise and the field, e.g.
 Unknown keys are errors too (a misspelt ``forbidd`` would otherwise switch a check off).
 Points are non-negative integers; a part with points needs its table (``static``,
 ``sanitizer``, ``performance``); all cases of an exercise, its sanitizer cases and its
-performance size have the same number of dimensions. That number is checked against the
-harness's own list (``lab --list``) once a binary exists: ``check_against_harness``.
+performance size have the same number of dimensions.
+
+lab.toml holds grading policy only. What the lab binary knows is its own ``lab --list``
+(docs/protocol.md; no GPU needed): the exercises' dimensions, baselines, launchers and
+kernels, the minimum repetitions and the driver's metric names. ``bind`` checks lab.toml
+against that listing and returns the Lab with the launchers, kernels and baselines filled
+in; a ``launchers`` or ``kernel`` key in lab.toml is refused (it would say it twice).
 
 An optional ``labs/<lab>/hidden.toml`` (instructor-only, never in the student release) adds
 hidden correctness cases to named exercises: ``load`` appends them after the exercise's
@@ -25,8 +30,8 @@ rather than TODO stubs (``"stub"``, the default); selfcheck expects it to earn e
 correctness point and no performance point.
 
 Defaults: ``run_timeout_s`` 60, ``case_timeout_s`` = ``run_timeout_s``,
-``sanitizer_timeout_s`` 300, ``launchers`` and ``allow_calls`` empty,
-``performance.reps`` 25, ``performance.timed`` true, a missing part in ``points`` is 0.
+``sanitizer_timeout_s`` 300, ``allow_calls`` empty, ``performance.reps`` 25,
+``performance.timed`` true, a missing part in ``points`` is 0.
 """
 
 from __future__ import annotations
@@ -42,9 +47,9 @@ from grader.errors import GraderError
 PARTS = ("correctness", "static", "sanitizer", "performance")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # Performance metrics: "ratio" is the run document's timing.ratio; any other name is a
-# number in its "metrics" object (the driver's pct_of_copy, gbps, gflops, ... or an
-# exercise's extra metric, common/cml_lab.h), so it is checked only as an identifier.
-DRIVER_METRICS = ("pct_of_copy", "gbps", "gflops", "baseline_gbps", "copy_gbps")
+# number in its "metrics" object (the driver's pct_of_copy, gbps, gflops, ..., named by
+# the binary's --list, or an exercise's extra metric, common/cml_lab.h), so lab.toml alone
+# checks it only as an identifier.
 HINT_KEYS = (
     "not_implemented",
     "edge",
@@ -60,17 +65,14 @@ HINT_KEYS = (
     "slow",
 )
 HIDDEN_FILE = "hidden.toml"  # instructor-only cases next to lab.toml
-def _c_define(header: str, name: str) -> int:
-    """An integer ``#define`` of the course library's ``common/<header>`` (its only
-    definition: the grader reads it, never repeats it)."""
-    path = Path(__file__).resolve().parents[1] / "common" / header
-    m = re.search(rf"^\s*#\s*define\s+{name}\s+(\d+)\b", path.read_text(), re.M)
-    if not m:
-        raise GraderError(f"{path} does not define {name}")
-    return int(m.group(1))
-
-
-MIN_REPS = _c_define("cml_options.h", "CML_MIN_REPS")  # the harness rejects fewer
+DEFAULT_REPS = 25  # performance.reps when lab.toml gives none
+# Keys the lab binary's --list gives (bind): lab.toml must not say them again.
+_FROM_LISTING = {
+    "launchers": "the lab binary's --list gives the launchers (cml_exercise.launchers in the "
+    "lab's harness.cu); remove the key",
+    "kernel": "the lab binary's --list gives the kernel the static checks read "
+    "(cml_exercise.kernel in the lab's harness.cu); remove the key",
+}
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LAB_KEYS = (
@@ -81,7 +83,6 @@ _LAB_KEYS = (
     "run_timeout_s",
     "case_timeout_s",
     "sanitizer_timeout_s",
-    "launchers",
     "allow_calls",
     "exercise",
     "report",
@@ -96,7 +97,6 @@ REPORT_PARTS = ("filled", "manual")
 _EXERCISE_KEYS = (
     "name",
     "todo",
-    "kernel",
     "cases",
     "points",
     "static",
@@ -171,13 +171,16 @@ class Exercise:
     cases: tuple[tuple[int, ...], ...]
     points: dict[str, int]
     todo: str | None = None
-    kernel: str | None = None
+    kernel: str | None = None  # from the lab binary's --list (bind): the kernel static reads
     static: StaticRules | None = None
     sanitizer: SanitizerSpec | None = None
     performance: PerformanceSpec | None = None
     hints: dict[str, str] = field(default_factory=dict)
     n_hidden: int = 0  # the last n_hidden of ``cases`` come from hidden.toml
     lint: tuple[Lint, ...] = ()
+    # from the lab binary's --list (bind): the launchers the exercise calls, its baseline
+    launchers: tuple[str, ...] = ()
+    baseline: str | None = None
 
     def is_hidden(self, index: int) -> bool:
         """Whether ``cases[index]`` is a hidden (instructor-only) case."""
@@ -215,7 +218,6 @@ class Lab:
     student_files: tuple[str, ...]
     run_timeout_s: float
     sanitizer_timeout_s: float
-    launchers: tuple[str, ...]
     allow_calls: tuple[str, ...]
     exercises: tuple[Exercise, ...]
     # one correctness case; after a case of an exercise times out, the exercise's other
@@ -223,6 +225,12 @@ class Lab:
     case_timeout_s: float | None = None
     report: ReportSpec | None = None
     skeleton: str = "stub"  # SKELETON_KINDS
+    # Filled in from the lab binary's --list by ``bind`` (empty in a Lab only loaded):
+    # every launcher the harness calls (the symbol check allows the student file to define
+    # them), the minimum repetitions, and whether the Lab was bound at all.
+    launchers: tuple[str, ...] = ()
+    min_reps: int | None = None
+    bound: bool = False
 
     @property
     def correctness_timeout_s(self) -> float:
@@ -272,6 +280,7 @@ class _Checker:
 
     def __init__(self, path: Path):
         self.path = display_path(path)
+        self.is_lab_toml = Path(path).name == "lab.toml"
 
     def fail(self, where: str, message: str) -> GraderError:
         prefix = f"{self.path}: {where}: " if where else f"{self.path}: "
@@ -279,6 +288,8 @@ class _Checker:
 
     def keys(self, where: str, table: dict, known: tuple[str, ...], name: str = "") -> None:
         for key in table:
+            if key not in known and not name and key in _FROM_LISTING and self.is_lab_toml:
+                raise self.fail(where, f"'{key}' is not a key of lab.toml: {_FROM_LISTING[key]}")
             if key not in known:
                 label = f"{name}.{key}" if name else key
                 raise self.fail(where, f"unknown key '{label}' (known: {', '.join(known)})")
@@ -375,7 +386,7 @@ def _criterion(c: _Checker, where: str, t: dict, label: str) -> Criterion:
         raise c.fail(
             where,
             f"{label}metric must be 'ratio' or a name of the run document's metrics "
-            f"(e.g. {', '.join(DRIVER_METRICS[:2])}), not {metric!r}",
+            f"(e.g. pct_of_copy, gbps), not {metric!r}",
         )
     for key in ("zero", "full"):
         if key not in t:
@@ -417,7 +428,7 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
             raise c.fail(where, "performance.criteria names a metric twice")
     else:
         criteria = [_criterion(c, where, t, "performance.")]
-    reps = c.count(where, t.get("reps", 25), "performance.reps", MIN_REPS)
+    reps = c.count(where, t.get("reps", DEFAULT_REPS), "performance.reps", 1)
     timed = t.get("timed", True)
     if not isinstance(timed, bool):
         raise c.fail(where, "performance.timed must be true or false")
@@ -436,7 +447,6 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
     where = f"exercise '{name}'"
     c.keys(where, raw, _EXERCISE_KEYS)
     todo = c.string(where, raw, "todo", "todo", required=False)
-    kernel = c.ident(where, raw, "kernel", "kernel", required=False)
     cases = c.sizes(where, raw.get("cases"), "cases")
     n_dims = len(cases[0])
     for i, case in enumerate(cases):
@@ -471,8 +481,6 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
                 "static has no rule (require, forbid, require_text, forbid_text or "
                 "max_stack_bytes)",
             )
-        if kernel is None:
-            raise c.fail(where, "kernel is missing (static checks read the kernel's SASS)")
         static = StaticRules(
             lists["require"],
             lists["forbid"],
@@ -551,7 +559,7 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
         cases,
         points,
         todo,
-        kernel,
+        None,
         static,
         sanitizer,
         performance,
@@ -720,7 +728,6 @@ def load(lab_dir: Path | str, student_files_exist: bool = True) -> Lab:
     case_timeout = raw.get("case_timeout_s")
     if case_timeout is not None:
         case_timeout = c.number("", case_timeout, "case_timeout_s", positive=True)
-    launchers = c.strings("", raw.get("launchers", []), "launchers", idents=True)
     allow_calls = c.strings("", raw.get("allow_calls", []), "allow_calls", idents=True)
 
     ex_raw = raw.get("exercise")
@@ -748,7 +755,6 @@ def load(lab_dir: Path | str, student_files_exist: bool = True) -> Lab:
         student_files,
         run_timeout,
         san_timeout,
-        launchers,
         allow_calls,
         exercises,
         case_timeout,
@@ -757,25 +763,71 @@ def load(lab_dir: Path | str, student_files_exist: bool = True) -> Lab:
     )
 
 
-def check_against_harness(lab: Lab, listing: dict) -> dict[str, dict]:
-    """Checks lab.toml against the harness's ``--list`` document.
+def _listing_names(where: str, value, label: str) -> tuple[str, ...]:
+    """A list of C names from a --list document (course code: a bad one is a course bug)."""
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and _IDENT.match(v) for v in value
+    ):
+        raise GraderError(f"the lab binary's --list: {where}{label} are not C names: {value!r}")
+    return tuple(value)
 
-    Every exercise must exist in the harness, with as many dimensions as its cases have.
-    Returns the harness's entry per exercise name (``dims``, ``baseline``)."""
+
+def listing_launchers(listing: dict) -> tuple[str, ...]:
+    """Every launcher the lab binary's ``--list`` names (its exercises' ``launchers``, in
+    order, each once): the functions its harness calls in the student files, which the
+    judge's stubs stand in for (grader.stubs) and the symbol check lets the student files
+    define. Raises GraderError for a listing without exercises or with a name that is no C
+    identifier (a course bug)."""
+    items = listing.get("exercises") if isinstance(listing, dict) else None
+    if not isinstance(items, list) or not items:
+        raise GraderError("the lab binary's --list gives no exercises")
+    names: list[str] = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise GraderError(
+                f"the lab binary's --list gives an exercise that is no object: {item!r}"
+            )
+        where = f"exercise {item.get('name')!r}: "
+        for n in _listing_names(where, item.get("launchers", []), "launchers"):
+            if n not in names:
+                names.append(n)
+    return tuple(names)
+
+
+def bind(lab: Lab, listing: dict) -> Lab:
+    """lab.toml checked against the lab binary's ``--list`` document (docs/protocol.md,
+    "Harness"), and completed with what only the binary says: each exercise's launchers,
+    kernel and baseline, every launcher of the lab, the minimum repetitions.
+
+    Every exercise of lab.toml must exist in the harness, with as many dimensions as its
+    cases have; an exercise with static rules needs the binary's kernel, a ``ratio``
+    criterion its baseline; ``performance.reps`` is at least the harness's ``min_reps``
+    (CML_MIN_REPS, common/cml_options.h); an untimed performance run (``timed = false``)
+    cannot score one of the driver's metrics (``metrics`` of the listing: they need
+    ``--time``). Raises GraderError naming lab.toml and the exercise."""
     c = _Checker(lab.path)
+    if not isinstance(listing, dict):
+        raise c.fail("", "the lab binary's --list is not a JSON object")
     if listing.get("lab") != lab.id:
-        raise c.fail("", f"id is {lab.id!r} but the lab binary says {listing.get('lab')!r} "
-                         "(cml_lab_main's lab id in harness.cu)")
-    entries = {}
-    for item in listing.get("exercises") or []:
-        if isinstance(item, dict) and isinstance(item.get("name"), str):
-            entries[item["name"]] = item
+        raise c.fail(
+            "",
+            f"id is {lab.id!r} but the lab binary says {listing.get('lab')!r} "
+            "(cml_lab_main's lab id in harness.cu)",
+        )
+    launchers = listing_launchers(listing)
+    min_reps = listing.get("min_reps")
+    if isinstance(min_reps, bool) or not isinstance(min_reps, int) or min_reps < 1:
+        raise c.fail("", f"the lab binary's --list gives no min_reps (it says {min_reps!r})")
+    driver_metrics = _listing_names("", listing.get("metrics", []), "metrics")
+    entries = {e["name"]: e for e in listing["exercises"] if isinstance(e.get("name"), str)}
+    bound = []
     for e in lab.exercises:
         where = f"exercise '{e.name}'"
         if e.name not in entries:
             known = ", ".join(sorted(entries)) or "none"
             raise c.fail(where, f"the lab binary has no such exercise (it has: {known})")
-        dims = entries[e.name].get("dims")
+        entry = entries[e.name]
+        dims = entry.get("dims")
         if not isinstance(dims, list):
             raise c.fail(where, "the lab binary's --list gives no dims for it")
         if len(e.cases[0]) != len(dims):
@@ -784,4 +836,45 @@ def check_against_harness(lab: Lab, listing: dict) -> dict[str, dict]:
                 f"cases have {len(e.cases[0])} dimensions but the harness takes "
                 f"{len(dims)} ({','.join(map(str, dims))})",
             )
-    return entries
+        own = _listing_names(f"{where}: ", entry.get("launchers", []), "launchers")
+        if not own:
+            raise c.fail(
+                where, "the lab binary names no launcher for it (cml_exercise.launchers)"
+            )
+        kernel = entry.get("kernel")
+        if kernel is not None and (not isinstance(kernel, str) or not _IDENT.match(kernel)):
+            raise c.fail(
+                where, f"the lab binary's --list gives a kernel that is no C name: {kernel!r}"
+            )
+        if e.static is not None and kernel is None:
+            raise c.fail(
+                where,
+                "static rules need the kernel whose SASS they read, and the lab binary names "
+                "none (cml_exercise.kernel in harness.cu)",
+            )
+        baseline = entry.get("baseline")
+        baseline = baseline if isinstance(baseline, str) and baseline else None
+        perf = e.performance
+        if perf is not None and perf.reps < min_reps:
+            raise c.fail(
+                where,
+                f"performance.reps is {perf.reps}, below the harness's minimum of {min_reps} "
+                "(CML_MIN_REPS)",
+            )
+        for crit in perf.criteria if perf is not None else ():
+            if crit.metric == "ratio" and baseline is None:
+                raise c.fail(
+                    where,
+                    "performance: the metric 'ratio' needs a baseline, and the lab binary has "
+                    "none for this exercise",
+                )
+            if not perf.timed and crit.metric in driver_metrics:
+                raise c.fail(
+                    where,
+                    f"performance: the driver's metric '{crit.metric}' needs a timed run "
+                    "(timed = true)",
+                )
+        bound.append(replace(e, kernel=kernel, launchers=own, baseline=baseline))
+    return replace(
+        lab, exercises=tuple(bound), launchers=launchers, min_reps=min_reps, bound=True
+    )

@@ -9,7 +9,7 @@ zeroes the submission without running it.
 
 Defined global symbols (nm types other than U, w, v and lower-case locals):
 
-- the lab's launchers (lab.toml ``launchers``);
+- the lab's launchers (its exercises' ``launchers`` in the lab binary's ``--list``);
 - C++-mangled names (``_Z...``: kernels' host stubs, helper functions, template
   instantiations), except strong definitions inside ``std``, ``__gnu_cxx``,
   ``__cxxabiv1`` or ``cudart`` and replacements of ``operator new``/``delete``: those

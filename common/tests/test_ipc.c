@@ -52,7 +52,8 @@ START_TEST(descriptor_crosses_the_pair) {
 END_TEST
 
 START_TEST(error_round_trip) {
-    ck_assert_int_eq(cml_ipc_send_error(pair[0], "launch", "invalid argument", "k.cu:3", NULL), 0);
+    ck_assert_int_eq(
+        cml_ipc_send_error(pair[0], "launch", "invalid argument", "k.cu:3", NULL, NULL), 0);
     static cml_msg_error got;
     ssize_t n = cml_ipc_recv(pair[1], &got, sizeof got, NULL, 1);
     ck_assert_int_eq(cml_ipc_type(&got, n), CML_MSG_ERROR);
@@ -60,6 +61,36 @@ START_TEST(error_round_trip) {
     ck_assert_str_eq(got.message, "invalid argument");
     ck_assert_str_eq(got.where, "k.cu:3");
     ck_assert_str_eq(got.expr, "");
+}
+END_TEST
+
+START_TEST(error_carries_the_failed_launch) {
+    cml_launch_config launch = {.kernel = "matmul_tiled_kernel",
+                                .grid = {0, 1, 1},
+                                .block = {32, 32, 1},
+                                .dynamic_smem_bytes = 0,
+                                .static_smem_bytes = 8192,
+                                .registers = 38,
+                                .max_threads_per_block = 1024,
+                                .max_dynamic_smem_bytes = 40960,
+                                .error = 9};
+    ck_assert_int_eq(cml_ipc_send_error(pair[0], "launch", "invalid configuration argument", NULL,
+                                        NULL, &launch),
+                     0);
+    static cml_msg_error got;
+    ssize_t n = cml_ipc_recv(pair[1], &got, sizeof got, NULL, 1);
+    ck_assert_int_eq(cml_ipc_type(&got, n), CML_MSG_ERROR);
+    ck_assert_uint_eq(got.has_launch, 1);
+    ck_assert_str_eq(got.launch.kernel, "matmul_tiled_kernel");
+    ck_assert_uint_eq(got.launch.grid[0], 0);
+    ck_assert_uint_eq(got.launch.block[1], 32);
+    ck_assert_int_eq(got.launch.static_smem_bytes, 8192);
+    ck_assert_int_eq(got.launch.error, 9);
+    /* and none when none is given */
+    ck_assert_int_eq(cml_ipc_send_error(pair[0], "cuda", "out of memory", NULL, NULL, NULL), 0);
+    n = cml_ipc_recv(pair[1], &got, sizeof got, NULL, 1);
+    ck_assert_int_eq(cml_ipc_type(&got, n), CML_MSG_ERROR);
+    ck_assert_uint_eq(got.has_launch, 0);
 }
 END_TEST
 
@@ -113,6 +144,7 @@ Suite *make_ipc_suite(void) {
     tcase_add_test(tc, token_round_trip);
     tcase_add_test(tc, descriptor_crosses_the_pair);
     tcase_add_test(tc, error_round_trip);
+    tcase_add_test(tc, error_carries_the_failed_launch);
     tcase_add_test(tc, closed_peer_reads_as_zero);
     suite_add_tcase(s, tc);
     tc = tcase_create("Errors");

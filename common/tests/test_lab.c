@@ -16,17 +16,19 @@
 #include "cml_check.h"
 #include "cml_device.h"
 #include "cml_lab.h"
+#include "cml_launches.h"
 #include "cml_rng.h"
 #include "suites.h"
 
 /* ---- The test lab: y = x, n = rows * cols float32 values ---- */
 
 typedef enum student_kind {
-    STUDENT_COPY,      /* correct */
-    STUDENT_HALF_ROWS, /* writes only the first rows / 2 rows */
-    STUDENT_LAZY,      /* correct on its first run only */
-    STUDENT_FAULT,     /* a failing runtime call at launch */
-    STUDENT_POKE       /* correct, then overwrites element 0 with 0x40404040 (3.0039...) */
+    STUDENT_COPY,       /* correct */
+    STUDENT_HALF_ROWS,  /* writes only the first rows / 2 rows */
+    STUDENT_LAZY,       /* correct on its first run only */
+    STUDENT_FAULT,      /* a failing runtime call at launch */
+    STUDENT_BAD_LAUNCH, /* the same, noted in the launch record as a launch of 0 blocks */
+    STUDENT_POKE        /* correct, then overwrites element 0 with 0x40404040 (3.0039...) */
 } student_kind;
 
 typedef struct fake {
@@ -102,6 +104,13 @@ static void launch_student(void *ctx) {
     case STUDENT_FAULT:
         (void)cudaMemsetAsync((void *)(uintptr_t)16, 0, 4, 0); /* not a device pointer */
         break;
+    case STUDENT_BAD_LAUNCH: {
+        /* What the launch wrappers (cml_launch_wrap.c, not linked into this runner) would note
+         * for kernel<<<dim3(0, 128), dim3(32, 8)>>>: the call's error, with its configuration. */
+        const cudaError_t err = cudaMemsetAsync((void *)(uintptr_t)16, 0, 4, 0);
+        cml_launches_note(NULL, (dim3){0, 128, 1}, (dim3){32, 8, 1}, 0, err);
+        break;
+    }
     case STUDENT_POKE:
         copy_rows(f, f->rows);
         (void)cudaMemsetAsync(f->d_out, 0x40, sizeof(float), 0);
@@ -142,6 +151,10 @@ static const char *setup_lazy(cml_problem *p, const long long *size, uint64_t se
 
 static const char *setup_fault(cml_problem *p, const long long *size, uint64_t seed) {
     return setup_fake(p, size, 1, seed, STUDENT_FAULT);
+}
+
+static const char *setup_bad_launch(cml_problem *p, const long long *size, uint64_t seed) {
+    return setup_fake(p, size, 1, seed, STUDENT_BAD_LAUNCH);
 }
 
 static const char *setup_poke(cml_problem *p, const long long *size, uint64_t seed) {
@@ -245,7 +258,7 @@ static void extra_reserved(void *ctx, cml_metrics *m) {
 #define EX(name, dims, n_dims, setup)                                                              \
     {                                                                                              \
         name, dims, n_dims, "memcpy", setup, launch_student, launch_baseline, teardown_fake, NULL, \
-            NULL, NULL, 0                                                                          \
+            NULL, NULL, 0, "first,second", "fake_kernel"                                           \
     }
 
 static const cml_exercise exercises[] = {
@@ -253,23 +266,24 @@ static const cml_exercise exercises[] = {
     EX("rows", "M,N", 2, setup_rows),
     EX("lazy", "N", 1, setup_lazy),
     EX("fault", "N", 1, setup_fault),
+    EX("bad_launch", "N", 1, setup_bad_launch),
     EX("poke", "M,N", 2, setup_poke),
     EX("even", "N", 1, setup_even),
     EX("bad_baseline", "N", 1, setup_bad_baseline),
     EX("sampled", "M,N", 2, setup_sampled),
     EX("cuda_fails", "N", 1, setup_cuda_fails),
     {"extra", "N", 1, "memcpy", setup_copy, launch_student, launch_baseline, teardown_fake,
-     extra_two, NULL, NULL, 0},
+     extra_two, NULL, NULL, 0, "", ""},
     {"no_baseline", "N", 1, NULL, setup_copy, launch_student, NULL, teardown_fake, extra_two, NULL,
-     NULL, 0},
+     NULL, 0, "", ""},
     {"extra_reserved", "N", 1, "memcpy", setup_copy, launch_student, launch_baseline, teardown_fake,
-     extra_reserved, NULL, NULL, 0},
+     extra_reserved, NULL, NULL, 0, "", ""},
     {"raw", "N", 1, "memcpy", setup_raw_copy, launch_student, launch_baseline, teardown_fake,
-     extra_parts, finish_raw, launch_part, 0},
+     extra_parts, finish_raw, launch_part, 0, "", ""},
     {"raw_half", "N", 1, "memcpy", setup_raw_half, launch_student, launch_baseline, teardown_fake,
-     NULL, finish_raw, NULL, 0},
+     NULL, finish_raw, NULL, 0, "", ""},
     {"raw_no_finish", "N", 1, "memcpy", setup_raw_copy, launch_student, launch_baseline,
-     teardown_fake, NULL, NULL, NULL, 0},
+     teardown_fake, NULL, NULL, NULL, 0, "", ""},
 };
 #define N_EXERCISES ((int)(sizeof exercises / sizeof exercises[0]))
 
@@ -350,10 +364,12 @@ static void assert_one_document(const char *doc) {
 START_TEST(list_to_file) {
     run_lab_with(2, 1, "--list", NULL);
     ck_assert_int_eq(result.code, 0);
-    ck_assert_str_eq(result.doc, "{\"schema\":1,\"lab\":\"0.0\",\"min_reps\":20,\"exercises\":["
-                                 "{\"name\":\"copy\",\"dims\":[\"N\"],\"baseline\":\"memcpy\"},"
-                                 "{\"name\":\"rows\",\"dims\":[\"M\",\"N\"],"
-                                 "\"baseline\":\"memcpy\"}]}\n");
+    ck_assert_str_eq(result.doc, "{\"schema\":1,\"lab\":\"0.0\",\"min_reps\":20," "\"metrics\":[\"bytes\",\"flops\",\"gbps\",\"gflops\",\"baseline_gbps\",\"copy_gbps\",\"pct_of_copy\"],"
+                                 "\"exercises\":["
+                                 "{\"name\":\"copy\",\"dims\":[\"N\"],\"baseline\":\"memcpy\","
+                                 "\"launchers\":[\"first\",\"second\"],\"kernel\":\"fake_kernel\"},"
+                                 "{\"name\":\"rows\",\"dims\":[\"M\",\"N\"],\"baseline\":\"memcpy\","
+                                 "\"launchers\":[\"first\",\"second\"],\"kernel\":\"fake_kernel\"}]}\n");
     ck_assert_str_eq(result.out, "");
 }
 END_TEST
@@ -362,8 +378,10 @@ START_TEST(list_to_stdout) {
     run_lab_with(1, 0, "--list", NULL);
     ck_assert_int_eq(result.code, 0);
     ck_assert_str_eq(result.out,
-                     "{\"schema\":1,\"lab\":\"0.0\",\"min_reps\":20,\"exercises\":["
-                     "{\"name\":\"copy\",\"dims\":[\"N\"],\"baseline\":\"memcpy\"}]}\n");
+                     "{\"schema\":1,\"lab\":\"0.0\",\"min_reps\":20," "\"metrics\":[\"bytes\",\"flops\",\"gbps\",\"gflops\",\"baseline_gbps\",\"copy_gbps\",\"pct_of_copy\"],"
+                     "\"exercises\":["
+                     "{\"name\":\"copy\",\"dims\":[\"N\"],\"baseline\":\"memcpy\","
+                     "\"launchers\":[\"first\",\"second\"],\"kernel\":\"fake_kernel\"}]}\n");
 }
 END_TEST
 
@@ -556,6 +574,21 @@ START_TEST(launch_failure) {
 }
 END_TEST
 
+START_TEST(launch_failure_names_the_launch) {
+    run_lab("--exercise", "bad_launch", "--size", "8");
+    ck_assert_int_eq(result.code, 4);
+    assert_one_document(result.doc);
+    HAS(result.doc, "\"expr\":\"cudaGetLastError()\",\"launch\":{\"kernel\":null,"
+                    "\"grid\":[0,128,1],\"block\":[32,8,1],\"dynamic_smem_bytes\":0,"
+                    "\"static_smem_bytes\":null,\"registers\":null,");
+    HAS(result.doc, "\"limit\":\"grid_zero\",\"limit_message\":\"the grid's x dimension is 0 "
+                    "(each must be ≥ 1)\"}},\"check\":null");
+    HAS(result.err, "the launch of a kernel<<<(0, 128, 1), (32, 8, 1), 0>>> returned it");
+    run_lab("--exercise", "fault", "--size", "8"); /* no launch noted: no "launch" */
+    HAS_NOT(result.doc, "\"launch\":");
+}
+END_TEST
+
 START_TEST(cuda_failure_in_setup) {
     run_lab("--exercise", "cuda_fails", "--size", "8");
     ck_assert_int_eq(result.code, 4);
@@ -701,6 +734,7 @@ Suite *make_lab_suite(void) {
     tcase_add_test(tc, lazy_student_passes_untimed);
     tcase_add_test(tc, lazy_student_is_caught_after_timing);
     tcase_add_test(tc, launch_failure);
+    tcase_add_test(tc, launch_failure_names_the_launch);
     tcase_add_test(tc, cuda_failure_in_setup);
     tcase_add_test(tc, setup_rejects_the_size);
     tcase_add_test(tc, wrong_baseline_is_a_harness_error);

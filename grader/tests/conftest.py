@@ -7,7 +7,8 @@ no device.
 
 ``fake_root`` is a course tree made from ``fakelab/`` (a lab whose harness is plain C, see
 fakelab/README.md), the real Makefile, the real ``common/cml_json.h`` and the grader's
-``stubs.py`` (the judge's build): the whole grading pipeline runs on it without a GPU.
+modules (``grader.stubs`` writes the judge's stubs): the whole grading pipeline runs on it
+without a GPU.
 """
 
 from __future__ import annotations
@@ -48,10 +49,11 @@ def fake_root(tmp_path_factory) -> Path:
     shutil.copy(FAKELAB / "common" / "fake_common.c", root / "common" / "fake_common.c")
     shutil.copytree(FAKELAB / "labs", root / "labs")
     shutil.copytree(FAKELAB / "solutions", root / "solutions")
-    # the Makefile writes the judge's stubs with grader/stubs.py (grader.stubs)
+    # the Makefile writes the judge's stubs with grader/stubs.py (grader.stubs), from the
+    # lister's --list
     (root / "grader").mkdir()
-    for name in ("__init__.py", "errors.py", "stubs.py"):
-        shutil.copy(REPO / "grader" / name, root / "grader" / name)
+    for path in (REPO / "grader").glob("*.py"):
+        shutil.copy(path, root / "grader" / path.name)
     return root
 
 

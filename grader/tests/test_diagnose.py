@@ -1,7 +1,10 @@
-"""Diagnoses of synthetic run documents: not implemented, edge, first bad, launch error,
-timeout, crash, and the lab's hints taking the place of the generic ones."""
+"""Diagnoses of synthetic run documents: not implemented, edge, first bad, launch error (with
+the lab's launch record: the failed launch and the limit it broke), timeout, crash, and the
+lab's hints taking the place of the generic ones."""
 
 from __future__ import annotations
+
+import dataclasses
 
 from grader import diagnose, manifest
 from grader.harness import CaseRun
@@ -151,6 +154,127 @@ def test_launch_errors_get_their_hint():
         summary = diagnose.exercise_summary(LAB, SCALE, [((1000, 1000), r)])
         assert f"launch failed: {message} at harness.cu:120" in summary
         assert needle in summary
+
+
+def launch_error(message, limit=None, limit_message=None, **rec):
+    """A run whose launch call failed, with the lab's launch record (docs/protocol.md)."""
+    record = {
+        "kernel": "matmul_tiled_kernel",
+        "grid": [0, 0, 1],
+        "block": [32, 32, 1],
+        "dynamic_smem_bytes": 0,
+        "static_smem_bytes": 8192,
+        "registers": 38,
+        "max_threads_per_block": 1024,
+        "max_dynamic_smem_bytes": 40960,
+        "limit": limit,
+        "limit_message": limit_message,
+    }
+    record.update(rec)
+    err = {
+        "kind": "launch",
+        "message": message,
+        "where": "cml_worker.c:113",
+        "expr": "cudaGetLastError()",
+        "launch": record,
+    }
+    return run_of(doc(status="error", size=(1, 1), error=err))
+
+
+def test_launch_record_names_the_launch_and_the_limit():
+    r = launch_error(
+        "invalid configuration argument",
+        "grid_zero",
+        "the grid's x dimension is 0 (each must be ≥ 1)",
+    )
+    assert diagnose.kind(r) == "launch"
+    summary = diagnose.exercise_summary(LAB, SCALE, [((1, 1), r)])
+    assert summary == (
+        "scale: at 1×1 the launch matmul_tiled_kernel<<<(0, 0), (32, 32), 0 B>>> (the kernel's "
+        "static shared memory 8 KB, 38 registers per thread) failed (invalid configuration "
+        "argument): the grid's x dimension is 0 (each must be ≥ 1): "
+        + diagnose.LIMIT_ADVICE["grid_zero"]
+    )
+    assert "(n + TILE - 1) / TILE" in summary
+    assert "more than 1024 threads" not in summary  # the guess from the message is replaced
+    assert diagnose.case_message(r, 5) == (
+        "launch failed: invalid configuration argument: the launch matmul_tiled_kernel<<<(0, 0), "
+        "(32, 32), 0 B>>> (the kernel's static shared memory 8 KB, 38 registers per thread) (the "
+        "lab's launch record): the grid's x dimension is 0 (each must be ≥ 1)"
+    )
+
+
+def test_launch_record_replaces_the_lab_launch_hint_and_the_bytes_guess():
+    lab_hinted = dataclasses.replace(SCALE, hints={**SCALE.hints, "launch": "LAB-LAUNCH-HINT"})
+    r = launch_error(
+        "invalid argument",
+        "smem_optin",
+        "66 KB of shared memory per block (66 KB dynamic + 0 B static), over the 48 KB a block "
+        "gets without the opt-in (cudaFuncAttributeMaxDynamicSharedMemorySize)",
+        kernel="chase_shared_kernel",
+        grid=[1, 1, 1],
+        block=[256, 1, 1],
+        dynamic_smem_bytes=66 * 1024,
+        static_smem_bytes=0,
+        registers=None,
+    )
+    summary = diagnose.exercise_summary(LAB, lab_hinted, [((1, 1), r)])
+    launch = "chase_shared_kernel<<<1, 256, 66 KB>>> (the kernel's static shared memory 0 B)"
+    assert launch in summary
+    assert "over the 48 KB a block gets without the opt-in" in summary
+    assert "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize" in summary
+    assert "a size in elements instead of bytes?" not in summary
+    assert "LAB-LAUNCH-HINT" not in summary
+    del r.doc["error"]["launch"]  # the same error without the record: the lab's hint, as before
+    assert diagnose.exercise_summary(LAB, lab_hinted, [((1, 1), r)]).endswith("LAB-LAUNCH-HINT")
+
+
+def test_launch_record_without_a_limit_keeps_the_message_hint():
+    r = launch_error("invalid argument", kernel=None, grid=[8, 8, 2], block=[8, 8, 4])
+    summary = diagnose.exercise_summary(LAB, SCALE, [((1, 1), r)])
+    assert "the launch a kernel<<<(8, 8, 2), (8, 8, 4), 0 B>>>" in summary
+    assert diagnose.launch_hint("invalid argument") in summary
+    assert diagnose.broken_limit(diagnose.launch_record(r)) is None
+
+
+def test_malformed_launch_record_is_ignored():
+    malformed = (
+        {"grid": [0, 1]},
+        {"block": "32"},
+        {"dynamic_smem_bytes": -1},
+        {"grid": [True, 1, 1]},
+    )
+    for bad in malformed:
+        r = launch_error("invalid configuration argument", "grid_zero", "x is 0", **bad)
+        assert diagnose.launch_record(r) is None
+        summary = diagnose.exercise_summary(LAB, SCALE, [((1, 1), r)])
+        assert "launch failed: invalid configuration argument at cml_worker.c:113" in summary
+        assert "more than 1024 threads" in summary
+    # an unknown limit name is no finding of ours
+    r = launch_error("invalid argument", "warp_size", "something new")
+    assert diagnose.broken_limit(diagnose.launch_record(r)) is None
+
+
+def test_launch_record_of_a_hidden_case_gives_no_values():
+    r = launch_error(
+        "invalid configuration argument",
+        "block_threads",
+        "32 × 64 = 2048 threads per block, over the device's maximum of 1024",
+        block=[32, 64, 1],
+        grid=[4, 4, 1],
+    )
+    msg = diagnose.hidden_case_message(r, 5)
+    assert msg == "a kernel launch failed: more threads per block than the device allows"
+    summary = diagnose.hidden_summary(LAB, SCALE, [r])
+    assert summary.endswith(diagnose.LIMIT_ADVICE["block_threads"])
+    assert "2048" not in summary and "64" not in summary
+
+
+def test_launch_text_and_sizes():
+    rec = {"kernel": "k", "grid": [1000, 1, 1], "block": [8, 8, 4], "dynamic_smem_bytes": 50000}
+    assert diagnose.launch_text(rec) == "k<<<1000, (8, 8, 4), 48.8 KB>>>"
+    assert diagnose.bytes_text(512) == "512 B"
+    assert diagnose.bytes_text(48 * 1024) == "48 KB"
 
 
 def test_setup_error_blames_the_manifest():

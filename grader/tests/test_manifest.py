@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -27,7 +28,8 @@ def test_valid_manifest(tmp_path):
     assert (lab.id, lab.slug, lab.title) == ("9.1", "fake", "Fake lab")
     assert lab.student_files == ("kernels.cu",)
     assert lab.run_timeout_s == 5 and lab.sanitizer_timeout_s == 10
-    assert lab.launchers == ("scale", "offset")
+    # what the lab binary says (bind) is not known yet
+    assert lab.launchers == () and not lab.bound and lab.exercises[0].kernel is None
     scale, offset = lab.exercises
     assert scale.cases[2] == (33, 65)
     assert scale.points == {"correctness": 6, "static": 2, "sanitizer": 2, "performance": 4}
@@ -82,9 +84,16 @@ INVALID = [
         "run_timeout_s must be greater than 0",
     ),
     (
-        "launcher not identifier",
-        BASE.replace('"scale", "offset"]', '"sc ale"]'),
-        "launchers: 'sc ale' is not a C identifier",
+        "launchers in lab.toml",
+        BASE.replace('allow_calls = []', 'launchers = ["scale", "offset"]\nallow_calls = []'),
+        "'launchers' is not a key of lab.toml: the lab binary's --list gives the launchers "
+        "(cml_exercise.launchers in the lab's harness.cu); remove the key",
+    ),
+    (
+        "kernel in lab.toml",
+        BASE.replace('todo = "9.1a"', 'todo = "9.1a"\nkernel = "scale_kernel"'),
+        "exercise 'scale': 'kernel' is not a key of lab.toml: the lab binary's --list gives "
+        "the kernel",
     ),
     ("no exercises", BASE[: BASE.index("[[exercise]]")], "at least one [[exercise]]"),
     (
@@ -166,9 +175,9 @@ INVALID = [
         "static.means names 'STS', which is no text pattern of it",
     ),
     (
-        "few reps",
-        BASE.replace("reps = 20", "reps = 5"),
-        "performance.reps must be an integer >= 20",
+        "no reps",
+        BASE.replace("reps = 20", "reps = 0"),
+        "performance.reps must be an integer >= 1",
     ),
     (
         "perf size dims",
@@ -208,11 +217,6 @@ INVALID = [
         "exercise 'offset': points.performance is 2 but there is no [performance] table",
     ),
     (
-        "static without kernel",
-        BASE.replace('kernel = "scale_kernel"\n', ""),
-        "exercise 'scale': kernel is missing",
-    ),
-    (
         "unknown hint",
         BASE.replace('edge = "FAKE-EDGE-HINT"', 'egde = "x"'),
         "unknown key 'hints.egde'",
@@ -239,27 +243,91 @@ def test_missing_manifest(tmp_path):
         manifest.load(tmp_path)
 
 
-def test_check_against_harness(tmp_path):
+LISTING = {
+    "schema": 1,
+    "lab": "9.1",
+    "min_reps": 20,
+    "metrics": ["bytes", "flops", "gbps", "gflops", "baseline_gbps", "copy_gbps", "pct_of_copy"],
+    "exercises": [
+        {"name": "scale", "dims": ["rows", "cols"], "baseline": "scale_naive",
+         "launchers": ["scale"], "kernel": "scale_kernel"},
+        {"name": "offset", "dims": ["n"], "baseline": None, "launchers": ["offset", "scale"],
+         "kernel": None},
+        {"name": "unused", "dims": ["n"], "baseline": None, "launchers": ["extra"],
+         "kernel": None},
+    ],
+}
+
+
+def _listing(**changes):
+    import copy
+
+    listing = copy.deepcopy(LISTING)
+    for name, entry in changes.items():
+        (item,) = [e for e in listing["exercises"] if e["name"] == name]
+        item.update(entry)
+    return listing
+
+
+def test_bind_fills_in_what_the_binary_says(tmp_path):
     lab = manifest.load(make_lab(tmp_path, BASE))
-    listing = {
-        "lab": lab.id,
-        "exercises": [
-            {"name": "scale", "dims": ["rows", "cols"], "baseline": "scale_naive"},
-            {"name": "offset", "dims": ["n"]},
-        ],
-    }
-    entries = manifest.check_against_harness(lab, listing)
-    assert entries["scale"]["baseline"] == "scale_naive"
-    with pytest.raises(GraderError, match="but the lab binary says '7.7'"):
-        manifest.check_against_harness(lab, {**listing, "lab": "7.7"})
-    listing["exercises"][1]["dims"] = ["n", "m"]
-    with pytest.raises(
-        GraderError, match="exercise 'offset': cases have 1 dimensions but the harness takes 2"
-    ):
-        manifest.check_against_harness(lab, listing)
-    listing["exercises"].pop()
-    with pytest.raises(GraderError, match="the lab binary has no such exercise"):
-        manifest.check_against_harness(lab, listing)
+    bound = manifest.bind(lab, _listing())
+    assert bound.bound and bound.min_reps == 20
+    # every launcher of the harness, each once, in order (an exercise lab.toml leaves out too)
+    assert bound.launchers == ("scale", "offset", "extra")
+    scale, offset = bound.exercises
+    assert (scale.kernel, scale.launchers, scale.baseline) == ("scale_kernel", ("scale",),
+                                                                "scale_naive")
+    assert (offset.kernel, offset.launchers, offset.baseline) == (None, ("offset", "scale"), None)
+    assert scale.cases == lab.exercises[0].cases  # the policy is lab.toml's, unchanged
+    # a grading of one exercise (--exercise) still allows every launcher
+    one = manifest.bind(dataclasses.replace(lab, exercises=lab.exercises[1:]), _listing())
+    assert one.launchers == bound.launchers
+
+
+BIND_ERRORS = [
+    ("other lab id", {"lab": "7.7"}, "id is '9.1' but the lab binary says '7.7'"),
+    ("no such exercise", {"drop": "offset"},
+     "exercise 'offset': the lab binary has no such exercise"),
+    ("dims", {"offset": {"dims": ["n", "m"]}},
+     "exercise 'offset': cases have 1 dimensions but the harness takes 2"),
+    ("no launcher", {"offset": {"launchers": []}},
+     "exercise 'offset': the lab binary names no launcher for it"),
+    ("bad launcher", {"offset": {"launchers": ["not a name"]}}, "launchers are not C names"),
+    ("static without kernel", {"scale": {"kernel": None}},
+     "exercise 'scale': static rules need the kernel whose SASS they read, and the lab binary "
+     "names none (cml_exercise.kernel in harness.cu)"),
+    ("ratio without baseline", {"scale": {"baseline": None}},
+     "exercise 'scale': performance: the metric 'ratio' needs a baseline"),
+    ("reps below the harness's minimum", {"min_reps": 25},
+     "exercise 'scale': performance.reps is 20, below the harness's minimum of 25 (CML_MIN_REPS)"),
+    ("no min_reps", {"min_reps": None}, "the lab binary's --list gives no min_reps"),
+]
+
+
+@pytest.mark.parametrize("label,change,message", BIND_ERRORS, ids=[c[0] for c in BIND_ERRORS])
+def test_bind_errors(tmp_path, label, change, message):
+    lab = manifest.load(make_lab(tmp_path, BASE))
+    listing = _listing(**{k: v for k, v in change.items() if isinstance(v, dict)})
+    for key, value in change.items():
+        if key == "drop":
+            listing["exercises"] = [e for e in listing["exercises"] if e["name"] != value]
+        elif not isinstance(value, dict):
+            listing[key] = value
+    with pytest.raises(GraderError) as e:
+        manifest.bind(lab, listing)
+    assert message in str(e.value)
+
+
+def test_an_untimed_run_cannot_score_a_driver_metric(tmp_path):
+    text = BASE.replace('metric = "ratio"', 'metric = "gbps"').replace(
+        "full = 2.0", "full = 2.0\ntimed = false"
+    )
+    lab = manifest.load(make_lab(tmp_path, text))  # lab.toml alone cannot tell
+    with pytest.raises(GraderError, match="the driver's metric 'gbps' needs a timed run"):
+        manifest.bind(lab, _listing())
+    extra = manifest.load(make_lab(tmp_path / "x", text.replace('"gbps"', '"l1_cycles"')))
+    assert manifest.bind(extra, _listing()).bound  # an exercise's own metric
 
 
 def test_select_labs(tmp_path):
@@ -291,21 +359,41 @@ def test_copy_of_fake_lab_is_valid(tmp_path):
 def test_every_real_lab_agrees_with_its_judge_binary():
     """lab.toml against what the lab's judge says with --list (no GPU needed; make test
     builds the judges first): the same lab id and exercises, the cases' dimensions, a
-    baseline for every ratio criterion, and the minimum repetitions, defined once in
-    common/cml_options.h."""
+    kernel for static rules, a baseline for every ratio criterion, repetitions at least the
+    harness's minimum (common/cml_options.h, given by --list). The launchers --list names
+    are the ones the judge's stubs define (built from the lister's --list) and the ones the
+    reference solution defines; each kernel is one the solution compiles."""
     import json
     import subprocess
 
+    from grader import symbols, tools
+
+    nm = tools.find("nm")
     for lab_dir in real_labs():
         judge = REPO / "build" / lab_dir.name / "judge"
         if not judge.is_file():
             pytest.skip(f"{judge} is not built (make judges)")
         listing = json.loads(subprocess.run([judge, "--list"], capture_output=True,
                                             text=True, check=True).stdout)
-        lab = manifest.load(lab_dir)
-        entries = manifest.check_against_harness(lab, listing)
-        assert set(entries) == {e.name for e in lab.exercises}, lab_dir.name
-        assert listing["min_reps"] == manifest.MIN_REPS
-        for e in lab.exercises:
-            if e.performance and any(c.metric == "ratio" for c in e.performance.criteria):
-                assert entries[e.name]["baseline"], f"{e.name}: a ratio needs a baseline"
+        lab = manifest.bind(manifest.load(lab_dir), listing)
+        assert {e.name for e in lab.exercises} <= {e["name"] for e in listing["exercises"]}
+        stubs = (REPO / "build" / lab_dir.name / "judge_stubs.c").read_text()
+        for name in lab.launchers:
+            assert f"void {name}(void) {{" in stubs, f"{lab_dir.name}: no stub for {name}"
+        solution = REPO / "build" / lab_dir.name / "solution"
+        if nm is None or not solution.is_dir():
+            continue
+        for student_file in lab.student_files:
+            obj = solution / f"{student_file}.o"
+            if not obj.is_file():
+                continue
+            out = subprocess.run([str(nm.path), "-P", str(obj)], capture_output=True, text=True,
+                                 check=True).stdout
+            defined = {s.name for s in symbols.parse_nm(out) if s.defined}
+            for name in lab.launchers:
+                assert name in defined, f"{lab_dir.name}: the solution defines no {name}"
+            for e in lab.exercises:
+                if e.kernel:
+                    assert any("__device_stub__" in d and e.kernel in d for d in defined), (
+                        f"{lab_dir.name} {e.name}: the solution has no kernel {e.kernel}"
+                    )

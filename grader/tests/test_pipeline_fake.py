@@ -390,6 +390,34 @@ def test_seed_makes_runs_repeatable(fake_root, fake_gpu, capsys, tmp_path):
     assert seeds[0] == seeds[1] and len(set(seeds[0])) == 4
 
 
+def test_a_case_inserted_into_lab_toml_changes_no_other_runs_seed(
+    fake_root, fake_gpu, capsys, tmp_path
+):
+    """Under the same --seed, every run of the course with a case inserted keeps its seed
+    (and so its inputs): seeds come from (exercise, purpose, size), not a case's position."""
+    sol = fake_root / "solutions" / "9.1-fake"
+
+    def seeds(root, name):
+        path = tmp_path / f"{name}.json"
+        grade(capsys, root, sol, "--seed", "7", json_path=path)
+        rep = json.loads(path.read_text())
+        return {
+            (ex["name"], part, row.get("tool"), tuple(row["size"])): row["seed"]
+            for ex in rep["exercises"]
+            for part, p in ex["parts"].items()
+            for row in p["details"]
+            if "seed" in row
+        }
+
+    before = seeds(fake_root, "before")
+    old, new = "cases = [[1, 1], [32, 32]", "cases = [[1, 1], [5, 7], [32, 32]"
+    root = course_with(fake_root, tmp_path, old, new)
+    after = seeds(root, "after")
+    assert set(after) - set(before) == {("scale", "correctness", None, (5, 7))}
+    assert {k: after[k] for k in before} == before
+    assert {part for _, part, _, _ in before} == {"correctness", "sanitizer", "performance"}
+
+
 def test_without_cuobjdump_static_is_skipped_never_passed(
     fake_root, fake_gpu, capsys, tmp_path, monkeypatch
 ):

@@ -592,7 +592,8 @@ static const cml_exercise kExercises[] = {
      .launch_baseline = host_copy_launch_baseline,
      .teardown = host_copy_teardown,
      .extra_metrics = host_copy_extra_metrics,
-     .finish = host_copy_finish},
+     .finish = host_copy_finish,
+     .launchers = "host_copy_alloc,host_copy_free,host_copy"},
     {.name = "overlap",
      .dim_names = "n,chunk,streams",
      .n_dims = 3,
@@ -602,7 +603,8 @@ static const cml_exercise kExercises[] = {
      .launch_baseline = overlap_launch_baseline,
      .teardown = overlap_teardown,
      .extra_metrics = overlap_extra_metrics,
-     .finish = overlap_finish},
+     .finish = overlap_finish,
+     .launchers = "overlap_pipeline"},
 };
 
 int main(int argc, char **argv) {

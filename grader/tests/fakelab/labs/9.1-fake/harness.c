@@ -108,9 +108,13 @@ int main(int argc, char **argv) {
     }
     if (list) {
         FILE *f = open_out(o.json);
-        fprintf(f, "{\"schema\":%d,\"lab\":\"9.1\",\"exercises\":["
-                   "{\"name\":\"scale\",\"dims\":[\"rows\",\"cols\"],\"baseline\":\"scale_naive\"},"
-                   "{\"name\":\"offset\",\"dims\":[\"n\"],\"baseline\":\"offset_naive\"}]}\n",
+        fprintf(f, "{\"schema\":%d,\"lab\":\"9.1\",\"min_reps\":20,"
+                   "\"metrics\":[\"bytes\",\"flops\",\"gbps\",\"gflops\",\"baseline_gbps\","
+                   "\"copy_gbps\",\"pct_of_copy\"],\"exercises\":["
+                   "{\"name\":\"scale\",\"dims\":[\"rows\",\"cols\"],\"baseline\":\"scale_naive\","
+                   "\"launchers\":[\"scale\"],\"kernel\":\"scale_kernel\"},"
+                   "{\"name\":\"offset\",\"dims\":[\"n\"],\"baseline\":\"offset_naive\","
+                   "\"launchers\":[\"offset\"],\"kernel\":null}]}\n",
                 CML_SCHEMA_VERSION);
         return 0;
     }
