@@ -51,6 +51,7 @@
 
 #include "baselines.h"
 #include "lab.h"
+#include "reference.h"
 
 /* One checking macro: the call's text, file and line, and CUDA's message; the program exits. */
 #define CHECK(expr)                                                                                \
@@ -453,31 +454,6 @@ static std::string check_copy(const float *h_in, const float *h_out, size_t n) {
     return memcmp(h_in, h_out, n * sizeof(float)) == 0 ? "ok" : "WRONG: output differs from input";
 }
 
-/* One output of the correlation in float64, and the sum of |products| for its bound. */
-static void conv_ref_at(const float *h_in, int width, int height, const float *h_filter, int R,
-                        int y, int x, double *ref, double *mag) {
-    const int diam = 2 * R + 1;
-    double s = 0.0, m = 0.0;
-    for (int dy = -R; dy <= R; ++dy) {
-        const int yy = y + dy;
-        if (yy < 0 || yy >= height) {
-            continue;
-        }
-        for (int dx = -R; dx <= R; ++dx) {
-            const int xx = x + dx;
-            if (xx < 0 || xx >= width) {
-                continue;
-            }
-            const double p =
-                (double)h_filter[(dy + R) * diam + dx + R] * (double)h_in[(size_t)yy * width + xx];
-            s += p;
-            m += fabs(p);
-        }
-    }
-    *ref = s;
-    *mag = m;
-}
-
 static std::string check_conv(const float *h_in, const float *h_out, int width, int height,
                               const float *h_filter, int R) {
     const double n = (double)(2 * R + 1) * (2 * R + 1);
@@ -486,7 +462,8 @@ static std::string check_conv(const float *h_in, const float *h_out, int width, 
     uint64_t state = 12345;
     auto check_at = [&](int y, int x, std::string *why) {
         double ref, mag;
-        conv_ref_at(h_in, width, height, h_filter, R, y, x, &ref, &mag);
+        conv2d_ref_at(h_in, (size_t)width, (size_t)height, h_filter, R, (size_t)y, (size_t)x, &ref,
+                      &mag); // the lab's own CPU reference (reference.h)
         const double got = h_out[(size_t)y * width + x];
         if (!(fabs(got - ref) <= gamma * mag)) { // NaN (unwritten) fails too
             char msg[160];
