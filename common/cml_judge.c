@@ -48,10 +48,10 @@
 #include "cml_sample.h"
 #include "cml_stats.h"
 
-#define INPUT_SETS 2 /* input sets the timed repetitions rotate among */
+#define INPUT_SETS 2    /* input sets the timed repetitions rotate among */
 #define DRAWS_PER_SET 4 /* seeds tried per set until its inputs differ from the case's */
-#define PROBES 8     /* output positions probed after each timed student repetition */
-#define WARMUP 2     /* untimed rounds first */
+#define PROBES 8        /* output positions probed after each timed student repetition */
+#define WARMUP 2        /* untimed rounds first */
 
 typedef struct input_set {
     cml_problem p;
@@ -74,7 +74,6 @@ typedef struct judge {
 
 enum { ANSWERED = 0, REPORTED_ERROR = 1, GONE = -1 };
 
-
 static uint64_t secret_seed(void) {
     uint64_t s = 0;
     if (getrandom(&s, sizeof s, 0) != (ssize_t)sizeof s) {
@@ -87,8 +86,7 @@ static uint64_t secret_seed(void) {
 /* `count` launches by the process behind `sock` (part: 0 the student's launcher, k >= 1 the
  * exercise's launch_part(k - 1)): ANSWERED (DONE with our token),
  * REPORTED_ERROR (its ERROR kept in *err), or GONE (it ended, or broke the protocol). */
-static int remote_run(int sock, uint64_t token, uint32_t count, uint32_t part,
-                      cml_msg_error *err) {
+static int remote_run(int sock, uint64_t token, uint32_t count, uint32_t part, cml_msg_error *err) {
     cml_msg_token run = {
         .head = {CML_IPC_MAGIC, CML_MSG_RUN}, .token = token, .count = count, .part = part};
     if (cml_ipc_send(sock, &run, sizeof run, -1) != 0) {
@@ -267,11 +265,16 @@ static int holds(const void *b, size_t bytes, const void *ptr) {
            (const char *)ptr < (const char *)b + bytes;
 }
 
-/* Copies one input set into the case's buffers, all but the output's (and the raw output's). */
+/* 1 when shared buffer i holds the case's output or its raw output: not an input. */
+static int is_output(const judge *j, int i) {
+    return holds(j->shared.ptr[i], j->shared.bytes[i], j->p.d_out) ||
+           holds(j->shared.ptr[i], j->shared.bytes[i], j->p.d_raw);
+}
+
+/* Copies one input set into the case's buffers, all but the outputs. */
 static void load_inputs(judge *j, const input_set *s) {
     for (int i = 0; i < j->shared.n; ++i) {
-        if (holds(j->shared.ptr[i], j->shared.bytes[i], j->p.d_out) ||
-            holds(j->shared.ptr[i], j->shared.bytes[i], j->p.d_raw)) {
+        if (is_output(j, i)) {
             continue;
         }
         CML_CHECK(cudaMemcpyAsync(j->shared.ptr[i], s->reg.ptr[i], j->shared.bytes[i],
@@ -299,16 +302,15 @@ static int same_inputs_as_case(judge *j, const input_set *s) {
     enum { CHUNK = 1 << 20 };
     static unsigned char ours[CHUNK], theirs[CHUNK];
     for (int i = 0; i < j->shared.n; ++i) {
-        if (holds(j->shared.ptr[i], j->shared.bytes[i], j->p.d_out) ||
-            holds(j->shared.ptr[i], j->shared.bytes[i], j->p.d_raw)) {
+        if (is_output(j, i)) {
             continue;
         }
         for (size_t off = 0; off < j->shared.bytes[i]; off += CHUNK) {
             const size_t n = j->shared.bytes[i] - off < CHUNK ? j->shared.bytes[i] - off : CHUNK;
-            CML_CHECK(cudaMemcpy(ours, (const char *)j->shared.ptr[i] + off, n,
-                                 cudaMemcpyDeviceToHost));
-            CML_CHECK(cudaMemcpy(theirs, (const char *)s->reg.ptr[i] + off, n,
-                                 cudaMemcpyDeviceToHost));
+            CML_CHECK(
+                cudaMemcpy(ours, (const char *)j->shared.ptr[i] + off, n, cudaMemcpyDeviceToHost));
+            CML_CHECK(
+                cudaMemcpy(theirs, (const char *)s->reg.ptr[i] + off, n, cudaMemcpyDeviceToHost));
             if (memcmp(ours, theirs, n) != 0) {
                 return 0;
             }
@@ -333,8 +335,8 @@ static int make_input_sets(judge *j, input_set *sets) {
         for (int draw = 0; draw < DRAWS_PER_SET; ++draw) {
             memset(&sets[k], 0, sizeof sets[k]);
             cml_devmem_use(CML_DEVMEM_PLAIN, &sets[k].reg, NULL, NULL);
-            message = j->ex->setup(&sets[k].p, (const long long *)cml_run.size,
-                                   cml_rng_u64(&j->secret));
+            message =
+                j->ex->setup(&sets[k].p, (const long long *)cml_run.size, cml_rng_u64(&j->secret));
             cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
             if (message != NULL) {
                 break;
@@ -560,8 +562,10 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
         const double overhead = cml_median(&s[(size_t)C_NULL_WORKER * reps], (size_t)reps) -
                                 cml_median(&s[(size_t)C_NULL_JUDGE * reps], (size_t)reps);
         judged->worker_overhead_ms = overhead;
-        const int launches[N_CONTENDERS] = {[C_STUDENT] = b.batch,   [C_NULL_WORKER] = 1,
-                                            [C_BASELINE] = b.batch,  [C_NULL_JUDGE] = 1,
+        const int launches[N_CONTENDERS] = {[C_STUDENT] = b.batch,
+                                            [C_NULL_WORKER] = 1,
+                                            [C_BASELINE] = b.batch,
+                                            [C_NULL_JUDGE] = 1,
                                             [C_COPY] = b.copy_batch};
         for (int i = 0; i < reps; ++i) {
             double *t = &s[(size_t)C_STUDENT * reps + i];
