@@ -28,7 +28,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ALTERNATIVES = ROOT / "grader" / "tests" / "alternatives"
 sys.path.insert(0, str(ROOT))
 
 from grader import assemble, build, diagnose, course, fixtures, harness, manifest, tools  # noqa: E402
@@ -43,7 +42,7 @@ def variants_of(lab, exercises: set[str], alternatives_only: bool) -> list[tuple
     """(label, fixture) of the lab's known-bad variants (label: the fixture's name) and correct
     alternatives (label "alt:<name>") whose exercise is one of ``exercises``."""
     found = [] if alternatives_only else [(f.stem, f) for f in fixtures.find(ROOT, lab.name)]
-    found += [(f"alt:{f.stem}", f) for f in sorted((ALTERNATIVES / lab.name).glob("*.toml"))]
+    found += [(f"alt:{f.stem}", f) for f in fixtures.find(ROOT, lab.name, alternatives=True)]
     return [(label, f) for label, f in found if fixtures.load(f)["expect"]["exercise"] in exercises]
 
 

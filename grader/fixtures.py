@@ -33,10 +33,17 @@ def known_bad_dir(root: Path) -> Path:
     return root / "grader" / "tests" / "known_bad"
 
 
-def find(root: Path, lab_name: str | None = None) -> list[Path]:
-    """Every fixture (of one lab folder name such as "3.3-tiling", or of all labs)."""
+def alternatives_dir(root: Path) -> Path:
+    """Correct designs other than the reference, in the same format with ``expect.keeps``."""
+    return root / "grader" / "tests" / "alternatives"
+
+
+def find(root: Path, lab_name: str | None = None, *, alternatives: bool = False) -> list[Path]:
+    """Every known-bad fixture, or every alternative with ``alternatives`` (of one lab folder
+    name such as "3.3-tiling", or of all labs)."""
     pattern = f"{lab_name}/*.toml" if lab_name else "*/*.toml"
-    return sorted(known_bad_dir(root).glob(pattern))
+    folder = alternatives_dir(root) if alternatives else known_bad_dir(root)
+    return sorted(folder.glob(pattern))
 
 
 def load(path: Path) -> dict:

@@ -9,12 +9,44 @@ from pathlib import Path
 
 import pytest
 
-from grader import cli, tools
+from grader import cli, fixtures, manifest, tools
+from grader.results import PART_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
 FAKELAB = Path(__file__).resolve().parent / "fakelab"
 FAKE_BIN = FAKELAB / "bin"
 KNOWN_BAD = Path(__file__).resolve().parent / "known_bad"
+
+
+def assert_patch_well_formed(
+    path: Path, tmp_path: Path, parts: str, expect_keys: set[str], empty: str
+) -> dict:
+    """What every patch of a reference solution must be, known-bad fixture (``parts`` =
+    "lost") or alternative ("keeps"): a description; replacements of the lab's student files
+    that change their text, each ``old`` once in the solution (grader.fixtures raises
+    FixtureError otherwise); an exercise of the lab; a non-empty list ``expect[parts]`` of
+    parts that have points there (``empty`` says why it must not be empty); no key of
+    ``expect`` outside "exercise", ``parts`` and ``expect_keys``. Returns the fixture."""
+    fixture = fixtures.load(path)
+    lab = manifest.load(REPO / "labs" / path.parent.name)
+    assert set(fixture) <= {"description", "replace", "expect"}, set(fixture)
+    assert isinstance(fixture.get("description"), str) and fixture["description"]
+    assert fixture["replace"], "no [[replace]]"
+    for rep in fixture["replace"]:
+        assert rep["file"] in lab.student_files, rep["file"]
+        assert rep["old"] != rep["new"]
+    expect = fixture["expect"]
+    assert set(expect) <= {"exercise", parts, *expect_keys}, set(expect)
+    assert expect["exercise"] in {e.name for e in lab.exercises}, expect["exercise"]
+    ex = lab.exercise(expect["exercise"])
+    assert expect[parts], f"expect.{parts} is empty: {empty}"
+    for part in expect[parts]:
+        assert part in PART_NAMES, part
+        assert ex.points[part] > 0, f"{part} has no points in {ex.name}"
+    applied = fixtures.apply(REPO, path, tmp_path / "sub")
+    for rep in fixture["replace"]:
+        assert rep["new"] in (applied / rep["file"]).read_text()
+    return fixture
 
 
 def _no_device_reason() -> str | None:
