@@ -413,11 +413,12 @@ def exercise_summary(
         if k in by_kind:
             size, run, _ = by_kind[k]
             msg = (run.doc.get("error") or {}).get("message", "unknown error")
-            found = broken_limit(launch_record(run))
+            rec = launch_record(run)
+            found = broken_limit(rec)
             if found:
                 # The record explains the error: the limit's advice, not a guess from the message.
                 return (
-                    f"{ex.name}: at {size_text(size)} the launch {launch_text(launch_record(run))} "
+                    f"{ex.name}: at {size_text(size)} the launch {launch_text(rec)} "
                     f"failed ({msg}): {found[1]}: {LIMIT_ADVICE[found[0]]}"
                 )
             advice = ex.hints.get("launch") or launch_hint(msg)
