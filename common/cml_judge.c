@@ -46,6 +46,7 @@
 #include "cml_lab_internal.h"
 #include "cml_rng.h"
 #include "cml_sample.h"
+#include "cml_setup.h"
 #include "cml_stats.h"
 
 #define INPUT_SETS 2    /* input sets the timed repetitions rotate among */
@@ -335,8 +336,8 @@ static int make_input_sets(judge *j, input_set *sets) {
         for (int draw = 0; draw < DRAWS_PER_SET; ++draw) {
             memset(&sets[k], 0, sizeof sets[k]);
             cml_devmem_use(CML_DEVMEM_PLAIN, &sets[k].reg, NULL, NULL);
-            message =
-                j->ex->setup(&sets[k].p, (const long long *)cml_run.size, cml_rng_u64(&j->secret));
+            message = cml_problem_setup(j->ex, &sets[k].p, (const long long *)cml_run.size,
+                                        cml_rng_u64(&j->secret));
             cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
             if (message != NULL) {
                 break;
@@ -349,7 +350,7 @@ static int make_input_sets(judge *j, input_set *sets) {
             if (!same || draw + 1 == DRAWS_PER_SET || !same_inputs_as_case(j, &sets[k])) {
                 break; /* (inputs that never change with the seed are kept as they are) */
             }
-            j->ex->teardown(&sets[k].p);
+            cml_problem_release(j->ex, &sets[k].p);
         }
         if (message != NULL) {
             break;
@@ -358,7 +359,7 @@ static int make_input_sets(judge *j, input_set *sets) {
     }
     if (made < INPUT_SETS || !same) {
         for (int k = 0; k < made; ++k) {
-            j->ex->teardown(&sets[k].p);
+            cml_problem_release(j->ex, &sets[k].p);
         }
         return 0;
     }
@@ -584,7 +585,7 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
     CML_CHECK(cudaFree(copy.d_src));
     CML_CHECK(cudaFree(d_flush));
     for (int k = 0; k < n_sets; ++k) {
-        j->ex->teardown(&sets[k].p);
+        cml_problem_release(j->ex, &sets[k].p);
     }
     return rc;
 }
@@ -690,7 +691,7 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
     CML_CHECK(cml_devmem_pool_create(&j.pool, &pool_fd));
     cml_devmem_use(CML_DEVMEM_EXPORT, &j.shared, j.pool, NULL);
     cml_check_set_secret(&j.secret);
-    const char *message = ex->setup(&j.p, opt->size, opt->seed);
+    const char *message = cml_problem_setup(ex, &j.p, opt->size, opt->seed);
     cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
     if (message) {
         fprintf(stderr, "judge: %s: %s\n", ex->name, message);
@@ -765,6 +766,6 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
     quit(&j);
     cml_check_set_secret(NULL);
     free(j.h_got);
-    ex->teardown(&j.p);
+    cml_problem_release(ex, &j.p);
     return code;
 }

@@ -33,6 +33,7 @@
 #include "cml_lab_internal.h"
 #include "cml_launches.h"
 #include "cml_options.h"
+#include "cml_setup.h"
 #include "cml_timing.h"
 
 #include <unistd.h>
@@ -728,8 +729,8 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
     CML_CHECK(cml_device_query(&cml_run.device));
     cml_run.have_device = 1;
 
-    cml_problem p = {0};
-    const char *setup_message = ex->setup(&p, opt->size, opt->seed);
+    cml_problem p;
+    const char *setup_message = cml_problem_setup(ex, &p, opt->size, opt->seed);
     if (setup_message) {
         fprintf(stderr, "lab: %s: %s\n", ex->name, setup_message);
         return cml_lab_finish_error("setup", setup_message, CML_EXIT_USAGE);
@@ -740,7 +741,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
         bug = "out of host memory for the result";
     }
     if (bug) {
-        ex->teardown(&p);
+        cml_problem_release(ex, &p);
         return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
     }
 
@@ -755,7 +756,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
         cml_part_timer = NULL;
         if (extra.n < 0) {
             free(h_got);
-            ex->teardown(&p);
+            cml_problem_release(ex, &p);
             return cml_lab_finish_error(
                 "harness", "the exercise added an invalid metric (a course bug, please report)",
                 CML_EXIT_FAILED);
@@ -769,7 +770,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
         cml_lab_verify(ex->launch_baseline, &p, h_got, &baseline_check);
         if (baseline_check.n_bad != 0) {
             free(h_got);
-            ex->teardown(&p);
+            cml_problem_release(ex, &p);
             return cml_lab_finish_error(
                 "harness", "the baseline produced a wrong result (a course bug, please report)",
                 CML_EXIT_FAILED);
@@ -789,7 +790,7 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
                  .timing = timing,
                  .extra = &extra};
     free(h_got);
-    ex->teardown(&p);
+    cml_problem_release(ex, &p);
     return write_output(&d, NULL, 0) == 0 ? CML_EXIT_OK : CML_EXIT_USAGE;
 }
 

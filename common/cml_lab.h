@@ -34,7 +34,8 @@ extern "C" {
 
 /* Exercise-specific figures for the run document's "metrics" object (e.g. the latency of each
  * level of the memory hierarchy, or a second baseline's speed-up): what the driver's timing of
- * one launch against its baseline cannot measure. Filled by an exercise's extra_metrics() through cml_metrics_add(). */
+ * one launch against its baseline cannot measure. Filled by an exercise's extra_metrics() through
+ * cml_metrics_add(). */
 #define CML_MAX_EXTRA_METRICS 16
 #define CML_METRIC_NAME_MAX 32
 typedef struct cml_metrics {
@@ -85,8 +86,11 @@ typedef struct cml_problem {
     void *d_raw;
     size_t raw_bytes;
     unsigned char raw_poison; /* the byte d_raw is poisoned with: one the output rarely holds */
-    /* Exercise-owned state passed to launch_student / launch_baseline / teardown. */
+    /* Exercise-owned state passed to launch_student / launch_baseline / teardown
+     * (CML_NEW_CTX, cml_setup.h). */
     void *ctx;
+    /* What setup() took from the driver (cml_setup.h), freed by cml_problem_release. */
+    struct cml_owned *owned;
 } cml_problem;
 
 typedef struct cml_exercise {
@@ -94,16 +98,21 @@ typedef struct cml_exercise {
     const char *dim_names; /* comma-separated, e.g. "M,N,K"; their count is n_dims */
     int n_dims;
     const char *baseline; /* the baseline's name for reports, e.g. "matmul_naive"; NULL: none */
+    /* Every dimension at most this (0: no bound beyond the command line's), checked by the
+     * driver before setup(): e.g. CML_INT_SIZE_MAX for sizes lab.h passes as int. */
+    long long max_size;
     /* Checks the size (return a message for sizes the exercise does not accept, e.g.
-     * R > 4), allocates, draws inputs from `seed` (cml_rng.h), copies them to the device
-     * and computes the reference. Returns NULL on success, else a static message. CUDA
-     * calls inside use CML_CHECK. */
+     * R > 4), draws inputs from `seed` (cml_rng.h), copies them to the device and computes
+     * the reference, taking its memory from the driver (cml_setup.h), which frees it.
+     * Returns NULL on success, else a static message. CUDA calls inside use CML_CHECK. */
     const char *(*setup)(cml_problem *p, const long long *size, uint64_t seed);
     void (*launch_student)(void *ctx); /* one run of the student's launcher */
     /* One run of the baseline, writing d_out too. NULL when the exercise has no baseline
      * (then --time measures nothing: "timing" stays null; extra_metrics still runs). */
     void (*launch_baseline)(void *ctx);
-    void (*teardown)(cml_problem *p); /* frees everything setup() allocated */
+    /* Optional (NULL: none). Frees what setup() holds besides the driver's allocations (a
+     * CUDA array, a texture object); called before the driver frees those. */
+    void (*teardown)(cml_problem *p);
     /* Optional (NULL: none). Called once after the first verified run when its status is
      * "ok", with or without --time, in the process that compares (the judge, in a judged
      * run: course code only); adds exercise-specific figures with cml_metrics_add(). It may
@@ -139,6 +148,10 @@ typedef struct cml_exercise {
  * launch does. */
 double cml_time_part(int part);
 
+/* cml_exercise.max_size for sizes passed as int, with room for a tile's worth of indices
+ * past the end (2^31 - 64). */
+#define CML_INT_SIZE_MAX 2147483583LL
+
 /* cml_exercise.flags */
 /* The inputs do not all live in the buffers of cml_dev_alloc (setup() also hands them to the
  * student's code, e.g. coefficients uploaded to __constant__ memory), so the judge times
@@ -158,12 +171,11 @@ int cml_runs_student_code(void);
  * a wrong result). A failed CUDA call writes status "error" (kind "cuda", or "launch"
  * when the check right after a launch or the timing caught it) and exits with 4 from
  * inside the failure handler.
- * Ownership: the driver calls setup() with *p zeroed, and teardown() exactly once after
- * a setup() that returned NULL, before returning (not after a setup() that failed, nor
- * from the failure handler: the process then ends, and nothing needs freeing). The
- * driver allocates and frees only its own buffers (the host copy of d_out, the copy
- * roof's buffers); d_out, h_ref, h_mag, check_idx and ctx are the exercise's and must
- * stay valid until teardown(). */
+ * Ownership: the driver runs setup() through cml_problem_setup (cml_setup.h) and releases
+ * the problem exactly once after a setup() that returned NULL, before returning (not from
+ * the failure handler: the process then ends, and nothing needs freeing). What setup() took
+ * through cml_setup.h is freed then; anything else it holds (d_out, h_ref, h_mag, check_idx,
+ * ctx when not the driver's) must stay valid until its teardown(). */
 int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *exercises,
                  int n_exercises);
 

@@ -24,6 +24,7 @@
 #include "cml_lab_internal.h"
 #include "cml_launches.h"
 #include "cml_sample.h"
+#include "cml_setup.h"
 
 static int send_error(int sock, const char *kind, const char *message) {
     (void)cml_ipc_send_error(sock, kind, message, NULL, NULL, NULL);
@@ -65,8 +66,8 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
     /* The same setup as the judge's, on the judge's buffers; one checked position only. */
     cml_check_set_minimal(1);
     cml_devmem_use(CML_DEVMEM_IMPORT, NULL, NULL, &imports);
-    cml_problem p = {0};
-    const char *message = ex->setup(&p, (const long long *)cml_run.size, hello.seed);
+    cml_problem p;
+    const char *message = cml_problem_setup(ex, &p, (const long long *)cml_run.size, hello.seed);
     const int used = cml_devmem_imports_used();
     cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
     cml_check_set_minimal(0);
@@ -138,6 +139,6 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
             return send_error(sock, "protocol", "unexpected message");
         }
     }
-    ex->teardown(&p);
+    cml_problem_release(ex, &p);
     return CML_EXIT_OK;
 }

@@ -1,0 +1,185 @@
+/* cml_setup.c — the allocations a setup() takes from the driver, freed by it (cml_setup.h).
+ *
+ * Each problem keeps a list of what it took, newest first, so release frees in reverse order
+ * of allocation. Running out of host memory inside setup() jumps back to cml_problem_setup,
+ * which frees what the setup took and returns the message (setup() runs host code only, so
+ * no frame between needs unwinding).
+ */
+#include "cml_setup.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cml_check.h"
+#include "cml_devmem.h"
+
+typedef enum owned_kind { OWN_HOST, OWN_SCRATCH, OWN_DEVICE, OWN_CHECK_SET } owned_kind;
+
+struct cml_owned {
+    owned_kind kind;
+    void *ptr;
+    struct cml_owned *next;
+};
+
+static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
+
+static jmp_buf *g_setup_jump; /* set while a setup() runs */
+
+static void out_of_host_memory(void) {
+    if (g_setup_jump != NULL) {
+        longjmp(*g_setup_jump, 1);
+    }
+    /* Outside setup() (a finish() or extra_metrics() taking scratch): the run cannot go on. */
+    cml_fail(cudaErrorMemoryAllocation, "host memory for the problem", __FILE__, __LINE__);
+}
+
+static void own(cml_problem *p, owned_kind kind, void *ptr) {
+    struct cml_owned *o = (struct cml_owned *)malloc(sizeof *o);
+    if (o == NULL) {
+        if (kind == OWN_DEVICE) {
+            CML_CHECK(cml_dev_free(ptr));
+        } else {
+            free(ptr);
+        }
+        out_of_host_memory();
+    }
+    o->kind = kind;
+    o->ptr = ptr;
+    o->next = p->owned;
+    p->owned = o;
+}
+
+static void *host_alloc(cml_problem *p, owned_kind kind, size_t bytes, int zeroed) {
+    void *ptr = zeroed ? calloc(1, bytes ? bytes : 1) : malloc(bytes ? bytes : 1);
+    if (ptr == NULL) {
+        out_of_host_memory();
+    }
+    own(p, kind, ptr);
+    return ptr;
+}
+
+void *cml_new_ctx(cml_problem *p, size_t bytes) {
+    p->ctx = host_alloc(p, OWN_HOST, bytes, 1);
+    return p->ctx;
+}
+
+void *cml_host(cml_problem *p, size_t bytes) {
+    return host_alloc(p, OWN_HOST, bytes, 1);
+}
+
+void *cml_scratch(cml_problem *p, size_t bytes) {
+    return host_alloc(p, OWN_SCRATCH, bytes, 0);
+}
+
+float *cml_scratch_uniform(cml_problem *p, cml_rng *rng, size_t n, float lo, float hi) {
+    float *x = (float *)cml_scratch(p, n * sizeof(float));
+    cml_rng_fill_uniform_f32(rng, x, n, lo, hi);
+    return x;
+}
+
+void *cml_device(cml_problem *p, size_t bytes) {
+    void *ptr = NULL;
+    CML_CHECK(cml_dev_alloc(&ptr, bytes));
+    own(p, OWN_DEVICE, ptr);
+    return ptr;
+}
+
+void *cml_device_copy(cml_problem *p, const void *src, size_t bytes) {
+    void *ptr = cml_device(p, bytes);
+    CML_CHECK(cudaMemcpy(ptr, src, bytes, cudaMemcpyHostToDevice));
+    return ptr;
+}
+
+float *cml_output(cml_problem *p, float **slot, size_t rows, size_t cols) {
+    float *out = (float *)cml_device(p, rows * cols * sizeof(float));
+    if (slot != NULL) {
+        *slot = out;
+    }
+    p->d_out = out;
+    p->out_ref = slot;
+    p->n_out = rows * cols;
+    p->out_cols = cols;
+    return out;
+}
+
+cml_check_set *cml_check(cml_problem *p, size_t rows, size_t cols, const cml_sample_spec *sample,
+                         int with_mag, cml_rng *rng) {
+    cml_check_set *s = (cml_check_set *)host_alloc(p, OWN_CHECK_SET, sizeof *s, 1);
+    if (!cml_check_set_init(s, rows, cols, sample, with_mag, rng)) {
+        out_of_host_memory();
+    }
+    cml_check_set_publish(s, p);
+    return s;
+}
+
+/* Frees the owned entries of one kind (every kind when all), newest first. */
+static void free_owned(cml_problem *p, int all, owned_kind kind) {
+    struct cml_owned **link = &p->owned;
+    while (*link != NULL) {
+        struct cml_owned *o = *link;
+        if (!all && o->kind != kind) {
+            link = &o->next;
+            continue;
+        }
+        *link = o->next;
+        switch (o->kind) {
+        case OWN_DEVICE:
+            CML_CHECK(cml_dev_free(o->ptr));
+            break;
+        case OWN_CHECK_SET:
+            cml_check_set_free((cml_check_set *)o->ptr);
+            free(o->ptr);
+            break;
+        default:
+            free(o->ptr);
+            break;
+        }
+        free(o);
+    }
+}
+
+const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long long *size,
+                              uint64_t seed) {
+    static char over[160];
+    memset(p, 0, sizeof *p);
+    for (int d = 0; ex->max_size > 0 && d < ex->n_dims; ++d) {
+        if (size[d] > ex->max_size) {
+            snprintf(over, sizeof over, "each of %s must be at most %lld", ex->dim_names,
+                     ex->max_size);
+            return over;
+        }
+    }
+    jmp_buf jump;
+    const char *volatile message = kNoHostMemory;
+    g_setup_jump = &jump;
+    if (setjmp(jump) == 0) {
+        message = ex->setup(p, size, seed);
+    }
+    g_setup_jump = NULL;
+    free_owned(p, 0, OWN_SCRATCH);
+    if (message != NULL) {
+        free_owned(p, 1, OWN_HOST);
+        memset(p, 0, sizeof *p);
+    }
+    return message;
+}
+
+void cml_problem_release(const cml_exercise *ex, cml_problem *p) {
+    if (ex->teardown != NULL && (p->ctx != NULL || p->owned != NULL)) {
+        ex->teardown(p);
+    }
+    free_owned(p, 1, OWN_HOST);
+    memset(p, 0, sizeof *p);
+}
+
+size_t cml_problem_owned(const cml_problem *p) {
+    size_t n = 0;
+    for (const struct cml_owned *o = p->owned; o != NULL; o = o->next) {
+        ++n;
+    }
+    return n;
+}

@@ -1,0 +1,85 @@
+/* cml_setup.h — what an exercise's setup() takes from the driver, and the driver frees.
+ *
+ * Every allocation below belongs to the problem it was made for, and the driver frees it on
+ * every path: after the run, when setup() returns a message, when the judge drops an input
+ * set. So a setup() has no failure path of its own, and an exercise needs a teardown() only
+ * for what it holds besides (a CUDA array, a texture object, a stream):
+ *
+ *     matmul_ctx *c = CML_NEW_CTX(p, matmul_ctx);            // p->ctx, zeroed
+ *     float *h_A = cml_scratch_uniform(p, &rng, M * K, -1.0f, 1.0f);   // freed after setup()
+ *     cml_check_set *check = cml_check(p, M, N, &kSample, 1, &rng);  // published in *p
+ *     ... check->ref[i] = reference at cml_check_set_pos(check, i) ...
+ *     c->d_A = (float *)cml_device_copy(p, h_A, M * K * sizeof(float));
+ *     cml_output(p, &c->d_C, M, N);                           // d_out, out_ref, n_out, out_cols
+ *
+ * Device buffers come from cml_dev_alloc (cml_devmem.h), in the order setup() asks for them,
+ * so that a judged run's two processes agree on them. Host memory that runs out ends the
+ * setup: the driver reports "out of host memory ..." as the setup's message (status "error",
+ * kind "setup"), as a setup() that rejects a size does. A failed CUDA call goes to the failure
+ * handler (CML_CHECK), as everywhere.
+ *
+ * Source: the allocate -> initialise -> copy -> launch -> verify -> free order of NVIDIA
+ * cuda-samples, with the free owned by the caller (an arena per problem).
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cml_lab.h"
+#include "cml_rng.h"
+#include "cml_sample.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The exercise's context: `bytes` of zeroed host memory, kept until the problem is released,
+ * and set as p->ctx. */
+void *cml_new_ctx(cml_problem *p, size_t bytes);
+#define CML_NEW_CTX(p, type) ((type *)cml_new_ctx((p), sizeof(type)))
+
+/* Zeroed host memory kept until the problem is released (tables the launchers read). */
+void *cml_host(cml_problem *p, size_t bytes);
+
+/* Host memory freed when setup() returns (inputs on their way to the device, a reference's
+ * temporaries); uninitialised. */
+void *cml_scratch(cml_problem *p, size_t bytes);
+
+/* n floats of scratch drawn uniformly in [lo, hi) from rng (cml_rng_fill_uniform_f32). */
+float *cml_scratch_uniform(cml_problem *p, cml_rng *rng, size_t n, float lo, float hi);
+
+/* A device buffer of `bytes` (cml_dev_alloc), freed when the problem is released. */
+void *cml_device(cml_problem *p, size_t bytes);
+
+/* cml_device(p, bytes) holding a copy of the host bytes at src. */
+void *cml_device_copy(cml_problem *p, const void *src, size_t bytes);
+
+/* The output under test: a device buffer of rows * cols floats, stored in *slot (the field of
+ * the exercise's context the launchers read), and p->d_out, p->out_ref = slot, p->n_out,
+ * p->out_cols. slot NULL: the launchers find the output elsewhere, out_ref stays NULL (one
+ * launch per judged sample). Returns the buffer. */
+float *cml_output(cml_problem *p, float **slot, size_t rows, size_t cols);
+
+/* The positions checked on a (rows, cols) output and their reference arrays
+ * (cml_check_set_init: every position when sample is NULL, else a sample drawn from rng),
+ * published in *p (check_idx, n_check, h_ref, h_mag) and freed with the problem. setup() fills
+ * ref[i] (and mag[i] when with_mag) for position cml_check_set_pos(set, i). */
+cml_check_set *cml_check(cml_problem *p, size_t rows, size_t cols, const cml_sample_spec *sample,
+                         int with_mag, cml_rng *rng);
+
+/* The driver's side. cml_problem_setup zeroes *p, checks the size against ex->max_size, runs
+ * ex->setup(p, size, seed) and frees its scratch. It returns NULL, or the message that stopped
+ * the setup (the exercise's own, a size over max_size, or running out of host memory); then
+ * everything the setup took is already freed. cml_problem_release runs ex->teardown (when
+ * there is one) and frees everything the problem took; safe on a released or zeroed problem. */
+const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long long *size,
+                              uint64_t seed);
+void cml_problem_release(const cml_exercise *ex, cml_problem *p);
+
+/* How many allocations the problem holds (for tests). */
+size_t cml_problem_owned(const cml_problem *p);
+
+#ifdef __cplusplus
+}
+#endif

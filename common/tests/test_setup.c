@@ -1,0 +1,133 @@
+/* test_setup.c — what a setup() takes from the driver, and the driver frees (cml_setup.h).
+ *
+ * Host allocations only: no GPU needed, nothing here is tagged. Device buffers go through
+ * cml_dev_alloc, which every lab's selfcheck exercises on the GPU.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "cml_setup.h"
+#include "suites.h"
+
+typedef struct toy_ctx {
+    int n;
+    float *table;
+} toy_ctx;
+
+static int g_teardowns;
+
+static void toy_teardown(cml_problem *p) {
+    ck_assert_ptr_nonnull(p->ctx); /* before the driver frees the context */
+    ++g_teardowns;
+}
+
+/* size[0] floats of scratch and a table of size[0] floats kept; size[1] = 1 asks for more
+ * host memory than any machine has, after those. */
+static const char *toy_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    toy_ctx *c = CML_NEW_CTX(p, toy_ctx);
+    c->n = (int)size[0];
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    const float *x = cml_scratch_uniform(p, &rng, (size_t)size[0], -1.0f, 1.0f);
+    c->table = (float *)cml_host(p, (size_t)size[0] * sizeof(float));
+    memcpy(c->table, x, (size_t)size[0] * sizeof(float));
+    cml_check_set *check = cml_check(p, 1, (size_t)size[0], NULL, 1, NULL);
+    for (size_t i = 0; i < check->n; ++i) {
+        check->ref[i] = x[i];
+        check->mag[i] = 1.0;
+    }
+    if (size[1] == 1) {
+        (void)cml_scratch(p, SIZE_MAX / 2);
+    }
+    return size[1] == 2 ? "rejected by the exercise" : NULL;
+}
+
+static const cml_exercise kToy = {.name = "toy",
+                                  .dim_names = "n,mode",
+                                  .n_dims = 2,
+                                  .max_size = 1000,
+                                  .setup = toy_setup,
+                                  .teardown = toy_teardown};
+
+START_TEST(setup_keeps_ctx_table_and_check_set_frees_scratch) {
+    cml_problem p;
+    const long long size[2] = {16, 0};
+    ck_assert_ptr_null(cml_problem_setup(&kToy, &p, size, 7));
+    const toy_ctx *c = (const toy_ctx *)p.ctx;
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(c->n, 16);
+    /* the context, the table and the check set; the scratch is gone */
+    ck_assert_uint_eq(cml_problem_owned(&p), 3);
+    ck_assert_ptr_nonnull(p.h_ref);
+    ck_assert_ptr_nonnull(p.h_mag);
+    ck_assert_ptr_null(p.check_idx); /* every position */
+    for (int i = 0; i < 16; ++i) {
+        ck_assert_double_eq(p.h_ref[i], (double)c->table[i]);
+    }
+    g_teardowns = 0;
+    cml_problem_release(&kToy, &p);
+    ck_assert_int_eq(g_teardowns, 1);
+    ck_assert_uint_eq(cml_problem_owned(&p), 0);
+    cml_problem_release(&kToy, &p); /* a released problem: nothing more */
+    ck_assert_int_eq(g_teardowns, 1);
+}
+END_TEST
+
+START_TEST(same_seed_same_inputs) {
+    cml_problem a, b;
+    const long long size[2] = {8, 0};
+    ck_assert_ptr_null(cml_problem_setup(&kToy, &a, size, 42));
+    ck_assert_ptr_null(cml_problem_setup(&kToy, &b, size, 42));
+    ck_assert_mem_eq(((toy_ctx *)a.ctx)->table, ((toy_ctx *)b.ctx)->table, 8 * sizeof(float));
+    cml_problem_release(&kToy, &a);
+    cml_problem_release(&kToy, &b);
+}
+END_TEST
+
+START_TEST(out_of_host_memory_is_the_setups_message) {
+    cml_problem p;
+    const long long size[2] = {16, 1};
+    g_teardowns = 0;
+    const char *message = cml_problem_setup(&kToy, &p, size, 7);
+    ck_assert_ptr_nonnull(message);
+    ck_assert_ptr_nonnull(strstr(message, "out of host memory"));
+    ck_assert_uint_eq(cml_problem_owned(&p), 0); /* what it took before is freed */
+    ck_assert_ptr_null(p.ctx);
+    cml_problem_release(&kToy, &p);
+    ck_assert_int_eq(g_teardowns, 0); /* no teardown after a failed setup */
+}
+END_TEST
+
+START_TEST(exercise_message_frees_everything) {
+    cml_problem p;
+    const long long size[2] = {16, 2};
+    ck_assert_str_eq(cml_problem_setup(&kToy, &p, size, 7), "rejected by the exercise");
+    ck_assert_uint_eq(cml_problem_owned(&p), 0);
+    ck_assert_ptr_null(p.h_ref);
+}
+END_TEST
+
+START_TEST(size_over_max_size_never_reaches_setup) {
+    cml_problem p;
+    const long long size[2] = {1001, 0};
+    const char *message = cml_problem_setup(&kToy, &p, size, 7);
+    ck_assert_ptr_nonnull(message);
+    ck_assert_ptr_nonnull(strstr(message, "n,mode"));
+    ck_assert_ptr_nonnull(strstr(message, "1000"));
+    ck_assert_ptr_null(p.ctx);
+}
+END_TEST
+
+Suite *make_setup_suite(void) {
+    Suite *s = suite_create("setup");
+    TCase *tc = tcase_create("Ownership");
+    tcase_add_test(tc, setup_keeps_ctx_table_and_check_set_frees_scratch);
+    tcase_add_test(tc, same_seed_same_inputs);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Failures");
+    tcase_add_test(tc, out_of_host_memory_is_the_setups_message);
+    tcase_add_test(tc, exercise_message_frees_everything);
+    tcase_add_test(tc, size_over_max_size_never_reaches_setup);
+    suite_add_tcase(s, tc);
+    return s;
+}
