@@ -63,6 +63,12 @@ int cml_runs_student_code(void) {
 static const char *const reserved[] = {"bytes",         "flops",     "gbps",       "gflops",
                                        "baseline_gbps", "copy_gbps", "pct_of_copy"};
 
+void cml_metrics_note(cml_metrics *m, const char *text) {
+    if (m && text) {
+        snprintf(m->note, sizeof m->note, "%s", text);
+    }
+}
+
 int cml_metrics_add(cml_metrics *m, const char *name, double value) {
     if (!m || m->n < 0) {
         return -1;
@@ -405,6 +411,12 @@ static void emit_document(cml_json *w, const cml_doc *d) {
     cml_json_key(w, "check");
     emit_check(w, d);
     emit_timing_and_metrics(w, d);
+    cml_json_key(w, "metrics_note");
+    if (d->extra && d->extra->note[0] != '\0') {
+        cml_json_string(w, d->extra->note);
+    } else {
+        cml_json_null(w);
+    }
     cml_json_key(w, "device");
     emit_device(w);
     cml_json_end_object(w);

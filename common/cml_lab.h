@@ -38,10 +38,14 @@ extern "C" {
  * cml_metrics_add(). */
 #define CML_MAX_EXTRA_METRICS 16
 #define CML_METRIC_NAME_MAX 32
+#define CML_METRIC_NOTE_MAX 200
 typedef struct cml_metrics {
     int n;
     char name[CML_MAX_EXTRA_METRICS][CML_METRIC_NAME_MAX];
     double value[CML_MAX_EXTRA_METRICS];
+    /* Why figures are missing, for the student ("" when none): the document's
+     * "metrics_note". */
+    char note[CML_METRIC_NOTE_MAX];
 } cml_metrics;
 
 /* Adds one figure. `name` is 1 to 31 characters of [a-z0-9_], not one of the driver's own
@@ -50,6 +54,11 @@ typedef struct cml_metrics {
  * any of that is violated: the driver then reports a harness error, since only course code
  * calls this. */
 int cml_metrics_add(cml_metrics *m, const char *name, double value);
+
+/* Says why the exercise adds no figures (or fewer): e.g. a part of the student's work that
+ * computed a wrong result when timed. One sentence, cut at CML_METRIC_NOTE_MAX - 1 bytes; a
+ * later note replaces an earlier one. Written by the process that compares (course code). */
+void cml_metrics_note(cml_metrics *m, const char *text);
 
 /* One case of one exercise, filled in by the exercise's setup(). */
 typedef struct cml_problem {

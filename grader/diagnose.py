@@ -560,7 +560,9 @@ def performance_text(
         )
     else:
         if value is None:
-            return None, f"the performance run gave no {crit.metric}"
+            note = doc.get("metrics_note")
+            why = f": {note}" if isinstance(note, str) and note else ""
+            return None, f"the performance run gave no {crit.metric}{why}"
         text = f"{crit.metric} {value:.4g}"
     text += f"; full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}"
     return value, text

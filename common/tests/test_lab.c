@@ -427,7 +427,7 @@ START_TEST(run_or_no_device) {
     } else {
         ck_assert_int_eq(result.code, 3);
         HAS(result.doc, "\"status\":\"no_device\",\"error\":null,\"check\":null,"
-                        "\"timing\":null,\"metrics\":null,\"device\":null}");
+                        "\"timing\":null,\"metrics\":null,\"metrics_note\":null,\"device\":null}");
     }
 }
 END_TEST

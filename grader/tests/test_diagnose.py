@@ -349,6 +349,11 @@ def test_performance_text_extra_metric():
         None,
         "the performance run gave no l2_over_l1",
     )
+    d["metrics_note"] = "the l2 chase computed a wrong result when timed"
+    assert diagnose.performance_text(SCALE, missing, d, None) == (
+        None,
+        "the performance run gave no l2_over_l1: the l2 chase computed a wrong result when timed",
+    )
     not_a_number = manifest.Criterion("flag", 0, 1)
     assert diagnose.performance_text(SCALE, not_a_number, d, None)[0] is None
     assert diagnose.slow_summary(SCALE, crit, 2.0).startswith("scale: dram_over_l2 2, full credit")
