@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,13 +87,18 @@ def build_common(root: Path, nvcc: Tool | None, arch: str | None) -> None:
         )
 
 
+def _build_dir(root: Path, arch: str | None) -> str:
+    """``build`` for the Makefile's default architecture, ``build/<arch>`` for another."""
+    return "build" if arch in (None, default_arch(root)) else f"build/{arch}"
+
+
 def build_judge(root: Path, nvcc: Tool | None, arch: str | None, lab_folder: str) -> Path:
     """``make <build>/<lab>/judge``: the lab's pristine harness without student code, the
     course's process of a judged run (grader/stubs.py, docs/protocol.md). Built from the
     course tree, outside the sandbox, once per course and architecture (``build/`` for the
     Makefile's default, ``build/<arch>/`` for another, as ``make build-sm80`` does). Raises
     GraderError when it does not build: the course is broken."""
-    build_dir = "build" if arch in (None, default_arch(root)) else f"build/{arch}"
+    build_dir = _build_dir(root, arch)
     target = f"{build_dir}/{lab_folder}/judge"
     args = _make_args(root, nvcc, arch)
     if build_dir != "build":
@@ -106,6 +112,51 @@ def build_judge(root: Path, nvcc: Tool | None, arch: str | None, lab_folder: str
             + "\n".join(log[-20:])
         )
     return judge
+
+
+def pristine_objects(
+    root: Path, arch: str | None, lab_folder: str, student_files: tuple[str, ...]
+) -> dict[str, Path]:
+    """{source name: object} for the lab's sources that are not student files, as the course
+    built them for the judge (``<build>/<lab>/student/<name>.o``, after ``build_judge``), so a
+    grading compiles only the student's files (issue 15). An object is offered only when it
+    is at least as new as every file its dependency file names and none of those is a student
+    file (a header the student writes would change it); otherwise the grading compiles that
+    source itself, as before."""
+    lab_dir = root / "labs" / lab_folder
+    built = root / _build_dir(root, arch) / lab_folder / "student"
+    offered = {}
+    for source in sorted([*lab_dir.glob("*.cu"), *lab_dir.glob("*.c")]):
+        name = source.name
+        obj, dep = built / f"{name}.o", built / f"{name}.d"
+        if name in student_files or not obj.is_file() or not dep.is_file():
+            continue
+        deps = [Path(d) if os.path.isabs(d) else root / d for d in _dependencies(dep)]
+        deps.extend((lab_dir / "data").glob("*"))  # what .incbin reads (lab 3.5)
+        try:
+            newest = max(d.stat().st_mtime for d in deps) if deps else 0.0
+        except OSError:
+            continue
+        if any(d.name in student_files and d.parent.resolve() == lab_dir.resolve() for d in deps):
+            continue
+        if obj.stat().st_mtime >= newest:
+            offered[name] = obj
+    return offered
+
+
+def _reuse(objects: dict[str, Path], src: Path, root: Path, lab_folder: str, out_dir: Path) -> None:
+    """Copies each offered object into out_dir when the assembled source is byte for byte
+    the course's, dated now so that make keeps it."""
+    for name, obj in objects.items():
+        pristine = root / "labs" / lab_folder / name
+        try:
+            same = (src / name).read_bytes() == pristine.read_bytes()
+        except OSError:
+            same = False
+        if same:
+            target = out_dir / obj.name
+            shutil.copyfile(obj, target)
+            os.utime(target)
 
 
 def summarize(log: str, src: Path, out_dir: Path, limit: int = SUMMARY_LINES) -> list[str]:
@@ -151,6 +202,7 @@ def build(
     nvcc: Tool | None,
     arch: str | None,
     box: Sandbox | None = None,
+    reuse: tuple[str, dict[str, Path]] | None = None,
 ) -> BuildResult:
     """Builds ``src`` into ``out_dir``; a failure is a result, not an exception.
 
@@ -159,8 +211,13 @@ def build(
     given: ``out_dir`` is then the only writable place, ``src`` is readable, ``solutions/``
     is hidden — the preprocessor (``#include``) and the assembler (``.incbin``) read any
     file the source names, so outside the sandbox a submission could compile a solution
-    into itself (``check_includes`` catches headers, not ``.incbin``)."""
+    into itself (``check_includes`` catches headers, not ``.incbin``).
+
+    ``reuse``: (lab folder, ``pristine_objects``) — the course's own objects of the lab's
+    other sources, copied in so that only the student's files are compiled."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    if reuse is not None:
+        _reuse(reuse[1], src, root, reuse[0], out_dir)
     out = runner.run(
         [*_make_args(root, nvcc, arch), "lab-bin", f"LAB_SRC={src}", f"LAB_OUT={out_dir}"],
         timeout_s=BUILD_TIMEOUT_S,

@@ -236,7 +236,20 @@ class Grading:
         self.step("sandbox", status, [self.box.notice, cgroup.status()])
         out_dir = tmp / "out"
         start = time.monotonic()
-        built = builder.build(self.root, asm.src, out_dir, nvcc, self.options.arch, self.box)
+        # the lab's other sources as the judge's build compiled them: only the student's
+        # files are compiled here
+        pristine = builder.pristine_objects(
+            self.root, self.options.arch, self.lab.name, self.lab.student_files
+        )
+        built = builder.build(
+            self.root,
+            asm.src,
+            out_dir,
+            nvcc,
+            self.options.arch,
+            self.box,
+            reuse=(self.lab.name, pristine),
+        )
         self.grade.timings["build"] = time.monotonic() - start
         if not built.ok:
             self.step("build", Status.FAILED, built.summary)

@@ -141,3 +141,56 @@ def test_warnings_of_a_successful_build_are_shown_relative():
     shown = build.warnings(many, src, out, limit=6)
     assert len(shown) == 7 and shown[-1] == "... and 3 more warnings"
     assert build.warnings("  NVCC    k.cu\n", src, out) == []
+
+
+def _pristine_tree(tmp_path: Path, header_is_student: bool = False) -> tuple[Path, Path]:
+    """A course with labs/9.9-x/{harness.cu, lab.h, kernels.cu} and the judge's build of
+    harness.cu (object and dependency file, newer than its sources)."""
+    root = tmp_path / "course"
+    lab = root / "labs" / "9.9-x"
+    built = root / "build" / "9.9-x" / "student"
+    lab.mkdir(parents=True)
+    built.mkdir(parents=True)
+    (root / "Makefile").write_text("CUDA_ARCH ?= sm_90\n")
+    for name in ("harness.cu", "lab.h", "kernels.cu"):
+        (lab / name).write_text(f"// {name}\n")
+    header = "kernels.cu" if header_is_student else "lab.h"
+    (built / "harness.cu.d").write_text(
+        f"build/9.9-x/student/harness.cu.o: labs/9.9-x/harness.cu \\\n labs/9.9-x/{header}\n"
+    )
+    (built / "harness.cu.o").write_bytes(b"OBJ")
+    old = (built / "harness.cu.o").stat().st_mtime - 100
+    for name in ("harness.cu", "lab.h", "kernels.cu"):
+        os.utime(lab / name, (old, old))
+    return root, built
+
+
+def test_pristine_objects_are_offered_when_up_to_date(tmp_path):
+    root, built = _pristine_tree(tmp_path)
+    assert build.pristine_objects(root, None, "9.9-x", ("kernels.cu",)) == {
+        "harness.cu": built / "harness.cu.o"
+    }
+    # a source changed after the object was built: compiled by the grading instead
+    os.utime(root / "labs" / "9.9-x" / "lab.h")
+    assert build.pristine_objects(root, None, "9.9-x", ("kernels.cu",)) == {}
+
+
+def test_pristine_object_that_reads_a_student_file_is_not_offered(tmp_path):
+    root, _ = _pristine_tree(tmp_path, header_is_student=True)
+    assert build.pristine_objects(root, None, "9.9-x", ("kernels.cu",)) == {}
+
+
+def test_reuse_copies_only_objects_of_unchanged_sources(tmp_path):
+    root, built = _pristine_tree(tmp_path)
+    offered = build.pristine_objects(root, None, "9.9-x", ("kernels.cu",))
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    (src / "harness.cu").write_text("// harness.cu\n")
+    build._reuse(offered, src, root, "9.9-x", out)
+    assert (out / "harness.cu.o").read_bytes() == b"OBJ"
+    assert (out / "harness.cu.o").stat().st_mtime >= (src / "harness.cu").stat().st_mtime
+    (out / "harness.cu.o").unlink()
+    (src / "harness.cu").write_text("// changed\n")  # not the course's: compiled here
+    build._reuse(offered, src, root, "9.9-x", out)
+    assert not (out / "harness.cu.o").exists()
