@@ -1,7 +1,8 @@
 /* cml_devmem.h — the device buffers of a problem, shareable with another process.
  *
  * A harness's setup() allocates every device buffer it hands to a launcher through
- * cml_dev_alloc() and frees it with cml_dev_free(). What that does depends on who runs the
+ * cml_dev_alloc() (by way of cml_setup.h's cml_device, which frees it with cml_dev_free() when
+ * the problem is released). What that does depends on who runs the
  * setup (docs/protocol.md, "Judged runs"):
  *   - a plain run (the lab binary on its own, compute-sanitizer's runs): cudaMalloc;
  *   - the judge (the course's process, no student code linked in): an allocation from one

@@ -444,6 +444,16 @@ static void emit_list(cml_json *w, const cml_exercise *exercises, int n_exercise
         cml_json_string(w, exercises[i].name);
         cml_json_key(w, "dims");
         emit_dims(w, exercises[i].dim_names);
+        cml_json_key(w, "dim_max");
+        cml_json_begin_array(w);
+        for (int d = 0; d < exercises[i].n_dims && d < CML_MAX_DIMS; ++d) {
+            if (exercises[i].dim_max[d] > 0) {
+                cml_json_int(w, exercises[i].dim_max[d]);
+            } else {
+                cml_json_null(w);
+            }
+        }
+        cml_json_end_array(w);
         cml_json_key(w, "baseline");
         cml_json_string(w, exercises[i].baseline);
         cml_json_key(w, "launchers");

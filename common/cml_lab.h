@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "cml_compare.h"
+#include "cml_options.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,9 +108,11 @@ typedef struct cml_exercise {
     const char *dim_names; /* comma-separated, e.g. "M,N,K"; their count is n_dims */
     int n_dims;
     const char *baseline; /* the baseline's name for reports, e.g. "matmul_naive"; NULL: none */
-    /* Every dimension at most this (0: no bound beyond the command line's), checked by the
-     * driver before setup(): e.g. CML_INT_SIZE_MAX for sizes lab.h passes as int. */
-    long long max_size;
+    /* The largest value of each dimension, in dim_names' order (0: no bound beyond the
+     * command line's), checked by the driver before setup() and given by `lab --list`
+     * ("dim_max"), so that the grader checks lab.toml's cases against them offline: e.g.
+     * {CML_INT_SIZE_MAX, CML_INT_SIZE_MAX, CONV2D_MAX_R}. */
+    long long dim_max[CML_MAX_DIMS];
     /* Checks the size (return a message for sizes the exercise does not accept, e.g.
      * R > 4), draws inputs from `seed` (cml_rng.h), copies them to the device and computes
      * the reference, taking its memory from the driver (cml_setup.h), which frees it.
@@ -157,7 +160,7 @@ typedef struct cml_exercise {
  * launch does. */
 double cml_time_part(int part);
 
-/* cml_exercise.max_size for sizes passed as int, with room for a tile's worth of indices
+/* cml_exercise.dim_max for sizes passed as int, with room for a tile's worth of indices
  * past the end (2^31 - 64). */
 #define CML_INT_SIZE_MAX 2147483583LL
 

@@ -9,14 +9,13 @@
  * only, so a case and its seed always check the same positions.
  *
  * cml_check_set bundles those positions with the reference arrays the driver compares against
- * (cml_lab.h's cml_problem: check_idx, n_check, h_ref, h_mag). A harness's setup() fills it:
- *     cml_check_set_init(&c->check, rows, cols, all ? NULL : &kSample, 1, &rng);
- *     for (size_t i = 0; i < c->check.n; ++i) {
- *         const size_t pos = cml_check_set_pos(&c->check, i); // linear index
- *         my_ref_at(..., pos / cols, pos % cols, &c->check.ref[i], &c->check.mag[i]);
+ * (cml_lab.h's cml_problem: check_idx, n_check, h_ref, h_mag). A harness's setup() takes one
+ * from the driver, published and freed by it (cml_setup.h's cml_check), and fills it:
+ *     cml_check_set *check = cml_check(p, rows, cols, all ? NULL : &kSample, 1, &rng);
+ *     for (size_t i = 0; i < check->n; ++i) {
+ *         const size_t pos = cml_check_set_pos(check, i); // linear index
+ *         my_ref_at(..., pos / cols, pos % cols, &check->ref[i], &check->mag[i]);
  *     }
- *     cml_check_set_publish(&c->check, p);
- * and its teardown() calls cml_check_set_free(&c->check).
  *
  * Source: the verification step of NVIDIA cuda-samples (compare with a CPU result), sampled as
  * in cml_lab.h's cml_problem; random positions from cml_rng_below (cml_rng.h, Lemire's method).
@@ -89,7 +88,8 @@ static inline size_t cml_check_set_pos(const cml_check_set *s, size_t i) {
 }
 
 /* Hands the positions and the reference to the driver: p->check_idx, p->n_check (0 when every
- * position is checked), p->h_ref and p->h_mag. *s stays the owner: free it in teardown(). */
+ * position is checked), p->h_ref and p->h_mag. *s stays the owner (cml_check frees it with the
+ * problem). */
 void cml_check_set_publish(const cml_check_set *s, cml_problem *p);
 
 /* Frees what cml_check_set_init allocated and zeroes *s; safe on a zeroed or freed set. */

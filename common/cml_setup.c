@@ -142,16 +142,27 @@ static void free_owned(cml_problem *p, int all, owned_kind kind) {
     }
 }
 
+const char *cml_size_over_limit(const cml_exercise *ex, const long long *size) {
+    static char message[160];
+    const char *name = ex->dim_names;
+    for (int d = 0; d < ex->n_dims && d < CML_MAX_DIMS; ++d) {
+        const size_t len = strcspn(name, ",");
+        if (ex->dim_max[d] > 0 && size[d] > ex->dim_max[d]) {
+            snprintf(message, sizeof message, "%.*s must be at most %lld (lab.h)", (int)len, name,
+                     ex->dim_max[d]);
+            return message;
+        }
+        name += name[len] == ',' ? len + 1 : len;
+    }
+    return NULL;
+}
+
 const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long long *size,
                               uint64_t seed) {
-    static char over[160];
     memset(p, 0, sizeof *p);
-    for (int d = 0; ex->max_size > 0 && d < ex->n_dims; ++d) {
-        if (size[d] > ex->max_size) {
-            snprintf(over, sizeof over, "each of %s must be at most %lld", ex->dim_names,
-                     ex->max_size);
-            return over;
-        }
+    const char *over = cml_size_over_limit(ex, size);
+    if (over != NULL) {
+        return over;
     }
     jmp_buf jump;
     const char *volatile message = kNoHostMemory;

@@ -68,9 +68,13 @@ float *cml_output(cml_problem *p, float **slot, size_t rows, size_t cols);
 cml_check_set *cml_check(cml_problem *p, size_t rows, size_t cols, const cml_sample_spec *sample,
                          int with_mag, cml_rng *rng);
 
-/* The driver's side. cml_problem_setup zeroes *p, checks the size against ex->max_size, runs
+/* The first dimension of `size` over its bound in ex->dim_max, as a message ("R must be at
+ * most 4 (lab.h)", in a static buffer), or NULL when every dimension is within its bound. */
+const char *cml_size_over_limit(const cml_exercise *ex, const long long *size);
+
+/* The driver's side. cml_problem_setup zeroes *p, checks the size against ex->dim_max, runs
  * ex->setup(p, size, seed) and frees its scratch. It returns NULL, or the message that stopped
- * the setup (the exercise's own, a size over max_size, or running out of host memory); then
+ * the setup (the exercise's own, a size over dim_max, or running out of host memory); then
  * everything the setup took is already freed. cml_problem_release runs ex->teardown (when
  * there is one) and frees everything the problem took; safe on a released or zeroed problem. */
 const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long long *size,

@@ -794,6 +794,33 @@ def listing_launchers(listing: dict) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _check_dim_max(c: "_Checker", where: str, e: Exercise, dims: list, dim_max) -> None:
+    """Every size lab.toml (and hidden.toml) gives the exercise — correctness, sanitizer and
+    performance cases — within the harness's bound on each dimension (``dim_max`` of the
+    listing: an integer, or null for none), so a case the harness would refuse fails
+    ``make test``, not a student's grade."""
+    if not isinstance(dim_max, list) or len(dim_max) != len(dims):
+        return  # a listing without bounds (an older lab binary): the harness still checks
+    sizes = [("case", s) for s in e.cases]
+    if e.sanitizer is not None:
+        sizes += [("sanitizer case", s) for s in e.sanitizer.cases]
+    if e.performance is not None:
+        sizes.append(("performance size", e.performance.size))
+    for label, size in sizes:
+        for name, value, bound in zip(dims, size, dim_max):
+            if isinstance(bound, int) and not isinstance(bound, bool) and value > bound:
+                shown = "a hidden case" if label == "case" and tuple(size) in _hidden(e) else (
+                    f"{label} {','.join(map(str, size))}"
+                )
+                raise c.fail(
+                    where, f"{shown}: {name} = {value} is over the harness's bound {bound} (lab.h)"
+                )
+
+
+def _hidden(e: Exercise) -> set[tuple[int, ...]]:
+    return {tuple(s) for i, s in enumerate(e.cases) if e.is_hidden(i)}
+
+
 def bind(lab: Lab, listing: dict) -> Lab:
     """lab.toml checked against the lab binary's ``--list`` document (docs/protocol.md,
     "Harness"), and completed with what only the binary says: each exercise's launchers,
@@ -836,6 +863,7 @@ def bind(lab: Lab, listing: dict) -> Lab:
                 f"cases have {len(e.cases[0])} dimensions but the harness takes "
                 f"{len(dims)} ({','.join(map(str, dims))})",
             )
+        _check_dim_max(c, where, e, dims, entry.get("dim_max"))
         own = _listing_names(f"{where}: ", entry.get("launchers", []), "launchers")
         if not own:
             raise c.fail(

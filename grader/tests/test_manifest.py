@@ -280,6 +280,7 @@ def test_bind_fills_in_what_the_binary_says(tmp_path):
                                                                 "scale_naive")
     assert (offset.kernel, offset.launchers, offset.baseline) == (None, ("offset", "scale"), None)
     assert scale.cases == lab.exercises[0].cases  # the policy is lab.toml's, unchanged
+    assert manifest.bind(lab, _listing(offset={"dim_max": [1000]})).bound  # at the bound
     # a grading of one exercise (--exercise) still allows every launcher
     one = manifest.bind(dataclasses.replace(lab, exercises=lab.exercises[1:]), _listing())
     assert one.launchers == bound.launchers
@@ -302,6 +303,10 @@ BIND_ERRORS = [
     ("reps below the harness's minimum", {"min_reps": 25},
      "exercise 'scale': performance.reps is 20, below the harness's minimum of 25 (CML_MIN_REPS)"),
     ("no min_reps", {"min_reps": None}, "the lab binary's --list gives no min_reps"),
+    ("case over a bound", {"offset": {"dim_max": [999]}},
+     "exercise 'offset': case 1000: n = 1000 is over the harness's bound 999 (lab.h)"),
+    ("performance size over a bound", {"scale": {"dim_max": [None, 127]}},
+     "exercise 'scale': performance size 128,128: cols = 128 is over the harness's bound 127"),
 ]
 
 

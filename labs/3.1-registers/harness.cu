@@ -49,16 +49,16 @@
  *                   a sum, with or without FMA: gamma_2 * (|in * scale| + |bias|).
  *
  * Inputs come from the seed (cml_rng.h, uniform in [-1, 1): no constant inputs). Large outputs
- * are checked at a sample of positions (cml_sample.h, kCheckSample).
+ * are checked at a sample of positions (cml_sample.h, kCheckSample). Each setup() takes its
+ * memory (context, inputs, tables, device buffers, output, check set) from the driver
+ * (cml_setup.h), which frees it: no exercise has a teardown.
  *
  * Sources: CUDA C++ Programming Guide (runtime API, cudaDeviceGetAttribute; clock64); Saavedra &
  * Smith (1995) and Wong et al. (ISPASS 2010) for pointer chasing; NVIDIA cuda-samples'
  * allocate -> initialise -> copy -> launch -> copy back -> verify -> free.
  */
-#include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 
@@ -66,12 +66,12 @@
 
 #include "baselines.h"
 #include "cml_check.h"
-#include "cml_devmem.h"
 #include "cml_compare.h"
 #include "cml_device.h"
 #include "cml_lab.h"
 #include "cml_rng.h"
 #include "cml_sample.h"
+#include "cml_setup.h"
 #include "cml_stats.h"
 #include "lab.h"
 #include "reference.h"
@@ -85,12 +85,9 @@
 static const cml_sample_spec kCheckSample = {CHECK_SAMPLE_BORDER, CHECK_SAMPLE_BORDER, 0,
                                              CHECK_SAMPLE_BORDER, CHECK_SAMPLE_RANDOM};
 
+/* The driver's message for host memory that runs out (cml_setup.c), for the one allocation it
+ * does not make: chase_build_cycle's own (reference.c). */
 static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
-
-/* lab.h's bound on every size: an int, with room for a block's worth of overhanging indices. */
-static int fits_int(long long v) {
-    return v < (long long)INT_MAX - 63;
-}
 
 /* ---------------------------------------------------------------------------------------------
  * 3.1a  hierarchy
@@ -143,13 +140,7 @@ static int attribute(cudaDeviceAttr attr, int device) {
 
 static const char *hierarchy_setup(cml_problem *p, const long long *size, uint64_t seed) {
     (void)seed; /* nothing random: the device is the input */
-    if (size[0] != 1) {
-        return "the size of hierarchy is a dummy: it must be 1";
-    }
-    hierarchy_ctx *c = (hierarchy_ctx *)calloc(1, sizeof *c);
-    if (c == NULL) {
-        return kNoHostMemory;
-    }
+    hierarchy_ctx *c = CML_NEW_CTX(p, hierarchy_ctx);
     CML_CHECK(cudaGetDevice(&c->device));
     cml_device_facts d;
     CML_CHECK(cml_device_query(&d));
@@ -174,20 +165,10 @@ static const char *hierarchy_setup(cml_problem *p, const long long *size, uint64
         2.0 * (double)mem_khz * 1e3 * ((double)bus_bits / 8.0) / 1e9, /* double data rate */
     };
     memcpy(c->ref, ref, sizeof ref);
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, HIERARCHY_N_FIELDS * sizeof(float)));
-
-    p->d_out = c->d_out;
-
-    p->out_ref = &c->d_out;
-    p->n_out = HIERARCHY_N_FIELDS;
-    p->out_cols = HIERARCHY_N_FIELDS;
+    cml_output(p, &c->d_out, 1, HIERARCHY_N_FIELDS);
     p->h_ref = c->ref;
     p->h_mag = NULL; /* mag = |ref|: a relative tolerance */
     p->gamma = HIERARCHY_REL_TOL;
-    p->abs_floor = 0.0;
-    p->bytes = 0.0;
-    p->flops = 0.0;
-    p->ctx = c;
     return NULL;
 }
 
@@ -200,16 +181,6 @@ static void hierarchy_launch_student(void *ctx) {
     float out[HIERARCHY_N_FIELDS];
     hierarchy_fields(&h, &poison, out);
     CML_CHECK(cudaMemcpy(c->d_out, out, sizeof out, cudaMemcpyHostToDevice));
-}
-
-static void hierarchy_teardown(cml_problem *p) {
-    hierarchy_ctx *c = (hierarchy_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_out));
-    free(c);
-    p->ctx = NULL;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -262,12 +233,12 @@ __global__ void latency_scatter_kernel(const unsigned int *succ, size_t n, unsig
 }
 
 /* Builds a random cycle of n nodes on the device (and keeps it on the host) and the row of the
- * reference for it. Returns 0 when out of host memory. */
-static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warmup, cml_rng *rng) {
+ * reference for it. Returns 0 when chase_build_cycle runs out of host memory. */
+static int latency_build_level(cml_problem *p, int lvl, size_t n_nodes, int warmup, cml_rng *rng) {
+    latency_ctx *c = (latency_ctx *)p->ctx;
     latency_level *L = &c->level[lvl];
-    uint32_t *h_succ = (uint32_t *)malloc(n_nodes * sizeof *h_succ);
-    if (h_succ == NULL || !chase_build_cycle(h_succ, n_nodes, rng)) {
-        free(h_succ);
+    uint32_t *h_succ = (uint32_t *)cml_host(p, n_nodes * sizeof *h_succ);
+    if (!chase_build_cycle(h_succ, n_nodes, rng)) {
         return 0;
     }
     L->h_succ = h_succ;
@@ -277,7 +248,7 @@ static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warm
 
     const size_t n_words = n_nodes * CHASE_STRIDE_WORDS;
     unsigned int *d_succ = NULL;
-    CML_CHECK(cml_dev_alloc((void **)&L->d_next, n_words * sizeof(unsigned int)));
+    L->d_next = (unsigned int *)cml_device(p, n_words * sizeof(unsigned int));
     CML_CHECK(cudaMemset(L->d_next, 0, n_words * sizeof(unsigned int)));
     /* A temporary of setup's own, never handed to a launcher: plain cudaMalloc, outside the
      * buffers a judged run shares (cml_devmem.h). */
@@ -302,16 +273,7 @@ static int latency_build_level(latency_ctx *c, int lvl, size_t n_nodes, int warm
 }
 
 static const char *latency_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if (size[0] > LATENCY_MAX_STEPS - 1) { /* the timed part chases steps + 1 */
-        return "steps must be below 200000 (the DRAM chase alone would take too long)";
-    }
-    if (size[1] > LATENCY_MAX_DRAM_MB) {
-        return "dram_mb must be at most 4096";
-    }
-    latency_ctx *c = (latency_ctx *)calloc(1, sizeof *c);
-    if (c == NULL) {
-        return kNoHostMemory;
-    }
+    latency_ctx *c = CML_NEW_CTX(p, latency_ctx);
     c->steps = (int)size[0];
     const size_t line = CHASE_STRIDE_WORDS * sizeof(unsigned int);
     const size_t dram_nodes = (size_t)size[1] * 1024 * 1024 / line;
@@ -321,34 +283,26 @@ static const char *latency_setup(cml_problem *p, const long long *size, uint64_t
     const size_t shared_nodes = LATENCY_SHARED_BYTES / line;
     const size_t l1_nodes = LATENCY_L1_BYTES / line;
     const size_t l2_nodes = LATENCY_L2_BYTES / line;
-    if (!latency_build_level(c, LVL_SHARED, shared_nodes, (int)shared_nodes, &rng) ||
-        !latency_build_level(c, LVL_L1, l1_nodes, (int)l1_nodes, &rng) ||
-        !latency_build_level(c, LVL_L2, l2_nodes, (int)l2_nodes, &rng) ||
-        !latency_build_level(c, LVL_DRAM, dram_nodes, LATENCY_DRAM_WARMUP, &rng)) {
-        return kNoHostMemory; /* the process ends; device memory goes with it */
+    if (!latency_build_level(p, LVL_SHARED, shared_nodes, (int)shared_nodes, &rng) ||
+        !latency_build_level(p, LVL_L1, l1_nodes, (int)l1_nodes, &rng) ||
+        !latency_build_level(p, LVL_L2, l2_nodes, (int)l2_nodes, &rng) ||
+        !latency_build_level(p, LVL_DRAM, dram_nodes, LATENCY_DRAM_WARMUP, &rng)) {
+        return kNoHostMemory; /* the driver frees what the levels built took */
     }
     cml_device_facts d;
     CML_CHECK(cml_device_query(&d));
     c->clock_khz = d.clock_khz > 0 ? (double)d.clock_khz : 3.0e6; /* unknown: 3 GHz, generous */
     c->flush_bytes = 2 * d.l2_bytes;
-    CML_CHECK(cml_dev_alloc(&c->d_flush, c->flush_bytes));
+    c->d_flush = cml_device(p, c->flush_bytes);
     const size_t result_bytes = N_LEVELS * CHASE_RESULT_WORDS * sizeof(unsigned int);
-    CML_CHECK(cml_dev_alloc((void **)&c->d_result, result_bytes));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, N_LEVELS * LATENCY_COLS * sizeof(float)));
-
-    p->d_out = c->d_out;
+    c->d_result = (unsigned int *)cml_device(p, result_bytes);
+    /* No out_ref (slot NULL): finish() writes d_out from d_raw in the process that compares. */
+    c->d_out = cml_output(p, NULL, N_LEVELS, LATENCY_COLS);
     p->d_raw = c->d_result;
     p->raw_bytes = result_bytes;
     p->raw_poison = CML_POISON_BYTE; /* 0xFFFFFFFF: no word index is that large */
-    p->n_out = N_LEVELS * LATENCY_COLS;
-    p->out_cols = LATENCY_COLS;
     p->h_ref = c->ref;
-    p->h_mag = NULL;
     p->gamma = 0.0; /* integers: exact */
-    p->abs_floor = 0.0;
-    p->bytes = 0.0;
-    p->flops = 0.0;
-    p->ctx = c;
     return NULL;
 }
 
@@ -476,8 +430,12 @@ static void latency_extra_metrics(void *ctx, cml_metrics *m) {
             t_short[k] = latency_time_part(c, 2 * lvl, want_short, &right_short, &ignored);
             t_long[k] = latency_time_part(c, 2 * lvl + 1, want_long, &right_long, &own[k]);
             if (!right_short || !right_long) {
-                fprintf(stderr, "lab 3.1: the %s chase computed a wrong result when timed: no "
-                                "latency figures\n", kLevelNames[lvl]);
+                char note[CML_METRIC_NOTE_MAX];
+                snprintf(note, sizeof note,
+                         "the %s level's chase computed a wrong result when the judge timed "
+                         "it, so no latency figures: a chase must make every load it counts",
+                         kLevelNames[lvl]);
+                cml_metrics_note(m, note);
                 return;
             }
         }
@@ -503,22 +461,6 @@ static void latency_extra_metrics(void *ctx, cml_metrics *m) {
     }
 }
 
-static void latency_teardown(cml_problem *p) {
-    latency_ctx *c = (latency_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    for (int lvl = 0; lvl < N_LEVELS; ++lvl) {
-        CML_CHECK(cml_dev_free(c->level[lvl].d_next));
-        free(c->level[lvl].h_succ);
-    }
-    CML_CHECK(cml_dev_free(c->d_flush));
-    CML_CHECK(cml_dev_free(c->d_result));
-    CML_CHECK(cml_dev_free(c->d_out));
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * 3.1c  fir_registers
  */
@@ -528,65 +470,32 @@ typedef struct fir_ctx {
     float *d_in;   /* (rows, cols) */
     float *d_taps; /* (FIR_TAPS) */
     float *d_out;  /* (rows, cols): the output under test */
-    cml_check_set check;
 } fir_ctx;
 
 static const char *fir_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if (size[0] > FIR_MAX_ROWS) {
-        return "rows must be at most FIR_MAX_ROWS (lab.h): the grid's y limit";
-    }
-    if (!fits_int(size[1])) {
-        return "cols must be below 2^31 - 64 (lab.h takes int)";
-    }
-    const size_t rows = (size_t)size[0];
-    const size_t cols = (size_t)size[1];
-    const size_t n = rows * cols;
+    const size_t rows = (size_t)size[0], cols = (size_t)size[1], n = rows * cols;
+    fir_ctx *c = CML_NEW_CTX(p, fir_ctx);
+    *c = fir_ctx{(int)rows, (int)cols};
 
-    fir_ctx *c = (fir_ctx *)calloc(1, sizeof *c);
-    float *h_in = (float *)malloc(n * sizeof(float));
-    float h_taps[FIR_TAPS];
-    if (c == NULL || h_in == NULL) {
-        free(c);
-        free(h_in);
-        return kNoHostMemory;
-    }
-    c->rows = (int)rows;
-    c->cols = (int)cols;
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    cml_rng_fill_uniform_f32(&rng, h_taps, FIR_TAPS, -1.0f, 1.0f);
-    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
-    const cml_sample_spec *sample = n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample;
-    if (!cml_check_set_init(&c->check, rows, cols, sample, 1, &rng)) {
-        free(c);
-        free(h_in);
-        return kNoHostMemory;
+    const float *h_taps = cml_scratch_uniform(p, &rng, FIR_TAPS, -1.0f, 1.0f);
+    const float *h_in = cml_scratch_uniform(p, &rng, n, -1.0f, 1.0f);
+    cml_check_set *check =
+        cml_check(p, rows, cols, n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample, 1, &rng);
+    for (size_t i = 0; i < check->n; ++i) {
+        const size_t pos = cml_check_set_pos(check, i);
+        fir_ref_at(h_in, cols, h_taps, FIR_TAPS, pos / cols, pos % cols, &check->ref[i],
+                   &check->mag[i]);
     }
-    for (size_t i = 0; i < c->check.n; ++i) {
-        const size_t pos = cml_check_set_pos(&c->check, i);
-        fir_ref_at(h_in, cols, h_taps, FIR_TAPS, pos / cols, pos % cols, &c->check.ref[i],
-                   &c->check.mag[i]);
-    }
-    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_taps, FIR_TAPS * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
-    CML_CHECK(cudaMemcpy(c->d_taps, h_taps, sizeof h_taps, cudaMemcpyHostToDevice));
-    free(h_in);
-
-    p->d_out = c->d_out;
-
-    p->out_ref = &c->d_out;
-    p->n_out = n;
-    p->out_cols = cols;
-    cml_check_set_publish(&c->check, p);
+    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
+    c->d_taps = (float *)cml_device_copy(p, h_taps, FIR_TAPS * sizeof(float));
+    cml_output(p, &c->d_out, rows, cols);
     p->gamma = cml_gamma_f32((double)FIR_TAPS);
-    p->abs_floor = 0.0;
     /* Each input read once and each output written once (the history re-reads are cache
      * hits: 7 rows per 64-row segment); the taps are negligible. */
     p->bytes = 8.0 * (double)n + 4.0 * FIR_TAPS;
     p->flops = 2.0 * FIR_TAPS * (double)n;
-    p->ctx = c;
     return NULL;
 }
 
@@ -600,19 +509,6 @@ static void fir_launch_baseline(void *ctx) {
     fir_local(c->d_in, c->d_out, c->rows, c->cols, c->d_taps);
 }
 
-static void fir_teardown(cml_problem *p) {
-    fir_ctx *c = (fir_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_in));
-    CML_CHECK(cml_dev_free(c->d_taps));
-    CML_CHECK(cml_dev_free(c->d_out));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * 3.1d  coalescing
  */
@@ -623,73 +519,32 @@ typedef struct scale_ctx {
     float *d_row_scale; /* (rows) */
     float *d_col_bias;  /* (cols) */
     float *d_out;       /* (rows, cols): the output under test */
-    cml_check_set check;
 } scale_ctx;
 
 static const char *scale_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if (size[0] > SCALE_ROWS_MAX_ROWS) {
-        return "rows must be at most SCALE_ROWS_MAX_ROWS (lab.h)";
-    }
-    if (!fits_int(size[1])) {
-        return "cols must be below 2^31 - 64 (lab.h takes int)";
-    }
-    const size_t rows = (size_t)size[0];
-    const size_t cols = (size_t)size[1];
-    const size_t n = rows * cols;
+    const size_t rows = (size_t)size[0], cols = (size_t)size[1], n = rows * cols;
+    scale_ctx *c = CML_NEW_CTX(p, scale_ctx);
+    *c = scale_ctx{(int)rows, (int)cols};
 
-    scale_ctx *c = (scale_ctx *)calloc(1, sizeof *c);
-    float *h_in = (float *)malloc(n * sizeof(float));
-    float *h_scale = (float *)malloc(rows * sizeof(float));
-    float *h_bias = (float *)malloc(cols * sizeof(float));
-    if (c == NULL || h_in == NULL || h_scale == NULL || h_bias == NULL) {
-        free(c);
-        free(h_in);
-        free(h_scale);
-        free(h_bias);
-        return kNoHostMemory;
-    }
-    c->rows = (int)rows;
-    c->cols = (int)cols;
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
-    cml_rng_fill_uniform_f32(&rng, h_scale, rows, -2.0f, 2.0f);
-    cml_rng_fill_uniform_f32(&rng, h_bias, cols, -1.0f, 1.0f);
-    const cml_sample_spec *sample = n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample;
-    if (!cml_check_set_init(&c->check, rows, cols, sample, 1, &rng)) {
-        free(c);
-        free(h_in);
-        free(h_scale);
-        free(h_bias);
-        return kNoHostMemory;
+    const float *h_in = cml_scratch_uniform(p, &rng, n, -1.0f, 1.0f);
+    const float *h_scale = cml_scratch_uniform(p, &rng, rows, -2.0f, 2.0f);
+    const float *h_bias = cml_scratch_uniform(p, &rng, cols, -1.0f, 1.0f);
+    cml_check_set *check =
+        cml_check(p, rows, cols, n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample, 1, &rng);
+    for (size_t i = 0; i < check->n; ++i) {
+        const size_t pos = cml_check_set_pos(check, i);
+        scale_rows_ref_at(h_in, cols, h_scale, h_bias, pos / cols, pos % cols, &check->ref[i],
+                          &check->mag[i]);
     }
-    for (size_t i = 0; i < c->check.n; ++i) {
-        const size_t pos = cml_check_set_pos(&c->check, i);
-        scale_rows_ref_at(h_in, cols, h_scale, h_bias, pos / cols, pos % cols, &c->check.ref[i],
-                          &c->check.mag[i]);
-    }
-    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_row_scale, rows * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_col_bias, cols * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
-    CML_CHECK(cudaMemcpy(c->d_row_scale, h_scale, rows * sizeof(float), cudaMemcpyHostToDevice));
-    CML_CHECK(cudaMemcpy(c->d_col_bias, h_bias, cols * sizeof(float), cudaMemcpyHostToDevice));
-    free(h_in);
-    free(h_scale);
-    free(h_bias);
-
-    p->d_out = c->d_out;
-
-    p->out_ref = &c->d_out;
-    p->n_out = n;
-    p->out_cols = cols;
-    cml_check_set_publish(&c->check, p);
+    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
+    c->d_row_scale = (float *)cml_device_copy(p, h_scale, rows * sizeof(float));
+    c->d_col_bias = (float *)cml_device_copy(p, h_bias, cols * sizeof(float));
+    cml_output(p, &c->d_out, rows, cols);
     p->gamma = cml_gamma_f32(2.0); /* one product and one sum (FMA or not) */
-    p->abs_floor = 0.0;
     p->bytes = 8.0 * (double)n + 4.0 * (double)rows + 4.0 * (double)cols;
     p->flops = 2.0 * (double)n;
-    p->ctx = c;
     return NULL;
 }
 
@@ -703,20 +558,6 @@ static void scale_launch_baseline(void *ctx) {
     scale_rows_thread_per_row(c->d_in, c->d_out, c->rows, c->cols, c->d_row_scale, c->d_col_bias);
 }
 
-static void scale_teardown(cml_problem *p) {
-    scale_ctx *c = (scale_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_in));
-    CML_CHECK(cml_dev_free(c->d_row_scale));
-    CML_CHECK(cml_dev_free(c->d_col_bias));
-    CML_CHECK(cml_dev_free(c->d_out));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * The lab: one registry of exercises (their cases live in lab.toml only).
  */
@@ -728,16 +569,17 @@ static const cml_exercise kExercises[] = {
     {.name = "hierarchy",
      .dim_names = "n",
      .n_dims = 1,
+     .dim_max = {1}, /* a dummy: the device is the input */
      .setup = hierarchy_setup,
      .launch_student = hierarchy_launch_student,
-     .teardown = hierarchy_teardown,
      .launchers = "hierarchy_query"},
     {.name = "latency_ladder",
      .dim_names = "steps,dram_mb",
      .n_dims = 2,
+     /* the timed part chases steps + 1; the DRAM chase alone would take too long beyond */
+     .dim_max = {LATENCY_MAX_STEPS - 1, LATENCY_MAX_DRAM_MB},
      .setup = latency_setup,
      .launch_student = latency_launch_student,
-     .teardown = latency_teardown,
      .extra_metrics = latency_extra_metrics,
      .finish = latency_finish,
      .launch_part = latency_launch_part,
@@ -747,20 +589,20 @@ static const cml_exercise kExercises[] = {
      .dim_names = "rows,cols",
      .n_dims = 2,
      .baseline = "fir_local",
+     .dim_max = {FIR_MAX_ROWS, CML_INT_SIZE_MAX}, /* rows: the grid's y limit */
      .setup = fir_setup,
      .launch_student = fir_launch_student,
      .launch_baseline = fir_launch_baseline,
-     .teardown = fir_teardown,
      .launchers = "fir_registers",
      .kernel = "fir_registers_kernel"},
     {.name = "coalescing",
      .dim_names = "rows,cols",
      .n_dims = 2,
      .baseline = "scale_rows_thread_per_row",
+     .dim_max = {SCALE_ROWS_MAX_ROWS, CML_INT_SIZE_MAX}, /* rows: the grid's y limit */
      .setup = scale_setup,
      .launch_student = scale_launch_student,
      .launch_baseline = scale_launch_baseline,
-     .teardown = scale_teardown,
      .launchers = "scale_rows",
      .kernel = "scale_rows_kernel"},
 };

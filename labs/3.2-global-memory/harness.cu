@@ -29,11 +29,12 @@
  *     process that compares, from the launch's time on ITS clock: 1 when the launch lasted at
  *     least the link's floor for the data (the fastest page-locked copy of n floats each way,
  *     whole or split over LINK_SPLIT streams, the best of LINK_PROBE_REPS rounds timed by this
- *     harness in the same run; the slower direction's, / LINK_FLOOR_MARGIN), else 0. Data that reached the output without crossing the link
- *     (a device-to-device copy) get there faster than that on large cases, and the case is
- *     wrong. out_ref is NULL so that every timed sample is one launch (a batch would hide a
- *     fast launch among others). On small cases the floor is a few microseconds of latency and
- *     proves nothing; the large cases carry the check.
+ *     harness in the same run; the slower direction's, / LINK_FLOOR_MARGIN), else 0. Data
+ *     that reached the output without crossing the link (a device-to-device copy) get there
+ *     faster than that on large cases, and the case is wrong. out_ref is NULL so that every
+ *     timed sample is one launch (a batch would hide a fast launch among others). On small
+ *     cases the floor is a few microseconds of latency and proves nothing; the large cases
+ *     carry the check.
  *   - 3.2a: in the process that runs the student's code, setup() calls host_copy_alloc,
  *     checks with cudaPointerGetAttributes that the buffer is page-locked, frees it with
  *     host_copy_free, checks that the runtime no longer knows it, and allocates the buffer the
@@ -45,12 +46,16 @@
  * sample (cml_sample.h, kCheckSample): the first and last CHECK_SAMPLE_BAND elements (the last
  * element is the host-link check) and CHECK_SAMPLE_RANDOM random positions.
  *
+ * Memory: the context, the inputs, the check set and the device buffers come from the driver
+ * (cml_setup.h), which frees them. Each exercise's teardown frees only what it holds besides:
+ * page-locked host memory (the student's buffer, the staging) and the link probe's buffer,
+ * device scratch and streams.
+ *
  * Sources: CUDA C++ Programming Guide, "Page-Locked Host Memory", "Asynchronous Concurrent
  * Execution"; CUDA Runtime API, cudaPointerGetAttributes (cudaMemoryTypeHost: page-locked
  * memory the runtime knows; cudaMemoryTypeUnregistered: ordinary pageable memory).
  */
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -62,10 +67,10 @@
 #include "baselines.h"
 #include "cml_check.h"
 #include "cml_compare.h"
-#include "cml_devmem.h"
 #include "cml_lab.h"
 #include "cml_rng.h"
 #include "cml_sample.h"
+#include "cml_setup.h"
 #include "cml_stats.h"
 #include "lab.h"
 #include "reference.h"
@@ -80,13 +85,11 @@ static const cml_sample_spec kCheckSample = {0, 0, CHECK_SAMPLE_BAND, CHECK_SAMP
                                              CHECK_SAMPLE_RANDOM};
 
 /* The host-link check (see the file's header). */
-#define LINK_PROBE_REPS 3      /* timed rounds of copies each way, after one untimed */
-#define LINK_SPLIT 4           /* the split copy: this many pieces on as many streams at once */
-#define LINK_FLOOR_MARGIN 1.5  /* the floor is the slower direction's best / this */
+#define LINK_PROBE_REPS 3     /* timed rounds of copies each way, after one untimed */
+#define LINK_SPLIT 4          /* the split copy: this many pieces on as many streams at once */
+#define LINK_FLOOR_MARGIN 1.5 /* the floor is the slower direction's best / this */
 /* Figures of extra_metrics: timed runs of each measured transfer; the median counts. */
 #define FIGURE_REPS 5
-
-static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
 
 /* Milliseconds on a monotonic clock. */
 static double now_ms(void) {
@@ -102,11 +105,11 @@ static double now_ms(void) {
  */
 
 typedef struct link_probe {
-    size_t n;              /* floats per copy */
-    float *h_pinned;       /* (n) page-locked, the course's own */
-    float *d_scratch;      /* (n) where the probe's host-to-device copies land */
+    size_t n;                       /* floats per copy */
+    float *h_pinned;                /* (n) page-locked, the course's own */
+    float *d_scratch;               /* (n) where the probe's host-to-device copies land */
     cudaStream_t split[LINK_SPLIT]; /* the split copy's streams; split[0] == NULL: none yet */
-    double d2h_ms, h2d_ms; /* fastest copy of n floats each way; < 0: not measured */
+    double d2h_ms, h2d_ms;          /* fastest copy of n floats each way; < 0: not measured */
 } link_probe;
 
 static void link_probe_init(link_probe *lp, size_t n) {
@@ -143,8 +146,7 @@ static double timed_copy(void *dst, const void *src, size_t bytes, cudaMemcpyKin
 /* The same n floats as LINK_SPLIT pieces, each on its own non-blocking stream, all at once
  * (several copy engines of one direction may together outrun one copy), timed on this
  * process's clock. */
-static double timed_split_copy(link_probe *lp, float *dst, const float *src,
-                               cudaMemcpyKind kind) {
+static double timed_split_copy(link_probe *lp, float *dst, const float *src, cudaMemcpyKind kind) {
     if (lp->split[0] == NULL) {
         for (int i = 0; i < LINK_SPLIT; ++i) {
             CML_CHECK(cudaStreamCreateWithFlags(&lp->split[i], cudaStreamNonBlocking));
@@ -157,8 +159,8 @@ static double timed_split_copy(link_probe *lp, float *dst, const float *src,
         const size_t off = (size_t)i * piece;
         if (off < lp->n) {
             const size_t len = lp->n - off < piece ? lp->n - off : piece;
-            CML_CHECK(cudaMemcpyAsync(dst + off, src + off, len * sizeof(float), kind,
-                                      lp->split[i]));
+            CML_CHECK(
+                cudaMemcpyAsync(dst + off, src + off, len * sizeof(float), kind, lp->split[i]));
         }
     }
     CML_CHECK(cudaDeviceSynchronize());
@@ -218,27 +220,15 @@ static void write_link_check(float *d_out, size_t n, double run_ms, double floor
     CML_CHECK(cudaMemcpy(d_out + n, &check, sizeof check, cudaMemcpyHostToDevice));
 }
 
-/* The check set of a one-row output of n + 1 elements: every position, or the sample. */
-static int init_check(cml_check_set *check, size_t n, cml_rng *rng) {
-    const int all = n + 1 <= CHECK_ALL_MAX_ELEMS;
-    return cml_check_set_init(check, 1, n + 1, all ? NULL : &kCheckSample, 1, rng);
-}
-
-/* The input both exercises copy: n floats uniform in [-1, 1) from the seed (host, malloc'd),
- * and the positions the check set compares, drawn after them. NULL when out of host memory
- * (nothing left allocated). */
-static float *draw_input(size_t n, uint64_t seed, cml_check_set *check) {
-    float *h_in = (float *)malloc(n * sizeof(float));
-    if (h_in == NULL) {
-        return NULL;
-    }
+/* The input both exercises copy: n floats uniform in [-1, 1) from the seed (the setup's
+ * scratch), and the check set of the one-row output of n + 1 elements (every position, or the
+ * sample), its positions drawn after them; published in *p. */
+static const float *draw_input(cml_problem *p, size_t n, uint64_t seed, cml_check_set **check) {
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
-    if (!init_check(check, n, &rng)) {
-        free(h_in);
-        return NULL;
-    }
+    const float *h_in = cml_scratch_uniform(p, &rng, n, -1.0f, 1.0f);
+    const int all = n + 1 <= CHECK_ALL_MAX_ELEMS;
+    *check = cml_check(p, 1, n + 1, all ? NULL : &kCheckSample, 1, &rng);
     return h_in;
 }
 
@@ -264,7 +254,6 @@ typedef struct host_copy_ctx {
     float *d_out; /* (n + 1): the student's copy, then the host-link check */
     float *h_buf; /* the student's page-locked buffer, in the process that runs student code */
     link_probe link;
-    cml_check_set check;
 } host_copy_ctx;
 
 /* cudaSuccess when h is page-locked host memory the runtime knows, else
@@ -311,42 +300,26 @@ static float *host_copy_student_buffer(size_t n) {
 }
 
 static const char *host_copy_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if ((unsigned long long)size[0] > HOST_COPY_MAX_N) {
-        return "n must be at most HOST_COPY_MAX_N (lab.h): 2^28 floats";
-    }
     const size_t n = (size_t)size[0];
-    host_copy_ctx *c = (host_copy_ctx *)calloc(1, sizeof *c);
-    float *h_in = c != NULL ? draw_input(n, seed, &c->check) : NULL;
-    if (h_in == NULL) {
-        free(c);
-        return kNoHostMemory;
-    }
+    host_copy_ctx *c = CML_NEW_CTX(p, host_copy_ctx);
     c->n = n;
     link_probe_init(&c->link, n);
-    for (size_t i = 0; i < c->check.n; ++i) {
-        const size_t pos = cml_check_set_pos(&c->check, i);
-        c->check.ref[i] = pos < n ? (double)h_in[pos] : 1.0; /* position n: the link check */
-        c->check.mag[i] = 0.0;
+    cml_check_set *check;
+    const float *h_in = draw_input(p, n, seed, &check);
+    for (size_t i = 0; i < check->n; ++i) {
+        const size_t pos = cml_check_set_pos(check, i);
+        check->ref[i] = pos < n ? (double)h_in[pos] : 1.0; /* position n: the link check */
+        check->mag[i] = 0.0;
     }
-    CML_CHECK(cml_dev_alloc((void **)&c->d_src, n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, (n + 1) * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_src, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
-    free(h_in);
+    c->d_src = (float *)cml_device_copy(p, h_in, n * sizeof(float));
+    /* out_ref NULL: one launch per timed sample, the link check bounds each one. */
+    c->d_out = cml_output(p, NULL, 1, n + 1);
 
     if (cml_runs_student_code()) { /* not in the judge, which holds no student code */
         c->h_buf = host_copy_student_buffer(n);
     }
-
-    p->d_out = c->d_out;
-    p->out_ref = NULL; /* one launch per timed sample: the link check bounds each one */
-    p->n_out = n + 1;
-    p->out_cols = n + 1;
-    cml_check_set_publish(&c->check, p);
-    p->gamma = 0.0; /* data movement: exact */
-    p->abs_floor = 0.0;
+    p->gamma = 0.0;             /* data movement: exact */
     p->bytes = 8.0 * (double)n; /* n floats read from device memory, n written */
-    p->flops = 0.0;
-    p->ctx = c;
     return NULL;
 }
 
@@ -415,20 +388,13 @@ static void host_copy_extra_metrics(void *ctx, cml_metrics *m) {
     add_copy_engines(m);
 }
 
+/* The student's page-locked buffer and the link probe's (the driver frees the rest). */
 static void host_copy_teardown(cml_problem *p) {
     host_copy_ctx *c = (host_copy_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
     if (c->h_buf != NULL) {
         host_copy_free(c->h_buf);
     }
     link_probe_free(&c->link);
-    CML_CHECK(cml_dev_free(c->d_src));
-    CML_CHECK(cml_dev_free(c->d_out));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -444,62 +410,38 @@ typedef struct overlap_ctx {
     float *h_stage; /* (streams, chunk) page-locked: this process's staging (the student's
                        pipeline in its process, the baseline's slice 0 in the judge) */
     link_probe link;
-    cml_check_set check;
 } overlap_ctx;
 
 static const char *overlap_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if ((unsigned long long)size[0] > OVERLAP_MAX_N) {
-        return "n must be at most OVERLAP_MAX_N (lab.h): 2^28 floats";
-    }
-    if ((unsigned long long)size[1] > OVERLAP_MAX_CHUNK) {
-        return "chunk must be at most OVERLAP_MAX_CHUNK (lab.h): 2^22 floats";
-    }
-    if (size[2] > OVERLAP_MAX_STREAMS) {
-        return "streams must be at most OVERLAP_MAX_STREAMS (lab.h): 8";
-    }
-    const size_t n = (size_t)size[0];
-    const size_t chunk = (size_t)size[1];
+    const size_t n = (size_t)size[0], chunk = (size_t)size[1];
     const int streams = (int)size[2];
     const size_t stage = (size_t)streams * chunk;
-
-    overlap_ctx *c = (overlap_ctx *)calloc(1, sizeof *c);
-    float *h_in = c != NULL ? draw_input(n, seed, &c->check) : NULL;
-    if (h_in == NULL) {
-        free(c);
-        return kNoHostMemory;
-    }
-    c->n = n;
-    c->chunk = chunk;
-    c->streams = streams;
+    overlap_ctx *c = CML_NEW_CTX(p, overlap_ctx);
+    *c = overlap_ctx{n, chunk, streams};
     link_probe_init(&c->link, n);
-    for (size_t i = 0; i < c->check.n; ++i) {
-        const size_t pos = cml_check_set_pos(&c->check, i);
+
+    cml_check_set *check;
+    const float *h_in = draw_input(p, n, seed, &check);
+    for (size_t i = 0; i < check->n; ++i) {
+        const size_t pos = cml_check_set_pos(check, i);
         if (pos < n) {
-            c->check.ref[i] = overlap_ref((double)h_in[pos], OVERLAP_STEPS, (double)OVERLAP_A);
-            c->check.mag[i] = overlap_tol((double)h_in[pos], OVERLAP_STEPS);
+            check->ref[i] = overlap_ref((double)h_in[pos], OVERLAP_STEPS, (double)OVERLAP_A);
+            check->mag[i] = overlap_tol((double)h_in[pos], OVERLAP_STEPS);
         } else { /* position n: the link check, exact */
-            c->check.ref[i] = 1.0;
-            c->check.mag[i] = 0.0;
+            check->ref[i] = 1.0;
+            check->mag[i] = 0.0;
         }
     }
-    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_stage, stage * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, (n + 1) * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
-    free(h_in);
+    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
+    c->d_stage = (float *)cml_device(p, stage * sizeof(float));
+    /* out_ref NULL: one launch per timed sample, the link check bounds each one. */
+    c->d_out = cml_output(p, NULL, 1, n + 1);
     CML_CHECK(cudaMallocHost((void **)&c->h_stage, stage * sizeof(float)));
 
-    p->d_out = c->d_out;
-    p->out_ref = NULL; /* one launch per timed sample: the link check bounds each one */
-    p->n_out = n + 1;
-    p->out_cols = n + 1;
-    cml_check_set_publish(&c->check, p);
     p->gamma = 1.0; /* the tolerance is mag itself: overlap_tol, the recurrence's bound */
-    p->abs_floor = 0.0;
     /* Device memory: the D2H reads n floats, the H2D writes n, the kernel reads and writes n. */
     p->bytes = 16.0 * (double)n;
     p->flops = 2.0 * OVERLAP_STEPS * (double)n;
-    p->ctx = c;
     return NULL;
 }
 
@@ -563,19 +505,11 @@ static void overlap_extra_metrics(void *ctx, cml_metrics *m) {
     add_copy_engines(m);
 }
 
+/* The page-locked staging and the link probe's buffers (the driver frees the rest). */
 static void overlap_teardown(cml_problem *p) {
     overlap_ctx *c = (overlap_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
     link_probe_free(&c->link);
     CML_CHECK(cudaFreeHost(c->h_stage));
-    CML_CHECK(cml_dev_free(c->d_in));
-    CML_CHECK(cml_dev_free(c->d_stage));
-    CML_CHECK(cml_dev_free(c->d_out));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -587,6 +521,7 @@ static const cml_exercise kExercises[] = {
      .dim_names = "n",
      .n_dims = 1,
      .baseline = "host_copy_course",
+     .dim_max = {HOST_COPY_MAX_N},
      .setup = host_copy_setup,
      .launch_student = host_copy_launch_student,
      .launch_baseline = host_copy_launch_baseline,
@@ -598,6 +533,7 @@ static const cml_exercise kExercises[] = {
      .dim_names = "n,chunk,streams",
      .n_dims = 3,
      .baseline = "overlap_one_stream",
+     .dim_max = {OVERLAP_MAX_N, OVERLAP_MAX_CHUNK, OVERLAP_MAX_STREAMS},
      .setup = overlap_setup,
      .launch_student = overlap_launch_student,
      .launch_baseline = overlap_launch_baseline,

@@ -150,9 +150,6 @@ typedef struct conv2d_ctx {
 } conv2d_ctx;
 
 static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if (size[2] < 0 || size[2] > CONV2D_MAX_R) {
-        return "R must be between 0 and 4 (lab.h: CONV2D_MAX_R): the filter is at most 9 x 9";
-    }
     const size_t width = (size_t)size[0], height = (size_t)size[1], n = width * height;
     const int R = (int)size[2];
     const size_t n_taps = (size_t)(2 * R + 1) * (size_t)(2 * R + 1);
@@ -203,7 +200,7 @@ static const cml_exercise kExercises[] = {
      .dim_names = "M,N,K",
      .n_dims = 3,
      .baseline = "matmul_naive",
-     .max_size = CML_INT_SIZE_MAX,
+     .dim_max = {CML_INT_SIZE_MAX, CML_INT_SIZE_MAX, CML_INT_SIZE_MAX},
      .setup = matmul_setup,
      .launch_student = matmul_launch_student,
      .launch_baseline = matmul_launch_baseline,
@@ -213,7 +210,7 @@ static const cml_exercise kExercises[] = {
      .dim_names = "rows,cols",
      .n_dims = 2,
      .baseline = "transpose_naive",
-     .max_size = CML_INT_SIZE_MAX,
+     .dim_max = {CML_INT_SIZE_MAX, CML_INT_SIZE_MAX},
      .setup = transpose_setup,
      .launch_student = transpose_launch_student,
      .launch_baseline = transpose_launch_baseline,
@@ -223,7 +220,7 @@ static const cml_exercise kExercises[] = {
      .dim_names = "width,height,R",
      .n_dims = 3,
      .baseline = "conv2d_naive",
-     .max_size = CML_INT_SIZE_MAX,
+     .dim_max = {CML_INT_SIZE_MAX, CML_INT_SIZE_MAX, CONV2D_MAX_R}, /* a 9 x 9 filter at most */
      .setup = conv2d_setup,
      .launch_student = conv2d_launch_student,
      .launch_baseline = conv2d_launch_baseline,

@@ -6,10 +6,13 @@
  * describes the lab's five exercises to it; for each one it owns only
  *   - setup: check the size, draw the inputs from the seed (cml_rng.h, uniform in [-1, 1)),
  *     copy them to the device, and compute the float64 CPU reference (reference.c) at every
- *     output position (every case of this lab is small enough for that);
+ *     output position (every case of this lab is small enough for that), with memory taken
+ *     from the driver (cml_setup.h), which frees it;
  *   - the two launches: the student's launcher (kernels.cu, API in lab.h) and the baseline
- *     (baselines.cu), both writing the problem's output buffer;
- *   - teardown.
+ *     (baselines.cu), both writing the problem's output buffer.
+ * The texture exercises' CUDA arrays and texture objects live inside the launchers (the
+ * student's and the baselines'), which create and destroy them: the harness holds none, so no
+ * exercise needs a teardown.
  * Every CUDA call the harness makes is checked (CML_CHECK); the student's set-up call
  * stencil_constant_set_coefficients is followed by a cudaGetLastError check, so a failed
  * cudaMemcpyToSymbol (e.g. given &symbol) is reported as the CUDA error it is.
@@ -34,20 +37,17 @@
  * Sources: CUDA C++ Programming Guide (runtime API, "Texture Fetching"); NVIDIA cuda-samples'
  * allocate -> initialise -> copy -> launch -> copy back -> verify -> free.
  */
-#include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 
 #include <cuda_runtime_api.h>
 
 #include "baselines.h"
 #include "cml_check.h"
-#include "cml_devmem.h"
 #include "cml_compare.h"
 #include "cml_lab.h"
 #include "cml_rng.h"
-#include "cml_sample.h"
+#include "cml_setup.h"
 #include "cml_timing.h"
 #include "lab.h"
 #include "reference.h"
@@ -59,12 +59,9 @@
  * unspecified rounding of the coordinate to fixed point before alpha is formed. */
 #define TEX_WEIGHT_SLACK (1.5 / 256.0)
 
+/* The driver's message for host memory that runs out (cml_setup.c), for jacobi_ref's own
+ * allocation, which the driver does not see. */
 static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
-
-/* lab.h's bound on every size: an int, with room for a block's worth of overhanging indices. */
-static int fits_int(long long v) {
-    return v < (long long)INT_MAX - 63;
-}
 
 /* ---------------------------------------------------------------------------------------------
  * 3.4a  stencil_constant: out (n) = 1D stencil of radius STENCIL_R over in (n)
@@ -75,38 +72,26 @@ typedef struct stencil1d_ctx {
     float *d_in;   /* (n) */
     float *d_coef; /* (STENCIL_DIAM): the baseline's copy in global memory */
     float *d_out;  /* (n): the output under test */
-    cml_check_set check;
 } stencil1d_ctx;
 
 static const char *stencil1d_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if (!fits_int(size[0])) {
-        return "n must be below 2^31 - 64 (lab.h takes int)";
-    }
     const size_t n = (size_t)size[0];
-    stencil1d_ctx *c = (stencil1d_ctx *)calloc(1, sizeof *c);
-    float *h_in = (float *)malloc(n * sizeof(float));
-    float h_coef[STENCIL_DIAM];
-    if (c == NULL || h_in == NULL || !cml_check_set_init(&c->check, 1, n, NULL, 1, NULL)) {
-        free(c);
-        free(h_in);
-        return kNoHostMemory;
-    }
+    stencil1d_ctx *c = CML_NEW_CTX(p, stencil1d_ctx);
     c->n = (int)n;
+    cml_check_set *check = cml_check(p, 1, n, NULL, 1, NULL);
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
+    float h_coef[STENCIL_DIAM];
     cml_rng_fill_uniform_f32(&rng, h_coef, STENCIL_DIAM, -1.0f, 1.0f);
-    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    const float *h_in = cml_scratch_uniform(p, &rng, n, -1.0f, 1.0f);
     for (size_t i = 0; i < n; ++i) {
-        stencil1d_ref_at(h_in, n, h_coef, STENCIL_R, i, &c->check.ref[i], &c->check.mag[i]);
+        stencil1d_ref_at(h_in, n, h_coef, STENCIL_R, i, &check->ref[i], &check->mag[i]);
     }
 
-    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_coef, STENCIL_DIAM * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
-    CML_CHECK(cudaMemcpy(c->d_coef, h_coef, STENCIL_DIAM * sizeof(float), cudaMemcpyHostToDevice));
-    free(h_in);
+    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
+    c->d_coef = (float *)cml_device_copy(p, h_coef, STENCIL_DIAM * sizeof(float));
+    cml_output(p, &c->d_out, 1, n);
 
     /* The student's upload of the coefficients to constant memory. Its launcher returns
      * nothing: an error it left (cudaMemcpyToSymbol given &symbol: "invalid device symbol")
@@ -117,18 +102,9 @@ static const char *stencil1d_setup(cml_problem *p, const long long *size, uint64
         CML_CHECK(cudaGetLastError());
         CML_CHECK(cudaDeviceSynchronize());
     }
-
-    p->d_out = c->d_out;
-
-    p->out_ref = &c->d_out;
-    p->n_out = n;
-    p->out_cols = n;
-    cml_check_set_publish(&c->check, p);
     p->gamma = cml_gamma_f32(STENCIL_DIAM);
-    p->abs_floor = 0.0;
     p->bytes = 8.0 * (double)n; /* in read once, out written once */
     p->flops = 2.0 * STENCIL_DIAM * (double)n;
-    p->ctx = c;
     return NULL;
 }
 
@@ -142,19 +118,6 @@ static void stencil1d_launch_baseline(void *ctx) {
     stencil_global(c->d_in, c->d_out, c->n, c->d_coef);
 }
 
-static void stencil1d_teardown(cml_problem *p) {
-    stencil1d_ctx *c = (stencil1d_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_in));
-    CML_CHECK(cml_dev_free(c->d_coef));
-    CML_CHECK(cml_dev_free(c->d_out));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * 3.4b  lookup_divergent: out (n), LOOKUP_STEPS table reads per output
  */
@@ -165,7 +128,6 @@ typedef struct lookup_ctx {
     int *d_idx;       /* (n): start indices in [0, table_size) */
     float *d_out;     /* (n): the output under test */
     float *d_scratch; /* (n): output of the broadcast baseline (extra metric only) */
-    cml_check_set check;
 } lookup_ctx;
 
 static int is_power_of_two(long long v) {
@@ -173,61 +135,34 @@ static int is_power_of_two(long long v) {
 }
 
 static const char *lookup_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if (!fits_int(size[0])) {
-        return "n must be below 2^31 - 64 (lab.h takes int)";
+    if (!is_power_of_two(size[1])) {
+        return "table_size must be a power of two (lab.h)";
     }
-    if (!is_power_of_two(size[1]) || size[1] > LOOKUP_MAX_TABLE) {
-        return "table_size must be a power of two, at most LOOKUP_MAX_TABLE = 8192 (lab.h)";
-    }
-    const size_t n = (size_t)size[0];
-    const size_t table_size = (size_t)size[1];
-    lookup_ctx *c = (lookup_ctx *)calloc(1, sizeof *c);
-    float *h_table = (float *)malloc(table_size * sizeof(float));
-    int *h_idx = (int *)malloc(n * sizeof(int));
-    if (c == NULL || h_table == NULL || h_idx == NULL ||
-        !cml_check_set_init(&c->check, 1, n, NULL, 1, NULL)) {
-        free(c);
-        free(h_table);
-        free(h_idx);
-        return kNoHostMemory;
-    }
-    c->n = (int)n;
-    c->table_size = (int)table_size;
+    const size_t n = (size_t)size[0], table_size = (size_t)size[1];
+    lookup_ctx *c = CML_NEW_CTX(p, lookup_ctx);
+    *c = lookup_ctx{(int)n, (int)table_size};
+    cml_check_set *check = cml_check(p, 1, n, NULL, 1, NULL);
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    cml_rng_fill_uniform_f32(&rng, h_table, table_size, -1.0f, 1.0f);
+    const float *h_table = cml_scratch_uniform(p, &rng, table_size, -1.0f, 1.0f);
+    int *h_idx = (int *)cml_scratch(p, n * sizeof(int));
     for (size_t i = 0; i < n; ++i) {
         h_idx[i] = (int)cml_rng_below(&rng, table_size);
-    }
-    for (size_t i = 0; i < n; ++i) {
         lookup_ref_at(h_table, table_size, (size_t)h_idx[i], LOOKUP_STEPS, LOOKUP_STRIDE,
-                      &c->check.ref[i], &c->check.mag[i]);
+                      &check->ref[i], &check->mag[i]);
     }
 
-    CML_CHECK(cml_dev_alloc((void **)&c->d_table, table_size * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_idx, n * sizeof(int)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_scratch, n * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_table, h_table, table_size * sizeof(float), cudaMemcpyHostToDevice));
-    CML_CHECK(cudaMemcpy(c->d_idx, h_idx, n * sizeof(int), cudaMemcpyHostToDevice));
+    c->d_table = (float *)cml_device_copy(p, h_table, table_size * sizeof(float));
+    c->d_idx = (int *)cml_device_copy(p, h_idx, n * sizeof(int));
+    cml_output(p, &c->d_out, 1, n);
+    c->d_scratch = (float *)cml_device(p, n * sizeof(float));
     CML_CHECK(lookup_constant_set_table(h_table, (int)table_size)); /* the baselines' copy */
-    free(h_table);
-    free(h_idx);
-
-    p->d_out = c->d_out;
-
-    p->out_ref = &c->d_out;
-    p->n_out = n;
-    p->out_cols = n;
-    cml_check_set_publish(&c->check, p);
     p->gamma = cml_gamma_f32(LOOKUP_STEPS);
-    p->abs_floor = 0.0;
     /* Device-memory traffic: the index read and the output written; the table reads hit the
      * caches (they are what the exercise is about, and what the ratio measures). */
     p->bytes = 8.0 * (double)n + 4.0 * (double)table_size;
     p->flops = (double)LOOKUP_STEPS * (double)n;
-    p->ctx = c;
     return NULL;
 }
 
@@ -270,20 +205,6 @@ static void lookup_extra_metrics(void *ctx, cml_metrics *m) {
     }
 }
 
-static void lookup_teardown(cml_problem *p) {
-    lookup_ctx *c = (lookup_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_table));
-    CML_CHECK(cml_dev_free(c->d_idx));
-    CML_CHECK(cml_dev_free(c->d_out));
-    CML_CHECK(cml_dev_free(c->d_scratch));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * 3.4c  stencil_readonly: out (height, width) = 3x3 blur of in, out of place or in place
  */
@@ -293,53 +214,26 @@ typedef struct stencil2d_ctx {
     int in_place; /* size "buffers": 2 = separate in and out, 1 = in place (one buffer) */
     float *d_in;  /* (height, width): the pristine input */
     float *d_out; /* (height, width): the output under test */
-    cml_check_set check;
 } stencil2d_ctx;
 
 static const char *stencil2d_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if (!fits_int(size[0]) || !fits_int(size[1])) {
-        return "width and height must be below 2^31 - 64 (lab.h takes int)";
-    }
-    if (size[2] != 1 && size[2] != 2) {
-        return "buffers must be 2 (separate input and output) or 1 (in place)";
-    }
-    const size_t width = (size_t)size[0];
-    const size_t height = (size_t)size[1];
-    const size_t n = width * height;
-    stencil2d_ctx *c = (stencil2d_ctx *)calloc(1, sizeof *c);
-    float *h_in = (float *)malloc(n * sizeof(float));
-    if (c == NULL || h_in == NULL || !cml_check_set_init(&c->check, height, width, NULL, 1, NULL)) {
-        free(c);
-        free(h_in);
-        return kNoHostMemory;
-    }
-    c->width = (int)width;
-    c->height = (int)height;
-    c->in_place = size[2] == 1;
+    const size_t width = (size_t)size[0], height = (size_t)size[1], n = width * height;
+    stencil2d_ctx *c = CML_NEW_CTX(p, stencil2d_ctx);
+    *c = stencil2d_ctx{(int)width, (int)height, size[2] == 1};
+    cml_check_set *check = cml_check(p, height, width, NULL, 1, NULL);
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
+    const float *h_in = cml_scratch_uniform(p, &rng, n, -1.0f, 1.0f);
     for (size_t i = 0; i < n; ++i) {
-        blur3_ref_at(h_in, width, height, i / width, i % width, &c->check.ref[i], &c->check.mag[i]);
+        blur3_ref_at(h_in, width, height, i / width, i % width, &check->ref[i], &check->mag[i]);
     }
 
-    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
-    free(h_in);
-
-    p->d_out = c->d_out;
-
-    p->out_ref = &c->d_out;
-    p->n_out = n;
-    p->out_cols = width;
-    cml_check_set_publish(&c->check, p);
+    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
+    cml_output(p, &c->d_out, height, width);
     p->gamma = cml_gamma_f32(9.0);
-    p->abs_floor = 0.0;
     p->bytes = 8.0 * (double)n;
     p->flops = 18.0 * (double)n;
-    p->ctx = c;
     return NULL;
 }
 
@@ -361,18 +255,6 @@ static void stencil2d_launch_baseline(void *ctx) {
     stencil_plain(c->d_in, c->d_out, c->width, c->height);
 }
 
-static void stencil2d_teardown(cml_problem *p) {
-    stencil2d_ctx *c = (stencil2d_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_in));
-    CML_CHECK(cml_dev_free(c->d_out));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * 3.4d  texture_resample: out (out_h, out_w) = bilinear resampling of in (in_h, in_w)
  */
@@ -382,41 +264,19 @@ typedef struct resample_ctx {
     int wrap;     /* size "address": 1 = clamp (wrap = 0), 2 = wrap (wrap = 1) */
     float *d_in;  /* (in_h, in_w) */
     float *d_out; /* (out_h, out_w): the output under test */
-    /* Every position; mag holds each one's tolerance itself (gamma = 1). */
-    cml_check_set check;
 } resample_ctx;
 
 static const char *resample_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    for (int d = 0; d < 4; ++d) {
-        if (size[d] > TEX_MAX_SIDE) {
-            return "in_w, in_h, out_w and out_h must be at most 65536";
-        }
-    }
-    if (size[4] != 1 && size[4] != 2) {
-        return "address must be 1 (clamp) or 2 (wrap)";
-    }
-    const size_t in_w = (size_t)size[0];
-    const size_t in_h = (size_t)size[1];
-    const size_t out_w = (size_t)size[2];
-    const size_t out_h = (size_t)size[3];
-    const size_t n_in = in_w * in_h;
-    const size_t n_out = out_w * out_h;
-    resample_ctx *c = (resample_ctx *)calloc(1, sizeof *c);
-    float *h_in = (float *)malloc(n_in * sizeof(float));
-    if (c == NULL || h_in == NULL || !cml_check_set_init(&c->check, out_h, out_w, NULL, 1, NULL)) {
-        free(c);
-        free(h_in);
-        return kNoHostMemory;
-    }
-    c->in_w = (int)in_w;
-    c->in_h = (int)in_h;
-    c->out_w = (int)out_w;
-    c->out_h = (int)out_h;
-    c->wrap = size[4] == 2;
+    const size_t in_w = (size_t)size[0], in_h = (size_t)size[1], n_in = in_w * in_h;
+    const size_t out_w = (size_t)size[2], out_h = (size_t)size[3], n_out = out_w * out_h;
+    resample_ctx *c = CML_NEW_CTX(p, resample_ctx);
+    *c = resample_ctx{(int)in_w, (int)in_h, (int)out_w, (int)out_h, size[4] == 2};
+    /* Every position; mag holds each one's tolerance itself (gamma = 1). */
+    cml_check_set *check = cml_check(p, out_h, out_w, NULL, 1, NULL);
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    cml_rng_fill_uniform_f32(&rng, h_in, n_in, -1.0f, 1.0f);
+    const float *h_in = cml_scratch_uniform(p, &rng, n_in, -1.0f, 1.0f);
     const double ulp_scale = 4.0 * CML_UNIT_ROUNDOFF_F32; /* 4 * 2^-24: a few float ops */
     const double d_alpha = TEX_WEIGHT_SLACK + ulp_scale * (double)in_w;
     const double d_beta = TEX_WEIGHT_SLACK + ulp_scale * (double)in_h;
@@ -426,27 +286,16 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
             const double x = resample_coord(ox, in_w, out_w);
             double value, spread, maxabs;
             bilinear_ref(h_in, in_w, in_h, x, y, c->wrap, &value, &spread, &maxabs);
-            c->check.ref[oy * out_w + ox] = value;
-            c->check.mag[oy * out_w + ox] = (d_alpha + d_beta) * spread + 0x1p-16 * maxabs;
+            check->ref[oy * out_w + ox] = value;
+            check->mag[oy * out_w + ox] = (d_alpha + d_beta) * spread + 0x1p-16 * maxabs;
         }
     }
 
-    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n_in * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n_out * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_in, h_in, n_in * sizeof(float), cudaMemcpyHostToDevice));
-    free(h_in);
-
-    p->d_out = c->d_out;
-
-    p->out_ref = &c->d_out;
-    p->n_out = n_out;
-    p->out_cols = out_w;
-    cml_check_set_publish(&c->check, p);
+    c->d_in = (float *)cml_device_copy(p, h_in, n_in * sizeof(float));
+    cml_output(p, &c->d_out, out_h, out_w);
     p->gamma = 1.0; /* h_mag is the per-element tolerance itself */
-    p->abs_floor = 0.0;
     p->bytes = 4.0 * (double)n_in + 4.0 * (double)n_out;
     p->flops = 8.0 * (double)n_out; /* 3 lerps, as the software baseline computes them */
-    p->ctx = c;
     return NULL;
 }
 
@@ -460,18 +309,6 @@ static void resample_launch_baseline(void *ctx) {
     resample_global(c->d_in, c->in_w, c->in_h, c->d_out, c->out_w, c->out_h, c->wrap);
 }
 
-static void resample_teardown(cml_problem *p) {
-    resample_ctx *c = (resample_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_in));
-    CML_CHECK(cml_dev_free(c->d_out));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * 3.4e  jacobi_texture: out (height, width) = iters Jacobi steps from in (height, width)
  */
@@ -480,57 +317,28 @@ typedef struct jacobi_ctx {
     int width, height, iters;
     float *d_in;  /* (height, width) */
     float *d_out; /* (height, width): the output under test */
-    cml_check_set check;
 } jacobi_ctx;
 
 static const char *jacobi_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if (size[0] > TEX_MAX_SIDE || size[1] > TEX_MAX_SIDE) {
-        return "width and height must be at most 65536";
-    }
-    if (!fits_int(size[2])) {
-        return "iters must be below 2^31 - 64 (lab.h takes int)";
-    }
-    const size_t width = (size_t)size[0];
-    const size_t height = (size_t)size[1];
+    const size_t width = (size_t)size[0], height = (size_t)size[1], n = width * height;
     const int iters = (int)size[2];
-    const size_t n = width * height;
-    jacobi_ctx *c = (jacobi_ctx *)calloc(1, sizeof *c);
-    float *h_in = (float *)malloc(n * sizeof(float));
-    if (c == NULL || h_in == NULL || !cml_check_set_init(&c->check, height, width, NULL, 0, NULL)) {
-        free(c);
-        free(h_in);
-        return kNoHostMemory;
-    }
-    c->width = (int)width;
-    c->height = (int)height;
-    c->iters = iters;
+    jacobi_ctx *c = CML_NEW_CTX(p, jacobi_ctx);
+    *c = jacobi_ctx{(int)width, (int)height, iters};
+    cml_check_set *check = cml_check(p, height, width, NULL, 0, NULL); /* h_mag = NULL */
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    cml_rng_fill_uniform_f32(&rng, h_in, n, -1.0f, 1.0f);
-    if (!jacobi_ref(h_in, width, height, iters, c->check.ref)) {
-        cml_check_set_free(&c->check);
-        free(c);
-        free(h_in);
+    const float *h_in = cml_scratch_uniform(p, &rng, n, -1.0f, 1.0f);
+    if (!jacobi_ref(h_in, width, height, iters, check->ref)) {
         return kNoHostMemory;
     }
 
-    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
-    free(h_in);
-
-    p->d_out = c->d_out;
-
-    p->out_ref = &c->d_out;
-    p->n_out = n;
-    p->out_cols = width;
-    cml_check_set_publish(&c->check, p); /* h_mag = NULL */
+    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
+    cml_output(p, &c->d_out, height, width);
     p->gamma = 0.0;
     p->abs_floor = (double)iters * cml_gamma_f32(4.0); /* max |u| <= 1: see the file header */
     p->bytes = 8.0 * (double)n * (double)iters;        /* each step reads u, writes u' */
     p->flops = 4.0 * (double)n * (double)iters;
-    p->ctx = c;
     return NULL;
 }
 
@@ -544,18 +352,6 @@ static void jacobi_launch_baseline(void *ctx) {
     jacobi_global(c->d_in, c->d_out, c->width, c->height, c->iters);
 }
 
-static void jacobi_teardown(cml_problem *p) {
-    jacobi_ctx *c = (jacobi_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_in));
-    CML_CHECK(cml_dev_free(c->d_out));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * The lab: one registry of exercises (their cases live in lab.toml only).
  */
@@ -566,10 +362,10 @@ static const cml_exercise kExercises[] = {
      .dim_names = "n",
      .n_dims = 1,
      .baseline = "stencil_global",
+     .dim_max = {CML_INT_SIZE_MAX},
      .setup = stencil1d_setup,
      .launch_student = stencil1d_launch_student,
      .launch_baseline = stencil1d_launch_baseline,
-     .teardown = stencil1d_teardown,
      .flags = CML_EX_FIXED_INPUTS,
      .launchers = "stencil_constant_set_coefficients,stencil_constant",
      .kernel = "stencil_constant_kernel"},
@@ -577,10 +373,10 @@ static const cml_exercise kExercises[] = {
      .dim_names = "n,table_size",
      .n_dims = 2,
      .baseline = "lookup_constant_divergent",
+     .dim_max = {CML_INT_SIZE_MAX, LOOKUP_MAX_TABLE},
      .setup = lookup_setup,
      .launch_student = lookup_launch_student,
      .launch_baseline = lookup_launch_baseline,
-     .teardown = lookup_teardown,
      .extra_metrics = lookup_extra_metrics,
      .launchers = "lookup_divergent",
      .kernel = "lookup_divergent_kernel"},
@@ -588,30 +384,31 @@ static const cml_exercise kExercises[] = {
      .dim_names = "width,height,buffers",
      .n_dims = 3,
      .baseline = "stencil_plain",
+     .dim_max = {CML_INT_SIZE_MAX, CML_INT_SIZE_MAX, 2}, /* buffers: 2 separate, 1 in place */
      .setup = stencil2d_setup,
      .launch_student = stencil2d_launch_student,
      .launch_baseline = stencil2d_launch_baseline,
-     .teardown = stencil2d_teardown,
      .launchers = "stencil_readonly",
      .kernel = "stencil_readonly_kernel"},
     {.name = "texture_resample",
      .dim_names = "in_w,in_h,out_w,out_h,address",
      .n_dims = 5,
      .baseline = "resample_global",
+     /* address: 1 clamp, 2 wrap */
+     .dim_max = {TEX_MAX_SIDE, TEX_MAX_SIDE, TEX_MAX_SIDE, TEX_MAX_SIDE, 2},
      .setup = resample_setup,
      .launch_student = resample_launch_student,
      .launch_baseline = resample_launch_baseline,
-     .teardown = resample_teardown,
      .launchers = "texture_resample",
      .kernel = "texture_resample_kernel"},
     {.name = "jacobi_texture",
      .dim_names = "width,height,iters",
      .n_dims = 3,
      .baseline = "jacobi_global",
+     .dim_max = {TEX_MAX_SIDE, TEX_MAX_SIDE, CML_INT_SIZE_MAX},
      .setup = jacobi_setup,
      .launch_student = jacobi_launch_student,
      .launch_baseline = jacobi_launch_baseline,
-     .teardown = jacobi_teardown,
      .launchers = "jacobi_texture",
      .kernel = "jacobi_texture_kernel"},
 };

@@ -12,7 +12,9 @@
  *   image_pipeline     [dst_w, dst_h, radius + 1]     THE PHOTOGRAPH,    image_pipeline_naive
  *                                                     oriented by the seed
  * For each one it owns only setup (inputs from the seed, the float64 reference from
- * reference.c, at every position or, on large outputs, at a sample), the launches, teardown.
+ * reference.c, at every position or, on large outputs, at a sample, with memory taken from the
+ * driver (cml_setup.h), which frees it) and the launches; image_pipeline's teardown only
+ * writes its images when asked to (pipeline_write_images).
  *
  * uint8 outputs. The driver compares a float32 device buffer (cml_problem.d_out). The two
  * exercises with a uint8 output (gradient_to_u8, image_pipeline) write into a uint8 buffer of
@@ -49,12 +51,12 @@
 
 #include "baselines.h"
 #include "cml_check.h"
-#include "cml_devmem.h"
 #include "cml_compare.h"
 #include "cml_lab.h"
 #include "cml_pgm.h"
 #include "cml_rng.h"
 #include "cml_sample.h"
+#include "cml_setup.h"
 #include "lab.h"
 #include "photograph.h"
 #include "reference.h"
@@ -85,6 +87,8 @@
 /* The pattern a uint8 output is filled with before the student's launcher runs. */
 #define POISON_U8 0xA5
 
+/* reference.c's whole-image blur allocates temporaries of its own (gaussian_blur_ref): when it
+ * cannot, setup() returns the message the driver gives for host memory it runs out of. */
 static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
 
 /* The blur's sigma for a radius: radius / 2 (the weights then fall to exp(-2) = 0.14 of the
@@ -108,21 +112,27 @@ static const char *check_image_size(long long w, long long h) {
  * The positions checked and their references, shared by the exercises.
  */
 
-/* The positions checked: every one up to CHECK_ALL_MAX_PIXELS, else `border` rows and columns
- * on every side in full (the clamped borders) plus CHECK_SAMPLE_RANDOM positions drawn from
- * rng (cml_sample.h). The reference goes to ref, the tolerance to mag (gamma = 1: see
- * publish_check). Returns 0 when out of memory. */
-static int check_init(cml_check_set *s, size_t width, size_t height, size_t border, cml_rng *rng) {
+/* The positions checked, published in *p (cml_check): every one up to CHECK_ALL_MAX_PIXELS,
+ * else `border` rows and columns on every side in full (the clamped borders) plus
+ * CHECK_SAMPLE_RANDOM positions drawn from rng (cml_sample.h). The reference goes to ref, the
+ * tolerance to mag: mag is the tolerance itself (gamma = 1). */
+static cml_check_set *check_init(cml_problem *p, size_t width, size_t height, size_t border,
+                                 cml_rng *rng) {
     const cml_sample_spec sample = {border, border, border, border, CHECK_SAMPLE_RANDOM};
-    return cml_check_set_init(s, height, width,
-                              width * height > CHECK_ALL_MAX_PIXELS ? &sample : NULL, 1, rng);
+    cml_check_set *s =
+        cml_check(p, height, width, width * height > CHECK_ALL_MAX_PIXELS ? &sample : NULL, 1, rng);
+    p->gamma = 1.0;
+    return s;
 }
 
-/* Points the problem's comparison at the check set: mag is the tolerance itself (gamma = 1). */
-static void publish_check(const cml_check_set *s, cml_problem *p) {
-    cml_check_set_publish(s, p);
-    p->gamma = 1.0;
-    p->abs_floor = 0.0;
+/* The uint8 output of n pixels that the launchers write: p->d_raw, poisoned with POISON_U8
+ * before every checked launch (the float output, d_out, comes from cml_output with no slot). */
+static unsigned char *raw_output_u8(cml_problem *p, size_t n) {
+    unsigned char *d_u8 = (unsigned char *)cml_device(p, n);
+    p->d_raw = d_u8;
+    p->raw_bytes = n;
+    p->raw_poison = POISON_U8;
+    return d_u8;
 }
 
 /* Widens a uint8 image to the driver's float output buffer. */
@@ -146,53 +156,34 @@ typedef struct resample_ctx {
     int src_w, src_h, dst_w, dst_h;
     unsigned char *d_src;
     float *d_dst; /* the output under test */
-    cml_check_set check;
 } resample_ctx;
 
 static const char *resample_setup(cml_problem *p, const long long *size, uint64_t seed) {
     const char *bad = check_image_size(size[0], size[1]);
-    if (bad == NULL) {
-        bad = check_image_size(size[2], size[3]);
-    }
-    if (bad != NULL) {
+    if (bad != NULL || (bad = check_image_size(size[2], size[3])) != NULL) {
         return bad;
     }
     const size_t sw = (size_t)size[0], sh = (size_t)size[1];
     const size_t dw = (size_t)size[2], dh = (size_t)size[3];
-    resample_ctx *c = (resample_ctx *)calloc(1, sizeof *c);
-    unsigned char *h_src = (unsigned char *)malloc(sw * sh);
+    resample_ctx *c = CML_NEW_CTX(p, resample_ctx);
+    *c = resample_ctx{(int)sw, (int)sh, (int)dw, (int)dh};
+
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    if (c == NULL || h_src == NULL || !check_init(&c->check, dw, dh, CHECK_SAMPLE_BORDER, &rng)) {
-        free(c);
-        free(h_src);
-        return kNoHostMemory;
-    }
-    c->src_w = (int)sw;
-    c->src_h = (int)sh;
-    c->dst_w = (int)dw;
-    c->dst_h = (int)dh;
+    cml_check_set *check = check_init(p, dw, dh, CHECK_SAMPLE_BORDER, &rng);
+    unsigned char *h_src = (unsigned char *)cml_scratch(p, sw * sh);
     for (size_t i = 0; i < sw * sh; ++i) {
         h_src[i] = (unsigned char)cml_rng_below(&rng, 256);
     }
-    for (size_t k = 0; k < c->check.n; ++k) {
-        const size_t i = cml_check_set_pos(&c->check, k);
-        resample_ref_at(h_src, sw, sh, dw, dh, i % dw, i / dw, &c->check.ref[k], &c->check.mag[k]);
+    for (size_t k = 0; k < check->n; ++k) {
+        const size_t i = cml_check_set_pos(check, k);
+        resample_ref_at(h_src, sw, sh, dw, dh, i % dw, i / dw, &check->ref[k], &check->mag[k]);
     }
-    CML_CHECK(cml_dev_alloc((void **)&c->d_src, sw * sh));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_dst, dw * dh * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_src, h_src, sw * sh, cudaMemcpyHostToDevice));
-    free(h_src);
 
-    p->d_out = c->d_dst;
-
-    p->out_ref = &c->d_dst;
-    p->n_out = dw * dh;
-    p->out_cols = dw;
-    publish_check(&c->check, p);
+    c->d_src = (unsigned char *)cml_device_copy(p, h_src, sw * sh);
+    cml_output(p, &c->d_dst, dh, dw);
     p->bytes = (double)(sw * sh) + 4.0 * (double)(dw * dh);
     p->flops = 8.0 * (double)(dw * dh); /* 3 lerps */
-    p->ctx = c;
     return NULL;
 }
 
@@ -206,18 +197,6 @@ static void resample_launch_baseline(void *ctx) {
     resample_naive(c->d_src, c->src_w, c->src_h, c->d_dst, c->dst_w, c->dst_h);
 }
 
-static void resample_teardown(cml_problem *p) {
-    resample_ctx *c = (resample_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_src));
-    CML_CHECK(cml_dev_free(c->d_dst));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * 3.5b  gaussian_blur and 3.5c sobel_magnitude: out (height, width) float from in, same shape.
  * One context for both ("filter"): radius < 0 marks the Sobel exercise.
@@ -228,7 +207,6 @@ typedef struct filter_ctx {
     float h_weights[BLUR_MAX_TAPS];
     float *d_weights; /* the baseline's copy in global memory */
     float *d_in, *d_out, *d_tmp;
-    cml_check_set check;
 } filter_ctx;
 
 static const char *filter_setup(cml_problem *p, long long w, long long h, int radius,
@@ -238,60 +216,41 @@ static const char *filter_setup(cml_problem *p, long long w, long long h, int ra
         return bad;
     }
     const size_t width = (size_t)w, height = (size_t)h, n = width * height;
-    filter_ctx *c = (filter_ctx *)calloc(1, sizeof *c);
-    float *h_in = (float *)malloc(n * sizeof(float));
+    filter_ctx *c = CML_NEW_CTX(p, filter_ctx);
+    *c = filter_ctx{(int)width, (int)height, radius};
+
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    if (c == NULL || h_in == NULL ||
-        !check_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
-        free(c);
-        free(h_in);
-        return kNoHostMemory;
-    }
-    c->width = (int)width;
-    c->height = (int)height;
-    c->radius = radius;
-    cml_rng_fill_uniform_f32(&rng, h_in, n, 0.0f, 255.0f);
+    cml_check_set *check = check_init(p, width, height, CHECK_SAMPLE_BORDER, &rng);
+    const float *h_in = cml_scratch_uniform(p, &rng, n, 0.0f, 255.0f);
     if (radius >= 0) {
         gaussian_weights(sigma_for_radius(radius), radius, c->h_weights);
     }
-    for (size_t k = 0; k < c->check.n; ++k) {
-        const size_t i = cml_check_set_pos(&c->check, k);
+    for (size_t k = 0; k < check->n; ++k) {
+        const size_t i = cml_check_set_pos(check, k);
         if (radius >= 0) {
             gaussian_blur_ref_at(h_in, width, height, c->h_weights, radius, i % width, i / width,
-                                 &c->check.ref[k], &c->check.mag[k]);
+                                 &check->ref[k], &check->mag[k]);
         } else {
-            sobel_ref_at(h_in, width, height, i % width, i / width, &c->check.ref[k],
-                         &c->check.mag[k]);
+            sobel_ref_at(h_in, width, height, i % width, i / width, &check->ref[k], &check->mag[k]);
         }
     }
-    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+
+    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
+    cml_output(p, &c->d_out, height, width);
     if (radius >= 0) {
-        CML_CHECK(cml_dev_alloc((void **)&c->d_tmp, n * sizeof(float)));
-        CML_CHECK(cml_dev_alloc((void **)&c->d_weights, BLUR_MAX_TAPS * sizeof(float)));
+        c->d_tmp = (float *)cml_device(p, n * sizeof(float));
+        /* room for every radius; only the 2r + 1 taps in use are copied */
+        c->d_weights = (float *)cml_device(p, BLUR_MAX_TAPS * sizeof(float));
         CML_CHECK(cudaMemcpy(c->d_weights, c->h_weights, (size_t)(2 * radius + 1) * sizeof(float),
                              cudaMemcpyHostToDevice));
     }
-    free(h_in);
-
-    p->d_out = c->d_out;
-
-    p->out_ref = &c->d_out;
-    p->n_out = n;
-    p->out_cols = width;
-    publish_check(&c->check, p);
     p->bytes = 8.0 * (double)n; /* the image read once, written once: the roofline's minimum */
     p->flops = radius >= 0 ? 4.0 * (2 * radius + 1) * (double)n : 17.0 * (double)n;
-    p->ctx = c;
     return NULL;
 }
 
 static const char *blur_setup(cml_problem *p, const long long *size, uint64_t seed) {
-    if (size[2] > BLUR_MAX_RADIUS + 1) {
-        return "radius must be at most BLUR_MAX_RADIUS = 8 (given as radius + 1)";
-    }
     /* The harness's --size takes positive integers only: radius r is given as r + 1. */
     return filter_setup(p, size[0], size[1], (int)size[2] - 1, seed);
 }
@@ -320,20 +279,6 @@ static void sobel_launch_baseline(void *ctx) {
     sobel_naive(c->d_in, c->d_out, c->width, c->height);
 }
 
-static void filter_teardown(cml_problem *p) {
-    filter_ctx *c = (filter_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_in));
-    CML_CHECK(cml_dev_free(c->d_out));
-    CML_CHECK(cml_dev_free(c->d_tmp));
-    CML_CHECK(cml_dev_free(c->d_weights));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * 3.5d  gradient_to_u8: out (height, width) uint8 = min(255, round(U8_SCALE * in))
  */
@@ -341,9 +286,8 @@ static void filter_teardown(cml_problem *p) {
 typedef struct to_u8_ctx {
     int width, height;
     float *d_in;
-    unsigned char *d_u8; /* the student's output, poisoned in setup */
+    unsigned char *d_u8; /* the student's output: p->d_raw (raw_output_u8) */
     float *d_out;        /* d_u8 widened: what the driver compares */
-    cml_check_set check;
 } to_u8_ctx;
 
 static const char *to_u8_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -352,40 +296,24 @@ static const char *to_u8_setup(cml_problem *p, const long long *size, uint64_t s
         return bad;
     }
     const size_t width = (size_t)size[0], height = (size_t)size[1], n = width * height;
-    to_u8_ctx *c = (to_u8_ctx *)calloc(1, sizeof *c);
-    float *h_in = (float *)malloc(n * sizeof(float));
+    to_u8_ctx *c = CML_NEW_CTX(p, to_u8_ctx);
+    *c = to_u8_ctx{(int)width, (int)height};
+
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    if (c == NULL || h_in == NULL ||
-        !check_init(&c->check, width, height, CHECK_SAMPLE_BORDER, &rng)) {
-        free(c);
-        free(h_in);
-        return kNoHostMemory;
-    }
-    c->width = (int)width;
-    c->height = (int)height;
+    cml_check_set *check = check_init(p, width, height, CHECK_SAMPLE_BORDER, &rng);
     /* [0, 600): U8_SCALE * 600 = 300, so about 15 % of the pixels saturate at 255. */
-    cml_rng_fill_uniform_f32(&rng, h_in, n, 0.0f, 600.0f);
-    for (size_t k = 0; k < c->check.n; ++k) {
-        const double g = h_in[cml_check_set_pos(&c->check, k)];
-        to_u8_ref(&g, NULL, 1, (double)U8_SCALE, &c->check.ref[k], &c->check.mag[k]);
+    const float *h_in = cml_scratch_uniform(p, &rng, n, 0.0f, 600.0f);
+    for (size_t k = 0; k < check->n; ++k) {
+        const double g = h_in[cml_check_set_pos(check, k)];
+        to_u8_ref(&g, NULL, 1, (double)U8_SCALE, &check->ref[k], &check->mag[k]);
     }
-    CML_CHECK(cml_dev_alloc((void **)&c->d_in, n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_u8, n));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
-    CML_CHECK(cudaMemcpy(c->d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
-    free(h_in);
 
-    p->d_out = c->d_out;
-    p->d_raw = c->d_u8;
-    p->raw_bytes = n;
-    p->raw_poison = POISON_U8;
-    p->n_out = n;
-    p->out_cols = width;
-    publish_check(&c->check, p);
+    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
+    c->d_u8 = raw_output_u8(p, n);
+    c->d_out = cml_output(p, NULL, height, width); /* out_ref NULL: the launcher writes d_raw */
     p->bytes = 5.0 * (double)n;
     p->flops = 2.0 * (double)n;
-    p->ctx = c;
     return NULL;
 }
 
@@ -400,19 +328,6 @@ static void to_u8_finish(void *ctx, double run_ms) {
     widen_u8(c->d_u8, c->d_out, (size_t)c->width * c->height);
 }
 
-static void to_u8_teardown(cml_problem *p) {
-    to_u8_ctx *c = (to_u8_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    CML_CHECK(cml_dev_free(c->d_in));
-    CML_CHECK(cml_dev_free(c->d_u8));
-    CML_CHECK(cml_dev_free(c->d_out));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * 3.5e  image_pipeline: dst (dst_h, dst_w) uint8 from the photograph, end to end
  */
@@ -423,21 +338,18 @@ typedef struct pipeline_ctx {
     float h_weights[BLUR_MAX_TAPS];
     float *d_weights; /* the naive pipeline's copy in global memory */
     unsigned char *d_src;
-    unsigned char *d_u8; /* the output of the student's pipeline (and of the naive one) */
-    float *d_scratch;    /* 3 * dst_w * dst_h */
-    float *d_out;        /* d_u8 widened: what the driver compares */
-    cml_check_set check;
+    unsigned char *d_u8;  /* the output of the student's pipeline (and of the naive one) */
+    float *d_scratch;     /* 3 * dst_w * dst_h */
+    float *d_out;         /* d_u8 widened: what the driver compares */
+    cml_check_set *check; /* the positions checked (pipeline_extra_metrics) */
 } pipeline_ctx;
 
-/* Turns img into orientation k of its eight (bit 0: mirror left-right, bit 1: mirror top-bottom,
- * bit 2: transpose, applied first; width and height swap with it). Returns 0 when out of host
- * memory (img unchanged). */
-static int orient_photograph(cml_image_u8 *img, unsigned k) {
+/* Orientation k of img, of its eight (bit 0: mirror left-right, bit 1: mirror top-bottom,
+ * bit 2: transpose, applied first; width and height swap with it), in p's scratch memory (freed
+ * after setup()). Frees img's pixels; img's width and height become the oriented image's. */
+static const unsigned char *orient_photograph(cml_problem *p, cml_image_u8 *img, unsigned k) {
     const size_t w = (size_t)img->width, h = (size_t)img->height;
-    unsigned char *out = (unsigned char *)malloc(w * h);
-    if (out == NULL) {
-        return 0;
-    }
+    unsigned char *out = (unsigned char *)cml_scratch(p, w * h);
     const int transpose = (k & 4u) != 0;
     const size_t ow = transpose ? h : w, oh = transpose ? w : h;
     for (size_t y = 0; y < oh; ++y) {
@@ -446,11 +358,10 @@ static int orient_photograph(cml_image_u8 *img, unsigned k) {
             out[y * ow + x] = transpose ? img->pixels[sx * w + sy] : img->pixels[sy * w + sx];
         }
     }
-    free(img->pixels);
-    img->pixels = out;
+    cml_image_u8_free(img);
     img->width = (int)ow;
     img->height = (int)oh;
-    return 1;
+    return out;
 }
 
 /* Loads the photograph: the file named by CML_LAB35_IMAGE when set (to try another picture),
@@ -468,9 +379,6 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
     if (bad != NULL) {
         return bad;
     }
-    if (size[2] > BLUR_MAX_RADIUS + 1) {
-        return "radius must be at most BLUR_MAX_RADIUS = 8 (given as radius + 1)";
-    }
     cml_image_u8 img;
     const char *err = load_photograph(&img);
     if (err != NULL) {
@@ -481,86 +389,50 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
     /* A picture that is not square keeps its shape (no transpose): every seed's input then has
      * the same size, as the input sets of a judged timing must. */
     const unsigned orientations = img.width == img.height ? 8u : 4u;
-    if (!orient_photograph(&img, (unsigned)cml_rng_below(&rng, orientations))) {
-        cml_image_u8_free(&img);
-        return kNoHostMemory;
-    }
+    const unsigned char *src =
+        orient_photograph(p, &img, (unsigned)cml_rng_below(&rng, orientations));
     const size_t sw = (size_t)img.width, sh = (size_t)img.height;
     const size_t dw = (size_t)size[0], dh = (size_t)size[1], n = dw * dh;
-    pipeline_ctx *c = (pipeline_ctx *)calloc(1, sizeof *c);
-    if (c == NULL || !check_init(&c->check, dw, dh, PIPELINE_SAMPLE_BORDER, &rng)) {
-        free(c);
-        cml_image_u8_free(&img);
-        return kNoHostMemory;
-    }
-    c->src_w = (int)sw;
-    c->src_h = (int)sh;
-    c->dst_w = (int)dw;
-    c->dst_h = (int)dh;
-    c->radius = (int)size[2] - 1;
+    pipeline_ctx *c = CML_NEW_CTX(p, pipeline_ctx);
+    *c = pipeline_ctx{(int)sw, (int)sh, (int)dw, (int)dh, (int)size[2] - 1};
+    cml_check_set *check = c->check = check_init(p, dw, dh, PIPELINE_SAMPLE_BORDER, &rng);
     gaussian_weights(sigma_for_radius(c->radius), c->radius, c->h_weights);
     const float zoom = (float)dw / (float)sw;
     c->scale = PIPELINE_SCALE_PER_ZOOM * (zoom > 1.0f ? zoom : 1.0f);
     const double scale = (double)c->scale; /* the float the GPU receives, widened */
 
-    if (c->check.idx == NULL) { /* every position: the whole-image chain */
-        double *r = (double *)malloc(n * sizeof(double)),
-               *rt = (double *)malloc(n * sizeof(double));
-        double *b = (double *)malloc(n * sizeof(double)),
-               *bt = (double *)malloc(n * sizeof(double));
-        int ok = r != NULL && rt != NULL && b != NULL && bt != NULL;
-        if (ok) {
-            resample_ref(img.pixels, sw, sh, dw, dh, r, rt);
-            ok = gaussian_blur_ref(r, rt, dw, dh, c->h_weights, c->radius, b, bt);
-        }
-        if (ok) {
-            sobel_ref(b, bt, dw, dh, r, rt); /* the gradient, into r */
-            to_u8_ref(r, rt, n, scale, c->check.ref, c->check.mag);
-        }
-        free(r);
-        free(rt);
-        free(b);
-        free(bt);
-        if (!ok) {
-            cml_check_set_free(&c->check);
-            free(c);
-            cml_image_u8_free(&img);
+    if (check->idx == NULL) { /* every position: the whole-image chain (n <= 2^21) */
+        double *r = (double *)cml_scratch(p, 4 * n * sizeof(double)), *rt = r + n, *b = rt + n,
+               *bt = b + n;
+        resample_ref(src, sw, sh, dw, dh, r, rt);
+        if (!gaussian_blur_ref(r, rt, dw, dh, c->h_weights, c->radius, b, bt)) {
             return kNoHostMemory;
         }
+        sobel_ref(b, bt, dw, dh, r, rt); /* the gradient, into r */
+        to_u8_ref(r, rt, n, scale, check->ref, check->mag);
     } else { /* a sample: one pixel at a time */
-        for (size_t k = 0; k < c->check.n; ++k) {
-            const size_t i = c->check.idx[k];
+        for (size_t k = 0; k < check->n; ++k) {
+            const size_t i = check->idx[k];
             double v[4], t[4];
-            pipeline_ref_at(img.pixels, sw, sh, dw, dh, c->h_weights, c->radius, scale, i % dw,
-                            i / dw, v, t);
-            c->check.ref[k] = v[3];
-            c->check.mag[k] = t[3];
+            pipeline_ref_at(src, sw, sh, dw, dh, c->h_weights, c->radius, scale, i % dw, i / dw, v,
+                            t);
+            check->ref[k] = v[3];
+            check->mag[k] = t[3];
         }
     }
 
-    CML_CHECK(cml_dev_alloc((void **)&c->d_src, sw * sh));
-    CML_CHECK(cudaMemcpy(c->d_src, img.pixels, sw * sh, cudaMemcpyHostToDevice));
-    cml_image_u8_free(&img);
-    CML_CHECK(cml_dev_alloc((void **)&c->d_weights, BLUR_MAX_TAPS * sizeof(float)));
+    c->d_src = (unsigned char *)cml_device_copy(p, src, sw * sh);
+    /* room for every radius; only the 2r + 1 taps in use are copied */
+    c->d_weights = (float *)cml_device(p, BLUR_MAX_TAPS * sizeof(float));
     CML_CHECK(cudaMemcpy(c->d_weights, c->h_weights, (size_t)(2 * c->radius + 1) * sizeof(float),
                          cudaMemcpyHostToDevice));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_u8, n));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_scratch, 3 * n * sizeof(float)));
-    CML_CHECK(cml_dev_alloc((void **)&c->d_out, n * sizeof(float)));
-
-    p->d_out = c->d_out;
-    p->d_raw = c->d_u8;
-    p->raw_bytes = n;
-    p->raw_poison = POISON_U8;
-    p->n_out = n;
-    p->out_cols = dw;
-    publish_check(&c->check, p);
+    c->d_u8 = raw_output_u8(p, n);
+    c->d_scratch = (float *)cml_device(p, 3 * n * sizeof(float));
+    c->d_out = cml_output(p, NULL, dh, dw); /* out_ref NULL: the launchers write d_raw */
     /* A fully fused pipeline: src in, dst out. The copy roof of a timed run copies half of it,
      * reading and writing src + dst bytes, so pct_of_copy 100 would be a pipeline that costs no
      * more than reading its input and writing its output once. */
     p->bytes = (double)(sw * sh) + (double)n;
-    p->flops = 0.0;
-    p->ctx = c;
     return NULL;
 }
 
@@ -592,8 +464,9 @@ static void pipeline_extra_metrics(void *ctx, cml_metrics *m) {
     pipeline_ctx *c = (pipeline_ctx *)ctx;
     const size_t n = (size_t)c->dst_w * c->dst_h;
     unsigned char *h_u8 = (unsigned char *)malloc(n);
-    float *got = (float *)malloc(c->check.n * sizeof(float));
-    double *want = (double *)malloc(c->check.n * sizeof(double));
+    const cml_check_set *check = c->check;
+    float *got = (float *)malloc(check->n * sizeof(float));
+    double *want = (double *)malloc(check->n * sizeof(double));
     if (h_u8 == NULL || got == NULL || want == NULL) {
         free(h_u8);
         free(got);
@@ -601,11 +474,11 @@ static void pipeline_extra_metrics(void *ctx, cml_metrics *m) {
         return; /* no PSNR: the report says it is missing */
     }
     CML_CHECK(cudaMemcpy(h_u8, c->d_u8, n, cudaMemcpyDeviceToHost));
-    for (size_t k = 0; k < c->check.n; ++k) {
-        got[k] = (float)h_u8[cml_check_set_pos(&c->check, k)];
-        want[k] = floor(c->check.ref[k] + 0.5);
+    for (size_t k = 0; k < check->n; ++k) {
+        got[k] = (float)h_u8[cml_check_set_pos(check, k)];
+        want[k] = floor(check->ref[k] + 0.5);
     }
-    cml_metrics_add(m, "psnr_db", psnr_db(want, got, c->check.n, 255.0));
+    cml_metrics_add(m, "psnr_db", psnr_db(want, got, check->n, 255.0));
     free(h_u8);
     free(got);
     free(want);
@@ -674,20 +547,10 @@ static void pipeline_write_images(const pipeline_ctx *c) {
     write_device_image(dir, "stage3-gradient.pgm", gradient, 0, w, h, c->scale);
 }
 
+/* Frees nothing (the driver frees the buffers after it): it writes the images CML_LAB35_WRITE
+ * asks for while the device buffers are still there. */
 static void pipeline_teardown(cml_problem *p) {
-    pipeline_ctx *c = (pipeline_ctx *)p->ctx;
-    if (c == NULL) {
-        return;
-    }
-    pipeline_write_images(c);
-    CML_CHECK(cml_dev_free(c->d_src));
-    CML_CHECK(cml_dev_free(c->d_weights));
-    CML_CHECK(cml_dev_free(c->d_u8));
-    CML_CHECK(cml_dev_free(c->d_scratch));
-    CML_CHECK(cml_dev_free(c->d_out));
-    cml_check_set_free(&c->check);
-    free(c);
-    p->ctx = NULL;
+    pipeline_write_images((const pipeline_ctx *)p->ctx);
 }
 
 /* --------------------------------------------------------------------------------------------- */
@@ -701,16 +564,15 @@ static const cml_exercise kExercises[] = {
      .setup = resample_setup,
      .launch_student = resample_launch_student,
      .launch_baseline = resample_launch_baseline,
-     .teardown = resample_teardown,
      .launchers = "resample_bilinear"},
     {.name = "gaussian_blur",
      .dim_names = "width,height,radius_plus_1",
      .n_dims = 3,
      .baseline = "gaussian_blur_naive",
+     .dim_max = {MAX_SIDE, MAX_SIDE, BLUR_MAX_RADIUS + 1},
      .setup = blur_setup,
      .launch_student = blur_launch_student,
      .launch_baseline = blur_launch_baseline,
-     .teardown = filter_teardown,
      .launchers = "gaussian_blur"},
     {.name = "sobel_magnitude",
      .dim_names = "width,height",
@@ -719,14 +581,12 @@ static const cml_exercise kExercises[] = {
      .setup = sobel_setup,
      .launch_student = sobel_launch_student,
      .launch_baseline = sobel_launch_baseline,
-     .teardown = filter_teardown,
      .launchers = "sobel_magnitude"},
     {.name = "gradient_to_u8",
      .dim_names = "width,height",
      .n_dims = 2,
      .setup = to_u8_setup,
      .launch_student = to_u8_launch_student,
-     .teardown = to_u8_teardown,
      .finish = to_u8_finish,
      .launchers = "gradient_to_u8"},
     /* the stages too: CML_LAB35_STAGES=1 writes their images (pipeline_write_images) */
@@ -734,6 +594,7 @@ static const cml_exercise kExercises[] = {
      .dim_names = "dst_w,dst_h,radius_plus_1",
      .n_dims = 3,
      .baseline = "image_pipeline_naive",
+     .dim_max = {MAX_SIDE, MAX_SIDE, BLUR_MAX_RADIUS + 1},
      .setup = pipeline_setup,
      .launch_student = pipeline_launch_student,
      .launch_baseline = pipeline_launch_baseline,
