@@ -62,6 +62,21 @@ GENERIC = {
         "a shared-memory race: a __syncthreads() is missing between writing shared memory "
         "and reading what other threads wrote, or before the next iteration overwrites it"
     ),
+    "racecheck_raw": (
+        "a read-after-write race: threads read shared-memory elements that other threads "
+        "have not written yet; a __syncthreads() is missing between filling the tile and "
+        "reading it"
+    ),
+    "racecheck_war": (
+        "a write-after-read race: shared-memory elements are overwritten while other threads "
+        "may still be reading them; a __syncthreads() is missing at the end of the loop, "
+        "before the next iteration refills the tile"
+    ),
+    "racecheck_waw": (
+        "a write-after-write race: two threads write the same shared-memory element with no "
+        "barrier between them, so which value stays is a matter of timing; give each element "
+        "one writer, or order the writes with a __syncthreads()"
+    ),
     "synccheck": (
         "a __syncthreads() that not every thread of the block reaches (inside a branch or "
         "after an early return)"
@@ -513,9 +528,16 @@ def static_summary(ex: Exercise, messages: list[str], missing=(), found=()) -> s
     return f"{ex.name}: {first}" + (f": {advice}" if advice else "")
 
 
-def sanitizer_summary(ex: Exercise, tool: str, report: list[str]) -> str:
+def sanitizer_summary(
+    ex: Exercise, tool: str, report: list[str], race_kind: str | None = None
+) -> str:
+    """The sanitizer's first finding and its hint; for racecheck, the hint of the race's kind
+    (``race_kind``: "RAW", "WAR" or "WAW", from its hazard report) when it is known."""
     first = report[0] if report else f"{tool} reported errors"
-    return f"{ex.name}: {tool}: {first.strip()}: {hint(ex, tool)}"
+    key = f"racecheck_{race_kind.lower()}" if tool == "racecheck" and race_kind else tool
+    if key not in GENERIC and key not in ex.hints:
+        key = tool
+    return f"{ex.name}: {tool}: {first.strip()}: {hint(ex, key)}"
 
 
 def metric_value(doc: dict, metric: str) -> float | None:

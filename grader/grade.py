@@ -501,7 +501,25 @@ class Grading:
                     return
                 if r.verdict != "clean":
                     tool_clean = False
-                    finding = diagnose.sanitizer_summary(ex, name, r.report)
+                    kind = None
+                    if name == "racecheck" and r.verdict == "errors":
+                        # the kind of race, which the default report does not say
+                        hazard = sanitizer.run(
+                            tool,
+                            name,
+                            self.binary,
+                            ex.name,
+                            size,
+                            seed,
+                            self.lab.sanitizer_timeout_s,
+                            self.version,
+                            self.strip_paths,
+                            box=self.box,
+                            options=sanitizer.HAZARD_REPORT,
+                        )
+                        kind = sanitizer.race_kind(hazard.hazards)
+                        part.details[-1]["race_kind"] = kind
+                    finding = diagnose.sanitizer_summary(ex, name, r.report, kind)
                     part.messages.append(f"{finding} (size {diagnose.size_text(size)})")
                     part.finding = part.finding or finding
                     break

@@ -60,6 +60,9 @@ HINT_KEYS = (
     "static",
     "memcheck",
     "racecheck",
+    "racecheck_raw",  # racecheck's race of that kind (its hazard report), else "racecheck"
+    "racecheck_war",
+    "racecheck_waw",
     "synccheck",
     "initcheck",
     "slow",

@@ -52,6 +52,13 @@ _SUMMARY = re.compile(r"^\w+ SUMMARY: ")
 _COUNT_SUMMARY = re.compile(r"^\w+ SUMMARY: \d+ (errors?|hazards?)\b(?!.*not printed)")
 _INTERNAL = re.compile(r"Internal Sanitizer Error|Sanitizer Error:|Unable to|Failed to initialize")
 _ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)\+0x")
+_HAZARD = re.compile(r"Potential (RAW|WAR|WAW) hazard")
+# What racecheck's hazard report (--racecheck-report hazard) is run for: the kind of a race
+# its default report ("Race reported between Write access ... and Read access ...") does not
+# say — a missing barrier after filling a tile (read-after-write) reads the same as one
+# missing before refilling it (write-after-read). Recorded on an H200 with CUDA 13.0:
+# grader/tests/data/racecheck/.
+HAZARD_REPORT = ("--racecheck-report", "hazard")
 
 
 @dataclass
@@ -64,6 +71,21 @@ class SanitizerRun:
     summary: str = ""  # e.g. "ERROR SUMMARY: 3 errors"
     argv: list[str] = field(default_factory=list)
     peak_bytes: int | None = None  # the run's peak host memory, where the kernel says
+    hazards: dict[str, int] = field(default_factory=dict)  # racecheck's hazard report: kind: n
+
+
+def hazard_kinds(text: str) -> dict[str, int]:
+    """{"RAW" | "WAR" | "WAW": how many of the printed hazards} in racecheck's hazard report
+    (errors and warp-level warnings alike: both name the kind)."""
+    found: dict[str, int] = {}
+    for m in _HAZARD.finditer(text):
+        found[m.group(1)] = found.get(m.group(1), 0) + 1
+    return found
+
+
+def race_kind(hazards: dict[str, int]) -> str | None:
+    """The kind most of the printed hazards have ("RAW", "WAR", "WAW"), or None."""
+    return max(sorted(hazards), key=lambda k: hazards[k]) if hazards else None
 
 
 def _clean(line: str, strip_paths: list[str]) -> str:
@@ -120,13 +142,16 @@ def run(
     version: int,
     strip_paths: list[str],
     box: Sandbox | None = None,
+    options: tuple[str, ...] = (),
 ) -> SanitizerRun:
     """One tool on one case, in the sandbox ``box`` (``grader.sandbox``) like every run of
-    the lab binary: compute-sanitizer executes the submission's host code too."""
+    the lab binary: compute-sanitizer executes the submission's host code too. ``options``:
+    more of the tool's options (``HAZARD_REPORT``)."""
     prefix = [
         tool.path,
         "--tool",
         name,
+        *options,
         "--error-exitcode",
         str(ERROR_EXIT),
         "--print-limit",
@@ -149,6 +174,7 @@ def run(
     text = out.stdout + "\n" + out.stderr
     report, summary = parse_report(text, strip_paths)
     result = SanitizerRun(name, size, seed, "clean", report, summary, case.argv, out.peak_bytes)
+    result.hazards = hazard_kinds(text)
     if out.kind == "exited" and out.code == ERROR_EXIT:
         result.verdict = "errors"
         if not report:

@@ -393,3 +393,15 @@ def test_static_hint_names_every_missing_pattern_in_manifest_order():
     assert diagnose.static_hint(ex, [], ["STL"]) == "SPILL"
     # kernel not found: no missing or found patterns, no hint after its own message
     assert diagnose.static_summary(ex, ["kernel k not found"]) == "k: kernel k not found"
+
+
+def test_a_race_of_known_kind_gets_that_kinds_hint():
+    report = ["Error: Race reported between Write access at k(...)+0x380 in kernels.cu:85"]
+    war = diagnose.sanitizer_summary(SCALE, "racecheck", report, "WAR")
+    assert war.startswith("scale: racecheck: Error: Race reported between Write access")
+    assert "write-after-read race" in war and "end of the loop" in war
+    assert "read-after-write race" in diagnose.sanitizer_summary(SCALE, "racecheck", report, "RAW")
+    # kind unknown (the hazard report printed none): the tool's hint, as before
+    assert diagnose.sanitizer_summary(SCALE, "racecheck", report).endswith(
+        diagnose.hint(SCALE, "racecheck")
+    )

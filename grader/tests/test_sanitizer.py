@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from grader import sanitizer
 
 MEMCHECK = """\
@@ -151,3 +155,32 @@ def test_real_memcheck_report():
         "  Access to 0x7fb072800ffc is out of bounds",
     ]
     assert summary == "ERROR SUMMARY: 103 errors"
+
+
+RECORDED = Path(__file__).parent / "data" / "racecheck"  # H200, CUDA 13.0, 2026-12-01
+
+
+@pytest.mark.parametrize(
+    "fixture,kind",
+    [
+        ("3.3-tiling-no_end_barrier", "WAR"),  # the barrier before the next tiles is missing
+        ("3.1-registers-chase_shared_no_barrier", "RAW"),  # the one after the copy
+        ("3.5-project-sobel_no_barrier", "RAW"),  # the one after loading the tile
+    ],
+)
+def test_the_hazard_report_names_the_race_the_default_report_does_not(fixture, kind):
+    analysis = (RECORDED / f"{fixture}-analysis.log").read_text()
+    hazard = (RECORDED / f"{fixture}-hazard.log").read_text()
+    # the default report: "Race reported between Write access ... and Read access ..." for
+    # both kinds, so the kind comes from the hazard report only
+    lines, _ = sanitizer.parse_report(analysis)
+    assert "Race reported between Write access" in lines[0]
+    assert sanitizer.hazard_kinds(analysis) == {}
+    assert sanitizer.race_kind(sanitizer.hazard_kinds(hazard)) == kind
+
+
+def test_race_kind_is_the_most_printed_one():
+    assert sanitizer.race_kind({}) is None
+    assert sanitizer.race_kind({"RAW": 3, "WAR": 17}) == "WAR"
+    text = "Error: Potential WAW hazard detected\nWarning: (Warp Level Programming) Potential WAW"
+    assert sanitizer.hazard_kinds(text + " hazard") == {"WAW": 2}
