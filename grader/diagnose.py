@@ -590,6 +590,11 @@ def performance_text(
     return value, text
 
 
-def slow_summary(ex: Exercise, crit: Criterion, value: float) -> str:
+def slow_summary(ex: Exercise, crit: Criterion, value: float, cause: str | None = None) -> str:
+    """A criterion short of full points, and its cause: ``cause`` when it was measured
+    (grader.counters), else the lab's hint."""
     what = {"ratio": "ratio", "pct_of_copy": "% of copy"}.get(crit.metric, crit.metric)
-    return f"{ex.name}: {what} {value:.3g}, full credit from {crit.full:g}: {hint(ex, 'slow')}"
+    return (
+        f"{ex.name}: {what} {value:.3g}, full credit from {crit.full:g}: "
+        f"{cause or hint(ex, 'slow')}"
+    )

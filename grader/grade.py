@@ -38,6 +38,7 @@ from pathlib import Path
 from grader import assemble as assembler
 from grader import build as builder
 from grader import (
+    counters,
     plausible,
     cgroup,
     course,
@@ -596,6 +597,7 @@ class Grading:
             return
         # Each criterion is a ramp; the part's fraction is their mean (docs/protocol.md).
         texts, scored, fractions = [], [], []
+        short = None  # the first criterion short of full points, and its value
         for crit in spec.criteria:
             value, text = diagnose.performance_text(ex, crit, run.doc, ex.baseline)
             texts.append(text)
@@ -608,6 +610,7 @@ class Grading:
             scored.append({"metric": crit.metric, "value": value, "fraction": float(fraction)})
             if fraction < 1 and part.finding is None:
                 part.finding = diagnose.slow_summary(ex, crit, value)
+                short = (crit, value)
         part.info = " | ".join(texts)
         if not spec.calibrated:  # figures without points (docs/adding-a-lab.md)
             part.finding = part.fraction = None
@@ -624,6 +627,26 @@ class Grading:
             row["metric"], row["value"] = scored[0]["metric"], scored[0]["value"]
         part.fraction = sum(fractions, Fraction(0)) / len(fractions)
         part.status = Status.PASSED if part.fraction >= 1 else Status.FAILED
+        if short is not None and ex.kernel:
+            self._counters(ex, part, spec.size, seed, short)
+
+    def _counters(self, ex: Exercise, part, size: tuple[int, ...], seed: int, short) -> None:
+        """A slow kernel's cause from its hardware counters (grader.counters), in place of
+        the lab's guess; the figures go into the part's messages either way."""
+        ncu = tools.find("ncu")
+        if ncu is None:
+            part.messages.append(f"no counters measured: {tools.not_found('ncu')}")
+            return
+        prof = counters.profile(ncu, self.binary, ex.name, ex.kernel, size, seed, box=self.box)
+        if prof.counters is None:
+            part.messages.append(f"no counters measured: {prof.problem}")
+            return
+        measured = prof.counters.text()
+        part.messages.append(f"measured ({ex.kernel}, one launch under ncu): {measured}")
+        cause = counters.slow_hint(prof.counters)
+        if cause is None:  # neither conflicts nor uncoalesced accesses: the lab's hint stays
+            cause = f"{diagnose.hint(ex, 'slow')} (measured: {measured})"
+        part.finding = diagnose.slow_summary(ex, *short, cause=cause)
 
     def _not_run_summary(self) -> None:
         """ "correctness, sanitizer, performance — no CUDA device (...)" lines: the parts

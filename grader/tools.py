@@ -27,6 +27,7 @@ INSTALL_HINTS = {
     "nvcc": "install the CUDA toolkit, or put its bin folder on PATH or in CUDA_HOME",
     "cuobjdump": "install nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm",
     "compute-sanitizer": "install the CUDA toolkit's compute-sanitizer",
+    "ncu": "install the CUDA toolkit's Nsight Compute (ncu)",
     "nm": "install binutils",
 }
 
