@@ -568,7 +568,8 @@ START_TEST(correct_run) {
         "\"seed\":7,\"judged\":false,\"status\":\"ok\",\"error\":null,\"check\":{\"n\":1000,"
         "\"rows\":1,\"cols\":1000,\"n_bad\":0,\"n_unwritten\":0,\"n_nonfinite\":0,"
         "\"max_abs_err\":0,\"rel_l2_err\":0,\"gamma\":0,\"abs_floor\":0,"
-        "\"first_bad\":null,\"bad_box\":null},\"timing\":null,\"metrics\":null,"
+        "\"first_bad\":null,\"bad_box\":null},\"timing\":null,\"metrics\":null,\"metrics_note\":"
+        "null,"
         "\"device\":{\"name\":");
 }
 END_TEST
