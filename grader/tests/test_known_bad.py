@@ -78,6 +78,6 @@ def test_known_bad_verdict(path, tmp_path, capsys):
         p = ex["parts"][part]
         assert p["points"] is not None and p["points"] < p["max"], (part, p, out)
     for text in expect.get("report_contains", []):
-        assert text in out, text
+        assert text in out, f"{text!r} is not in the report:\n{out}"
     for text in expect.get("report_lacks", []):
-        assert text not in out, text
+        assert text not in out, f"{text!r} is in the report:\n{out}"
