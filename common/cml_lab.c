@@ -454,6 +454,8 @@ static void emit_list(cml_json *w, const cml_exercise *exercises, int n_exercise
             }
         }
         cml_json_end_array(w);
+        cml_json_key(w, "arrays");
+        emit_dims(w, exercises[i].arrays ? exercises[i].arrays : ""); /* a comma list */
         cml_json_key(w, "baseline");
         cml_json_string(w, exercises[i].baseline);
         cml_json_key(w, "launchers");

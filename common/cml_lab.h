@@ -113,6 +113,11 @@ typedef struct cml_exercise {
      * ("dim_max"), so that the grader checks lab.toml's cases against them offline: e.g.
      * {CML_INT_SIZE_MAX, CML_INT_SIZE_MAX, CONV2D_MAX_R}. */
     long long dim_max[CML_MAX_DIMS];
+    /* The exercise's arrays as products of its dimensions, comma-separated, e.g.
+     * "M*K,K*N,M*N" (NULL: none but single dimensions): the driver refuses a size that gives
+     * one of them CML_MAX_ELEMS elements or more, so that an int linear index never
+     * overflows (each lab.h states it), and `lab --list` gives them ("arrays"). */
+    const char *arrays;
     /* Checks the size (return a message for sizes the exercise does not accept, e.g.
      * R > 4), draws inputs from `seed` (cml_rng.h), copies them to the device and computes
      * the reference, taking its memory from the driver (cml_setup.h), which frees it.
@@ -163,6 +168,10 @@ double cml_time_part(int part);
 /* cml_exercise.dim_max for sizes passed as int, with room for a tile's worth of indices
  * past the end (2^31 - 64). */
 #define CML_INT_SIZE_MAX 2147483583LL
+
+/* The bound on an array's elements (cml_exercise.arrays): 2^31, so that every linear index
+ * fits an int. */
+#define CML_MAX_ELEMS 2147483648LL
 
 /* cml_exercise.flags */
 /* The inputs do not all live in the buffers of cml_dev_alloc (setup() also hands them to the

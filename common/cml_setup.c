@@ -142,8 +142,51 @@ static void free_owned(cml_problem *p, int all, owned_kind kind) {
     }
 }
 
+/* The index of dimension `name` (len bytes) in ex->dim_names, or -1. */
+static int dim_index(const cml_exercise *ex, const char *name, size_t len) {
+    const char *s = ex->dim_names;
+    for (int d = 0; d < ex->n_dims; ++d) {
+        const size_t n = strcspn(s, ",");
+        if (n == len && strncmp(s, name, len) == 0) {
+            return d;
+        }
+        s += s[n] == ',' ? n + 1 : n;
+    }
+    return -1;
+}
+
+/* The first of ex->arrays with CML_MAX_ELEMS elements or more at `size`, as a message, or
+ * NULL; a product naming no dimension is a course bug, said so. */
+static const char *array_over_limit(const cml_exercise *ex, const long long *size, char *message,
+                                    size_t cap) {
+    for (const char *a = ex->arrays; a != NULL && *a != '\0';) {
+        const size_t len = strcspn(a, ",");
+        long long elems = 1;
+        for (const char *f = a; f < a + len;) {
+            const size_t n = strcspn(f, "*,");
+            const int d = dim_index(ex, f, n);
+            if (d < 0) {
+                snprintf(message, cap,
+                         "cml_exercise.arrays names no dimension '%.*s' (a course bug)", (int)n, f);
+                return message;
+            }
+            elems = size[d] >= CML_MAX_ELEMS / elems + 1 ? CML_MAX_ELEMS : elems * size[d];
+            f += n + (f[n] == '*');
+        }
+        if (elems >= CML_MAX_ELEMS) {
+            snprintf(message, cap,
+                     "%.*s is 2^31 elements or more: every array has fewer (lab.h), so that an int "
+                     "index does not overflow",
+                     (int)len, a);
+            return message;
+        }
+        a += a[len] == ',' ? len + 1 : len;
+    }
+    return NULL;
+}
+
 const char *cml_size_over_limit(const cml_exercise *ex, const long long *size) {
-    static char message[160];
+    static char message[200];
     const char *name = ex->dim_names;
     for (int d = 0; d < ex->n_dims && d < CML_MAX_DIMS; ++d) {
         const size_t len = strcspn(name, ",");
@@ -154,7 +197,7 @@ const char *cml_size_over_limit(const cml_exercise *ex, const long long *size) {
         }
         name += name[len] == ',' ? len + 1 : len;
     }
-    return NULL;
+    return array_over_limit(ex, size, message, sizeof message);
 }
 
 const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long long *size,

@@ -68,8 +68,9 @@ float *cml_output(cml_problem *p, float **slot, size_t rows, size_t cols);
 cml_check_set *cml_check(cml_problem *p, size_t rows, size_t cols, const cml_sample_spec *sample,
                          int with_mag, cml_rng *rng);
 
-/* The first dimension of `size` over its bound in ex->dim_max, as a message ("R must be at
- * most 4 (lab.h)", in a static buffer), or NULL when every dimension is within its bound. */
+/* The first dimension of `size` over its bound in ex->dim_max, or the first of ex->arrays with
+ * CML_MAX_ELEMS elements or more, as a message ("R must be at most 4 (lab.h)", in a static
+ * buffer); NULL when the size is within every bound. */
 const char *cml_size_over_limit(const cml_exercise *ex, const long long *size);
 
 /* The driver's side. cml_problem_setup zeroes *p, checks the size against ex->dim_max, runs

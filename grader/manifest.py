@@ -797,13 +797,25 @@ def listing_launchers(listing: dict) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _check_dim_max(c: "_Checker", where: str, e: Exercise, dims: list, dim_max) -> None:
+MAX_ELEMS = 2**31  # CML_MAX_ELEMS (common/cml_lab.h): every array has fewer elements
+
+
+def _check_dim_max(
+    c: "_Checker", where: str, e: Exercise, dims: list, dim_max, arrays=None
+) -> None:
     """Every size lab.toml (and hidden.toml) gives the exercise — correctness, sanitizer and
     performance cases — within the harness's bound on each dimension (``dim_max`` of the
-    listing: an integer, or null for none), so a case the harness would refuse fails
+    listing: an integer, or null for none) and with fewer than 2^31 elements in each of its
+    ``arrays`` (products of dimensions, "M*K"), so a case the harness would refuse fails
     ``make test``, not a student's grade."""
     if not isinstance(dim_max, list) or len(dim_max) != len(dims):
         return  # a listing without bounds (an older lab binary): the harness still checks
+    shapes = []
+    for array in arrays if isinstance(arrays, list) else []:
+        factors = str(array).split("*")
+        if not all(f in dims for f in factors):
+            raise c.fail(where, f"the lab binary's --list gives an array {array!r} of no dims")
+        shapes.append((array, [dims.index(f) for f in factors]))
     sizes = [("case", s) for s in e.cases]
     if e.sanitizer is not None:
         sizes += [("sanitizer case", s) for s in e.sanitizer.cases]
@@ -817,6 +829,15 @@ def _check_dim_max(c: "_Checker", where: str, e: Exercise, dims: list, dim_max) 
                 )
                 raise c.fail(
                     where, f"{shown}: {name} = {value} is over the harness's bound {bound} (lab.h)"
+                )
+        for array, index in shapes:
+            elems = 1
+            for i in index:
+                elems *= size[i]
+            if elems >= MAX_ELEMS:
+                raise c.fail(
+                    where, f"{label} {','.join(map(str, size))}: {array} = {elems} elements, "
+                    "2^31 or more (lab.h: every array has fewer)"
                 )
 
 
@@ -866,7 +887,7 @@ def bind(lab: Lab, listing: dict) -> Lab:
                 f"cases have {len(e.cases[0])} dimensions but the harness takes "
                 f"{len(dims)} ({','.join(map(str, dims))})",
             )
-        _check_dim_max(c, where, e, dims, entry.get("dim_max"))
+        _check_dim_max(c, where, e, dims, entry.get("dim_max"), entry.get("arrays"))
         own = _listing_names(f"{where}: ", entry.get("launchers", []), "launchers")
         if not own:
             raise c.fail(

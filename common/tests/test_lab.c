@@ -255,10 +255,11 @@ static void extra_reserved(void *ctx, cml_metrics *m) {
     cml_metrics_add(m, "gbps", 1.0);
 }
 
-#define EX(name, dims, n_dims, setup)                                                              \
+#define EX(name_, dims, n_dims_, setup_)                                                           \
     {                                                                                              \
-        name, dims, n_dims, "memcpy", {0}, setup, launch_student, launch_baseline, teardown_fake,  \
-            NULL, NULL, NULL, 0, "first,second", "fake_kernel"                                     \
+        .name = name_, .dim_names = dims, .n_dims = n_dims_, .baseline = "memcpy",                 \
+        .setup = setup_, .launch_student = launch_student, .launch_baseline = launch_baseline,     \
+        .teardown = teardown_fake, .launchers = "first,second", .kernel = "fake_kernel"            \
     }
 
 static const cml_exercise exercises[] = {
@@ -272,96 +273,59 @@ static const cml_exercise exercises[] = {
     EX("bad_baseline", "N", 1, setup_bad_baseline),
     EX("sampled", "M,N", 2, setup_sampled),
     EX("cuda_fails", "N", 1, setup_cuda_fails),
-    {"extra",
-     "N",
-     1,
-     "memcpy",
-     {0},
-     setup_copy,
-     launch_student,
-     launch_baseline,
-     teardown_fake,
-     extra_two,
-     NULL,
-     NULL,
-     0,
-     "",
-     ""},
-    {"no_baseline",
-     "N",
-     1,
-     NULL,
-     {0},
-     setup_copy,
-     launch_student,
-     NULL,
-     teardown_fake,
-     extra_two,
-     NULL,
-     NULL,
-     0,
-     "",
-     ""},
-    {"extra_reserved",
-     "N",
-     1,
-     "memcpy",
-     {0},
-     setup_copy,
-     launch_student,
-     launch_baseline,
-     teardown_fake,
-     extra_reserved,
-     NULL,
-     NULL,
-     0,
-     "",
-     ""},
-    {"raw",
-     "N",
-     1,
-     "memcpy",
-     {0},
-     setup_raw_copy,
-     launch_student,
-     launch_baseline,
-     teardown_fake,
-     extra_parts,
-     finish_raw,
-     launch_part,
-     0,
-     "",
-     ""},
-    {"raw_half",
-     "N",
-     1,
-     "memcpy",
-     {0},
-     setup_raw_half,
-     launch_student,
-     launch_baseline,
-     teardown_fake,
-     NULL,
-     finish_raw,
-     NULL,
-     0,
-     "",
-     ""},
-    {"raw_no_finish",
-     "N",
-     1,
-     "memcpy",
-     {0},
-     setup_raw_copy,
-     launch_student,
-     launch_baseline,
-     teardown_fake,
-     NULL,
-     NULL,
-     NULL,
-     0,
-     "",
-     ""},
+    {.name = "extra",
+     .dim_names = "N",
+     .n_dims = 1,
+     .baseline = "memcpy",
+     .setup = setup_copy,
+     .launch_student = launch_student,
+     .launch_baseline = launch_baseline,
+     .teardown = teardown_fake,
+     .extra_metrics = extra_two},
+    {.name = "no_baseline",
+     .dim_names = "N",
+     .n_dims = 1,
+     .setup = setup_copy,
+     .launch_student = launch_student,
+     .teardown = teardown_fake,
+     .extra_metrics = extra_two},
+    {.name = "extra_reserved",
+     .dim_names = "N",
+     .n_dims = 1,
+     .baseline = "memcpy",
+     .setup = setup_copy,
+     .launch_student = launch_student,
+     .launch_baseline = launch_baseline,
+     .teardown = teardown_fake,
+     .extra_metrics = extra_reserved},
+    {.name = "raw",
+     .dim_names = "N",
+     .n_dims = 1,
+     .baseline = "memcpy",
+     .setup = setup_raw_copy,
+     .launch_student = launch_student,
+     .launch_baseline = launch_baseline,
+     .teardown = teardown_fake,
+     .extra_metrics = extra_parts,
+     .finish = finish_raw,
+     .launch_part = launch_part},
+    {.name = "raw_half",
+     .dim_names = "N",
+     .n_dims = 1,
+     .baseline = "memcpy",
+     .setup = setup_raw_half,
+     .launch_student = launch_student,
+     .launch_baseline = launch_baseline,
+     .teardown = teardown_fake,
+     .finish = finish_raw},
+    {.name = "raw_no_finish",
+     .dim_names = "N",
+     .n_dims = 1,
+     .baseline = "memcpy",
+     .setup = setup_raw_copy,
+     .launch_student = launch_student,
+     .launch_baseline = launch_baseline,
+     .teardown = teardown_fake},
 };
 #define N_EXERCISES ((int)(sizeof exercises / sizeof exercises[0]))
 
@@ -442,16 +406,17 @@ static void assert_one_document(const char *doc) {
 START_TEST(list_to_file) {
     run_lab_with(2, 1, "--list", NULL);
     ck_assert_int_eq(result.code, 0);
-    ck_assert_str_eq(
-        result.doc,
-        "{\"schema\":1,\"lab\":\"0.0\",\"min_reps\":20,"
-        "\"metrics\":[\"bytes\",\"flops\",\"gbps\",\"gflops\",\"baseline_gbps\","
-        "\"copy_gbps\",\"pct_of_copy\"],"
-        "\"exercises\":["
-        "{\"name\":\"copy\",\"dims\":[\"N\"],\"dim_max\":[null],\"baseline\":\"memcpy\","
-        "\"launchers\":[\"first\",\"second\"],\"kernel\":\"fake_kernel\"},"
-        "{\"name\":\"rows\",\"dims\":[\"M\",\"N\"],\"dim_max\":[null,null],\"baseline\":\"memcpy\","
-        "\"launchers\":[\"first\",\"second\"],\"kernel\":\"fake_kernel\"}]}\n");
+    ck_assert_str_eq(result.doc,
+                     "{\"schema\":1,\"lab\":\"0.0\",\"min_reps\":20,"
+                     "\"metrics\":[\"bytes\",\"flops\",\"gbps\",\"gflops\",\"baseline_gbps\","
+                     "\"copy_gbps\",\"pct_of_copy\"],"
+                     "\"exercises\":["
+                     "{\"name\":\"copy\",\"dims\":[\"N\"],\"dim_max\":[null],\"arrays\":[],"
+                     "\"baseline\":\"memcpy\","
+                     "\"launchers\":[\"first\",\"second\"],\"kernel\":\"fake_kernel\"},"
+                     "{\"name\":\"rows\",\"dims\":[\"M\",\"N\"],\"dim_max\":[null,null],\"arrays\":"
+                     "[],\"baseline\":\"memcpy\","
+                     "\"launchers\":[\"first\",\"second\"],\"kernel\":\"fake_kernel\"}]}\n");
     ck_assert_str_eq(result.out, "");
 }
 END_TEST
@@ -459,14 +424,14 @@ END_TEST
 START_TEST(list_to_stdout) {
     run_lab_with(1, 0, "--list", NULL);
     ck_assert_int_eq(result.code, 0);
-    ck_assert_str_eq(
-        result.out,
-        "{\"schema\":1,\"lab\":\"0.0\",\"min_reps\":20,"
-        "\"metrics\":[\"bytes\",\"flops\",\"gbps\",\"gflops\",\"baseline_gbps\","
-        "\"copy_gbps\",\"pct_of_copy\"],"
-        "\"exercises\":["
-        "{\"name\":\"copy\",\"dims\":[\"N\"],\"dim_max\":[null],\"baseline\":\"memcpy\","
-        "\"launchers\":[\"first\",\"second\"],\"kernel\":\"fake_kernel\"}]}\n");
+    ck_assert_str_eq(result.out,
+                     "{\"schema\":1,\"lab\":\"0.0\",\"min_reps\":20,"
+                     "\"metrics\":[\"bytes\",\"flops\",\"gbps\",\"gflops\",\"baseline_gbps\","
+                     "\"copy_gbps\",\"pct_of_copy\"],"
+                     "\"exercises\":["
+                     "{\"name\":\"copy\",\"dims\":[\"N\"],\"dim_max\":[null],\"arrays\":[],"
+                     "\"baseline\":\"memcpy\","
+                     "\"launchers\":[\"first\",\"second\"],\"kernel\":\"fake_kernel\"}]}\n");
 }
 END_TEST
 

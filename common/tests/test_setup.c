@@ -46,6 +46,7 @@ static const cml_exercise kToy = {.name = "toy",
                                   .dim_names = "n,mode",
                                   .n_dims = 2,
                                   .dim_max = {1000, 0},
+                                  .arrays = "n,n*mode",
                                   .setup = toy_setup,
                                   .teardown = toy_teardown};
 
@@ -113,8 +114,24 @@ START_TEST(size_over_max_size_never_reaches_setup) {
     const char *message = cml_problem_setup(&kToy, &p, size, 7);
     ck_assert_str_eq(message, "n must be at most 1000 (lab.h)");
     ck_assert_ptr_null(p.ctx);
-    const long long fine[2] = {1000, 1LL << 40}; /* mode has no bound */
+    const long long fine[2] = {1000, 2147483}; /* n * mode = 2147483000 < 2^31 */
     ck_assert_ptr_null(cml_size_over_limit(&kToy, fine));
+}
+END_TEST
+
+START_TEST(array_of_2_31_elements_never_reaches_setup) {
+    cml_problem p;
+    const long long size[2] = {1000, 2147484}; /* n * mode = 2147484000 >= 2^31 */
+    ck_assert_str_eq(cml_problem_setup(&kToy, &p, size, 7),
+                     "n*mode is 2^31 elements or more: every array has fewer (lab.h), so that an "
+                     "int index does not overflow");
+    const long long huge[2] = {1000, 1LL << 40}; /* the product saturates, never wraps */
+    ck_assert_ptr_nonnull(cml_size_over_limit(&kToy, huge));
+    static const cml_exercise bad = {
+        .name = "bad", .dim_names = "n", .n_dims = 1, .arrays = "n*m", .setup = toy_setup};
+    const long long one[1] = {1};
+    ck_assert_str_eq(cml_size_over_limit(&bad, one),
+                     "cml_exercise.arrays names no dimension 'm' (a course bug)");
 }
 END_TEST
 
@@ -128,6 +145,7 @@ Suite *make_setup_suite(void) {
     tcase_add_test(tc, out_of_host_memory_is_the_setups_message);
     tcase_add_test(tc, exercise_message_frees_everything);
     tcase_add_test(tc, size_over_max_size_never_reaches_setup);
+    tcase_add_test(tc, array_of_2_31_elements_never_reaches_setup);
     suite_add_tcase(s, tc);
     return s;
 }

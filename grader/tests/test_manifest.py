@@ -307,6 +307,12 @@ BIND_ERRORS = [
      "exercise 'offset': case 1000: n = 1000 is over the harness's bound 999 (lab.h)"),
     ("performance size over a bound", {"scale": {"dim_max": [None, 127]}},
      "exercise 'scale': performance size 128,128: cols = 128 is over the harness's bound 127"),
+    ("array of 2^31 elements",
+     {"scale": {"dim_max": [None, None], "arrays": ["rows*cols", "rows*cols*rows*cols*rows"]}},
+     "exercise 'scale': performance size 128,128: rows*cols*rows*cols*rows = 34359738368 "
+     "elements, 2^31 or more"),
+    ("array of unknown dims", {"scale": {"dim_max": [None, None], "arrays": ["rows*k"]}},
+     "the lab binary's --list gives an array 'rows*k' of no dims"),
 ]
 
 

@@ -8,8 +8,9 @@
  *   - returns nothing: the harness checks the launch (cudaGetLastError, then the kernel's own
  *     execution after cudaDeviceSynchronize) and reports any error.
  * Sizes are arbitrary: never assume they are multiples of 32, of a block or of a segment.
- * Sizes are below 2^31 - 64 (they are int); linear indices are size_t (widen before
- * multiplying: (size_t)row * cols).
+ * Sizes are below 2^31 - 64 (they are int), and every array has fewer than 2^31 elements (the
+ * harness refuses larger cases), so an int linear index does not overflow here; widening
+ * before multiplying, (size_t)row * cols, is still the habit for arrays that may be larger.
  *
  * Declared extern "C" so the launchers' symbols are unmangled (the grader's symbol check).
  *

@@ -7,7 +7,11 @@
  *   - returns nothing: the harness checks the launch (cudaGetLastError, then the kernel's
  *     own execution after cudaDeviceSynchronize) and reports any error.
  * Sizes are arbitrary: never assume they are multiples of a tile. Sizes are below 2^31 - 64
- * (they are int); linear indices are size_t (widen before multiplying: (size_t)row * cols).
+ * (they are int), and every array has fewer than 2^31 elements (the harness refuses larger
+ * cases), so an int linear index does not overflow here; widening before multiplying,
+ * (size_t)row * cols, is still the habit for arrays that may be larger. The sizes along y
+ * below keep the grid's y dimension (at most 65535 blocks) in reach of the suggested tiles of
+ * kernels.cu; a launch that breaks a limit is reported with the limit it broke.
  *
  * Declared extern "C" so the launchers' symbols are unmangled (the grader's symbol check).
  *
@@ -18,6 +22,12 @@
 
 /* Largest filter radius conv2d_tiled accepts: the filter is (2R+1) x (2R+1) with 0 <= R <= 4. */
 #define CONV2D_MAX_R 4
+
+/* The largest sizes along y the harness gives: 65535 blocks of the suggested tiles, 32 rows of
+ * C for matmul, 32 rows of `in` for transpose, 8 rows of `out` for conv2d. */
+#define MATMUL_MAX_M (65535 * 32)
+#define TRANSPOSE_MAX_ROWS (65535 * 32)
+#define CONV2D_MAX_HEIGHT (65535 * 8)
 
 #ifdef __cplusplus
 extern "C" {
