@@ -128,19 +128,26 @@ $(foreach L,$(LABS),$(eval $(call lab_rules,$(BUILD)/$(L)/solution,solutions/$(L
 # unresolved (a non-PIE link, where such a call would jump to 0: the lister only ever runs
 # --list). A launcher the table leaves out then fails the judge's link.
 judge_sources = $(filter-out $(shell $(PYTHON) -m grader.stubs --student-files labs/$(1)),$(call lab_sources,$(1)))
+# Reading a lab's judge rules runs that Python once (0.2 s): `make common` and `make lab-bin`
+# (a grading's own builds, several per submission) read none, a goal under $(BUILD)/<lab>/
+# reads that lab's, any other goal every lab's.
+MAKE_GOALS := $(or $(MAKECMDGOALS),all)
+JUDGE_LABS := $(if $(filter-out $(BUILD)/% common lab-bin,$(MAKE_GOALS)),$(LABS),\
+    $(foreach L,$(LABS),$(if $(filter $(BUILD)/$(L)/%,$(MAKE_GOALS)),$(L))))
+$(foreach L,$(JUDGE_LABS),$(eval JUDGE_SOURCES_$(L) := $(call judge_sources,$(L))))
 LISTER_LDFLAGS := -Xcompiler -no-pie -Xlinker -no-pie -Xlinker --unresolved-symbols=ignore-all
 define judge_rules
-$(BUILD)/$(1)/lister: $(addprefix $(BUILD)/$(1)/student/,$(addsuffix .o,$(call judge_sources,$(1)))) $$(LIBCML)
+$(BUILD)/$(1)/lister: $(addprefix $(BUILD)/$(1)/student/,$(addsuffix .o,$(JUDGE_SOURCES_$(1)))) $$(LIBCML)
 	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(LDFLAGS) $$(LISTER_LDFLAGS) -o $$@ $$^
 $(BUILD)/$(1)/judge_stubs.c: $(BUILD)/$(1)/lister grader/stubs.py
 	@mkdir -p $$(@D)
 	$$(call say,GEN,$$@)$$(PYTHON) -m grader.stubs $$< > $$@.tmp && mv $$@.tmp $$@
 $(BUILD)/$(1)/judge_stubs.o: $(BUILD)/$(1)/judge_stubs.c
 	$$(call say,CC,$$<)$$(CC) $$(ALL_CFLAGS) -c $$< -o $$@
-$(BUILD)/$(1)/judge: $(addprefix $(BUILD)/$(1)/student/,$(addsuffix .o,$(call judge_sources,$(1)))) $(BUILD)/$(1)/judge_stubs.o $$(LIBCML)
+$(BUILD)/$(1)/judge: $(addprefix $(BUILD)/$(1)/student/,$(addsuffix .o,$(JUDGE_SOURCES_$(1)))) $(BUILD)/$(1)/judge_stubs.o $$(LIBCML)
 	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(CML_LAUNCH_WRAP) $$(LDFLAGS) -o $$@ $$^
 endef
-$(foreach L,$(LABS),$(eval $(call judge_rules,$(L))))
+$(foreach L,$(JUDGE_LABS),$(eval $(call judge_rules,$(L))))
 JUDGE_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/judge)
 
 # the solutions' binaries only where solutions/ exists (not in the students' release)
