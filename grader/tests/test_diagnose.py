@@ -405,3 +405,12 @@ def test_a_race_of_known_kind_gets_that_kinds_hint():
     assert diagnose.sanitizer_summary(SCALE, "racecheck", report).endswith(
         diagnose.hint(SCALE, "racecheck")
     )
+
+
+def test_a_band_of_a_small_table_is_not_a_partial_tile():
+    """Lab 3.1b's 4x5 table of chase results with its last column wrong, and lab 3.5d's
+    3-element output with its last element wrong, were told to handle a partial last tile
+    (H200, 2026-12-01): too short a dimension for one."""
+    assert not diagnose.is_edge(box(1, 3, 4, 4), 4, 5)
+    assert not diagnose.is_edge(box(0, 0, 2, 2), 1, 3)
+    assert diagnose.is_edge(box(0, 31, 31, 32), 33, 33)  # a 33-wide output's last column
