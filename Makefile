@@ -258,6 +258,12 @@ PYTEST_JOBS = $(shell $(PYTHON) -c "import xdist" 2>/dev/null && echo "-n auto")
 pytest: all
 	$(PYTHON) -m pytest -ra --strict-markers $(PYTEST_JOBS) grader/tests
 
+# The fast loop while editing the grader: no test that builds a lab or runs the whole grader
+# (marked slow), no GPU test; seconds, not minutes. `make test` runs everything.
+.PHONY: test-fast
+test-fast:
+	$(PYTHON) -m pytest -q --strict-markers $(PYTEST_JOBS) -m "not slow and not gpu" grader/tests
+
 .PHONY: test
 test: all build-sm80 skeleton-drift check-tests pytest
 	@echo "make test: all test steps finished"

@@ -25,6 +25,11 @@ from helpers import FAKE_BIN, FAKELAB, REPO, no_device_reason
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped without one)")
+    config.addinivalue_line(
+        "markers",
+        "slow: builds labs or runs the whole grader, seconds per test (`make test-fast`, "
+        "pytest -m 'not slow', leaves them out; CI runs them)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):

@@ -22,6 +22,8 @@ import pytest
 from grader import fixtures, tools
 from helpers import REPO, assert_patch_well_formed, grade_cli, step_statuses
 
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
 ALTERNATIVES = fixtures.find(REPO, alternatives=True)
 # the parts only a GPU can check; static is checked from the SASS on any machine
 GPU_PARTS = {"correctness", "sanitizer", "performance"}

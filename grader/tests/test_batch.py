@@ -20,6 +20,8 @@ from grader import files
 from grader import cli
 from helpers import FAKE_BIN, grade_cli, submission
 
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
 LAB = "labs/9.1-fake"
 EDGE_OLD = "out[i] = 2.0f * in[i] + 1.0f;"
 EDGE_NEW = "out[i] = (i / cols >= 32 && i % cols >= 32) ? 0.0f : 2.0f * in[i] + 1.0f;"

@@ -4,11 +4,15 @@ the leaderboard only when performance was measured."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 
 from grader import gradescope, tools
 from grader import grade as grading
 from test_pipeline_fake import grade, variant
+
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
 
 TEST_KEYS = {"name", "number", "score", "max_score", "status", "output", "visibility", "tags"}
 # a pending part: neither passed nor failed, so no score, max_score or status

@@ -16,6 +16,8 @@ import pytest
 from grader import gradescope_zip, manifest, skeleton
 from helpers import REPO, need, real_labs
 
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
 LABS = real_labs()
 
 

@@ -15,6 +15,8 @@ from grader import dist, gradescope_zip, manifest
 from grader.errors import GraderError
 from helpers import FAKELAB, REPO, grade_cli
 
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
 HIDDEN = """\
 # Instructor-only cases: graded like lab.toml's cases, never shipped to students.
 [[exercise]]

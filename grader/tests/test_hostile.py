@@ -23,6 +23,8 @@ import pytest
 from grader import cgroup, harness, sandbox
 from helpers import REPO, grade_cli, step_statuses, submission
 
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
 SOLUTION = "solutions/9.1-fake/kernels.cu"
 LAUNCH = "*speed = 2.5;"
 

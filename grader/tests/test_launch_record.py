@@ -20,6 +20,8 @@ import pytest
 from grader import tools
 from helpers import REPO
 
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
 PROBE = Path(__file__).resolve().parent / "launch_probe" / "probe.cu"
 # machine code for the course's GPUs, PTX for later ones (as common/*.cu)
 GENCODE = [

@@ -54,6 +54,7 @@ def test_a_bad_lint_pattern_is_a_manifest_error(tmp_path):
         manifest.load(lab)
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_warning_without_a_gpu(tmp_path, capsys):
     need("nvcc")
     sub = fixtures.apply(REPO, FIXTURE, tmp_path / "sub")
@@ -97,6 +98,7 @@ def test_a_return_before_a_barrier_is_found_and_one_after_the_last_is_not():
     assert lint.early_returns(lines, "declared") == [] and lint.early_returns(lines, "x") == []
 
 
+@pytest.mark.slow
 def test_the_early_return_known_bad_is_told_its_cause_without_a_gpu(tmp_path, capsys):
     """early_return_matmul: the report names the return before the barrier (the grader used
     to guess 'missing bounds checks' from the wrong outputs); the solutions of every lab

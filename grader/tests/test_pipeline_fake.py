@@ -13,6 +13,8 @@ from grader import grade as grading
 from grader import tools
 from helpers import grade_cli, submission
 
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
 SOLUTION_NAME = "solutions/9.1-fake/kernels.cu"
 
 

@@ -14,7 +14,10 @@ from grader import manifest
 from helpers import REPO, grade_cli, no_device_reason, real_labs, step_statuses, submission
 
 LABS = real_labs()
-pytestmark = pytest.mark.skipif(not LABS, reason="no lab with a solution in the repository yet")
+pytestmark = [
+    pytest.mark.skipif(not LABS, reason="no lab with a solution in the repository yet"),
+    pytest.mark.slow,  # builds and grades the real labs: `make test-fast` leaves it out
+]
 
 
 def _cpu_only():

@@ -298,6 +298,7 @@ def _labs_or_skip() -> list[Path]:
     return labs
 
 
+@pytest.mark.slow
 def test_real_solutions_pass_their_static_rules():
     checked = 0
     for lab_dir in _labs_or_skip():
@@ -311,6 +312,7 @@ def test_real_solutions_pass_their_static_rules():
     assert checked >= 3, "labs 3.1, 3.3 and 3.4 have static rules"
 
 
+@pytest.mark.slow
 def test_real_skeletons_fail_their_static_rules():
     for lab_dir in _labs_or_skip():
         results = _static_results(lab_dir, "student")

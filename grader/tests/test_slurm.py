@@ -17,6 +17,8 @@ import pytest
 from grader import batch, slurm
 from helpers import grade_cli
 
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
 SOLUTION = ("solutions", "9.1-fake")
 
 

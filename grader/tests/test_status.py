@@ -171,6 +171,7 @@ def test_gradebook_statuses():
         assert status.row_is_final(s)
 
 
+@pytest.mark.slow
 def test_a_failed_device_probe_is_a_partial_grade_not_a_final_one(
     fake_root, tmp_path, monkeypatch
 ):

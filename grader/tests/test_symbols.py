@@ -11,6 +11,8 @@ from grader import symbols, tools
 from grader.symbols import Symbol
 from helpers import need
 
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
 HEADER = "#include <cstdio>\n#include <cstdlib>\n#include <cuda_runtime.h>\n"
 CLEAN = HEADER + r"""
 #define TILE 32

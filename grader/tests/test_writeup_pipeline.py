@@ -19,6 +19,8 @@ from grader import cli
 from helpers import FAKE_BIN, grade_cli, step_statuses, submission
 from test_writeup import FILLED, REPORT_TOML, TEMPLATE
 
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
 LAB = "labs/9.1-fake"
 
 
