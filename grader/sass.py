@@ -257,18 +257,37 @@ class Dump:
     functions: list[Function]
     usage: dict[str, dict[str, int]]
     error: str | None = None  # cuobjdump failed: its message
+    # mangled names whose SHARED includes the 1 KB an sm_90 module reserves per block once one
+    # of its kernels has dynamic shared memory (its ELF's .nv.reservedSmem): measured with CUDA
+    # 13.0, a kernel with no shared memory at all reads SHARED:1024 beside such a kernel, 0
+    # without one, and 0 either way on sm_80
+    reserved: set[str] = field(default_factory=set)
 
     def instances(self, kernel: str) -> list[Function]:
         return [f for f in self.functions if f.name == kernel]
 
 
+RESERVED_SMEM_MARK = ".nv.reservedSmem"
+RESERVED_SMEM_BYTES = 1024  # cudaDevAttrReservedSharedMemoryPerBlock on sm_80 and sm_90
+
+
+def static_shared(dumped: Dump, mangled: str, shared: int) -> tuple[int, str]:
+    """(bytes of the kernel's own static shared memory, a note): cuobjdump's SHARED with the
+    reserved 1 KB it counts in (``Dump.reserved``) taken out, and the note naming it."""
+    if mangled in dumped.reserved and shared >= RESERVED_SMEM_BYTES:
+        return shared - RESERVED_SMEM_BYTES, "+ 1 KB the GPU reserves per block; "
+    return shared, ""
+
+
 def dump(tool: Tool, objects: list[Path], arch: str | None = None) -> Dump:
-    """Runs cuobjdump -sass and -res-usage on each object and merges the results."""
+    """Runs cuobjdump -sass, -res-usage and -elf on each object and merges the results."""
     functions: list[Function] = []
     usage: dict[str, dict[str, int]] = {}
+    reserved: set[str] = set()
     arch_args = ["-arch", arch] if arch else []
     for obj in objects:
-        for flag in ("-sass", "-res-usage"):
+        names: set[str] = set()
+        for flag in ("-sass", "-res-usage", "-elf"):
             out = runner.run(
                 [tool.path, flag, *arch_args, str(obj)],
                 timeout_s=120,
@@ -282,9 +301,13 @@ def dump(tool: Tool, objects: list[Path], arch: str | None = None) -> Dump:
                 return Dump(functions, usage, f"cuobjdump {flag} {obj.name}: {msg}")
             if flag == "-sass":
                 functions.extend(parse_sass(out.stdout))
-            else:
-                usage.update(parse_res_usage(out.stdout))
-    return Dump(functions, usage)
+            elif flag == "-res-usage":
+                found = parse_res_usage(out.stdout)
+                usage.update(found)
+                names = set(found)
+            elif RESERVED_SMEM_MARK in out.stdout:
+                reserved |= names
+    return Dump(functions, usage, reserved=reserved)
 
 
 @dataclass
@@ -351,10 +374,10 @@ def check_kernel(dumped: Dump, kernel: str, rules: StaticRules, source_files: st
                 )
         res = dumped.usage.get(fn.mangled)
         if res is not None:
+            shared, note = static_shared(dumped, fn.mangled, res.get("SHARED", 0))
             infos.append(
-                f"{res.get('REG', 0)} registers, {res.get('SHARED', 0)} B static shared "
-                f"(dynamic: set at launch), "
-                f"{res.get('STACK', 0)} B stack"
+                f"{res.get('REG', 0)} registers, {shared} B static shared ({note}dynamic: set "
+                f"at launch), {res.get('STACK', 0)} B stack"
             )
         if rules.max_stack_bytes is not None:
             if res is None:

@@ -213,7 +213,11 @@ def test_compiled_tiled_kernel(compiled):
     rules = StaticRules(require=("LDS", "STS", "BAR"), forbid=("LDL", "STL"), max_stack_bytes=0)
     res = sass.check_kernel(compiled, "tiled_kernel", rules, "k.cu")
     assert res.passed, res.messages
-    assert "B static shared (dynamic: set at launch)" in res.info
+    # its own [16][17] floats; the module has a kernel with dynamic shared memory, so
+    # cuobjdump's SHARED also holds the 1 KB sm_90 reserves, named apart
+    assert "1088 B static shared (+ 1 KB the GPU reserves per block; dynamic: set at launch)" in (
+        res.info
+    )
     tiled = compiled.instances("tiled_kernel")[0]
     assert compiled.usage[tiled.mangled]["SHARED"] >= 16 * 17 * 4
 
@@ -384,3 +388,40 @@ def test_a_one_family_job_is_described_with_its_instruction_as_a_student_reads_i
     assert sass.matches("readonly_load", "LDG.E.128.CONSTANT")
     assert not sass.matches("readonly_load", "LDG.E.128")
     assert sass.matches("texture_fetch", "TLD4.R")
+
+
+RESERVED = r"""
+__global__ void none_kernel(float *x) { x[threadIdx.x] = 1.0f; }
+__global__ void own_kernel(float *x) {
+    __shared__ float t[1024];
+    t[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    x[threadIdx.x] = t[1023 - threadIdx.x];
+}
+__global__ void dyn_kernel(float *x) {
+    extern __shared__ float s[];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    x[threadIdx.x] = s[31 - threadIdx.x];
+}
+"""
+
+
+def test_static_shared_leaves_out_the_reserved_kilobyte(tmp_path):
+    """Beside a kernel with dynamic shared memory, cuobjdump -res-usage counts sm_90's 1 KB of
+    reserved shared memory into every kernel's SHARED (a student's FIR kernel with none read
+    "1024 B static shared"): the static line gives the kernel's own bytes and names the 1 KB."""
+    need("nvcc")
+    need("cuobjdump")
+    (tmp_path / "r.cu").write_text(RESERVED)
+    nvcc = tools.find("nvcc")
+    subprocess.run(
+        [nvcc.path, "-O3", "-arch=sm_90", "-c", "r.cu", "-o", "r.o"], cwd=tmp_path, check=True
+    )
+    dumped = sass.dump(tools.find("cuobjdump"), [tmp_path / "r.o"])
+    assert dumped.error is None, dumped.error
+    rules = StaticRules(require=(), forbid=())
+    none = sass.check_kernel(dumped, "none_kernel", rules, "r.cu").info
+    own = sass.check_kernel(dumped, "own_kernel", rules, "r.cu").info
+    assert "0 B static shared (+ 1 KB the GPU reserves per block; dynamic: set at launch)" in none
+    assert "4096 B static shared (+ 1 KB the GPU reserves per block" in own
