@@ -474,18 +474,23 @@ class Grading:
             tool_clean = True
             for size in ex.sanitizer.cases:
                 seed = self.seeds.seed(ex.name, f"sanitizer-{name}", size)
-                r = sanitizer.run(
-                    tool,
-                    name,
-                    self.binary,
-                    ex.name,
-                    size,
-                    seed,
-                    self.lab.sanitizer_timeout_s,
-                    self.version,
-                    self.strip_paths,
-                    box=self.box,
-                )
+
+                def run_tool(options: tuple[str, ...] = ()) -> sanitizer.SanitizerRun:
+                    return sanitizer.run(
+                        tool,
+                        name,
+                        self.binary,
+                        ex.name,
+                        size,
+                        seed,
+                        self.lab.sanitizer_timeout_s,
+                        self.version,
+                        self.strip_paths,
+                        box=self.box,
+                        options=options,
+                    )
+
+                r = run_tool()
                 part.details.append(
                     {
                         "tool": name,
@@ -505,20 +510,7 @@ class Grading:
                     kind = None
                     if name == "racecheck" and r.verdict == "errors":
                         # the kind of race, which the default report does not say
-                        hazard = sanitizer.run(
-                            tool,
-                            name,
-                            self.binary,
-                            ex.name,
-                            size,
-                            seed,
-                            self.lab.sanitizer_timeout_s,
-                            self.version,
-                            self.strip_paths,
-                            box=self.box,
-                            options=sanitizer.HAZARD_REPORT,
-                        )
-                        kind = sanitizer.race_kind(hazard.hazards)
+                        kind = sanitizer.race_kind(run_tool(sanitizer.HAZARD_REPORT).hazards)
                         part.details[-1]["race_kind"] = kind
                     finding = diagnose.sanitizer_summary(ex, name, r.report, kind)
                     part.messages.append(f"{finding} (size {diagnose.size_text(size)})")

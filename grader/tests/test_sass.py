@@ -157,15 +157,19 @@ __global__ void vec4_kernel(const float4 *in, float4 *out) { out[threadIdx.x] = 
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory) -> sass.Dump:
+    return compile_and_dump(tmp_path_factory.mktemp("sass"), KERNELS)
+
+
+def compile_and_dump(folder: Path, source: str) -> sass.Dump:
+    """``source`` compiled for sm_90 as the course does (-O3) and read back by cuobjdump."""
     need("nvcc")
     need("cuobjdump")
-    d = tmp_path_factory.mktemp("sass")
-    (d / "k.cu").write_text(KERNELS)
+    (folder / "k.cu").write_text(source)
     nvcc = tools.find("nvcc")
     subprocess.run(
-        [nvcc.path, "-O3", "-arch=sm_90", "-c", "k.cu", "-o", "k.cu.o"], cwd=d, check=True
+        [nvcc.path, "-O3", "-arch=sm_90", "-c", "k.cu", "-o", "k.cu.o"], cwd=folder, check=True
     )
-    dumped = sass.dump(tools.find("cuobjdump"), [d / "k.cu.o"])
+    dumped = sass.dump(tools.find("cuobjdump"), [folder / "k.cu.o"])
     assert dumped.error is None, dumped.error
     return dumped
 
@@ -411,17 +415,9 @@ def test_static_shared_leaves_out_the_reserved_kilobyte(tmp_path):
     """Beside a kernel with dynamic shared memory, cuobjdump -res-usage counts sm_90's 1 KB of
     reserved shared memory into every kernel's SHARED (a student's FIR kernel with none read
     "1024 B static shared"): the static line gives the kernel's own bytes and names the 1 KB."""
-    need("nvcc")
-    need("cuobjdump")
-    (tmp_path / "r.cu").write_text(RESERVED)
-    nvcc = tools.find("nvcc")
-    subprocess.run(
-        [nvcc.path, "-O3", "-arch=sm_90", "-c", "r.cu", "-o", "r.o"], cwd=tmp_path, check=True
-    )
-    dumped = sass.dump(tools.find("cuobjdump"), [tmp_path / "r.o"])
-    assert dumped.error is None, dumped.error
+    dumped = compile_and_dump(tmp_path, RESERVED)
     rules = StaticRules(require=(), forbid=())
-    none = sass.check_kernel(dumped, "none_kernel", rules, "r.cu").info
-    own = sass.check_kernel(dumped, "own_kernel", rules, "r.cu").info
+    none = sass.check_kernel(dumped, "none_kernel", rules, "k.cu").info
+    own = sass.check_kernel(dumped, "own_kernel", rules, "k.cu").info
     assert "0 B static shared (+ 1 KB the GPU reserves per block; dynamic: set at launch)" in none
     assert "4096 B static shared (+ 1 KB the GPU reserves per block" in own

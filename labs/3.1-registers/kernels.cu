@@ -27,11 +27,16 @@
  *   - CUDA C++ Programming Guide: "Device Memory Accesses", "Load functions using cache hints"
  *     (__ldca, __ldcg), "Time function" (clock64), the runtime's cudaDeviceGetAttribute.
  *
- * What this file may define (the grader's symbol check, before anything runs): lab.h's
- * launchers under their names, your kernels, and your own helpers and variables as long as
- * they are static (or C++ functions); a plain global variable fails it ("make it static").
- * It may call the CUDA runtime except timing, streams and device-wide state, the memory and
- * math functions, and print to stdout/stderr.
+ * What this file may define (the grader's symbol check, before anything runs; in full:
+ * handouts/grading.md, "The symbol rule"): lab.h's launchers under their names; your kernels;
+ * __constant__, __device__ and __shared__ variables; C++ functions, static or not (templates
+ * too); and variables that are static, const/constexpr, or in an unnamed namespace. Not main,
+ * not a plain global variable (int counter;, also inline int counter;: make it static), not an
+ * extern "C" function that is no launcher, and no name of the harness, the CUDA runtime or the
+ * C library (cml_*, cuda*, _*, exit, rand, ...).
+ * It may call the CUDA runtime except timing, streams of its own, graphs, host callbacks, IPC,
+ * device-wide state and loading device code; printing to stdout/stderr; memcpy, memset,
+ * malloc, free and their kin; the math library.
  */
 #include <cuda_runtime.h>
 

@@ -20,11 +20,16 @@
  * Sources: seed lectures 000-002; CUDA C++ Programming Guide, "Shared Memory", "Device Memory
  * Spaces" (constant), "Texture and Surface Memory", "Texture Fetching".
  *
- * What this file may define (the grader's symbol check, before anything runs): lab.h's
- * launchers under their names, your kernels, and your own helpers and variables as long as
- * they are static (or C++ functions); a plain global variable fails it ("make it static").
- * It may call the CUDA runtime except timing, streams and device-wide state, the memory and
- * math functions, and print to stdout/stderr.
+ * What this file may define (the grader's symbol check, before anything runs; in full:
+ * handouts/grading.md, "The symbol rule"): lab.h's launchers under their names; your kernels;
+ * __constant__, __device__ and __shared__ variables; C++ functions, static or not (templates
+ * too); and variables that are static, const/constexpr, or in an unnamed namespace. Not main,
+ * not a plain global variable (int counter;, also inline int counter;: make it static), not an
+ * extern "C" function that is no launcher, and no name of the harness, the CUDA runtime or the
+ * C library (cml_*, cuda*, _*, exit, rand, ...).
+ * It may call the CUDA runtime except timing, streams of its own, graphs, host callbacks, IPC,
+ * device-wide state and loading device code; printing to stdout/stderr; memcpy, memset,
+ * malloc, free and their kin; the math library.
  */
 #include <cuda_runtime.h>
 
@@ -182,8 +187,9 @@ extern "C" void sobel_magnitude(const float *d_in, float *d_out, int width, int 
  *   4t .. 4t + 3 of the width * height), not row by row (row y starts at pixel y * width, not a
  *   multiple of 4 when the width is odd); check both pointers' alignment ((uintptr_t)p % 16 for
  *   the float4 load, % 4 for the store, <stdint.h>) and fall back to scalar accesses when it is
- *   not there: image_pipeline's d_scratch + k * n (k = 1, 2; n = dst_w * dst_h) is 16-byte
- *   aligned only when n is a multiple of 4. The last n % 4 pixels take the scalar path too.
+ *   not there: with n = dst_w * dst_h, image_pipeline's d_scratch + n is 16-byte aligned
+ *   only when n is a multiple of 4, d_scratch + 2 * n only when n is even. The last n % 4
+ *   pixels take the scalar path too.
  */
 __global__ void to_u8_kernel(const float *in, unsigned char *out, int width, int height,
                              float scale) {
