@@ -30,11 +30,10 @@
  *                   the process that compares (the judge, in a graded run) times the launch on
  *                   its own clock and rejects (0) a cycle count that cannot be true — fewer than
  *                   LATENCY_MIN_CYCLES_PER_LOAD per timed load (no load on any level returns
- *                   that fast: shared is ~23-30 cycles, FACTS.md), or four levels together more
- *                   than LATENCY_CLOCK_SLACK x the elapsed time x the peak SM clock +
- *                   LATENCY_CYCLES_SLACK (the clock cannot run faster than its peak). A kernel
- *                   that reports made-up cycles is then wrong, not fast. The exercise's extra
- *                   metrics are timed by that process too, never taken from the student's
+ *                   that fast: shared is ~23-30 cycles, docs/facts.md), or four levels together
+ * more than LATENCY_CLOCK_SLACK x the elapsed time x the peak SM clock + LATENCY_CYCLES_SLACK (the
+ * clock cannot run faster than its peak). A kernel that reports made-up cycles is then wrong, not
+ * fast. The exercise's extra metrics are timed by that process too, never taken from the student's
  *                   clock64(): each level's chase with steps + 1 and with 1 timed loads
  *                   (launch_part), the difference of their median times over `steps`, at the
  *                   peak clock: shared_cycles, l1_cycles, l2_cycles, dram_cycles and their

@@ -178,7 +178,7 @@ static void lookup_launch_baseline(void *ctx) {
 
 /* Extra metric divergent_over_broadcast: the time of the constant-memory lookup with a
  * thread-dependent index over the same work with a warp-uniform index (seed lecture 002: "up
- * to 32x"; FACTS.md, one run on an H200: 69.0 / 2.15 ms). Both are course kernels: the figure
+ * to 32x"; docs/facts.md, one run on an H200: 69.0 / 2.15 ms). Both are course kernels: the figure
  * shows the student what the constant cache's serialisation costs, whatever they wrote. */
 /* The two constant-memory baselines, timed against each other into the scratch buffer. */
 static void lookup_launch_const_divergent(void *ctx) {

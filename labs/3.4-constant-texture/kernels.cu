@@ -25,9 +25,13 @@
  * "Texture Fetching" (addressing modes, linear filtering) and the "__ldg" read-only data cache
  * load function.
  *
- * What this file may define (the grader's symbol check, before anything runs): lab.h's
- * launchers under their names, your kernels, and your own helpers and variables as long as
- * they are static (or C++ functions); a plain global variable fails it ("make it static").
+ * What this file may define (the grader's symbol check, before anything runs; in full:
+ * handouts/grading.md, "The symbol rule"): lab.h's launchers under their names; your kernels;
+ * __constant__, __device__ and __shared__ variables; C++ functions, static or not (templates
+ * too); and variables that are static, const/constexpr, or in an unnamed namespace. Not main,
+ * not a plain global variable (int counter;, also inline int counter;: make it static), not an
+ * extern "C" function that is no launcher, and no name of the harness, the CUDA runtime or the
+ * C library (cml_*, cuda*, _*, exit, rand, ...).
  * It may call the CUDA runtime except timing, streams and device-wide state, the memory and
  * math functions, and print to stdout/stderr.
  */
