@@ -2,7 +2,8 @@
 check sets and their release (common/cml_setup.h), so an exercise in ``labs/*/harness.cu`` is
 its setup, its launchers and what only it measures. The median exercise holds at most
 ``MEDIAN_CODE_LINES`` lines of code: non-blank lines outside comments, in the exercise's
-section (from its ``/* ----`` banner naming ``3.Nx  name`` to the next banner). The registry
+section (from its ``/* ----`` banner naming ``<id><letter>  name``, e.g. ``3.3a  matmul_tiled``,
+to the next banner). The registry
 table and ``main`` are not in any section."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from helpers import REPO
 
 MEDIAN_CODE_LINES = 40
 _BANNER = re.compile(r"^/\* -{20,}\n", re.M)
-_NAME = re.compile(r"\s*\*\s*(3\.\d[a-z])\s+(\w+)")
+_NAME = re.compile(r"\s*\*\s*(\d+\.\d+[a-z])\s+(\w+)")  # " * 3.3a  matmul_tiled"
 
 
 def code_lines(text: str) -> int:
@@ -43,6 +44,7 @@ def test_sections_are_found_by_banner():
         "/* ----------------------------------------\n * The lab: table\n */\nint t;\n"
     )
     assert exercise_sections(text) == {"3.9a first": 2}
+    assert exercise_sections(text.replace("3.9a", "12.10b")) == {"12.10b first": 2}  # any id
 
 
 def test_median_harness_exercise_is_short():
