@@ -22,8 +22,10 @@ vectorised kernel shows as one.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 
-from grader.sass import Dump, Function
+from grader.sass import Dump, Function, plain_name
 
 # (space, opcode regex matched at the start of the opcode); first match wins
 _OPCODES = (
@@ -61,10 +63,48 @@ def of_function(fn: Function) -> dict[str, dict[str, int]]:
     return found
 
 
+def _demangled(mangled: list[str]) -> dict[str, str]:
+    """{mangled: "blur_tile_kernel<true>"} through binutils' c++filt (the arguments dropped);
+    {} where c++filt is missing or fails (the caller then shows the mangled names)."""
+    tool = shutil.which("c++filt")
+    if tool is None or not mangled:
+        return {}
+    try:
+        out = subprocess.run(
+            [tool], input="\n".join(mangled), capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    names = out.stdout.splitlines()
+    if out.returncode != 0 or len(names) != len(mangled):
+        return {}
+    return {m: _with_template_args(n, plain_name(m)) for m, n in zip(mangled, names)}
+
+
+def _with_template_args(demangled: str, name: str) -> str:
+    """ "void blur_tile_kernel<true>(float const*, ...)" -> "blur_tile_kernel<true>": the
+    name and its template arguments, up to the parameter list."""
+    start = demangled.find(name + "<")
+    if start < 0:
+        return name
+    depth = 0
+    for i in range(start + len(name), len(demangled)):
+        depth += {"<": 1, ">": -1}.get(demangled[i], 0)
+        if depth == 0:
+            return demangled[start : i + 1]
+    return name
+
+
 def lines(dumped: Dump) -> list[str]:
     """One line per function of the student objects, in the listing's order:
-    "scale_rows_kernel: global (LDG×3, STG×1)"; functions of several architectures once."""
+    "scale_rows_kernel: global (LDG×3, STG×1)"; functions of several architectures once.
+    Instances of one template are told apart by their arguments ("blur_tile_kernel<true>")."""
     out, seen = [], set()
+    by_name: dict[str, set[str]] = {}
+    for fn in dumped.functions:  # one mangled name may come once per architecture
+        by_name.setdefault(fn.name, set()).add(fn.mangled)
+    twins = sorted(m for group in by_name.values() if len(group) > 1 for m in group)
+    full = _demangled(twins)
     for fn in dumped.functions:
         if fn.mangled in seen:
             continue
@@ -75,5 +115,6 @@ def lines(dumped: Dump) -> list[str]:
             if space in found:
                 counts = ", ".join(f"{m}×{n}" for m, n in sorted(found[space].items()))
                 parts.append(f"{space} ({counts})")
-        out.append(f"{fn.name}: {'; '.join(parts) if parts else 'registers only'}")
+        name = full.get(fn.mangled, fn.mangled) if fn.mangled in twins else fn.name
+        out.append(f"{name}: {'; '.join(parts) if parts else 'registers only'}")
     return out

@@ -421,3 +421,22 @@ def test_static_shared_leaves_out_the_reserved_kilobyte(tmp_path):
     own = sass.check_kernel(dumped, "own_kernel", rules, "k.cu").info
     assert "0 B static shared (+ 1 KB the GPU reserves per block; dynamic: set at launch)" in none
     assert "4096 B static shared (+ 1 KB the GPU reserves per block" in own
+
+
+def test_template_instances_are_told_apart_in_the_spaces_line():
+    """Two instances of one kernel template were two lines of the same name (a student of lab
+    3.5 had to guess which was <true>): each now shows its template arguments."""
+    from grader import spaces
+
+    need("c++filt")
+    fns = [
+        Function("_Z16blur_tile_kernelILb1EEvPKfPfiii", "sm_90"),
+        Function("_Z16blur_tile_kernelILb0EEvPKfPfiii", "sm_90"),
+        Function("_Z12plain_kernelPKfPf", "sm_90"),
+        Function("_Z12plain_kernelPKfPf", "sm_80"),  # one kernel, two architectures: one line
+    ]
+    assert spaces.lines(Dump(fns, {})) == [
+        "blur_tile_kernel<true>: registers only",
+        "blur_tile_kernel<false>: registers only",
+        "plain_kernel: registers only",
+    ]
