@@ -88,6 +88,29 @@ DENIED_CUDA = re.compile(
     r"|cudaLibrary\w*"
 )
 
+# What the harness owns, for the message about a denied call: the first family that matches.
+_DENIED_REASONS = (
+    (re.compile(r"cudaEvent\w*|cudaProfiler\w*"), "the judge times the kernels; events are timing"),
+    (
+        re.compile(r"cudaStream\w*|cudaThreadExchangeStreamCaptureMode|cudaGraph\w*"),
+        "the harness owns the streams, captures and graphs of this exercise",
+    ),
+    (
+        re.compile(r"cudaLaunchHostFunc\w*|cudaIpc\w*|cudaGetDriverEntryPoint\w*|cudaGetExportTable"
+                   r"|cudaLibrary\w*"),
+        "host callbacks, IPC and loading device code are the harness's",
+    ),
+)
+
+
+def denied_reason(name: str) -> str:
+    """Why a denied CUDA call is the harness's (timing, streams, device-wide state)."""
+    for pattern, reason in _DENIED_REASONS:
+        if pattern.fullmatch(name):
+            return reason
+    return "the harness owns the device-wide state"
+
+
 MATH_FUNCTIONS = frozenset(
     f + suffix
     for f in (
@@ -362,8 +385,8 @@ def check_symbols(
             if _CUDA_RUNTIME.fullmatch(name):
                 if DENIED_CUDA.fullmatch(name):
                     offenders.append(
-                        f"{file} calls {name}, which submissions may not call (the harness "
-                        "owns timing, streams and device-wide state)"
+                        f"{file} calls {name}, which submissions may not call "
+                        f"({denied_reason(name)})"
                     )
                 continue
             if (

@@ -27,8 +27,10 @@
  * not a plain global variable (int counter;, also inline int counter;: make it static), not an
  * extern "C" function that is no launcher, and no name of the harness, the CUDA runtime or the
  * C library (cml_*, cuda*, _*, exit, rand, ...).
- * It may call the CUDA runtime except timing and device-wide state (streams of your own are
- * allowed in this lab), the memory and math functions, and print to stdout/stderr.
+ * It may call the CUDA runtime except timing (no cudaEvent* at all: the judge times your launch,
+ * and an event is timing even with cudaEventDisableTiming) and device-wide state (streams of
+ * your own are allowed in this lab), the memory and math functions, and print to
+ * stdout/stderr.
  */
 #include <cuda_runtime.h>
 
@@ -101,5 +103,9 @@ void overlap_pipeline(const float *d_in, float *d_out, size_t n, size_t chunk, i
      *   Fast: only cudaMemcpyAsync from page-locked memory overlaps (cudaMemcpy waits for its
      *   copy); nothing on stream 0 (the legacy default stream waits for all blocking streams
      *   and they for it); the D2H of one chunk, the H2D of another and the kernel of a third
-     *   then run at once, on the two copy engines and the SMs. */
+     *   then run at once, on the copy engines (the H200 has three) and the SMs. Issue each
+     *   chunk's three steps together, chunk after chunk (depth first, as above): issuing all
+     *   D2H copies first, then all H2D, then all kernels (breadth first), or all of one
+     *   stream's chunks before the next stream's, lost every overlap point on the H200
+     *   (handout 3.2, section 4, "What can run at once on the GPU"). */
 }

@@ -9,7 +9,8 @@
  * things besides the bytes:
  *   - the last element of every output (index n) is the harness's host-link check: 1 when
  *     your launch took at least the time the link needs to move the bytes (the fastest
- *     page-locked copy of n floats each way, measured by the harness in the same run, / 1.5);
+ *     page-locked copy of n floats in the slower direction, measured by the harness in the
+ *     same run, / 1.5; moving both directions at once is fine);
  *     a launch that did not cross the link (a device-to-device copy) is faster than that and
  *     gets 0 there, a wrong result;
  *   - 3.2a: the buffer host_copy_alloc returns must be page-locked, and host_copy_free must
