@@ -278,3 +278,12 @@ def test_definition_line_skips_comments():
     assert symbols.definition_line(text, "foo") == 4
     assert symbols.definition_line(text, "bar") is None
     assert symbols.definition_line(None, "foo") is None
+
+
+def test_a_denied_call_says_what_the_harness_owns():
+    """A lab 3.2 student (streams allowed there) was told an event was refused because 'the
+    harness owns timing, streams and device-wide state': the reason is the call's own."""
+    assert "events are timing" in symbols.denied_reason("cudaEventCreateWithFlags")
+    assert "streams" in symbols.denied_reason("cudaStreamCreateWithFlags")
+    assert symbols.denied_reason("cudaDeviceReset") == "the harness owns the device-wide state"
+    assert "IPC" in symbols.denied_reason("cudaIpcGetMemHandle")
