@@ -116,12 +116,14 @@ cml_check_set *cml_check(cml_problem *p, size_t rows, size_t cols, const cml_sam
     return s;
 }
 
-/* Frees the owned entries of one kind (every kind when all), newest first. */
-static void free_owned(cml_problem *p, int all, owned_kind kind) {
+#define EVERY_KIND ((owned_kind)-1)
+
+/* Frees the owned entries of one kind (EVERY_KIND: all of them), newest first. */
+static void free_owned(cml_problem *p, owned_kind kind) {
     struct cml_owned **link = &p->owned;
     while (*link != NULL) {
         struct cml_owned *o = *link;
-        if (!all && o->kind != kind) {
+        if (kind != EVERY_KIND && o->kind != kind) {
             link = &o->next;
             continue;
         }
@@ -214,9 +216,9 @@ const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long
         message = ex->setup(p, size, seed);
     }
     g_setup_jump = NULL;
-    free_owned(p, 0, OWN_SCRATCH);
+    free_owned(p, OWN_SCRATCH);
     if (message != NULL) {
-        free_owned(p, 1, OWN_HOST);
+        free_owned(p, EVERY_KIND);
         memset(p, 0, sizeof *p);
     }
     return message;
@@ -226,7 +228,7 @@ void cml_problem_release(const cml_exercise *ex, cml_problem *p) {
     if (ex->teardown != NULL && (p->ctx != NULL || p->owned != NULL)) {
         ex->teardown(p);
     }
-    free_owned(p, 1, OWN_HOST);
+    free_owned(p, EVERY_KIND);
     memset(p, 0, sizeof *p);
 }
 
