@@ -17,7 +17,13 @@
 #include "cml_check.h"
 #include "cml_devmem.h"
 
-typedef enum owned_kind { OWN_HOST, OWN_SCRATCH, OWN_DEVICE, OWN_CHECK_SET } owned_kind;
+typedef enum owned_kind {
+    OWN_HOST,
+    OWN_SCRATCH,
+    OWN_DEVICE,
+    OWN_CHECK_SET,
+    OWN_EVERY /* free_owned: every kind */
+} owned_kind;
 
 struct cml_owned {
     owned_kind kind;
@@ -116,14 +122,12 @@ cml_check_set *cml_check(cml_problem *p, size_t rows, size_t cols, const cml_sam
     return s;
 }
 
-#define EVERY_KIND ((owned_kind)-1)
-
-/* Frees the owned entries of one kind (EVERY_KIND: all of them), newest first. */
+/* Frees the owned entries of one kind (OWN_EVERY: all of them), newest first. */
 static void free_owned(cml_problem *p, owned_kind kind) {
     struct cml_owned **link = &p->owned;
     while (*link != NULL) {
         struct cml_owned *o = *link;
-        if (kind != EVERY_KIND && o->kind != kind) {
+        if (kind != OWN_EVERY && o->kind != kind) {
             link = &o->next;
             continue;
         }
@@ -218,7 +222,7 @@ const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long
     g_setup_jump = NULL;
     free_owned(p, OWN_SCRATCH);
     if (message != NULL) {
-        free_owned(p, EVERY_KIND);
+        free_owned(p, OWN_EVERY);
         memset(p, 0, sizeof *p);
     }
     return message;
@@ -228,7 +232,7 @@ void cml_problem_release(const cml_exercise *ex, cml_problem *p) {
     if (ex->teardown != NULL && (p->ctx != NULL || p->owned != NULL)) {
         ex->teardown(p);
     }
-    free_owned(p, EVERY_KIND);
+    free_owned(p, OWN_EVERY);
     memset(p, 0, sizeof *p);
 }
 
