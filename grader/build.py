@@ -19,9 +19,12 @@ reference solution into a submission) and headers outside system and CUDA folder
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,14 +74,33 @@ def default_arch(root: Path) -> str | None:
     return m.group(1) if m else None
 
 
+@contextlib.contextmanager
+def _course_build_lock(root: Path) -> Iterator[None]:
+    """Held around a make of the course's own outputs (``build/``): two gradings started at
+    once (parallel test workers, two instructors' shells) would otherwise run two makes on
+    the same judge, one linking what the other is rewriting. An exclusive ``flock`` on
+    ``build/.grader-build.lock``; where the course tree is read-only (a cluster's shared
+    copy, built beforehand) there is nothing to build and no lock is taken."""
+    try:
+        (root / "build").mkdir(exist_ok=True)
+        lock = open(root / "build" / ".grader-build.lock", "a")
+    except OSError:
+        yield
+        return
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def build_common(root: Path, nvcc: Tool | None, arch: str | None) -> None:
     """``make common``; raises GraderError when the course library does not build."""
-    out = runner.run(
-        [*_make_args(root, nvcc, arch), "common"],
-        timeout_s=BUILD_TIMEOUT_S,
-        max_output=64 * 1024,
-        limits=False,
-    )
+    with _course_build_lock(root):
+        out = runner.run(
+            [*_make_args(root, nvcc, arch), "common"],
+            timeout_s=BUILD_TIMEOUT_S,
+            max_output=64 * 1024,
+            limits=False,
+        )
     if not out.ok:
         log = (out.stdout + out.stderr).strip().splitlines()
         raise GraderError(
@@ -103,7 +125,10 @@ def build_judge(root: Path, nvcc: Tool | None, arch: str | None, lab_folder: str
     args = _make_args(root, nvcc, arch)
     if build_dir != "build":
         args.append(f"BUILD={build_dir}")
-    out = runner.run([*args, target], timeout_s=BUILD_TIMEOUT_S, max_output=64 * 1024, limits=False)
+    with _course_build_lock(root):
+        out = runner.run(
+            [*args, target], timeout_s=BUILD_TIMEOUT_S, max_output=64 * 1024, limits=False
+        )
     judge = root / target
     if not out.ok or not judge.is_file():
         log = (out.stdout + out.stderr).strip().splitlines()

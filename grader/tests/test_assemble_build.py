@@ -194,3 +194,20 @@ def test_reuse_copies_only_objects_of_unchanged_sources(tmp_path):
     (src / "harness.cu").write_text("// changed\n")  # not the course's: compiled here
     build._reuse(offered, src, root, "9.9-x", out)
     assert not (out / "harness.cu.o").exists()
+
+
+def test_course_builds_are_serialised_by_a_lock_in_build(tmp_path):
+    import fcntl
+
+    with build._course_build_lock(tmp_path):
+        lock = tmp_path / "build" / ".grader-build.lock"
+        assert lock.is_file()
+        with open(lock) as other:  # another process's make would wait here
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with open(lock) as other:  # released
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    with build._course_build_lock(not_a_folder):  # a tree it cannot write: no lock, no error
+        pass
