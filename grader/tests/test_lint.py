@@ -115,3 +115,18 @@ def test_the_early_return_known_bad_is_told_its_cause_without_a_gpu(tmp_path, ca
         # the kernels whose returns it reads come from the judge's --list
         found = lint.warnings(course.load_lab(lab_dir), REPO / "solutions" / lab_dir.name)
         assert not any(lint.EARLY_RETURN_MARK in w for ws in found.values() for w in ws)
+
+
+def test_shared_staging_buffers_are_warned_of_without_a_gpu(tmp_path):
+    """Lab 3.2's seed mistake, every stream on the same staging floats, is a race no sanitizer
+    sees and only a GPU run shows (wrong chunks, differently each run): the source says it
+    at once. The solution and every correct alternative of the lab have nothing to warn of."""
+    lab = manifest.load(REPO / "labs" / "3.2-global-memory")
+    bad = fixtures.apply(REPO, KNOWN_BAD / "3.2-global-memory" / "shared_stage_buffers.toml",
+                         tmp_path / "bad")
+    found = lint.warnings(lab, bad)["overlap"]
+    assert len(found) == 2 and all("its own slice" in w for w in found), found
+    assert lint.warnings(lab, REPO / "solutions" / "3.2-global-memory") == {}
+    for alt in fixtures.find(REPO, "3.2-global-memory", alternatives=True):
+        sub = fixtures.apply(REPO, alt, tmp_path / alt.stem)
+        assert lint.warnings(lab, sub) == {}, alt.stem
