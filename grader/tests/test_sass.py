@@ -436,7 +436,7 @@ def test_template_instances_are_told_apart_in_the_spaces_line():
         Function("_Z12plain_kernelPKfPf", "sm_80"),  # one kernel, two architectures: one line
     ]
     assert spaces.lines(Dump(fns, {})) == [
-        "blur_tile_kernel<true>: registers only",
-        "blur_tile_kernel<false>: registers only",
-        "plain_kernel: registers only",
+        f"blur_tile_kernel<true>: {spaces.NO_MEMORY}",
+        f"blur_tile_kernel<false>: {spaces.NO_MEMORY}",
+        f"plain_kernel: {spaces.NO_MEMORY}",
     ]
