@@ -41,14 +41,16 @@ STATIC = [p for p in ALTERNATIVES if "static" in _keeps(p)]
 ON_GPU = [p for p in ALTERNATIVES if {"correctness", "performance"} & set(_keeps(p))]
 
 
-def _grade(path: Path, tmp_path: Path, capsys, *extra) -> tuple[int, str, dict, dict]:
+def _grade(
+    path: Path, tmp_path: Path, capsys, *extra, timed: bool | None = None
+) -> tuple[int, str, dict, dict]:
     """Grades the alternative's exercise: (exit status, text report, JSON report, the
-    exercise's JSON)."""
+    exercise's JSON); ``timed``: as helpers.grade_cli."""
     expect = fixtures.load(path)["expect"]
     sub = fixtures.apply(REPO, path, tmp_path / "sub")
     lab_dir = REPO / "labs" / path.parent.name
     args = ["grade", lab_dir, "--submission", sub, "--exercise", expect["exercise"], *extra]
-    code, out, err = grade_cli(capsys, *args, "--json", tmp_path / "r.json")
+    code, out, err = grade_cli(capsys, *args, "--json", tmp_path / "r.json", timed=timed)
     assert (tmp_path / "r.json").is_file(), f"no JSON report (exit {code})\n{out}{err}"
     report = json.loads((tmp_path / "r.json").read_text())
     (ex,) = report["exercises"]
@@ -97,7 +99,7 @@ def test_alternative_keeps_its_points_on_the_gpu(path, tmp_path, capsys):
     # the sanitizer runs only where it is kept (it is the slowest step); the performance
     # step always runs, so that the report shows the alternative's figure beside the ramp
     extra = [] if "sanitizer" in keeps else ["--no-sanitizer"]
-    code, out, report, ex = _grade(path, tmp_path, capsys, *extra)
+    code, out, report, ex = _grade(path, tmp_path, capsys, *extra, timed=True)
     # the grade must come from the submission's code, on a device that ran it
     steps = step_statuses(report)
     assert (steps.get("build"), steps.get("device")) == ("passed", "passed"), (steps, out)
