@@ -132,7 +132,7 @@ judge_sources = $(filter-out $(shell $(PYTHON) -m grader.stubs --student-files l
 # (a grading's own builds, several per submission) read none, a goal under $(BUILD)/<lab>/
 # reads that lab's, any other goal every lab's.
 MAKE_GOALS := $(or $(MAKECMDGOALS),all)
-JUDGE_LABS := $(if $(filter-out $(BUILD)/% common lab-bin,$(MAKE_GOALS)),$(LABS),\
+JUDGE_LABS := $(if $(filter-out $(BUILD)/% common lab-bin lab-binaries,$(MAKE_GOALS)),$(LABS),\
     $(foreach L,$(LABS),$(if $(filter $(BUILD)/$(L)/%,$(MAKE_GOALS)),$(L))))
 $(foreach L,$(JUDGE_LABS),$(eval JUDGE_SOURCES_$(L) := $(call judge_sources,$(L))))
 LISTER_LDFLAGS := -Xcompiler -no-pie -Xlinker -no-pie -Xlinker --unresolved-symbols=ignore-all
@@ -153,10 +153,12 @@ JUDGE_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/judge)
 # the solutions' binaries only where solutions/ exists (not in the students' release)
 LAB_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/student/lab $(if $(wildcard solutions/$(L)),$(BUILD)/$(L)/solution/lab)) $(JUDGE_BINS)
 
-.PHONY: all labs judges
+.PHONY: all labs judges lab-binaries
 all: $(LIBCML) $(LAB_BINS)
 labs: $(LAB_BINS)
 judges: $(JUDGE_BINS)
+# the student and solution binaries: every source of every lab, without the judges' links
+lab-binaries: $(filter-out $(JUDGE_BINS),$(LAB_BINS))
 
 # Used by the grader: build one assembled lab directory.
 ifdef LAB_SRC
@@ -271,7 +273,7 @@ test: all build-sm80 skeleton-drift check-tests pytest
 # The labs must also build for Ampere (DESIGN.md: sm_80 and sm_90 at least).
 .PHONY: build-sm80
 build-sm80:
-	$(MAKE) --no-print-directory CUDA_ARCH=sm_80 BUILD=$(BUILD)/sm_80 all
+	$(MAKE) --no-print-directory CUDA_ARCH=sm_80 BUILD=$(BUILD)/sm_80 lab-binaries
 
 GPU_LOG_DIR ?= $(BUILD)/gpu-check
 .PHONY: gpu-check

@@ -288,6 +288,10 @@ def dump(tool: Tool, objects: list[Path], arch: str | None = None) -> Dump:
     for obj in objects:
         names: set[str] = set()
         for flag in ("-sass", "-res-usage", "-elf"):
+            if flag == "-elf" and not any(
+                usage[n].get("SHARED", 0) >= RESERVED_SMEM_BYTES for n in names
+            ):
+                continue  # nothing the reserved kilobyte could be counted into
             out = runner.run(
                 [tool.path, flag, *arch_args, str(obj)],
                 timeout_s=120,
