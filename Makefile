@@ -255,7 +255,7 @@ gradescope:
 
 # Across the machine's cores with pytest-xdist where it is installed (.ci/requirements.txt):
 # 3 min instead of 6 on the 2-core CI machine.
-PYTEST_JOBS = $(shell $(PYTHON) -c "import xdist" 2>/dev/null && echo "-n auto")
+PYTEST_JOBS = $(shell $(PYTHON) -c "import xdist" 2>/dev/null && echo "-n auto --dist worksteal")
 .PHONY: pytest
 pytest: all
 	$(PYTHON) -m pytest -ra --strict-markers $(PYTEST_JOBS) grader/tests
