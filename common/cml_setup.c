@@ -81,6 +81,13 @@ void *cml_scratch(cml_problem *p, size_t bytes) {
     return host_alloc(p, OWN_SCRATCH, bytes, 0);
 }
 
+void *cml_scratch_adopt(cml_problem *p, void *ptr) {
+    if (ptr != NULL) {
+        own(p, OWN_SCRATCH, ptr); /* frees ptr itself when it cannot keep it */
+    }
+    return ptr;
+}
+
 float *cml_scratch_uniform(cml_problem *p, cml_rng *rng, size_t n, float lo, float hi) {
     float *x = (float *)cml_scratch(p, n * sizeof(float));
     cml_rng_fill_uniform_f32(rng, x, n, lo, hi);

@@ -46,6 +46,11 @@ void *cml_host(cml_problem *p, size_t bytes);
  * temporaries); uninitialised. */
 void *cml_scratch(cml_problem *p, size_t bytes);
 
+/* Host memory from malloc that something else allocated (a decoded image) handed to the
+ * driver as scratch: freed when setup() returns, on every path, the out-of-memory jump
+ * included. NULL is allowed. Returns ptr. */
+void *cml_scratch_adopt(cml_problem *p, void *ptr);
+
 /* n floats of scratch drawn uniformly in [lo, hi) from rng (cml_rng_fill_uniform_f32). */
 float *cml_scratch_uniform(cml_problem *p, cml_rng *rng, size_t n, float lo, float hi);
 

@@ -25,7 +25,8 @@ sector, the solution 90 % and 100 %.
 
 The counters are a hint, never points: ncu runs the student's process (in the sandbox, like
 every run of it), which could disturb what ncu writes; that would mislead only its own
-author. Where ncu is missing, not permitted to read the counters (``ERR_NVGPUCTRPERM``), or
+author. The report file lies in that run's folder, so it is read back (``ncu --import``) in the
+same sandbox and limits, and only when it is a regular file. Where ncu is missing, not permitted to read the counters (``ERR_NVGPUCTRPERM``), or
 fails, the report says so and keeps the lab's hint.
 """
 
@@ -33,6 +34,8 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,14 +189,22 @@ def profile(
         if "ERR_NVGPUCTRPERM" in out.stdout + out.stderr:
             return Profile(None, "ncu may not read the GPU's counters here (ERR_NVGPUCTRPERM)")
         rep = report.with_suffix(".ncu-rep")
-        if not rep.is_file():
+        # the folder was the student's process's to write: a regular file only (no link, no
+        # FIFO), read by ncu in the same sandbox and limits, never the grader's own
+        try:
+            regular = stat.S_ISREG(os.lstat(rep).st_mode)
+        except OSError:
+            regular = False
+        if not regular:
             return Profile(None, f"ncu wrote no report (it {out.describe()})")
         read = runner.run(
             [ncu.path, "--import", str(rep), "--csv", "--page", "raw"],
             timeout_s=TIMEOUT_S,
+            cwd=tmp,
             env=ncu.env(),
             max_output=1024 * 1024,
-            limits=False,
+            sandbox=box or sandbox.choose(),
+            readable=[tmp],
         )
     counters = parse_csv(read.stdout) if read.ok else None
     if counters is None:

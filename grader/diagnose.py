@@ -64,13 +64,12 @@ GENERIC = {
     ),
     "racecheck_raw": (
         "a read-after-write race: threads read shared-memory elements that other threads "
-        "have not written yet; a __syncthreads() is missing between filling the tile and "
-        "reading it"
+        "have not written yet; a __syncthreads() is missing between those writes and the reads"
     ),
     "racecheck_war": (
         "a write-after-read race: shared-memory elements are overwritten while other threads "
-        "may still be reading them; a __syncthreads() is missing at the end of the loop, "
-        "before the next iteration refills the tile"
+        "may still be reading them; a __syncthreads() is missing between the reads and the "
+        "next writes (at the end of a loop, before the next iteration refills shared memory)"
     ),
     "racecheck_waw": (
         "a write-after-write race: two threads write the same shared-memory element with no "
@@ -542,10 +541,14 @@ def sanitizer_summary(
     """The sanitizer's first finding and its hint; for racecheck, the hint of the race's kind
     (``race_kind``: "RAW", "WAR" or "WAW", from its hazard report) when it is known."""
     first = report[0] if report else f"{tool} reported errors"
-    key = f"racecheck_{race_kind.lower()}" if tool == "racecheck" and race_kind else tool
-    if key not in GENERIC and key not in ex.hints:
-        key = tool
-    return f"{ex.name}: {tool}: {first.strip()}: {hint(ex, key)}"
+    text = hint(ex, tool)
+    if tool == "racecheck" and race_kind:
+        key = f"racecheck_{race_kind.lower()}"
+        if key in ex.hints:
+            text = ex.hints[key]
+        elif key in GENERIC:  # the kind, then what the lab says of its own barriers
+            text = GENERIC[key] + (f"; here: {ex.hints[tool]}" if tool in ex.hints else "")
+    return f"{ex.name}: {tool}: {first.strip()}: {text}"
 
 
 def metric_value(doc: dict, metric: str) -> float | None:

@@ -4,6 +4,7 @@
  * cml_dev_alloc, which every lab's selfcheck exercises on the GPU.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cml_setup.h"
@@ -36,6 +37,7 @@ static const char *toy_setup(cml_problem *p, const long long *size, uint64_t see
         check->ref[i] = x[i];
         check->mag[i] = 1.0;
     }
+    (void)cml_scratch_adopt(p, malloc(64)); /* a library's buffer, freed with the scratch */
     if (size[1] == 1) {
         (void)cml_scratch(p, SIZE_MAX / 2);
     }

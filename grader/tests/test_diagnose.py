@@ -399,7 +399,14 @@ def test_a_race_of_known_kind_gets_that_kinds_hint():
     report = ["Error: Race reported between Write access at k(...)+0x380 in kernels.cu:85"]
     war = diagnose.sanitizer_summary(SCALE, "racecheck", report, "WAR")
     assert war.startswith("scale: racecheck: Error: Race reported between Write access")
-    assert "write-after-read race" in war and "end of the loop" in war
+    assert "write-after-read race" in war and "end of a loop" in war
+    # the lab's own words about its barriers follow the kind's
+    lab_hinted = manifest.Exercise("k", ((1,),), {}, hints={"racecheck": "LAB-BARRIERS"})
+    assert diagnose.sanitizer_summary(lab_hinted, "racecheck", report, "WAR").endswith(
+        "refills shared memory); here: LAB-BARRIERS"
+    )
+    own = manifest.Exercise("k", ((1,),), {}, hints={"racecheck_war": "LAB-WAR"})
+    assert diagnose.sanitizer_summary(own, "racecheck", report, "WAR").endswith(": LAB-WAR")
     assert "read-after-write race" in diagnose.sanitizer_summary(SCALE, "racecheck", report, "RAW")
     # kind unknown (the hazard report printed none): the tool's hint, as before
     assert diagnose.sanitizer_summary(SCALE, "racecheck", report).endswith(

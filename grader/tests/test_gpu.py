@@ -12,5 +12,5 @@ from helpers import REPO, grade_cli, real_labs
 def test_selfcheck(capsys):
     if not real_labs():
         pytest.skip("no lab with a solution in the repository yet")
-    code, out, err = grade_cli(capsys, "selfcheck", "--root", REPO)
+    code, out, err = grade_cli(capsys, "selfcheck", "--root", REPO, timed=True)
     assert code == 0, out + err

@@ -346,7 +346,8 @@ typedef struct pipeline_ctx {
 
 /* Orientation k of img, of its eight (bit 0: mirror left-right, bit 1: mirror top-bottom,
  * bit 2: transpose, applied first; width and height swap with it), in p's scratch memory (freed
- * after setup()). Frees img's pixels; img's width and height become the oriented image's. */
+ * after setup(), as img's pixels are: pipeline_setup hands them to the driver). img's width and
+ * height become the oriented image's. */
 static const unsigned char *orient_photograph(cml_problem *p, cml_image_u8 *img, unsigned k) {
     const size_t w = (size_t)img->width, h = (size_t)img->height;
     unsigned char *out = (unsigned char *)cml_scratch(p, w * h);
@@ -358,7 +359,6 @@ static const unsigned char *orient_photograph(cml_problem *p, cml_image_u8 *img,
             out[y * ow + x] = transpose ? img->pixels[sx * w + sy] : img->pixels[sy * w + sx];
         }
     }
-    cml_image_u8_free(img);
     img->width = (int)ow;
     img->height = (int)oh;
     return out;
@@ -384,6 +384,7 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
     if (err != NULL) {
         return err;
     }
+    cml_scratch_adopt(p, img.pixels); /* freed with the scratch, on every path */
     cml_rng rng;
     cml_rng_seed(&rng, seed); /* the photograph's orientation, then the sample's positions */
     /* A picture that is not square keeps its shape (no transpose): every seed's input then has
