@@ -141,8 +141,9 @@ def build_judge(root: Path, nvcc: Tool | None, arch: str | None, lab_folder: str
 
 def pristine_objects(
     root: Path, arch: str | None, lab_folder: str, student_files: tuple[str, ...]
-) -> dict[str, Path]:
-    """{source name: object} for the lab's sources that are not student files, as the course
+) -> dict[str, tuple[Path, Path]]:
+    """{source name: (the course's source, its object)} for the lab's sources that are not
+    student files, as the course
     built them for the judge (``<build>/<lab>/student/<name>.o``, after ``build_judge``), so a
     grading compiles only the student's files (issue 15). An object is offered only when it
     is at least as new as every file its dependency file names and none of those is a student
@@ -165,15 +166,14 @@ def pristine_objects(
         if any(d.name in student_files and d.parent.resolve() == lab_dir.resolve() for d in deps):
             continue
         if obj.stat().st_mtime >= newest:
-            offered[name] = obj
+            offered[name] = (source, obj)
     return offered
 
 
-def _reuse(objects: dict[str, Path], src: Path, root: Path, lab_folder: str, out_dir: Path) -> None:
+def _reuse(objects: dict[str, tuple[Path, Path]], src: Path, out_dir: Path) -> None:
     """Copies each offered object into out_dir when the assembled source is byte for byte
     the course's, dated now so that make keeps it."""
-    for name, obj in objects.items():
-        pristine = root / "labs" / lab_folder / name
+    for name, (pristine, obj) in objects.items():
         try:
             same = (src / name).read_bytes() == pristine.read_bytes()
         except OSError:
@@ -227,7 +227,7 @@ def build(
     nvcc: Tool | None,
     arch: str | None,
     box: Sandbox | None = None,
-    reuse: tuple[str, dict[str, Path]] | None = None,
+    reuse: dict[str, tuple[Path, Path]] | None = None,
 ) -> BuildResult:
     """Builds ``src`` into ``out_dir``; a failure is a result, not an exception.
 
@@ -238,11 +238,11 @@ def build(
     file the source names, so outside the sandbox a submission could compile a solution
     into itself (``check_includes`` catches headers, not ``.incbin``).
 
-    ``reuse``: (lab folder, ``pristine_objects``) — the course's own objects of the lab's
-    other sources, copied in so that only the student's files are compiled."""
+    ``reuse``: ``pristine_objects`` — the course's own objects of the lab's other sources,
+    copied in so that only the student's files are compiled."""
     out_dir.mkdir(parents=True, exist_ok=True)
     if reuse is not None:
-        _reuse(reuse[1], src, root, reuse[0], out_dir)
+        _reuse(reuse, src, out_dir)
     out = runner.run(
         [*_make_args(root, nvcc, arch), "lab-bin", f"LAB_SRC={src}", f"LAB_OUT={out_dir}"],
         timeout_s=BUILD_TIMEOUT_S,

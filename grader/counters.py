@@ -184,7 +184,7 @@ def profile(
             env=ncu.env(),
             max_output=64 * 1024,
             sandbox=box or sandbox.choose(),
-            readable=[str(Path(binary).absolute().parent.parent)],  # as harness.invoke
+            readable=harness.run_readable(binary),
         )
         if "ERR_NVGPUCTRPERM" in out.stdout + out.stderr:
             return Profile(None, "ncu may not read the GPU's counters here (ERR_NVGPUCTRPERM)")

@@ -249,7 +249,7 @@ class Grading:
             nvcc,
             self.options.arch,
             self.box,
-            reuse=(self.lab.name, pristine),
+            reuse=pristine,
         )
         self.grade.timings["build"] = time.monotonic() - start
         if not built.ok:

@@ -106,7 +106,7 @@ class CaseRun:
         return "timeout" if self.outcome.kind == "timeout" else "crash"
 
 
-def _readable(binary: Path) -> list[str]:
+def run_readable(binary: Path) -> list[str]:
     """What a sandboxed run may read under its fresh /tmp: the folder above the binary's
     (for a grading, its temporary directory: the assembled sources and the build, which
     compute-sanitizer's reports refer to)."""
@@ -194,7 +194,7 @@ def invoke(
             env=env,
             max_output=max_output,
             sandbox=box or sandbox.choose(),
-            readable=_readable(binary),
+            readable=run_readable(binary),
         )
         doc, problem = _read_doc(doc_path)
     if doc is None:
@@ -332,7 +332,7 @@ def run_judged(
                 timeout_s=timeout_s,
                 cwd=tmp,
                 sandbox=box or sandbox.choose(),
-                readable=_readable(binary),
+                readable=run_readable(binary),
                 pass_fds=(theirs.fileno(),),
             )
         finally:
@@ -400,7 +400,7 @@ def list_exercises(
             timeout_s=PROBE_TIMEOUT_S,
             cwd=tmp,
             sandbox=box or sandbox.choose(),
-            readable=_readable(binary),
+            readable=run_readable(binary),
         )
     if not out.ok:
         detail = out.stderr.strip().splitlines()

@@ -22,9 +22,9 @@ vectorised kernel shows as one.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
+from grader import tools
 from grader.sass import Dump, Function, plain_name
 
 # (space, opcode regex matched at the start of the opcode); first match wins
@@ -71,12 +71,12 @@ NO_MEMORY = "registers only: no load or store at all (not written yet?)"
 def _demangled(mangled: list[str]) -> dict[str, str]:
     """{mangled: "blur_tile_kernel<true>"} through binutils' c++filt (the arguments dropped);
     {} where c++filt is missing or fails (the caller then shows the mangled names)."""
-    tool = shutil.which("c++filt")
+    tool = tools.find("c++filt")
     if tool is None or not mangled:
         return {}
     try:
         out = subprocess.run(
-            [tool], input="\n".join(mangled), capture_output=True, text=True, timeout=10
+            [tool.path], input="\n".join(mangled), capture_output=True, text=True, timeout=10
         )
     except (OSError, subprocess.SubprocessError):
         return {}

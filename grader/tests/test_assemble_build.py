@@ -168,7 +168,7 @@ def _pristine_tree(tmp_path: Path, header_is_student: bool = False) -> tuple[Pat
 def test_pristine_objects_are_offered_when_up_to_date(tmp_path):
     root, built = _pristine_tree(tmp_path)
     assert build.pristine_objects(root, None, "9.9-x", ("kernels.cu",)) == {
-        "harness.cu": built / "harness.cu.o"
+        "harness.cu": (root / "labs" / "9.9-x" / "harness.cu", built / "harness.cu.o")
     }
     # a source changed after the object was built: compiled by the grading instead
     os.utime(root / "labs" / "9.9-x" / "lab.h")
@@ -187,12 +187,12 @@ def test_reuse_copies_only_objects_of_unchanged_sources(tmp_path):
     src.mkdir()
     out.mkdir()
     (src / "harness.cu").write_text("// harness.cu\n")
-    build._reuse(offered, src, root, "9.9-x", out)
+    build._reuse(offered, src, out)
     assert (out / "harness.cu.o").read_bytes() == b"OBJ"
     assert (out / "harness.cu.o").stat().st_mtime >= (src / "harness.cu").stat().st_mtime
     (out / "harness.cu.o").unlink()
     (src / "harness.cu").write_text("// changed\n")  # not the course's: compiled here
-    build._reuse(offered, src, root, "9.9-x", out)
+    build._reuse(offered, src, out)
     assert not (out / "harness.cu.o").exists()
 
 
