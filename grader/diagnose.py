@@ -30,6 +30,7 @@ lab.toml; the generic text below is about CUDA, never about one lab. The conditi
 
 from __future__ import annotations
 
+from grader import roofs
 from grader.harness import CaseRun
 from grader.manifest import Criterion, Exercise, Lab
 
@@ -552,8 +553,12 @@ def sanitizer_summary(
 
 
 def metric_value(doc: dict, metric: str) -> float | None:
-    """A performance criterion's figure in a run document: "ratio" from its timing, any
-    other metric from its metrics object; None when it is not a number there."""
+    """A performance criterion's figure in a run document: "ratio" from its timing, a
+    metric the grader computes (grader.roofs.COMPUTED: pct_of_fp32, from the judge's gflops
+    and device facts) from its figures, never read from the document, any other metric from
+    its metrics object; None when it is not a number there."""
+    if metric in roofs.COMPUTED:
+        return roofs.computed_metric(doc, metric)
     source = doc.get("timing") if metric == "ratio" else doc.get("metrics")
     value = (source or {}).get(metric)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -565,7 +570,7 @@ def performance_text(
     ex: Exercise, crit: Criterion, doc: dict, baseline: str | None
 ) -> tuple[float | None, str]:
     """One criterion's measured value and a line describing it, from the performance run's
-    document: "ratio" from its timing, any other metric from its metrics object."""
+    document (``metric_value``). A missing value is (None, "the timed run gave no ...")."""
     timing = doc.get("timing") or {}
     metrics = doc.get("metrics") or {}
     student = timing.get("student") or {}
@@ -591,6 +596,19 @@ def performance_text(
             f"{student.get('median_ms', float('nan')):.4g} ms{spread}; {name} "
             f"{metrics.get('baseline_gbps', float('nan')):.0f} GB/s)"
         )
+    elif crit.metric in roofs.COMPUTED:  # a share of a roof the grader computes (FP32)
+        roof = roofs.COMPUTED[crit.metric]
+        if value is None:
+            why = roofs.why_missing(doc, crit.metric)
+            return None, f"the timed run gave no {crit.metric}: {why}"
+        found = roof.figures(doc) or {}
+        ratio = timing.get("ratio")
+        over = f"; ratio {ratio:.3g} over {name}" if isinstance(ratio, (int, float)) else ""
+        text = (
+            f"{value:.1f} % of the {roof.label} roof ({roof.show(found.get(roof.achieved))} of "
+            f"{roof.show(found.get(roof.ceiling))}; median "
+            f"{student.get('median_ms', float('nan')):.4g} ms{spread}{over})"
+        )
     else:
         if value is None:
             note = doc.get("metrics_note")
@@ -604,7 +622,10 @@ def performance_text(
 def slow_summary(ex: Exercise, crit: Criterion, value: float, cause: str | None = None) -> str:
     """A criterion short of full points, and its cause: ``cause`` when it was measured
     (grader.counters), else the lab's hint."""
-    what = {"ratio": "ratio", "pct_of_copy": "% of copy"}.get(crit.metric, crit.metric)
+    what = {"ratio": "ratio", "pct_of_copy": "% of copy"}.get(crit.metric)
+    if what is None and crit.metric in roofs.COMPUTED:
+        what = f"% of the {roofs.COMPUTED[crit.metric].label} roof"
+    what = what or crit.metric
     return (
         f"{ex.name}: {what} {value:.3g}, full credit from {crit.full:g}: "
         f"{cause or hint(ex, 'slow')}"

@@ -40,6 +40,7 @@ from grader import build as builder
 from grader import (
     counters,
     plausible,
+    roofs,
     cgroup,
     course,
     diagnose,
@@ -610,18 +611,26 @@ class Grading:
             row["message"] = part.info
             return
         row["criteria"] = scored
-        # the roofline row of the report (report.roofline): bandwidth against the copy
+        # the roofline row of the report (report.roofline): the bandwidth against the copy
+        # whatever the roof, the exercise's own roof and its figures (grader.roofs: the
+        # judge's metrics and device facts), and the ratio over the baseline, as information
         metrics = run.doc.get("metrics") or {}
         for key in ("gbps", "copy_gbps", "pct_of_copy"):
             if isinstance(metrics.get(key), (int, float)):
                 row[key] = metrics[key]
+        if spec.roof is not None:  # a timed run
+            row["roof"] = spec.roof
+            row.update(roofs.figures(spec.roof, run.doc) or {})
+        ratio = (run.doc.get("timing") or {}).get("ratio")
+        if isinstance(ratio, (int, float)) and not isinstance(ratio, bool):
+            row["ratio"] = ratio
         if scored:  # the first scored criterion, for readers of a single metric
             row["metric"], row["value"] = scored[0]["metric"], scored[0]["value"]
         part.fraction = sum(fractions, Fraction(0)) / len(fractions)
         part.status = Status.PASSED if part.fraction >= 1 else Status.FAILED
-        # counters explain a time (a ratio, a share of the copy), not an exercise's own figure
+        # counters explain a time (a ratio, a share of a roof), not an exercise's own figure
         # (lab 3.1b's l2_over_l1: a one-thread chase is "uncoalesced" by design)
-        if short is not None and ex.kernel and short[0].metric in ("ratio", "pct_of_copy"):
+        if short is not None and ex.kernel and short[0].metric in ("ratio", *roofs.METRICS):
             self._counters(ex, part, spec.size, seed, short)
 
     def _counters(self, ex: Exercise, part, size: tuple[int, ...], seed: int, short) -> None:

@@ -31,7 +31,9 @@ correctness point and no performance point.
 
 Defaults: ``run_timeout_s`` 60, ``case_timeout_s`` = ``run_timeout_s``,
 ``sanitizer_timeout_s`` 300, ``allow_calls`` empty, ``performance.reps`` 25,
-``performance.timed`` true, a missing part in ``points`` is 0.
+``performance.timed`` true, ``performance.roof`` "copy" (grader.roofs: "copy" or "fp32",
+the roof the report's roofline measures a timed exercise against), a missing part in
+``points`` is 0.
 """
 
 from __future__ import annotations
@@ -41,15 +43,18 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader import jobs, writeup
+from grader import jobs, roofs, writeup
 from grader.errors import GraderError
 
 PARTS = ("correctness", "static", "sanitizer", "performance")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
-# Performance metrics: "ratio" is the run document's timing.ratio; any other name is a
-# number in its "metrics" object (the driver's pct_of_copy, gbps, gflops, ..., named by
-# the binary's --list, or an exercise's extra metric, common/cml_lab.h), so lab.toml alone
-# checks it only as an identifier.
+# Performance metrics: "ratio" is the run document's timing.ratio; a metric of
+# roofs.COMPUTED (pct_of_fp32) is the grader's, computed from the document's judge figures;
+# any other name is a number in its "metrics" object (the driver's pct_of_copy, gbps,
+# gflops, ..., named by the binary's --list, or an exercise's extra metric,
+# common/cml_lab.h), so lab.toml alone checks it only as an identifier.
+# Those that need a timed run (--time) whatever the lab binary says:
+TIMED_METRICS = ("ratio", *roofs.COMPUTED)
 HINT_KEYS = (
     "not_implemented",
     "edge",
@@ -157,6 +162,9 @@ class PerformanceSpec:
     # False: zero/full are placeholders not yet measured on the course's GPU (a new lab):
     # the run is made and its figures reported, its points stay pending (UNCALIBRATED)
     calibrated: bool = True
+    # the roof the report's roofline measures a timed run against (grader.roofs.ROOFS:
+    # "copy", the default, or "fp32" for a compute-bound kernel); None when untimed
+    roof: str | None = roofs.DEFAULT
 
 
 @dataclass(frozen=True)
@@ -389,7 +397,8 @@ def _criterion(c: _Checker, where: str, t: dict, label: str) -> Criterion:
         raise c.fail(
             where,
             f"{label}metric must be 'ratio' or a name of the run document's metrics "
-            f"(e.g. pct_of_copy, gbps), not {metric!r}",
+            f"(e.g. pct_of_copy, gbps) or of the grader's ({', '.join(roofs.COMPUTED)}), "
+            f"not {metric!r}",
         )
     for key in ("zero", "full"):
         if key not in t:
@@ -408,10 +417,16 @@ UNCALIBRATED = (
 
 
 def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
-    """[exercise.performance]: one criterion (metric, zero, full) or a criteria list."""
+    """[exercise.performance]: one criterion (metric, zero, full) or a criteria list, and
+    the roof of a timed run (grader.roofs)."""
     t = c.table(where, raw, "performance")
     single = ("metric", "zero", "full")
-    c.keys(where, t, ("size", "reps", "timed", "calibrated", "criteria", *single), "performance")
+    c.keys(
+        where,
+        t,
+        ("size", "reps", "timed", "calibrated", "roof", "criteria", *single),
+        "performance",
+    )
     size = c.size(where, t.get("size"), "performance.size")
     if len(size) != n_dims:
         raise c.fail(where, f"performance.size has {len(size)} dimensions, cases have {n_dims}")
@@ -435,12 +450,28 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
     timed = t.get("timed", True)
     if not isinstance(timed, bool):
         raise c.fail(where, "performance.timed must be true or false")
-    if not timed and any(k.metric == "ratio" for k in criteria):
-        raise c.fail(where, "performance: the metric 'ratio' needs a timed run (timed = true)")
+    for k in criteria:
+        if not timed and k.metric in TIMED_METRICS:
+            raise c.fail(
+                where, f"performance: the metric '{k.metric}' needs a timed run (timed = true)"
+            )
     calibrated = t.get("calibrated", True)
     if not isinstance(calibrated, bool):
         raise c.fail(where, "performance.calibrated must be true or false")
-    return PerformanceSpec(size, tuple(criteria), reps, timed, calibrated)
+    roof = t.get("roof", roofs.DEFAULT)
+    if not isinstance(roof, str) or roof not in roofs.ROOFS:
+        raise c.fail(
+            where, f"performance.roof must be one of {', '.join(roofs.NAMES)}, not {roof!r}"
+        )
+    if not timed:
+        if "roof" in t:
+            raise c.fail(
+                where,
+                "performance.roof needs a timed run (timed = true): an untimed run is "
+                "measured against no roof",
+            )
+        roof = None
+    return PerformanceSpec(size, tuple(criteria), reps, timed, calibrated, roof)
 
 
 def _exercise(c: _Checker, index: int, raw) -> Exercise:
@@ -851,8 +882,9 @@ def bind(lab: Lab, listing: dict) -> Lab:
     kernel and baseline, every launcher of the lab, the minimum repetitions.
 
     Every exercise of lab.toml must exist in the harness, with as many dimensions as its
-    cases have; an exercise with static rules needs the binary's kernel, a ``ratio``
-    criterion its baseline; ``performance.reps`` is at least the harness's ``min_reps``
+    cases have; an exercise with static rules needs the binary's kernel, a ``ratio`` or
+    ``pct_of_fp32`` criterion its baseline (TIMED_METRICS: the harness times only an
+    exercise with one); ``performance.reps`` is at least the harness's ``min_reps``
     (CML_MIN_REPS, common/cml_options.h); an untimed performance run (``timed = false``)
     cannot score one of the driver's metrics (``metrics`` of the listing: they need
     ``--time``). Raises GraderError naming lab.toml and the exercise."""
@@ -914,11 +946,12 @@ def bind(lab: Lab, listing: dict) -> Lab:
                 "(CML_MIN_REPS)",
             )
         for crit in perf.criteria if perf is not None else ():
-            if crit.metric == "ratio" and baseline is None:
+            if crit.metric in TIMED_METRICS and baseline is None:
                 raise c.fail(
                     where,
-                    "performance: the metric 'ratio' needs a baseline, and the lab binary has "
-                    "none for this exercise",
+                    f"performance: the metric '{crit.metric}' needs a baseline (the harness "
+                    "times only an exercise with one), and the lab binary has none for this "
+                    "exercise",
                 )
             if not perf.timed and crit.metric in driver_metrics:
                 raise c.fail(

@@ -2,12 +2,13 @@
 
 Terminal: the steps (assemble, build, symbols, device), then one block per exercise
 (static with the kernel's resources, correctness per case with size and seed, sanitizer
-per tool, performance with the measured ratio or % of copy, its p10–p90 spread and the
+per tool, performance with the measured ratio or % of a roof, its p10–p90 spread and the
 baseline), the written report's block when the lab has one (filled in or not, which
 sections are not; its manual points "pending manual review"), a roofline table of the
-timed exercises (% of the copy bandwidth, furthest from the roof first), then the score
-table and a line naming every check that was NOT RUN and why. With manual points the score
-reads "45/50 automatic, 8 manual pending".
+timed exercises (each against its own roof: the copy in GB/s or the FP32 peak in TFLOP/s,
+% of it, and the ratio over the baseline; furthest from its roof first: ``roofline``), then
+the score table and a line naming every check that was NOT RUN and why. With manual points
+the score reads "45/50 automatic, 8 manual pending".
 
 JSON (``--json FILE``), schema ``grader_report`` 1::
 
@@ -42,8 +43,14 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             "criteria": [{"metric": .., "value": ..,
                                                           "fraction": ..}],
                                             "gbps": .., "copy_gbps": ..,
-                                            "pct_of_copy": ..}]}}}  # bandwidth keys
-                                            # when the harness timed it (the roofline)
+                                            "pct_of_copy": ..,  # the judge's, GB/s
+                                            "roof": "copy" | "fp32",
+                                            "gflops": .., "fp32_gflops": ..,
+                                            "pct_of_fp32": ..,  # the grader's (roof
+                                            # fp32), GFLOP/s
+                                            "ratio": ..}]}}}  # timing.ratio
+                                            # the roofline keys (grader.roofs) when the
+                                            # judge timed it and reported them
       ],
       "report": null | {"file": "REPORT.md", "points": 2.0 | 0.0, "max": 2,
                  "status": "passed" | "failed", "info": "all 7 sections filled in, ..",
@@ -76,6 +83,7 @@ from __future__ import annotations
 
 import json
 
+from grader import roofs
 from grader.diagnose import size_text
 from grader.errors import GraderError
 from grader.files import write_atomic
@@ -258,26 +266,42 @@ def _part_details(part: Part) -> list[str]:
 
 
 def roofline(grade: Grade) -> list[str]:
-    """The timed exercises' achieved bandwidth against a device-to-device copy measured in
-    the same run (the roofline's memory roof: cml_lab.c), furthest from the roof first, so a
-    student sees which one to work on. Empty when nothing was timed."""
+    """Each timed exercise against its own roof (lab.toml ``[exercise.performance] roof``,
+    grader.roofs), one row per performance details row that has the roof's percentage,
+    furthest from its roof first, so a student sees which one to work on; then one legend
+    line per roof shown. Empty when nothing was timed.
+
+    Columns: the exercise; its roof ("copy": a device-to-device copy of the same bytes in
+    the same run, or "FP32": the device's FP32 peak); what the run achieved and the roof's
+    own figure, in the roof's unit (GB/s for the copy, TFLOP/s for FP32; the details row
+    holds GB/s and GFLOP/s); the % of the roof (``pct_of_copy``, the judge's, or
+    ``pct_of_fp32``, the grader's); and the ratio over the exercise's baseline
+    (``timing.ratio``), as information. A row without a ``roof`` key is read as the copy's
+    (reports written before lab.toml named roofs)."""
     rows = []
     for ex in grade.exercises:
         for row in ex.parts["performance"].details:
-            pct = row.get("pct_of_copy")
+            roof = roofs.ROOFS.get(row.get("roof", roofs.DEFAULT))
+            pct = row.get(roof.metric) if roof is not None else None
             if pct is not None:
-                rows.append((pct, ex.name, row.get("gbps"), row.get("copy_gbps")))
+                rows.append((pct, ex.name, roof, row))
     if not rows:
         return []
     out = [
-        "roofline: achieved bandwidth against a copy of the same bytes in the same run "
-        "(furthest from the roof first)",
-        f"  {'exercise':<24} {'GB/s':>8} {'copy GB/s':>10} {'% of copy':>10}",
+        "roofline: each timed exercise against its own roof (furthest from it first)",
+        f"  {'exercise':<24} {'roof':<5} {'achieved':>13} {'roof value':>13} "
+        f"{'% of roof':>9} {'× baseline':>10}",
     ]
-    for pct, name, gbps, copy in sorted(rows):
-        g = f"{gbps:.0f}" if gbps is not None else "—"
-        c = f"{copy:.0f}" if copy is not None else "—"
-        out.append(f"  {name:<24} {g:>8} {c:>10} {pct:>10.1f}")
+    rows.sort(key=lambda r: (r[0], r[1]))
+    for pct, name, roof, row in rows:
+        ratio = row.get("ratio")
+        r = f"{ratio:.3g}" if isinstance(ratio, (int, float)) else "—"
+        out.append(
+            f"  {name:<24} {roof.label:<5} {roof.show(row.get(roof.achieved)):>13} "
+            f"{roof.show(row.get(roof.ceiling)):>13} {pct:>9.1f} {r:>10}"
+        )
+    shown = {roof.name for _, _, roof, _ in rows}
+    out.extend(f"  {r.label}: {r.means}" for r in roofs.ROOFS.values() if r.name in shown)
     return out
 
 

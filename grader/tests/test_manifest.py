@@ -62,7 +62,64 @@ def test_skeleton_kind(tmp_path):
         manifest.load(make_lab(tmp_path / "c", bad))
 
 
+def test_performance_roof(tmp_path):
+    """[exercise.performance] roof: "copy" when absent (the bandwidth roof), "fp32" for a
+    compute-bound kernel, kept on the exercise's PerformanceSpec; an untimed run has none."""
+    assert manifest.load(make_lab(tmp_path / "a", BASE)).exercises[0].performance.roof == "copy"
+    for roof in ("copy", "fp32"):
+        text = BASE.replace("size = [128, 128]", f'size = [128, 128]\nroof = "{roof}"')
+        perf = manifest.load(make_lab(tmp_path / roof, text)).exercises[0].performance
+        assert perf.roof == roof and perf.timed
+    untimed = BASE.replace('metric = "ratio"', 'metric = "l1_cycles"').replace(
+        "full = 2.0", "full = 2.0\ntimed = false"
+    )
+    assert manifest.load(make_lab(tmp_path / "u", untimed)).exercises[0].performance.roof is None
+
+
+def test_pct_of_fp32_is_a_criterion_metric(tmp_path):
+    text = BASE.replace("size = [128, 128]", 'size = [128, 128]\nroof = "fp32"').replace(
+        'metric = "ratio"', 'metric = "pct_of_fp32"'
+    )
+    lab = manifest.load(make_lab(tmp_path, text))
+    (crit,) = lab.exercises[0].performance.criteria
+    assert (crit.metric, crit.zero, crit.full) == ("pct_of_fp32", 1.0, 2.0)
+    # the harness times only an exercise with a baseline: without one it would never score
+    with pytest.raises(GraderError, match="the metric 'pct_of_fp32' needs a baseline"):
+        manifest.bind(lab, _listing(scale={"baseline": None}))
+    assert manifest.bind(lab, _listing()).exercises[0].performance.roof == "fp32"
+
+
+def test_lab_3_3_names_its_roofs():
+    lab = manifest.load(REPO / "labs" / "3.3-tiling")
+    roofs = {e.name: e.performance.roof for e in lab.exercises}
+    assert roofs == {"matmul_tiled": "fp32", "transpose_tiled": "copy", "conv2d_tiled": "copy"}
+
+
 INVALID = [
+    (
+        "unknown roof",
+        BASE.replace("size = [128, 128]", 'size = [128, 128]\nroof = "cublas"'),
+        "exercise 'scale': performance.roof must be one of copy, fp32, not 'cublas'",
+    ),
+    (
+        "roof not a string",
+        BASE.replace("size = [128, 128]", "size = [128, 128]\nroof = 1"),
+        "performance.roof must be one of copy, fp32, not 1",
+    ),
+    (
+        "roof of an untimed run",
+        BASE.replace("size = [128, 128]", 'size = [128, 128]\nroof = "copy"')
+        .replace('metric = "ratio"', 'metric = "l1_cycles"')
+        .replace("full = 2.0", "full = 2.0\ntimed = false"),
+        "performance.roof needs a timed run (timed = true)",
+    ),
+    (
+        "untimed pct_of_fp32",
+        BASE.replace('metric = "ratio"', 'metric = "pct_of_fp32"').replace(
+            "full = 2.0", "full = 2.0\ntimed = false"
+        ),
+        "performance: the metric 'pct_of_fp32' needs a timed run (timed = true)",
+    ),
     ("not toml", BASE + "\n[[[", "not valid TOML"),
     (
         "unknown top key",

@@ -66,9 +66,15 @@ def test_solution_full_marks_with_a_device(fake_root, fake_gpu, capsys, tmp_path
     assert {p["status"] for p in scale["parts"].values()} == {"passed"}
     assert rep["exercises"][1]["parts"]["static"]["status"] == "skipped"
     assert rep["not_run"] == []
-    # the roofline table: the timed exercise against the copy of its run
-    assert "roofline: achieved bandwidth against a copy of the same bytes" in out
+    # the roofline table: the timed exercise against the copy of its run (its default roof),
+    # with its ratio over the baseline
+    assert "roofline: each timed exercise against its own roof" in out
+    assert "  copy: achieved bandwidth against a device-to-device copy of the same bytes" in out
+    assert [
+        line.split() for line in out.splitlines() if line.startswith("  scale ")
+    ] == [["scale", "copy", "250", "GB/s", "200", "GB/s", "125.0", "2.5"]]
     assert scale["parts"]["performance"]["details"][0]["copy_gbps"] == 200
+    assert scale["parts"]["performance"]["details"][0]["roof"] == "copy"
     # every phase is timed (an instructor's batch says where its hours went)
     assert set(rep["timings_s"]) == {"build", "gpu_wait", "untimed", "timed"}
     assert all(v >= 0 for v in rep["timings_s"].values()) and rep["timings_s"]["build"] > 0
@@ -563,6 +569,66 @@ def test_exercise_option_grades_only_that_exercise(fake_root, capsys, tmp_path):
     assert [e["name"] for e in rep["exercises"]] == ["offset"] and rep["max"] == 3
     code, _, err = grade_cli(capsys, "grade", fake_root / "labs" / "9.1-fake", "--exercise", "x")
     assert code == 2 and "has no exercise x" in err
+
+
+FP32_CRITERIA = (
+    'roof = "fp32"\n'
+    "criteria = [\n"
+    '  { metric = "ratio", zero = 1.0, full = 2.0 },\n'  # 2.5: all of its share
+    '  { metric = "pct_of_fp32", zero = 0, full = 100 },\n'
+    "]\n"
+)
+
+
+def test_an_fp32_roof_scores_pct_of_fp32_from_the_judges_figures(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """roof = "fp32" and a pct_of_fp32 criterion: the grader divides the judge's gflops (1
+    in the fake lab) by the FP32 roof of the run document's device facts (cc 9.0: 128 lanes
+    x 2 SMs x 4 MHz x 2 = 2.048 GFLOP/s); the roofline shows the exercise against it."""
+    course = course_with(
+        fake_root, tmp_path, 'metric = "ratio"\nzero = 1.0\nfull = 2.0\n', FP32_CRITERIA
+    )
+    monkeypatch.setenv("FAKE_CLOCK_KHZ", "4000")
+    sub = course / "solutions" / "9.1-fake"
+    code, out, _, rep = grade(capsys, course, sub, json_path=tmp_path / "r.json")
+    assert code == 1, out
+    perf = rep["exercises"][0]["parts"]["performance"]
+    (row,) = perf["details"]
+    pct = 100 * 1 / 2.048
+    assert row["roof"] == "fp32" and row["fp32_gflops"] == pytest.approx(2.048)
+    assert row["pct_of_fp32"] == pytest.approx(pct) and row["ratio"] == 2.5
+    assert [c["metric"] for c in row["criteria"]] == ["ratio", "pct_of_fp32"]
+    assert row["criteria"][1]["value"] == pytest.approx(pct)
+    assert perf["points"] == pytest.approx(4 * (1 + pct / 100) / 2, abs=0.01)
+    assert "48.8 % of the FP32 roof (0.0 TFLOP/s of 0.0 TFLOP/s" in out
+    assert [
+        line.split() for line in out.splitlines() if line.startswith("  scale ")
+    ] == [["scale", "FP32", "0.0", "TFLOP/s", "0.0", "TFLOP/s", "48.8", "2.5"]]
+    assert "  FP32: achieved FLOP/s against the device's FP32 peak" in out
+
+
+def test_an_fp32_roof_without_the_devices_clock_scores_nothing_for_it(
+    fake_root, fake_gpu, capsys, tmp_path
+):
+    """The fake device reports no clock_khz: the FP32 roof is unknown, so pct_of_fp32 earns
+    nothing for its share and says why, like any metric the run did not give; the
+    exercise has no roofline row."""
+    course = course_with(
+        fake_root, tmp_path, 'metric = "ratio"\nzero = 1.0\nfull = 2.0\n', FP32_CRITERIA
+    )
+    sub = course / "solutions" / "9.1-fake"
+    code, out, _, rep = grade(capsys, course, sub, json_path=tmp_path / "r.json")
+    assert code == 1, out
+    perf = rep["exercises"][0]["parts"]["performance"]
+    assert perf["points"] == pytest.approx(2.0)
+    assert (
+        "the timed run gave no pct_of_fp32: the device's FP32 roof is unknown" in out
+    )
+    (row,) = perf["details"]
+    assert row["roof"] == "fp32" and "pct_of_fp32" not in row
+    assert [c["metric"] for c in row["criteria"]] == ["ratio"]
+    assert "roofline:" not in out
 
 
 def test_several_performance_criteria_share_the_points(fake_root, fake_gpu, capsys, tmp_path):

@@ -34,6 +34,17 @@ typedef struct {
 #include "cml_json.h"
 #include "fake.h"
 
+/* The device facts of both documents: FAKE_CLOCK_KHZ adds the SM clock (the FP32 roof of
+ * grader/plausible.py and grader/roofs.py), absent otherwise. */
+static void put_device(FILE *f) {
+    const char *clock = getenv("FAKE_CLOCK_KHZ");
+    fputs("{\"name\":\"Fake GPU\",\"cc\":\"9.0\",\"sm_count\":2,\"l2_bytes\":1024", f);
+    if (clock) {
+        fprintf(f, ",\"clock_khz\":%d", atoi(clock));
+    }
+    fputc('}', f);
+}
+
 typedef struct {
     const char *exercise;
     long long size[8];
@@ -123,9 +134,9 @@ int main(int argc, char **argv) {
     if (!o.serve && (info || !have_gpu)) {
         FILE *f = open_out(o.json);
         if (have_gpu) {
-            fprintf(f, "{\"schema\":%d,\"status\":\"ok\",\"device\":{\"name\":\"Fake GPU\","
-                       "\"cc\":\"9.0\",\"sm_count\":2,\"l2_bytes\":1024}}\n",
-                    CML_SCHEMA_VERSION);
+            fprintf(f, "{\"schema\":%d,\"status\":\"ok\",\"device\":", CML_SCHEMA_VERSION);
+            put_device(f);
+            fputs("}\n", f);
         } else {
             fprintf(f, "{\"schema\":%d,\"status\":\"no_device\",\"device\":null}\n",
                     CML_SCHEMA_VERSION);
@@ -269,8 +280,9 @@ int main(int argc, char **argv) {
     } else {
         fputs("\"timing\":null,\"metrics\":null,", f);
     }
-    fputs("\"device\":{\"name\":\"Fake GPU\",\"cc\":\"9.0\",\"sm_count\":2,\"l2_bytes\":1024}}\n",
-          f);
+    fputs("\"device\":", f);
+    put_device(f);
+    fputs("}\n", f);
     if (f != stdout) {
         fclose(f);
     }
