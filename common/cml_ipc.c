@@ -121,6 +121,9 @@ cml_msg_type cml_ipc_type(const void *buf, ssize_t len) {
     case CML_MSG_OUTPUTS:
         want = sizeof(cml_msg_outputs);
         break;
+    case CML_MSG_INPUTS:
+        want = sizeof(cml_msg_inputs);
+        break;
     case CML_MSG_READY:
     case CML_MSG_RUN:
     case CML_MSG_DONE:

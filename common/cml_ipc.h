@@ -15,8 +15,11 @@
  *                                          <- READY, or ERROR
  *   OUTPUTS (more output buffers)          -> maps them                  (timed runs only)
  *                                          <- READY
+ *   INPUTS (inputs for launches 1..n)      -> maps them   (timed, cml_input_uniform inputs)
+ *                                          <- READY
  *   RUN (token, count, part 0)             -> count launches of the student's launcher, the
- *                                             i-th writing output buffer i; checked
+ *                                             i-th writing output buffer i (reading input
+ *                                             set i, when INPUTS gave them); checked
  *                                          <- DONE (token), or ERROR (then it exits; with
  *                                             the failed launch's configuration when a
  *                                             launch call returned the error)
@@ -51,7 +54,8 @@ typedef enum cml_msg_type {
     CML_MSG_DONE,
     CML_MSG_ERROR,
     CML_MSG_QUIT,
-    CML_MSG_OUTPUTS
+    CML_MSG_OUTPUTS,
+    CML_MSG_INPUTS
 } cml_msg_type;
 
 typedef struct cml_msg_head {
@@ -78,6 +82,18 @@ typedef struct cml_msg_outputs {
     unsigned char export_data[CML_IPC_MAX_BATCH - 1][64];
 } cml_msg_outputs;
 
+/* Inputs of their own for launches 1..n of a batched RUN (launch 0 reads the case's): input
+ * k of launch i is buffer export_data[i - 1][k], bytes[k] long, set in the slot of the
+ * exercise's k-th cml_input_uniform (cml_problem.fresh) before the launch. Follows OUTPUTS,
+ * with the same n, for an exercise with such inputs. */
+typedef struct cml_msg_inputs {
+    cml_msg_head head;
+    int32_t n;       /* launches with inputs of their own, = the OUTPUTS' n */
+    int32_t n_fresh; /* inputs per launch, = cml_problem.n_fresh */
+    uint64_t bytes[CML_MAX_FRESH];
+    unsigned char export_data[CML_IPC_MAX_BATCH - 1][CML_MAX_FRESH][64];
+} cml_msg_inputs;
+
 typedef struct cml_msg_hello {
     cml_msg_head head;
     char exercise[64];
@@ -102,7 +118,6 @@ typedef struct cml_msg_error {
     uint32_t reserved;
     cml_launch_config launch;
 } cml_msg_error;
-
 
 /* Sends one message (and `pass_fd` with SCM_RIGHTS when >= 0). Returns 0, or -1. */
 int cml_ipc_send(int sock, const void *msg, size_t len, int pass_fd);

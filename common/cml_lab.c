@@ -334,6 +334,8 @@ static void emit_timing_and_metrics(cml_json *w, const cml_doc *d) {
         cml_json_double(w, d->judged->worker_overhead_ms);
         cml_json_key(w, "input_sets");
         cml_json_int(w, d->judged->input_sets);
+        cml_json_key(w, "fresh_inputs");
+        cml_json_int(w, d->judged->fresh_inputs);
         cml_json_key(w, "verified_rep");
         cml_json_int(w, d->judged->verified_rep);
         cml_json_key(w, "baseline_alone_ms");

@@ -62,6 +62,15 @@ int cml_metrics_add(cml_metrics *m, const char *name, double value);
 void cml_metrics_note(cml_metrics *m, const char *text);
 
 /* One case of one exercise, filled in by the exercise's setup(). */
+/* An input drawn uniform in [lo, hi) (cml_input_uniform, cml_setup.h): where the exercise's
+ * context keeps its device pointer (the launchers must read it from there) and its length. */
+#define CML_MAX_FRESH 4
+typedef struct cml_fresh_input {
+    float **slot;
+    size_t n;
+    float lo, hi;
+} cml_fresh_input;
+
 typedef struct cml_problem {
     /* The output under test: a device buffer of n_out float32, viewed as
      * (n_out / out_cols, out_cols) row-major for coordinates in reports. */
@@ -96,6 +105,12 @@ typedef struct cml_problem {
     void *d_raw;
     size_t raw_bytes;
     unsigned char raw_poison; /* the byte d_raw is poisoned with: one the output rarely holds */
+    /* The inputs setup() drew with cml_input_uniform (at most CML_MAX_FRESH; more are kept
+     * as ordinary inputs). A judged timing points each slot at inputs of its own for every
+     * launch, drawn on the device (cml_fresh.h), and checks a launch of each sample against
+     * the baseline on the same inputs (cml_judge.c). */
+    cml_fresh_input fresh[CML_MAX_FRESH];
+    int n_fresh;
     /* Exercise-owned state passed to launch_student / launch_baseline / teardown
      * (CML_NEW_CTX, cml_setup.h). */
     void *ctx;

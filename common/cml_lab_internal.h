@@ -47,9 +47,10 @@ extern cml_run_ctx cml_run;
 
 /* What a judged run's document adds (docs/protocol.md, "Judged runs"). */
 typedef struct cml_judged {
-    const char *phase;         /* which run `check` is: "first" or "timed" */
+    const char *phase;         /* which run `check` is: "first", "timed" or "fresh" */
     double worker_overhead_ms; /* subtracted from each student sample */
     int input_sets;            /* input sets the repetitions rotated among; 0: the case's own */
+    int fresh_inputs;          /* inputs drawn anew for every launch (cml_fresh.h); 0: none */
     int verified_rep;          /* the timed repetition verified in full (0-based), -1: none */
     double baseline_alone_ms;  /* the baseline before the student's process started, -1: not measured */
 } cml_judged;

@@ -107,6 +107,16 @@ void *cml_device_copy(cml_problem *p, const void *src, size_t bytes) {
     return ptr;
 }
 
+const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_t n, float lo,
+                               float hi) {
+    const float *h = cml_scratch_uniform(p, rng, n, lo, hi);
+    *slot = (float *)cml_device_copy(p, h, n * sizeof(float));
+    if (p->n_fresh < CML_MAX_FRESH) { /* beyond: an ordinary input, shared by every launch */
+        p->fresh[p->n_fresh++] = (cml_fresh_input){slot, n, lo, hi};
+    }
+    return h;
+}
+
 float *cml_output(cml_problem *p, float **slot, size_t rows, size_t cols) {
     float *out = (float *)cml_device(p, rows * cols * sizeof(float));
     if (slot != NULL) {

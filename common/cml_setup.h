@@ -6,10 +6,9 @@
  * for what it holds besides (a CUDA array, a texture object, a stream):
  *
  *     matmul_ctx *c = CML_NEW_CTX(p, matmul_ctx);            // p->ctx, zeroed
- *     float *h_A = cml_scratch_uniform(p, &rng, M * K, -1.0f, 1.0f);   // freed after setup()
+ *     const float *h_A = cml_input_uniform(p, &rng, &c->d_A, M * K, -1.0f, 1.0f); // + device
  *     cml_check_set *check = cml_check(p, M, N, &kSample, 1, &rng);  // published in *p
  *     ... check->ref[i] = reference at cml_check_set_pos(check, i) ...
- *     c->d_A = (float *)cml_device_copy(p, h_A, M * K * sizeof(float));
  *     cml_output(p, &c->d_C, M, N);                           // d_out, out_ref, n_out, out_cols
  *
  * Device buffers come from cml_dev_alloc (cml_devmem.h), in the order setup() asks for them,
@@ -59,6 +58,15 @@ void *cml_device(cml_problem *p, size_t bytes);
 
 /* cml_device(p, bytes) holding a copy of the host bytes at src. */
 void *cml_device_copy(cml_problem *p, const void *src, size_t bytes);
+
+/* An input drawn uniform in [lo, hi) from rng: n floats of scratch (returned, for the
+ * reference), copied to a device buffer (cml_device) stored in *slot, the field of the
+ * exercise's context the launchers read. The driver records the slot (p->fresh): a judged
+ * timing gives each timed launch inputs of its own through it, drawn from the same
+ * distribution on the device (cml_fresh.h), so a result kept from other inputs is wrong.
+ * Declare every input this way that is drawn uniform and read only through its slot. */
+const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_t n, float lo,
+                               float hi);
 
 /* The output under test: a device buffer of rows * cols floats, stored in *slot (the field of
  * the exercise's context the launchers read), and p->d_out, p->out_ref = slot, p->n_out,

@@ -6,7 +6,8 @@
  * pointers and sizes agree; the reference it would compute is cut to one position, since it
  * never compares anything), answers READY, then serves RUN (one launch of the student's
  * launcher, checked: cudaGetLastError, cudaDeviceSynchronize; a timed RUN asks for several
- * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS; or one launch
+ * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS and reading
+ * the i-th set of inputs it gave with INPUTS (cml_input_uniform's slots); or one launch
  * of the exercise's launch_part) until QUIT or the socket closes. A failed check sends ERROR
  * and ends the process (cml_lab_fail); when a launch call returned the error, the ERROR
  * carries that launch from the lab's launch record (cml_launches.h), for the report only.
@@ -81,14 +82,21 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
         return CML_EXIT_FAILED;
     }
 
-    /* Output buffers of a batched RUN: [0] the case's own, [1..n_outs) from OUTPUTS. */
+    /* Output buffers of a batched RUN: [0] the case's own, [1..n_outs) from OUTPUTS; input
+     * buffers: ins[0] the case's own, ins[1..n_ins) from INPUTS (n_ins 1: every launch reads
+     * the case's inputs). */
     static float *outs[CML_IPC_MAX_BATCH];
-    int n_outs = 1;
+    static float *ins[CML_IPC_MAX_BATCH][CML_MAX_FRESH];
+    int n_outs = 1, n_ins = 1;
     outs[0] = p.d_out;
+    for (int k = 0; k < p.n_fresh; ++k) {
+        ins[0][k] = *p.fresh[k].slot;
+    }
     for (;;) {
         static union {
             cml_msg_token token;
             cml_msg_outputs outputs;
+            cml_msg_inputs inputs;
         } in;
         got = cml_ipc_recv(sock, &in, sizeof in, NULL, 1);
         const cml_msg_type type = cml_ipc_type(&in, got);
@@ -105,9 +113,15 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
             }
             cml_launches_reset(); /* a launch that fails now is this RUN's */
             cml_run.in_launch = 1;
+            if (count > 1 && n_ins > 1 && count > (uint32_t)n_ins) {
+                return send_error(sock, "protocol", "RUN asks for more inputs than it gave");
+            }
             for (uint32_t i = 0; i < count; ++i) {
                 if (count > 1) {
                     *p.out_ref = outs[i];
+                }
+                for (int k = 0; n_ins > 1 && k < p.n_fresh; ++k) {
+                    *p.fresh[k].slot = ins[i][k];
                 }
                 if (part > 0) {
                     ex->launch_part(p.ctx, (int)(part - 1));
@@ -121,6 +135,9 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
             if (p.out_ref) {
                 *p.out_ref = outs[0];
             }
+            for (int k = 0; k < p.n_fresh; ++k) {
+                *p.fresh[k].slot = ins[0][k];
+            }
             if (cml_ipc_send_token(sock, CML_MSG_DONE, in.token.token) != 0) {
                 break;
             }
@@ -132,6 +149,22 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
             CML_CHECK(
                 cml_devmem_import_more(in.outputs.export_data, in.outputs.n, (void **)&outs[1]));
             n_outs = 1 + in.outputs.n;
+            if (cml_ipc_send_token(sock, CML_MSG_READY, 0) != 0) {
+                break;
+            }
+        } else if (type == CML_MSG_INPUTS) {
+            int fits = in.inputs.n == n_outs - 1 && in.inputs.n_fresh == p.n_fresh;
+            for (int k = 0; fits && k < p.n_fresh; ++k) {
+                fits = in.inputs.bytes[k] == p.fresh[k].n * sizeof(float);
+            }
+            if (!fits) {
+                return send_error(sock, "protocol", "INPUTS does not fit the case");
+            }
+            for (int i = 1; i <= in.inputs.n; ++i) {
+                CML_CHECK(cml_devmem_import_more(in.inputs.export_data[i - 1], p.n_fresh,
+                                                 (void **)ins[i]));
+            }
+            n_ins = 1 + in.inputs.n;
             if (cml_ipc_send_token(sock, CML_MSG_READY, 0) != 0) {
                 break;
             }

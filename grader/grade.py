@@ -555,7 +555,20 @@ class Grading:
         part.status = Status.FAILED
         part.fraction = 0
         if k != "ok":
-            if run.doc is not None and run.doc["status"] == "wrong":
+            fresh = (
+                run.doc is not None
+                and run.doc["status"] == "wrong"
+                and (run.doc.get("check") or {}).get("phase") == "fresh"
+            )
+            if fresh:
+                # cml_judge.c: a launch on inputs drawn for it alone, against the baseline
+                msg = (
+                    "the output was wrong in the timed run at "
+                    f"{diagnose.size_text(spec.size)}, in a launch on fresh inputs (compared "
+                    "with the course's baseline on the same inputs): "
+                    + diagnose.case_message(run, self.lab.run_timeout_s)
+                )
+            elif run.doc is not None and run.doc["status"] == "wrong":
                 msg = (
                     "the output was wrong in the timed run at "
                     f"{diagnose.size_text(spec.size)}: "
@@ -568,9 +581,15 @@ class Grading:
             part.messages.append(msg)
             row["message"] = msg
             if er.parts["correctness"].status == Status.PASSED:
+                why = (
+                    "a result kept from other inputs, or work skipped in some launches? Each "
+                    "timed launch gets inputs of its own: keep nothing between calls (lab.h)"
+                    if fresh
+                    else "a race between threads?"
+                )
                 part.finding = (
                     f"{ex.name}: {msg}: the kernel passed every correctness case, so its result "
-                    "depends on the run (a race between threads?)"
+                    f"depends on the run ({why})"
                 )
             return
         # timings the judge does not believe (grader/plausible.py): no performance points

@@ -116,6 +116,9 @@ START_TEST(type_needs_magic_and_exact_size) {
     static cml_msg_error e = {.head = {CML_IPC_MAGIC, CML_MSG_ERROR}};
     ck_assert_int_eq(cml_ipc_type(&e, sizeof e), CML_MSG_ERROR);
     ck_assert_int_eq(cml_ipc_type(&e, sizeof(cml_msg_token)), 0); /* an ERROR as long as a token */
+    static cml_msg_inputs in = {.head = {CML_IPC_MAGIC, CML_MSG_INPUTS}};
+    ck_assert_int_eq(cml_ipc_type(&in, sizeof in), CML_MSG_INPUTS);
+    ck_assert_int_eq(cml_ipc_type(&in, sizeof(cml_msg_outputs)), 0); /* INPUTS as long as OUTPUTS */
 }
 END_TEST
 

@@ -169,6 +169,26 @@ def test_edge_bug(fake_root, fake_gpu, capsys, tmp_path):
     assert scale["total"] == 3 and rep["total"] == 6
 
 
+def test_wrong_on_fresh_inputs_in_a_timed_launch(fake_root, fake_gpu, capsys, tmp_path, monkeypatch):
+    """A kernel right on every correctness case but wrong in a timed launch the judge checked
+    against its baseline on fresh inputs (check.phase "fresh", cml_judge.c): the report says
+    so and suspects a result kept between calls, not a race."""
+    sub = variant(
+        fake_root,
+        tmp_path,
+        "out[i] = 2.0f * in[i] + 1.0f;",
+        "out[i] = (rows * cols >= 128 * 128) ? 0.0f : 2.0f * in[i] + 1.0f;",
+    )
+    monkeypatch.setenv("FAKE_TIMED_PHASE", "fresh")
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    scale = rep["exercises"][0]
+    assert scale["parts"]["correctness"]["points"] == 6
+    assert scale["parts"]["performance"]["points"] == 0
+    assert "the output was wrong in the timed run at 128×128, in a launch on fresh inputs" in out
+    assert "a result kept from other inputs, or work skipped in some launches?" in out
+    assert "a race between threads" not in out
+
+
 def test_crash(fake_root, fake_gpu, capsys, tmp_path):
     sub = variant(
         fake_root,

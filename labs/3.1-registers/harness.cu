@@ -478,8 +478,8 @@ static const char *fir_setup(cml_problem *p, const long long *size, uint64_t see
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    const float *h_taps = cml_scratch_uniform(p, &rng, FIR_TAPS, -1.0f, 1.0f);
-    const float *h_in = cml_scratch_uniform(p, &rng, n, -1.0f, 1.0f);
+    const float *h_taps = cml_input_uniform(p, &rng, &c->d_taps, FIR_TAPS, -1.0f, 1.0f);
+    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, n, -1.0f, 1.0f);
     cml_check_set *check =
         cml_check(p, rows, cols, n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample, 1, &rng);
     for (size_t i = 0; i < check->n; ++i) {
@@ -487,8 +487,6 @@ static const char *fir_setup(cml_problem *p, const long long *size, uint64_t see
         fir_ref_at(h_in, cols, h_taps, FIR_TAPS, pos / cols, pos % cols, &check->ref[i],
                    &check->mag[i]);
     }
-    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
-    c->d_taps = (float *)cml_device_copy(p, h_taps, FIR_TAPS * sizeof(float));
     cml_output(p, &c->d_out, rows, cols);
     p->gamma = cml_gamma_f32((double)FIR_TAPS);
     /* Each input read once and each output written once (the history re-reads are cache
@@ -527,9 +525,9 @@ static const char *scale_setup(cml_problem *p, const long long *size, uint64_t s
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    const float *h_in = cml_scratch_uniform(p, &rng, n, -1.0f, 1.0f);
-    const float *h_scale = cml_scratch_uniform(p, &rng, rows, -2.0f, 2.0f);
-    const float *h_bias = cml_scratch_uniform(p, &rng, cols, -1.0f, 1.0f);
+    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, n, -1.0f, 1.0f);
+    const float *h_scale = cml_input_uniform(p, &rng, &c->d_row_scale, rows, -2.0f, 2.0f);
+    const float *h_bias = cml_input_uniform(p, &rng, &c->d_col_bias, cols, -1.0f, 1.0f);
     cml_check_set *check =
         cml_check(p, rows, cols, n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample, 1, &rng);
     for (size_t i = 0; i < check->n; ++i) {
@@ -537,9 +535,6 @@ static const char *scale_setup(cml_problem *p, const long long *size, uint64_t s
         scale_rows_ref_at(h_in, cols, h_scale, h_bias, pos / cols, pos % cols, &check->ref[i],
                           &check->mag[i]);
     }
-    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
-    c->d_row_scale = (float *)cml_device_copy(p, h_scale, rows * sizeof(float));
-    c->d_col_bias = (float *)cml_device_copy(p, h_bias, cols * sizeof(float));
     cml_output(p, &c->d_out, rows, cols);
     p->gamma = cml_gamma_f32(2.0); /* one product and one sum (FMA or not) */
     p->bytes = 8.0 * (double)n + 4.0 * (double)rows + 4.0 * (double)cols;

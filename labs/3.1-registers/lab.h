@@ -6,7 +6,10 @@
  *   - takes DEVICE pointers (except hierarchy_query, which fills a HOST struct),
  *   - launches its kernel on the default stream and returns without synchronising,
  *   - returns nothing: the harness checks the launch (cudaGetLastError, then the kernel's own
- *     execution after cudaDeviceSynchronize) and reports any error.
+ *     execution after cudaDeviceSynchronize) and reports any error,
+ *   - may be given other buffers, holding other values, at every call (the timed runs give
+ *     each launch inputs of its own): keep nothing from one call for the next that depends on
+ *     the pointers or on what they hold.
  * Sizes are arbitrary: never assume they are multiples of 32, of a block or of a segment.
  * Sizes are below 2^31 - 64 (they are int), and every array has fewer than 2^31 elements (the
  * harness refuses larger cases), so an int linear index does not overflow here; widening

@@ -224,12 +224,11 @@ static const char *stencil2d_setup(cml_problem *p, const long long *size, uint64
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    const float *h_in = cml_scratch_uniform(p, &rng, n, -1.0f, 1.0f);
+    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, n, -1.0f, 1.0f);
     for (size_t i = 0; i < n; ++i) {
         blur3_ref_at(h_in, width, height, i / width, i % width, &check->ref[i], &check->mag[i]);
     }
 
-    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
     cml_output(p, &c->d_out, height, width);
     p->gamma = cml_gamma_f32(9.0);
     p->bytes = 8.0 * (double)n;
@@ -276,7 +275,7 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    const float *h_in = cml_scratch_uniform(p, &rng, n_in, -1.0f, 1.0f);
+    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, n_in, -1.0f, 1.0f);
     const double ulp_scale = 4.0 * CML_UNIT_ROUNDOFF_F32; /* 4 * 2^-24: a few float ops */
     const double d_alpha = TEX_WEIGHT_SLACK + ulp_scale * (double)in_w;
     const double d_beta = TEX_WEIGHT_SLACK + ulp_scale * (double)in_h;
@@ -291,7 +290,6 @@ static const char *resample_setup(cml_problem *p, const long long *size, uint64_
         }
     }
 
-    c->d_in = (float *)cml_device_copy(p, h_in, n_in * sizeof(float));
     cml_output(p, &c->d_out, out_h, out_w);
     p->gamma = 1.0; /* h_mag is the per-element tolerance itself */
     p->bytes = 4.0 * (double)n_in + 4.0 * (double)n_out;
@@ -328,12 +326,11 @@ static const char *jacobi_setup(cml_problem *p, const long long *size, uint64_t 
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    const float *h_in = cml_scratch_uniform(p, &rng, n, -1.0f, 1.0f);
+    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, n, -1.0f, 1.0f);
     if (!jacobi_ref(h_in, width, height, iters, check->ref)) {
         return kNoHostMemory;
     }
 
-    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
     cml_output(p, &c->d_out, height, width);
     p->gamma = 0.0;
     p->abs_floor = (double)iters * cml_gamma_f32(4.0); /* max |u| <= 1: see the file header */

@@ -9,7 +9,10 @@
  *     reports any error, including the errors of CUDA runtime calls your launcher makes
  *     (cudaMemcpyToSymbol, cudaMallocArray, cudaCreateTextureObject, ...) that you did not
  *     check yourself: a failed runtime call leaves its error for cudaGetLastError.
- * A launcher may synchronise when it must (cudaFreeArray and cudaFree do so implicitly).
+ * A launcher may synchronise when it must (cudaFreeArray and cudaFree do so implicitly). It may
+ * be given other buffers, holding other values, at every call (the timed runs give each launch
+ * inputs of its own): keep nothing from one call for the next that depends on the pointers or
+ * on what they hold (a texture object made once, on the first call's buffer, reads stale data).
  * Sizes are arbitrary: never assume they are multiples of a block. Sizes are below 2^31 - 64
  * (they are int), and every array has fewer than 2^31 elements (the harness refuses larger
  * cases), so an int linear index does not overflow here; widening before multiplying,

@@ -222,7 +222,7 @@ static const char *filter_setup(cml_problem *p, long long w, long long h, int ra
     cml_rng rng;
     cml_rng_seed(&rng, seed);
     cml_check_set *check = check_init(p, width, height, CHECK_SAMPLE_BORDER, &rng);
-    const float *h_in = cml_scratch_uniform(p, &rng, n, 0.0f, 255.0f);
+    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, n, 0.0f, 255.0f);
     if (radius >= 0) {
         gaussian_weights(sigma_for_radius(radius), radius, c->h_weights);
     }
@@ -236,7 +236,6 @@ static const char *filter_setup(cml_problem *p, long long w, long long h, int ra
         }
     }
 
-    c->d_in = (float *)cml_device_copy(p, h_in, n * sizeof(float));
     cml_output(p, &c->d_out, height, width);
     if (radius >= 0) {
         c->d_tmp = (float *)cml_device(p, n * sizeof(float));

@@ -31,6 +31,9 @@
  *     any error, including those of runtime calls your launcher made and did not check
  *     (cudaMemcpyToSymbol, cudaMallocArray, cudaCreateTextureObject, ...).
  *   - A launcher may synchronise when it must (cudaFreeArray does so implicitly).
+ *   - Each call may pass other buffers, holding other values (the timed runs give each launch
+ *     inputs of its own): keep nothing from one call for the next that depends on the
+ *     pointers or on what they hold.
  *   - Sizes are arbitrary: never assume multiples of a block or a tile. All sizes are >= 1 and
  *     at most 65536 per side (cudaArray limits), with width * height < 2^31.
  *   - Input and output buffers never overlap.
