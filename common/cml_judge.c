@@ -275,7 +275,11 @@ typedef struct batch_state {
      * launch reads the case's inputs, one of the input sets. */
     int n_fresh;
     float *ins[CML_IPC_MAX_BATCH][CML_MAX_FRESH];
-    float *saved; /* the checked launch's output, while the baseline recomputes it */
+    uint64_t seeds[CML_IPC_MAX_BATCH][CML_MAX_FRESH]; /* what each was drawn from */
+    /* The baseline's own problem for the check of a launch: every buffer the judge's alone
+     * (the student's process can write the shared ones, inputs included), its fresh inputs
+     * drawn again from a launch's seeds. */
+    cml_problem *own;
 } batch_state;
 
 /* 1 when the buffer [b, b + bytes) holds `ptr`. */
@@ -317,18 +321,23 @@ static int probe_unwritten(judge *j, const batch_state *b) {
 }
 
 /* 1 when the timing gives every launch inputs of its own: the exercise declared some with
- * cml_input_uniform, and its output is the float buffer the baseline writes too. */
+ * cml_input_uniform, and its output is the float buffer the baseline writes too (no raw
+ * output that finish() turns into it). */
 static int uses_fresh_inputs(const judge *j) {
-    return j->p.n_fresh > 0 && j->p.d_raw == NULL && !(j->ex->flags & CML_EX_FIXED_INPUTS);
+    return j->p.n_fresh > 0 && j->p.d_raw == NULL && j->ex->finish == NULL &&
+           !(j->ex->flags & CML_EX_FIXED_INPUTS);
 }
 
-/* Draws the fresh inputs of every launch of the batch from secret seeds, but launch 0's when
- * `keep_case` (its inputs then are an input set's, loaded by the caller). */
-static void draw_fresh(judge *j, const batch_state *b, int keep_case) {
+/* Draws the fresh inputs of every launch of the batch, each from a seed of its own from the
+ * kernel's random source (never j->secret's stream: a seed can be searched for from the
+ * values it gave, and it must tell nothing about the next one or the judge's choices), but
+ * launch 0's when `keep_case` (its inputs then are an input set's, loaded by the caller). */
+static void draw_fresh(judge *j, batch_state *b, int keep_case) {
     for (int i = keep_case ? 1 : 0; i < b->batch; ++i) {
         for (int k = 0; k < b->n_fresh; ++k) {
             const cml_fresh_input *in = &j->p.fresh[k];
-            CML_CHECK(cml_fresh_draw(b->ins[i][k], in->n, in->lo, in->hi, cml_rng_u64(&j->secret)));
+            b->seeds[i][k] = secret_seed();
+            CML_CHECK(cml_fresh_draw(b->ins[i][k], in->n, in->lo, in->hi, b->seeds[i][k]));
         }
     }
 }
@@ -343,21 +352,41 @@ static void point_at_launch(judge *j, const batch_state *b, int i) {
     }
 }
 
-/* Checks launch i of the student's last sample on fresh inputs: its output is kept, the
- * baseline recomputes it from the same inputs, and the two are compared on the device
- * (cml_fresh_compare). Returns 0, or 2 with *check filled when the student's was wrong. */
-static int fresh_check(judge *j, const batch_state *b, int i, cml_compare_result *check) {
-    const size_t bytes = j->p.n_out * sizeof(float);
-    CML_CHECK(cudaMemcpy(b->saved, b->outs[i], bytes, cudaMemcpyDeviceToDevice));
-    point_at_launch(j, b, i);
+/* Checks launch i of the student's last sample: the baseline computes launch i's output in
+ * the judge's own problem (b->own) from launch i's inputs, drawn again there from their
+ * seeds, or copied from `set` (launch 0 of the verified sample, which read the set's), and
+ * the two outputs are compared on the device (cml_fresh_compare). Nothing the student's
+ * process can write enters the reference. Returns 0, or 2 with *check filled when the
+ * student's output was wrong. */
+static int fresh_check(judge *j, const batch_state *b, int i, const input_set *set,
+                       cml_compare_result *check) {
+    cml_problem *own = b->own;
+    for (int k = 0; k < b->n_fresh; ++k) {
+        const cml_fresh_input *in = &own->fresh[k];
+        if (set != NULL) {
+            CML_CHECK(cudaMemcpy(*in->slot, *set->p.fresh[k].slot, in->n * sizeof(float),
+                                 cudaMemcpyDeviceToDevice));
+        } else {
+            CML_CHECK(cml_fresh_draw(*in->slot, in->n, in->lo, in->hi, b->seeds[i][k]));
+        }
+    }
     cml_run.in_launch = 1;
-    j->ex->launch_baseline(j->p.ctx);
+    j->ex->launch_baseline(own->ctx);
     CML_CHECK_LAUNCH();
     cml_run.in_launch = 0;
-    point_at_launch(j, b, 0);
-    CML_CHECK(cml_fresh_compare(b->saved, b->outs[i], j->p.n_out, j->p.out_cols ? j->p.out_cols : 1,
-                                FRESH_TOLERANCE, check));
+    CML_CHECK(cml_fresh_compare(b->outs[i], own->d_out, j->p.n_out,
+                                j->p.out_cols ? j->p.out_cols : 1, FRESH_TOLERANCE, check));
     return check->n_bad != 0 ? 2 : 0;
+}
+
+/* Copies set s's fresh inputs into the case's buffers (launch 0's), and nothing else: the
+ * case's other buffers (a scratch image, unused room past a table) keep what they held, so
+ * no change there tells the student's process which sample is verified. */
+static void load_fresh_inputs(judge *j, const batch_state *b, const input_set *s) {
+    for (int k = 0; k < b->n_fresh; ++k) {
+        CML_CHECK(cudaMemcpyAsync(b->ins[0][k], *s->p.fresh[k].slot,
+                                  j->p.fresh[k].n * sizeof(float), cudaMemcpyDeviceToDevice, 0));
+    }
 }
 
 /* 1 when every input buffer of set s holds the bytes the case's holds now (before any
@@ -399,8 +428,10 @@ static int make_input_sets(judge *j, input_set *sets, int want) {
         for (int draw = 0; draw < DRAWS_PER_SET; ++draw) {
             memset(&sets[k], 0, sizeof sets[k]);
             cml_devmem_use(CML_DEVMEM_PLAIN, &sets[k].reg, NULL, NULL);
+            /* a seed of the kernel's: the set's values could give it away, and with it
+             * j->secret's stream (the verified sample, the probes, the checked positions) */
             message = cml_problem_setup(j->ex, &sets[k].p, (const long long *)cml_run.size,
-                                        cml_rng_u64(&j->secret));
+                                        secret_seed());
             cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
             if (message != NULL) {
                 break;
@@ -564,12 +595,19 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
         for (int k = 0; k < b.n_fresh; ++k) {
             b.ins[0][k] = *j->p.fresh[k].slot;
         }
-        CML_CHECK(cudaMalloc((void **)&b.saved, j->p.n_out * sizeof(float)));
     }
-    /* With fresh inputs one set is enough: the verified repetition's launch 0 reads it, the
-     * only time it is used, and every other launch reads inputs drawn for it alone. */
+    /* With fresh inputs: set 0 for the verified repetition's launch 0, the only time it is
+     * used (every other launch reads inputs drawn for it alone), and set 1 as the baseline's
+     * own problem for the check of a launch (b.own). Without both, no fresh inputs. */
     input_set sets[INPUT_SETS];
-    const int n_sets = make_input_sets(j, sets, b.n_fresh ? 1 : INPUT_SETS);
+    const int made = make_input_sets(j, sets, INPUT_SETS);
+    int n_sets = made;
+    if (b.n_fresh > 0 && made == INPUT_SETS && sets[1].p.n_fresh == b.n_fresh) {
+        b.own = &sets[1].p;
+        n_sets = 1; /* the rotation uses set 0 only */
+    } else {
+        b.n_fresh = 0;
+    }
     judged->input_sets = n_sets;
     judged->fresh_inputs = b.n_fresh;
 
@@ -621,7 +659,11 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
                  * baseline's sample reads the inputs the student's just had. */
                 if (n_sets > 0 && (b.n_fresh == 0 || is_verified)) {
                     set = &sets[cml_rng_below(&j->secret, (uint64_t)n_sets)];
-                    load_inputs(j, set);
+                    if (b.n_fresh > 0) {
+                        load_fresh_inputs(j, &b, set);
+                    } else {
+                        load_inputs(j, set);
+                    }
                 }
                 if (b.n_fresh > 0 && c == C_STUDENT) {
                     draw_fresh(j, &b, set != NULL);
@@ -653,8 +695,9 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
             }
             const int unwritten = probe_unwritten(j, &b);
             if (b.n_fresh > 0) {
-                /* One launch of every sample against the baseline on its inputs (the one
-                 * that left poison, if any); the verified one against the set's reference. */
+                /* One launch of every sample against the baseline on its inputs: the one that
+                 * left poison, else one at random; the verified one also against the set's
+                 * reference. */
                 if (is_verified && set != NULL) {
                     CML_CHECK(cudaMemcpy(j->h_got, b.outs[0], j->p.n_out * sizeof(float),
                                          cudaMemcpyDeviceToHost));
@@ -666,21 +709,18 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
                         break;
                     }
                 }
-                const int first = set != NULL ? 1 : 0; /* launch 0 was just verified */
-                if (b.batch > first) {
-                    const int i =
-                        unwritten > 0 || (unwritten == 0 && first == 0)
-                            ? unwritten
-                            : first + (int)cml_rng_below(&j->secret, (uint64_t)(b.batch - first));
-                    if (fresh_check(j, &b, i, check) != 0) {
-                        judged->phase = "fresh";
-                        judged->verified_rep = r - WARMUP;
-                        j->h_got[check->first_bad] = (float)check->first_bad_got;
-                        rc = 2;
-                    }
+                const int i =
+                    unwritten >= 0 ? unwritten : (int)cml_rng_below(&j->secret, (uint64_t)b.batch);
+                if (fresh_check(j, &b, i, i == 0 ? set : NULL, check) != 0) {
+                    judged->phase = "fresh";
+                    judged->verified_rep = r >= WARMUP ? r - WARMUP : -1;
+                    j->h_got[check->first_bad] = (float)check->first_bad_got;
+                    rc = 2;
                 }
             } else if (is_verified || unwritten >= 0) {
-                const float *out = b.outs[cml_rng_below(&j->secret, (uint64_t)b.batch)];
+                const float *out =
+                    b.outs[unwritten >= 0 ? unwritten
+                                          : (int)cml_rng_below(&j->secret, (uint64_t)b.batch)];
                 CML_CHECK(
                     cudaMemcpy(j->h_got, out, j->p.n_out * sizeof(float), cudaMemcpyDeviceToHost));
                 cml_lab_compare(set ? &set->p : &j->p, j->h_got, check);
@@ -719,10 +759,9 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
     CML_CHECK(cudaFree(copy.d_dst));
     CML_CHECK(cudaFree(copy.d_src));
     CML_CHECK(cudaFree(d_flush));
-    for (int k = 0; k < n_sets; ++k) {
+    for (int k = 0; k < made; ++k) {
         cml_problem_release(j->ex, &sets[k].p);
     }
-    CML_CHECK(cudaFree(b.saved));
     return rc;
 }
 
