@@ -8,10 +8,13 @@ causes would show::
         LAB --exercise NAME --size ... --seed S --json FILE
     ncu --import REPORT.ncu-rep --csv --page raw
 
-- shared-memory bank conflicts: wavefronts per shared load (store) instruction
-  (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`` over
-  ``smsp__sass_inst_executed_op_shared_ld.sum``): 1 without conflicts, up to 32 for a 32-way
-  conflict;
+- shared-memory bank conflicts: the wavefronts per shared load (store) instruction that
+  conflicts add (``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum`` over
+  ``smsp__sass_inst_executed_op_shared_ld.sum``): 0 without conflicts, 31 for a 32-way
+  conflict of 4-byte accesses. Not the wavefronts per instruction themselves
+  (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum``, also shown): a conflict-free
+  128-bit load of a warp takes 4 (512 bytes, 128 per wavefront), so lab 3.3's float4
+  convolution read 6.22 per load and was told of a 6-way conflict it may not have;
 - coalescing: the share of each 32-byte sector fetched from (written to) global memory that
   the instructions used (``smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct``);
 - occupancy: ``sm__warps_active.avg.pct_of_peak_sustained_active``.
@@ -49,6 +52,8 @@ SHARED_LD_INST = "smsp__sass_inst_executed_op_shared_ld.sum"
 SHARED_ST_INST = "smsp__sass_inst_executed_op_shared_st.sum"
 SHARED_LD_WAVES = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 SHARED_ST_WAVES = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+SHARED_LD_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+SHARED_ST_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
 GLOBAL_LD_USE = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"
 GLOBAL_ST_USE = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"
 OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
@@ -57,12 +62,14 @@ METRICS = (
     SHARED_ST_INST,
     SHARED_LD_WAVES,
     SHARED_ST_WAVES,
+    SHARED_LD_CONFLICTS,
+    SHARED_ST_CONFLICTS,
     GLOBAL_LD_USE,
     GLOBAL_ST_USE,
     OCCUPANCY,
 )
 
-CONFLICT_WAVES = 1.5  # wavefronts per shared instruction from which conflicts are the cause
+CONFLICT_EXTRA = 0.5  # conflict wavefronts per shared instruction from which they are the cause
 SECTOR_USE_PCT = 60.0  # below this share of each sector used, accesses are not coalesced
 TIMEOUT_S = 120.0
 
@@ -73,6 +80,8 @@ class Counters:
 
     shared_ld_waves: float | None  # wavefronts per shared load instruction
     shared_st_waves: float | None
+    shared_ld_conflicts: float | None  # of those, the ones bank conflicts added
+    shared_st_conflicts: float | None
     global_ld_use_pct: float | None  # % of each global sector loaded that was used
     global_st_use_pct: float | None
     occupancy_pct: float | None
@@ -84,10 +93,14 @@ class Counters:
                 "shared memory "
                 + ", ".join(
                     f"{w:.3g} wavefronts per {what}"
-                    for what, w in (("load", self.shared_ld_waves), ("store", self.shared_st_waves))
+                    + (f" ({c:.2f} from bank conflicts)" if c is not None else "")
+                    for what, w, c in (
+                        ("load", self.shared_ld_waves, self.shared_ld_conflicts),
+                        ("store", self.shared_st_waves, self.shared_st_conflicts),
+                    )
                     if w is not None
                 )
-                + " (1 = no bank conflicts)"
+                + " (1 per 4-byte access of a warp, 4 per 16-byte one, without conflicts)"
             )
         use = [
             f"{what} {u:.0f} %"
@@ -127,6 +140,8 @@ def parse_csv(text: str) -> Counters | None:
     return Counters(
         shared_ld_waves=_per(_number(row.get(SHARED_LD_WAVES)), ld_inst),
         shared_st_waves=_per(_number(row.get(SHARED_ST_WAVES)), st_inst),
+        shared_ld_conflicts=_per(_number(row.get(SHARED_LD_CONFLICTS)), ld_inst),
+        shared_st_conflicts=_per(_number(row.get(SHARED_ST_CONFLICTS)), st_inst),
         # ncu gives 0 % for a kind of access the kernel never makes
         global_ld_use_pct=use[GLOBAL_LD_USE] or None,
         global_st_use_pct=use[GLOBAL_ST_USE] or None,
@@ -138,12 +153,13 @@ def slow_hint(c: Counters) -> str | None:
     """The cause the counters show, with what to do about it; None when they show neither
     bank conflicts nor uncoalesced accesses."""
     found = []
-    for what, w in (("loads", c.shared_ld_waves), ("stores", c.shared_st_waves)):
-        if w is not None and w >= CONFLICT_WAVES:
+    for what, x in (("load", c.shared_ld_conflicts), ("store", c.shared_st_conflicts)):
+        if x is not None and x >= CONFLICT_EXTRA:
             found.append(
-                f"shared-memory bank conflicts: {w:.3g} wavefronts per shared {what[:-1]} "
-                f"instruction ({round(w)}-way): pad the tile ([TILE][TILE + 1]) or swizzle its "
-                "column index so that the 32 threads of a warp hit 32 different banks"
+                f"shared-memory bank conflicts: {x:.3g} extra wavefronts per shared {what} "
+                f"instruction (a {1 + x:.0f}-way conflict for 4-byte accesses): pad the tile "
+                "([TILE][TILE + 1]) or swizzle its column index so that the 32 threads of a "
+                "warp hit 32 different banks"
             )
     for what, u in (("loads", c.global_ld_use_pct), ("stores", c.global_st_use_pct)):
         if u is not None and u < SECTOR_USE_PCT:
