@@ -88,14 +88,21 @@ static __host__ __device__ double tolerance(const fresh_stats *s, size_t n, doub
     return frac * sqrt(var > 0.0 ? var : 0.0) + 1e-5 * sqrt(meansq);
 }
 
+/* The tolerance at element i (cml_fresh_tolerance). */
+static __host__ __device__ double tolerance_at(const fresh_stats *s, size_t n,
+                                               cml_fresh_tolerance t, double mag) {
+    return t.spread > 0.0 ? tolerance(s, n, t.spread) : 2.0 * (t.gamma * mag + t.abs_floor);
+}
+
 static __global__ void mismatch_kernel(const float *got, const float *ref, size_t n, size_t cols,
-                                       double frac, fresh_stats *s) {
-    const double tol = tolerance(s, n, frac);
+                                       cml_fresh_tolerance t, fresh_stats *s) {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         const float g = got[i];
         const double err = fabs((double)g - (double)ref[i]);
-        if (err <= tol) {
+        /* the magnitude computed in float32 is itself low by at most gamma: 1e-3 more */
+        const double mag = t.mag ? 1.001 * fabs((double)t.mag[i]) : 0.0;
+        if (err <= tolerance_at(s, n, t, mag)) {
             continue;
         }
         atomicAdd(&s->n_bad, 1ull);
@@ -114,8 +121,23 @@ static __global__ void mismatch_kernel(const float *got, const float *ref, size_
     }
 }
 
+static __global__ void abs_kernel(float *d, size_t n) {
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        d[i] = fabsf(d[i]);
+    }
+}
+
+extern "C" int cml_fresh_abs(float *d, size_t n) {
+    if (n == 0) {
+        return cudaSuccess;
+    }
+    abs_kernel<<<blocks_for(n), 256>>>(d, n);
+    return (int)cudaGetLastError();
+}
+
 extern "C" int cml_fresh_compare(const float *got, const float *ref, size_t n, size_t cols,
-                                 double frac, cml_compare_result *out) {
+                                 const cml_fresh_tolerance *tol, cml_compare_result *out) {
     static fresh_stats *d_stats; /* judge-only, kept for the run */
     cudaError_t e = cudaSuccess;
     memset(out, 0, sizeof *out);
@@ -137,7 +159,7 @@ extern "C" int cml_fresh_compare(const float *got, const float *ref, size_t n, s
         return (int)e;
     }
     moments_kernel<<<blocks_for(n), 256>>>(ref, n, d_stats);
-    mismatch_kernel<<<blocks_for(n), 256>>>(got, ref, n, cols, frac, d_stats);
+    mismatch_kernel<<<blocks_for(n), 256>>>(got, ref, n, cols, *tol, d_stats);
     if ((e = cudaGetLastError()) != cudaSuccess ||
         (e = cudaMemcpy(&s, d_stats, sizeof s, cudaMemcpyDeviceToHost)) != cudaSuccess) {
         return (int)e;
@@ -149,11 +171,13 @@ extern "C" int cml_fresh_compare(const float *got, const float *ref, size_t n, s
     memcpy(&max_abs, &s.max_abs_bits, sizeof max_abs);
     out->max_abs_err = max_abs;
     if (s.n_bad > 0) {
-        float g, r;
+        float g, r, m = 0.0f;
         if ((e = cudaMemcpy(&g, got + s.first_bad, sizeof g, cudaMemcpyDeviceToHost)) !=
                 cudaSuccess ||
             (e = cudaMemcpy(&r, ref + s.first_bad, sizeof r, cudaMemcpyDeviceToHost)) !=
-                cudaSuccess) {
+                cudaSuccess ||
+            (tol->mag && (e = cudaMemcpy(&m, tol->mag + s.first_bad, sizeof m,
+                                         cudaMemcpyDeviceToHost)) != cudaSuccess)) {
             return (int)e;
         }
         out->first_bad = (long long)s.first_bad;
@@ -161,7 +185,7 @@ extern "C" int cml_fresh_compare(const float *got, const float *ref, size_t n, s
         out->first_bad_col = (size_t)(s.first_bad % cols);
         out->first_bad_expected = r;
         out->first_bad_got = g;
-        out->first_bad_tol = tolerance(&s, n, frac);
+        out->first_bad_tol = tolerance_at(&s, n, *tol, 1.001 * fabs((double)m));
         out->bad_row_min = (size_t)s.row_min;
         out->bad_row_max = (size_t)s.row_max;
         out->bad_col_min = (size_t)s.col_min;

@@ -32,14 +32,28 @@ int cml_fresh_draw(float *d, size_t n, float lo, float hi, uint64_t seed);
 /* The value cml_fresh_draw writes at element i (host; for tests). */
 float cml_fresh_value(uint64_t seed, size_t i, float lo, float hi);
 
-/* Compares got[0..n) with ref[0..n) (device buffers, (n / cols, cols) row-major): element i
- * is bad unless |got - ref| <= frac * sd(ref) + 1e-5 * rms(ref) (the standard deviation and
- * the RMS over every element of ref; NaN and the poison pattern are bad). Fills *out like
- * cml_compare_f32 (n, n_bad, n_unwritten, n_nonfinite, max_abs_err, first_bad and its coordinates,
- * values and tolerance, bounding box of the bad elements; rel_l2_err 0) and synchronises. Returns
+/* How far a launch's output may lie from the baseline's on the same inputs: either
+ *   spread > 0: |got - ref| <= spread * sd(ref) + 1e-5 * rms(ref) (the standard deviation and
+ *               the RMS over every element of ref), or
+ *   spread 0:   |got - ref| <= 2 * (gamma * mag[i] + abs_floor) (mag NULL: 0), both results
+ *               within the exercise's own tolerance of the exact value (cml_compare.h). */
+typedef struct cml_fresh_tolerance {
+    double spread;
+    const float *mag; /* device, n floats: each output's sum |products|, or NULL */
+    double gamma, abs_floor;
+} cml_fresh_tolerance;
+
+/* Compares got[0..n) with ref[0..n) (device buffers, (n / cols, cols) row-major) within *tol;
+ * NaN and the poison pattern are always bad. Fills *out like cml_compare_f32 (n, n_bad,
+ * n_unwritten, n_nonfinite, max_abs_err, first_bad and its coordinates, values and
+ * tolerance, bounding box of the bad elements; rel_l2_err 0) and synchronises. Returns
  * cudaSuccess or the first error. */
-int cml_fresh_compare(const float *got, const float *ref, size_t n, size_t cols, double frac,
-                      cml_compare_result *out);
+int cml_fresh_compare(const float *got, const float *ref, size_t n, size_t cols,
+                      const cml_fresh_tolerance *tol, cml_compare_result *out);
+
+/* d[i] = |d[i]| for i < n (device), asynchronously on the default stream: the inputs from which
+ * a linear exercise's baseline computes each output's magnitude. Returns the launch's error. */
+int cml_fresh_abs(float *d, size_t n);
 
 #ifdef __cplusplus
 }

@@ -56,13 +56,12 @@
 #define INPUT_SETS 2    /* input sets the timed repetitions rotate among */
 #define DRAWS_PER_SET 4 /* seeds tried per set until its inputs differ from the case's */
 #define PROBES 8        /* output positions probed after each timed student repetition */
-/* A launch's output on fresh inputs against the baseline's on the same inputs: an element is
- * wrong when it differs by more than this fraction of the output's standard deviation
- * (cml_fresh_compare). A correct kernel stays far inside: both results are within the
- * exercise's own tolerance of the exact value, at most 1.2 % of the spread each for the
- * largest (matmul at K = 4096: gamma_K times the sum of |products|, about 0.75 sqrt(K) times
- * the spread); a result computed from other inputs is off by about 1.4 times the spread
- * almost everywhere. */
+/* A launch's output on fresh inputs against the baseline's on the same inputs, for an
+ * exercise whose own tolerance the judge cannot model (not CML_EX_LINEAR, gamma not 0: lab
+ * 3.4's texture resampling, lab 3.5's blur and Sobel): an element is wrong when it differs
+ * by more than this fraction of the output's standard deviation (cml_fresh_compare). A
+ * correct kernel stays far inside (texture weights in 9-bit fixed point: under 1 %); a result
+ * computed from other inputs is off by about 1.4 times the spread almost everywhere. */
 #define FRESH_TOLERANCE 0.05
 #define WARMUP 2 /* untimed rounds first */
 
@@ -280,6 +279,7 @@ typedef struct batch_state {
      * (the student's process can write the shared ones, inputs included), its fresh inputs
      * drawn again from a launch's seeds. */
     cml_problem *own;
+    float *mag; /* CML_EX_LINEAR: each output's sum |products|, computed there */
 } batch_state;
 
 /* 1 when the buffer [b, b + bytes) holds `ptr`. */
@@ -352,15 +352,10 @@ static void point_at_launch(judge *j, const batch_state *b, int i) {
     }
 }
 
-/* Checks launch i of the student's last sample: the baseline computes launch i's output in
- * the judge's own problem (b->own) from launch i's inputs, drawn again there from their
- * seeds, or copied from `set` (launch 0 of the verified sample, which read the set's), and
- * the two outputs are compared on the device (cml_fresh_compare). Nothing the student's
- * process can write enters the reference. Returns 0, or 2 with *check filled when the
- * student's output was wrong. */
-static int fresh_check(judge *j, const batch_state *b, int i, const input_set *set,
-                       cml_compare_result *check) {
-    cml_problem *own = b->own;
+/* Puts launch i's inputs into the judge's own problem: drawn again from their seeds, or
+ * copied from `set`; with `absolute`, their absolute values. */
+static void own_inputs(const batch_state *b, int i, const input_set *set, int absolute) {
+    const cml_problem *own = b->own;
     for (int k = 0; k < b->n_fresh; ++k) {
         const cml_fresh_input *in = &own->fresh[k];
         if (set != NULL) {
@@ -369,13 +364,44 @@ static int fresh_check(judge *j, const batch_state *b, int i, const input_set *s
         } else {
             CML_CHECK(cml_fresh_draw(*in->slot, in->n, in->lo, in->hi, b->seeds[i][k]));
         }
+        if (absolute) {
+            CML_CHECK(cml_fresh_abs(*in->slot, in->n));
+        }
     }
+}
+
+static void own_baseline(judge *j, const batch_state *b) {
     cml_run.in_launch = 1;
-    j->ex->launch_baseline(own->ctx);
+    j->ex->launch_baseline(b->own->ctx);
     CML_CHECK_LAUNCH();
     cml_run.in_launch = 0;
+}
+
+/* Checks launch i of the student's last sample: the baseline computes launch i's output in
+ * the judge's own problem (b->own) from launch i's inputs, drawn again there from their
+ * seeds, or copied from `set` (launch 0 of the verified sample, which read the set's), and
+ * the two outputs are compared on the device (cml_fresh_compare) within the exercise's own
+ * tolerance, both results counted: gamma * mag + abs_floor each, mag from the baseline on the
+ * inputs' absolute values for a CML_EX_LINEAR exercise; abs_floor each when gamma is 0; else
+ * FRESH_TOLERANCE of the output's spread. Nothing the student's process can write enters the
+ * reference. Returns 0, or 2 with *check filled when the student's output was wrong. */
+static int fresh_check(judge *j, const batch_state *b, int i, const input_set *set,
+                       cml_compare_result *check) {
+    const cml_problem *own = b->own;
+    cml_fresh_tolerance tol = {.gamma = j->p.gamma, .abs_floor = j->p.abs_floor};
+    if (j->ex->flags & CML_EX_LINEAR) {
+        own_inputs(b, i, set, 1); /* the baseline on |inputs|: each output's sum |products| */
+        own_baseline(j, b);
+        CML_CHECK(
+            cudaMemcpy(b->mag, own->d_out, j->p.n_out * sizeof(float), cudaMemcpyDeviceToDevice));
+        tol.mag = b->mag;
+    } else if (j->p.gamma != 0.0) {
+        tol.spread = FRESH_TOLERANCE;
+    }
+    own_inputs(b, i, set, 0);
+    own_baseline(j, b);
     CML_CHECK(cml_fresh_compare(b->outs[i], own->d_out, j->p.n_out,
-                                j->p.out_cols ? j->p.out_cols : 1, FRESH_TOLERANCE, check));
+                                j->p.out_cols ? j->p.out_cols : 1, &tol, check));
     return check->n_bad != 0 ? 2 : 0;
 }
 
@@ -605,6 +631,9 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
     if (b.n_fresh > 0 && made == INPUT_SETS && sets[1].p.n_fresh == b.n_fresh) {
         b.own = &sets[1].p;
         n_sets = 1; /* the rotation uses set 0 only */
+        if (j->ex->flags & CML_EX_LINEAR) {
+            CML_CHECK(cudaMalloc((void **)&b.mag, j->p.n_out * sizeof(float)));
+        }
     } else {
         b.n_fresh = 0;
     }
@@ -762,6 +791,7 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
     for (int k = 0; k < made; ++k) {
         cml_problem_release(j->ex, &sets[k].p);
     }
+    CML_CHECK(cudaFree(b.mag));
     return rc;
 }
 

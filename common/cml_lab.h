@@ -193,6 +193,13 @@ double cml_time_part(int part);
  * student's code, e.g. coefficients uploaded to __constant__ memory), so the judge times
  * every repetition on the case's own inputs instead of rotating input sets (cml_judge.c). */
 #define CML_EX_FIXED_INPUTS 1u
+/* The output is a sum of products of the inputs (matmul, a convolution, a stencil with
+ * non-negative weights, in * scale + bias): the baseline run on the inputs' absolute values
+ * gives each output's magnitude, sum |products| (cml_compare's mag), so the judge's check of
+ * a launch on fresh inputs holds it to the exercise's own tolerance, gamma * mag + abs_floor
+ * for each of the two results (cml_fresh.h). Without it: gamma 0 compares within 2 abs_floor,
+ * anything else within 5 % of the output's spread. */
+#define CML_EX_LINEAR 2u
 
 /* 0 in the judge, the course's process that never runs student code, 1 elsewhere. A
  * setup() that hands inputs to the student's code (stencil_constant's coefficients) does so

@@ -54,6 +54,8 @@ END_TEST
 
 /* ---- GPU ---- */
 
+static const cml_fresh_tolerance kSpread = {.spread = 0.05};
+
 START_TEST(device_draw_is_the_host_value) {
     enum { N = 100003 };
     float *d = NULL;
@@ -90,7 +92,7 @@ START_TEST(compare_counts_what_is_beyond_the_rms_fraction) {
     cudaMemcpy(d_ref, h_ref, N * sizeof(float), cudaMemcpyHostToDevice);
     cudaMemcpy(d_got, h_got, N * sizeof(float), cudaMemcpyHostToDevice);
     cml_compare_result r;
-    ck_assert_int_eq(cml_fresh_compare(d_got, d_ref, N, COLS, 0.05, &r), cudaSuccess);
+    ck_assert_int_eq(cml_fresh_compare(d_got, d_ref, N, COLS, &kSpread, &r), cudaSuccess);
     ck_assert_uint_eq(r.n, N);
     ck_assert_uint_eq(r.n_bad, 3);
     ck_assert_uint_eq(r.n_unwritten, 1);
@@ -106,7 +108,7 @@ START_TEST(compare_counts_what_is_beyond_the_rms_fraction) {
     ck_assert_uint_eq(r.bad_col_min, 5);
     ck_assert_uint_eq(r.bad_col_max, 300);
     /* the same output against itself: nothing bad */
-    ck_assert_int_eq(cml_fresh_compare(d_ref, d_ref, N, COLS, 0.05, &r), cudaSuccess);
+    ck_assert_int_eq(cml_fresh_compare(d_ref, d_ref, N, COLS, &kSpread, &r), cudaSuccess);
     ck_assert_uint_eq(r.n_bad, 0);
     ck_assert_int_eq(r.first_bad, -1);
     cudaFree(d_ref);
@@ -131,12 +133,56 @@ START_TEST(compare_tolerance_follows_the_spread_not_the_mean) {
     cudaMemcpy(d_ref, h_ref, sizeof h_ref, cudaMemcpyHostToDevice);
     cudaMemcpy(d_got, h_got, sizeof h_got, cudaMemcpyHostToDevice);
     cml_compare_result r;
-    ck_assert_int_eq(cml_fresh_compare(d_got, d_ref, N, N, 0.05, &r), cudaSuccess);
+    ck_assert_int_eq(cml_fresh_compare(d_got, d_ref, N, N, &kSpread, &r), cudaSuccess);
     ck_assert_uint_eq(r.n_bad, 1);
     ck_assert_int_eq(r.first_bad, 7);
     ck_assert(r.first_bad_tol > 0.028 && r.first_bad_tol < 0.031); /* 0.05 sd + 1e-5 rms */
     cudaFree(d_ref);
     cudaFree(d_got);
+}
+END_TEST
+
+START_TEST(compare_with_magnitudes_holds_each_element_to_its_own_tolerance) {
+    enum { N = 1000 };
+    float h_ref[N], h_got[N], h_in[N];
+    for (size_t i = 0; i < N; ++i) {
+        h_in[i] = cml_fresh_value(3, i, -1.0f, 1.0f);
+        h_ref[i] = h_in[i];
+        h_got[i] = h_in[i];
+    }
+    /* gamma 1e-3, mag = |in| (after cml_fresh_abs), abs_floor 0: element i may differ by
+     * 2e-3 |in[i]| (times 1.001) */
+    h_got[4] = h_ref[4] + 1.9e-3f * fabsf(h_in[4]); /* within */
+    h_got[8] = h_ref[8] + 2.2e-3f * fabsf(h_in[8]); /* beyond */
+    float *d_ref = NULL, *d_got = NULL, *d_mag = NULL;
+    ck_assert_int_eq(cudaMalloc((void **)&d_ref, sizeof h_ref), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d_got, sizeof h_got), cudaSuccess);
+    ck_assert_int_eq(cudaMalloc((void **)&d_mag, sizeof h_in), cudaSuccess);
+    cudaMemcpy(d_ref, h_ref, sizeof h_ref, cudaMemcpyHostToDevice);
+    cudaMemcpy(d_got, h_got, sizeof h_got, cudaMemcpyHostToDevice);
+    cudaMemcpy(d_mag, h_in, sizeof h_in, cudaMemcpyHostToDevice);
+    ck_assert_int_eq(cml_fresh_abs(d_mag, N), cudaSuccess);
+    float h_mag[N];
+    ck_assert_int_eq(cudaMemcpy(h_mag, d_mag, sizeof h_mag, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (size_t i = 0; i < N; ++i) {
+        ck_assert(h_mag[i] == fabsf(h_in[i]));
+    }
+    const cml_fresh_tolerance tol = {.mag = d_mag, .gamma = 1e-3};
+    cml_compare_result r;
+    ck_assert_int_eq(cml_fresh_compare(d_got, d_ref, N, N, &tol, &r), cudaSuccess);
+    ck_assert_uint_eq(r.n_bad, 1);
+    ck_assert_int_eq(r.first_bad, 8);
+    ck_assert(fabs(r.first_bad_tol - 2.002e-3 * fabs(h_in[8])) < 1e-9);
+    /* gamma 0: within 2 abs_floor, and exactly equal when abs_floor is 0 */
+    const cml_fresh_tolerance exact = {0};
+    ck_assert_int_eq(cml_fresh_compare(d_got, d_ref, N, N, &exact, &r), cudaSuccess);
+    ck_assert_uint_eq(r.n_bad, 2);
+    const cml_fresh_tolerance floor = {.abs_floor = 1.2e-3};
+    ck_assert_int_eq(cml_fresh_compare(d_got, d_ref, N, N, &floor, &r), cudaSuccess);
+    ck_assert_uint_eq(r.n_bad, 0);
+    cudaFree(d_ref);
+    cudaFree(d_got);
+    cudaFree(d_mag);
 }
 END_TEST
 
@@ -190,6 +236,7 @@ Suite *make_fresh_suite(void) {
     tcase_add_test(tc, device_draw_is_the_host_value);
     tcase_add_test(tc, compare_counts_what_is_beyond_the_rms_fraction);
     tcase_add_test(tc, compare_tolerance_follows_the_spread_not_the_mean);
+    tcase_add_test(tc, compare_with_magnitudes_holds_each_element_to_its_own_tolerance);
     tcase_add_test(tc, input_uniform_records_slots_up_to_the_limit);
     suite_add_tcase(s, tc);
     return s;
