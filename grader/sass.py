@@ -353,7 +353,9 @@ def check_kernel(dumped: Dump, kernel: str, rules: StaticRules, source_files: st
             named_jobs = [p for p in absent if jobs.is_job(p)]
             if opcodes:
                 parts.append(f"has no {', '.join(describe(p) for p in opcodes)} instruction")
-            if named_jobs:
+            if len(named_jobs) == 1:
+                parts.append("does not show " + describe(named_jobs[0]))
+            elif named_jobs:
                 parts.append("does none of: " + "; ".join(describe(p) for p in named_jobs))
             messages.append(f"{label}: its SASS " + ", and ".join(parts))
         absent_text = [

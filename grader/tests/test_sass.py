@@ -363,7 +363,7 @@ def test_static_message_names_the_job_not_an_instruction():
     dumped = Dump([fn], {})
     res = check_kernel(dumped, "k", StaticRules(require=("shared_store", "BAR")), "k.cu")
     assert res.messages == [
-        "k: its SASS has no BAR (barrier: __syncthreads) instruction, and does none of: a store "
+        "k: its SASS has no BAR (barrier: __syncthreads) instruction, and does not show a store "
         "into shared memory "
         "(STS, STSM, LDGSTS, UBLKCP or UTMALDG)"
     ]
