@@ -443,8 +443,11 @@ static int same_inputs_as_case(judge *j, const input_set *s) {
  * has 8 orientations, so 1 set in 8 would otherwise be the case's own input, and a launcher
  * that replays the output of its first call would pass the verified repetition. Returns how
  * many it made (`want` of at most INPUT_SETS): 0 when the exercise keeps inputs outside its
- * buffers (CML_EX_FIXED_INPUTS) or a set's buffers do not match the case's. */
-static int make_input_sets(judge *j, input_set *sets, int want) {
+ * buffers (CML_EX_FIXED_INPUTS) or a set's buffers do not match the case's. Sets from
+ * `with_reference` on get no reference (one checked position): the baseline's own problem of
+ * a timing with fresh inputs compares with none, and lab 3.3's matmul reference at 4096^3
+ * takes about a second. */
+static int make_input_sets(judge *j, input_set *sets, int want, int with_reference) {
     if (j->ex->flags & CML_EX_FIXED_INPUTS) {
         return 0;
     }
@@ -454,10 +457,12 @@ static int make_input_sets(judge *j, input_set *sets, int want) {
         for (int draw = 0; draw < DRAWS_PER_SET; ++draw) {
             memset(&sets[k], 0, sizeof sets[k]);
             cml_devmem_use(CML_DEVMEM_PLAIN, &sets[k].reg, NULL, NULL);
+            cml_check_set_minimal(k >= with_reference); /* no reference nobody compares with */
             /* a seed of the kernel's: the set's values could give it away, and with it
              * j->secret's stream (the verified sample, the probes, the checked positions) */
             message = cml_problem_setup(j->ex, &sets[k].p, (const long long *)cml_run.size,
                                         secret_seed());
+            cml_check_set_minimal(0);
             cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
             if (message != NULL) {
                 break;
@@ -610,7 +615,7 @@ static int choose_batch(const judge *j, const batch_state *b, double student_ms,
  * a remote failure, or 2 when a timed student repetition was wrong (*check, *judged say
  * which). */
 static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare_result *check,
-                      cml_judged *judged) {
+                      cml_judged *judged, input_set *sets, int made) {
     static batch_state b;
     memset(&b, 0, sizeof b);
     b.batch = 1;
@@ -624,9 +629,8 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
     }
     /* With fresh inputs: set 0 for the verified repetition's launch 0, the only time it is
      * used (every other launch reads inputs drawn for it alone), and set 1 as the baseline's
-     * own problem for the check of a launch (b.own). Without both, no fresh inputs. */
-    input_set sets[INPUT_SETS];
-    const int made = make_input_sets(j, sets, INPUT_SETS);
+     * own problem for the check of a launch (b.own). Without both, no fresh inputs. The
+     * sets were made before the gate (cml_judge_run), released here. */
     int n_sets = made;
     if (b.n_fresh > 0 && made == INPUT_SETS && sets[1].p.n_fresh == b.n_fresh) {
         b.own = &sets[1].p;
@@ -844,6 +848,18 @@ static double baseline_alone(judge *j) {
     return cml_median(t + 1, ALONE_REPS);
 }
 
+/* --gate: says "gate" on standard output (the document's pipe: the grader reads this line
+ * first) and waits for a byte, or the end, on standard input. The grader holds the GPU for
+ * this run alone from then on: everything before (the exercise's set-up, the input sets) may
+ * overlap other gradings' untimed runs (grader/gpu_lock.py). */
+static void await_gate(void) {
+    fputs("gate\n", stdout);
+    fflush(stdout);
+    char go;
+    while (read(STDIN_FILENO, &go, 1) < 0 && errno == EINTR) {
+    }
+}
+
 /* Sends HELLO with the case and its buffers; ANSWERED when the student's process is READY. */
 static int hello(judge *j, int pool_fd) {
     static cml_msg_hello h;
@@ -911,6 +927,16 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
         return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
     }
 
+    /* The timing's input sets, before the gate: host work (inputs, references) that needs
+     * no GPU of its own, while other gradings may still use it. */
+    static input_set sets[INPUT_SETS];
+    int made = 0;
+    if (opt->time && ex->launch_baseline) {
+        made = make_input_sets(&j, sets, INPUT_SETS, uses_fresh_inputs(&j) ? 1 : INPUT_SETS);
+    }
+    if (opt->gate) {
+        await_gate();
+    }
     const double alone_ms = opt->time && ex->launch_baseline ? baseline_alone(&j) : -1.0;
     int rc = hello(&j, pool_fd);
     close(pool_fd);
@@ -949,7 +975,7 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
                 "harness", "the baseline produced a wrong result (a course bug, please report)",
                 CML_EXIT_FAILED);
         }
-        rc = judge_time(&j, opt->reps, stats, &check, &judged);
+        rc = judge_time(&j, opt->reps, stats, &check, &judged, sets, made);
         if (rc == ANSWERED) {
             timing = stats;
         } else if (rc == 2) {

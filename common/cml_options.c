@@ -26,6 +26,7 @@ enum {
     OPT_PEER,
     OPT_SERVE,
     OPT_SERVE_NULL,
+    OPT_GATE,
     OPT_HELP = 'h'
 };
 
@@ -41,6 +42,7 @@ static const struct option long_options[] = {
     {"peer", required_argument, NULL, OPT_PEER},
     {"serve", required_argument, NULL, OPT_SERVE},
     {"serve-null", required_argument, NULL, OPT_SERVE_NULL},
+    {"gate", no_argument, NULL, OPT_GATE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -66,7 +68,9 @@ const char *cml_usage(void) {
            "  --help          this text\n"
            "\n"
            "Judged runs (the grader's; docs/protocol.md): build/<lab>/judge --exercise ...\n"
-           "--peer FD runs the case with the student's launches made by `lab --serve FD`.\n";
+           "--peer FD runs the case with the student's launches made by `lab --serve FD`;\n"
+           "with --time --gate it prints \"gate\" once its set-up is done and waits for a\n"
+           "byte on standard input before it times anything.\n";
 }
 
 static int fail(char *err, int err_len, const char *fmt, ...) {
@@ -208,6 +212,9 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
         case OPT_TIME:
             opt->time = 1;
             break;
+        case OPT_GATE:
+            opt->gate = 1;
+            break;
         case OPT_REPS:
             if (parse_u64(optarg, strlen(optarg), 0, MAX_REPS, &v) != 0 || v < CML_MIN_REPS) {
                 return fail(err, err_len, "--reps: '%s' is not an integer from %d to %d", optarg,
@@ -262,6 +269,9 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
     }
     if (peer && (list || device_info)) {
         return fail(err, err_len, "--peer is for --exercise runs");
+    }
+    if (opt->gate && !(peer && opt->time)) {
+        return fail(err, err_len, "--gate is for the judge's timed runs (--peer FD --time)");
     }
     if (list && device_info) {
         return fail(err, err_len, "--list and --device-info cannot be combined");

@@ -43,6 +43,7 @@ typedef struct cml_options {
     int reps;
     const char *json_path; /* NULL = stdout */
     int peer_fd;           /* --peer FD, --serve FD or --serve-null FD; -1 when not given */
+    int gate; /* --gate (judge, --time): wait for the grader's go between set-up and timing */
 } cml_options;
 
 /* Parses argv. Returns 0 on success; on a usage error returns -1 and writes a one-line

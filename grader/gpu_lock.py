@@ -43,6 +43,31 @@ class GpuLock:
                     self._cond.notify_all()
 
     @contextlib.contextmanager
+    def upgrade(self) -> Iterator[None]:
+        """Held, by a thread inside ``shared()``, around the measuring part of a timed run:
+        gives its shared hold up, waits to hold the GPU alone, and takes the shared hold
+        back afterwards (after any timed run then waiting). So a judge's set-up (inputs,
+        references: host work and copies) overlaps other gradings' untimed runs, and only
+        its timing excludes them (the judge's ``--gate``, grader/harness.py)."""
+        with self._cond:
+            self._readers -= 1
+            self._writers_waiting += 1
+            self._cond.notify_all()
+            while self._writer or self._readers:
+                self._cond.wait()
+            self._writers_waiting -= 1
+            self._writer = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+                while self._writer or self._writers_waiting:
+                    self._cond.wait()
+                self._readers += 1
+
+    @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
         """Held around timed GPU work: no other run of any kind on the GPU meanwhile."""
         with self._cond:

@@ -289,13 +289,29 @@ class Grading:
             for ex in self.lab.exercises:
                 self._sanitizer(ex)
             t["untimed"] = time.monotonic() - start
+        # Timed runs: with a batch's lock, each judge sets up under the shared hold and
+        # measures under the exclusive one (its gate, GpuLock.upgrade), so one submission's
+        # inputs and references are made while another's kernels are timed; alone, the
+        # judge needs no gate.
         start = time.monotonic()
-        with lock.exclusive() if lock else contextlib.nullcontext():
+        with lock.shared() if lock else contextlib.nullcontext():
             t["gpu_wait"] += time.monotonic() - start
             start = time.monotonic()
             for ex in self.lab.exercises:
-                self._performance(ex)
-            t["timed"] = time.monotonic() - start
+                self._performance(ex, gate=self._timing_gate if lock else None)
+            t["timed"] = time.monotonic() - start - self._gate_wait
+            t["gpu_wait"] += self._gate_wait
+
+    _gate_wait = 0.0  # seconds the timed runs waited at their gates for the GPU alone
+
+    @contextlib.contextmanager
+    def _timing_gate(self):
+        """The batch lock's exclusive hold for one judge's measuring part, its wait counted
+        as ``gpu_wait``."""
+        start = time.monotonic()
+        with self.options.gpu_lock.upgrade():
+            self._gate_wait += time.monotonic() - start
+            yield
 
     def _report(self, asm: assembler.Assembled) -> None:
         """The written report: filled in or not (its manual points stay pending)."""
@@ -522,7 +538,7 @@ class Grading:
         part.status = Status.PASSED if clean_tools == len(ex.sanitizer.tools) else Status.FAILED
         part.info = f"{clean_tools} of {len(ex.sanitizer.tools)} tools clean"
 
-    def _performance(self, ex: Exercise) -> None:
+    def _performance(self, ex: Exercise, gate=None) -> None:
         er = self.results[ex.name]
         part = er.parts["performance"]
         spec = ex.performance
@@ -535,17 +551,21 @@ class Grading:
             _set_not_run(er.parts, ("performance",), "a correctness case did not finish")
             return
         seed = self.seeds.seed(ex.name, "performance", spec.size)
-        run = harness.run_judged(
-            self.judge.path,
-            self.binary,
-            ex.name,
-            spec.size,
-            seed,
-            self.lab.run_timeout_s,
-            self.version,
-            time_reps=spec.reps if spec.timed else None,
-            box=self.box,
-        )
+        # An untimed performance run still measures (lab 3.1b's latency ladder, timed part by
+        # part on the judge's clock): alone on the GPU from its start, no gate needed.
+        with gate() if gate and not spec.timed else contextlib.nullcontext():
+            run = harness.run_judged(
+                self.judge.path,
+                self.binary,
+                ex.name,
+                spec.size,
+                seed,
+                self.lab.run_timeout_s,
+                self.version,
+                time_reps=spec.reps if spec.timed else None,
+                box=self.box,
+                gate=gate if spec.timed else None,
+            )
         k = diagnose.kind(run)
         row = {"size": list(spec.size), "seed": seed, "status": run.status}
         part.details.append(row)
@@ -650,7 +670,10 @@ class Grading:
         # counters explain a time (a ratio, a share of a roof), not an exercise's own figure
         # (lab 3.1b's l2_over_l1: a one-thread chase is "uncoalesced" by design)
         if short is not None and ex.kernel and short[0].metric in ("ratio", *roofs.METRICS):
-            self._counters(ex, part, spec.size, seed, short)
+            # ncu alone on the GPU, like a timing: two sessions at once left one without
+            # counters (docs/design-notes.md, note 24)
+            with gate() if gate else contextlib.nullcontext():
+                self._counters(ex, part, spec.size, seed, short)
 
     def _counters(self, ex: Exercise, part, size: tuple[int, ...], seed: int, short) -> None:
         """A slow kernel's cause from its hardware counters (grader.counters), in place of

@@ -26,6 +26,7 @@ temporary directory is its only writable place, the grading's build is readable.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -37,6 +38,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, ContextManager
 
 import os
 import signal
@@ -49,6 +51,7 @@ STATUSES = ("ok", "wrong", "error", "no_device")
 # The judge's own runs (--device-info): course code only, no sandbox needed.
 TRUSTED = sandbox.Sandbox("none", "the judge: course code only", off=True)
 PROBE_TIMEOUT_S = 60
+GATE_LINE = b"gate"  # a gated judge's first line: set up, waiting to time (run_judged)
 
 
 def schema_version(root: Path) -> int:
@@ -288,6 +291,30 @@ def _await_hello(sock: socket.socket, judge_proc: subprocess.Popen, timeout_s: f
             return
 
 
+def _await_gate(judge_proc: subprocess.Popen, timeout_s: float) -> tuple[bool, bytes]:
+    """Reads the judge's standard output up to its "gate" line (``--gate``): (True, what
+    followed it), or (False, all it wrote) when it ended or went past ``timeout_s`` first (a
+    set-up that failed writes its document without a gate)."""
+    fd = judge_proc.stdout.fileno()
+    got = b""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return False, got
+            got += chunk
+            line, sep, rest = got.partition(b"\n")
+            if sep and line == GATE_LINE:
+                return True, rest
+            if sep:
+                return False, got  # a document, not a gate
+        elif judge_proc.poll() is not None:
+            return False, got
+    return False, got
+
+
 def run_judged(
     judge: Path,
     binary: Path,
@@ -298,31 +325,49 @@ def run_judged(
     version: int,
     time_reps: int | None = None,
     box: sandbox.Sandbox | None = None,
+    gate: Callable[[], ContextManager[None]] | None = None,
 ) -> CaseRun:
-    """One judged run of an exercise (timed by the judge with ``time_reps``)."""
+    """One judged run of an exercise (timed by the judge with ``time_reps``). ``gate``
+    (timed runs): a context held from the end of the judge's set-up to the end of the run,
+    e.g. ``GpuLock.upgrade``: the judge (``--gate``) says "gate" once its inputs and
+    references are made and waits for the grader's byte on its standard input before it
+    times anything (docs/protocol.md, "Judged runs")."""
     args = case_args(exercise, size, seed, time_reps)
+    gated = time_reps is not None and gate is not None
     expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     with (
         tempfile.TemporaryDirectory(prefix="grader-judge-") as jtmp,
         tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
         open(Path(jtmp) / "judge.log", "w+") as log,
+        contextlib.ExitStack() as held_gate,
     ):
         # The document comes back on the judge's standard output, a pipe only the grader
         # holds: no file the student's process could name (without the sandbox it shares
         # the user and the /tmp), and the judge makes itself undumpable, so its /proc/PID/fd
         # is closed to other processes of the user too (docs/design-notes.md, note 22).
-        jargv = [str(judge), *args, "--peer", str(ours.fileno())]
+        jargv = [str(judge), *args, "--peer", str(ours.fileno()), *(["--gate"] if gated else [])]
         judge_proc = subprocess.Popen(
             jargv,
             cwd=jtmp,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if gated else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=log,
             start_new_session=True,
             pass_fds=(ours.fileno(),),
         )
         ours.close()
+        head = b""
+        if gated:
+            at_gate, head = _await_gate(judge_proc, timeout_s)
+            if at_gate:
+                held_gate.enter_context(gate())
+            try:
+                judge_proc.stdin.write(b"g")
+                judge_proc.stdin.close()
+            except OSError:
+                pass  # it ended: its document, if any, is in head and the pipe
+            judge_proc.stdin = None  # closed here: communicate() must not flush it
         if time_reps is not None:
             _await_hello(theirs, judge_proc, timeout_s)
         argv = [str(binary), "--serve", str(theirs.fileno())]
@@ -343,7 +388,7 @@ def run_judged(
             except subprocess.TimeoutExpired:
                 held, text = True, b""
             _kill(judge_proc)
-        doc, problem = _parse_doc(text.decode("utf-8", "replace"))
+        doc, problem = _parse_doc((head + text).decode("utf-8", "replace"))
         log.seek(0)
         judge_log = log.read()[-2000:]
     if doc is None and held:

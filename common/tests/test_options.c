@@ -93,6 +93,10 @@ START_TEST(judged_run_modes) {
     ck_assert_int_eq(parse("--exercise", "e", "--size", "3", "--peer", "4", NULL), 0);
     ck_assert_int_eq(opt.mode, CML_MODE_RUN);
     ck_assert_int_eq(opt.peer_fd, 4);
+    ck_assert_int_eq(opt.gate, 0);
+    ck_assert_int_eq(
+        parse("--exercise", "e", "--size", "3", "--peer", "4", "--time", "--gate", NULL), 0);
+    ck_assert_int_eq(opt.gate, 1);
 }
 END_TEST
 
@@ -106,6 +110,10 @@ START_TEST(bad_judged_run_options) {
     ck_assert_int_eq(parse("--serve", "5", "--peer", "6", NULL), -1);
     ck_assert_int_eq(parse("--list", "--peer", "6", NULL), -1);
     ck_assert_str_eq(err, "--peer is for --exercise runs");
+    /* the gate stands between a judge's set-up and its timing: nothing else has one */
+    ck_assert_int_eq(parse("--exercise", "e", "--size", "3", "--time", "--gate", NULL), -1);
+    ck_assert_str_eq(err, "--gate is for the judge's timed runs (--peer FD --time)");
+    ck_assert_int_eq(parse("--exercise", "e", "--size", "3", "--peer", "4", "--gate", NULL), -1);
 }
 END_TEST
 

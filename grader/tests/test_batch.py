@@ -12,6 +12,7 @@ import threading
 import time
 import tarfile
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -64,11 +65,18 @@ def _tar(path, members: list):
 
 
 @pytest.fixture(scope="module")
-def gpu_env():
+def gate_log(tmp_path_factory) -> Path:
+    """Where the fake judge notes each gate it passed (FAKE_GATE_LOG)."""
+    return tmp_path_factory.mktemp("gates") / "gates.log"
+
+
+@pytest.fixture(scope="module")
+def gpu_env(gate_log):
     """FAKE_GPU=1 and the fake compute-sanitizer for the whole module (fake_gpu is
     per-test; the batch runs are shared between tests)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("FAKE_GPU", "1")
+        mp.setenv("FAKE_GATE_LOG", str(gate_log))
         mp.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
         yield
 
@@ -133,6 +141,23 @@ def test_gradebook_rows_and_statuses(graded, subs):
     assert {r["max"] for r in rows.values()} == {"17"}
 
 
+def test_timed_runs_pass_the_judges_gate(graded, gate_log):
+    """In a batch every timed run's judge is gated (--gate): it sets up under the shared
+    hold and measures only once the grader holds the GPU alone (GpuLock.upgrade). One gate
+    per submission whose scale exercise reached its timed run."""
+    _, _, out = graded
+    gates = gate_log.read_text().split()
+    reached = [
+        sid
+        for sid, r in gradebook(out).items()
+        if json.loads((out / sid / "report.json").read_text())["exercises"][0]["parts"][
+            "performance"
+        ].get("details")
+    ]
+    assert gates and set(gates) == {"scale"}
+    assert len(gates) == len(reached)
+
+
 def test_per_student_files(graded, subs):
     _, _, out = graded
     for sid in subs:
@@ -174,27 +199,49 @@ def test_resume_skips_then_force_regrades_identically(graded, fake_root, subs, m
     assert {sid: (out / sid / "report.json").stat().st_mtime_ns for sid in subs} == before
     assert (out / "gradebook.csv").read_text() == book
 
-    # untimed runs of different submissions may share the GPU; a timed run never overlaps
-    # any other run (grader.gpu_lock)
+    # untimed runs of different submissions may share the GPU, and so may a timed run's
+    # set-up; its measuring part, past the judge's gate, never overlaps any other run
+    # (grader.gpu_lock, GpuLock.upgrade)
     guard = threading.Lock()
     running = {"untimed": 0, "timed": 0}
     clashes, timed_runs = [], []
     real_run_judged = batching.grading.harness.run_judged
 
-    def run_judged(*args, **kwargs):
-        kind = "timed" if kwargs.get("time_reps") is not None else "untimed"
+    def enter(kind):
         with guard:
             if running["timed"] or (kind == "timed" and running["untimed"]):
                 clashes.append(dict(running, starting=kind))
             running[kind] += 1
+
+    def leave(kind):
+        with guard:
+            running[kind] -= 1
+
+    def watched(gate):
+        @contextlib.contextmanager
+        def measuring():
+            with gate():
+                enter("timed")
+                try:
+                    time.sleep(0.05)
+                    yield
+                finally:
+                    leave("timed")
+
+        return measuring
+
+    def run_judged(*args, **kwargs):
+        if kwargs.get("time_reps") is not None:
+            assert kwargs.get("gate") is not None  # a batch's timed run is always gated
+            kwargs["gate"] = watched(kwargs["gate"])
+            timed_runs.append(args[2])
+            return real_run_judged(*args, **kwargs)
+        enter("untimed")
         try:
             time.sleep(0.05)
             return real_run_judged(*args, **kwargs)
         finally:
-            with guard:
-                running[kind] -= 1
-                if kind == "timed":
-                    timed_runs.append(args[2])
+            leave("untimed")
 
     monkeypatch.setattr(batching.grading.harness, "run_judged", run_judged)
     again = ["solution", "edge", "alice", "evil"]

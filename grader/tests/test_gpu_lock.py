@@ -62,3 +62,52 @@ def test_a_timed_run_is_alone_and_not_starved():
         th.join(5)
     # the timed run starts only when a is done, and b (which came later) waits for it
     assert events == ["a+", "a-", "T+", "T-", "b+", "b-"], events
+
+
+def test_upgrade_measures_alone_and_sets_up_alongside():
+    """Two gradings each set a timed run up under ``shared()`` and measure under
+    ``upgrade()`` (the judge's gate): the set-ups overlap each other and an untimed run, the
+    measuring parts overlap nothing, and both finish (no deadlock between two upgrades)."""
+    lock = GpuLock()
+    state = {"shared": 0, "alone": 0, "overlap": False, "both_set_up": False}
+    guard = threading.Lock()
+    set_up = threading.Barrier(2, timeout=5)
+
+    def grading():
+        with lock.shared():
+            with guard:
+                state["shared"] += 1
+            set_up.wait()  # both set-ups at once
+            with guard:
+                state["both_set_up"] = True
+                state["shared"] -= 1
+            with lock.upgrade():
+                with guard:
+                    state["alone"] += 1
+                    state["overlap"] |= state["alone"] > 1 or state["shared"] > 0
+                time.sleep(0.05)
+                with guard:
+                    state["alone"] -= 1
+            with guard:
+                state["shared"] += 1
+            with guard:
+                state["shared"] -= 1
+
+    def untimed():
+        for _ in range(20):
+            with lock.shared():
+                with guard:
+                    state["shared"] += 1
+                    state["overlap"] |= state["alone"] > 0
+                time.sleep(0.005)
+                with guard:
+                    state["shared"] -= 1
+
+    threads = [threading.Thread(target=grading) for _ in range(2)]
+    threads.append(threading.Thread(target=untimed))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert not any(t.is_alive() for t in threads), "deadlock"
+    assert state["both_set_up"] and not state["overlap"]

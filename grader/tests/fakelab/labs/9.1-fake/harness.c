@@ -50,7 +50,7 @@ typedef struct {
     long long size[8];
     int n_size;
     unsigned long long seed;
-    int time;
+    int time, gate;
     const char *json;
     int peer, serve;
 } opts;
@@ -92,6 +92,8 @@ int main(int argc, char **argv) {
             info = 1;
         } else if (!strcmp(argv[i], "--time")) {
             o.time = 1;
+        } else if (!strcmp(argv[i], "--gate")) {
+            o.gate = 1;
         } else if (i + 1 < argc && !strcmp(argv[i], "--exercise")) {
             o.exercise = argv[++i];
         } else if (i + 1 < argc && !strcmp(argv[i], "--seed")) {
@@ -179,6 +181,24 @@ int main(int argc, char **argv) {
     memset(out, 0xFF, n * sizeof *out);
     double speed = 1.0;
     int rc;
+    if (judge && o.gate) { /* cml_judge.c's await_gate: set up, now wait for the grader */
+        if (!o.time) {
+            fprintf(stderr, "usage error: --gate without --time\n");
+            return 2;
+        }
+        fputs("gate\n", stdout);
+        fflush(stdout);
+        char go;
+        if (read(0, &go, 1) < 0) {
+            return 2;
+        }
+        const char *log = getenv("FAKE_GATE_LOG"); /* the tests see each gate passed */
+        FILE *g = log ? fopen(log, "a") : NULL;
+        if (g) {
+            fprintf(g, "%s\n", o.exercise);
+            fclose(g);
+        }
+    }
     if (judge) {
         snprintf(req.exercise, sizeof req.exercise, "%s", o.exercise);
         memcpy(req.size, o.size, sizeof req.size);
