@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import fixtures, tools
+from grader import fixtures, manifest, tools
 from helpers import REPO, assert_patch_well_formed, grade_cli, step_statuses
 
 pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
@@ -96,6 +96,14 @@ def test_alternative_keeps_its_static_points(path, tmp_path, capsys):
 @pytest.mark.parametrize("path", ON_GPU, ids=_ids)
 def test_alternative_keeps_its_points_on_the_gpu(path, tmp_path, capsys):
     keeps = _keeps(path)
+    expect = fixtures.load(path)["expect"]
+    spec = manifest.load(REPO / "labs" / path.parent.name).exercise(expect["exercise"]).performance
+    if spec is not None and not spec.calibrated:
+        # performance points stay pending until lab.toml's thresholds are measured
+        # (calibrated = false); the other parts are checked already
+        keeps = [k for k in keeps if k != "performance"]
+        if not keeps:
+            pytest.skip(f"{expect['exercise']}: performance thresholds not calibrated yet")
     # the sanitizer runs only where it is kept (it is the slowest step); the performance
     # step always runs, so that the report shows the alternative's figure beside the ramp
     extra = [] if "sanitizer" in keeps else ["--no-sanitizer"]

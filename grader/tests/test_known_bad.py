@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import fixtures
+from grader import fixtures, manifest
 from helpers import KNOWN_BAD, REPO, assert_patch_well_formed, grade_cli, step_statuses
 
 FIXTURES = fixtures.find(REPO)
@@ -49,6 +49,11 @@ def test_known_bad_verdict(path, tmp_path, capsys):
     fixture = fixtures.load(path)
     expect = fixture["expect"]
     lab_dir = REPO / "labs" / path.parent.name
+    spec = manifest.load(lab_dir).exercise(expect["exercise"]).performance
+    if "performance" in expect["lost"] and spec is not None and not spec.calibrated:
+        # its points stay pending until lab.toml's thresholds are measured (calibrated =
+        # false): a lost performance cannot be told yet; bench/calibrate.py reports it
+        pytest.skip(f"{expect['exercise']}: performance thresholds not calibrated yet")
     sub = apply(path, tmp_path / "sub")
     args = [
         "grade",

@@ -6,10 +6,13 @@
  *   overlap_one_stream   3.2b's chunks in order on the legacy default stream: what the
  *                        pipeline costs with no overlap at all (3.2b's baseline)
  *   overlap_transform_all  3.2b's kernel over the whole array, for the figures
+ *   unified_on_demand    3.2c's kernel over the managed table with no advice and no prefetch:
+ *                        every page migrates on demand, by a page fault (3.2c's baseline)
  *
  * Sources: CUDA C++ Programming Guide, "Page-Locked Host Memory" and "Asynchronous
  * Concurrent Execution"; CUDA Runtime API, "API synchronization behavior" (cudaMemcpy from
- * pageable memory is staged through a page-locked buffer of the driver's).
+ * pageable memory is staged through a page-locked buffer of the driver's); CUDA C++
+ * Programming Guide, "Unified Memory Programming" (on-demand page migration).
  */
 #include <cuda_runtime.h>
 
@@ -52,4 +55,18 @@ void overlap_one_stream(const float *d_in, float *d_out, size_t n, size_t chunk,
 
 void overlap_transform_all(const float *d_in, float *d_out, size_t n) {
     overlap_baseline_kernel<<<transform_blocks(n), TRANSFORM_BLOCK>>>(d_in, d_out, n);
+}
+
+/* out[i] = in[i] * w[i], i < n: one thread per element. */
+__global__ void unified_baseline_kernel(const float *in, const float *w, float *out, size_t n) {
+    const size_t i = (size_t)blockIdx.x * TRANSFORM_BLOCK + threadIdx.x;
+    if (i < n) {
+        out[i] = in[i] * w[i];
+    }
+}
+
+void unified_on_demand(const float *d_in, const float *um_weights, float *d_out, size_t n) {
+    /* No cudaMemAdvise, no cudaMemPrefetchAsync: the pages move when the kernel first touches
+     * them, each touch of a page in host memory a GPU page fault that the driver services. */
+    unified_baseline_kernel<<<transform_blocks(n), TRANSFORM_BLOCK>>>(d_in, um_weights, d_out, n);
 }

@@ -31,6 +31,13 @@ void overlap_one_stream(const float *d_in, float *d_out, size_t n, size_t chunk,
  * share of 3.2b's pipeline, timed for the exercise's figures. */
 void overlap_transform_all(const float *d_in, float *d_out, size_t n);
 
+/* 3.2c's baseline: lab.h's unified_memory without advice or prefetch, the kernel alone
+ * (d_out[i] = d_in[i] * um_weights[i], one thread per element). With um_weights' pages in host
+ * memory (as the harness leaves them before every launch) the kernel's first touch of each page
+ * faults, and the Unified Memory driver migrates the pages on demand; with the pages already on
+ * the device it is the kernel's own time (the harness's figures time both). */
+void unified_on_demand(const float *d_in, const float *um_weights, float *d_out, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

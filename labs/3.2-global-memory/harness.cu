@@ -17,6 +17,13 @@
  *                   overlap_transform(d_in) within the recurrence's rounding bound
  *                   (reference.h). Timed against the same chunks on one stream (baselines.cu,
  *                   overlap_one_stream): the ratio is the overlap achieved.
+ *   unified_memory (n)  3.2c. The student's unified_memory advises and prefetches a managed
+ *                   table (n floats, written on the host) to the device and runs a kernel
+ *                   d_out = d_in * table. Verified: each product within one rounding
+ *                   (reference.h). Timed against the same kernel with no advice and no
+ *                   prefetch (baselines.cu, unified_on_demand), whose first touch of each page
+ *                   faults: the ratio is what the prefetch saves. Why the table is the
+ *                   harness's and what each launch includes: the exercise's section below.
  *
  * What a judged run can and cannot see here (docs/protocol.md, "Judged runs"). The student's
  * launcher runs in another process than the judge's; the judge maps only the DEVICE buffers
@@ -48,12 +55,14 @@
  *
  * Memory: the context, the inputs, the check set and the device buffers come from the driver
  * (cml_setup.h), which frees them. Each exercise's teardown frees only what it holds besides:
- * page-locked host memory (the student's buffer, the staging) and the link probe's buffer,
- * device scratch and streams.
+ * page-locked host memory (the student's buffer, the staging), managed memory (3.2c's tables)
+ * and the link probe's buffer, device scratch and streams.
  *
  * Sources: CUDA C++ Programming Guide, "Page-Locked Host Memory", "Asynchronous Concurrent
- * Execution"; CUDA Runtime API, cudaPointerGetAttributes (cudaMemoryTypeHost: page-locked
- * memory the runtime knows; cudaMemoryTypeUnregistered: ordinary pageable memory).
+ * Execution", "Unified Memory Programming"; CUDA Runtime API, cudaPointerGetAttributes
+ * (cudaMemoryTypeHost: page-locked memory the runtime knows; cudaMemoryTypeUnregistered:
+ * ordinary pageable memory), cudaMemAdvise and cudaMemPrefetchAsync (CUDA 13.0's
+ * cuda_runtime_api.h: a cudaMemLocation names the destination).
  */
 #include <chrono>
 #include <cmath>
@@ -513,6 +522,192 @@ static void overlap_teardown(cml_problem *p) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * 3.2c  unified_memory
+ *
+ * The design, and why (DRAFT: nothing here has run on a GPU). The lesson is the cost of pages
+ * that migrate on demand, fault by fault, against one bulk prefetch. A launcher that allocated
+ * managed memory and filled it on the host itself, at every call, would spend much of its
+ * time on the host (each page's first touch by the CPU, zeroed by the operating system, then
+ * n stores), by the course's estimate (unmeasured) as long as the migration or longer: the
+ * ratio would mostly measure the host, the same in both contenders. So
+ * the table is allocated and written on the host once, in setup() of the process that runs
+ * the student's code (the baseline's in the judge, on first use: course code only), and
+ * every launch starts from the same state: unified_reset undoes any advice and moves every
+ * page back to host memory (a prefetch to the host: one bulk copy of the pages the previous
+ * launch moved, none on the first). That move is timed in both contenders, so a launch is
+ * migration both ways and a small kernel; its cost is the extra figure reset_ms. The table
+ * depends on the index only, never on the seed (reference.h): the judge rotates the seeded
+ * input d_in among its input sets, and every process fills the same table. d_out's last
+ * element is the host-link check of 3.2a and 3.2b (finish(); the floor: the fastest
+ * host-to-device copy of n floats / 1.5): a launch that never touches the table (the weights
+ * recomputed on the device) is faster than the link on the large cases. finish() keeps the
+ * judge on rotated input sets (cml_judge.c: fresh inputs need an exercise without finish),
+ * so cml_input_uniform records d_in's slot for nothing yet.
+ */
+
+typedef struct unified_ctx {
+    size_t n;
+    float *d_in;   /* (n): the seeded input */
+    float *d_out;  /* (n + 1): the products, then the host-link check */
+    float *um;     /* (n) managed: the student's table, in the process that runs student code */
+    float *um_own; /* (n) managed: the baseline's and the figures' table (first use) */
+    link_probe link;
+} unified_ctx;
+
+/* A managed table of n weights (reference.h), written on the host: its pages in host memory. */
+static float *unified_table(size_t n) {
+    float *um = NULL;
+    CML_CHECK(cudaMallocManaged((void **)&um, n * sizeof(float), cudaMemAttachGlobal));
+    for (size_t i = 0; i < n; ++i) {
+        um[i] = (float)unified_weight(i); /* exact: k / 256 */
+    }
+    return um;
+}
+
+/* Where every launch starts: no advice on the table, every page in host memory. */
+static void unified_reset(float *um, size_t n) {
+    const size_t bytes = n * sizeof(float);
+    int device = 0;
+    CML_CHECK(cudaGetDevice(&device));
+    const cudaMemLocation dev = {cudaMemLocationTypeDevice, device};
+    const cudaMemLocation host = {cudaMemLocationTypeHost, 0};
+    CML_CHECK(cudaMemAdvise(um, bytes, cudaMemAdviseUnsetReadMostly, dev)); /* collapses copies */
+    CML_CHECK(cudaMemAdvise(um, bytes, cudaMemAdviseUnsetPreferredLocation, dev));
+    CML_CHECK(cudaMemAdvise(um, bytes, cudaMemAdviseUnsetAccessedBy, dev));
+    CML_CHECK(cudaMemPrefetchAsync(um, bytes, host, 0, 0));
+    CML_CHECK(cudaStreamSynchronize(0));
+}
+
+static float *unified_own_table(unified_ctx *c) {
+    if (c->um_own == NULL) {
+        c->um_own = unified_table(c->n);
+    }
+    return c->um_own;
+}
+
+static const char *unified_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    const size_t n = (size_t)size[0];
+    unified_ctx *c = CML_NEW_CTX(p, unified_ctx);
+    c->n = n;
+    link_probe_init(&c->link, n);
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, n, -1.0f, 1.0f);
+    const int all = n + 1 <= CHECK_ALL_MAX_ELEMS;
+    cml_check_set *check = cml_check(p, 1, n + 1, all ? NULL : &kCheckSample, 1, &rng);
+    for (size_t i = 0; i < check->n; ++i) {
+        const size_t pos = cml_check_set_pos(check, i);
+        if (pos < n) {
+            check->ref[i] = unified_ref((double)h_in[pos], pos);
+            check->mag[i] = fabs(check->ref[i]); /* |x w|: the product's one rounding */
+        } else {
+            check->ref[i] = 1.0; /* position n: the link check, exact */
+            check->mag[i] = 0.0;
+        }
+    }
+    /* out_ref NULL: one launch per timed sample, the link check bounds each one. */
+    c->d_out = cml_output(p, NULL, 1, n + 1);
+    if (cml_runs_student_code()) { /* not in the judge, which holds no student code */
+        c->um = unified_table(n);
+    }
+    p->gamma = cml_gamma_f32(1.0); /* one rounded product */
+    /* Device memory: d_in and the table read, d_out written (the migration is the link's). */
+    p->bytes = 12.0 * (double)n;
+    p->flops = (double)n;
+    return NULL;
+}
+
+static void unified_launch_student(void *ctx) {
+    const unified_ctx *c = (const unified_ctx *)ctx;
+    unified_reset(c->um, c->n);
+    unified_memory(c->d_in, c->um, c->d_out, c->n);
+    (void)cudaDeviceSynchronize(); /* errors stay for the driver's check */
+}
+
+static void unified_launch_baseline(void *ctx) {
+    unified_ctx *c = (unified_ctx *)ctx;
+    float *um = unified_own_table(c);
+    unified_reset(um, c->n);
+    unified_on_demand(c->d_in, um, c->d_out, c->n);
+}
+
+/* The floor is the host-to-device direction's alone: every honest launch moves the table
+ * there once (by prefetch or by faults), and the first one after setup() moves nothing back. */
+static void unified_finish(void *ctx, double run_ms) {
+    unified_ctx *c = (unified_ctx *)ctx;
+    (void)link_floor_ms(&c->link, c->d_in); /* measures both directions, once */
+    write_link_check(c->d_out, c->n, run_ms, c->link.h2d_ms / LINK_FLOOR_MARGIN);
+}
+
+/* The course's figures, on its own table in the process that compares, FIGURE_REPS rounds,
+ * medians (into the output, which every checked launch poisons again first):
+ *   fault_ms        the baseline's kernel from host-resident pages (on-demand migration)
+ *   reset_ms        unified_reset after that: the pages' bulk move back to host memory
+ *   prefetch_ms     a prefetch to the device (no advice), then the same kernel
+ *   resident_ms     the kernel again, its pages already on the device: the kernel's own time
+ *   fault_gbps, prefetch_gbps    the table's bytes over fault_ms and prefetch_ms
+ *   prefetch_ratio  (reset + fault) / (reset + prefetch): the graded ratio a launch that only
+ *                   prefetches would reach (full is to be set below it)
+ *   link_h2d_gbps, link_d2h_gbps  the link probe's best copy of n floats each way
+ *   concurrent_managed_access     cudaDevAttrConcurrentManagedAccess (1: prefetch to the
+ *                   device is allowed) */
+static void unified_extra_metrics(void *ctx, cml_metrics *m) {
+    unified_ctx *c = (unified_ctx *)ctx;
+    float *um = unified_own_table(c);
+    const size_t bytes = c->n * sizeof(float);
+    int device = 0, concurrent = 0;
+    CML_CHECK(cudaGetDevice(&device));
+    CML_CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, device));
+    const cudaMemLocation dev = {cudaMemLocationTypeDevice, device};
+    double t[4][FIGURE_REPS]; /* fault, reset, prefetch, resident */
+    for (int r = 0; r < FIGURE_REPS; ++r) {
+        unified_reset(um, c->n);
+        for (int k = 0; k < 4; ++k) {
+            CML_CHECK(cudaDeviceSynchronize());
+            const double t0 = now_ms();
+            if (k == 1) {
+                unified_reset(um, c->n);
+            } else {
+                if (k == 2) {
+                    CML_CHECK(cudaMemPrefetchAsync(um, bytes, dev, 0, 0));
+                }
+                unified_on_demand(c->d_in, um, c->d_out, c->n);
+            }
+            CML_CHECK(cudaGetLastError());
+            CML_CHECK(cudaDeviceSynchronize());
+            t[k][r] = now_ms() - t0;
+        }
+    }
+    const double fault = cml_median(t[0], FIGURE_REPS), reset = cml_median(t[1], FIGURE_REPS);
+    const double prefetch = cml_median(t[2], FIGURE_REPS);
+    cml_metrics_add(m, "fault_ms", fault);
+    cml_metrics_add(m, "reset_ms", reset);
+    cml_metrics_add(m, "prefetch_ms", prefetch);
+    cml_metrics_add(m, "resident_ms", cml_median(t[3], FIGURE_REPS));
+    cml_metrics_add(m, "fault_gbps", gbps((double)bytes, fault));
+    cml_metrics_add(m, "prefetch_gbps", gbps((double)bytes, prefetch));
+    if (reset + prefetch > 0.0) {
+        cml_metrics_add(m, "prefetch_ratio", (reset + fault) / (reset + prefetch));
+    }
+    (void)link_floor_ms(&c->link, c->d_in); /* measured by finish() already; else now */
+    cml_metrics_add(m, "link_h2d_gbps", gbps((double)bytes, c->link.h2d_ms));
+    cml_metrics_add(m, "link_d2h_gbps", gbps((double)bytes, c->link.d2h_ms));
+    cml_metrics_add(m, "concurrent_managed_access", (double)concurrent);
+}
+
+/* The managed tables and the link probe's buffers (the driver frees the rest). */
+static void unified_teardown(cml_problem *p) {
+    unified_ctx *c = (unified_ctx *)p->ctx;
+    if (c->um != NULL) {
+        CML_CHECK(cudaFree(c->um));
+    }
+    if (c->um_own != NULL) {
+        CML_CHECK(cudaFree(c->um_own));
+    }
+    link_probe_free(&c->link);
+}
+
+/* ---------------------------------------------------------------------------------------------
  * The lab: one registry of exercises (their cases live in lab.toml only).
  */
 
@@ -541,6 +736,18 @@ static const cml_exercise kExercises[] = {
      .extra_metrics = overlap_extra_metrics,
      .finish = overlap_finish,
      .launchers = "overlap_pipeline"},
+    {.name = "unified_memory",
+     .dim_names = "n",
+     .n_dims = 1,
+     .baseline = "unified_on_demand",
+     .dim_max = {UNIFIED_MAX_N},
+     .setup = unified_setup,
+     .launch_student = unified_launch_student,
+     .launch_baseline = unified_launch_baseline,
+     .teardown = unified_teardown,
+     .extra_metrics = unified_extra_metrics,
+     .finish = unified_finish,
+     .launchers = "unified_memory"},
 };
 
 int main(int argc, char **argv) {

@@ -5,20 +5,24 @@
  *         host_copy          host to device
  *   3.2b  overlap_kernel,    a chunked pipeline (D2H, H2D, kernel per chunk) over several
  *         overlap_pipeline   streams, each with its own slices of the staging buffers
+ *   3.2c  unified_kernel,    a kernel over a Unified (managed) Memory table whose pages are
+ *         unified_memory     in host memory: advice and a bulk prefetch to the device first
  *
  * The API is in lab.h (pristine). The data start and end in device memory, where the grader's
  * judge fills in fresh inputs and reads your result; the host is the middle of the trip. The
  * harness synchronises the device after each launcher and reports any CUDA error you left; it
  * checks that your host buffer is page-locked and released, that your output is right, and
  * that the launch took at least the time the host link needs (the output's last element); the
- * grader times you against the course's own page-locked round trip (3.2a) and against the same
- * chunks on one stream (3.2b).
+ * grader times you against the course's own page-locked round trip (3.2a), against the same
+ * chunks on one stream (3.2b) and against the same kernel paying a page fault per page it
+ * first touches (3.2c).
  *
  * Sources: seed lecture 001 (Chinese), §3.3 "异步内存传输与流水线" (its two-stream pipeline, whose
  * streams share one pair of device buffers: a race, corrected here with per-stream slices);
  * CUDA C++ Programming Guide, "Page-Locked Host Memory", "Asynchronous Concurrent Execution"
- * (streams, the default stream, overlap of data transfer and kernel execution); CUDA Runtime
- * API, "API synchronization behavior".
+ * (streams, the default stream, overlap of data transfer and kernel execution), "Unified
+ * Memory Programming"; CUDA Runtime API, "API synchronization behavior", cudaMemAdvise and
+ * cudaMemPrefetchAsync (CUDA 13: a cudaMemLocation, not seed §4.1's device number).
  *
  * What this file may define (the grader's symbol check, before anything runs; in full:
  * handouts/grading.md, "The symbol rule"): lab.h's launchers under their names; your kernels;
@@ -108,4 +112,38 @@ void overlap_pipeline(const float *d_in, float *d_out, size_t n, size_t chunk, i
      *   D2H copies first, then all H2D, then all kernels (breadth first), or all of one
      *   stream's chunks before the next stream's, lost every overlap point on the H200
      *   (handout 3.2, section 4, "What can run at once on the GPU"). */
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.2c  A kernel over Unified Memory, prefetched
+ */
+
+#define UNIFIED_BLOCK 256
+
+/* out[i] = in[i] * w[i] for i < n: one thread per element. */
+__global__ void unified_kernel(const float *in, const float *w, float *out, size_t n) {
+    /* TODO(3.2c): out[i] = in[i] * w[i] for this thread's global index i (return when
+     *   i >= n). w is the managed table: the same pointer the host wrote through. */
+}
+
+void unified_memory(const float *d_in, const float *um_weights, float *d_out, size_t n) {
+    /* TODO(3.2c): the table um_weights (n floats, managed) was written on the host, so its
+     *   pages are in host memory. Before the kernel:
+     *     1. the location of the GPU the kernel runs on: cudaGetDevice(&device), then
+     *        cudaMemLocation loc = {cudaMemLocationTypeDevice, device};
+     *     2. advice: cudaMemAdvise(um_weights, bytes, cudaMemAdviseSetPreferredLocation, loc)
+     *        (or cudaMemAdviseSetReadMostly: the kernel only reads the table);
+     *     3. the migration, in bulk: cudaMemPrefetchAsync(um_weights, bytes, loc, 0, 0)
+     *        (flags 0, then the stream: 0 here);
+     *   then unified_kernel on the same stream, over n elements, and return without
+     *   synchronising. bytes = n * sizeof(float).
+     *   Right: CUDA 13 names a place with a cudaMemLocation. Seed 001's
+     *   cudaMemPrefetchAsync(ptr, bytes, deviceId, stream) and cudaMemAdvise(..., deviceId)
+     *   are CUDA 12's forms and do not compile; and in a cudaMemLocation the host is a type,
+     *   {cudaMemLocationTypeHost, 0}, not CUDA 12's cudaCpuDeviceId: prefetching there moves
+     *   nothing here, since the pages already are in host memory.
+     *   Fast: without the prefetch, the kernel's first touch of each page is a GPU page
+     *   fault, and the driver migrates the table fault by fault while warps wait (the
+     *   baseline); the prefetch moves it in large pieces, with no fault per page, and the
+     *   kernel then finds every page on the device. Advice alone moves nothing. */
 }

@@ -15,6 +15,8 @@
  *     gets 0 there, a wrong result;
  *   - 3.2a: the buffer host_copy_alloc returns must be page-locked, and host_copy_free must
  *     release it (cudaPointerGetAttributes, in the process that runs your code).
+ * 3.2c is the exception to "host memory of your own": its table is Unified (managed) Memory
+ * that the harness allocates and fills on the host in your process, and hands to every call.
  * Launchers return nothing: the harness synchronises the device after each one and reports
  * any CUDA error left behind. Sizes are arbitrary: never assume a multiple of anything.
  *
@@ -26,7 +28,10 @@
  * Programming Guide, "Page-Locked Host Memory", "Asynchronous Concurrent Execution"
  * (streams, the default stream, overlap of data transfer and kernel execution); CUDA Runtime
  * API, "API synchronization behavior" (what cudaMemcpy and cudaMemcpyAsync do with pageable
- * and page-locked memory).
+ * and page-locked memory); seed §4.1 (Unified Memory: its cudaMemAdvise and
+ * cudaMemPrefetchAsync calls take a device number, which CUDA 13 replaced by a
+ * cudaMemLocation); CUDA C++ Programming Guide, "Unified Memory Programming"; CUDA 13.0's
+ * cuda_runtime_api.h (cudaMemPrefetchAsync, cudaMemAdvise).
  */
 #pragma once
 
@@ -96,6 +101,42 @@ void host_copy(const float *d_src, float *d_dst, float *h_buf, size_t n);
  * after them). */
 void overlap_pipeline(const float *d_in, float *d_out, size_t n, size_t chunk, int n_streams,
                       float *h_stage, float *d_stage);
+
+/* =============================================================================================
+ * 3.2c  unified_memory: a kernel over Unified Memory, its pages prefetched
+ * ============================================================================================= */
+
+/* The largest n the harness accepts: 2^26 floats, 256 MiB of managed memory (asking for more
+ * managed memory than the GPU has free makes the driver evict, or can hang it). */
+#define UNIFIED_MAX_N ((size_t)1 << 26)
+
+/* 3.2c. d_out[i] = d_in[i] * um_weights[i] for i < n, computed by a kernel that reads
+ * um_weights where it lives: in Unified Memory.
+ *   d_in        (n) device memory (the judge's input)
+ *   um_weights  (n) MANAGED memory (cudaMallocManaged, by the harness), one pointer valid on
+ *               the host and on the device. The harness wrote it on the host, so its pages
+ *               live in host memory; before EVERY call it undoes any advice you gave
+ *               (cudaMemAdviseUnsetPreferredLocation, ...UnsetReadMostly, ...UnsetAccessedBy
+ *               for the device) and moves every page back to host memory
+ *               (cudaMemPrefetchAsync to cudaMemLocationTypeHost, synchronised), as the host
+ *               side of a real program would leave it. Its values are the harness's: read
+ *               them, never write them, never recompute them.
+ *   d_out       (n + 1) device memory: your n products, then the harness's host-link check
+ *               at index n (never write it).
+ * What to do: tell the Unified Memory driver where the pages will be used (cudaMemAdvise with
+ * a cudaMemLocation of the current device: {cudaMemLocationTypeDevice, device}, device from
+ * cudaGetDevice), migrate them there in bulk before the kernel (cudaMemPrefetchAsync(ptr,
+ * bytes, location, 0, stream): CUDA 13's form, flags 0), then launch the kernel on the same
+ * stream. Without the prefetch the kernel's first touch of each page faults, and the driver
+ * migrates the pages on demand, fault by fault: the course's baseline. Sizes in bytes:
+ * n * sizeof(float). Return without synchronising (the harness synchronises the device).
+ * Every launch moves n floats across the host link, host to device (the harness's check at
+ * index n: 1 when the launch, the harness's move back to the host included, took at least the
+ * fastest page-locked host-to-device copy of n floats, measured in the same run, / 1.5); a
+ * launch that never touches um_weights is faster than that on the large cases and gets 0
+ * there. Preconditions: 1 <= n <= UNIFIED_MAX_N; the device
+ * supports concurrent managed access (cudaDevAttrConcurrentManagedAccess: H100, H200, A100). */
+void unified_memory(const float *d_in, const float *um_weights, float *d_out, size_t n);
 
 #ifdef __cplusplus
 }

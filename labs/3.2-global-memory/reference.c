@@ -37,3 +37,11 @@ float overlap_f32(float x, int steps, float a, int fused) {
     }
     return y;
 }
+
+double unified_weight(size_t i) {
+    return 0.5 + (double)(i % UNIFIED_WEIGHT_PERIOD) / 256.0;
+}
+
+double unified_ref(double x, size_t i) {
+    return x * unified_weight(i);
+}

@@ -12,6 +12,17 @@
  * (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., §2.2 and §3.1), the
  * tolerance the harness uses. One step too few or too many moves y by
  * a^(K-1) (1 - a) |x - 1|, about 7e-4 |x - 1| at K = 512: far above the tolerance for most x.
+ *
+ * 3.2c's kernel multiplies each input by a weight the harness wrote into managed memory:
+ *     w_i = 1/2 + (i mod UNIFIED_WEIGHT_PERIOD) / 256,   out_i = x_i w_i.
+ * Every w_i is k/256 with k <= 384, exact in float32 (9 significant bits), and depends on the
+ * index only, never on the seed: the judge rotates the seeded input among input sets, and
+ * every process that fills the table (yours, the judge's) fills the same one. The product
+ * rounds once, so |float32 result - exact| <= u |x w| (u = 2^-24): the harness's tolerance is
+ * gamma_1 |x w|. The period, a prime, is no divisor of a page's 1024 floats, so a kernel that
+ * reads the wrong element, or the right element of the wrong page, gets another weight: off
+ * by at least 1/256, which moves the product by |x| / 256 or more, far above the tolerance
+ * for every x but 0.
  */
 #pragma once
 
@@ -37,6 +48,15 @@ double overlap_tol(double x, int steps);
 /* The recurrence in float32 on the CPU, as the GPU evaluates it: fused != 0 with one rounding
  * per step (fmaf), else a rounded product then a rounded sum. For the tests. */
 float overlap_f32(float x, int steps, float a, int fused);
+
+/* 3.2c's weight table: w_i = 1/2 + (i mod UNIFIED_WEIGHT_PERIOD) / 256, in [1/2, 3/2]. */
+#define UNIFIED_WEIGHT_PERIOD 257
+
+/* w_i (exact in float32 and float64). */
+double unified_weight(size_t i);
+
+/* The exact result at index i for input x: x * w_i, in float64. */
+double unified_ref(double x, size_t i);
 
 #ifdef __cplusplus
 }

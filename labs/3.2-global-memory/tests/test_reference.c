@@ -5,6 +5,9 @@
  * the fixed point, hand values), "Tolerance" (the float32 recurrence, fused and not, always
  * within overlap_tol of the closed form; one step too few or too many outside it for most
  * inputs, so the tolerance catches a kernel that changes the work). The constants are lab.h's.
+ * "Unified" (3.2c's weight table: exact in float32, periodic with a period no page divides;
+ * the float32 product within the harness's one-rounding tolerance, a weight read from the
+ * wrong index or the wrong page outside it for most inputs).
  */
 #include <check.h>
 #include <math.h>
@@ -99,6 +102,75 @@ START_TEST(test_tolerance_scales_with_magnitude) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------------------------
+ * Unified
+ */
+
+/* The harness's tolerance for 3.2c: gamma_1 |x w| (cml_compare.h), gamma_1 = u / (1 - u). */
+static double unified_tol(double ref) {
+    const double u = 5.9604644775390625e-08;
+    return u / (1.0 - u) * fabs(ref);
+}
+
+START_TEST(test_unified_weights_by_hand) {
+    ck_assert_double_eq(unified_weight(0), 0.5);
+    ck_assert_double_eq(unified_weight(1), 0.5 + 1.0 / 256.0);
+    ck_assert_double_eq(unified_weight(UNIFIED_WEIGHT_PERIOD - 1), 1.5);
+    ck_assert_double_eq(unified_weight(UNIFIED_WEIGHT_PERIOD), 0.5); /* the period */
+    ck_assert_double_eq(unified_weight((size_t)1 << 26), unified_weight(((size_t)1 << 26) % 257));
+    ck_assert_double_eq(unified_ref(-2.0, 1), -2.0 * (0.5 + 1.0 / 256.0));
+    /* A page of 1024 floats is no multiple of the period: the next page's element at the
+     * same offset has another weight. */
+    ck_assert_int_ne(1024 % UNIFIED_WEIGHT_PERIOD, 0);
+}
+END_TEST
+
+START_TEST(test_unified_weights_exact_in_float32) {
+    for (size_t i = 0; i < 3 * UNIFIED_WEIGHT_PERIOD; ++i) {
+        const double w = unified_weight(i);
+        ck_assert((double)(float)w == w); /* the harness writes (float)w: no rounding */
+        ck_assert_double_ge(w, 0.5);
+        ck_assert_double_le(w, 1.5);
+    }
+}
+END_TEST
+
+START_TEST(test_unified_float32_product_within_tolerance) {
+    cml_rng rng;
+    cml_rng_seed(&rng, 34);
+    for (int k = 0; k < 4000; ++k) {
+        const float x = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+        const size_t i = (size_t)k * 7919u; /* indices across many periods */
+        const float w = (float)unified_weight(i);
+        volatile float got = x * w; /* rounded once to float32, as the kernel does */
+        const double ref = unified_ref((double)x, i);
+        ck_assert_msg(fabs((double)got - ref) <= unified_tol(ref), "x = %.9g i = %zu", (double)x,
+                      i);
+    }
+}
+END_TEST
+
+START_TEST(test_unified_wrong_index_exceeds_tolerance) {
+    cml_rng rng;
+    cml_rng_seed(&rng, 35);
+    int caught_next = 0, caught_page = 0;
+    const int n = 1000;
+    for (int k = 0; k < n; ++k) {
+        const float x = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+        const size_t i = (size_t)k * 131u;
+        const double ref = unified_ref((double)x, i);
+        const double next = (double)x * (double)(float)unified_weight(i + 1);
+        const double page = (double)x * (double)(float)unified_weight(i + 1024);
+        caught_next += fabs(next - ref) > unified_tol(ref);
+        caught_page += fabs(page - ref) > unified_tol(ref);
+    }
+    /* Two weights differ by at least 1/256, so x w moves by |x| / 256 or more, while the
+     * tolerance is about 2^-24 |x w|: only x = 0 hides a wrong index. */
+    ck_assert_int_gt(caught_next, n * 99 / 100);
+    ck_assert_int_gt(caught_page, n * 99 / 100);
+}
+END_TEST
+
 Suite *make_reference_suite(void) {
     Suite *s = suite_create("lab 3.2 references");
 
@@ -113,6 +185,13 @@ Suite *make_reference_suite(void) {
     tcase_add_test(tc_tol, test_wrong_step_count_exceeds_tolerance);
     tcase_add_test(tc_tol, test_tolerance_scales_with_magnitude);
     suite_add_tcase(s, tc_tol);
+
+    TCase *tc_unified = tcase_create("Unified");
+    tcase_add_test(tc_unified, test_unified_weights_by_hand);
+    tcase_add_test(tc_unified, test_unified_weights_exact_in_float32);
+    tcase_add_test(tc_unified, test_unified_float32_product_within_tolerance);
+    tcase_add_test(tc_unified, test_unified_wrong_index_exceeds_tolerance);
+    suite_add_tcase(s, tc_unified);
 
     return s;
 }
