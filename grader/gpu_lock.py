@@ -42,6 +42,15 @@ class GpuLock:
                 if self._readers == 0:
                     self._cond.notify_all()
 
+    def _wait_alone(self) -> None:
+        """With ``_cond`` held: waits until no run holds the GPU, then holds it alone."""
+        self._writers_waiting += 1
+        self._cond.notify_all()
+        while self._writer or self._readers:
+            self._cond.wait()
+        self._writers_waiting -= 1
+        self._writer = True
+
     @contextlib.contextmanager
     def upgrade(self) -> Iterator[None]:
         """Held, by a thread inside ``shared()``, around the measuring part of a timed run:
@@ -51,12 +60,7 @@ class GpuLock:
         its timing excludes them (the judge's ``--gate``, grader/harness.py)."""
         with self._cond:
             self._readers -= 1
-            self._writers_waiting += 1
-            self._cond.notify_all()
-            while self._writer or self._readers:
-                self._cond.wait()
-            self._writers_waiting -= 1
-            self._writer = True
+            self._wait_alone()
         try:
             yield
         finally:
@@ -71,11 +75,7 @@ class GpuLock:
     def exclusive(self) -> Iterator[None]:
         """Held around timed GPU work: no other run of any kind on the GPU meanwhile."""
         with self._cond:
-            self._writers_waiting += 1
-            while self._writer or self._readers:
-                self._cond.wait()
-            self._writers_waiting -= 1
-            self._writer = True
+            self._wait_alone()
         try:
             yield
         finally:
