@@ -55,7 +55,9 @@ concurrent kernels would corrupt its timing: one ``grader.gpu_lock.GpuLock`` for
 (``grade.Options.gpu_lock``), shared for untimed runs, exclusive for the measuring part of
 timed ones: a timed run's judge makes its inputs and references under the shared hold and
 waits at its gate (``--gate``) until the grader holds the GPU alone (``GpuLock.upgrade``),
-so one submission's set-up overlaps another's timing instead of waiting for it. This keeps
+so set-ups run beside other submissions' untimed runs instead of inside the exclusive hold
+(a judge waiting at its gate stops new untimed runs; the timings then follow one another).
+This keeps
 the one grading pipeline of ``grader.grade`` instead of a second, split one. The course
 library is built once up front, so parallel builds only read it. Threads, not processes:
 the work is in child processes (make, the lab binary), and one lock in one process is easy

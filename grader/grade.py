@@ -289,10 +289,11 @@ class Grading:
             for ex in self.lab.exercises:
                 self._sanitizer(ex)
             t["untimed"] = time.monotonic() - start
-        # Timed runs: with a batch's lock, each judge sets up under the shared hold and
-        # measures under the exclusive one (its gate, GpuLock.upgrade), so one submission's
-        # inputs and references are made while another's kernels are timed; alone, the
-        # judge needs no gate.
+        # Timed runs: with a batch's lock, each judge sets up under the shared hold, beside
+        # other gradings' untimed runs, and measures under the exclusive one (its gate,
+        # GpuLock.upgrade). A judge waiting at its gate stops new untimed runs (writers go
+        # first), so set-ups run side by side and the timings then follow one another;
+        # alone, the judge needs no gate.
         start = time.monotonic()
         with lock.shared() if lock else contextlib.nullcontext():
             t["gpu_wait"] += time.monotonic() - start
@@ -306,12 +307,17 @@ class Grading:
 
     @contextlib.contextmanager
     def _timing_gate(self):
-        """The batch lock's exclusive hold for one judge's measuring part, its wait counted
-        as ``gpu_wait``."""
+        """The batch lock's exclusive hold for one judge's measuring part; the waits to take
+        it and to take the shared hold back after it are counted as ``gpu_wait``."""
         start = time.monotonic()
+        body = 0.0
         with self.options.gpu_lock.upgrade():
-            self._gate_wait += time.monotonic() - start
-            yield
+            inside = time.monotonic()
+            try:
+                yield
+            finally:
+                body = time.monotonic() - inside
+        self._gate_wait += time.monotonic() - start - body
 
     def _report(self, asm: assembler.Assembled) -> None:
         """The written report: filled in or not (its manual points stay pending)."""

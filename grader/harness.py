@@ -360,7 +360,9 @@ def run_judged(
         head = b""
         if gated:
             at_gate, head = _await_gate(judge_proc, timeout_s)
-            if at_gate:
+            if at_gate or judge_proc.poll() is None:
+                # at its gate, or still setting up past the time limit (it may reach the
+                # gate later): either way it times only with the GPU held alone
                 held_gate.enter_context(gate())
             try:
                 judge_proc.stdin.write(b"g")
@@ -388,7 +390,10 @@ def run_judged(
             except subprocess.TimeoutExpired:
                 held, text = True, b""
             _kill(judge_proc)
-        doc, problem = _parse_doc((head + text).decode("utf-8", "replace"))
+        out = head + text
+        if gated and out.startswith(GATE_LINE + b"\n"):  # a gate reached after the deadline
+            out = out[len(GATE_LINE) + 1 :]
+        doc, problem = _parse_doc(out.decode("utf-8", "replace"))
         log.seek(0)
         judge_log = log.read()[-2000:]
     if doc is None and held:
