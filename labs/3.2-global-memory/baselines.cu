@@ -8,11 +8,13 @@
  *   overlap_transform_all  3.2b's kernel over the whole array, for the figures
  *   unified_on_demand    3.2c's kernel over the managed table with no advice and no prefetch:
  *                        every page migrates on demand, by a page fault (3.2c's baseline)
+ *   zero_copy_copied     3.2d's kernel after a cudaMemcpy of the host buffer into device
+ *                        memory: the usual way, against which reading it in place is timed
  *
  * Sources: CUDA C++ Programming Guide, "Page-Locked Host Memory" and "Asynchronous
  * Concurrent Execution"; CUDA Runtime API, "API synchronization behavior" (cudaMemcpy from
  * pageable memory is staged through a page-locked buffer of the driver's); CUDA C++
- * Programming Guide, "Unified Memory Programming" (on-demand page migration).
+ * Programming Guide, "Unified Memory Programming" (on-demand page migration), "Mapped Memory".
  */
 #include <cuda_runtime.h>
 
@@ -69,4 +71,19 @@ void unified_on_demand(const float *d_in, const float *um_weights, float *d_out,
     /* No cudaMemAdvise, no cudaMemPrefetchAsync: the pages move when the kernel first touches
      * them, each touch of a page in host memory a GPU page fault that the driver services. */
     unified_baseline_kernel<<<transform_blocks(n), TRANSFORM_BLOCK>>>(d_in, um_weights, d_out, n);
+}
+
+/* out[i] = ZERO_COPY_SCALE * in[i], i < n: one thread per element (in == out allowed). */
+__global__ void zero_copy_baseline_kernel(const float *in, float *out, size_t n) {
+    const size_t i = (size_t)blockIdx.x * TRANSFORM_BLOCK + threadIdx.x;
+    if (i < n) {
+        out[i] = ZERO_COPY_SCALE * in[i];
+    }
+}
+
+void zero_copy_copied(const float *h_buf, float *d_out, size_t n) {
+    /* From page-locked memory, cudaMemcpy returns once the copy is done; the kernel then
+     * reads device memory only. */
+    cudaMemcpy(d_out, h_buf, n * sizeof(float), cudaMemcpyHostToDevice);
+    zero_copy_baseline_kernel<<<transform_blocks(n), TRANSFORM_BLOCK>>>(d_out, d_out, n);
 }

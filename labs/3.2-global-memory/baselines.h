@@ -38,6 +38,14 @@ void overlap_transform_all(const float *d_in, float *d_out, size_t n);
  * the device it is the kernel's own time (the harness's figures time both). */
 void unified_on_demand(const float *d_in, const float *um_weights, float *d_out, size_t n);
 
+/* 3.2d's baseline: lab.h's zero_copy done the usual way, the buffer COPIED into device memory
+ * first: cudaMemcpy of h_buf (n floats, page-locked host memory) into d_out, then the same kernel
+ * as zero_copy's (d_out[i] = ZERO_COPY_SCALE * d_out[i], one thread per element) in place. A
+ * copy call pays its fixed cost (about 8 us on the H200 for a few KB, handout 3.2 section 1)
+ * before the kernel can start; that is what a kernel reading the buffer through its mapping
+ * saves on small buffers. */
+void zero_copy_copied(const float *h_buf, float *d_out, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,15 +24,24 @@
  *                   prefetch (baselines.cu, unified_on_demand), whose first touch of each page
  *                   faults: the ratio is what the prefetch saves. Why the table is the
  *                   harness's and what each launch includes: the exercise's section below.
+ *   zero_copy  (n)  3.2d. The student's zero_copy runs a kernel d_out = ZERO_COPY_SCALE * buf
+ *                   that reads a page-locked, mapped host buffer of n floats in place, the
+ *                   harness having written this launch's values into it on the host. Verified:
+ *                   each product within one rounding (reference.h), on fresh values for every
+ *                   timed launch. Timed against the same kernel after a cudaMemcpy of the buffer
+ *                   into device memory (baselines.cu, zero_copy_copied), each after the same
+ *                   host update: the ratio is what reading in place saves. DRAFT: the
+ *                   exercise's section below.
  *
  * What a judged run can and cannot see here (docs/protocol.md, "Judged runs"). The student's
  * launcher runs in another process than the judge's; the judge maps only the DEVICE buffers
  * (cml_dev_alloc), and host memory of the student's process is that process's own. So the data
- * of both exercises start and end in device memory, where the judge rotates fresh inputs in
+ * of every exercise start and end in device memory, where the judge rotates fresh inputs in
  * and reads the result, and the host is the middle of the trip. The judge times the launch
  * end to end (its RUN to the student's DONE, which follows a device-wide synchronisation), and
  * the process that compares checks two things about the host it cannot see:
- *   - the host-link check: the output's last element (index n) is written by finish(), in the
+ *   - the host-link check (3.2a-c; 3.2d's small buffers cross the link in about its latency,
+ *     which proves nothing): the output's last element (index n) is written by finish(), in the
  *     process that compares, from the launch's time on ITS clock: 1 when the launch lasted at
  *     least the link's floor for the data (the fastest page-locked copy of n floats each way,
  *     whole or split over LINK_SPLIT streams, the best of LINK_PROBE_REPS rounds timed by this
@@ -55,8 +64,8 @@
  *
  * Memory: the context, the inputs, the check set and the device buffers come from the driver
  * (cml_setup.h), which frees them. Each exercise's teardown frees only what it holds besides:
- * page-locked host memory (the student's buffer, the staging), managed memory (3.2c's tables)
- * and the link probe's buffer, device scratch and streams.
+ * page-locked host memory (the student's buffer, the staging, 3.2d's mapped buffer), managed
+ * memory (3.2c's tables) and the link probe's buffer, device scratch and streams.
  *
  * Sources: CUDA C++ Programming Guide, "Page-Locked Host Memory", "Asynchronous Concurrent
  * Execution", "Unified Memory Programming"; CUDA Runtime API, cudaPointerGetAttributes
@@ -708,6 +717,89 @@ static void unified_teardown(cml_problem *p) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * 3.2d  zero_copy
+ *
+ * The design, and why (DRAFT: nothing here has run on a GPU). The lesson: a small buffer the
+ * host rewrites before every launch can be read by the kernel where it lies, in page-locked
+ * host memory mapped for the device (cudaHostAllocMapped), instead of being copied into device
+ * memory first. A cudaMemcpy pays a fixed cost before the kernel can start (7.3-9.0 us for
+ * 4 B to 4 KB on the H200, handout 3.2 section 1) whatever its size; a kernel reading a mapped
+ * buffer once, one coalesced element per thread, pays the link's round trips instead, with
+ * every warp's read in flight at once. So on a buffer of a few KB to a few hundred KB read once
+ * the mapped read should win, and on large buffers, or data read more than once, the copy
+ * (one DMA at the link's rate, then device memory) should. Where the two cross is what
+ * bench/roof/lab32_zero_copy.cu measures on the H200 (a size sweep, read once and read several
+ * times); the timed case, 64 KiB, must be confirmed there to lie well inside zero-copy's side.
+ *
+ * What a judged run allows. The buffer is host memory, so it must be the student's process's:
+ * setup() allocates it there (cudaHostAlloc, mapped, course code; in the judge, where the
+ * baseline runs, one of the judge's own). Its values must be ones the judge can check, and new
+ * for every launch, so that a launch that does not read the buffer this time (a device copy
+ * kept from an earlier call) is wrong: they are the judge's input d_src, drawn anew for every
+ * timed launch (cml_input_uniform: fresh inputs), and the harness's update before each launch
+ * brings them into the buffer (a page-locked cudaMemcpy device to host, standing for the host
+ * program that produces them; the student's launcher is never given d_src). The judge checks a
+ * launch of every timed sample against its baseline on the same values (CML_EX_LINEAR: within
+ * one rounding for each), and one sample in full. The update is part of both contenders'
+ * timed work (the judge times from its request to the reply; nothing in the student's process
+ * can be left out of that), the same copy in both, so it narrows the ratio towards 1: the
+ * sweep measures its cost ("update") beside the rest. After each launch both wait for the
+ * device before the next update may overwrite the buffer (seed 001 §4.2's sensor_update()
+ * rewrites it while the previous kernel may still read it). Without finish() (no host-link
+ * check: on small buffers the link's floor is its latency and proves nothing) and with
+ * out_ref, a timed sample batches up to 64 launches, each into its own output.
+ */
+
+typedef struct zero_copy_ctx {
+    size_t n;
+    float *d_src; /* (n): this launch's values, the judge's (cml_input_uniform's slot) */
+    float *d_out; /* (n) */
+    float *h_buf; /* (n) page-locked, mapped: this process's (the student's, or the judge's) */
+} zero_copy_ctx;
+
+static const char *zero_copy_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    zero_copy_ctx *c = CML_NEW_CTX(p, zero_copy_ctx);
+    c->n = (size_t)size[0];
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    const float *h_src = cml_input_uniform(p, &rng, &c->d_src, c->n, -1.0f, 1.0f);
+    const cml_sample_spec *sample = c->n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample;
+    cml_check_set *check = cml_check(p, 1, c->n, sample, 1, &rng);
+    for (size_t i = 0; i < check->n; ++i) {
+        const double x = (double)h_src[cml_check_set_pos(check, i)];
+        check->ref[i] = zero_copy_ref(x, (double)ZERO_COPY_SCALE);
+        check->mag[i] = fabs(check->ref[i]); /* |s x|: the product's one rounding */
+    }
+    cml_output(p, &c->d_out, 1, c->n);
+    /* Last: nothing after it can fail the setup and leave it unfreed (no teardown then). */
+    CML_CHECK(cudaHostAlloc((void **)&c->h_buf, c->n * sizeof(float), cudaHostAllocMapped));
+    p->gamma = cml_gamma_f32(1.0);
+    p->bytes = 8.0 * (double)c->n; /* the buffer read (across the link), the output written */
+    return NULL;
+}
+
+/* One launch of either contender (zero_copy, the student's, or zero_copy_copied): the host
+ * writes this launch's values into the buffer, the contender launches, and the host waits for
+ * the device before it may write again. Errors stay for the driver's check. */
+static void zero_copy_run(const zero_copy_ctx *c, void (*launch)(const float *, float *, size_t)) {
+    CML_CHECK(cudaMemcpy(c->h_buf, c->d_src, c->n * sizeof(float), cudaMemcpyDeviceToHost));
+    launch(c->h_buf, c->d_out, c->n);
+    (void)cudaDeviceSynchronize();
+}
+
+static void zero_copy_launch_student(void *ctx) {
+    zero_copy_run((const zero_copy_ctx *)ctx, zero_copy);
+}
+
+static void zero_copy_launch_baseline(void *ctx) {
+    zero_copy_run((const zero_copy_ctx *)ctx, zero_copy_copied);
+}
+
+static void zero_copy_teardown(cml_problem *p) {
+    CML_CHECK(cudaFreeHost(((zero_copy_ctx *)p->ctx)->h_buf));
+}
+
+/* ---------------------------------------------------------------------------------------------
  * The lab: one registry of exercises (their cases live in lab.toml only).
  */
 
@@ -748,6 +840,17 @@ static const cml_exercise kExercises[] = {
      .extra_metrics = unified_extra_metrics,
      .finish = unified_finish,
      .launchers = "unified_memory"},
+    {.name = "zero_copy",
+     .dim_names = "n",
+     .n_dims = 1,
+     .baseline = "zero_copy_copied",
+     .dim_max = {ZERO_COPY_MAX_N},
+     .setup = zero_copy_setup,
+     .launch_student = zero_copy_launch_student,
+     .launch_baseline = zero_copy_launch_baseline,
+     .teardown = zero_copy_teardown,
+     .flags = CML_EX_LINEAR,
+     .launchers = "zero_copy"},
 };
 
 int main(int argc, char **argv) {

@@ -7,6 +7,8 @@
  *         overlap_pipeline   streams, each with its own slices of the staging buffers
  *   3.2c  unified_kernel,    a kernel over a Unified (managed) Memory table whose pages are
  *         unified_memory     in host memory: advice and a bulk prefetch to the device first
+ *   3.2d  zero_copy_kernel,  a kernel that reads a small host buffer, rewritten before every
+ *         zero_copy          launch, where it lies: through its mapping, with no copy
  *
  * The API is in lab.h (pristine). The data start and end in device memory, where the grader's
  * judge fills in fresh inputs and reads your result; the host is the middle of the trip. The
@@ -14,15 +16,16 @@
  * checks that your host buffer is page-locked and released, that your output is right, and
  * that the launch took at least the time the host link needs (the output's last element); the
  * grader times you against the course's own page-locked round trip (3.2a), against the same
- * chunks on one stream (3.2b) and against the same kernel paying a page fault per page it
- * first touches (3.2c).
+ * chunks on one stream (3.2b), against the same kernel paying a page fault per page it
+ * first touches (3.2c) and against the same kernel after a copy of the buffer (3.2d).
  *
  * Sources: seed lecture 001 (Chinese), §3.3 "异步内存传输与流水线" (its two-stream pipeline, whose
  * streams share one pair of device buffers: a race, corrected here with per-stream slices);
  * CUDA C++ Programming Guide, "Page-Locked Host Memory", "Asynchronous Concurrent Execution"
  * (streams, the default stream, overlap of data transfer and kernel execution), "Unified
- * Memory Programming"; CUDA Runtime API, "API synchronization behavior", cudaMemAdvise and
- * cudaMemPrefetchAsync (CUDA 13: a cudaMemLocation, not seed §4.1's device number).
+ * Memory Programming", "Mapped Memory", "Unified Virtual Address Space"; CUDA Runtime API,
+ * "API synchronization behavior", cudaMemAdvise and cudaMemPrefetchAsync (CUDA 13: a
+ * cudaMemLocation, not seed §4.1's device number), cudaHostGetDevicePointer.
  *
  * What this file may define (the grader's symbol check, before anything runs; in full:
  * handouts/grading.md, "The symbol rule"): lab.h's launchers under their names; your kernels;
@@ -146,4 +149,37 @@ void unified_memory(const float *d_in, const float *um_weights, float *d_out, si
      *   fault, and the driver migrates the table fault by fault while warps wait (the
      *   baseline); the prefetch moves it in large pieces, with no fault per page, and the
      *   kernel then finds every page on the device. Advice alone moves nothing. */
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.2d  A small host buffer read in place (zero-copy)
+ */
+
+#define ZERO_COPY_BLOCK 256
+
+/* out[i] = ZERO_COPY_SCALE * buf[i] for i < n: one thread per element, each element read once. */
+__global__ void zero_copy_kernel(const float *buf, float *out, size_t n) {
+    /* TODO(3.2d): out[i] = ZERO_COPY_SCALE * buf[i] (lab.h) for this thread's global index i
+     *   (return when i >= n). buf is the DEVICE address of host memory: its reads cross the
+     *   host link. */
+}
+
+void zero_copy(const float *h_buf, float *d_out, size_t n) {
+    /* TODO(3.2d): h_buf is page-locked host memory the harness allocated MAPPED
+     *   (cudaHostAlloc(..., cudaHostAllocMapped)) and filled with this launch's values just
+     *   before this call. Do not copy it anywhere:
+     *     1. its device address: float *d_buf; cudaHostGetDevicePointer((void **)&d_buf,
+     *        (void *)h_buf, 0) (flags 0);
+     *     2. zero_copy_kernel over n elements, enough blocks of ZERO_COPY_BLOCK threads,
+     *        reading d_buf and writing d_out;
+     *   and return without synchronising.
+     *   Right: the values change before every call, and the harness waits for your kernel
+     *   before it writes the next ones. A device copy made in an earlier call holds an earlier
+     *   launch's values: the judge checks launches on values drawn for them alone.
+     *   Fast: a cudaMemcpy into device memory first (the baseline) pays the copy's fixed cost, over
+     *   7 us on the H200 however small the buffer (handout 3.2, section 1), before the kernel can
+     *   start; the kernel reading the mapped buffer pays round trips across the link instead, all
+     *   in flight at once when every thread reads one element, and the reads of a warp are
+     *   coalesced (consecutive threads, consecutive floats). Few threads looping over the buffer
+     *   wait for one round trip after another. */
 }

@@ -15,8 +15,9 @@
  *     gets 0 there, a wrong result;
  *   - 3.2a: the buffer host_copy_alloc returns must be page-locked, and host_copy_free must
  *     release it (cudaPointerGetAttributes, in the process that runs your code).
- * 3.2c is the exception to "host memory of your own": its table is Unified (managed) Memory
- * that the harness allocates and fills on the host in your process, and hands to every call.
+ * 3.2c and 3.2d are the exceptions to "host memory of your own": 3.2c's table is Unified
+ * (managed) Memory, 3.2d's buffer page-locked host memory mapped for the device; the harness
+ * allocates both in your process, writes them on the host and hands them to every call.
  * Launchers return nothing: the harness synchronises the device after each one and reports
  * any CUDA error left behind. Sizes are arbitrary: never assume a multiple of anything.
  *
@@ -31,7 +32,9 @@
  * and page-locked memory); seed §4.1 (Unified Memory: its cudaMemAdvise and
  * cudaMemPrefetchAsync calls take a device number, which CUDA 13 replaced by a
  * cudaMemLocation); CUDA C++ Programming Guide, "Unified Memory Programming"; CUDA 13.0's
- * cuda_runtime_api.h (cudaMemPrefetchAsync, cudaMemAdvise).
+ * cuda_runtime_api.h (cudaMemPrefetchAsync, cudaMemAdvise); CUDA C++ Programming Guide,
+ * "Mapped Memory" and "Unified Virtual Address Space", and CUDA 13.0's cuda_runtime_api.h
+ * (cudaHostAlloc, cudaHostGetDevicePointer, cudaSetDeviceFlags: 3.2d).
  */
 #pragma once
 
@@ -137,6 +140,41 @@ void overlap_pipeline(const float *d_in, float *d_out, size_t n, size_t chunk, i
  * there. Preconditions: 1 <= n <= UNIFIED_MAX_N; the device
  * supports concurrent managed access (cudaDevAttrConcurrentManagedAccess: H100, H200, A100). */
 void unified_memory(const float *d_in, const float *um_weights, float *d_out, size_t n);
+
+/* =============================================================================================
+ * 3.2d  zero_copy: a small host buffer, updated before every launch, read where it lies
+ * ============================================================================================= */
+
+/* The largest n the harness accepts: 2^24 floats, 64 MiB (the exercise is about small
+ * buffers: its timed case is 64 KiB). */
+#define ZERO_COPY_MAX_N ((size_t)1 << 24)
+
+/* 3.2d's per-element work: out[i] = ZERO_COPY_SCALE * h_buf[i] (the constant is exact in
+ * float32; the product rounds once). */
+#define ZERO_COPY_SCALE 1.5f
+
+/* 3.2d. d_out[i] = ZERO_COPY_SCALE * h_buf[i] for i < n, computed by a kernel that reads the
+ * buffer where it lies, in host memory, through its mapping (zero-copy): no copy of it into
+ * device memory, yours or the driver's.
+ *   h_buf  (n) the HOST pointer of page-locked host memory the harness allocated in your
+ *          process with cudaHostAlloc(..., cudaHostAllocMapped), so that the device can read
+ *          it across the host link. Before EVERY call the harness writes new values into it
+ *          (this launch's values, the judge's; in a timed run drawn for that launch alone),
+ *          and after every call it waits for the device (cudaDeviceSynchronize) before it
+ *          writes again. Read them in this call; never keep them (or a copy) for a later call,
+ *          never write them.
+ *   d_out  (n) device memory: your n results.
+ * What to do: ask the runtime for the buffer's DEVICE address,
+ * cudaHostGetDevicePointer((void **)&d_buf, (void *)h_buf, 0) (flags 0), and launch a kernel
+ * with one thread per element that reads d_buf[i] once and writes d_out[i]. (On a device
+ * whose cudaDevAttrCanUseHostPointerForRegisteredMem is 1 the host pointer itself is valid on
+ * the device, and when every visible device has it cudaHostGetDevicePointer returns h_buf:
+ * passing h_buf works there too; cudaHostGetDevicePointer is the form that works everywhere.) No
+ * cudaSetDeviceFlags(cudaDeviceMapHost): the runtime's context has it implicitly. Return
+ * without synchronising (the harness synchronises the device). The course's baseline copies
+ * the buffer into device memory with cudaMemcpy and runs the same kernel there.
+ * Preconditions: 1 <= n <= ZERO_COPY_MAX_N. */
+void zero_copy(const float *h_buf, float *d_out, size_t n);
 
 #ifdef __cplusplus
 }

@@ -45,3 +45,7 @@ double unified_weight(size_t i) {
 double unified_ref(double x, size_t i) {
     return x * unified_weight(i);
 }
+
+double zero_copy_ref(double x, double scale) {
+    return scale * x;
+}

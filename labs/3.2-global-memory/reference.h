@@ -23,6 +23,13 @@
  * reads the wrong element, or the right element of the wrong page, gets another weight: off
  * by at least 1/256, which moves the product by |x| / 256 or more, far above the tolerance
  * for every x but 0.
+ *
+ * 3.2d's kernel scales each element of the host buffer by lab.h's ZERO_COPY_SCALE:
+ *     out_i = s x_i,   s = 3/2,
+ * exact in float32, so the product rounds once: |float32 result - exact| <= u |s x| (u = 2^-24),
+ * the harness's tolerance gamma_1 |s x|. The buffer holds new values for every launch (the
+ * judge's draw for it alone): a result computed from an earlier launch's values, or from the
+ * buffer copied without the kernel (out = x), is off by far more than that for almost every x.
  */
 #pragma once
 
@@ -57,6 +64,10 @@ double unified_weight(size_t i);
 
 /* The exact result at index i for input x: x * w_i, in float64. */
 double unified_ref(double x, size_t i);
+
+/* 3.2d: the exact result for buffer value x and scale s (lab.h's ZERO_COPY_SCALE): s x, in
+ * float64. */
+double zero_copy_ref(double x, double scale);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,10 @@
  * inputs, so the tolerance catches a kernel that changes the work). The constants are lab.h's.
  * "Unified" (3.2c's weight table: exact in float32, periodic with a period no page divides;
  * the float32 product within the harness's one-rounding tolerance, a weight read from the
- * wrong index or the wrong page outside it for most inputs).
+ * wrong index or the wrong page outside it for most inputs). "ZeroCopy" (3.2d's scale: exact
+ * in float32, the float32 product within the harness's one-rounding tolerance; a result from
+ * another launch's buffer, or the buffer copied without the kernel, outside it for almost
+ * every input).
  */
 #include <check.h>
 #include <math.h>
@@ -171,6 +174,51 @@ START_TEST(test_unified_wrong_index_exceeds_tolerance) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------------------------
+ * ZeroCopy
+ */
+
+START_TEST(test_zero_copy_scale_by_hand) {
+    ck_assert((double)ZERO_COPY_SCALE == 1.5); /* exact in float32: the product rounds once */
+    ck_assert_double_eq(zero_copy_ref(-2.0, (double)ZERO_COPY_SCALE), -3.0);
+    ck_assert_double_eq(zero_copy_ref(0.0, (double)ZERO_COPY_SCALE), 0.0);
+    ck_assert_double_eq(zero_copy_ref(0.25, 2.0), 0.5);
+}
+END_TEST
+
+START_TEST(test_zero_copy_float32_product_within_tolerance) {
+    cml_rng rng;
+    cml_rng_seed(&rng, 36);
+    for (int k = 0; k < 4000; ++k) {
+        const float x = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+        volatile float got = ZERO_COPY_SCALE * x; /* rounded once to float32, as the kernel */
+        const double ref = zero_copy_ref((double)x, (double)ZERO_COPY_SCALE);
+        ck_assert_msg(fabs((double)got - ref) <= unified_tol(ref), "x = %.9g", (double)x);
+    }
+}
+END_TEST
+
+START_TEST(test_zero_copy_stale_or_unscaled_exceeds_tolerance) {
+    /* Two launches' buffers are independent draws in [-1, 1): a kernel that computes from the
+     * earlier one (a copy kept from an earlier call) is off by |s (x_old - x)|; the buffer
+     * copied without the kernel by |x| / 2. */
+    cml_rng rng;
+    cml_rng_seed(&rng, 37);
+    int caught_stale = 0, caught_unscaled = 0;
+    const int n = 1000;
+    for (int k = 0; k < n; ++k) {
+        const float x = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+        const float x_old = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+        const double ref = zero_copy_ref((double)x, (double)ZERO_COPY_SCALE);
+        const double stale = (double)(float)(ZERO_COPY_SCALE * x_old);
+        caught_stale += fabs(stale - ref) > unified_tol(ref);
+        caught_unscaled += fabs((double)x - ref) > unified_tol(ref);
+    }
+    ck_assert_int_gt(caught_stale, n * 99 / 100);
+    ck_assert_int_gt(caught_unscaled, n * 99 / 100);
+}
+END_TEST
+
 Suite *make_reference_suite(void) {
     Suite *s = suite_create("lab 3.2 references");
 
@@ -192,6 +240,12 @@ Suite *make_reference_suite(void) {
     tcase_add_test(tc_unified, test_unified_float32_product_within_tolerance);
     tcase_add_test(tc_unified, test_unified_wrong_index_exceeds_tolerance);
     suite_add_tcase(s, tc_unified);
+
+    TCase *tc_zero_copy = tcase_create("ZeroCopy");
+    tcase_add_test(tc_zero_copy, test_zero_copy_scale_by_hand);
+    tcase_add_test(tc_zero_copy, test_zero_copy_float32_product_within_tolerance);
+    tcase_add_test(tc_zero_copy, test_zero_copy_stale_or_unscaled_exceeds_tolerance);
+    suite_add_tcase(s, tc_zero_copy);
 
     return s;
 }
