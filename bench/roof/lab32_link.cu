@@ -27,6 +27,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "host_timing.h" /* now_us, median_us(f, reps) */
+
 #define CHECK(x)                                                                                   \
     do {                                                                                           \
         cudaError_t e_ = (x);                                                                      \
@@ -38,23 +40,9 @@
 
 static const int REPS = 21;
 
-static double now_us() {
-    return std::chrono::duration<double, std::micro>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
 /* Median over REPS of f()'s duration in microseconds (f synchronises before it returns). */
 template <class F> static double median_us(F f) {
-    f(); /* warm-up */
-    std::vector<double> t(REPS);
-    for (double &x : t) {
-        const double t0 = now_us();
-        f();
-        x = now_us() - t0;
-    }
-    std::nth_element(t.begin(), t.begin() + REPS / 2, t.end());
-    return t[REPS / 2];
+    return median_us(f, REPS);
 }
 
 static void row(const char *what, size_t bytes, double us) {

@@ -52,6 +52,8 @@
 
 #include "lab.h" /* ZERO_COPY_SCALE */
 
+#include "host_timing.h" /* now_us, median_us(f, reps) */
+
 #define CHECK(x)                                                                                   \
     do {                                                                                           \
         cudaError_t e_ = (x);                                                                      \
@@ -69,23 +71,9 @@ static const size_t MIN_N = (size_t)1 << 8;            /* 1 KiB */
 static const size_t MAX_N = (size_t)1 << 24;           /* 64 MiB */
 static const size_t ONE_BLOCK_MAX_N = (size_t)1 << 18; /* 1 MiB: 1024 round trips per thread */
 
-static double now_us() {
-    return std::chrono::duration<double, std::micro>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
 /* Median over REPS of f()'s duration in microseconds (f synchronises before it returns). */
 template <class F> static double median_us(F f) {
-    f(); /* warm-up */
-    std::vector<double> t(REPS);
-    for (double &x : t) {
-        const double t0 = now_us();
-        f();
-        x = now_us() - t0;
-    }
-    std::nth_element(t.begin(), t.begin() + REPS / 2, t.end());
-    return t[REPS / 2];
+    return median_us(f, REPS);
 }
 
 /* out[i] = ZERO_COPY_SCALE * (sum over r < reads of buf[(i + r * stride) % n]), one thread per
