@@ -382,8 +382,8 @@ def check_kernel(dumped: Dump, kernel: str, rules: StaticRules, source_files: st
         if res is not None:
             shared, note = static_shared(dumped, fn.mangled, res.get("SHARED", 0))
             infos.append(
-                f"{res.get('REG', 0)} registers, {shared} B static shared ({note}dynamic: set "
-                f"at launch), {res.get('STACK', 0)} B stack"
+                f"{res.get('REG', 0)} registers, {shared} B static shared ({note}any dynamic "
+                f"shared memory comes on top, sized at launch), {res.get('STACK', 0)} B stack"
             )
         if rules.max_stack_bytes is not None:
             if res is None:

@@ -219,7 +219,7 @@ def test_compiled_tiled_kernel(compiled):
     assert res.passed, res.messages
     # its own [16][17] floats; the module has a kernel with dynamic shared memory, so
     # cuobjdump's SHARED also holds the 1 KB sm_90 reserves, named apart
-    assert "1088 B static shared (+ 1 KB the GPU reserves per block; dynamic: set at launch)" in (
+    assert "1088 B static shared (+ 1 KB the GPU reserves per block; any dynamic shared memory comes on top, sized at launch)" in (
         res.info
     )
     tiled = compiled.instances("tiled_kernel")[0]
@@ -419,7 +419,7 @@ def test_static_shared_leaves_out_the_reserved_kilobyte(tmp_path):
     rules = StaticRules(require=(), forbid=())
     none = sass.check_kernel(dumped, "none_kernel", rules, "k.cu").info
     own = sass.check_kernel(dumped, "own_kernel", rules, "k.cu").info
-    assert "0 B static shared (+ 1 KB the GPU reserves per block; dynamic: set at launch)" in none
+    assert "0 B static shared (+ 1 KB the GPU reserves per block; any dynamic shared memory comes on top, sized at launch)" in none
     assert "4096 B static shared (+ 1 KB the GPU reserves per block" in own
 
 
