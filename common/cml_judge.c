@@ -342,16 +342,6 @@ static void draw_fresh(judge *j, batch_state *b, int keep_case) {
     }
 }
 
-/* Points the judge's context at launch i's inputs (and output, for a batch). */
-static void point_at_launch(judge *j, const batch_state *b, int i) {
-    if (b->batch > 1 && j->p.out_ref) {
-        *j->p.out_ref = b->outs[i];
-    }
-    for (int k = 0; k < b->n_fresh; ++k) {
-        *j->p.fresh[k].slot = b->ins[i][k];
-    }
-}
-
 /* Puts launch i's inputs into the judge's own problem: drawn again from their seeds, or
  * copied from `set`; with `absolute`, their absolute values. */
 static void own_inputs(const batch_state *b, int i, const input_set *set, int absolute) {
@@ -562,13 +552,13 @@ static double sample(judge *j, int c, const batch_state *b, const copy_ctx *copy
     case C_BASELINE:
         cml_run.in_launch = 1;
         for (int i = 0; i < b->batch; ++i) {
-            point_at_launch(j, b, i);
+            cml_problem_point(&j->p, b->outs[i], b->ins[i], b->n_fresh);
             j->ex->launch_baseline(j->p.ctx);
             CML_CHECK(cudaGetLastError());
         }
         CML_CHECK(cudaDeviceSynchronize());
         cml_run.in_launch = 0;
-        point_at_launch(j, b, 0);
+        cml_problem_point(&j->p, b->outs[0], b->ins[0], b->n_fresh); /* the case's */
         break;
     case C_NULL_JUDGE:
         cml_launch_null();

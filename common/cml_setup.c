@@ -117,6 +117,15 @@ const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_
     return h;
 }
 
+void cml_problem_point(const cml_problem *p, float *out, float *const *ins, int n_ins) {
+    if (p->out_ref != NULL) {
+        *p->out_ref = out;
+    }
+    for (int k = 0; k < n_ins && k < p->n_fresh; ++k) {
+        *p->fresh[k].slot = ins[k];
+    }
+}
+
 float *cml_output(cml_problem *p, float **slot, size_t rows, size_t cols) {
     float *out = (float *)cml_device(p, rows * cols * sizeof(float));
     if (slot != NULL) {

@@ -68,6 +68,11 @@ void *cml_device_copy(cml_problem *p, const void *src, size_t bytes);
 const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_t n, float lo,
                                float hi);
 
+/* Points the context at one launch's buffers: its output slot (p->out_ref, when it has one)
+ * at out, and the slots of its first n_ins fresh inputs (p->fresh) at ins[0..n_ins). A judged
+ * timing's launch i reads its own (cml_judge.c, cml_worker.c); launch 0's are the case's. */
+void cml_problem_point(const cml_problem *p, float *out, float *const *ins, int n_ins);
+
 /* The output under test: a device buffer of rows * cols floats, stored in *slot (the field of
  * the exercise's context the launchers read), and p->d_out, p->out_ref = slot, p->n_out,
  * p->out_cols. slot NULL: the launchers find the output elsewhere, out_ref stays NULL (one

@@ -117,12 +117,8 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
                 return send_error(sock, "protocol", "RUN asks for more inputs than it gave");
             }
             for (uint32_t i = 0; i < count; ++i) {
-                if (count > 1) {
-                    *p.out_ref = outs[i];
-                }
-                for (int k = 0; n_ins > 1 && k < p.n_fresh; ++k) {
-                    *p.fresh[k].slot = ins[i][k];
-                }
+                /* outs[0] and ins[0] are the case's own: launch 0 reads what setup() made */
+                cml_problem_point(&p, outs[i], ins[i], n_ins > 1 ? p.n_fresh : 0);
                 if (part > 0) {
                     ex->launch_part(p.ctx, (int)(part - 1));
                 } else {
@@ -132,12 +128,7 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
             }
             CML_CHECK(cudaDeviceSynchronize());
             cml_run.in_launch = 0;
-            if (p.out_ref) {
-                *p.out_ref = outs[0];
-            }
-            for (int k = 0; k < p.n_fresh; ++k) {
-                *p.fresh[k].slot = ins[0][k];
-            }
+            cml_problem_point(&p, outs[0], ins[0], p.n_fresh);
             if (cml_ipc_send_token(sock, CML_MSG_DONE, in.token.token) != 0) {
                 break;
             }

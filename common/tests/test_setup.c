@@ -137,11 +137,36 @@ START_TEST(array_of_2_31_elements_never_reaches_setup) {
 }
 END_TEST
 
+START_TEST(point_sets_the_output_and_fresh_input_slots_it_is_given) {
+    float out0, out1, in0, in1, other;
+    struct {
+        float *out, *a, *b;
+    } ctx = {&out0, &in0, &other};
+    cml_problem p;
+    memset(&p, 0, sizeof p);
+    p.out_ref = &ctx.out;
+    p.fresh[0].slot = &ctx.a;
+    p.fresh[1].slot = &ctx.b;
+    p.n_fresh = 2;
+    float *ins[2] = {&in1, &out1};
+    cml_problem_point(&p, &out1, ins, 1); /* the first input only */
+    ck_assert_ptr_eq(ctx.out, &out1);
+    ck_assert_ptr_eq(ctx.a, &in1);
+    ck_assert_ptr_eq(ctx.b, &other);
+    cml_problem_point(&p, &out1, ins, 5); /* no more than the problem's n_fresh */
+    ck_assert_ptr_eq(ctx.b, &out1);
+    p.out_ref = NULL; /* no output slot: the output pointer is left alone */
+    cml_problem_point(&p, &out0, ins, 0);
+    ck_assert_ptr_eq(ctx.out, &out1);
+}
+END_TEST
+
 Suite *make_setup_suite(void) {
     Suite *s = suite_create("setup");
     TCase *tc = tcase_create("Ownership");
     tcase_add_test(tc, setup_keeps_ctx_table_and_check_set_frees_scratch);
     tcase_add_test(tc, same_seed_same_inputs);
+    tcase_add_test(tc, point_sets_the_output_and_fresh_input_slots_it_is_given);
     suite_add_tcase(s, tc);
     tc = tcase_create("Failures");
     tcase_add_test(tc, out_of_host_memory_is_the_setups_message);
