@@ -885,7 +885,23 @@ static void quit(judge *j) {
     }
 }
 
+const char *const cml_judge_phase_names[CML_JUDGE_PHASES] = {
+    "setup", "input_sets", "gate", "baseline_alone", "hello", "verify", "extra", "timing"};
+enum { PH_SETUP, PH_SETS, PH_GATE, PH_ALONE, PH_HELLO, PH_VERIFY, PH_EXTRA, PH_TIMING };
+
+/* Ends phase `i` begun at *t0 (cml_judged.phase_ms) and begins the next one. */
+static void phase_end(cml_judged *judged, int i, double *t0) {
+    const double now = cml_now_ms();
+    judged->phase_ms[i] = now - *t0;
+    *t0 = now;
+}
+
 int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
+    cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1.0};
+    for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
+        judged.phase_ms[i] = -1.0;
+    }
+    double t0 = cml_now_ms();
     judge j;
     memset(&j, 0, sizeof j);
     j.sock = opt->peer_fd;
@@ -909,6 +925,7 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
     cml_check_set_secret(&j.secret);
     const char *message = cml_problem_setup(ex, &j.p, opt->size, opt->seed);
     cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
+    phase_end(&judged, PH_SETUP, &t0);
     if (message) {
         fprintf(stderr, "judge: %s: %s\n", ex->name, message);
         return cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
@@ -929,15 +946,22 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
     if (opt->time && ex->launch_baseline) {
         made = make_input_sets(&j, sets, INPUT_SETS, uses_fresh_inputs(&j) ? 1 : INPUT_SETS);
     }
+    phase_end(&judged, PH_SETS, &t0);
     if (opt->gate) {
         await_gate();
+        phase_end(&judged, PH_GATE, &t0);
     }
-    const double alone_ms = opt->time && ex->launch_baseline ? baseline_alone(&j) : -1.0;
+    if (opt->time && ex->launch_baseline) {
+        judged.baseline_alone_ms = baseline_alone(&j);
+        phase_end(&judged, PH_ALONE, &t0);
+    }
     int rc = hello(&j, pool_fd);
     close(pool_fd);
+    phase_end(&judged, PH_HELLO, &t0);
     cml_compare_result check;
     if (rc == ANSWERED) {
         rc = remote_verify(&j, &j.p, &check);
+        phase_end(&judged, PH_VERIFY, &t0);
     }
     if (rc != ANSWERED) {
         return finish_remote_failure(&j, rc);
@@ -952,6 +976,7 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
         cml_part_timer = ex->launch_part ? time_part_remote : NULL;
         ex->extra_metrics(j.p.ctx, &extra);
         cml_part_timer = NULL;
+        phase_end(&judged, PH_EXTRA, &t0);
         if (extra.n < 0) {
             return cml_lab_finish_error(
                 "harness", "the exercise added an invalid metric (a course bug, please report)",
@@ -959,7 +984,6 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
         }
     }
 
-    cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = alone_ms};
     cml_timing_stats stats[3];
     const cml_timing_stats *timing = NULL;
     if (opt->time && check.n_bad == 0 && ex->launch_baseline) {
@@ -970,7 +994,9 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
                 "harness", "the baseline produced a wrong result (a course bug, please report)",
                 CML_EXIT_FAILED);
         }
+        t0 = cml_now_ms(); /* the baseline's own check is outside the phases */
         rc = judge_time(&j, opt->reps, stats, &check, &judged, sets, made);
+        phase_end(&judged, PH_TIMING, &t0);
         if (rc == ANSWERED) {
             timing = stats;
         } else if (rc == 2) {

@@ -39,20 +39,29 @@ typedef struct cml_run_ctx {
     const char *json_path; /* NULL: standard output */
     int have_device;
     cml_device_facts device;
-    int in_launch; /* 1 while checking a student or baseline launch: failures are "launch" */
+    int in_launch;  /* 1 while checking a student or baseline launch: failures are "launch" */
     void *part_ctx; /* the case's ctx while extra_metrics may call cml_time_part() */
 } cml_run_ctx;
 
 extern cml_run_ctx cml_run;
 
 /* What a judged run's document adds (docs/protocol.md, "Judged runs"). */
+enum { CML_JUDGE_PHASES = 8 };
+extern const char *const cml_judge_phase_names[CML_JUDGE_PHASES];
+
 typedef struct cml_judged {
     const char *phase;         /* which run `check` is: "first", "timed" or "fresh" */
     double worker_overhead_ms; /* subtracted from each student sample */
     int input_sets;            /* input sets the repetitions rotated among; 0: the case's own */
     int fresh_inputs;          /* inputs drawn anew for every launch (cml_fresh.h); 0: none */
     int verified_rep;          /* the timed repetition verified in full (0-based), -1: none */
-    double baseline_alone_ms;  /* the baseline before the student's process started, -1: not measured */
+    double
+        baseline_alone_ms; /* the baseline before the student's process started, -1: not measured */
+    /* Wall milliseconds of the judge's phases, on its own clock (where a timed run's time
+     * goes: issue 15): set-up of the case, the timing's input sets, the wait at the gate, the
+     * baseline alone, HELLO to READY (the student's process starting), the first verified
+     * launch, the exercise's extra metrics, the timed repetitions. -1: not reached. */
+    double phase_ms[CML_JUDGE_PHASES];
 } cml_judged;
 
 /* The contents of one document beyond the context. */

@@ -286,9 +286,11 @@ class Grading:
                 return
             for ex in self.lab.exercises:
                 self._correctness(ex)
+            t["correctness"] = time.monotonic() - start
             for ex in self.lab.exercises:
                 self._sanitizer(ex)
             t["untimed"] = time.monotonic() - start
+            t["sanitizer"] = t["untimed"] - t["correctness"]
         # Timed runs: with a batch's lock, each judge sets up under the shared hold, beside
         # other gradings' untimed runs, and measures under the exclusive one (its gate,
         # GpuLock.upgrade). A judge waiting at its gate stops new untimed runs (writers go
@@ -559,6 +561,7 @@ class Grading:
         seed = self.seeds.seed(ex.name, "performance", spec.size)
         # An untimed performance run still measures (lab 3.1b's latency ladder, timed part by
         # part on the judge's clock): alone on the GPU from its start, no gate needed.
+        started = time.monotonic()
         with gate() if gate and not spec.timed else contextlib.nullcontext():
             run = harness.run_judged(
                 self.judge.path,
@@ -574,6 +577,12 @@ class Grading:
             )
         k = diagnose.kind(run)
         row = {"size": list(spec.size), "seed": seed, "status": run.status}
+        # where a timed run's time goes (issue 15): the grader's wall clock around the whole
+        # run, and the judge's phases (docs/protocol.md, timing.phases_ms)
+        row["wall_s"] = round(time.monotonic() - started, 3)
+        phases = ((run.doc or {}).get("timing") or {}).get("phases_ms")
+        if isinstance(phases, dict):
+            row["phases_ms"] = phases
         part.details.append(row)
         if k == "no_device":
             _set_not_run(er.parts, ("performance",), "no CUDA device")

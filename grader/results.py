@@ -116,7 +116,8 @@ class Grade:
     exit_code: int = 0
     notes: list[str] = field(default_factory=list)  # e.g. how to reproduce a failed case
     # wall seconds per phase: "build", "gpu_wait" (for the batch's GPU lock), "untimed"
-    # (device probe, correctness, sanitizer), "timed" (performance runs)
+    # (device probe, correctness, sanitizer; of which "correctness" up to the end of the
+    # correctness runs, "sanitizer" the rest), "timed" (performance runs)
     timings: dict[str, float] = field(default_factory=dict)
     report: ReportResult | None = None  # the lab's [report], when it has one
 
