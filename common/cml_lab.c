@@ -199,6 +199,11 @@ static void emit_error(cml_json *w, const cml_doc *d) {
     cml_json_string(w, d->err_where);
     cml_json_key(w, "expr");
     cml_json_string(w, d->err_expr);
+    /* The judge's own failure (its CUDA calls, its set-up, its baseline), or one it relays from
+     * the student's process (finish_remote_failure gives those a `judged`); a plain run's
+     * errors are the run's own. */
+    cml_json_key(w, "by");
+    cml_json_string(w, cml_run.role == CML_ROLE_JUDGE && !d->judged ? "judge" : "run");
     if (d->launch) {
         cml_json_key(w, "launch");
         emit_launch(w, d->launch);
@@ -414,7 +419,8 @@ static void emit_document(cml_json *w, const cml_doc *d) {
     cml_json_key(w, "seed");
     cml_json_uint(w, cml_run.seed);
     cml_json_key(w, "judged");
-    cml_json_bool(w, d->judged != NULL);
+    /* every document of the judge's, its own errors too (the grader tells them apart) */
+    cml_json_bool(w, d->judged != NULL || cml_run.role == CML_ROLE_JUDGE);
     cml_json_key(w, "status");
     cml_json_string(w, d->status);
     cml_json_key(w, "error");

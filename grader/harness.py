@@ -412,8 +412,19 @@ def run_judged(
             + (f": {judge_log.strip()}" if judge_log.strip() else "")
         )
     if isinstance(doc, dict) and isinstance(doc.get("error"), dict):
-        if doc["error"].get("kind") == "worker":
+        err = doc["error"]
+        if err.get("kind") == "worker":
             return CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s))
+        if doc.get("status") == "error" and err.get("by") == "judge":
+            # the judge's own failure (a CUDA call of the course's, a set-up it rejected, the
+            # baseline wrong): a course fault, named with the judge's words
+            where = f" at {err['where']}" if err.get("where") else ""
+            expr = f" ({err['expr']})" if err.get("expr") else ""
+            raise GraderError(
+                f"the judge failed in {exercise} at {'x'.join(map(str, size))}: "
+                f"{err.get('kind')}: {err.get('message')}{where}{expr}"
+                + (f"; its log: {judge_log.strip()[-500:]}" if judge_log.strip() else "")
+            )
     problem = validate(doc, version, expect)
     if problem:
         raise GraderError(f"the judge's run document is not valid: {problem}")

@@ -484,7 +484,7 @@ START_TEST(unknown_exercise) {
     HAS(result.doc, "\"exercise\":\"nope\",\"size\":[3],\"dims\":null,");
     HAS(result.doc, "\"status\":\"error\",\"error\":{\"kind\":\"usage\",\"message\":"
                     "\"unknown exercise 'nope' (exercises: copy rows lazy");
-    HAS(result.doc, "\"where\":null,\"expr\":null},\"check\":null");
+    HAS(result.doc, "\"where\":null,\"expr\":null,\"by\":\"run\"},\"check\":null");
     HAS(result.err, "usage: lab");
 }
 END_TEST

@@ -133,3 +133,38 @@ def test_invalid_json_document(tmp_path):
     lab = _script(tmp_path, 'for a; do out=$a; done; echo "{not json" > "$out"\n')
     run = harness.run_case(lab, "scale", (3, 4), 9, 10, 1)
     assert run.doc is None and "not valid JSON" in run.problem
+
+
+def _judge_script(tmp_path, doc: dict):
+    path = tmp_path / "judge"
+    path.write_text(f"#!/bin/sh\necho 'judge: cudaMalloc failed' >&2\necho '{json.dumps(doc)}'\n")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+def _judge_error(**error):
+    err = {"kind": "cuda", "message": "out of memory", "where": "cml_judge.c:640",
+           "expr": "cudaMalloc(&copy.d_dst, copy.n_bytes)"}
+    err.update(error)
+    return good_doc(status="error", check=None, judged=True, error=err)
+
+
+def test_a_judge_failure_of_its_own_stops_the_grading_with_its_words(tmp_path):
+    # error.by "judge" (common/cml_lab.c): the course is at fault, not the submission; the
+    # grading stops and says what failed where, not "judged is False" (session 6, lab 3.4)
+    judge = _judge_script(tmp_path, _judge_error(by="judge"))
+    worker = _script(tmp_path, "exit 0\n")
+    with pytest.raises(GraderError) as e:
+        harness.run_judged(judge, worker, "scale", (3, 4), 9, 10, 1)
+    text = str(e.value)
+    assert text.startswith("the judge failed in scale at 3x4: cuda: out of memory")
+    assert "at cml_judge.c:640 (cudaMalloc(&copy.d_dst, copy.n_bytes))" in text
+    assert "judge: cudaMalloc failed" in text  # its log
+
+
+def test_an_error_the_judge_relays_is_the_runs_result(tmp_path):
+    # error.by "run": the student's launch failed; graded, not a course fault
+    judge = _judge_script(tmp_path, _judge_error(by="run", kind="launch"))
+    worker = _script(tmp_path, "exit 0\n")
+    run = harness.run_judged(judge, worker, "scale", (3, 4), 9, 10, 1)
+    assert run.status == "error" and run.doc["error"]["kind"] == "launch"

@@ -75,8 +75,17 @@ def test_solution_full_marks_with_a_device(fake_root, fake_gpu, capsys, tmp_path
     ] == [["scale", "copy", "250", "GB/s", "200", "GB/s", "125.0", "2.5"]]
     assert scale["parts"]["performance"]["details"][0]["copy_gbps"] == 200
     assert scale["parts"]["performance"]["details"][0]["roof"] == "copy"
+    # where the timed run's wall time went: the judge's phases, the grader's clock
+    row = scale["parts"]["performance"]["details"][0]
+    assert {"setup", "input_sets", "baseline_alone", "hello", "verify", "timing"} <= set(
+        row["phases_ms"]
+    ), row
+    assert "gate" not in row["phases_ms"]  # a single grade: no gate
+    assert sum(row["phases_ms"].values()) / 1000 <= row["wall_s"]
     # every phase is timed (an instructor's batch says where its hours went)
-    assert set(rep["timings_s"]) == {"build", "gpu_wait", "untimed", "timed"}
+    assert set(rep["timings_s"]) == {
+            "build", "gpu_wait", "untimed", "correctness", "sanitizer", "timed"
+        }
     assert all(v >= 0 for v in rep["timings_s"].values()) and rep["timings_s"]["build"] > 0
 
 

@@ -293,7 +293,9 @@ int main(int argc, char **argv) {
         fprintf(f, "\"timing\":{\"reps\":20,\"batch\":1,\"student\":{\"median_ms\":%.6g,"
                    "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"baseline\":{\"median_ms\":1.0,"
                    "\"p10_ms\":0.9,\"p90_ms\":1.1},\"copy\":{\"median_ms\":0.5,\"p10_ms\":0.5,"
-                   "\"p90_ms\":0.5},\"ratio\":%.6g,\"baseline_alone_ms\":%s},",
+                   "\"p90_ms\":0.5},\"ratio\":%.6g,\"baseline_alone_ms\":%s,"
+                   "\"phases_ms\":{\"setup\":1,\"input_sets\":1,\"baseline_alone\":1,"
+                   "\"hello\":1,\"verify\":1,\"timing\":5}},",
                 1.0 / speed, 0.9 / speed, 1.1 / speed, speed,
                 getenv("FAKE_BASELINE_ALONE_MS") ? getenv("FAKE_BASELINE_ALONE_MS") : "1.0");
         fprintf(f, "\"metrics\":{\"bytes\":1,\"flops\":1,\"gbps\":%.6g,\"gflops\":1,"
