@@ -54,14 +54,18 @@ void stencil_global(const float *d_in, float *d_out, int n, const float *d_coef)
  * 3.4b
  */
 
-/* The baselines' copy of the table (32 KB of the 64 KB constant space). */
+/* The baselines' copy of the table (32 KB of the 64 KB constant space), copied from d_table
+ * at every launch, stream-ordered before the kernel: a launch depends on its arguments only
+ * (lab.h), so the judge may give each timed launch a table of its own (issue 12's input sets;
+ * a copy kept from set-up went stale when the judge set up its other input sets, session 6).
+ * 16 KB device to device at table_size 4096: microseconds beside the kernel's milliseconds. */
 __constant__ float c_lookup_table[LOOKUP_MAX_TABLE];
 
-cudaError_t lookup_constant_set_table(const float *h_table, int table_size) {
-    if (table_size < 1 || table_size > LOOKUP_MAX_TABLE) {
-        return cudaErrorInvalidValue;
-    }
-    return cudaMemcpyToSymbol(c_lookup_table, h_table, (size_t)table_size * sizeof(float));
+static void lookup_table_to_constant(const float *d_table, int table_size) {
+    // an error (table_size out of range: the harness's dims forbid it) is left for the
+    // harness's cudaGetLastError after the launch
+    (void)cudaMemcpyToSymbolAsync(c_lookup_table, d_table, (size_t)table_size * sizeof(float), 0,
+                                  cudaMemcpyDeviceToDevice, 0);
 }
 
 /* SASS (sm_90, cuobjdump): the table reads are LDC R, c[0x3][R] (register index); at run time
@@ -96,16 +100,16 @@ __global__ void lookup_constant_broadcast_kernel(const int *idx, float *out, int
 
 void lookup_constant_divergent(const float *d_table, const int *d_idx, float *d_out, int n,
                                int table_size) {
-    (void)d_table; // the table is in c_lookup_table
+    lookup_table_to_constant(d_table, table_size);
     lookup_constant_divergent_kernel<<<CEIL_DIV(n, BASE_BLOCK), BASE_BLOCK>>>(d_idx, d_out, n,
-                                                                                table_size - 1);
+                                                                              table_size - 1);
 }
 
 void lookup_constant_broadcast(const float *d_table, const int *d_idx, float *d_out, int n,
                                int table_size) {
-    (void)d_table;
+    lookup_table_to_constant(d_table, table_size);
     lookup_constant_broadcast_kernel<<<CEIL_DIV(n, BASE_BLOCK), BASE_BLOCK>>>(d_idx, d_out, n,
-                                                                                table_size - 1);
+                                                                              table_size - 1);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -118,8 +122,8 @@ __global__ void stencil_plain_kernel(const float *in, float *out, int width, int
     if (x >= width || y >= height) {
         return;
     }
-    const float w[3][3] = {{0.0625f, 0.125f, 0.0625f}, {0.125f, 0.25f, 0.125f},
-                           {0.0625f, 0.125f, 0.0625f}};
+    const float w[3][3] = {
+        {0.0625f, 0.125f, 0.0625f}, {0.125f, 0.25f, 0.125f}, {0.0625f, 0.125f, 0.0625f}};
     float acc = 0.0f;
 #pragma unroll
     for (int dy = -1; dy <= 1; ++dy) {
@@ -203,8 +207,8 @@ __global__ void jacobi_global_kernel(const float *src, float *dst, int width, in
     const int ym = y > 0 ? y - 1 : 0;
     const int yp = y + 1 < height ? y + 1 : height - 1;
     const float *row = src + (size_t)y * width;
-    dst[(size_t)y * width + x] = 0.25f * (row[xm] + row[xp] + src[(size_t)ym * width + x] +
-                                          src[(size_t)yp * width + x]);
+    dst[(size_t)y * width + x] =
+        0.25f * (row[xm] + row[xp] + src[(size_t)ym * width + x] + src[(size_t)yp * width + x]);
 }
 
 void jacobi_global(const float *d_in, float *d_out, int width, int height, int iters) {

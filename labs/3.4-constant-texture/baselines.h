@@ -19,13 +19,9 @@ extern "C" {
  * (d_coef, on the device) with a plain load. */
 void stencil_global(const float *d_in, float *d_out, int n, const float *d_coef);
 
-/* 3.4b. Copies the table (table_size host floats, table_size <= LOOKUP_MAX_TABLE) into the
- * baselines' own __constant__ table. Returns the cudaMemcpyToSymbol's error. */
-cudaError_t lookup_constant_set_table(const float *h_table, int table_size);
-
 /* 3.4b. lab.h's lookup_divergent with the table read from constant memory at the thread's own
  * index: 32 different addresses per warp, which the constant cache serves one after the other.
- * The table is the one given to lookup_constant_set_table (d_table is not read). */
+ * Each launch first copies d_table into the baselines' own __constant__ table (stream-ordered). */
 void lookup_constant_divergent(const float *d_table, const int *d_idx, float *d_out, int n,
                                int table_size);
 
