@@ -64,7 +64,8 @@ cudaError_t cml_dev_free(void *ptr);
 cudaError_t cml_devmem_pool_create(cudaMemPool_t *pool, int *fd);
 
 /* The student's process: maps the pool behind `fd` with read-write access and imports the
- * n exported pointers into imports->ptr (imports->bytes must hold their sizes). */
+ * n exported pointers into imports->ptr (imports->bytes must hold their sizes). Called again
+ * (the next case of a multi-case run, the same pool), it only imports the pointers. */
 cudaError_t cml_devmem_pool_import(int fd, const void *export_data, int n,
                                    cml_devmem_registry *imports);
 

@@ -885,6 +885,83 @@ static void quit(judge *j) {
     }
 }
 
+/* judge --case ... (untimed, several cases with one student's process): each case set up in
+ * the judge's pool, sent with HELLO (the student's process releases the previous case's
+ * buffers and sets this one up), launched, checked, and its document written as one line and
+ * flushed, so the grader holds every finished case's result even if a later one crashes or
+ * hangs. The previous case's buffers are freed only once the student's process answered the
+ * next HELLO (it has unmapped them by then). A failure of the student's process ends the run
+ * with that case's document; the grader runs the cases after it again in fresh processes
+ * (grader/harness.py, run_judged_cases). */
+static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *ex, int pool_fd) {
+    static cml_problem prev;
+    int have_prev = 0;
+    for (int k = 0; k < opt->n_cases; ++k) {
+        cml_run.n_size = opt->case_n_size[k];
+        memcpy(cml_run.size, opt->case_size[k], sizeof cml_run.size);
+        cml_run.seed = opt->case_seed[k];
+        if (cml_run.n_size != ex->n_dims) {
+            return cml_lab_finish_error("usage",
+                                        "a --case has another number of sizes than the "
+                                        "exercise's dimensions",
+                                        CML_EXIT_USAGE);
+        }
+        memset(&j->shared, 0, sizeof j->shared);
+        cml_devmem_use(CML_DEVMEM_EXPORT, &j->shared, j->pool, NULL);
+        const char *message = cml_problem_setup(ex, &j->p, cml_run.size, cml_run.seed);
+        cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
+        if (message) {
+            fprintf(stderr, "judge: %s: %s\n", ex->name, message);
+            return cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
+        }
+        const char *bug = cml_lab_problem_error(&j->p);
+        free(j->h_got);
+        j->h_got = bug ? NULL : malloc(j->p.n_out * sizeof *j->h_got);
+        if (!bug && !j->h_got) {
+            bug = "out of host memory for the result";
+        }
+        if (bug) {
+            return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
+        }
+        int rc = hello(j, pool_fd);
+        if (have_prev) {
+            cml_problem_release(ex, &prev);
+            have_prev = 0;
+        }
+        cml_compare_result check;
+        if (rc == ANSWERED) {
+            rc = remote_verify(j, &j->p, &check);
+        }
+        if (rc != ANSWERED) {
+            return finish_remote_failure(j, rc);
+        }
+        cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1.0};
+        for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
+            judged.phase_ms[i] = -1.0;
+        }
+        cml_problem numbers = j->p;
+        cml_doc d = {.status = check.n_bad == 0 ? "ok" : "wrong",
+                     .check = &check,
+                     .problem = &numbers,
+                     .first_bad_unwritten =
+                         check.n_bad > 0 && cml_is_poison_f32(j->h_got[check.first_bad]),
+                     .judged = &judged};
+        if (cml_lab_write(&d) != CML_EXIT_OK) {
+            return CML_EXIT_USAGE;
+        }
+        fflush(stdout);
+        prev = j->p;
+        have_prev = 1;
+    }
+    quit(j);
+    if (have_prev) {
+        cml_problem_release(ex, &prev);
+    }
+    free(j->h_got);
+    j->h_got = NULL;
+    return CML_EXIT_OK;
+}
+
 const char *const cml_judge_phase_names[CML_JUDGE_PHASES] = {
     "setup", "input_sets", "gate", "baseline_alone", "hello", "verify", "extra", "timing"};
 enum { PH_SETUP, PH_SETS, PH_GATE, PH_ALONE, PH_HELLO, PH_VERIFY, PH_EXTRA, PH_TIMING };
@@ -921,8 +998,11 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
 
     int pool_fd = -1;
     CML_CHECK(cml_devmem_pool_create(&j.pool, &pool_fd));
-    cml_devmem_use(CML_DEVMEM_EXPORT, &j.shared, j.pool, NULL);
     cml_check_set_secret(&j.secret);
+    if (opt->n_cases > 0) {
+        return judge_cases(&j, opt, ex, pool_fd);
+    }
+    cml_devmem_use(CML_DEVMEM_EXPORT, &j.shared, j.pool, NULL);
     const char *message = cml_problem_setup(ex, &j.p, opt->size, opt->seed);
     cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
     phase_end(&judged, PH_SETUP, &t0);

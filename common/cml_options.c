@@ -27,6 +27,7 @@ enum {
     OPT_SERVE,
     OPT_SERVE_NULL,
     OPT_GATE,
+    OPT_CASE,
     OPT_HELP = 'h'
 };
 
@@ -43,6 +44,7 @@ static const struct option long_options[] = {
     {"serve", required_argument, NULL, OPT_SERVE},
     {"serve-null", required_argument, NULL, OPT_SERVE_NULL},
     {"gate", no_argument, NULL, OPT_GATE},
+    {"case", required_argument, NULL, OPT_CASE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -70,7 +72,9 @@ const char *cml_usage(void) {
            "Judged runs (the grader's; docs/protocol.md): build/<lab>/judge --exercise ...\n"
            "--peer FD runs the case with the student's launches made by `lab --serve FD`;\n"
            "with --time --gate it prints \"gate\" once its set-up is done and waits for a\n"
-           "byte on standard input before it times anything.\n";
+           "byte on standard input before it times anything. --case A,B@S (repeatable, in\n"
+           "place of --size and --seed) runs several untimed cases with one student's\n"
+           "process, one document per line.\n";
 }
 
 static int fail(char *err, int err_len, const char *fmt, ...) {
@@ -117,27 +121,60 @@ static int parse_u64(const char *s, size_t len, int hex, uint64_t max, uint64_t 
     return 0;
 }
 
-static int parse_size(const char *arg, cml_options *opt, char *err, int err_len) {
+/* The dimensions in arg[0..end) ("A,B,C") into dims[], their count into *n_dims. `what` names
+ * the option in messages. */
+static int parse_dims(const char *arg, const char *end, long long *dims, int *n_dims,
+                      const char *what, char *err, int err_len) {
     int n = 0;
     const char *s = arg;
+    const int whole = (int)(end - arg);
     for (;;) {
-        const char *comma = strchr(s, ',');
-        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        const char *comma = memchr(s, ',', (size_t)(end - s));
+        size_t len = comma ? (size_t)(comma - s) : (size_t)(end - s);
         uint64_t v;
         if (parse_u64(s, len, 0, INT64_MAX, &v) != 0 || v == 0) {
-            return fail(err, err_len, "--size: '%s' is not a list of positive integers", arg);
+            return fail(err, err_len, "--%s: '%.*s' is not a list of positive integers", what,
+                        whole, arg);
         }
         if (n == CML_MAX_DIMS) {
-            return fail(err, err_len, "--size: '%s' has more than %d dimensions", arg,
+            return fail(err, err_len, "--%s: '%.*s' has more than %d dimensions", what, whole, arg,
                         CML_MAX_DIMS);
         }
-        opt->size[n++] = (long long)v;
+        dims[n++] = (long long)v;
         if (!comma) {
             break;
         }
         s = comma + 1;
     }
-    opt->n_size = n;
+    *n_dims = n;
+    return 0;
+}
+
+static int parse_size(const char *arg, cml_options *opt, char *err, int err_len) {
+    return parse_dims(arg, arg + strlen(arg), opt->size, &opt->n_size, "size", err, err_len);
+}
+
+/* --case A,B,C@S: one more case of a multi-case run. */
+static int parse_case(const char *arg, cml_options *opt, char *err, int err_len) {
+    const char *at = strchr(arg, '@');
+    if (!at) {
+        return fail(err, err_len, "--case: '%s' is not SIZES@SEED (e.g. 33,17,65@12345)", arg);
+    }
+    if (opt->n_cases == CML_MAX_CASES) {
+        return fail(err, err_len, "--case: more than %d cases", CML_MAX_CASES);
+    }
+    const int k = opt->n_cases;
+    if (parse_dims(arg, at, opt->case_size[k], &opt->case_n_size[k], "case", err, err_len) != 0) {
+        return -1;
+    }
+    uint64_t v;
+    if (parse_u64(at + 1, strlen(at + 1), 1, UINT64_MAX, &v) != 0) {
+        return fail(err, err_len,
+                    "--case: '%s': the seed is not an unsigned 64-bit integer (decimal or 0x-hex)",
+                    arg);
+    }
+    opt->case_seed[k] = v;
+    opt->n_cases = k + 1;
     return 0;
 }
 
@@ -154,7 +191,7 @@ static const char *option_name(int val, char **argv) {
 int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int err_len) {
     *opt = (cml_options){
         .mode = CML_MODE_RUN, .seed = DEFAULT_SEED, .reps = DEFAULT_REPS, .peer_fd = -1};
-    int serve = 0, serve_null = 0, peer = 0;
+    int serve = 0, serve_null = 0, peer = 0, seeded = 0;
     if (err && err_len > 0) {
         err[0] = '\0';
     }
@@ -201,7 +238,13 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
                 return -1;
             }
             break;
+        case OPT_CASE:
+            if (parse_case(optarg, opt, err, err_len) != 0) {
+                return -1;
+            }
+            break;
         case OPT_SEED:
+            seeded = 1;
             if (parse_u64(optarg, strlen(optarg), 1, UINT64_MAX, &v) != 0) {
                 return fail(err, err_len,
                             "--seed: '%s' is not an unsigned 64-bit integer (decimal or 0x-hex)",
@@ -286,6 +329,16 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
     }
     if (!opt->exercise) {
         return fail(err, err_len, "--exercise is required (or --list, --device-info, --help)");
+    }
+    if (opt->n_cases > 0) {
+        if (opt->n_size > 0 || seeded || opt->time || opt->json_path || !peer) {
+            return fail(err, err_len,
+                        "--case is for the judge's untimed runs (--peer FD), in place of --size "
+                        "and --seed, without --time or --json");
+        }
+        memcpy(opt->size, opt->case_size[0], sizeof opt->size);
+        opt->n_size = opt->case_n_size[0];
+        opt->seed = opt->case_seed[0];
     }
     if (opt->n_size == 0) {
         return fail(err, err_len, "--size is required for --exercise %s", opt->exercise);

@@ -4,6 +4,9 @@
  *   lab --device-info [--json PATH]
  *   lab --exercise NAME --size A[,B[,C...]] [--seed S] [--time] [--reps R] [--json PATH]
  *   judge --exercise NAME --size ... --peer FD [--seed S] [--time] [--reps R] [--json PATH]
+ *   judge --exercise NAME --case A[,B...]@S [--case ...] --peer FD
+ *                            several untimed cases, one after the other, with one student's
+ *                            process (cml_judge.c); one document per case, one per line
  *   lab --serve FD           the student's side of a judged run (cml_worker.c)
  *   judge --serve-null FD    the course's empty-kernel server of a judged timing
  *
@@ -20,6 +23,7 @@ extern "C" {
 #endif
 
 #define CML_MAX_DIMS 8
+#define CML_MAX_CASES 64 /* --case options of one run */
 /* The fewest timed repetitions a run accepts (--reps; cml_time_interleaved): its only
  * definition; the grader reads it from here (grader/manifest.py) and --list reports it. */
 #define CML_MIN_REPS 20
@@ -44,6 +48,12 @@ typedef struct cml_options {
     const char *json_path; /* NULL = stdout */
     int peer_fd;           /* --peer FD, --serve FD or --serve-null FD; -1 when not given */
     int gate; /* --gate (judge, --time): wait for the grader's go between set-up and timing */
+    /* --case A,B@S (repeatable, the judge's untimed runs): n_cases > 0, and size, n_size and
+     * seed hold the first case's */
+    int n_cases;
+    long long case_size[CML_MAX_CASES][CML_MAX_DIMS];
+    int case_n_size[CML_MAX_CASES];
+    uint64_t case_seed[CML_MAX_CASES];
 } cml_options;
 
 /* Parses argv. Returns 0 on success; on a usage error returns -1 and writes a one-line

@@ -8,7 +8,9 @@
  * launcher, checked: cudaGetLastError, cudaDeviceSynchronize; a timed RUN asks for several
  * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS and reading
  * the i-th set of inputs it gave with INPUTS (cml_input_uniform's slots); or one launch
- * of the exercise's launch_part) until QUIT or the socket closes. A failed check sends ERROR
+ * of the exercise's launch_part) until QUIT or the socket closes. A HELLO in place of a RUN
+ * starts the next case of a multi-case run (judge --case ...): this case's problem is released
+ * (its imported buffers unmapped) and the new one set up the same way. A failed check sends ERROR
  * and ends the process (cml_lab_fail); when a launch call returned the error, the ERROR
  * carries that launch from the lab's launch record (cml_launches.h), for the report only.
  *
@@ -32,16 +34,34 @@ static int send_error(int sock, const char *kind, const char *message) {
     return CML_EXIT_FAILED;
 }
 
+/* Messages the student's process receives; HELLO is 4.6 KB: not on the stack. */
+static union {
+    cml_msg_hello hello;
+    cml_msg_token token;
+    cml_msg_outputs outputs;
+    cml_msg_inputs inputs;
+} in;
+
+static int serve_case(int sock, const cml_exercise *exercises, int n_exercises, int pool_fd);
+
 int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
-    static cml_msg_hello hello; /* 4.6 KB: not on the stack */
     int pool_fd = -1;
-    ssize_t got = cml_ipc_recv(sock, &hello, sizeof hello, &pool_fd, 0);
+    ssize_t got = cml_ipc_recv(sock, &in.hello, sizeof in.hello, &pool_fd, 0);
     if (got == 0) {
         return CML_EXIT_OK; /* the judge had nothing to run (it rejected the case itself) */
     }
-    if (cml_ipc_type(&hello, got) != CML_MSG_HELLO || pool_fd < 0) {
+    if (cml_ipc_type(&in.hello, got) != CML_MSG_HELLO || pool_fd < 0) {
         return send_error(sock, "protocol", "expected HELLO with the memory pool");
     }
+    return serve_case(sock, exercises, n_exercises, pool_fd);
+}
+
+/* Serves the case of the HELLO in `in` (its pool's descriptor: pool_fd, closed here), then
+ * each next case a HELLO starts, until QUIT or the end of the socket. */
+static int serve_case(int sock, const cml_exercise *exercises, int n_exercises, int pool_fd) {
+    static cml_msg_hello hello; /* the case's HELLO: `in` receives the next messages */
+next_case:
+    memcpy(&hello, &in.hello, sizeof hello);
     hello.exercise[sizeof hello.exercise - 1] = '\0';
     const cml_exercise *ex = cml_lab_find_exercise(hello.exercise, exercises, n_exercises);
     if (!ex || hello.n_size != ex->n_dims || hello.n_buffers < 0 ||
@@ -63,6 +83,7 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
     }
     CML_CHECK(cml_devmem_pool_import(pool_fd, hello.export_data, hello.n_buffers, &imports));
     close(pool_fd);
+    pool_fd = -1;
 
     /* The same setup as the judge's, on the judge's buffers; one checked position only. */
     cml_check_set_minimal(1);
@@ -93,13 +114,26 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
         ins[0][k] = *p.fresh[k].slot;
     }
     for (;;) {
-        static union {
-            cml_msg_token token;
-            cml_msg_outputs outputs;
-            cml_msg_inputs inputs;
-        } in;
-        got = cml_ipc_recv(sock, &in, sizeof in, NULL, 1);
+        ssize_t got = cml_ipc_recv(sock, &in, sizeof in, &pool_fd, 1);
         const cml_msg_type type = cml_ipc_type(&in, got);
+        if (type == CML_MSG_HELLO && pool_fd >= 0) { /* the next case of a multi-case run */
+            cml_problem_release(ex,
+                                &p); /* unmaps this case's buffers before the judge frees them */
+            for (int i = 1; i < n_outs; ++i) {
+                CML_CHECK(cudaFree(outs[i]));
+            }
+            for (int i = 1; i < n_ins; ++i) {
+                for (int k = 0; k < p.n_fresh; ++k) {
+                    CML_CHECK(cudaFree(ins[i][k]));
+                }
+            }
+            goto next_case;
+        }
+        if (pool_fd >= 0) { /* a descriptor only comes with HELLO */
+            close(pool_fd);
+            return send_error(sock, "protocol",
+                              "a descriptor came with another message than HELLO");
+        }
         if (got <= 0 || type == CML_MSG_QUIT) {
             break;
         }

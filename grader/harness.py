@@ -35,6 +35,7 @@ import select
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -315,6 +316,22 @@ def _await_gate(judge_proc: subprocess.Popen, timeout_s: float) -> tuple[bool, b
     return False, got
 
 
+def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None:
+    """Raises GraderError when ``doc`` is the judge's own failure (``error.by`` "judge": a CUDA
+    call of the course's, a set-up it rejected, the baseline wrong): a course fault, named
+    with the judge's words."""
+    err = doc.get("error")
+    if doc.get("status") != "error" or not isinstance(err, dict) or err.get("by") != "judge":
+        return
+    where = f" at {err['where']}" if err.get("where") else ""
+    expr = f" ({err['expr']})" if err.get("expr") else ""
+    raise GraderError(
+        f"the judge failed in {exercise} at {'x'.join(map(str, size))}: "
+        f"{err.get('kind')}: {err.get('message')}{where}{expr}"
+        + (f"; its log: {judge_log.strip()[-500:]}" if judge_log.strip() else "")
+    )
+
+
 def run_judged(
     judge: Path,
     binary: Path,
@@ -415,20 +432,130 @@ def run_judged(
         err = doc["error"]
         if err.get("kind") == "worker":
             return CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s))
-        if doc.get("status") == "error" and err.get("by") == "judge":
-            # the judge's own failure (a CUDA call of the course's, a set-up it rejected, the
-            # baseline wrong): a course fault, named with the judge's words
-            where = f" at {err['where']}" if err.get("where") else ""
-            expr = f" ({err['expr']})" if err.get("expr") else ""
-            raise GraderError(
-                f"the judge failed in {exercise} at {'x'.join(map(str, size))}: "
-                f"{err.get('kind')}: {err.get('message')}{where}{expr}"
-                + (f"; its log: {judge_log.strip()[-500:]}" if judge_log.strip() else "")
-            )
+        _raise_judge_failure(doc, exercise, size, judge_log)
     problem = validate(doc, version, expect)
     if problem:
         raise GraderError(f"the judge's run document is not valid: {problem}")
     return CaseRun(argv, outcome, doc, None)
+
+
+def _judge_lines(stream, lines: list[bytes], progress: list[float]) -> None:
+    """Reads the judge's standard output into ``lines`` (one document each), setting
+    ``progress[0]`` to the time each arrives (a reader thread of run_judged_cases)."""
+    pending = b""
+    for chunk in iter(lambda: stream.read1(65536), b""):
+        pending += chunk
+        *done, pending = pending.split(b"\n")
+        if done:
+            lines.extend(done)
+            progress[0] = time.monotonic()
+    if pending.strip():
+        lines.append(pending)
+
+
+def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> list[CaseRun]:
+    """One judge and one student's process over ``cases`` (run_judged_cases): the results of
+    the cases they finished, and of the one that failed (crash, time limit) if any."""
+    args = ["--exercise", exercise]
+    for size, seed in cases:
+        args += ["--case", f"{','.join(str(int(d)) for d in size)}@{int(seed)}"]
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    lines: list[bytes] = []
+    progress = [time.monotonic()]
+    with (
+        tempfile.TemporaryDirectory(prefix="grader-judge-") as jtmp,
+        tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
+        open(Path(jtmp) / "judge.log", "w+") as log,
+    ):
+        jargv = [str(judge), *args, "--peer", str(ours.fileno())]
+        judge_proc = subprocess.Popen(
+            jargv,
+            cwd=jtmp,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            start_new_session=True,
+            pass_fds=(ours.fileno(),),
+        )
+        ours.close()
+        reader = threading.Thread(
+            target=_judge_lines, args=(judge_proc.stdout, lines, progress), daemon=True
+        )
+        reader.start()
+        argv = [str(binary), "--serve", str(theirs.fileno())]
+        try:
+            progress[0] = time.monotonic()
+            # each case has timeout_s from the end of the one before (the judge's line)
+            outcome = runner.run(
+                argv,
+                timeout_s=timeout_s,
+                cwd=tmp,
+                sandbox=box or sandbox.choose(),
+                readable=run_readable(binary),
+                pass_fds=(theirs.fileno(),),
+                deadline_fn=lambda: progress[0] + timeout_s,
+                cpu_s=timeout_s * len(cases),
+            )
+        finally:
+            theirs.close()
+            try:
+                judge_proc.wait(timeout=JUDGE_GRACE_S)
+            except subprocess.TimeoutExpired:
+                pass
+            _kill(judge_proc)
+            reader.join(timeout=5)
+        log.seek(0)
+        judge_log = log.read()[-2000:]
+    results: list[CaseRun] = []
+    for (size, seed), line in zip(cases, lines):
+        doc, problem = _parse_doc(line.decode("utf-8", "replace"))
+        if doc is None:
+            raise GraderError(f"the judge ({judge}) wrote an invalid run document ({problem})")
+        _raise_judge_failure(doc, exercise, size, judge_log)
+        if isinstance(doc.get("error"), dict) and doc["error"].get("kind") == "worker":
+            results.append(CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s)))
+            return results  # the student's process is gone: the rest runs in fresh ones
+        expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
+        problem = validate(doc, version, expect)
+        if problem:
+            raise GraderError(f"the judge's run document is not valid: {problem}")
+        results.append(CaseRun(argv, outcome, doc, None))
+        if doc["status"] == "error":
+            return results  # a failed launch ended the student's process (cml_lab_fail)
+    if len(results) < len(cases):
+        raise GraderError(
+            f"the judge ({judge}) wrote {len(results)} run documents for {len(cases)} cases"
+            + (f": {judge_log.strip()}" if judge_log.strip() else "")
+        )
+    return results
+
+
+def run_judged_cases(
+    judge: Path,
+    binary: Path,
+    exercise: str,
+    cases: list[tuple[tuple[int, ...], int]],
+    timeout_s: float,
+    version: int,
+    box: sandbox.Sandbox | None = None,
+) -> list[CaseRun]:
+    """The untimed judged runs of ``cases`` ((size, seed) each) with one judge and one
+    student's process (judge --case ..., docs/protocol.md, "Judged runs"): one CaseRun per
+    case, in order, each as run_judged would give it. Each case has ``timeout_s`` from the
+    end of the one before. A case whose student's process crashed, or went past its limit,
+    is that case's result; the cases after a crash run again in fresh processes, and none
+    run after a case that went past its limit (one hang is enough evidence: a hanging kernel
+    must not cost the limit once per case). Issue 15: one CUDA context pair per exercise
+    instead of one per case."""
+    results: list[CaseRun] = []
+    while len(results) < len(cases):
+        got = _run_cases_once(
+            judge, binary, exercise, cases[len(results) :], timeout_s, version, box
+        )
+        results.extend(got)
+        if got[-1].doc is None and got[-1].outcome.kind == "timeout":
+            break
+    return results
 
 
 def device_info(binary: Path, version: int, box: sandbox.Sandbox | None = None) -> CaseRun:

@@ -48,7 +48,7 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from grader import cgroup
 
@@ -157,11 +157,17 @@ def run(
     sandbox: Sandbox | None = None,
     readable: list[str] | tuple[str, ...] = (),
     pass_fds: tuple[int, ...] = (),
+    deadline_fn: Callable[[], float] | None = None,
+    cpu_s: float | None = None,
 ) -> Outcome:
     """Runs ``argv`` to completion, until ``timeout_s``, or until it has written more than
     ``output_cap`` bytes; never raises for the child's failures (a missing executable
     raises OSError, which is the caller's bug). ``pass_fds`` stay open in the child (the
-    socket of a judged run, ``grader.harness.run_judged``)."""
+    socket of a judged run, ``grader.harness.run_judged``). ``deadline_fn``: the deadline
+    (``time.monotonic()``) is what it returns, asked at every poll, in place of start +
+    ``timeout_s`` (a run of several cases moves it on as each case finishes,
+    ``harness.run_judged_cases``); ``cpu_s``: the run's wall-clock budget for RLIMIT_CPU
+    (default ``timeout_s``)."""
     boxed = sandbox is not None and sandbox.kind == "bwrap"
     if sandbox is not None and sandbox.kind in ("bwrap", "user"):
         argv = sandbox.wrap(argv, workdir=cwd, readable=readable)
@@ -182,7 +188,7 @@ def run(
             stdout=out,
             stderr=err,
             start_new_session=True,
-            preexec_fn=_limits(int(2 * timeout_s) + 10) if limits else None,
+            preexec_fn=_limits(int(2 * (cpu_s or timeout_s)) + 10) if limits else None,
             pass_fds=pass_fds,
         )
         timed_out = flooded = at_limit = False
@@ -193,7 +199,7 @@ def run(
             if group and group.at_limit():
                 at_limit = True
                 break
-            left = deadline - time.monotonic()
+            left = (deadline_fn() if deadline_fn else deadline) - time.monotonic()
             if left <= 0:
                 timed_out = True
                 break

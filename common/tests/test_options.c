@@ -117,10 +117,44 @@ START_TEST(bad_judged_run_options) {
 }
 END_TEST
 
+START_TEST(several_cases_for_the_judge) {
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "33,17,65@12", "--case", "1,1,1@0x10",
+                           "--peer", "4", NULL),
+                     0);
+    ck_assert_int_eq(opt.n_cases, 2);
+    ck_assert_int_eq(opt.case_n_size[0], 3);
+    ck_assert_int_eq(opt.case_size[0][2], 65);
+    ck_assert_uint_eq(opt.case_seed[0], 12);
+    ck_assert_uint_eq(opt.case_seed[1], 16);
+    /* the first case is the run's context (the documents of a failure before any case) */
+    ck_assert_int_eq(opt.n_size, 3);
+    ck_assert_int_eq(opt.size[1], 17);
+    ck_assert_uint_eq(opt.seed, 12);
+}
+END_TEST
+
+START_TEST(bad_cases) {
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "3,4", "--peer", "4", NULL), -1);
+    ck_assert_str_eq(err, "--case: '3,4' is not SIZES@SEED (e.g. 33,17,65@12345)");
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "3,0@1", "--peer", "4", NULL), -1);
+    ck_assert_str_eq(err, "--case: '3,0' is not a list of positive integers");
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "3@x", "--peer", "4", NULL), -1);
+    /* untimed, the judge's, in place of --size and --seed */
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", NULL), -1);
+    ck_assert_str_eq(err, "--case is for the judge's untimed runs (--peer FD), in place of --size "
+                          "and --seed, without --time or --json");
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--size", "3", "--peer", "4", NULL),
+                     -1);
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--seed", "2", "--peer", "4", NULL),
+                     -1);
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--time", "--peer", "4", NULL), -1);
+}
+END_TEST
+
 START_TEST(usage_text_names_every_option) {
     const char *u = cml_usage();
     const char *names[] = {"--list", "--device-info", "--exercise", "--size", "--seed",
-                           "--time", "--reps",        "--json",     "--help"};
+                           "--time", "--reps",        "--json",     "--help", "--case"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
         ck_assert_ptr_nonnull(strstr(u, names[i]));
     }
@@ -271,6 +305,8 @@ Suite *make_options_suite(void) {
     tcase_add_test(tc, missing_exercise_or_size);
     tcase_add_test(tc, message_is_truncated_to_the_buffer);
     tcase_add_test(tc, bad_judged_run_options);
+    tcase_add_test(tc, several_cases_for_the_judge);
+    tcase_add_test(tc, bad_cases);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -81,79 +81,28 @@ static void put_double(FILE *f, double x) {
     }
 }
 
-int main(int argc, char **argv) {
-    opts o = {0};
-    o.seed = 1;
-    int list = 0, info = 0;
-    for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--list")) {
-            list = 1;
-        } else if (!strcmp(argv[i], "--device-info")) {
-            info = 1;
-        } else if (!strcmp(argv[i], "--time")) {
-            o.time = 1;
-        } else if (!strcmp(argv[i], "--gate")) {
-            o.gate = 1;
-        } else if (i + 1 < argc && !strcmp(argv[i], "--exercise")) {
-            o.exercise = argv[++i];
-        } else if (i + 1 < argc && !strcmp(argv[i], "--seed")) {
-            o.seed = strtoull(argv[++i], NULL, 0);
-        } else if (i + 1 < argc && !strcmp(argv[i], "--reps")) {
-            ++i;
-        } else if (i + 1 < argc && !strcmp(argv[i], "--peer")) {
-            o.peer = atoi(argv[++i]);
-        } else if (i + 1 < argc && !strcmp(argv[i], "--serve")) {
-            o.serve = atoi(argv[++i]);
-        } else if (i + 1 < argc && !strcmp(argv[i], "--json")) {
-            o.json = argv[++i];
-        } else if (i + 1 < argc && !strcmp(argv[i], "--size")) {
-            char *p = argv[++i];
-            while (*p && o.n_size < 8) {
-                o.size[o.n_size++] = strtoll(p, &p, 10);
-                if (*p == ',') {
-                    ++p;
-                }
-            }
-        } else {
-            fprintf(stderr, "usage error: %s\n", argv[i]);
-            return 2;
-        }
+/* Ends a document: closes its file, or flushes standard output (a multi-case run writes one
+ * document per line there, each as its case ends). */
+static void close_out(FILE *f) {
+    if (f != stdout) {
+        fclose(f);
+    } else {
+        fflush(f);
     }
-    if (list) {
-        FILE *f = open_out(o.json);
-        fprintf(f, "{\"schema\":%d,\"lab\":\"9.1\",\"min_reps\":20,"
-                   "\"metrics\":[\"bytes\",\"flops\",\"gbps\",\"gflops\",\"baseline_gbps\","
-                   "\"copy_gbps\",\"pct_of_copy\"],\"exercises\":["
-                   "{\"name\":\"scale\",\"dims\":[\"rows\",\"cols\"],\"baseline\":\"scale_naive\","
-                   "\"launchers\":[\"scale\"],\"kernel\":\"scale_kernel\"},"
-                   "{\"name\":\"offset\",\"dims\":[\"n\"],\"baseline\":\"offset_naive\","
-                   "\"launchers\":[\"offset\"],\"kernel\":null}]}\n",
-                CML_SCHEMA_VERSION);
-        return 0;
-    }
-    const char *gpu = getenv("FAKE_GPU");
-    int have_gpu = gpu && !strcmp(gpu, "1");
-    if (!o.serve && (info || !have_gpu)) {
-        FILE *f = open_out(o.json);
-        if (have_gpu) {
-            fprintf(f, "{\"schema\":%d,\"status\":\"ok\",\"device\":", CML_SCHEMA_VERSION);
-            put_device(f);
-            fputs("}\n", f);
-        } else {
-            fprintf(f, "{\"schema\":%d,\"status\":\"no_device\",\"device\":null}\n",
-                    CML_SCHEMA_VERSION);
-        }
-        if (f != stdout) {
-            fclose(f);
-        }
-        return have_gpu ? 0 : 3;
-    }
+}
+
+#define CLOSED 100 /* one_case in the student's process: the judge closed the socket */
+
+/* One case: the judge's (asks the student's process, checks, writes the document), the
+ * student's process's (answers one request) or a plain run's. */
+static int one_case(opts o, int have_gpu) {
+    (void)have_gpu;
     const int judge = &cml_judge_build != NULL;
     request req;
     memset(&req, 0, sizeof req);
     if (o.serve) { /* the student's process: one request, one answer */
         if (recv(o.serve, &req, sizeof req, 0) != (ssize_t)sizeof req) {
-            return 0;
+            return CLOSED;
         }
         req.exercise[sizeof req.exercise - 1] = '\0';
         o.exercise = req.exercise;
@@ -213,12 +162,13 @@ int main(int argc, char **argv) {
             for (int i = 0; i < o.n_size; ++i) {
                 fprintf(f, "%s%lld", i ? "," : "", o.size[i]);
             }
-            fprintf(f, "],\"seed\":%llu,\"judged\":true,\"status\":\"error\",\"error\":{"
-                       "\"kind\":\"worker\",\"message\":\"the student's process ended\","
-                       "\"where\":null,\"expr\":null},\"check\":null,\"timing\":null,"
-                       "\"metrics\":null}\n",
+            fprintf(f,
+                    "],\"seed\":%llu,\"judged\":true,\"status\":\"error\",\"error\":{"
+                    "\"kind\":\"worker\",\"message\":\"the student's process ended\","
+                    "\"where\":null,\"expr\":null},\"check\":null,\"timing\":null,"
+                    "\"metrics\":null}\n",
                     o.seed);
-            fclose(f);
+            close_out(f);
             return 4;
         }
         rc = a.rc;
@@ -247,7 +197,7 @@ int main(int argc, char **argv) {
         fprintf(f, "\"status\":\"error\",\"error\":{\"kind\":\"launch\",\"message\":"
                    "\"too many resources requested for launch\",\"where\":\"harness.c:1\","
                    "\"expr\":\"launch\"},\"check\":null,\"timing\":null,\"metrics\":null}\n");
-        fclose(f);
+        close_out(f);
         return 4;
     }
     if (rc == 2) {
@@ -269,9 +219,10 @@ int main(int argc, char **argv) {
             c1 = c > c1 ? c : c1;
         }
     }
-    fprintf(f, "\"status\":\"%s\",\"error\":null,\"check\":{\"n\":%zu,\"rows\":%lld,\"cols\":%lld,"
-               "\"n_bad\":%zu,\"n_unwritten\":%zu,\"n_nonfinite\":0,\"max_abs_err\":0,"
-               "\"rel_l2_err\":0,\"gamma\":0,\"abs_floor\":0,\"phase\":\"%s\",",
+    fprintf(f,
+            "\"status\":\"%s\",\"error\":null,\"check\":{\"n\":%zu,\"rows\":%lld,\"cols\":%lld,"
+            "\"n_bad\":%zu,\"n_unwritten\":%zu,\"n_nonfinite\":0,\"max_abs_err\":0,"
+            "\"rel_l2_err\":0,\"gamma\":0,\"abs_floor\":0,\"phase\":\"%s\",",
             n_bad ? "wrong" : "ok", n, rows, cols, n_bad, n_unwritten,
             /* which run the check is (cml_judge.c): FAKE_TIMED_PHASE names a timed one's */
             o.time && getenv("FAKE_TIMED_PHASE") ? getenv("FAKE_TIMED_PHASE") : "first");
@@ -283,23 +234,26 @@ int main(int argc, char **argv) {
         fputs(",\"got\":", f);
         put_double(f, is_poison(out[first]) ? NAN : out[first]);
         fprintf(f, ",\"tol\":1e-06,\"unwritten\":%s},", is_poison(out[first]) ? "true" : "false");
-        fprintf(f, "\"bad_box\":{\"row_min\":%lld,\"row_max\":%lld,\"col_min\":%lld,"
-                   "\"col_max\":%lld}},",
+        fprintf(f,
+                "\"bad_box\":{\"row_min\":%lld,\"row_max\":%lld,\"col_min\":%lld,"
+                "\"col_max\":%lld}},",
                 r0, r1, c0, c1);
     } else {
         fputs("\"first_bad\":null,\"bad_box\":null},", f);
     }
     if (o.time && !n_bad) {
-        fprintf(f, "\"timing\":{\"reps\":20,\"batch\":1,\"student\":{\"median_ms\":%.6g,"
-                   "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"baseline\":{\"median_ms\":1.0,"
-                   "\"p10_ms\":0.9,\"p90_ms\":1.1},\"copy\":{\"median_ms\":0.5,\"p10_ms\":0.5,"
-                   "\"p90_ms\":0.5},\"ratio\":%.6g,\"baseline_alone_ms\":%s,"
-                   "\"phases_ms\":{\"setup\":1,\"input_sets\":1,\"baseline_alone\":1,"
-                   "\"hello\":1,\"verify\":1,\"timing\":5}},",
+        fprintf(f,
+                "\"timing\":{\"reps\":20,\"batch\":1,\"student\":{\"median_ms\":%.6g,"
+                "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"baseline\":{\"median_ms\":1.0,"
+                "\"p10_ms\":0.9,\"p90_ms\":1.1},\"copy\":{\"median_ms\":0.5,\"p10_ms\":0.5,"
+                "\"p90_ms\":0.5},\"ratio\":%.6g,\"baseline_alone_ms\":%s,"
+                "\"phases_ms\":{\"setup\":1,\"input_sets\":1,\"baseline_alone\":1,"
+                "\"hello\":1,\"verify\":1,\"timing\":5}},",
                 1.0 / speed, 0.9 / speed, 1.1 / speed, speed,
                 getenv("FAKE_BASELINE_ALONE_MS") ? getenv("FAKE_BASELINE_ALONE_MS") : "1.0");
-        fprintf(f, "\"metrics\":{\"bytes\":1,\"flops\":1,\"gbps\":%.6g,\"gflops\":1,"
-                   "\"baseline_gbps\":100,\"copy_gbps\":200,\"pct_of_copy\":%.6g},",
+        fprintf(f,
+                "\"metrics\":{\"bytes\":1,\"flops\":1,\"gbps\":%.6g,\"gflops\":1,"
+                "\"baseline_gbps\":100,\"copy_gbps\":200,\"pct_of_copy\":%.6g},",
                 100.0 * speed, 50.0 * speed);
     } else {
         fputs("\"timing\":null,\"metrics\":null,", f);
@@ -307,10 +261,119 @@ int main(int argc, char **argv) {
     fputs("\"device\":", f);
     put_device(f);
     fputs("}\n", f);
-    if (f != stdout) {
-        fclose(f);
-    }
+    close_out(f);
     free(in);
     free(out);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    opts o = {0};
+    o.seed = 1;
+    int list = 0, info = 0;
+    static long long cases[64][8];
+    static int case_n[64];
+    static unsigned long long case_seed[64];
+    int n_cases = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--list")) {
+            list = 1;
+        } else if (!strcmp(argv[i], "--device-info")) {
+            info = 1;
+        } else if (!strcmp(argv[i], "--time")) {
+            o.time = 1;
+        } else if (!strcmp(argv[i], "--gate")) {
+            o.gate = 1;
+        } else if (i + 1 < argc && !strcmp(argv[i], "--exercise")) {
+            o.exercise = argv[++i];
+        } else if (i + 1 < argc && !strcmp(argv[i], "--seed")) {
+            o.seed = strtoull(argv[++i], NULL, 0);
+        } else if (i + 1 < argc && !strcmp(argv[i], "--reps")) {
+            ++i;
+        } else if (i + 1 < argc && !strcmp(argv[i], "--peer")) {
+            o.peer = atoi(argv[++i]);
+        } else if (i + 1 < argc && !strcmp(argv[i], "--serve")) {
+            o.serve = atoi(argv[++i]);
+        } else if (i + 1 < argc && !strcmp(argv[i], "--json")) {
+            o.json = argv[++i];
+        } else if (i + 1 < argc && !strcmp(argv[i], "--case") && n_cases < 64) {
+            char *p = argv[++i]; /* A,B@SEED: cml_options.c's --case */
+            case_n[n_cases] = 0;
+            while (*p && *p != '@' && case_n[n_cases] < 8) {
+                cases[n_cases][case_n[n_cases]++] = strtoll(p, &p, 10);
+                if (*p == ',') {
+                    ++p;
+                }
+            }
+            case_seed[n_cases++] = *p == '@' ? strtoull(p + 1, NULL, 0) : 1;
+        } else if (i + 1 < argc && !strcmp(argv[i], "--size")) {
+            char *p = argv[++i];
+            while (*p && o.n_size < 8) {
+                o.size[o.n_size++] = strtoll(p, &p, 10);
+                if (*p == ',') {
+                    ++p;
+                }
+            }
+        } else {
+            fprintf(stderr, "usage error: %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (list) {
+        FILE *f = open_out(o.json);
+        fprintf(f,
+                "{\"schema\":%d,\"lab\":\"9.1\",\"min_reps\":20,"
+                "\"metrics\":[\"bytes\",\"flops\",\"gbps\",\"gflops\",\"baseline_gbps\","
+                "\"copy_gbps\",\"pct_of_copy\"],\"exercises\":["
+                "{\"name\":\"scale\",\"dims\":[\"rows\",\"cols\"],\"baseline\":\"scale_naive\","
+                "\"launchers\":[\"scale\"],\"kernel\":\"scale_kernel\"},"
+                "{\"name\":\"offset\",\"dims\":[\"n\"],\"baseline\":\"offset_naive\","
+                "\"launchers\":[\"offset\"],\"kernel\":null}]}\n",
+                CML_SCHEMA_VERSION);
+        return 0;
+    }
+    const char *gpu = getenv("FAKE_GPU");
+    int have_gpu = gpu && !strcmp(gpu, "1");
+    if (!o.serve && (info || !have_gpu)) {
+        FILE *f = open_out(o.json);
+        if (have_gpu) {
+            fprintf(f, "{\"schema\":%d,\"status\":\"ok\",\"device\":", CML_SCHEMA_VERSION);
+            put_device(f);
+            fputs("}\n", f);
+        } else {
+            fprintf(f, "{\"schema\":%d,\"status\":\"no_device\",\"device\":null}\n",
+                    CML_SCHEMA_VERSION);
+        }
+        if (f != stdout) {
+            fclose(f);
+        }
+        return have_gpu ? 0 : 3;
+    }
+    if (o.serve) { /* the student's process: each request until the judge closes the socket */
+        for (;;) {
+            const int rc = one_case(o, have_gpu);
+            if (rc != 0) {
+                return rc == CLOSED ? 0 : rc;
+            }
+        }
+    }
+    const char *starts = getenv("FAKE_JUDGE_LOG"); /* the tests count the judge's starts */
+    FILE *log = starts && &cml_judge_build != NULL ? fopen(starts, "a") : NULL;
+    if (log) {
+        fprintf(log, "%s %d\n", o.exercise ? o.exercise : "-", n_cases);
+        fclose(log);
+    }
+    if (n_cases == 0) {
+        return one_case(o, have_gpu);
+    }
+    for (int k = 0; k < n_cases; ++k) { /* judge --case ...: one document per case and line */
+        memcpy(o.size, cases[k], sizeof o.size);
+        o.n_size = case_n[k];
+        o.seed = case_seed[k];
+        const int rc = one_case(o, have_gpu);
+        if (rc != 0) {
+            return rc; /* the student's process failed: the grader runs the rest afresh */
+        }
+    }
     return 0;
 }

@@ -1,0 +1,113 @@
+"""An exercise's correctness cases with one judge and one student's process
+(GRADER_ONE_PROCESS=1, harness.run_judged_cases, issue 15) on the fake lab
+(fakelab/README.md): the same verdicts as one process pair per case, fewer processes, a
+crash's later cases run again in fresh processes, nothing after a hang."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_pipeline_fake import grade, variant
+
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
+CRASH_AT_33 = ("*speed = 2.5;", "*speed = 2.5;\n    if (rows == 33) { *(volatile int *)0 = 1; }")
+HANG_AT_33 = (
+    "*speed = 2.5;",
+    "*speed = 2.5;\n    volatile int spin = 1;\n    while (rows == 33 && spin) { }",
+)
+EDGE = (
+    "out[i] = 2.0f * in[i] + 1.0f;",
+    "out[i] = (i / cols >= 32 && i % cols >= 32) ? 0.0f : 2.0f * in[i] + 1.0f;",
+)
+LAUNCH_ERROR = (
+    '    return 0;\n}\n\nextern "C" int offset',
+    '    return rows >= 33;\n}\n\nextern "C" int offset',
+)
+
+
+def _graded(capsys, fake_root, tmp_path, monkeypatch, change, together: bool, name: str):
+    monkeypatch.setenv("GRADER_ONE_PROCESS", "1" if together else "0")
+    starts = tmp_path / f"{name}-starts.log"
+    monkeypatch.setenv("FAKE_JUDGE_LOG", str(starts))
+    sub = (
+        fake_root / "solutions" / "9.1-fake"
+        if change is None
+        else variant(fake_root, tmp_path / name, *change)
+    )
+    code, out, _, rep = grade(
+        capsys, fake_root, sub, "--seed", "5", json_path=tmp_path / f"{name}.json"
+    )
+    untimed = [line.split() for line in starts.read_text().splitlines() if line.split()[1] != "0"]
+    return code, out, rep, untimed
+
+
+def _verdicts(rep) -> list:
+    """Every part's points and status, and every correctness case's size, status and message."""
+    rows = []
+    for ex in rep["exercises"]:
+        for name, part in ex["parts"].items():
+            rows.append((ex["name"], name, part["points"], part["status"]))
+        for d in ex["parts"]["correctness"]["details"]:
+            rows.append((ex["name"], d.get("size"), d["status"], d.get("message")))
+    return rows
+
+
+@pytest.mark.parametrize(
+    "name, change",
+    [
+        ("solution", None),
+        ("edge", EDGE),
+        ("crash", CRASH_AT_33),
+        ("hang", HANG_AT_33),
+        ("launch_error", LAUNCH_ERROR),
+    ],
+)
+def test_the_same_verdicts_as_one_process_per_case(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch, name, change
+):
+    code1, _, rep1, starts1 = _graded(
+        capsys, fake_root, tmp_path, monkeypatch, change, False, f"{name}-apart"
+    )
+    code2, _, rep2, starts2 = _graded(
+        capsys, fake_root, tmp_path, monkeypatch, change, True, f"{name}-together"
+    )
+    assert code1 == code2
+    assert _verdicts(rep1) == _verdicts(rep2)
+    assert rep1["total"] == rep2["total"]
+    assert starts1 == []  # one judge per case, no --case
+    assert starts2, "the grading ran no multi-case judge"
+
+
+def test_one_judge_per_exercise_when_every_case_passes(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    code, _, rep, starts = _graded(capsys, fake_root, tmp_path, monkeypatch, None, True, "sol")
+    assert code == 0 and rep["total"] == rep["max"]
+    cases = {ex["name"]: len(ex["parts"]["correctness"]["details"]) for ex in rep["exercises"]}
+    assert starts == [[name, str(n)] for name, n in cases.items()]
+
+
+def test_the_cases_after_a_crash_run_in_fresh_processes(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    _, out, rep, starts = _graded(
+        capsys, fake_root, tmp_path, monkeypatch, CRASH_AT_33, True, "crash"
+    )
+    details = rep["exercises"][0]["parts"]["correctness"]["details"]
+    sizes = [d["size"] for d in details]
+    statuses = [d["status"] for d in details]
+    crashed = sizes.index([33, 65])
+    assert statuses[crashed] == "crash" and "crashed (SIGSEGV)" in details[crashed]["message"]
+    assert all(s == "ok" for i, s in enumerate(statuses) if i != crashed), statuses
+    # scale: one judge for every case, then one for those after the crash
+    scale = [n for name, n in starts if name == "scale"]
+    assert scale == [str(len(sizes)), str(len(sizes) - crashed - 1)], starts
+
+
+def test_nothing_runs_after_a_hang(fake_root, fake_gpu, capsys, tmp_path, monkeypatch):
+    _, out, rep, starts = _graded(capsys, fake_root, tmp_path, monkeypatch, HANG_AT_33, True, "h")
+    statuses = [d["status"] for d in rep["exercises"][0]["parts"]["correctness"]["details"]]
+    assert statuses == ["ok", "ok", "timeout", "not_run"], statuses
+    assert "did not finish within 5 s" in out
+    assert [n for name, n in starts if name == "scale"] == ["4"]  # no second judge
