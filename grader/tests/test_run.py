@@ -81,3 +81,19 @@ def test_resource_limits_apply_in_the_child():
 
 def test_truncate_keeps_short_output():
     assert run.truncate(b"abc", 10) == "abc"
+
+
+def test_a_moving_deadline_keeps_a_run_alive_while_it_advances():
+    # harness.run_judged_cases: each case's limit counts from the end of the one before
+    start = time.monotonic()
+    moved = [start]
+
+    def deadline() -> float:
+        now = time.monotonic()
+        if now - start < 1.5:
+            moved[0] = now  # progress: the deadline moves on
+        return moved[0] + 0.5
+
+    out = run.run(["sh", "-c", "sleep 30"], timeout_s=0.5, deadline_fn=deadline, cpu_s=60)
+    assert out.kind == "timeout" and out.timeout_s == 0.5
+    assert 1.8 <= out.seconds < 10, out.seconds  # past the fixed 0.5 s, killed once it stopped
