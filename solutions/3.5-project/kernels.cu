@@ -40,9 +40,12 @@
  *     the texture cache keeps the 2D neighbourhood.
  *   2 blur, the 17 weights: __constant__ c_blur_taps. All 32 lanes of a warp read tap k at the
  *     same time: one broadcast (in the SASS, uniform loads ULDC c[0x3][...], once per warp).
- *   2 blur, the pixels: shared tiles with a halo of 8. Every pixel is read by 17 neighbours per
- *     pass: once from DRAM, 17 times from shared memory (or from registers).
- *   3 Sobel: a shared tile with a halo of 1. Every pixel is read by 8 neighbours.
+ *   2 blur, the pixels: ONE kernel with two shared tiles, the input with a halo of 8 on every
+ *     side and its horizontal pass T, so T never goes to DRAM. Every pixel is read by 17
+ *     neighbours per pass: once from DRAM, then from shared memory into registers, where each
+ *     value serves several taps.
+ *   3 Sobel: a shared tile with a halo of 1; each thread makes 4 x 8 outputs from a window of
+ *     the tile in registers. Every pixel is read by 8 neighbours.
  *   4 to_u8: 4 pixels per thread in registers: one 16-byte load and one 4-byte store.
  *
  * image_pipeline fuses the four stages into two kernels, so that only one float image, the
@@ -339,138 +342,224 @@ static void upload_blur_taps(const float *h_weights, int radius) {
     cudaMemcpyToSymbolAsync(c_blur_taps, taps, sizeof taps, 0, cudaMemcpyHostToDevice, 0);
 }
 
-/* Horizontal pass. A block computes a tile of ROWS_TILE_Y rows x ROWS_TILE_X columns; its
- * shared tile holds those rows with a halo of BLUR_MAX_RADIUS columns on each side:
- *   tile[sy][sx] = in(clamp(y0 + sy), clamp(x0 - 8 + sx)),  (8, 144) floats = 4.5 KB.
- * Thread (tx, ty) computes row y0 + ty at x = x0 + tx + 32 j, j = 0 .. 3: for each j the warp
- * stores 32 consecutive floats (coalesced) and reads 32 consecutive words of one tile row per
- * tap (32 banks: no conflict). Each input is read from DRAM about once (the halo adds 16 / 128)
- * instead of 17 times. */
-#define ROWS_TILE_X 128                                 // output columns per tile: 4 per thread
-#define ROWS_TILE_Y BLOCK_Y                             // output rows per tile: one per warp
-#define ROWS_SMEM_X (ROWS_TILE_X + 2 * BLUR_MAX_RADIUS) // 144: the tile row and its halo
+/* The blur in ONE kernel: the horizontal pass T stays on chip.
+ *
+ * Two kernels (rows -> d_tmp, d_tmp -> columns) move 16 bytes per pixel through DRAM: at
+ * 8192 x 8192, T is 268 MB, four times the 60 MB L2, so it is written out and read back, and
+ * a copy's time for 8 bytes per pixel caps them at 50 % of a copy (lab.toml: the two-kernel
+ * version of this file measured 31.7 %). Here a block computes its tile of out from its own
+ * input tile and keeps its part of T in shared memory: 8 bytes per pixel through DRAM (in read
+ * once, out written once), the roofline's minimum. The price is the vertical halo: the
+ * vertical pass needs T on 8 rows above and 8 below the tile, so each block also computes the
+ * horizontal pass on those 16 rows (the neighbouring blocks compute them too): 80 rows of T for
+ * 64 rows of out, 25 % more horizontal FMAs, and no extra DRAM traffic expected (the halo
+ * rows of in are read again by the neighbouring block, which should find them in L2).
+ *
+ * One block of 256 threads computes an output tile of BLUR_TILE_Y = 64 rows x BLUR_TILE_X = 64
+ * columns at (y0, x0) in three phases:
+ *   1. in_tile[sy][sx] = in(clamp(y0 - 8 + sy), clamp(x0 - 8 + sx)),  (80, 80) floats = 25 KB
+ *   2. t_tile[sy][tx]  = sum_k w[k] in_tile[sy][tx + k],               (80, 64) floats = 20 KB
+ *                      = T(clamp(y0 - 8 + sy), x0 + tx)
+ *   3. out(y0 + i, x0 + j) = sum_k w[k] t_tile[i + k][j]
+ * (w[k] = c_blur_taps[k], k = 0 .. 16). Phase 2's row sy is T of the CLAMPED image row, and
+ * lab.h's vertical pass clamps its row index in the same way, so t_tile[i + k] is exactly the T
+ * row that output row y0 + i needs for tap k, at the image's top and bottom too; along x the
+ * clamped columns of in_tile give the horizontal pass its border.
+ * 45 KB of static shared memory (within the 48 KB a block may declare statically): 4 blocks of
+ * 256 threads per SM on the H200 (228 KB), 3 on an A100 (164 KB); ptxas (nvcc 13.0) gives the
+ * kernel 50 registers on sm_90 (56 on sm_80), which also leaves room for 4 blocks. A 128-row
+ * tile would cut the halo's extra horizontal work to 12.5 % but needs 81 KB (dynamic shared
+ * memory, 2 blocks per SM). Expected: well above the two kernels' 50 % ceiling; docs/facts.md
+ * measured 56 % of a copy for a one-kernel blur of this design (rows into shared memory, columns
+ * from it), not for this tile and thread mapping (to be measured on the H200). */
+#define BLUR_TILE_X 64                                  // output columns per tile
+#define BLUR_TILE_Y 64                                  // output rows per tile
+#define BLUR_SMEM_X (BLUR_TILE_X + 2 * BLUR_MAX_RADIUS) // 80 columns of in: the halo of 8 each side
+#define BLUR_SMEM_Y (BLUR_TILE_Y + 2 * BLUR_MAX_RADIUS) // 80 rows of in and of T
+#define BLUR_THREADS (BLOCK_X * BLOCK_Y)                // 256
+#define BLUR_GROUPS_X (BLUR_SMEM_X / 4)                 // 20 float4 groups per in_tile row
+#define BLUR_T_GROUPS (BLUR_TILE_X / 4)                 // 16 threads per row of T, 4 values each
+#define BLUR_COL_RUN 16                                 // outputs per thread down a column
+/* The horizontal pass's steps per thread: 80 rows x 16 groups of 4 values / 256 threads = 5. */
+#define BLUR_T_STEPS (BLUR_SMEM_Y * BLUR_T_GROUPS / BLUR_THREADS)
+static_assert(BLUR_TILE_X % 4 == 0 && BLUR_MAX_RADIUS % 4 == 0,
+              "in_tile's float4 groups start at image columns that are multiples of 4");
+static_assert(BLUR_SMEM_Y * BLUR_T_GROUPS % BLUR_THREADS == 0,
+              "the horizontal pass is a whole number of steps for every thread");
+static_assert(BLUR_TILE_X * BLUR_TILE_Y == BLUR_THREADS * BLUR_COL_RUN,
+              "the vertical pass is one run per thread");
 
-/* The 17 taps of the horizontal pass from the tile, stored to out (height, width) for this
- * thread's outputs. Called after the barrier that completes the tile. */
-__device__ __forceinline__ void blur_rows_from_tile(const float (*tile)[ROWS_SMEM_X], float *out,
-                                                    int width, int height, int x0, int y0) {
-    const int y = y0 + (int)threadIdx.y;
-    if (y >= height) {
-        return;
+/* Four pixels of one image row from global memory, columns gx .. gx + 3, each clamped to the
+ * image: one 16-byte load (LDG.E.128) when all four lie inside the image and `vec` says the
+ * rows are 16-byte aligned (width a multiple of 4 and an aligned base: the launchers check),
+ * else four scalar loads of the clamped columns (the halo beyond the left and right borders,
+ * widths not a multiple of 4). gx is a multiple of 4 in both kernels that call this, so with
+ * `vec` a group lies either wholly inside the image or wholly outside it.
+ * Expected effect: a quarter of the load instructions of one float per thread, for the same
+ * bytes (to be measured on the H200). */
+__device__ __forceinline__ float4 load_row4_clamped(const float *__restrict__ row, int gx,
+                                                    int width, int vec) {
+    if (vec && gx >= 0 && gx + 4 <= width) {
+        return *reinterpret_cast<const float4 *>(row + gx);
     }
-    float *out_row = out + (size_t)y * width;
+    return make_float4(row[clamp_int(gx, 0, width - 1)], row[clamp_int(gx + 1, 0, width - 1)],
+                       row[clamp_int(gx + 2, 0, width - 1)], row[clamp_int(gx + 3, 0, width - 1)]);
+}
+
+/* tile[sy][sx] = in(clamp(gy0 + sy), clamp(gx0 + sx)), sy < ROWS, sx < 4 GROUPS: a shared tile
+ * with its halo, loaded by the block's THREADS threads as float4 groups, row-major: thread tid
+ * takes groups i = tid + THREADS s, so a warp reads 512 consecutive bytes of one or two image
+ * rows per step (coalesced) and writes them with 128-bit shared stores (a quarter-warp's 8
+ * stores cover the 32 banks once: no conflict, as the tile's rows are a multiple of 4 floats
+ * and 16-byte aligned). Outside the image the clamped pixel is read, so the tile holds exactly
+ * the neighbours lab.h's border asks for and the taps need no test.
+ * Each thread issues ALL its loads before its first store: its loads are in flight together,
+ * instead of one load, a wait of a DRAM latency, a store, the next load (what a loop that
+ * stores each group as it arrives compiles to). Expected effect: `steps` times the bytes in
+ * flight per thread, which a kernel needs to approach the copy's bandwidth with 1024 threads
+ * or fewer per SM (to be measured on the H200). */
+template <int ROWS, int GROUPS, int THREADS>
+__device__ __forceinline__ void load_tile_clamped(float (*tile)[4 * GROUPS],
+                                                  const float *__restrict__ in, int width,
+                                                  int height, int gx0, int gy0, int vec, int tid) {
+    constexpr int n_groups = ROWS * GROUPS;
+    constexpr int steps = (n_groups + THREADS - 1) / THREADS;
+    float4 q[steps];
 #pragma unroll
-    for (int j = 0; j < ROWS_TILE_X / BLOCK_X; ++j) {
-        const int sx = (int)threadIdx.x + j * BLOCK_X; // output x0 + sx; its taps tile[.][sx + k]
-        if (x0 + sx < width) {
-            float acc = 0.0f;
+    for (int s = 0; s < steps; ++s) {
+        const int i = tid + s * THREADS;
+        if (i < n_groups) {
+            const int sy = i / GROUPS;
+            const int gy = clamp_int(gy0 + sy, 0, height - 1);
+            q[s] =
+                load_row4_clamped(in + (size_t)gy * width, gx0 + 4 * (i - sy * GROUPS), width, vec);
+        }
+    }
 #pragma unroll
-            for (int k = 0; k < BLUR_MAX_TAPS; ++k) {
-                acc += c_blur_taps[k] * tile[threadIdx.y][sx + k]; // tap k: a uniform register
-            }
-            out_row[x0 + sx] = acc;
+    for (int s = 0; s < steps; ++s) {
+        const int i = tid + s * THREADS;
+        if (i < n_groups) {
+            const int sy = i / GROUPS;
+            *reinterpret_cast<float4 *>(&tile[sy][4 * (i - sy * GROUPS)]) = q[s];
         }
     }
 }
 
-/* t = the horizontal pass of in.  in, t: (height, width) float. */
-__global__ void __launch_bounds__(BLOCK_X *BLOCK_Y)
-    blur_rows_tiled_kernel(const float *in, float *t, int width, int height) {
-    __shared__ float tile[ROWS_TILE_Y][ROWS_SMEM_X];
-    const int x0 = (int)blockIdx.x * ROWS_TILE_X;
-    const int y0 = (int)blockIdx.y * ROWS_TILE_Y;
-    const int tid = (int)(threadIdx.y * BLOCK_X + threadIdx.x);
-    /* Cooperative load, row-major over the tile: consecutive threads read consecutive columns
-     * of one image row (coalesced). Outside the image the clamped pixel is read: the tile's
-     * halo then holds exactly what lab.h's clamped border asks for, and the taps need no test. */
-    for (int i = tid; i < ROWS_TILE_Y * ROWS_SMEM_X; i += BLOCK_X * BLOCK_Y) {
-        const int sy = i / ROWS_SMEM_X;
-        const int sx = i - sy * ROWS_SMEM_X;
-        const int gy = clamp_int(y0 + sy, 0, height - 1);
-        const int gx = clamp_int(x0 - BLUR_MAX_RADIUS + sx, 0, width - 1);
-        tile[sy][sx] = in[(size_t)gy * width + gx];
-    }
-    __syncthreads(); // read-after-write: the taps read tile entries loaded by other warps
-    blur_rows_from_tile(tile, t, width, height, x0, y0);
-}
-
-/* Vertical pass. A block computes a tile of COLS_TILE_Y rows x 32 columns; its shared tile
- * holds those columns with a halo of BLUR_MAX_RADIUS rows above and below:
- *   tile[sy][tx] = t(clamp(y0 - 8 + sy), clamp(x0 + tx)),  (80, 32) floats = 10 KB,
- * where t is the horizontal pass.
- * Warp ty loads tile rows ty, ty + 8, ...: 32 consecutive floats each (coalesced). Unlike the
- * starting code, threadIdx.x runs ALONG the row in this pass too.
- * Thread (tx, ty) then owns a RUN of COLS_RUN = 8 consecutive outputs down column tx. The run's
- * 8 + 16 = 24 input rows are read from shared memory ONCE into registers (the window of lab
- * 3.1), and the 8 x 17 taps come from there: 3 shared loads per output instead of 17. Along x
- * this trick would make a warp's stores strided, so the horizontal pass reads its taps from the
- * tile instead. */
-#define COLS_TILE_Y 64                                  // output rows per tile
-#define COLS_RUN (COLS_TILE_Y / BLOCK_Y)                // 8 consecutive outputs per thread
-#define COLS_SMEM_Y (COLS_TILE_Y + 2 * BLUR_MAX_RADIUS) // 80 tile rows
-#define COLS_WINDOW (COLS_RUN + 2 * BLUR_MAX_RADIUS)    // 24 rows read by one thread
-static_assert(ROWS_TILE_X % BLOCK_X == 0 && COLS_TILE_Y % BLOCK_Y == 0,
-              "a tile is a whole number of outputs per thread");
-
-/* run[j] = sum_k c_blur_taps[k] * tile[first + j + k][col], j < COLS_RUN, k < 17. Every index
- * is a compile-time constant once unrolled, so v[] and run[] live in registers (no local
- * memory: LDL/STL would show in the SASS). */
-__device__ __forceinline__ void blur_column_run(const float (*tile)[BLOCK_X], int first, int col,
-                                                float run[COLS_RUN]) {
-    float v[COLS_WINDOW];
+/* run[j] = sum_k c_blur_taps[k] * tile[first + j + k][col], j < RUN, k < 17: a vertical pass
+ * down one column of a shared tile that is PITCH floats wide. The RUN + 16 rows of the window
+ * are read from shared memory ONCE into registers (the window of lab 3.1), and each serves up
+ * to 17 taps: (RUN + 16) / RUN shared loads per output instead of 17 (RUN = 16: 2; RUN = 8: 3).
+ * A warp's 32 lanes take 32 consecutive columns: each load reads 32 consecutive words of one
+ * row (no bank conflict). Every index is a compile-time constant once unrolled, so v[] and
+ * run[] live in registers (no local memory: LDL/STL would show in the SASS). Used by
+ * blur_tiled_kernel and by the pipeline's pipeline_cols_sobel_kernel. */
+template <int PITCH, int RUN>
+__device__ __forceinline__ void blur_column_run(const float (*tile)[PITCH], int first, int col,
+                                                float (&run)[RUN]) {
+    float v[RUN + 2 * BLUR_MAX_RADIUS];
 #pragma unroll
-    for (int m = 0; m < COLS_WINDOW; ++m) {
-        v[m] = tile[first + m][col]; // a warp reads 32 consecutive words of one row
+    for (int m = 0; m < RUN + 2 * BLUR_MAX_RADIUS; ++m) {
+        v[m] = tile[first + m][col];
     }
 #pragma unroll
-    for (int j = 0; j < COLS_RUN; ++j) {
+    for (int j = 0; j < RUN; ++j) {
         float acc = 0.0f;
 #pragma unroll
         for (int k = 0; k < BLUR_MAX_TAPS; ++k) {
-            acc += c_blur_taps[k] * v[j + k];
+            acc += c_blur_taps[k] * v[j + k]; // tap k: one constant for the whole warp
         }
         run[j] = acc;
     }
 }
 
-/* out = the vertical pass of t.  t, out: (height, width) float. */
-__global__ void __launch_bounds__(BLOCK_X *BLOCK_Y)
-    blur_cols_tiled_kernel(const float *t, float *out, int width, int height) {
-    __shared__ float tile[COLS_SMEM_Y][BLOCK_X]; // rows y0 - 8 .. y0 + 71, columns x0 .. x0 + 31
-    const int x0 = (int)blockIdx.x * BLOCK_X;
-    const int y0 = (int)blockIdx.y * COLS_TILE_Y;
-    const int tx = (int)threadIdx.x;
-    const int ty = (int)threadIdx.y;
-    const int gx = clamp_int(x0 + tx, 0, width - 1);
-    for (int sy = ty; sy < COLS_SMEM_Y; sy += BLOCK_Y) {
-        const int gy = clamp_int(y0 - BLUR_MAX_RADIUS + sy, 0, height - 1);
-        tile[sy][tx] = t[(size_t)gy * width + gx];
-    }
-    __syncthreads(); // read-after-write: a thread's 24-row window spans rows of other warps
+/* out = the separable blur of in.  in, out: (height, width) float; `vec`: rows 16-byte aligned
+ * (load_row4_clamped). One block per 64 x 64 output tile, 256 threads; thread mappings in the
+ * phases below. */
+__global__ void __launch_bounds__(BLUR_THREADS)
+    blur_tiled_kernel(const float *__restrict__ in, float *__restrict__ out, int width, int height,
+                      int vec) {
+    __shared__ __align__(16) float in_tile[BLUR_SMEM_Y][BLUR_SMEM_X]; // rows and columns - 8 ..
+    __shared__ __align__(16) float t_tile[BLUR_SMEM_Y][BLUR_TILE_X];  // rows - 8 .., columns 0 ..
+    const int x0 = (int)blockIdx.x * BLUR_TILE_X;
+    const int y0 = (int)blockIdx.y * BLUR_TILE_Y;
+    const int tid = (int)(threadIdx.y * BLOCK_X + threadIdx.x);
 
-    /* Outputs y0 + ty * 8 + j; their taps are tile rows ty * 8 + j + k. */
-    float run[COLS_RUN];
-    blur_column_run(tile, ty * COLS_RUN, tx, run);
-    const int x = x0 + tx;
+    /* Phase 1: the input tile with its halo of 8 on every side (load_tile_clamped: 7 float4
+     * groups per thread, the last step for a quarter of the threads). */
+    load_tile_clamped<BLUR_SMEM_Y, BLUR_GROUPS_X, BLUR_THREADS>(
+        in_tile, in, width, height, x0 - BLUR_MAX_RADIUS, y0 - BLUR_MAX_RADIUS, vec, tid);
+    __syncthreads(); // read-after-write: a row's taps read groups that other threads loaded
+
+    /* Phase 2: the horizontal pass on all 80 rows. Thread tid makes 4 consecutive values of
+     * T, t_tile[sy][c .. c + 3] with c = 4 (tid % 16), at rows sy = tid / 16 + 16 s, s = 0 .. 4.
+     * Their 4 + 16 = 20 inputs in_tile[sy][c .. c + 19] are 5 aligned float4s: 5 128-bit
+     * shared loads serve 4 x 17 taps, 1.25 loads per value of T instead of 17 (a quarter-warp
+     * reads 128 consecutive bytes per load: no bank conflict), and one 128-bit store writes
+     * them. Expected effect: the horizontal pass's shared-memory traffic drops from 68 to 20
+     * bytes per value of T (to be measured on the H200). */
+    {
+        const int c = 4 * (tid % BLUR_T_GROUPS);
+#pragma unroll
+        for (int step = 0; step < BLUR_T_STEPS; ++step) {
+            const int sy = tid / BLUR_T_GROUPS + step * (BLUR_THREADS / BLUR_T_GROUPS);
+            float v[4 + 2 * BLUR_MAX_RADIUS];
+#pragma unroll
+            for (int q = 0; q < (4 + 2 * BLUR_MAX_RADIUS) / 4; ++q) {
+                const float4 f = *reinterpret_cast<const float4 *>(&in_tile[sy][c + 4 * q]);
+                v[4 * q] = f.x;
+                v[4 * q + 1] = f.y;
+                v[4 * q + 2] = f.z;
+                v[4 * q + 3] = f.w;
+            }
+            float t[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                float acc = 0.0f;
+#pragma unroll
+                for (int k = 0; k < BLUR_MAX_TAPS; ++k) {
+                    acc += c_blur_taps[k] * v[j + k]; // tap k: one constant for the whole warp
+                }
+                t[j] = acc;
+            }
+            *reinterpret_cast<float4 *>(&t_tile[sy][c]) = make_float4(t[0], t[1], t[2], t[3]);
+        }
+    }
+    __syncthreads(); // read-after-write: a column's taps read T rows that other threads made
+
+    /* Phase 3: the vertical pass. Thread tid owns column col = tid % 64 and the run of 16
+     * output rows first .. first + 15, first = 16 (tid / 64): a warp takes 32 consecutive
+     * columns, so its loads read 32 consecutive words (no bank conflict) and its stores write
+     * 32 consecutive floats of one image row (coalesced, 128 bytes). The 32-row window
+     * (blur_column_run) makes 2 shared loads per output. */
+    const int col = tid % BLUR_TILE_X;
+    const int first = (tid / BLUR_TILE_X) * BLUR_COL_RUN;
+    float run[BLUR_COL_RUN];
+    blur_column_run(t_tile, first, col, run);
+    const int x = x0 + col;
     if (x < width) {
 #pragma unroll
-        for (int j = 0; j < COLS_RUN; ++j) {
-            const int y = y0 + ty * COLS_RUN + j;
+        for (int j = 0; j < BLUR_COL_RUN; ++j) {
+            const int y = y0 + first + j;
             if (y < height) {
-                out[(size_t)y * width + x] = run[j]; // the warp: 32 consecutive floats
+                out[(size_t)y * width + x] = run[j];
             }
         }
     }
 }
 
+/* Whether a float image's rows are all 16-byte aligned: its base is, and its width is a
+ * multiple of 4 floats (row y starts y * width floats after the base). */
+static int rows_aligned16(const float *d_image, int width) {
+    return (size_t)d_image % sizeof(float4) == 0 && width % 4 == 0;
+}
+
 extern "C" void gaussian_blur(const float *d_in, float *d_out, float *d_tmp, int width, int height,
                               const float *h_weights, int radius) {
+    (void)d_tmp; // T lives in shared memory: the scratch image is not needed
     upload_blur_taps(h_weights, radius);
-    const dim3 block(BLOCK_X, BLOCK_Y);
-    const dim3 grid_rows(CEIL_DIV(width, ROWS_TILE_X), CEIL_DIV(height, ROWS_TILE_Y));
-    const dim3 grid_cols(CEIL_DIV(width, BLOCK_X), CEIL_DIV(height, COLS_TILE_Y));
-    blur_rows_tiled_kernel<<<grid_rows, block>>>(d_in, d_tmp, width, height); // T -> d_tmp
-    blur_cols_tiled_kernel<<<grid_cols, block>>>(d_tmp, d_out, width, height);
+    const dim3 grid(CEIL_DIV(width, BLUR_TILE_X), CEIL_DIV(height, BLUR_TILE_Y));
+    blur_tiled_kernel<<<grid, BLUR_THREADS>>>(d_in, d_out, width, height,
+                                              rows_aligned16(d_in, width));
 }
 // END SOLUTION
 
@@ -506,62 +595,146 @@ extern "C" void sobel_magnitude(const float *d_in, float *d_out, int width, int 
 }
 #endif // END SKELETON
 // BEGIN SOLUTION
-/* A Sobel tile is 32 columns wide, the warp's width, so that lane tx loads and reads tile
- * column tx: its 30 output columns plus a halo of 1 on each side (a 32-wide output tile would
- * need a 34-wide tile, and a second, mostly idle, load pass for 2 columns). 62 output rows plus
- * a halo of 1 make 64 tile rows:
- *   tile[sy][tx] = in(clamp(y0 - 1 + sy), clamp(x0 - 1 + tx)),  (64, 32) floats = 8 KB,
- * loaded once from DRAM (and about 1.1 times counting the halos that neighbouring tiles load
- * too) instead of 8 reads per pixel from the caches. */
-#define SOBEL_TILE_X (BLOCK_X - 2) // 30 output columns per tile
-#define SOBEL_TILE_Y 62            // output rows per tile
-#define SOBEL_SMEM_Y (SOBEL_TILE_Y + 2)
+/* The Sobel with a shared tile and 4 x 8 outputs per thread.
+ *
+ * Each input pixel is read by 8 neighbours (the centre tap has weight 0). A shared tile with a
+ * halo of 1 reads it once from DRAM; what is left is the instructions per output: with one
+ * output per thread every output costs 8 shared loads and its own sums. Here a thread makes a
+ * block of SOBEL_OUT_Y = 8 rows x SOBEL_OUT_X = 4 columns of outputs from a 10 x 6 window of the
+ * tile, loaded once into registers (60 values for 32 outputs: 1.9 per output instead of 8), and
+ * the Sobel's separable sums are shared between neighbouring outputs (below). The 4 columns are
+ * one float4: one 128-bit load per window row, one 128-bit store per output row.
+ *
+ * A block of 32 x 8 threads makes a tile of SOBEL_OUT_TILE_Y = 64 rows x SOBEL_OUT_TILE_X = 128
+ * columns at (y0, x0): tile[sy][sx] = in(clamp(y0 - 1 + sy), clamp(x0 - 4 + sx)),  (66, 136) floats
+ * = 35 KB The halo is 1 row above and below, but 4 columns left and right, where the Sobel needs 1:
+ * the tile's float4 groups then start at image columns that are multiples of 4 (16-byte aligned
+ * when the rows are), and a 16-byte group lies within one 32-byte sector, the sector of the
+ * one halo column used (the memory system moves whole sectors): the 3 unused columns on each
+ * side cost shared memory, not L2 or DRAM traffic. The halo adds 66 / 64 x 136 / 128 = 1.10
+ * tile loads per output, expected to be L2 hits (the neighbouring tiles read those pixels).
+ * 35 KB of static shared memory would allow 6 blocks per SM on the H200 (228 KB), 4 on an
+ * A100 (164 KB); ptxas (nvcc 13.0) gives the kernel 58 registers on sm_90 (56 on sm_80), which
+ * allows 4 blocks of 256 threads, 1024 threads per SM, on both. Expected: docs/facts.md
+ * measured 82.5 % of a copy for a Sobel with 4 x 8 outputs per thread and float4 loads, 69 %
+ * for the one-output-per-thread tile this replaces; this kernel's figure is to be measured on
+ * the H200. */
+#define SOBEL_OUT_X 4                            // outputs per thread along x: one float4
+#define SOBEL_OUT_Y 8                            // outputs per thread down a column
+#define SOBEL_OUT_TILE_X (BLOCK_X * SOBEL_OUT_X) // 128 output columns per tile
+#define SOBEL_OUT_TILE_Y (BLOCK_Y * SOBEL_OUT_Y) // 64 output rows per tile
+#define SOBEL_HALO_X 4                           // 1 needed, 4 for aligned float4 groups
+#define SOBEL_IN_TILE_X (SOBEL_OUT_TILE_X + 2 * SOBEL_HALO_X) // 136 tile columns
+#define SOBEL_IN_TILE_Y (SOBEL_OUT_TILE_Y + 2)                // 66 tile rows
+#define SOBEL_GROUPS_X (SOBEL_IN_TILE_X / 4)                  // 34 float4 groups per tile row
 
-/* |gradient| from the 3 x 3 neighbourhood of tile rows rm, r0, rp and columns cm, c0, cp (the
- * caller's indices, the border already handled), in lab.h's order of terms. The centre tap has
- * weight 0 in both kernels. The tile is 32 words wide: the warp's 32 lanes read 32 consecutive
- * words of one row per tap (no bank conflict). */
-__device__ __forceinline__ float sobel_from_tile(const float (*t)[BLOCK_X], int rm, int r0, int rp,
-                                                 int cm, int c0, int cp) {
-    const float gx =
-        (t[rm][cp] + 2.0f * t[r0][cp] + t[rp][cp]) - (t[rm][cm] + 2.0f * t[r0][cm] + t[rp][cm]);
-    const float gy =
-        (t[rp][cm] + 2.0f * t[rp][c0] + t[rp][cp]) - (t[rm][cm] + 2.0f * t[rm][c0] + t[rm][cp]);
-    return sqrtf(gx * gx + gy * gy);
+/* One row of a thread's Sobel window: a[m] = row[c - 1 + m], m < 6 (the 4 columns of the
+ * thread's outputs, c .. c + 3, one aligned float4, and one halo column on each side), and its
+ * row sums p[i] = (a[i] + 2 a[i + 1]) + a[i + 2], i < 4: gy's brackets in lab.h. */
+__device__ __forceinline__ void
+sobel_window_row(const float *row, int c, float (&a)[SOBEL_OUT_X + 2], float (&p)[SOBEL_OUT_X]) {
+    const float4 m = *reinterpret_cast<const float4 *>(row + c);
+    a[0] = row[c - 1];
+    a[1] = m.x;
+    a[2] = m.y;
+    a[3] = m.z;
+    a[4] = m.w;
+    a[5] = row[c + SOBEL_OUT_X];
+#pragma unroll
+    for (int i = 0; i < SOBEL_OUT_X; ++i) {
+        p[i] = a[i] + 2.0f * a[i + 1] + a[i + 2];
+    }
 }
 
-/* out = |Sobel gradient| of in.  in, out: (height, width) float. Thread (tx, ty) handles tile
- * column tx (output column x0 - 1 + tx for 1 <= tx <= 30) at tile rows 1 + ty + 8 j. */
+/* out = |Sobel gradient| of in.  in, out: (height, width) float; `vec`: the rows of both are
+ * 16-byte aligned (load_row4_clamped). Thread (tx, ty) makes outputs (y, x) with
+ * y = y0 + 8 ty + j, x = x0 + 4 tx + i, j < 8, i < 4. */
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y)
-    sobel_tiled_kernel(const float *in, float *out, int width, int height) {
-    __shared__ float tile[SOBEL_SMEM_Y][BLOCK_X];
-    const int x0 = (int)blockIdx.x * SOBEL_TILE_X;
-    const int y0 = (int)blockIdx.y * SOBEL_TILE_Y;
+    sobel_tiled_kernel(const float *__restrict__ in, float *__restrict__ out, int width, int height,
+                       int vec) {
+    __shared__ __align__(16) float tile[SOBEL_IN_TILE_Y][SOBEL_IN_TILE_X];
+    const int x0 = (int)blockIdx.x * SOBEL_OUT_TILE_X;
+    const int y0 = (int)blockIdx.y * SOBEL_OUT_TILE_Y;
     const int tx = (int)threadIdx.x;
     const int ty = (int)threadIdx.y;
-    const int gx = clamp_int(x0 - 1 + tx, 0, width - 1);
-    for (int sy = ty; sy < SOBEL_SMEM_Y; sy += BLOCK_Y) { // warp ty: rows ty, ty + 8, ...
-        tile[sy][tx] = in[(size_t)clamp_int(y0 - 1 + sy, 0, height - 1) * width + gx];
-    }
-    __syncthreads(); // read-after-write: the rows above and below were loaded by other warps
 
-    const int x = x0 - 1 + tx;
-    if (tx == 0 || tx == BLOCK_X - 1 || x >= width) {
-        return; // a halo lane (it only loads), or outside the image; no barrier follows
+    /* The tile with its halo (load_tile_clamped: 9 float4 groups per thread, the last step for
+     * 196 of the 256 threads). */
+    load_tile_clamped<SOBEL_IN_TILE_Y, SOBEL_GROUPS_X, BLOCK_X * BLOCK_Y>(
+        tile, in, width, height, x0 - SOBEL_HALO_X, y0 - 1, vec, ty * BLOCK_X + tx);
+    __syncthreads(); // read-after-write: the window spans groups that other threads loaded
+
+    const int x = x0 + SOBEL_OUT_X * tx; // the thread's first output column
+    const int y = y0 + SOBEL_OUT_Y * ty; // and row
+    if (x >= width || y >= height) {
+        return; // no output in the image; no barrier follows
     }
-    for (int sy = 1 + ty; sy <= SOBEL_TILE_Y; sy += BLOCK_Y) {
-        const int y = y0 - 1 + sy;
-        if (y >= height) {
-            break;
+    /* The window, one tile row at a time: row r (r < 10) is a[m] = tile[8 ty + r][c - 1 + m]
+     * = in(clamp(y - 1 + r), clamp(x - 1 + m)), m < 6, read with one 128-bit load of the 4
+     * centre columns (a quarter-warp reads 128 consecutive bytes: no conflict) and two 32-bit
+     * loads of the halo columns c - 1 and c + 4. Those two are 4-way bank conflicts (lanes tx,
+     * tx + 8, tx + 16, tx + 24 read one bank): 12 shared-memory cycles per warp and row, as
+     * many as three 128-bit loads, for 4 outputs per lane (to be measured on the H200).
+     *
+     * The Sobel is separable, and lab.h's brackets are its smoothing sums: for output
+     * (y + j, x + i), from window rows a0 = row j, a1 = row j + 1, a2 = row j + 2,
+     *   gx = s(i + 2) - s(i),   s(m) = (a0[m] + 2 a1[m]) + a2[m]            (column sums)
+     *   gy = p2[i] - p0[i],     pr[i] = (ar[i] + 2 ar[i + 1]) + ar[i + 2]   (row sums)
+     * the same terms, grouped and ordered as lab.h writes them and as the one-output kernel
+     * summed them, so the sums round the same way. Each column sum serves the outputs left and
+     * right of it, each row sum the outputs above and below: 48 + 40 sums for 32 outputs
+     * instead of 4 per output. The rows roll through three sets of registers (a0, a1, a2 and
+     * their row sums), so the window never needs its 10 rows at once. */
+    const int c = SOBEL_HALO_X + SOBEL_OUT_X * tx; // tile column of output column x
+    const float(*rows)[SOBEL_IN_TILE_X] = tile + SOBEL_OUT_Y * ty;
+    float a0[SOBEL_OUT_X + 2], a1[SOBEL_OUT_X + 2], a2[SOBEL_OUT_X + 2];
+    float p0[SOBEL_OUT_X], p1[SOBEL_OUT_X], p2[SOBEL_OUT_X];
+    sobel_window_row(rows[0], c, a0, p0);
+    sobel_window_row(rows[1], c, a1, p1);
+    const bool row_vec = vec && x + SOBEL_OUT_X <= width;
+#pragma unroll
+    for (int j = 0; j < SOBEL_OUT_Y; ++j) {
+        sobel_window_row(rows[j + 2], c, a2, p2);
+        float g[SOBEL_OUT_X];
+#pragma unroll
+        for (int i = 0; i < SOBEL_OUT_X; ++i) {
+            const float gx = (a0[i + 2] + 2.0f * a1[i + 2] + a2[i + 2]) -
+                             (a0[i] + 2.0f * a1[i] + a2[i]); // s(i + 2) - s(i)
+            const float gy = p2[i] - p0[i];
+            g[i] = sqrtf(gx * gx + gy * gy);
         }
-        /* The tile holds the CLAMPED pixels, so its neighbours are the border's neighbours. */
-        out[(size_t)y * width + x] = sobel_from_tile(tile, sy - 1, sy, sy + 1, tx - 1, tx, tx + 1);
+        /* Rows below the image are computed from the clamped tile (finite values) but not
+         * stored: the store, not the arithmetic, is conditional, so the loop has no exit. */
+        if (y + j < height) {
+            float *out_row = out + (size_t)(y + j) * width;
+            if (row_vec) { // one 128-bit store: a warp writes 512 consecutive bytes
+                *reinterpret_cast<float4 *>(out_row + x) = make_float4(g[0], g[1], g[2], g[3]);
+            } else { // the image's last columns, or rows not 16-byte aligned
+#pragma unroll
+                for (int i = 0; i < SOBEL_OUT_X; ++i) {
+                    if (x + i < width) {
+                        out_row[x + i] = g[i];
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int m = 0; m < SOBEL_OUT_X + 2; ++m) { // roll the window down one row
+            a0[m] = a1[m];
+            a1[m] = a2[m];
+        }
+#pragma unroll
+        for (int i = 0; i < SOBEL_OUT_X; ++i) {
+            p0[i] = p1[i];
+            p1[i] = p2[i];
+        }
     }
 }
 
 extern "C" void sobel_magnitude(const float *d_in, float *d_out, int width, int height) {
-    const dim3 grid(CEIL_DIV(width, SOBEL_TILE_X), CEIL_DIV(height, SOBEL_TILE_Y));
-    sobel_tiled_kernel<<<grid, dim3(BLOCK_X, BLOCK_Y)>>>(d_in, d_out, width, height);
+    const dim3 grid(CEIL_DIV(width, SOBEL_OUT_TILE_X), CEIL_DIV(height, SOBEL_OUT_TILE_Y));
+    const int vec = rows_aligned16(d_in, width) && rows_aligned16(d_out, width);
+    sobel_tiled_kernel<<<grid, dim3(BLOCK_X, BLOCK_Y)>>>(d_in, d_out, width, height, vec);
 }
 // END SOLUTION
 
@@ -665,10 +838,45 @@ extern "C" void image_pipeline(const unsigned char *d_src, int src_w, int src_h,
 }
 #endif // END SKELETON
 // BEGIN SOLUTION
+/* The pipeline's horizontal pass (kernel 1 below). A block computes a tile of ROWS_TILE_Y
+ * rows x ROWS_TILE_X columns; its shared tile holds those rows of R with a halo of
+ * BLUR_MAX_RADIUS columns on each side:
+ *   tile[sy][sx] = R(clamp(y0 + sy), clamp(x0 - 8 + sx)),  (8, 144) floats = 4.5 KB.
+ * Thread (tx, ty) computes row y0 + ty at x = x0 + tx + 32 j, j = 0 .. 3: for each j the warp
+ * stores 32 consecutive floats (coalesced) and reads 32 consecutive words of one tile row per
+ * tap (32 banks: no conflict). Each input is fetched about once (the halo adds 16 / 128)
+ * instead of 17 times. */
+#define ROWS_TILE_X 128                                 // output columns per tile: 4 per thread
+#define ROWS_TILE_Y BLOCK_Y                             // output rows per tile: one per warp
+#define ROWS_SMEM_X (ROWS_TILE_X + 2 * BLUR_MAX_RADIUS) // 144: the tile row and its halo
+
+/* The 17 taps of the horizontal pass from the tile, stored to out (height, width) for this
+ * thread's outputs. Called after the barrier that completes the tile. */
+__device__ __forceinline__ void blur_rows_from_tile(const float (*tile)[ROWS_SMEM_X], float *out,
+                                                    int width, int height, int x0, int y0) {
+    const int y = y0 + (int)threadIdx.y;
+    if (y >= height) {
+        return;
+    }
+    float *out_row = out + (size_t)y * width;
+#pragma unroll
+    for (int j = 0; j < ROWS_TILE_X / BLOCK_X; ++j) {
+        const int sx = (int)threadIdx.x + j * BLOCK_X; // output x0 + sx; its taps tile[.][sx + k]
+        if (x0 + sx < width) {
+            float acc = 0.0f;
+#pragma unroll
+            for (int k = 0; k < BLUR_MAX_TAPS; ++k) {
+                acc += c_blur_taps[k] * tile[threadIdx.y][sx + k]; // tap k: a uniform register
+            }
+            out_row[x0 + sx] = acc;
+        }
+    }
+}
+
 /* Kernel 1 of the fused pipeline: resampling + the horizontal blur pass.
- * The same tile as blur_rows_tiled_kernel, but its pixels come straight from the texture: the
- * resampled image R is never written to DRAM. The halo costs 144 / 128 = 1.125 texture fetches
- * per output instead of 1, all in the texture cache (the source is 1 MB).
+ * The pixels of its row tile come straight from the texture: the resampled image R is never
+ * written to DRAM. The halo costs 144 / 128 = 1.125 texture fetches per output instead of 1,
+ * all in the texture cache (the source is 1 MB).
  *   t: (height, width) float, the horizontal pass of R. */
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y)
     pipeline_rows_kernel(cudaTextureObject_t src_tex, float scale_x, float scale_y, float *t,
@@ -692,14 +900,16 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y)
 }
 
 /* Kernel 2 of the fused pipeline: the vertical blur pass, the Sobel and the 8-bit conversion.
- * The tile geometry is sobel_tiled_kernel's (30 x 62 outputs, a halo of 1), and the Sobel's
- * input B is itself computed in the block, from T with a further halo of 8 rows:
- *   t_tile[sy][tx] = T(clamp(y0 - 9 + sy), clamp(x0 - 1 + tx)),  (80, 32) floats = 10 KB
- *   b_tile[sy][tx] = sum_k w[k] t_tile[sy + k][tx]                (64, 32) floats =  8 KB
- * b_tile row sy is B at image row y0 - 1 + sy, the vertical pass (blur_column_run, 8 rows per
- * thread) centred on that row. B and the gradient never leave the chip: the kernel reads T
- * (about 1.4 times, counting the halos other blocks read too, mostly from L2) and writes one
- * byte per pixel.
+ * Its Sobel tile (this kernel's, not sobel_tiled_kernel's SOBEL_OUT_TILE_X x SOBEL_OUT_TILE_Y)
+ * of SOBEL_TILE_X = 30 x SOBEL_TILE_Y = 62 outputs with a halo of 1 is 32 x 64 values of B: 32
+ * columns, the warp's width, so that lane tx computes and reads column tx (a 32-wide output tile
+ * would need 34 columns, and a second, mostly idle, pass for 2 of them). The Sobel's input B is
+ * itself computed in the block, from T with a further halo of 8 rows: t_tile[sy][tx] = T(clamp(y0 -
+ * 9 + sy), clamp(x0 - 1 + tx)),  (80, 32) floats = 10 KB b_tile[sy][tx] = sum_k w[k] t_tile[sy +
+ * k][tx]                (64, 32) floats =  8 KB b_tile row sy is B at image row y0 - 1 + sy, the
+ * vertical pass (blur_column_run, 8 rows per thread) centred on that row. B and the gradient never
+ * leave the chip: the kernel reads T (about 1.4 times, counting the halos other blocks read too,
+ * mostly from L2) and writes one byte per pixel.
  *
  * The border needs care. Along x, t_tile's columns are the clamped columns of T, so b_tile's
  * column for image column -1 is B at column 0: the clamped neighbour the Sobel wants. Along y
@@ -708,9 +918,28 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y)
  * B(clamp(y - 1)). So the Sobel below clamps its row indices into the image, and b_tile's rows
  * outside the image are computed but never read.
  *   dst: (height, width) uint8. */
-#define PIPE_T_ROWS (COLS_TILE_Y + 2 * BLUR_MAX_RADIUS) // 80 rows of T
+#define SOBEL_TILE_X (BLOCK_X - 2)                      // 30 output columns per tile
+#define SOBEL_TILE_Y 62                                 // output rows per tile
+#define SOBEL_SMEM_Y (SOBEL_TILE_Y + 2)                 // 64 rows of B: the Sobel's halo of 1
+#define COLS_TILE_Y SOBEL_SMEM_Y                        // rows of B per block: 64
+#define COLS_RUN (COLS_TILE_Y / BLOCK_Y)                // 8 rows of B per thread
+#define PIPE_T_ROWS (COLS_TILE_Y + 2 * BLUR_MAX_RADIUS) // 80 rows of T: the blur's halo of 8
 #define PIPE_B_ROWS COLS_TILE_Y                         // 64 rows of B = SOBEL_SMEM_Y
 static_assert(PIPE_B_ROWS == SOBEL_SMEM_Y, "the vertical pass makes exactly the Sobel's tile");
+static_assert(COLS_TILE_Y % BLOCK_Y == 0, "the vertical pass is one run per thread");
+
+/* |gradient| from the 3 x 3 neighbourhood of tile rows rm, r0, rp and columns cm, c0, cp (the
+ * caller's indices, the border already handled), in lab.h's order of terms. The centre tap has
+ * weight 0 in both kernels. The tile is 32 words wide: the warp's 32 lanes read 32 consecutive
+ * words of one row per tap (no bank conflict). */
+__device__ __forceinline__ float sobel_from_tile(const float (*t)[BLOCK_X], int rm, int r0, int rp,
+                                                 int cm, int c0, int cp) {
+    const float gx =
+        (t[rm][cp] + 2.0f * t[r0][cp] + t[rp][cp]) - (t[rm][cm] + 2.0f * t[r0][cm] + t[rp][cm]);
+    const float gy =
+        (t[rp][cm] + 2.0f * t[rp][c0] + t[rp][cp]) - (t[rm][cm] + 2.0f * t[rm][c0] + t[rm][cp]);
+    return sqrtf(gx * gx + gy * gy);
+}
 
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y)
     pipeline_cols_sobel_kernel(const float *t, unsigned char *dst, int width, int height,
