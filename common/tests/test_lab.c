@@ -619,7 +619,7 @@ START_TEST(launch_failure) {
     assert_one_document(result.doc);
     HAS(result.doc, "\"status\":\"error\",\"error\":{\"kind\":\"launch\",\"message\":\"");
     HAS(result.doc, "\"where\":\"cml_lab.c:");
-    HAS(result.doc, "\"expr\":\"cudaGetLastError()\"},\"check\":null");
+    HAS(result.doc, "\"expr\":\"cudaGetLastError()\",\"by\":\"run\"},\"check\":null");
     HAS(result.doc, "\"device\":{\"name\":");
     HAS(result.err, "cudaGetLastError() failed");
 }
@@ -629,7 +629,7 @@ START_TEST(launch_failure_names_the_launch) {
     run_lab("--exercise", "bad_launch", "--size", "8");
     ck_assert_int_eq(result.code, 4);
     assert_one_document(result.doc);
-    HAS(result.doc, "\"expr\":\"cudaGetLastError()\",\"launch\":{\"kernel\":null,"
+    HAS(result.doc, "\"expr\":\"cudaGetLastError()\",\"by\":\"run\",\"launch\":{\"kernel\":null,"
                     "\"grid\":[0,128,1],\"block\":[32,8,1],\"dynamic_smem_bytes\":0,"
                     "\"static_smem_bytes\":null,\"registers\":null,");
     HAS(result.doc, "\"limit\":\"grid_zero\",\"limit_message\":\"the grid's x dimension is 0 "
@@ -645,7 +645,7 @@ START_TEST(cuda_failure_in_setup) {
     ck_assert_int_eq(result.code, 4);
     HAS(result.doc, "\"error\":{\"kind\":\"cuda\",\"message\":\"");
     HAS(result.doc, "\"where\":\"test_lab.c:");
-    HAS(result.doc, "\"expr\":\"cudaMalloc(&d_huge, (size_t)1 << 60)\"}");
+    HAS(result.doc, "\"expr\":\"cudaMalloc(&d_huge, (size_t)1 << 60)\",\"by\":\"run\"}");
 }
 END_TEST
 
