@@ -332,6 +332,24 @@ def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None
     )
 
 
+def _serve_argv(binary: Path, theirs: socket.socket) -> list[str]:
+    return [str(binary), "--serve", str(theirs.fileno())]
+
+
+def _serve(argv, theirs: socket.socket, cwd: str, timeout_s: float, box, **more) -> runner.Outcome:
+    """The student's process of a judged run (``lab --serve FD``) in the sandbox, its end of
+    the socket passed in; ``more``: runner.run's deadline_fn and cpu_s."""
+    return runner.run(
+        argv,
+        timeout_s=timeout_s,
+        cwd=cwd,
+        sandbox=box or sandbox.choose(),
+        readable=run_readable(argv[0]),
+        pass_fds=(theirs.fileno(),),
+        **more,
+    )
+
+
 def run_judged(
     judge: Path,
     binary: Path,
@@ -389,16 +407,9 @@ def run_judged(
             judge_proc.stdin = None  # closed here: communicate() must not flush it
         if time_reps is not None:
             _await_hello(theirs, judge_proc, timeout_s)
-        argv = [str(binary), "--serve", str(theirs.fileno())]
+        argv = _serve_argv(binary, theirs)
         try:
-            outcome = runner.run(
-                argv,
-                timeout_s=timeout_s,
-                cwd=tmp,
-                sandbox=box or sandbox.choose(),
-                readable=run_readable(binary),
-                pass_fds=(theirs.fileno(),),
-            )
+            outcome = _serve(argv, theirs, tmp, timeout_s, box)
         finally:
             theirs.close()  # the judge sees the student's side closed
             held = False
@@ -482,17 +493,16 @@ def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> 
             target=_judge_lines, args=(judge_proc.stdout, lines, progress), daemon=True
         )
         reader.start()
-        argv = [str(binary), "--serve", str(theirs.fileno())]
+        argv = _serve_argv(binary, theirs)
         try:
             progress[0] = time.monotonic()
             # each case has timeout_s from the end of the one before (the judge's line)
-            outcome = runner.run(
+            outcome = _serve(
                 argv,
-                timeout_s=timeout_s,
-                cwd=tmp,
-                sandbox=box or sandbox.choose(),
-                readable=run_readable(binary),
-                pass_fds=(theirs.fileno(),),
+                theirs,
+                tmp,
+                timeout_s,
+                box,
                 deadline_fn=lambda: progress[0] + timeout_s,
                 cpu_s=timeout_s * len(cases),
             )
