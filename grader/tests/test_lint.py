@@ -39,6 +39,57 @@ def test_the_address_of_the_symbol_is_found_in_the_known_bad_submission(tmp_path
     assert lint.warnings(lab, REPO / "solutions" / LAB.name) == {}
 
 
+SIZE_MARK = "has no sizeof"
+SOLUTION_CALL = "    cudaMemcpyToSymbol(c_stencil_coef, h_coef, STENCIL_DIAM * sizeof(float));"
+
+
+@pytest.mark.parametrize(
+    ("size", "warned"),
+    [
+        ("STENCIL_DIAM", True),  # a count of elements: 9 bytes, two coefficients and a bit
+        ("9", True),
+        ("(STENCIL_DIAM)", True),
+        ("STENCIL_DIAM, 0, cudaMemcpyHostToDevice", True),
+        ("STENCIL_DIAM * sizeof(float)", False),  # the reference solution
+        ("n * sizeof(float)", False),
+        ("sizeof h_coef", False),
+        ("sizeof(coef)", False),
+        ("(STENCIL_DIAM) * sizeof(float)", False),
+        ("sizeof(float) * STENCIL_DIAM", False),
+        ("STENCIL_DIAM * 4", False),  # bytes, without sizeof: not warned of
+        ("bytes", False),  # a variable may hold bytes
+        ("COEF_BYTES", False),
+    ],
+)
+def test_a_symbol_size_without_sizeof_is_warned_of(tmp_path, size, warned):
+    """cudaMemcpyToSymbol(c_coef, h_coef, STENCIL_DIAM) copies 9 bytes and reports no error
+    (handout 3.4, section 2): the rule warns of a bare count, never of a size with sizeof."""
+    lab = manifest.load(LAB)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    text = (REPO / "solutions" / LAB.name / "kernels.cu").read_text()
+    assert text.count(SOLUTION_CALL) == 1
+    call = f"    cudaMemcpyToSymbol(c_stencil_coef, h_coef, {size});"
+    (sub / "kernels.cu").write_text(text.replace(SOLUTION_CALL, call))
+    found = [w for ws in lint.warnings(lab, sub).values() for w in ws if SIZE_MARK in w]
+    assert len(found) == int(warned), found
+
+
+def test_no_size_warning_on_the_solution_or_any_fixture_of_the_lab(tmp_path):
+    """Every alternative and known-bad fixture of lab 3.4 gives its sizes with sizeof (the
+    one known-bad about cudaMemcpyToSymbol passes &symbol, a warning of its own)."""
+    lab = manifest.load(LAB)
+    fixtures_ = fixtures.find(REPO, LAB.name) + fixtures.find(REPO, LAB.name, alternatives=True)
+    assert len(fixtures_) > 40
+    subs = {"solution": REPO / "solutions" / LAB.name}
+    for fixture in fixtures_:
+        kind = fixture.parent.parent.name  # known_bad or alternatives
+        subs[fixture.stem] = fixtures.apply(REPO, fixture, tmp_path / f"{kind}-{fixture.stem}")
+    for name, sub in subs.items():
+        found = [w for ws in lint.warnings(lab, sub).values() for w in ws if SIZE_MARK in w]
+        assert found == [], name
+
+
 def test_a_bad_lint_pattern_is_a_manifest_error(tmp_path):
     lab = tmp_path / "labs" / LAB.name
     lab.mkdir(parents=True)

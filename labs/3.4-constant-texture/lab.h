@@ -39,8 +39,10 @@
 #define LOOKUP_MAX_TABLE 8192
 #define LOOKUP_STRIDE 97
 
-/* The largest height stencil_readonly is given: 65535 blocks of the suggested 8 rows (the
- * grid's y limit). */
+/* The largest height stencil_readonly is given. A grid's y dimension is at most 65535 blocks,
+ * so at this height a block must cover at least 8 rows (the suggested 32 x 8 blocks do) or the
+ * kernel must loop over rows: blocks of fewer rows need more than 65535 blocks in y, and the
+ * launch fails (invalid configuration argument). */
 #define STENCIL2D_MAX_HEIGHT (65535 * 8)
 
 #ifdef __cplusplus
@@ -93,7 +95,9 @@ void lookup_divergent(const float *d_table, const int *d_idx, float *d_out, int 
  * overwritten), and a pointer declared `const __restrict__` (or read with __ldg) promises the
  * compiler that no other pointer writes it while the kernel runs: a broken promise is
  * undefined behaviour. Detect d_in == d_out in the launcher and go through a temporary copy.
- * Preconditions: width, height >= 1; d_in and d_out are either equal or do not overlap.
+ * Preconditions: width, height >= 1; height <= STENCIL2D_MAX_HEIGHT (a block covers at least 8
+ * rows, or the kernel loops over rows: see STENCIL2D_MAX_HEIGHT); d_in and d_out are either
+ * equal or do not overlap.
  */
 void stencil_readonly(const float *d_in, float *d_out, int width, int height);
 
@@ -113,8 +117,9 @@ void stencil_readonly(const float *d_in, float *d_out, int width, int height);
  *             coordinates may be unnormalized, tex2D<float>(tex, x, y).
  *   wrap = 1: the image repeats periodically (cudaAddressModeWrap): texel -1 is texel
  *             in_w - 1. Wrap REQUIRES normalized coordinates (normalizedCoords = 1,
- *             tex2D<float>(tex, x / in_w, y / in_h)); with unnormalized coordinates the
- *             hardware silently clamps instead.
+ *             tex2D<float>(tex, x / in_w, y / in_h)): the Programming Guide supports it only
+ *             with them. With unnormalized coordinates no error is reported, and on the H200
+ *             wrap behaved like clamp.
  *   d_in: (in_h, in_w) row-major   d_out: (out_h, out_w) row-major, written in full.
  * Preconditions: all sizes >= 1 and at most 65536 (cudaArray limits); wrap is 0 or 1.
  */

@@ -16,7 +16,7 @@
  * also reads each kernel's SASS by name (see lab.toml: constant-bank operands c[0x3][...],
  * LDG.E...CONSTANT loads, TEX and SUST instructions), runs compute-sanitizer and times each
  * kernel against the course's baseline (baselines.cu). Keep the kernel names; block sizes are
- * yours.
+ * yours (the *_BLOCK constants below are suggestions).
  *
  * Sources: seed lecture 002 (its examples of each memory space, with the corrections of
  * docs/facts.md: read-only loads show as LDG.E...CONSTANT on sm_70 and later, not LDG.E.CI;
@@ -100,8 +100,9 @@ __global__ void stencil_constant_kernel(const float *in, float *out, int n) {
 }
 
 void stencil_constant(const float *d_in, float *d_out, int n) {
-    /* TODO(3.4a): launch stencil_constant_kernel with one thread per output (STENCIL_BLOCK
-     *   threads per block, CEIL_DIV(n, STENCIL_BLOCK) blocks). Do not synchronise. */
+    /* TODO(3.4a): launch stencil_constant_kernel with one thread per output: blocks of a size
+     *   you choose (STENCIL_BLOCK = 256 is a good start; the kernel must use the same size) and
+     *   CEIL_DIV(n, threads per block) of them. Do not synchronise. */
     // BEGIN SOLUTION
     stencil_constant_kernel<<<CEIL_DIV(n, STENCIL_BLOCK), STENCIL_BLOCK>>>(d_in, d_out, n);
     // END SOLUTION
@@ -122,10 +123,11 @@ __global__ void lookup_divergent_kernel(const float *__restrict__ table,
      *   start = idx[i]; sum table[(start + j * LOOKUP_STRIDE) & mask] over j = 0 ..
      *   LOOKUP_STEPS - 1.
      *   Fast: the 32 threads of a warp read 32 DIFFERENT table entries at each step. Do not put
-     *   the table in __constant__ memory: the constant cache serves one address per cycle, so
-     *   the warp's 32 reads are serialised (the baseline lookup_constant_divergent does exactly
-     *   that). Read the table through the read-only data cache, __ldg(&table[...]), which serves
-     *   a warp's scattered reads together, or copy it into shared memory first. */
+     *   the table in __constant__ memory: the constant cache serves one distinct address per
+     *   request, so a warp's different addresses are served one after the other, 32 requests
+     *   for 32 addresses (the baseline lookup_constant_divergent does exactly that). Read the
+     *   table through the read-only data cache, __ldg(&table[...]), which serves a warp's
+     *   scattered reads together, or copy it into shared memory first. */
     // BEGIN SOLUTION
     const int i = (int)blockIdx.x * LOOKUP_BLOCK + (int)threadIdx.x;
     if (i >= n) {
@@ -203,8 +205,11 @@ __global__ void stencil_readonly_kernel(const float *__restrict__ in, float *__r
 }
 
 void stencil_readonly(const float *d_in, float *d_out, int width, int height) {
-    /* TODO(3.4c): launch stencil_readonly_kernel with RO_BLOCK_X x RO_BLOCK_Y threads per block
-     *   and enough blocks to cover the image.
+    /* TODO(3.4c): launch stencil_readonly_kernel with blocks of your choice (RO_BLOCK_X x
+     *   RO_BLOCK_Y = 32 x 8 suggested) and enough blocks to cover the image.
+     *   Limit: a grid's y dimension is at most 65535 blocks, and heights go up to
+     *   STENCIL2D_MAX_HEIGHT = 65535 * 8 (lab.h): a block must cover at least 8 rows (as 32 x 8
+     *   does), or the kernel must loop over rows.
      *   Right: when d_in == d_out (in place), the kernel would read pixels that other threads
      *   have already overwritten, and break its __restrict__ / read-only-cache promise. Copy
      *   the input to a temporary device buffer first (cudaMallocAsync + cudaMemcpyAsync on
@@ -271,9 +276,10 @@ void texture_resample(const float *d_in, int in_w, int in_h, float *d_out, int o
      *   3. a cudaResourceDesc (resType = cudaResourceTypeArray, res.array.array = array) and a
      *      cudaTextureDesc zero-initialised, then: filterMode = cudaFilterModeLinear, readMode =
      *      cudaReadModeElementType, addressMode[0] = addressMode[1] = cudaAddressModeClamp
-     *      (wrap == 0) or cudaAddressModeWrap (wrap == 1). Wrap works ONLY with normalizedCoords
-     *      = 1 (coordinates in [0, 1): x / in_w); with unnormalized coordinates the hardware
-     *      silently clamps. cudaCreateTextureObject(&tex, &res_desc, &tex_desc, NULL);
+     *      (wrap == 0) or cudaAddressModeWrap (wrap == 1). The Programming Guide supports wrap
+     *      ONLY with normalizedCoords = 1 (coordinates in [0, 1): x / in_w); with unnormalized
+     *      coordinates no error is reported, and on the H200 wrap behaved like clamp.
+     *      cudaCreateTextureObject(&tex, &res_desc, &tex_desc, NULL);
      *   4. launch texture_resample_kernel over the output with scale = in / out (unnormalized)
      *      or 1 / out (normalized), per axis;
      *   5. wait for the kernel (cudaDeviceSynchronize) before cudaDestroyTextureObject and
@@ -326,7 +332,8 @@ void texture_resample(const float *d_in, int in_w, int in_h, float *d_out, int o
  * coordinates), writes u' through `dst`. */
 __global__ void jacobi_texture_kernel(cudaTextureObject_t src, cudaSurfaceObject_t dst, int width,
                                       int height) {
-    /* TODO(3.4e): for this thread's (x, y) (return outside the grid), read the 4 neighbours with
+    /* TODO(3.4e): for this thread's (x, y) (return outside the image: go on only if
+     *   x < width && y < height), read the 4 neighbours with
      *   tex2D<float>(src, x + 0.5f + dx, y + 0.5f + dy) (texel centres; clamp addressing
      *   replicates the edge values, so no bounds checks), and write 0.25f * their sum with
      *   surf2Dwrite(value, dst, x * sizeof(float), y): a surface's x coordinate is in BYTES. */
