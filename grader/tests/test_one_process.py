@@ -16,10 +16,6 @@ HANG_AT_33 = (
     "*speed = 2.5;",
     "*speed = 2.5;\n    volatile int spin = 1;\n    while (rows == 33 && spin) { }",
 )
-EDGE = (
-    "out[i] = 2.0f * in[i] + 1.0f;",
-    "out[i] = (i / cols >= 32 && i % cols >= 32) ? 0.0f : 2.0f * in[i] + 1.0f;",
-)
 LAUNCH_ERROR = (
     '    return 0;\n}\n\nextern "C" int offset',
     '    return rows >= 33;\n}\n\nextern "C" int offset',
@@ -56,8 +52,8 @@ def _verdicts(rep) -> list:
 @pytest.mark.parametrize(
     "name, change",
     # the solution and the hang are compared in the tests below (full marks; the statuses of
-    # test_pipeline_fake's hang test)
-    [("edge", EDGE), ("crash", CRASH_AT_33), ("launch_error", LAUNCH_ERROR)],
+    # test_pipeline_fake's hang test); a wrong output is a document like a right one
+    [("crash", CRASH_AT_33), ("launch_error", LAUNCH_ERROR)],
 )
 def test_the_same_verdicts_as_one_process_per_case(
     fake_root, fake_gpu, capsys, tmp_path, monkeypatch, name, change
