@@ -490,7 +490,13 @@ static void emit_list(cml_json *w, const cml_exercise *exercises, int n_exercise
 static int write_output(const cml_doc *d, const cml_exercise *exercises, int n_exercises) {
     FILE *f = stdout;
     char *tmp = NULL;
-    if (cml_run.json_path) {
+    if (cml_run.json_path && cml_run.append_docs) { /* one document per line, in order */
+        f = fopen(cml_run.json_path, "a");
+        if (!f) {
+            perror(cml_run.json_path);
+            return -1;
+        }
+    } else if (cml_run.json_path) {
         size_t len = strlen(cml_run.json_path) + sizeof ".tmp";
         tmp = malloc(len);
         if (!tmp) {
@@ -514,6 +520,9 @@ static int write_output(const cml_doc *d, const cml_exercise *exercises, int n_e
     }
     fputc('\n', f);
     int rc = cml_json_finish(&w);
+    if (f != stdout && !tmp) {
+        rc |= fclose(f);
+    }
     if (tmp) {
         rc |= fclose(f);
         if (rc == 0 && rename(tmp, cml_run.json_path) != 0) {
@@ -732,6 +741,9 @@ const cml_exercise *cml_lab_find_exercise(const char *name, const cml_exercise *
     return NULL;
 }
 
+static int plain_case(const cml_options *opt, const cml_exercise *ex, const long long *size,
+                      uint64_t seed);
+
 static int run_exercise(const cml_options *opt, const cml_exercise *exercises, int n_exercises) {
     char message[512];
     const cml_exercise *ex = cml_run.ex;
@@ -769,9 +781,34 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
     }
     CML_CHECK(cml_device_query(&cml_run.device));
     cml_run.have_device = 1;
+    if (opt->n_cases == 0) {
+        return plain_case(opt, ex, opt->size, opt->seed);
+    }
+    /* --case ... --json PATH: the cases one after the other, each document a line of PATH
+     * (compute-sanitizer's runs: one process per tool, grader/sanitizer.py) */
+    cml_run.append_docs = 1;
+    for (int k = 0; k < opt->n_cases; ++k) {
+        cml_run.n_size = opt->case_n_size[k];
+        memcpy(cml_run.size, opt->case_size[k], sizeof cml_run.size);
+        cml_run.seed = opt->case_seed[k];
+        if (cml_run.n_size != ex->n_dims) {
+            return usage_error("a --case has another number of sizes than the exercise's "
+                               "dimensions");
+        }
+        const int code = plain_case(opt, ex, opt->case_size[k], opt->case_seed[k]);
+        if (code != CML_EXIT_OK) {
+            return code;
+        }
+    }
+    return CML_EXIT_OK;
+}
 
+/* One case of a plain run: set up, launch, verify (and time with --time), write its
+ * document. */
+static int plain_case(const cml_options *opt, const cml_exercise *ex, const long long *size,
+                      uint64_t seed) {
     cml_problem p;
-    const char *setup_message = cml_problem_setup(ex, &p, opt->size, opt->seed);
+    const char *setup_message = cml_problem_setup(ex, &p, size, seed);
     if (setup_message) {
         fprintf(stderr, "lab: %s: %s\n", ex->name, setup_message);
         return cml_lab_finish_error("setup", setup_message, CML_EXIT_USAGE);

@@ -39,8 +39,9 @@ typedef struct cml_run_ctx {
     const char *json_path; /* NULL: standard output */
     int have_device;
     cml_device_facts device;
-    int in_launch;  /* 1 while checking a student or baseline launch: failures are "launch" */
-    void *part_ctx; /* the case's ctx while extra_metrics may call cml_time_part() */
+    int in_launch;   /* 1 while checking a student or baseline launch: failures are "launch" */
+    void *part_ctx;  /* the case's ctx while extra_metrics may call cml_time_part() */
+    int append_docs; /* a plain run of several cases: each document appended to json_path */
 } cml_run_ctx;
 
 extern cml_run_ctx cml_run;

@@ -331,10 +331,10 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
         return fail(err, err_len, "--exercise is required (or --list, --device-info, --help)");
     }
     if (opt->n_cases > 0) {
-        if (opt->n_size > 0 || seeded || opt->time || opt->json_path || !peer) {
+        if (opt->n_size > 0 || seeded || opt->time || !peer == !opt->json_path) {
             return fail(err, err_len,
-                        "--case is for the judge's untimed runs (--peer FD), in place of --size "
-                        "and --seed, without --time or --json");
+                        "--case is for untimed runs, in place of --size and --seed: the judge's "
+                        "(--peer FD) or a plain run's with --json PATH (a document per line)");
         }
         memcpy(opt->size, opt->case_size[0], sizeof opt->size);
         opt->n_size = opt->case_n_size[0];

@@ -94,7 +94,8 @@ class Options:
     # "auto" for batch grading of untrusted submissions
     sandbox_default: str = "none"
     # an exercise's correctness cases with one judge and one student's process
-    # (harness.run_judged_cases, issue 15), in place of a pair per case. Off unless
+    # (harness.run_judged_cases, issue 15), in place of a pair per case, and each sanitizer
+    # tool over all its cases in one process first (sanitizer.all_clean). Off unless
     # GRADER_ONE_PROCESS=1 until its verdicts are checked against every known-bad fixture
     # on a GPU (docs/design-notes.md, note 26)
     one_process: bool = dataclasses.field(
@@ -517,6 +518,25 @@ class Grading:
             return
         clean_tools = 0
         for name in ex.sanitizer.tools:
+            if self.options.one_process:
+                # every case in one process first; only a run that is not clean goes case by
+                # case below, whose reports name the case (the same details either way)
+                cases = [
+                    (size, self.seeds.seed(ex.name, f"sanitizer-{name}", size))
+                    for size in ex.sanitizer.cases
+                ]
+                clean, summary = sanitizer.all_clean(
+                    tool, name, self.binary, ex.name, cases, self.lab.sanitizer_timeout_s,
+                    self.version, box=self.box,
+                )
+                if clean:
+                    for size, seed in cases:
+                        part.details.append(
+                            {"tool": name, "size": list(size), "seed": seed, "verdict": "clean",
+                             "report": [], "summary": summary}
+                        )
+                    clean_tools += 1
+                    continue
             tool_clean = True
             for size in ex.sanitizer.cases:
                 seed = self.seeds.seed(ex.name, f"sanitizer-{name}", size)

@@ -209,6 +209,54 @@ def invoke(
     return CaseRun(argv, outcome, doc, None)
 
 
+def case_list_args(exercise: str, cases) -> list[str]:
+    """``--exercise NAME --case A,B@S ...`` for several cases ((size, seed) each)."""
+    args = ["--exercise", exercise]
+    for size, seed in cases:
+        args += ["--case", f"{','.join(str(int(d)) for d in size)}@{int(seed)}"]
+    return args
+
+
+def invoke_cases(
+    binary: Path,
+    exercise: str,
+    cases: list[tuple[tuple[int, ...], int]],
+    timeout_s: float,
+    version: int,
+    prefix: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    max_output: int = runner.DEFAULT_MAX_OUTPUT,
+    box: sandbox.Sandbox | None = None,
+) -> tuple[runner.Outcome, list[dict | None], list[str]]:
+    """A plain run of several cases (``--case ... --json TMP``: a document per line, in
+    order; compute-sanitizer's runs, one per tool): the outcome, each case's valid document
+    or None (not written, or not valid for its case), and the argv. Like ``invoke``, nothing
+    but that file is read."""
+    with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
+        doc_path = Path(tmp) / "run.json"
+        argv = [*(prefix or []), str(binary), *case_list_args(exercise, cases)]
+        argv += ["--json", str(doc_path)]
+        outcome = runner.run(
+            argv,
+            timeout_s=timeout_s,
+            cwd=tmp,
+            env=env,
+            max_output=max_output,
+            sandbox=box or sandbox.choose(),
+            readable=run_readable(binary),
+        )
+        try:
+            lines = doc_path.read_text(errors="replace").splitlines()
+        except OSError:
+            lines = []
+    docs: list[dict | None] = []
+    for (size, seed), line in zip(cases, lines + [""] * len(cases)):
+        doc, _ = _parse_doc(line) if line else (None, None)
+        expect = {"exercise": exercise, "size": size, "seed": seed}
+        docs.append(doc if doc is not None and validate(doc, version, expect) is None else None)
+    return outcome, docs, argv
+
+
 def run_case(
     binary: Path,
     exercise: str,
@@ -467,9 +515,7 @@ def _judge_lines(stream, lines: list[bytes], progress: list[float]) -> None:
 def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> list[CaseRun]:
     """One judge and one student's process over ``cases`` (run_judged_cases): the results of
     the cases they finished, and of the one that failed (crash, time limit) if any."""
-    args = ["--exercise", exercise]
-    for size, seed in cases:
-        args += ["--case", f"{','.join(str(int(d)) for d in size)}@{int(seed)}"]
+    args = case_list_args(exercise, cases)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     lines: list[bytes] = []
     progress = [time.monotonic()]

@@ -131,6 +131,55 @@ def parse_report(text: str, strip_paths: list[str] | None = None) -> tuple[list[
     return lines, summary
 
 
+def _prefix(tool: Tool, name: str, options: tuple[str, ...] = ()) -> list[str]:
+    return [
+        tool.path,
+        "--tool",
+        name,
+        *options,
+        "--error-exitcode",
+        str(ERROR_EXIT),
+        "--print-limit",
+        str(PRINT_LIMIT),
+    ]
+
+
+def all_clean(
+    tool: Tool,
+    name: str,
+    binary: Path,
+    exercise: str,
+    cases: list[tuple[tuple[int, ...], int]],
+    timeout_s: float,
+    version: int,
+    box: Sandbox | None = None,
+) -> tuple[bool, str]:
+    """One run of ``name`` over every case ((size, seed) each) in one process (issue 15):
+    (True, the tool's summary line) when it reported nothing and every case wrote its
+    document without a CUDA error, else (False, ""): the caller then runs the cases one by
+    one (``run``), whose reports name the case. The fast path of a clean submission; it never
+    decides a failure."""
+    out, docs, _ = harness.invoke_cases(
+        binary,
+        exercise,
+        cases,
+        timeout_s * len(cases),
+        version,
+        prefix=_prefix(tool, name),
+        env=tool.env(),
+        max_output=64 * 1024,
+        box=box,
+    )
+    text = out.stdout + "\n" + out.stderr
+    _, summary = parse_report(text, [])
+    clean = (
+        out.kind == "exited"
+        and out.code == 0
+        and all(d is not None and d["status"] in ("ok", "wrong") for d in docs)
+    )
+    return clean, summary if clean else ""
+
+
 def run(
     tool: Tool,
     name: str,
@@ -147,16 +196,7 @@ def run(
     """One tool on one case, in the sandbox ``box`` (``grader.sandbox``) like every run of
     the lab binary: compute-sanitizer executes the submission's host code too. ``options``:
     more of the tool's options (``HAZARD_REPORT``)."""
-    prefix = [
-        tool.path,
-        "--tool",
-        name,
-        *options,
-        "--error-exitcode",
-        str(ERROR_EXIT),
-        "--print-limit",
-        str(PRINT_LIMIT),
-    ]
+    prefix = _prefix(tool, name, options)
     args = harness.case_args(exercise, size, seed)
     expect = {"exercise": exercise, "size": size, "seed": seed}
     case = harness.invoke(

@@ -539,6 +539,20 @@ START_TEST(correct_run) {
 }
 END_TEST
 
+START_TEST(several_cases_one_document_per_line) {
+    /* --case ... --json: compute-sanitizer's runs, one process per tool (grader/sanitizer.py) */
+    run_lab("--exercise", "copy", "--case", "10@7", "--case", "1000@8");
+    ck_assert_int_eq(result.code, 0);
+    const char *second = strstr(result.doc, "}\n{\"schema\":1,");
+    ck_assert_ptr_nonnull(second);
+    ck_assert_ptr_null(strstr(second + 2, "}\n{")); /* two documents, a line each */
+    HAS(result.doc, "\"size\":[10],");
+    HAS(result.doc, "\"seed\":7,\"judged\":false,\"status\":\"ok\"");
+    HAS(second, "\"size\":[1000],");
+    HAS(second, "\"seed\":8,\"judged\":false,\"status\":\"ok\"");
+}
+END_TEST
+
 START_TEST(correct_run_to_stdout) {
     run_lab_with(N_EXERCISES, 0, "--exercise", "copy", "--size", "10", NULL);
     ck_assert_int_eq(result.code, 0);
@@ -778,6 +792,7 @@ Suite *make_lab_suite(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, correct_run);
     tcase_add_test(tc, correct_run_to_stdout);
+    tcase_add_test(tc, several_cases_one_document_per_line);
     tcase_add_test(tc, timed_run);
     tcase_add_test(tc, unwritten_rows_are_reported);
     tcase_add_test(tc, wrong_value_is_reported);

@@ -141,8 +141,13 @@ START_TEST(bad_cases) {
     ck_assert_int_eq(parse("--exercise", "e", "--case", "3@x", "--peer", "4", NULL), -1);
     /* untimed, the judge's, in place of --size and --seed */
     ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", NULL), -1);
-    ck_assert_str_eq(err, "--case is for the judge's untimed runs (--peer FD), in place of --size "
-                          "and --seed, without --time or --json");
+    ck_assert_str_eq(err, "--case is for untimed runs, in place of --size and --seed: the judge's "
+                          "(--peer FD) or a plain run's with --json PATH (a document per line)");
+    /* a plain run writes its documents to --json; the judge to standard output */
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--json", "d.json", NULL), 0);
+    ck_assert_int_eq(opt.n_cases, 1);
+    ck_assert_int_eq(
+        parse("--exercise", "e", "--case", "3@1", "--peer", "4", "--json", "d.json", NULL), -1);
     ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--size", "3", "--peer", "4", NULL),
                      -1);
     ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--seed", "2", "--peer", "4", NULL),

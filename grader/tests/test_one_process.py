@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_pipeline_fake import grade, variant
+from test_pipeline_fake import course_with, grade, variant
 
 pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
 
@@ -16,6 +16,10 @@ HANG_AT_33 = (
     "*speed = 2.5;",
     "*speed = 2.5;\n    volatile int spin = 1;\n    while (rows == 33 && spin) { }",
 )
+RACE = (  # the fake harness prints FAKE-RACE: racecheck reports it (fakelab/bin)
+    "*speed = 2.5;\n    // END SOLUTION\n    return 0;",
+    "*speed = 2.5;\n    // END SOLUTION\n    return 2;",
+)
 LAUNCH_ERROR = (
     '    return 0;\n}\n\nextern "C" int offset',
     '    return rows >= 33;\n}\n\nextern "C" int offset',
@@ -23,6 +27,8 @@ LAUNCH_ERROR = (
 
 
 def _graded(capsys, fake_root, tmp_path, monkeypatch, change, together: bool, name: str):
+    """Grades the fake lab's solution, or it with ``change`` (old, new), with one process pair
+    per exercise or not: (exit code, text, JSON report, the judge's multi-case starts)."""
     monkeypatch.setenv("GRADER_ONE_PROCESS", "1" if together else "0")
     starts = tmp_path / f"{name}-starts.log"
     monkeypatch.setenv("FAKE_JUDGE_LOG", str(starts))
@@ -39,13 +45,16 @@ def _graded(capsys, fake_root, tmp_path, monkeypatch, change, together: bool, na
 
 
 def _verdicts(rep) -> list:
-    """Every part's points and status, and every correctness case's size, status and message."""
+    """Every part's points, status and messages, every correctness case's size, status and
+    message, every sanitizer run's tool, size, seed, verdict and report."""
     rows = []
     for ex in rep["exercises"]:
         for name, part in ex["parts"].items():
-            rows.append((ex["name"], name, part["points"], part["status"]))
+            rows.append((ex["name"], name, part["points"], part["status"], part["messages"]))
         for d in ex["parts"]["correctness"]["details"]:
             rows.append((ex["name"], d.get("size"), d["status"], d.get("message")))
+        for d in (ex["parts"].get("sanitizer") or {}).get("details", []):
+            rows.append((ex["name"], d["tool"], d["size"], d["seed"], d["verdict"], d["report"]))
     return rows
 
 
@@ -53,7 +62,7 @@ def _verdicts(rep) -> list:
     "name, change",
     # the solution and the hang are compared in the tests below (full marks; the statuses of
     # test_pipeline_fake's hang test); a wrong output is a document like a right one
-    [("crash", CRASH_AT_33), ("launch_error", LAUNCH_ERROR)],
+    [("crash", CRASH_AT_33), ("launch_error", LAUNCH_ERROR), ("race", RACE)],
 )
 def test_the_same_verdicts_as_one_process_per_case(
     fake_root, fake_gpu, capsys, tmp_path, monkeypatch, name, change
@@ -78,6 +87,41 @@ def test_one_judge_per_exercise_when_every_case_passes(
     assert code == 0 and rep["total"] == rep["max"]
     cases = {ex["name"]: len(ex["parts"]["correctness"]["details"]) for ex in rep["exercises"]}
     assert starts == [[name, str(n)] for name, n in cases.items()]
+
+
+def test_each_sanitizer_tool_runs_once_over_its_cases_when_clean(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    runs = tmp_path / "sanitizer.log"
+    monkeypatch.setenv("FAKE_SANITIZER_LOG", str(runs))
+    two = "cases = [[33, 65]]\n"  # the sanitizer's: two cases, two documents in one file
+    course = course_with(fake_root, tmp_path, two, "cases = [[33, 65], [64, 64]]\n")
+    code, _, rep, _ = _graded(capsys, course, tmp_path, monkeypatch, None, True, "clean")
+    assert code == 0
+    expected = []
+    for ex in rep["exercises"]:
+        san = ex["parts"]["sanitizer"]
+        tools = sorted({d["tool"] for d in san["details"]})
+        if not tools:
+            continue  # no sanitizer section
+        per_tool = len(san["details"]) // len(tools)
+        assert all(d["verdict"] == "clean" for d in san["details"])
+        expected += [[tool, str(per_tool)] for tool in tools]
+    assert sorted(line.split() for line in runs.read_text().splitlines()) == sorted(expected)
+
+
+def test_a_sanitizer_finding_is_run_again_case_by_case(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    runs = tmp_path / "sanitizer.log"
+    monkeypatch.setenv("FAKE_SANITIZER_LOG", str(runs))
+    _, out, rep, _ = _graded(capsys, fake_root, tmp_path, monkeypatch, RACE, True, "race")
+    assert "racecheck  33×65          ERRORS" in out
+    lines = [line.split() for line in runs.read_text().splitlines()]
+    # racecheck over the one case (--case), then that case alone (--size) and once more for
+    # its hazard report; memcheck clean at once
+    assert [x for x in lines if x[0] == "racecheck"] == [["racecheck", "1"], ["racecheck", "0"], ["racecheck", "0"]]
+    assert rep["exercises"][0]["parts"]["sanitizer"]["points"] == 1
 
 
 def test_the_cases_after_a_crash_run_in_fresh_processes(

@@ -55,11 +55,13 @@ typedef struct {
     int peer, serve;
 } opts;
 
+static int append_out; /* a plain run of several cases: a document per line (cml_lab.c) */
+
 static FILE *open_out(const char *path) {
     if (!path) {
         return stdout;
     }
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, append_out ? "a" : "w");
     if (!f) {
         perror(path);
         exit(2);
@@ -366,7 +368,8 @@ int main(int argc, char **argv) {
     if (n_cases == 0) {
         return one_case(o, have_gpu);
     }
-    for (int k = 0; k < n_cases; ++k) { /* judge --case ...: one document per case and line */
+    append_out = o.json != NULL;
+    for (int k = 0; k < n_cases; ++k) { /* --case ...: one document per case and line */
         memcpy(o.size, cases[k], sizeof o.size);
         o.n_size = case_n[k];
         o.seed = case_seed[k];
