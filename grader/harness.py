@@ -175,6 +175,19 @@ def _parse_doc(text: str) -> tuple[object | None, str | None]:
         return None, f"the run document is not valid JSON ({e.msg} at line {e.lineno})"
 
 
+def _plain(argv, binary: Path, cwd: str, timeout_s: float, env, max_output: int, box):
+    """A plain run of the lab binary (maybe under compute-sanitizer) in the sandbox."""
+    return runner.run(
+        argv,
+        timeout_s=timeout_s,
+        cwd=cwd,
+        env=env,
+        max_output=max_output,
+        sandbox=box or sandbox.choose(),
+        readable=run_readable(binary),
+    )
+
+
 def invoke(
     binary: Path,
     args: list[str],
@@ -191,15 +204,7 @@ def invoke(
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         doc_path = Path(tmp) / "run.json"
         argv = [*(prefix or []), str(binary), *args, "--json", str(doc_path)]
-        outcome = runner.run(
-            argv,
-            timeout_s=timeout_s,
-            cwd=tmp,
-            env=env,
-            max_output=max_output,
-            sandbox=box or sandbox.choose(),
-            readable=run_readable(binary),
-        )
+        outcome = _plain(argv, binary, tmp, timeout_s, env, max_output, box)
         doc, problem = _read_doc(doc_path)
     if doc is None:
         return CaseRun(argv, outcome, None, problem or _describe_missing(outcome, timeout_s))
@@ -236,15 +241,7 @@ def invoke_cases(
         doc_path = Path(tmp) / "run.json"
         argv = [*(prefix or []), str(binary), *case_list_args(exercise, cases)]
         argv += ["--json", str(doc_path)]
-        outcome = runner.run(
-            argv,
-            timeout_s=timeout_s,
-            cwd=tmp,
-            env=env,
-            max_output=max_output,
-            sandbox=box or sandbox.choose(),
-            readable=run_readable(binary),
-        )
+        outcome = _plain(argv, binary, tmp, timeout_s, env, max_output, box)
         try:
             lines = doc_path.read_text(errors="replace").splitlines()
         except OSError:
