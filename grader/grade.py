@@ -27,6 +27,7 @@ its contract) propagates to the command line: exit status 2.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import dataclasses
 import os
@@ -95,7 +96,8 @@ class Options:
     sandbox_default: str = "none"
     # an exercise's correctness cases with one judge and one student's process
     # (harness.run_judged_cases, issue 15), in place of a pair per case, and each sanitizer
-    # tool over all its cases in one process first (sanitizer.all_clean). Off unless
+    # tool over all its cases in one process first (sanitizer.all_clean); in a single grade
+    # the exercises' untimed runs side by side (_each_exercise). Off unless
     # GRADER_ONE_PROCESS=1 until its verdicts are checked against every known-bad fixture
     # on a GPU (docs/design-notes.md, note 26)
     one_process: bool = dataclasses.field(
@@ -293,11 +295,9 @@ class Grading:
             self._probe()
             if self.grade.device is None:
                 return
-            for ex in self.lab.exercises:
-                self._correctness(ex)
+            self._each_exercise(self._correctness)
             t["correctness"] = time.monotonic() - start
-            for ex in self.lab.exercises:
-                self._sanitizer(ex)
+            self._each_exercise(self._sanitizer)
             t["untimed"] = time.monotonic() - start
             t["sanitizer"] = t["untimed"] - t["correctness"]
         # Timed runs: with a batch's lock, each judge sets up under the shared hold, beside
@@ -313,6 +313,19 @@ class Grading:
                 self._performance(ex, gate=self._timing_gate if lock else None)
             t["timed"] = time.monotonic() - start - self._gate_wait
             t["gpu_wait"] += self._gate_wait
+
+    def _each_exercise(self, step) -> None:
+        """``step(ex)`` for every exercise (untimed runs only): one after the other, or, with
+        one process pair per exercise and no batch lock (a single grade), the exercises side
+        by side, each in a thread of its own (each writes only its own results). A batch
+        already runs its gradings side by side."""
+        if not (self.options.one_process and self.options.gpu_lock is None):
+            for ex in self.lab.exercises:
+                step(ex)
+            return
+        with concurrent.futures.ThreadPoolExecutor(len(self.lab.exercises) or 1) as pool:
+            for future in [pool.submit(step, ex) for ex in self.lab.exercises]:
+                future.result()  # a grader error in one thread stops the grade, as before
 
     _gate_wait = 0.0  # seconds the timed runs waited at their gates for the GPU alone
 

@@ -86,7 +86,8 @@ def test_one_judge_per_exercise_when_every_case_passes(
     code, _, rep, starts = _graded(capsys, fake_root, tmp_path, monkeypatch, None, True, "sol")
     assert code == 0 and rep["total"] == rep["max"]
     cases = {ex["name"]: len(ex["parts"]["correctness"]["details"]) for ex in rep["exercises"]}
-    assert starts == [[name, str(n)] for name, n in cases.items()]
+    # the exercises' untimed runs go side by side in a single grade: any order
+    assert sorted(starts) == sorted([name, str(n)] for name, n in cases.items())
 
 
 def test_each_sanitizer_tool_runs_once_over_its_cases_when_clean(
