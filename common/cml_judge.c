@@ -139,6 +139,16 @@ static int await_ready(judge *j) {
     return GONE;
 }
 
+/* A judged run's record before anything is known: the first launch's check, no sample
+ * verified, nothing timed, no phase reached. */
+static cml_judged judged_defaults(void) {
+    cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1.0};
+    for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
+        judged.phase_ms[i] = -1.0;
+    }
+    return judged;
+}
+
 /* The document for a student's process that reported an error or is gone. */
 static int finish_remote_failure(judge *j, int rc) {
     if (rc == REPORTED_ERROR) {
@@ -156,7 +166,7 @@ static int finish_remote_failure(judge *j, int rc) {
         cml_launch_config launch = j->err.launch;
         cml_ipc_clean(launch.kernel, sizeof launch.kernel, j->err.launch.kernel,
                       sizeof j->err.launch.kernel);
-        cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1};
+        cml_judged judged = judged_defaults();
         cml_doc d = {.status = "error",
                      .err_kind = k,
                      .err_message = message,
@@ -167,7 +177,7 @@ static int finish_remote_failure(judge *j, int rc) {
         cml_lab_write(&d);
         return CML_EXIT_FAILED;
     }
-    cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1};
+    cml_judged judged = judged_defaults();
     cml_doc d = {.status = "error",
                  .err_kind = "worker",
                  .err_message = "the student's process ended or stopped answering",
@@ -885,6 +895,27 @@ static void quit(judge *j) {
     }
 }
 
+/* Sets the case up in the judge's exportable pool (j->shared lists its buffers, for HELLO)
+ * and sizes j->h_got for its output. Returns CML_EXIT_OK, or the exit code after writing the
+ * error document (the exercise rejected the size; a course bug). */
+static int setup_case(judge *j, const long long *size, uint64_t seed) {
+    memset(&j->shared, 0, sizeof j->shared);
+    cml_devmem_use(CML_DEVMEM_EXPORT, &j->shared, j->pool, NULL);
+    const char *message = cml_problem_setup(j->ex, &j->p, size, seed);
+    cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
+    if (message) {
+        fprintf(stderr, "judge: %s: %s\n", j->ex->name, message);
+        return cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
+    }
+    const char *bug = cml_lab_problem_error(&j->p);
+    free(j->h_got);
+    j->h_got = bug ? NULL : malloc(j->p.n_out * sizeof *j->h_got);
+    if (!bug && !j->h_got) {
+        bug = "out of host memory for the result";
+    }
+    return bug ? cml_lab_finish_error("harness", bug, CML_EXIT_FAILED) : CML_EXIT_OK;
+}
+
 /* judge --case ... (untimed, several cases with one student's process): each case set up in
  * the judge's pool, sent with HELLO (the student's process releases the previous case's
  * buffers and sets this one up), launched, checked, and its document written as one line and
@@ -906,22 +937,9 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *ex,
                                         "exercise's dimensions",
                                         CML_EXIT_USAGE);
         }
-        memset(&j->shared, 0, sizeof j->shared);
-        cml_devmem_use(CML_DEVMEM_EXPORT, &j->shared, j->pool, NULL);
-        const char *message = cml_problem_setup(ex, &j->p, cml_run.size, cml_run.seed);
-        cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
-        if (message) {
-            fprintf(stderr, "judge: %s: %s\n", ex->name, message);
-            return cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
-        }
-        const char *bug = cml_lab_problem_error(&j->p);
-        free(j->h_got);
-        j->h_got = bug ? NULL : malloc(j->p.n_out * sizeof *j->h_got);
-        if (!bug && !j->h_got) {
-            bug = "out of host memory for the result";
-        }
-        if (bug) {
-            return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
+        const int code = setup_case(j, cml_run.size, cml_run.seed);
+        if (code != CML_EXIT_OK) {
+            return code;
         }
         int rc = hello(j, pool_fd);
         if (have_prev) {
@@ -935,10 +953,7 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *ex,
         if (rc != ANSWERED) {
             return finish_remote_failure(j, rc);
         }
-        cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1.0};
-        for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
-            judged.phase_ms[i] = -1.0;
-        }
+        cml_judged judged = judged_defaults();
         cml_problem numbers = j->p;
         cml_doc d = {.status = check.n_bad == 0 ? "ok" : "wrong",
                      .check = &check,
@@ -974,10 +989,7 @@ static void phase_end(cml_judged *judged, int i, double *t0) {
 }
 
 int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
-    cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1.0};
-    for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
-        judged.phase_ms[i] = -1.0;
-    }
+    cml_judged judged = judged_defaults();
     double t0 = cml_now_ms();
     judge j;
     memset(&j, 0, sizeof j);
@@ -1002,21 +1014,10 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
     if (opt->n_cases > 0) {
         return judge_cases(&j, opt, ex, pool_fd);
     }
-    cml_devmem_use(CML_DEVMEM_EXPORT, &j.shared, j.pool, NULL);
-    const char *message = cml_problem_setup(ex, &j.p, opt->size, opt->seed);
-    cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
+    const int set_up = setup_case(&j, opt->size, opt->seed);
     phase_end(&judged, PH_SETUP, &t0);
-    if (message) {
-        fprintf(stderr, "judge: %s: %s\n", ex->name, message);
-        return cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
-    }
-    const char *bug = cml_lab_problem_error(&j.p);
-    j.h_got = bug ? NULL : malloc(j.p.n_out * sizeof *j.h_got);
-    if (!bug && !j.h_got) {
-        bug = "out of host memory for the result";
-    }
-    if (bug) {
-        return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
+    if (set_up != CML_EXIT_OK) {
+        return set_up;
     }
 
     /* The timing's input sets, before the gate: host work (inputs, references) that needs
