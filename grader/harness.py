@@ -377,6 +377,25 @@ def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None
     )
 
 
+def _start_judge(
+    judge: Path, args: list[str], ours: socket.socket, cwd: str, log, gated: bool = False
+):
+    """Starts ``judge ARGS --peer FD [--gate]`` on our end of the socket pair (closed here
+    once the judge holds it): its own session, its document on a pipe only the grader reads,
+    its standard input a pipe when gated, its stderr into ``log``."""
+    judge_proc = subprocess.Popen(
+        [str(judge), *args, "--peer", str(ours.fileno()), *(["--gate"] if gated else [])],
+        cwd=cwd,
+        stdin=subprocess.PIPE if gated else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        start_new_session=True,
+        pass_fds=(ours.fileno(),),
+    )
+    ours.close()
+    return judge_proc
+
+
 def _serve_argv(binary: Path, theirs: socket.socket) -> list[str]:
     return [str(binary), "--serve", str(theirs.fileno())]
 
@@ -426,17 +445,7 @@ def run_judged(
         # holds: no file the student's process could name (without the sandbox it shares
         # the user and the /tmp), and the judge makes itself undumpable, so its /proc/PID/fd
         # is closed to other processes of the user too (docs/design-notes.md, note 22).
-        jargv = [str(judge), *args, "--peer", str(ours.fileno()), *(["--gate"] if gated else [])]
-        judge_proc = subprocess.Popen(
-            jargv,
-            cwd=jtmp,
-            stdin=subprocess.PIPE if gated else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            start_new_session=True,
-            pass_fds=(ours.fileno(),),
-        )
-        ours.close()
+        judge_proc = _start_judge(judge, args, ours, jtmp, log, gated)
         head = b""
         if gated:
             at_gate, head = _await_gate(judge_proc, timeout_s)
@@ -521,17 +530,7 @@ def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> 
         tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
         open(Path(jtmp) / "judge.log", "w+") as log,
     ):
-        jargv = [str(judge), *args, "--peer", str(ours.fileno())]
-        judge_proc = subprocess.Popen(
-            jargv,
-            cwd=jtmp,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            start_new_session=True,
-            pass_fds=(ours.fileno(),),
-        )
-        ours.close()
+        judge_proc = _start_judge(judge, args, ours, jtmp, log)
         reader = threading.Thread(
             target=_judge_lines, args=(judge_proc.stdout, lines, progress), daemon=True
         )
