@@ -60,13 +60,11 @@ class GpuLock:
         its timing excludes them (the judge's ``--gate``, grader/harness.py)."""
         with self._cond:
             self._readers -= 1
-            self._wait_alone()
         try:
-            yield
+            with self.exclusive():
+                yield
         finally:
             with self._cond:
-                self._writer = False
-                self._cond.notify_all()
                 while self._writer or self._writers_waiting:
                     self._cond.wait()
                 self._readers += 1
