@@ -544,10 +544,7 @@ class Grading:
                 )
                 if clean:
                     for size, seed in cases:
-                        part.details.append(
-                            {"tool": name, "size": list(size), "seed": seed, "verdict": "clean",
-                             "report": [], "summary": summary}
-                        )
+                        part.details.append(_sanitizer_row(name, size, seed, "clean", [], summary))
                     clean_tools += 1
                     continue
             tool_clean = True
@@ -571,14 +568,7 @@ class Grading:
 
                 r = run_tool()
                 part.details.append(
-                    {
-                        "tool": name,
-                        "size": list(size),
-                        "seed": seed,
-                        "verdict": r.verdict,
-                        "report": r.report,
-                        "summary": r.summary,
-                    }
+                    _sanitizer_row(name, size, seed, r.verdict, r.report, r.summary)
                 )
                 if r.verdict == "not_run":
                     part.details.clear()
@@ -783,6 +773,18 @@ class Grading:
             + ("" if pending[reason] else LOST_FOR_CERTAIN)
             for reason, names in by_reason.items()
         ]
+
+
+def _sanitizer_row(tool: str, size, seed: int, verdict: str, report: list, summary: str) -> dict:
+    """One sanitizer run's row of the report's details."""
+    return {
+        "tool": tool,
+        "size": list(size),
+        "seed": seed,
+        "verdict": verdict,
+        "report": report,
+        "summary": summary,
+    }
 
 
 def _device_text(device: dict) -> str:
