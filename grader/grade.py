@@ -30,8 +30,10 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import dataclasses
+import functools
 import os
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -97,7 +99,8 @@ class Options:
     # an exercise's correctness cases with one judge and one student's process
     # (harness.run_judged_cases, issue 15), in place of a pair per case, and each sanitizer
     # tool over all its cases in one process first (sanitizer.all_clean); in a single grade
-    # the exercises' untimed runs side by side (_each_exercise). Off unless
+    # the exercises side by side, and each exercise's sanitizer tools beside its performance
+    # run, every measuring part still alone on the GPU (Grading._pipeline). Off unless
     # GRADER_ONE_PROCESS=1 until its verdicts are checked against every known-bad fixture
     # on a GPU (docs/design-notes.md, note 26)
     one_process: bool = dataclasses.field(
@@ -190,6 +193,14 @@ class Grading:
         self.hung: set[str] = set()
         self.strip_paths: list[str] = []
         self.box: sandbox.Sandbox | None = None
+        # A single grade with one process pair per exercise runs its exercises side by side
+        # (_pipeline) under a lock of its own, as a batch's gradings share the batch's: its
+        # untimed runs share the GPU, each measuring part has it alone.
+        self.pipelined = options.one_process and options.gpu_lock is None
+        self.gpu_lock = options.gpu_lock or (GpuLock() if self.pipelined else None)
+        self._books = threading.Lock()  # guards the two below (threads of the pipeline)
+        self._gpu_wait = 0.0  # seconds the runs waited for the lock, summed over threads
+        self._spans: dict[str, tuple[float, float]] = {}  # phase: (first start, last end)
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -198,9 +209,12 @@ class Grading:
         self.grade.steps.append(s)
         return s
 
-    def runtime_not_run(self, reason: str) -> None:
+    def runtime_not_run(self, reason: str, only: str | None = None) -> None:
+        """Every exercise's runtime parts not run for ``reason``; with ``only``, that
+        exercise's alone (a thread of the pipeline writes only its own exercise's results)."""
         for ex in self.results.values():
-            _set_not_run(ex.parts, ("correctness", "sanitizer", "performance"), reason)
+            if only is None or ex.name == only:
+                _set_not_run(ex.parts, ("correctness", "sanitizer", "performance"), reason)
 
     def rerun_hint(self, ex: Exercise, size, seed: int) -> str:
         own = self.submission.resolve() == self.lab_dir.resolve()
@@ -285,19 +299,24 @@ class Grading:
         self._runtime()
 
     def _runtime(self) -> None:
-        lock = self.options.gpu_lock
+        if self.pipelined:
+            self._pipeline()
+            return
+        lock = self.gpu_lock
         t = self.grade.timings
-        t["gpu_wait"] = 0.0
         start = time.monotonic()
         with lock.shared() if lock else contextlib.nullcontext():
-            t["gpu_wait"] += time.monotonic() - start
+            self._count_wait(time.monotonic() - start)
             start = time.monotonic()
             self._probe()
             if self.grade.device is None:
+                t["gpu_wait"] = self._gpu_wait
                 return
-            self._each_exercise(self._correctness)
+            for ex in self.lab.exercises:
+                self._correctness(ex)
             t["correctness"] = time.monotonic() - start
-            self._each_exercise(self._sanitizer)
+            for ex in self.lab.exercises:
+                self._sanitizer(ex)
             t["untimed"] = time.monotonic() - start
             t["sanitizer"] = t["untimed"] - t["correctness"]
         # Timed runs: with a batch's lock, each judge sets up under the shared hold, beside
@@ -307,41 +326,102 @@ class Grading:
         # alone, the judge needs no gate.
         start = time.monotonic()
         with lock.shared() if lock else contextlib.nullcontext():
-            t["gpu_wait"] += time.monotonic() - start
-            start = time.monotonic()
+            self._count_wait(time.monotonic() - start)
+            start, waited = time.monotonic(), self._gpu_wait
             for ex in self.lab.exercises:
                 self._performance(ex, gate=self._timing_gate if lock else None)
-            t["timed"] = time.monotonic() - start - self._gate_wait
-            t["gpu_wait"] += self._gate_wait
+            t["timed"] = time.monotonic() - start - (self._gpu_wait - waited)
+        t["gpu_wait"] = self._gpu_wait
 
-    def _each_exercise(self, step) -> None:
-        """``step(ex)`` for every exercise (untimed runs only): one after the other, or, with
-        one process pair per exercise and no batch lock (a single grade), the exercises side
-        by side, each in a thread of its own (each writes only its own results). A batch
-        already runs its gradings side by side."""
-        if not (self.options.one_process and self.options.gpu_lock is None):
-            for ex in self.lab.exercises:
-                step(ex)
+    def _pipeline(self) -> None:
+        """The runtime steps of a single grade with one process pair per exercise
+        (docs/design-notes.md, note 26): the exercises side by side, a thread each; in each,
+        the correctness runs, then its sanitizer tools (a thread each) beside its
+        performance run, which reads ``self.hung`` and so waits for its own exercise's
+        correctness. The grade's own lock orders them as a batch's orders its gradings:
+        untimed runs and a timed run's set-up share the GPU, a measuring part (the judge's
+        gate, an untimed performance run, ncu) has it alone, so no timing is disturbed.
+
+        Timings (wall seconds from the start of the runtime steps; the phases overlap, so
+        they do not add up): "correctness" to the end of the last exercise's correctness,
+        "untimed" to the end of the last untimed run, "sanitizer" from the first sanitizer
+        run's start to the last one's end, "timed" the same for the performance runs (their
+        set-ups and gate waits included), "gpu_wait" the waits for the lock summed over the
+        threads (more than the wall time they cost where several threads waited at once)."""
+        t = self.grade.timings
+        start = time.monotonic()
+        self._probe()  # alone: nothing else has started
+        if self.grade.device is None:
+            t["gpu_wait"] = 0.0
             return
-        with concurrent.futures.ThreadPoolExecutor(len(self.lab.exercises) or 1) as pool:
-            for future in [pool.submit(step, ex) for ex in self.lab.exercises]:
-                future.result()  # a grader error in one thread stops the grade, as before
+        _side_by_side(functools.partial(self._exercise, ex) for ex in self.lab.exercises)
+        first, last = {}, {}  # a phase that never ran: from the start, for no time
+        for phase in ("correctness", "sanitizer", "performance"):
+            first[phase], last[phase] = self._spans.get(phase, (start, start))
+        t["correctness"] = last["correctness"] - start
+        t["untimed"] = max(last["correctness"], last["sanitizer"]) - start
+        t["sanitizer"] = last["sanitizer"] - first["sanitizer"]
+        t["timed"] = last["performance"] - first["performance"]
+        t["gpu_wait"] = self._gpu_wait
 
-    _gate_wait = 0.0  # seconds the timed runs waited at their gates for the GPU alone
+    def _exercise(self, ex: Exercise) -> None:
+        """One exercise's runtime steps in the pipeline (a thread of ``_pipeline``); it writes
+        only its own exercise's results: the sanitizer part once its tools are done."""
+        with self._held("correctness"):
+            self._correctness(ex)
+        tool = self._sanitizer_tool(ex)
+        names = ex.sanitizer.tools if tool is not None else ()
+
+        def sanitize(name: str):
+            with self._held("sanitizer"):
+                return self._sanitizer_run(tool, ex, name)
+
+        def perform() -> None:
+            with self._held("performance"):
+                self._performance(ex, gate=self._timing_gate)
+
+        calls = [functools.partial(sanitize, n) for n in names]
+        if ex.performance is not None:  # "timed" spans the exercises' performance steps
+            calls.append(perform)
+        runs = _side_by_side(calls)
+        if tool is not None:
+            self._sanitizer_part(ex, runs[: len(names)])
+
+    @contextlib.contextmanager
+    def _held(self, phase: str):
+        """The grade's own lock held shared around one of the pipeline's runs of ``phase``
+        ("correctness", "sanitizer", "performance"): its wait counted in ``gpu_wait``, its
+        start and end in the phase's span."""
+        asked = time.monotonic()
+        with self.gpu_lock.shared():
+            started = time.monotonic()
+            self._count_wait(started - asked)
+            try:
+                yield
+            finally:
+                ended = time.monotonic()
+                with self._books:
+                    first, last = self._spans.get(phase, (started, ended))
+                    self._spans[phase] = (min(first, started), max(last, ended))
+
+    def _count_wait(self, seconds: float) -> None:
+        with self._books:
+            self._gpu_wait += seconds
 
     @contextlib.contextmanager
     def _timing_gate(self):
-        """The batch lock's exclusive hold for one judge's measuring part; the waits to take
-        it and to take the shared hold back after it are counted as ``gpu_wait``."""
+        """The lock's exclusive hold (a batch's, or a pipelined grade's own) for one judge's
+        measuring part; the waits to take it and to take the shared hold back after it are
+        counted as ``gpu_wait``."""
         start = time.monotonic()
         body = 0.0
-        with self.options.gpu_lock.upgrade():
+        with self.gpu_lock.upgrade():
             inside = time.monotonic()
             try:
                 yield
             finally:
                 body = time.monotonic() - inside
-        self._gate_wait += time.monotonic() - start - body
+        self._count_wait(time.monotonic() - start - body)
 
     def _report(self, asm: assembler.Assembled) -> None:
         """The written report: filled in or not (its manual points stay pending)."""
@@ -485,7 +565,10 @@ class Grading:
             )
             k = diagnose.kind(run)
             if k == "no_device":
-                self.runtime_not_run("no CUDA device (the judge reported no_device)")
+                self.runtime_not_run(
+                    "no CUDA device (the judge reported no_device)",
+                    only=ex.name if self.pipelined else None,
+                )
                 return
             # a hidden case's size, seed and reproduce command never reach a report
             row = {"hidden": True} if hidden else {"size": list(size), "seed": seed}
@@ -515,77 +598,101 @@ class Grading:
             part.finding = f"{ex.name}: {early[0]}"
 
     def _sanitizer(self, ex: Exercise) -> None:
+        """The sanitizer part, its tools one after the other (the first that cannot run
+        stops the rest)."""
+        tool = self._sanitizer_tool(ex)
+        if tool is not None:
+            runs = (self._sanitizer_run(tool, ex, name) for name in ex.sanitizer.tools)
+            self._sanitizer_part(ex, runs)
+
+    def _sanitizer_tool(self, ex: Exercise) -> tools.Tool | None:
+        """compute-sanitizer, when the exercise's sanitizer part is to run; else None, the
+        part marked skipped or not run with the reason."""
         er = self.results[ex.name]
         part = er.parts["sanitizer"]
         if ex.sanitizer is None or part.reason is not None:
-            return
+            return None
         if not self.options.sanitizer:
             _set_not_run(er.parts, ("sanitizer",), "left out (--no-sanitizer)", Status.SKIPPED)
-            return
+            return None
         if ex.name in self.hung:
             _set_not_run(er.parts, ("sanitizer",), "a correctness case did not finish")
-            return
+            return None
         tool = tools.find("compute-sanitizer")
         if tool is None:
             _set_not_run(er.parts, ("sanitizer",), tools.not_found("compute-sanitizer"))
-            return
+        return tool
+
+    def _sanitizer_run(self, tool: tools.Tool, ex: Exercise, name: str) -> _ToolRun:
+        """Sanitizer tool ``name`` on the exercise's sanitizer cases; writes no result (the
+        pipeline runs an exercise's tools side by side, ``_sanitizer_part`` writes them)."""
+        done = _ToolRun()
+        if self.options.one_process:
+            # every case in one process first; only a run that is not clean goes case by
+            # case below, whose reports name the case (the same details either way)
+            cases = [
+                (size, self.seeds.seed(ex.name, f"sanitizer-{name}", size))
+                for size in ex.sanitizer.cases
+            ]
+            clean, summary = sanitizer.all_clean(
+                tool, name, self.binary, ex.name, cases, self.lab.sanitizer_timeout_s,
+                self.version, box=self.box,
+            )
+            if clean:
+                for size, seed in cases:
+                    done.rows.append(_sanitizer_row(name, size, seed, "clean", [], summary))
+                return done
+        for size in ex.sanitizer.cases:
+            seed = self.seeds.seed(ex.name, f"sanitizer-{name}", size)
+
+            def run_tool(options: tuple[str, ...] = ()) -> sanitizer.SanitizerRun:
+                return sanitizer.run(
+                    tool,
+                    name,
+                    self.binary,
+                    ex.name,
+                    size,
+                    seed,
+                    self.lab.sanitizer_timeout_s,
+                    self.version,
+                    self.strip_paths,
+                    box=self.box,
+                    options=options,
+                )
+
+            r = run_tool()
+            done.rows.append(_sanitizer_row(name, size, seed, r.verdict, r.report, r.summary))
+            if r.verdict == "not_run":
+                done.not_run = "; ".join(r.report)
+                return done
+            if r.verdict != "clean":
+                done.clean = False
+                kind = None
+                if name == "racecheck" and r.verdict == "errors":
+                    # the kind of race, which the default report does not say
+                    kind = sanitizer.race_kind(run_tool(sanitizer.HAZARD_REPORT).hazards)
+                    done.rows[-1]["race_kind"] = kind
+                done.finding = diagnose.sanitizer_summary(ex, name, r.report, kind)
+                done.message = f"{done.finding} (size {diagnose.size_text(size)})"
+                break
+        return done
+
+    def _sanitizer_part(self, ex: Exercise, runs) -> None:
+        """The sanitizer part from its tools' runs (``_ToolRun``s, in the tools' order): the
+        first tool that could not run makes the part not run, with no details."""
+        er = self.results[ex.name]
+        part = er.parts["sanitizer"]
         clean_tools = 0
-        for name in ex.sanitizer.tools:
-            if self.options.one_process:
-                # every case in one process first; only a run that is not clean goes case by
-                # case below, whose reports name the case (the same details either way)
-                cases = [
-                    (size, self.seeds.seed(ex.name, f"sanitizer-{name}", size))
-                    for size in ex.sanitizer.cases
-                ]
-                clean, summary = sanitizer.all_clean(
-                    tool, name, self.binary, ex.name, cases, self.lab.sanitizer_timeout_s,
-                    self.version, box=self.box,
-                )
-                if clean:
-                    for size, seed in cases:
-                        part.details.append(_sanitizer_row(name, size, seed, "clean", [], summary))
-                    clean_tools += 1
-                    continue
-            tool_clean = True
-            for size in ex.sanitizer.cases:
-                seed = self.seeds.seed(ex.name, f"sanitizer-{name}", size)
-
-                def run_tool(options: tuple[str, ...] = ()) -> sanitizer.SanitizerRun:
-                    return sanitizer.run(
-                        tool,
-                        name,
-                        self.binary,
-                        ex.name,
-                        size,
-                        seed,
-                        self.lab.sanitizer_timeout_s,
-                        self.version,
-                        self.strip_paths,
-                        box=self.box,
-                        options=options,
-                    )
-
-                r = run_tool()
-                part.details.append(
-                    _sanitizer_row(name, size, seed, r.verdict, r.report, r.summary)
-                )
-                if r.verdict == "not_run":
-                    part.details.clear()
-                    _set_not_run(er.parts, ("sanitizer",), "; ".join(r.report))
-                    return
-                if r.verdict != "clean":
-                    tool_clean = False
-                    kind = None
-                    if name == "racecheck" and r.verdict == "errors":
-                        # the kind of race, which the default report does not say
-                        kind = sanitizer.race_kind(run_tool(sanitizer.HAZARD_REPORT).hazards)
-                        part.details[-1]["race_kind"] = kind
-                    finding = diagnose.sanitizer_summary(ex, name, r.report, kind)
-                    part.messages.append(f"{finding} (size {diagnose.size_text(size)})")
-                    part.finding = part.finding or finding
-                    break
-            clean_tools += tool_clean
+        for done in runs:
+            if done.not_run is not None:
+                part.details.clear()
+                _set_not_run(er.parts, ("sanitizer",), done.not_run)
+                return
+            part.details.extend(done.rows)
+            if done.message is not None:
+                part.messages.append(done.message)
+            part.finding = part.finding or done.finding
+            clean_tools += done.clean
         part.fraction = Fraction(clean_tools, len(ex.sanitizer.tools))
         part.status = Status.PASSED if clean_tools == len(ex.sanitizer.tools) else Status.FAILED
         part.info = f"{clean_tools} of {len(ex.sanitizer.tools)} tools clean"
@@ -773,6 +880,27 @@ class Grading:
             + ("" if pending[reason] else LOST_FOR_CERTAIN)
             for reason, names in by_reason.items()
         ]
+
+
+@dataclass
+class _ToolRun:
+    """One sanitizer tool's runs on an exercise, before they are written to its part."""
+
+    rows: list[dict] = dataclasses.field(default_factory=list)  # the details' rows
+    clean: bool = True  # clean on every case
+    message: str | None = None  # the finding and the case's size, when not clean
+    finding: str | None = None
+    not_run: str | None = None  # why the tool could not run (the part is then not run)
+
+
+def _side_by_side(calls) -> list:
+    """Each of ``calls`` (no arguments) in a thread of its own: their results, in order. The
+    first error, in order, is raised once every call has ended (a grader error in one thread
+    stops the grade, as it would one after the other)."""
+    calls = list(calls)
+    with concurrent.futures.ThreadPoolExecutor(len(calls) or 1) as pool:
+        futures = [pool.submit(call) for call in calls]
+    return [f.result() for f in futures]
 
 
 def _sanitizer_row(tool: str, size, seed: int, verdict: str, report: list, summary: str) -> dict:
