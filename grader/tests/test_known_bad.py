@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import fixtures, manifest
+from grader import fixtures, grade, manifest
 from helpers import KNOWN_BAD, REPO, assert_patch_well_formed, grade_cli, step_statuses
 
 FIXTURES = fixtures.find(REPO)
@@ -36,7 +36,7 @@ def test_there_are_fixtures_for_every_lab():
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_fixture_applies_cleanly(path, tmp_path):
     fixture = assert_patch_well_formed(
-        path, tmp_path, "lost", {"report_contains", "report_lacks"},
+        path, tmp_path, "lost", {"report_contains", "report_lacks", "stateful"},
         "a known-bad submission must lose something",
     )
     for key in ("report_contains", "report_lacks"):
@@ -82,8 +82,13 @@ def test_known_bad_verdict(path, tmp_path, capsys):
     assert (steps.get("build"), steps.get("device")) == ("passed", "passed"), (steps, out)
     (ex,) = rep["exercises"]
     statuses = [row["status"] for row in ex["parts"]["correctness"]["details"]]
-    if set(expect["lost"]) <= {"static", "performance"}:  # correct code, slow or misplaced
-        assert set(statuses) == {"ok"}, (statuses, out)
+    # A stateful cheat (expect.stateful: its launcher keeps state between calls, which lab.h
+    # forbids) is correct in each case's fresh process; with one student's process for all
+    # of an exercise's cases (grade.Options.one_process, docs/design-notes.md, note 26) a
+    # later case may catch it as well: its verdict is then stricter, never laxer.
+    stateful_caught = expect.get("stateful") is True and grade.Options().one_process
+    if set(expect["lost"]) <= {"static", "performance"} and not stateful_caught:
+        assert set(statuses) == {"ok"}, (statuses, out)  # correct code, slow or misplaced
     for part in expect["lost"]:
         p = ex["parts"][part]
         assert p["points"] is not None and p["points"] < p["max"], (part, p, out)
