@@ -136,6 +136,10 @@ JUDGE_LABS := $(if $(filter-out $(BUILD)/% common lab-bin lab-binaries,$(MAKE_GO
     $(foreach L,$(LABS),$(if $(filter $(BUILD)/$(L)/%,$(MAKE_GOALS)),$(L))))
 $(foreach L,$(JUDGE_LABS),$(eval JUDGE_SOURCES_$(L) := $(call judge_sources,$(L))))
 LISTER_LDFLAGS := -Xcompiler -no-pie -Xlinker -no-pie -Xlinker --unresolved-symbols=ignore-all
+# Libraries a lab's judge links beyond the course's: lab 3.3's judge times cuBLAS's SGEMM, the
+# roof of 3.3d (pct_of_cublas, grader/roofs.py). Only the judge: its harness refers to cuBLAS
+# weakly, so the lab binary, which holds the student's code, links without it.
+JUDGE_LDLIBS_3.3-tiling := -L$(CUDA_LIB) -Xlinker --no-as-needed -Xlinker -lcublas -Xlinker -rpath=$(CUDA_LIB)
 define judge_rules
 $(BUILD)/$(1)/lister: $(addprefix $(BUILD)/$(1)/student/,$(addsuffix .o,$(JUDGE_SOURCES_$(1)))) $$(LIBCML)
 	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(LDFLAGS) $$(LISTER_LDFLAGS) -o $$@ $$^
@@ -145,7 +149,7 @@ $(BUILD)/$(1)/judge_stubs.c: $(BUILD)/$(1)/lister grader/stubs.py
 $(BUILD)/$(1)/judge_stubs.o: $(BUILD)/$(1)/judge_stubs.c
 	$$(call say,CC,$$<)$$(CC) $$(ALL_CFLAGS) -c $$< -o $$@
 $(BUILD)/$(1)/judge: $(addprefix $(BUILD)/$(1)/student/,$(addsuffix .o,$(JUDGE_SOURCES_$(1)))) $(BUILD)/$(1)/judge_stubs.o $$(LIBCML)
-	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(CML_LAUNCH_WRAP) $$(LDFLAGS) -o $$@ $$^
+	$$(call say,LINK,$$@)$$(NVCC) -arch=$$(CUDA_ARCH) $$(CML_LAUNCH_WRAP) $$(LDFLAGS) -o $$@ $$^ $$(JUDGE_LDLIBS_$(1))
 endef
 $(foreach L,$(JUDGE_LABS),$(eval $(call judge_rules,$(L))))
 JUDGE_BINS := $(foreach L,$(LABS),$(BUILD)/$(L)/judge)

@@ -54,6 +54,13 @@ int cml_runs_student_code(void) {
     return cml_run.role != CML_ROLE_JUDGE;
 }
 
+/* --time of this run (cml_lab_main sets it once the command line is parsed). */
+static int run_timed;
+
+int cml_run_timed(void) {
+    return run_timed;
+}
+
 /* ---------------------------------------------------------------------------------------
  * Exercise-specific metrics. A violation marks the set invalid (n = -1): the driver then
  * reports a harness error instead of a document with a half-written metrics object. */
@@ -902,6 +909,7 @@ int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *
     if (parsed != 0) {
         return usage_error(message);
     }
+    run_timed = opt.time != 0;
 
     cml_fail_fn old_handler = cml_set_fail_handler(cml_lab_fail);
     int code;

@@ -201,6 +201,11 @@ double cml_time_part(int part);
  * anything else within 5 % of the output's spread. */
 #define CML_EX_LINEAR 2u
 
+/* 1 when this run times the student's launch (--time), 0 otherwise. For a figure that only a
+ * timed run needs and that costs a run of its own (lab 3.3's cuBLAS roof, timed by the judge in
+ * extra_metrics): untimed correctness runs skip it. */
+int cml_run_timed(void);
+
 /* 0 in the judge, the course's process that never runs student code, 1 elsewhere. A
  * setup() that hands inputs to the student's code (stencil_constant's coefficients) does so
  * only when this is 1. */

@@ -31,8 +31,8 @@ correctness point and no performance point.
 
 Defaults: ``run_timeout_s`` 60, ``case_timeout_s`` = ``run_timeout_s``,
 ``sanitizer_timeout_s`` 300, ``allow_calls`` empty, ``performance.reps`` 25,
-``performance.timed`` true, ``performance.roof`` "copy" (grader.roofs: "copy" or "fp32",
-the roof the report's roofline measures a timed exercise against), a missing part in
+``performance.timed`` true, ``performance.roof`` "copy" (grader.roofs: "copy", "fp32" or
+"cublas", the roof the report's roofline measures a timed exercise against), a missing part in
 ``points`` is 0.
 """
 
@@ -49,7 +49,7 @@ from grader.errors import GraderError
 PARTS = ("correctness", "static", "sanitizer", "performance")
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # Performance metrics: "ratio" is the run document's timing.ratio; a metric of
-# roofs.COMPUTED (pct_of_fp32) is the grader's, computed from the document's judge figures;
+# roofs.COMPUTED (pct_of_fp32, pct_of_cublas) is the grader's, computed from the document's judge figures;
 # any other name is a number in its "metrics" object (the driver's pct_of_copy, gbps,
 # gflops, ..., named by the binary's --list, or an exercise's extra metric,
 # common/cml_lab.h), so lab.toml alone checks it only as an identifier.

@@ -11,6 +11,11 @@ what the hardware allows its work at best, and where the run stands below it.
   (its ``metrics``: the exercise's flops over the judge's median time of the student's
   launch) against it; ``pct_of_fp32`` = 100 · gflops / fp32 roof is computed here, by the
   grader, never read from the document. For compute-bound kernels (lab 3.3's matmul).
+- ``cublas``: cuBLAS's SGEMM (strict FP32) on the case's own inputs, timed by the judge in
+  the same run (lab 3.3's harness, ``sgemm_extra_metrics``: the judge alone links cuBLAS; the
+  student's process never gives the figure), reported as the metric ``cublas_gflops``. The
+  judge's ``gflops`` against it; ``pct_of_cublas`` = 100 · gflops / cublas_gflops is
+  computed here, like ``pct_of_fp32``. For lab 3.3's SGEMM stretch (3.3d).
 
 Every figure comes from the judge's run document (``metrics`` and ``device``, both written
 by the judge: docs/protocol.md, "Judged runs"); nothing the student's process printed.
@@ -19,11 +24,11 @@ A roof's percentage is also a criterion's ``metric`` (``pct_of_copy``, ``pct_of_
 and its figures go into the performance details row of the report under the keys it names
 (``achieved``, ``ceiling``, ``metric``), which ``grader.report.roofline`` shows.
 
-Adding a roof (issue 13's ``cublas``: cuBLAS's SGEMM timed by the judge in the same run,
-e.g. a ``cublas_gflops`` metric): one more ``Roof`` in ``ROOFS``, with its row keys, its
-unit and a ``figures`` function reading the run document. The manifest then accepts its
-name, a criterion may score its metric (``computed`` when the grader derives it), and the
-roofline table shows it, with no other change.
+Adding a roof: one more ``Roof`` in ``ROOFS``, with its row keys, its unit and a
+``figures`` function reading the run document (``cublas`` was added so: its figure is an
+extra metric of the exercise, common/cml_lab.h). The manifest then accepts its name, a
+criterion may score its metric (``computed`` when the grader derives it), and the roofline
+table shows it, with no other change.
 """
 
 from __future__ import annotations
@@ -42,8 +47,8 @@ def _number(x) -> float | None:
 
 @dataclass(frozen=True)
 class Roof:
-    name: str  # lab.toml's value: "copy", "fp32"
-    label: str  # the report's word for it: "copy", "FP32"
+    name: str  # lab.toml's value: "copy", "fp32", "cublas"
+    label: str  # the report's word for it: "copy", "FP32", "cuBLAS"
     metric: str  # the percentage of the roof reached: a criterion metric and a row key
     achieved: str  # the row key of what the run reached (in the document's unit)
     ceiling: str  # the row key of the roof's own figure (the same unit)
@@ -95,6 +100,27 @@ def _fp32_missing(doc: dict) -> str:
     )
 
 
+def _cublas_figures(doc: dict) -> dict[str, float] | None:
+    metrics = doc.get("metrics") or {}
+    gflops = _number(metrics.get("gflops"))
+    roof = _number(metrics.get("cublas_gflops"))
+    if gflops is None or gflops <= 0 or roof is None or roof <= 0:
+        return None
+    return {"gflops": gflops, "cublas_gflops": roof, "pct_of_cublas": 100.0 * gflops / roof}
+
+
+def _cublas_missing(doc: dict) -> str:
+    metrics = doc.get("metrics") or {}
+    gflops = _number(metrics.get("gflops"))
+    if gflops is None:
+        return "its metrics give no gflops (the run was not timed)"
+    if gflops <= 0:
+        return "its metrics give 0 gflops (the exercise counts no floating-point work)"
+    note = doc.get("metrics_note")
+    why = f": {note}" if isinstance(note, str) and note else ""
+    return f"its metrics give no cublas_gflops (the judge timed no cuBLAS SGEMM{why})"
+
+
 COPY = Roof(
     name="copy",
     label="copy",
@@ -122,7 +148,22 @@ FP32 = Roof(
     computed=True,
     missing=_fp32_missing,
 )
-ROOFS: dict[str, Roof] = {r.name: r for r in (COPY, FP32)}
+CUBLAS = Roof(
+    name="cublas",
+    label="cuBLAS",
+    metric="pct_of_cublas",
+    achieved="gflops",
+    ceiling="cublas_gflops",
+    unit="TFLOP/s",
+    per_unit=1000.0,
+    digits=1,
+    means="achieved FLOP/s against cuBLAS's SGEMM (strict FP32) on the same inputs, timed by "
+    "the judge in the same run",
+    figures=_cublas_figures,
+    computed=True,
+    missing=_cublas_missing,
+)
+ROOFS: dict[str, Roof] = {r.name: r for r in (COPY, FP32, CUBLAS)}
 NAMES = tuple(ROOFS)
 DEFAULT = COPY.name  # lab.toml without a roof: the copy (shown when the run reports bytes)
 METRICS = tuple(r.metric for r in ROOFS.values())  # each roof's percentage, a criterion metric
@@ -136,8 +177,8 @@ def figures(name: str, doc: dict) -> dict[str, float] | None:
 
 
 def computed_metric(doc: dict, metric: str) -> float | None:
-    """A metric of ``COMPUTED`` (``pct_of_fp32``) from the run document's judge figures;
-    None when they are missing."""
+    """A metric of ``COMPUTED`` (``pct_of_fp32``, ``pct_of_cublas``) from the run document's
+    judge figures; None when they are missing."""
     roof = COMPUTED[metric]
     found = roof.figures(doc)
     return None if found is None else found[roof.metric]

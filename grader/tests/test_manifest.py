@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader import course, manifest
+from grader import roofs as roofs_module
 from grader.errors import GraderError
 from helpers import FAKELAB, REPO, real_labs
 
@@ -63,10 +64,11 @@ def test_skeleton_kind(tmp_path):
 
 
 def test_performance_roof(tmp_path):
-    """[exercise.performance] roof: "copy" when absent (the bandwidth roof), "fp32" for a
-    compute-bound kernel, kept on the exercise's PerformanceSpec; an untimed run has none."""
+    """[exercise.performance] roof: "copy" when absent (the bandwidth roof), "fp32" or
+    "cublas" for a compute-bound kernel, kept on the exercise's PerformanceSpec; an untimed run
+    has none."""
     assert manifest.load(make_lab(tmp_path / "a", BASE)).exercises[0].performance.roof == "copy"
-    for roof in ("copy", "fp32"):
+    for roof in ("copy", "fp32", "cublas"):
         text = BASE.replace("size = [128, 128]", f'size = [128, 128]\nroof = "{roof}"')
         perf = manifest.load(make_lab(tmp_path / roof, text)).exercises[0].performance
         assert perf.roof == roof and perf.timed
@@ -89,22 +91,51 @@ def test_pct_of_fp32_is_a_criterion_metric(tmp_path):
     assert manifest.bind(lab, _listing()).exercises[0].performance.roof == "fp32"
 
 
+def test_pct_of_cublas_is_a_criterion_metric(tmp_path):
+    """roof = "cublas": pct_of_cublas is the grader's (roofs.COMPUTED), 100 * the judge's
+    gflops / its cublas_gflops (an extra metric of the same document), and needs a baseline,
+    since only a timed run gives gflops."""
+    text = BASE.replace("size = [128, 128]", 'size = [128, 128]\nroof = "cublas"').replace(
+        'metric = "ratio"', 'metric = "pct_of_cublas"'
+    )
+    lab = manifest.load(make_lab(tmp_path, text))
+    (crit,) = lab.exercises[0].performance.criteria
+    assert crit.metric == "pct_of_cublas" and "pct_of_cublas" in manifest.TIMED_METRICS
+    with pytest.raises(GraderError, match="the metric 'pct_of_cublas' needs a baseline"):
+        manifest.bind(lab, _listing(scale={"baseline": None}))
+    assert manifest.bind(lab, _listing()).exercises[0].performance.roof == "cublas"
+    doc = {"metrics": {"gflops": 35000.0, "cublas_gflops": 50000.0}}
+    assert roofs_module.computed_metric(doc, "pct_of_cublas") == pytest.approx(70.0)
+    untimed = {"metrics": {"cublas_gflops": 50000.0}}
+    assert roofs_module.computed_metric(untimed, "pct_of_cublas") is None
+    assert "not timed" in roofs_module.why_missing(untimed, "pct_of_cublas")
+    no_roof = {"metrics": {"gflops": 35000.0}, "metrics_note": "cuBLAS did not start"}
+    assert roofs_module.computed_metric(no_roof, "pct_of_cublas") is None
+    assert "no cublas_gflops" in roofs_module.why_missing(no_roof, "pct_of_cublas")
+    assert "cuBLAS did not start" in roofs_module.why_missing(no_roof, "pct_of_cublas")
+
+
 def test_lab_3_3_names_its_roofs():
     lab = manifest.load(REPO / "labs" / "3.3-tiling")
     roofs = {e.name: e.performance.roof for e in lab.exercises}
-    assert roofs == {"matmul_tiled": "fp32", "transpose_tiled": "copy", "conv2d_tiled": "copy"}
+    assert roofs == {
+        "matmul_tiled": "fp32",
+        "transpose_tiled": "copy",
+        "conv2d_tiled": "copy",
+        "sgemm": "cublas",
+    }
 
 
 INVALID = [
     (
         "unknown roof",
-        BASE.replace("size = [128, 128]", 'size = [128, 128]\nroof = "cublas"'),
-        "exercise 'scale': performance.roof must be one of copy, fp32, not 'cublas'",
+        BASE.replace("size = [128, 128]", 'size = [128, 128]\nroof = "tensor"'),
+        "exercise 'scale': performance.roof must be one of copy, fp32, cublas, not 'tensor'",
     ),
     (
         "roof not a string",
         BASE.replace("size = [128, 128]", "size = [128, 128]\nroof = 1"),
-        "performance.roof must be one of copy, fp32, not 1",
+        "performance.roof must be one of copy, fp32, cublas, not 1",
     ),
     (
         "roof of an untimed run",

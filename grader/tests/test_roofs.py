@@ -34,9 +34,11 @@ def run_doc(gflops=8700.0, device=H200, **metrics) -> dict:
 
 
 def test_the_roofs_and_their_metrics():
-    assert roofs.NAMES == ("copy", "fp32") and roofs.DEFAULT == "copy"
-    assert roofs.METRICS == ("pct_of_copy", "pct_of_fp32")
-    assert set(roofs.COMPUTED) == {"pct_of_fp32"}  # pct_of_copy is the judge's own
+    assert roofs.NAMES == ("copy", "fp32", "cublas") and roofs.DEFAULT == "copy"
+    assert roofs.METRICS == ("pct_of_copy", "pct_of_fp32", "pct_of_cublas")
+    # pct_of_copy is the judge's own
+    assert set(roofs.COMPUTED) == {"pct_of_fp32", "pct_of_cublas"}
+    assert roofs.ROOFS["cublas"].show(51200.0) == "51.2 TFLOP/s"
     assert roofs.ROOFS["fp32"].show(8700.0) == "8.7 TFLOP/s"
     assert roofs.ROOFS["copy"].show(4150.4) == "4150 GB/s"
     assert roofs.ROOFS["copy"].show(None) == "—"

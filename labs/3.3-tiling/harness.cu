@@ -3,7 +3,7 @@
  *
  * The course driver (common/cml_lab.h) owns the command line, poisoning the output, the launch
  * checks, the comparison, the timing and the JSON run document (docs/protocol.md). This file
- * describes the lab's three exercises to it; for each one it owns only
+ * describes the lab's four exercises to it; for each one it owns only
  *   - setup: check the size, draw the inputs from the seed (cml_rng.h, uniform in [-1, 1): no
  *     constant inputs, which let swapped indices pass; cml_input_uniform, so a judged timing
  *     gives every launch inputs of its own), copy them to the device, and compute
@@ -22,15 +22,22 @@
  * Sources: CUDA C++ Programming Guide (runtime API); NVIDIA cuda-samples' allocate ->
  * initialise -> copy -> launch -> copy back -> verify -> free.
  */
+#include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+
+#include <cublas_v2.h>
 
 #include "baselines.h"
+#include "cml_check.h"
 #include "cml_compare.h"
 #include "cml_lab.h"
 #include "cml_rng.h"
 #include "cml_sample.h"
 #include "cml_setup.h"
+#include "cml_stats.h"
 #include "lab.h"
 #include "reference.h"
 
@@ -55,6 +62,9 @@ typedef struct matmul_ctx {
     int M, N, K;
     float *d_A, *d_B; /* (M, K), (K, N) */
     float *d_C;       /* (M, N): the output under test */
+    /* The case's own inputs on the host, A (M, K) and B^T (N, K) (the driver's memory, valid
+     * until the problem is released): sgemm's check of cuBLAS's result. */
+    const float *h_A, *h_Bt;
 } matmul_ctx;
 
 static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t seed) {
@@ -71,6 +81,8 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
     cml_check_set *check = cml_check(p, M, N, all ? NULL : &kCheckSample, 1, &rng);
     float *h_Bt = (float *)cml_scratch(p, N * K * sizeof(float)); /* B^T, for the reference */
     transpose_ref(h_B, K, N, h_Bt);
+    c->h_A = h_A;
+    c->h_Bt = h_Bt;
     for (size_t i = 0; i < check->n; ++i) {
         const size_t pos = cml_check_set_pos(check, i);
         matmul_ref_at(h_A, h_Bt, K, pos / N, pos % N, &check->ref[i], &check->mag[i]);
@@ -188,6 +200,172 @@ static void conv2d_launch_baseline(void *ctx) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * 3.3d  sgemm: matmul_tiled's problem (matmul_setup, the same inputs, reference and tolerance),
+ *       graded against cuBLAS's SGEMM on the same inputs, timed by the judge in the same run
+ */
+
+static void sgemm_launch_student(void *ctx) {
+    const matmul_ctx *c = (const matmul_ctx *)ctx;
+    sgemm(c->d_A, c->d_B, c->d_C, c->M, c->N, c->K);
+}
+
+/* cuBLAS is linked into the judge alone (Makefile: JUDGE_LDLIBS_3.3-tiling): the lab binary
+ * holds the student's code, and a student's process must give no figure of the roof. These weak
+ * references resolve to cuBLAS in the judge and to NULL in the lab binary (as cml_judge_build
+ * does, common/cml_lab.c), so both link from the same harness object. */
+extern "C" {
+cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t *handle) __attribute__((weak));
+cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) __attribute__((weak));
+cublasStatus_t CUBLASWINAPI cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
+    __attribute__((weak));
+cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                           cublasOperation_t transb, int m, int n, int k,
+                                           const float *alpha, const float *A, int lda,
+                                           const float *B, int ldb, const float *beta, float *C,
+                                           int ldc) __attribute__((weak));
+}
+
+#define CUBLAS_WARMUPS 3       /* untimed runs first: cuBLAS loads its kernels, picks one */
+#define CUBLAS_REPS 25         /* timed runs; the median counts (the student's default reps) */
+#define CUBLAS_CHECK_RANDOM 64 /* positions of cuBLAS's result checked, besides the 4 corners */
+
+/* Row-major C (M, N) = A (M, K) B (K, N) through column-major cuBLAS: the same memory read
+ * column-major is C^T (N, M) = B^T (N, K) A^T (K, M), so cuBLAS computes C^T = B^T A^T with its
+ * first operand B (leading dimension N) and its second A (leading dimension K). */
+static cublasStatus_t cublas_sgemm_row_major(cublasHandle_t h, const matmul_ctx *c, float *d_C) {
+    const float one = 1.0f, zero = 0.0f;
+    return cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, c->N, c->M, c->K, &one, c->d_B, c->N, c->d_A,
+                          c->K, &zero, d_C, c->N);
+}
+
+/* cuBLAS's result against the float64 reference, within the exercise's tolerance, at the 4
+ * corners of C and CUBLAS_CHECK_RANDOM positions drawn from a fixed seed; NULL when all agree,
+ * else why not. */
+static const char *cublas_check(const matmul_ctx *c, const float *d_C) {
+    static char why[160];
+    const double gamma = cml_gamma_f32((double)c->K);
+    cml_rng rng;
+    cml_rng_seed(&rng, 0x3d);
+    for (int i = 0; i < 4 + CUBLAS_CHECK_RANDOM; ++i) {
+        const size_t row =
+            i < 4 ? (i & 1 ? (size_t)c->M - 1 : 0) : (size_t)cml_rng_below(&rng, (uint64_t)c->M);
+        const size_t col =
+            i < 4 ? (i & 2 ? (size_t)c->N - 1 : 0) : (size_t)cml_rng_below(&rng, (uint64_t)c->N);
+        float got = 0.0f;
+        CML_CHECK(
+            cudaMemcpy(&got, d_C + row * (size_t)c->N + col, sizeof got, cudaMemcpyDeviceToHost));
+        double exact = 0.0, mag = 0.0;
+        matmul_ref_at(c->h_A, c->h_Bt, (size_t)c->K, row, col, &exact, &mag);
+        if (!(std::fabs((double)got - exact) <= gamma * mag)) { /* NaN fails too */
+            snprintf(why, sizeof why,
+                     "cuBLAS's SGEMM computed a wrong C(%zu, %zu): %.9g, not %.9g (a course bug, "
+                     "please report)",
+                     row, col, (double)got, exact);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+static double wall_ms(void) {
+    using clock = std::chrono::steady_clock;
+    return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
+}
+
+/* The roof of 3.3d: cuBLAS's SGEMM on the case's own inputs, as metric cublas_gflops (the
+ * grader divides the judge's gflops of the student's kernel by it: pct_of_cublas,
+ * grader/roofs.py). Only in a timed run of the judge: it is course code on the judge's buffers,
+ * timed on the judge's clock after the gate (the GPU held alone), before the student's kernel is
+ * timed. Strict FP32: CUBLAS_DEFAULT_MATH, no TF32 tensor cores (cuBLAS documentation,
+ * cublasSetMathMode). Each run as the judge times the student's: the L2 flushed first (a memset
+ * of twice its size), then host clock around the call and a synchronisation; the median of
+ * CUBLAS_REPS. The result is checked once against the reference before timing. */
+static void sgemm_extra_metrics(void *ctx, cml_metrics *m) {
+    const matmul_ctx *c = (const matmul_ctx *)ctx;
+    if (!cml_run_timed()) {
+        return; /* untimed (correctness, sanitizer): no roof to measure against */
+    }
+    if (cml_runs_student_code()) {
+        cml_metrics_note(m, "cuBLAS's SGEMM, the roof of pct_of_cublas, is timed by the judge "
+                            "only (python3 -m grader grade); this binary does not link cuBLAS");
+        return;
+    }
+    if (cublasCreate_v2 == NULL || cublasSgemm_v2 == NULL || cublasSetMathMode == NULL ||
+        cublasDestroy_v2 == NULL) {
+        cml_metrics_note(m, "the judge was linked without cuBLAS (Makefile: "
+                            "JUDGE_LDLIBS_3.3-tiling), so pct_of_cublas has no roof (a course "
+                            "bug, please report)");
+        return;
+    }
+    cublasHandle_t h = NULL;
+    cublasStatus_t st = cublasCreate_v2(&h);
+    if (st == CUBLAS_STATUS_SUCCESS) {
+        st = cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
+    }
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        if (h != NULL) {
+            cublasDestroy_v2(h);
+        }
+        char note[CML_METRIC_NOTE_MAX];
+        snprintf(note, sizeof note,
+                 "cuBLAS did not start (cublasStatus_t %d), so pct_of_cublas "
+                 "has no roof (a course fault, please report)",
+                 (int)st);
+        cml_metrics_note(m, note);
+        return;
+    }
+    int device = 0, l2_bytes = 0;
+    CML_CHECK(cudaGetDevice(&device));
+    CML_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    const size_t flush_bytes = 2 * (size_t)(l2_bytes > 0 ? l2_bytes : 1);
+    float *d_C = NULL;
+    void *d_flush = NULL;
+    CML_CHECK(cudaMalloc((void **)&d_C, (size_t)c->M * (size_t)c->N * sizeof(float)));
+    CML_CHECK(cudaMalloc(&d_flush, flush_bytes));
+
+    const char *wrong = NULL;
+    double ms[CUBLAS_REPS];
+    CML_CHECK(cudaMemset(d_C, 0xFF, (size_t)c->M * (size_t)c->N * sizeof(float))); /* NaN */
+    st = cublas_sgemm_row_major(h, c, d_C);
+    CML_CHECK(cudaDeviceSynchronize());
+    if (st == CUBLAS_STATUS_SUCCESS) {
+        wrong = cublas_check(c, d_C);
+    }
+    for (int r = 0; st == CUBLAS_STATUS_SUCCESS && !wrong && r < CUBLAS_WARMUPS + CUBLAS_REPS;
+         ++r) {
+        CML_CHECK(cudaMemsetAsync(d_flush, r & 0xff, flush_bytes, 0)); /* evicts A and B */
+        CML_CHECK(cudaDeviceSynchronize());
+        const double t0 = wall_ms();
+        st = cublas_sgemm_row_major(h, c, d_C);
+        CML_CHECK(cudaDeviceSynchronize());
+        if (r >= CUBLAS_WARMUPS) {
+            ms[r - CUBLAS_WARMUPS] = wall_ms() - t0;
+        }
+    }
+    cublasDestroy_v2(h);
+    CML_CHECK(cudaFree(d_C));
+    CML_CHECK(cudaFree(d_flush));
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        char note[CML_METRIC_NOTE_MAX];
+        snprintf(note, sizeof note,
+                 "cuBLAS's SGEMM failed (cublasStatus_t %d), so pct_of_cublas "
+                 "has no roof (a course fault, please report)",
+                 (int)st);
+        cml_metrics_note(m, note);
+        return;
+    }
+    if (wrong) {
+        cml_metrics_note(m, wrong);
+        return;
+    }
+    const double median_ms = cml_median(ms, CUBLAS_REPS);
+    const double flops = 2.0 * (double)c->M * (double)c->N * (double)c->K;
+    if (median_ms > 0.0) {
+        cml_metrics_add(m, "cublas_gflops", flops / (median_ms * 1e-3) / 1e9);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
  * The lab: one registry of exercises (their cases live in lab.toml only).
  */
 
@@ -227,6 +405,20 @@ static const cml_exercise kExercises[] = {
      .flags = CML_EX_LINEAR, /* a sum of products: fresh checks use its own tolerance */
      .launchers = "conv2d_tiled",
      .kernel = "conv2d_tiled_kernel"},
+    {.name = "sgemm",
+     .dim_names = "M,N,K",
+     .n_dims = 3,
+     .baseline = "matmul_naive",
+     .dim_max = {MATMUL_MAX_M, CML_INT_SIZE_MAX, CML_INT_SIZE_MAX},
+     .arrays = "M*K,K*N,M*N",
+     .setup = matmul_setup,
+     .launch_student = sgemm_launch_student,
+     .launch_baseline = matmul_launch_baseline,
+     /* cuBLAS's SGEMM on the same inputs, in a timed run of the judge: the roof */
+     .extra_metrics = sgemm_extra_metrics,
+     .flags = CML_EX_LINEAR,
+     .launchers = "sgemm",
+     .kernel = "sgemm_kernel"},
 };
 
 int main(int argc, char **argv) {

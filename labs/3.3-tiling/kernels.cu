@@ -4,6 +4,9 @@
  *                          memory, so each element read from global memory is used T times
  *   3.3b  transpose_tiled  out = in^T through a padded shared tile: reads AND writes coalesced
  *   3.3c  conv2d_tiled     2D correlation; each block stages its output tile plus a halo of R
+ *   3.3d  sgemm            (stretch) C = A B again, fast: each thread keeps an 8 x 8 block of
+ *                          C in registers, the warps tile the block's tile, the shared tiles are
+ *                          double-buffered; graded as a percentage of cuBLAS's SGEMM
  *
  * The API is in lab.h (pristine): launchers take DEVICE pointers to row-major float32 arrays,
  * launch on the default stream and return without synchronising. The harness poisons the output,
@@ -148,4 +151,51 @@ void conv2d_tiled(const float *d_in, float *d_out, int width, int height, const 
     /* TODO(3.3c): launch conv2d_tiled_kernel with CONV_TILE_X x CONV_TILE_Y threads per block
      *   and one block per output tile: CEIL_DIV(width, CONV_TILE_X) along x, CEIL_DIV(height,
      *   CONV_TILE_Y) along y. The shared tile above is sized for R <= CONV2D_MAX_R. */
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.3d  SGEMM (stretch): register and warp tiling
+ */
+
+/* The suggested shape (the sizes are yours): a block of SGEMM_THREADS = 256 threads computes a
+ * SGEMM_BM x SGEMM_BN = 128 x 128 tile of C, stepping along K by SGEMM_BK = 16. Each of its 8
+ * warps owns a SGEMM_WM x SGEMM_WN = 64 x 32 part of that tile, and each thread 64 elements of
+ * C held in registers (an 8 x 8 block, or 2 x 2 blocks of 4 x 4 spread over the warp's part).
+ * Per step of k a thread then reads 8 values of A and 8 of B from shared memory for 64 FMAs,
+ * where matmul_tiled reads 2 for 1: shared memory stops being the limit. */
+#define SGEMM_BM 128
+#define SGEMM_BN 128
+#define SGEMM_BK 16
+#define SGEMM_WM 64
+#define SGEMM_WN 32
+#define SGEMM_THREADS 256
+
+/* C = A B.  A: (M, K) row-major, B: (K, N) row-major, C: (M, N) row-major (lab.h).
+ * Thread mapping (suggested shape): block (bx, by) computes the tile of C at rows
+ * [by*BM, by*BM + BM), columns [bx*BN, bx*BN + BN); warp w of the block its 64 x 32 part at rows
+ * 64 (w / 4), columns 32 (w % 4) of the tile. */
+__global__ void __launch_bounds__(SGEMM_THREADS, 2)
+    sgemm_kernel(const float *A, const float *B, float *C, int M, int N, int K) {
+    /* TODO(3.3d): the tiling of 3.3a twice over. Stage a BM x BK tile of A and a BK x BN tile
+     *   of B in shared memory per step of K, as there; then let each thread accumulate its 8 x 8
+     *   outputs in registers (float acc[8][8], indices known at compile time once the loops are
+     *   unrolled, so no local memory): for each k of the tile, copy its 8 values of A and 8 of B
+     *   from shared memory into registers and do the 64 FMAs.
+     *   Fast, step by step (the handout's table, "How far from the roof"): registers first; then
+     *   A transposed in shared memory (As[k][m]) and float4 loads, so a thread's 8 values are 2
+     *   LDS.128; then warp tiling (the 32 lanes of a warp cover a compact 64 x 32 part of the
+     *   tile, e.g. 8 x 4 lanes, each with 2 x 2 blocks of 4 x 4 outputs 32 rows and 16 columns
+     *   apart: conflict-free, broadcast shared loads); then double buffering (two shared
+     *   buffers: load the next step's tiles from global memory into registers before computing
+     *   on this one, store them into the other buffer after: one __syncthreads() per step).
+     *   Right: any M, N, K: zero-fill loads outside A and B, guard the stores of C, and use
+     *   float4 global accesses only where the address is 16-byte aligned (lab.h); every thread
+     *   reaches every barrier; no local memory (LDL/STL: watch the registers, e.g. with
+     *   __launch_bounds__ and nvcc -Xptxas -v). */
+}
+
+void sgemm(const float *d_A, const float *d_B, float *d_C, int M, int N, int K) {
+    /* TODO(3.3d): launch sgemm_kernel with SGEMM_THREADS threads per block and one block per
+     *   SGEMM_BM x SGEMM_BN tile of C, partial tiles included: CEIL_DIV(N, SGEMM_BN) along x,
+     *   CEIL_DIV(M, SGEMM_BM) along y. Do not synchronise. */
 }

@@ -27,7 +27,8 @@
 #define CONV2D_MAX_R 4
 
 /* The largest sizes along y the harness gives: 65535 blocks of the suggested tiles, 32 rows of
- * C for matmul, 32 rows of `in` for transpose, 8 rows of `out` for conv2d. */
+ * C for matmul_tiled (sgemm's 128 allow more), 32 rows of `in` for transpose, 8 rows of `out`
+ * for conv2d. */
 #define MATMUL_MAX_M (65535 * 32)
 #define TRANSPOSE_MAX_ROWS (65535 * 32)
 #define CONV2D_MAX_HEIGHT (65535 * 8)
@@ -56,6 +57,15 @@ void transpose_tiled(const float *d_in, float *d_out, int rows, int cols);
  * Preconditions: width, height >= 1; 0 <= R <= CONV2D_MAX_R. */
 void conv2d_tiled(const float *d_in, float *d_out, int width, int height, const float *d_filter,
                   int R);
+
+/* 3.3d (stretch). SGEMM, C = A B in float32, as matmul_tiled but fast: register and warp
+ * tiling, graded as a percentage of cuBLAS's SGEMM on the same inputs in the same run.
+ *   d_A: (M, K) row-major   d_B: (K, N) row-major   d_C: (M, N) row-major, written in full.
+ *   A float4 (16-byte) access needs a 16-byte aligned address: a row of A starts aligned only
+ *   when K is a multiple of 4, a row of B or C only when N is, and the pointers' own alignment
+ *   is not promised; a float4 path checks all three and falls back to scalar accesses.
+ * Preconditions: M, N, K >= 1; M <= MATMUL_MAX_M. */
+void sgemm(const float *d_A, const float *d_B, float *d_C, int M, int N, int K);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,9 @@
  *                          memory, so each element read from global memory is used T times
  *   3.3b  transpose_tiled  out = in^T through a padded shared tile: reads AND writes coalesced
  *   3.3c  conv2d_tiled     2D correlation; each block stages its output tile plus a halo of R
+ *   3.3d  sgemm            (stretch) C = A B again, fast: each thread keeps an 8 x 8 block of
+ *                          C in registers, the warps tile the block's tile, the shared tiles are
+ *                          double-buffered; graded as a percentage of cuBLAS's SGEMM
  *
  * The API is in lab.h (pristine): launchers take DEVICE pointers to row-major float32 arrays,
  * launch on the default stream and return without synchronising. The harness poisons the output,
@@ -134,7 +137,8 @@ void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, 
  * of the same bytes, 4040 GB/s): [32][33] tile, 4 elements per thread, 90.1 %; [64][65] tile,
  * 16 elements per thread, 97.9 %. This kernel (bench/roof/lab33_variants.cu, H200, 2026-12-01):
  * 3936 GB/s, 100.5 % of the float4 copy kernel, 94.4 % of cudaMemcpy D2D; in the same run
- * [32][33] 90.5 %, [32][32] 44.5 %, naive 13.8 %. Shared memory 64 x 65 x 4 B = 16.25 KB per block. */
+ * [32][33] 90.5 %, [32][32] 44.5 %, naive 13.8 %. Shared memory 64 x 65 x 4 B = 16.25 KB per block.
+ */
 #define TRANSPOSE_REF_TILE 64      // tile edge, in elements
 #define TRANSPOSE_REF_THREADS_X 32 // one warp along a row of the tile
 #define TRANSPOSE_REF_THREADS_Y 8  // 16 = (64 / 32) x (64 / 8) elements per thread
@@ -513,5 +517,298 @@ void conv2d_tiled(const float *d_in, float *d_out, int width, int height, const 
     const dim3 block(CONV_REF_THREADS_X, CONV_REF_THREADS_Y);
     const dim3 grid(CEIL_DIV(width, CONV_REF_OUT_X), CEIL_DIV(height, CONV_REF_OUT_Y));
     conv2d_tiled_kernel<<<grid, block>>>(d_in, d_out, width, height, d_filter, R);
+    // END SOLUTION
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.3d  SGEMM (stretch): register and warp tiling
+ */
+
+/* The suggested shape (the sizes are yours): a block of SGEMM_THREADS = 256 threads computes a
+ * SGEMM_BM x SGEMM_BN = 128 x 128 tile of C, stepping along K by SGEMM_BK = 16. Each of its 8
+ * warps owns a SGEMM_WM x SGEMM_WN = 64 x 32 part of that tile, and each thread 64 elements of
+ * C held in registers (an 8 x 8 block, or 2 x 2 blocks of 4 x 4 spread over the warp's part).
+ * Per step of k a thread then reads 8 values of A and 8 of B from shared memory for 64 FMAs,
+ * where matmul_tiled reads 2 for 1: shared memory stops being the limit. */
+#define SGEMM_BM 128
+#define SGEMM_BN 128
+#define SGEMM_BK 16
+#define SGEMM_WM 64
+#define SGEMM_WN 32
+#define SGEMM_THREADS 256
+// BEGIN SOLUTION
+
+/* The reference, choice by choice. Figures: the handout's H200 table (docs/facts.md, 4096^3,
+ * cuBLAS SGEMM strict FP32 51.2 TFLOP/s in the same process) was measured with kernels of the
+ * same shapes, not with this code; this kernel's own figures are to be measured on the H200
+ * (bench/roof/lab33_sgemm.cu, NOT YET RUN).
+ * - Register blocking: each thread accumulates 8 x 8 outputs in registers (acc below). Per k it
+ *   loads 8 + 8 values from shared memory, as 4 LDS.128, for 64 FMAs: a sixteenth of a shared
+ *   load per FMA, where the 32 x 32 tile of 3.3a issues one per FMA. Effect on the H200 (the
+ *   handout's table): 8.7 TFLOP/s (32 x 32 tile, 17 % of cuBLAS) -> 36.1 (2D block tiling 8 x 8
+ *   per thread, 70.5 %).
+ * - A transposed in shared memory, As[k][m]: the 4 values of A a thread needs for one k are
+ *   consecutive, one LDS.128 instead of 4 LDS.32 (a warp reads 8 distinct float4, 128 bytes,
+ *   broadcast to the 4 lanes that share them: one wavefront). The transpose happens on the
+ *   store into shared memory (4 STS.32 per float4 loaded from A), once per element per block.
+ * - Rows of As padded from 128 to 132 floats: a warp's transposed store then hits each bank at
+ *   most twice (unpadded: 4 times); 132 keeps every row 16-byte aligned for the LDS.128 (a pad
+ *   of 2 would make the store conflict-free but the rows misaligned). From the addresses; not
+ *   profiled.
+ * - Warp tiling: lanes are arranged 8 (along M) x 4 (along N) over a 32 x 16 sub-tile, and a
+ *   thread's outputs are 2 x 2 such sub-tiles, 32 rows and 16 columns apart, covering the
+ *   warp's 64 x 32 part. So each LDS.128 of a warp touches 128 bytes of A (8 lanes apart) or 64
+ *   bytes of B (4 apart): no bank conflicts, and the warp's part of the block tile is compact,
+ *   so its lanes share the shared-memory lines they read. Effect (the handout's table, 128 x 128
+ *   x 16 warp tiling against 2D block tiling): 36.1 -> 41.0 TFLOP/s, 80 % of cuBLAS.
+ * - Double buffering, register-staged: two shared buffers. While the block computes from one,
+ *   each thread's global loads of the next step (2 float4 of A, 2 of B) are already in flight
+ *   into registers; after the FMAs it stores them into the other buffer. One barrier per step
+ *   instead of two, and the load latency hides behind 16 x 64 FMAs. Effect (the handout's
+ *   table): 41.0 -> 44.7 TFLOP/s, 87 % of cuBLAS. cp.async (LDGSTS) would skip the registers
+ *   but cannot transpose A on the way.
+ * - float4 global loads (LDG.128) of A and B and float4 stores of C where the rows are 16-byte
+ *   aligned (K % 4 == 0 for A, N % 4 == 0 for B and C, and aligned pointers); scalar otherwise,
+ *   so that any M, N, K works. Loads outside A or B fill 0 (they add nothing to the sums), so
+ *   edge tiles and the K tail run the same code; the stores are guarded.
+ * - __launch_bounds__(256, 2): at most 128 registers per thread, so 2 blocks (16 warps) share
+ *   an SM; 64 accumulators + 16 operands + 16 staged values fit without spilling (CUDA 13.0,
+ *   sm_90: see the bench's registers column). Shared memory 2 x (16 x 132 + 16 x 128) x 4 B =
+ *   33 KB per block. */
+#define SGEMM_A_LD (SGEMM_BM + 4)             // floats per k-row of the transposed A tile
+#define SGEMM_WARPS_N (SGEMM_BN / SGEMM_WN)   // 4 warps across the block tile
+#define SGEMM_LANES_M 8                       // a warp's lanes: 8 along M ...
+#define SGEMM_LANES_N 4                       // ... x 4 along N
+#define SGEMM_SUB_M (SGEMM_LANES_M * 4)       // 32: rows of a sub-tile (4 per lane)
+#define SGEMM_SUB_N (SGEMM_LANES_N * 4)       // 16: columns of a sub-tile (4 per lane)
+#define SGEMM_ITER_M (SGEMM_WM / SGEMM_SUB_M) // 2 sub-tiles down the warp's part
+#define SGEMM_ITER_N (SGEMM_WN / SGEMM_SUB_N) // 2 sub-tiles across it
+#define SGEMM_TM (4 * SGEMM_ITER_M)           // 8 rows of C per thread
+#define SGEMM_TN (4 * SGEMM_ITER_N)           // 8 columns of C per thread
+#define SGEMM_A_VECS (SGEMM_BM * SGEMM_BK / 4 / SGEMM_THREADS) // 2 float4 of A per thread per step
+#define SGEMM_B_VECS (SGEMM_BK * SGEMM_BN / 4 / SGEMM_THREADS) // 2 float4 of B per thread per step
+
+static_assert((SGEMM_BM / SGEMM_WM) * SGEMM_WARPS_N * 32 == SGEMM_THREADS, "a warp per part");
+static_assert(SGEMM_LANES_M * SGEMM_LANES_N == 32, "the lanes of one warp");
+static_assert(SGEMM_A_VECS * SGEMM_THREADS * 4 == SGEMM_BM * SGEMM_BK, "A's tile in whole float4");
+static_assert(SGEMM_B_VECS * SGEMM_THREADS * 4 == SGEMM_BK * SGEMM_BN, "B's tile in whole float4");
+static_assert(SGEMM_A_LD % 4 == 0, "rows of As 16-byte aligned for LDS.128");
+
+/* Where a thread's global loads of a step start: its float4 number f = t + 256 i of A's tile is
+ * row f / 4, columns 4 (f % 4) of it (4 consecutive threads read 64 contiguous bytes of a row),
+ * of B's tile row f / 32, columns 4 (f % 32) (a warp reads 512 contiguous bytes). Offsets are
+ * int (lab.h: every array has fewer than 2^31 elements) and move by BK columns of A, BK rows of
+ * B per step, so the loop keeps only these few registers. */
+struct sgemm_loads {
+    int a_off[SGEMM_A_VECS]; // A(row, col) of step 0, at row * K + col; the row clamped into A
+    bool a_row_ok[SGEMM_A_VECS];
+    int a_col; // the first of the thread's 4 columns of A at step 0
+    int b_off; // B(row, col) of step 0 for i = 0 (i adds 256 / 32 = 8 rows)
+    int b_row; // that row
+    int b_col; // the first of its 4 columns of B
+};
+
+/* 4 consecutive floats of a row at p, the first in column col of n_cols, 0 from column n_cols
+ * on; nothing read when !ok. vec: p is 16-byte aligned and n_cols % 4 == 0 (col % 4 == 0
+ * always), so the four lie all inside or all outside the row: one LDG.128. */
+static __device__ __forceinline__ float4 sgemm_load4(const float *p, bool ok, int col, int n_cols,
+                                                     bool vec) {
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (ok && vec) {
+        if (col < n_cols) {
+            v = *reinterpret_cast<const float4 *>(p);
+        }
+    } else if (ok) {
+        v.x = col < n_cols ? p[0] : 0.0f;
+        v.y = col + 1 < n_cols ? p[1] : 0.0f;
+        v.z = col + 2 < n_cols ? p[2] : 0.0f;
+        v.w = col + 3 < n_cols ? p[3] : 0.0f;
+    }
+    return v;
+}
+
+/* Step `step`'s tiles, global -> registers: A rows [m0, m0 + BM) x columns [k0, k0 + BK) and B
+ * rows [k0, k0 + BK) x columns [n0, n0 + BN), k0 = step BK; 0 outside A and B. */
+static __device__ __forceinline__ void sgemm_load_step(const float *A, const float *B, int N, int K,
+                                                       const sgemm_loads &g, int step, bool vec_a,
+                                                       bool vec_b, float4 *a, float4 *b) {
+    const int k0 = step * SGEMM_BK;
+#pragma unroll
+    for (int i = 0; i < SGEMM_A_VECS; ++i) {
+        a[i] = sgemm_load4(A + g.a_off[i] + k0, g.a_row_ok[i], g.a_col + k0, K, vec_a);
+    }
+#pragma unroll
+    for (int i = 0; i < SGEMM_B_VECS; ++i) {
+        const int rows = i * (SGEMM_THREADS / (SGEMM_BN / 4)) + k0; // 8 i + k0 rows further
+        b[i] = sgemm_load4(B + g.b_off + (size_t)rows * N, g.b_row + rows < K, g.b_col, N, vec_b);
+    }
+}
+
+/* Registers -> one shared buffer: A transposed (As[k][m], 4 STS.32 per float4), B as it is
+ * (Bs[k][n], one STS.128). */
+static __device__ __forceinline__ void
+sgemm_store_step(const float4 *a, const float4 *b, float (*As)[SGEMM_A_LD], float (*Bs)[SGEMM_BN]) {
+    const int tid = (int)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < SGEMM_A_VECS; ++i) {
+        const int f = tid + i * SGEMM_THREADS;
+        const int m = f / (SGEMM_BK / 4);
+        const int k = 4 * (f % (SGEMM_BK / 4));
+        As[k + 0][m] = a[i].x;
+        As[k + 1][m] = a[i].y;
+        As[k + 2][m] = a[i].z;
+        As[k + 3][m] = a[i].w;
+    }
+#pragma unroll
+    for (int i = 0; i < SGEMM_B_VECS; ++i) {
+        const int f = tid + i * SGEMM_THREADS;
+        *reinterpret_cast<float4 *>(&Bs[f / (SGEMM_BN / 4)][4 * (f % (SGEMM_BN / 4))]) = b[i];
+    }
+}
+// END SOLUTION
+
+/* C = A B.  A: (M, K) row-major, B: (K, N) row-major, C: (M, N) row-major (lab.h).
+ * Thread mapping (suggested shape): block (bx, by) computes the tile of C at rows
+ * [by*BM, by*BM + BM), columns [bx*BN, bx*BN + BN); warp w of the block its 64 x 32 part at rows
+ * 64 (w / 4), columns 32 (w % 4) of the tile. */
+__global__ void __launch_bounds__(SGEMM_THREADS, 2)
+    sgemm_kernel(const float *A, const float *B, float *C, int M, int N, int K) {
+    /* TODO(3.3d): the tiling of 3.3a twice over. Stage a BM x BK tile of A and a BK x BN tile
+     *   of B in shared memory per step of K, as there; then let each thread accumulate its 8 x 8
+     *   outputs in registers (float acc[8][8], indices known at compile time once the loops are
+     *   unrolled, so no local memory): for each k of the tile, copy its 8 values of A and 8 of B
+     *   from shared memory into registers and do the 64 FMAs.
+     *   Fast, step by step (the handout's table, "How far from the roof"): registers first; then
+     *   A transposed in shared memory (As[k][m]) and float4 loads, so a thread's 8 values are 2
+     *   LDS.128; then warp tiling (the 32 lanes of a warp cover a compact 64 x 32 part of the
+     *   tile, e.g. 8 x 4 lanes, each with 2 x 2 blocks of 4 x 4 outputs 32 rows and 16 columns
+     *   apart: conflict-free, broadcast shared loads); then double buffering (two shared
+     *   buffers: load the next step's tiles from global memory into registers before computing
+     *   on this one, store them into the other buffer after: one __syncthreads() per step).
+     *   Right: any M, N, K: zero-fill loads outside A and B, guard the stores of C, and use
+     *   float4 global accesses only where the address is 16-byte aligned (lab.h); every thread
+     *   reaches every barrier; no local memory (LDL/STL: watch the registers, e.g. with
+     *   __launch_bounds__ and nvcc -Xptxas -v). */
+    // BEGIN SOLUTION
+    __shared__ __align__(16) float As[2][SGEMM_BK][SGEMM_A_LD]; // A^T: [buffer][k][m]
+    __shared__ __align__(16) float Bs[2][SGEMM_BK][SGEMM_BN];   // B:   [buffer][k][n]
+
+    const int m0 = (int)blockIdx.y * SGEMM_BM; // the block's first row of C
+    const int n0 = (int)blockIdx.x * SGEMM_BN; // the block's first column of C
+    const int warp = (int)threadIdx.x / 32;
+    const int lane = (int)threadIdx.x % 32;
+    const int wm = (warp / SGEMM_WARPS_N) * SGEMM_WM; // the warp's part: first row in the tile
+    const int wn = (warp % SGEMM_WARPS_N) * SGEMM_WN; // ... first column
+    const int lm = (lane / SGEMM_LANES_N) * 4;        // the lane's first row in a sub-tile
+    const int ln = (lane % SGEMM_LANES_N) * 4;        // ... first column
+    /* The same for the whole grid: no warp diverges on them. */
+    const bool vec_a = K % 4 == 0 && (size_t)A % 16 == 0;
+    const bool vec_bc = N % 4 == 0 && (size_t)B % 16 == 0 && (size_t)C % 16 == 0;
+
+    /* acc[i][j]: C(m0 + wm + (i / 4) 32 + lm + i % 4, n0 + wn + (j / 4) 16 + ln + j % 4). */
+    float acc[SGEMM_TM][SGEMM_TN] = {};
+    float4 a_next[SGEMM_A_VECS], b_next[SGEMM_B_VECS]; // the next step's tiles, staged
+
+    sgemm_loads g;
+    const int tid = (int)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < SGEMM_A_VECS; ++i) {
+        const int f = tid + i * SGEMM_THREADS;
+        const int row = m0 + f / (SGEMM_BK / 4);
+        g.a_row_ok[i] = row < M;
+        g.a_col = 4 * (f % (SGEMM_BK / 4)); // the same for every i: 256 % 4 == 0
+        g.a_off[i] = min(row, M - 1) * K + g.a_col;
+    }
+    g.b_row = tid / (SGEMM_BN / 4);
+    g.b_col = n0 + 4 * (tid % (SGEMM_BN / 4));
+    g.b_off = g.b_row * N + g.b_col;
+
+    const int n_steps = (K + SGEMM_BK - 1) / SGEMM_BK; // the last step holds the K tail
+    sgemm_load_step(A, B, N, K, g, 0, vec_a, vec_bc, a_next, b_next);
+    sgemm_store_step(a_next, b_next, As[0], Bs[0]);
+    __syncthreads(); // read-after-write: step 0's tiles are complete
+    for (int step = 0; step < n_steps; ++step) {
+        const int cur = step & 1;
+        const bool more = step + 1 < n_steps;
+        if (more) { // issued now, used after the FMAs: the loads' latency hides behind them
+            sgemm_load_step(A, B, N, K, g, step + 1, vec_a, vec_bc, a_next, b_next);
+        }
+        /* Unrolled by 2, not 16: fully unrolled, ptxas (CUDA 13.0, sm_90) keeps the next k's
+         * operands in flight as well and runs past the 128 registers of 2 blocks per SM, spilling
+         * to local memory (48-60 bytes of stack), which the static check forbids; by 2 it fits
+         * in 128 registers with no stack (sm_90 and sm_80). Its cost against full unrolling: to be
+         * measured on the H200. */
+#pragma unroll 2
+        for (int k = 0; k < SGEMM_BK; ++k) {
+            float a[SGEMM_TM], b[SGEMM_TN];
+#pragma unroll
+            for (int s = 0; s < SGEMM_ITER_M; ++s) { // LDS.128: 8 lanes x 16 B, broadcast x 4
+                const float4 v =
+                    *reinterpret_cast<const float4 *>(&As[cur][k][wm + s * SGEMM_SUB_M + lm]);
+                a[4 * s + 0] = v.x;
+                a[4 * s + 1] = v.y;
+                a[4 * s + 2] = v.z;
+                a[4 * s + 3] = v.w;
+            }
+#pragma unroll
+            for (int t = 0; t < SGEMM_ITER_N; ++t) { // LDS.128: 4 lanes x 16 B, broadcast x 8
+                const float4 v =
+                    *reinterpret_cast<const float4 *>(&Bs[cur][k][wn + t * SGEMM_SUB_N + ln]);
+                b[4 * t + 0] = v.x;
+                b[4 * t + 1] = v.y;
+                b[4 * t + 2] = v.z;
+                b[4 * t + 3] = v.w;
+            }
+#pragma unroll
+            for (int i = 0; i < SGEMM_TM; ++i) {
+#pragma unroll
+                for (int j = 0; j < SGEMM_TN; ++j) {
+                    acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+                }
+            }
+        }
+        if (more) {
+            /* The other buffer: its last readers (step - 1's FMAs) passed the barrier at the
+             * end of step - 1, so no thread still reads it. */
+            sgemm_store_step(a_next, b_next, As[cur ^ 1], Bs[cur ^ 1]);
+        }
+        /* Read-after-write for the next step's buffer, and write-after-read for this one (the
+         * step after next overwrites it): one barrier serves both. */
+        __syncthreads();
+    }
+
+    /* Guarded stores: the last tiles of a row or column of blocks are partial. */
+    const int col0 = n0 + wn + ln; // the thread's first column; the second block is 16 further
+#pragma unroll
+    for (int i = 0; i < SGEMM_TM; ++i) {
+        const int row = m0 + wm + (i / 4) * SGEMM_SUB_M + lm + i % 4;
+        float *c_row = C + (size_t)min(row, M - 1) * N + col0; // written only if row < M
+#pragma unroll
+        for (int t = 0; t < SGEMM_ITER_N; ++t) {
+            const int left = row < M ? N - (col0 + t * SGEMM_SUB_N) : 0; // columns of C left
+            float *dst = c_row + t * SGEMM_SUB_N;
+            if (vec_bc && left >= 4) { // left >= 1 is left >= 4 here: N % 4 == 0
+                *reinterpret_cast<float4 *>(dst) = make_float4(
+                    acc[i][4 * t], acc[i][4 * t + 1], acc[i][4 * t + 2], acc[i][4 * t + 3]);
+            } else {
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    if (c < left) {
+                        dst[c] = acc[i][4 * t + c];
+                    }
+                }
+            }
+        }
+    }
+    // END SOLUTION
+}
+
+void sgemm(const float *d_A, const float *d_B, float *d_C, int M, int N, int K) {
+    /* TODO(3.3d): launch sgemm_kernel with SGEMM_THREADS threads per block and one block per
+     *   SGEMM_BM x SGEMM_BN tile of C, partial tiles included: CEIL_DIV(N, SGEMM_BN) along x,
+     *   CEIL_DIV(M, SGEMM_BM) along y. Do not synchronise. */
+    // BEGIN SOLUTION
+    const dim3 grid(CEIL_DIV(N, SGEMM_BN), CEIL_DIV(M, SGEMM_BM));
+    sgemm_kernel<<<grid, SGEMM_THREADS>>>(d_A, d_B, d_C, M, N, K);
     // END SOLUTION
 }
