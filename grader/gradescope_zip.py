@@ -45,8 +45,9 @@ SETUP_SH = """\
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image of this course.
 # It installs what a fresh Ubuntu image lacks. The CUDA toolkit (>= 12: nvcc, cuobjdump,
-# compute-sanitizer) is NOT installed here: it cannot be installed reliably from Ubuntu's
-# apt, so the image must already have it (a CUDA base image on a machine with a GPU).
+# compute-sanitizer, cuBLAS) is NOT installed here: it cannot be installed reliably from
+# Ubuntu's apt, so the image must already have it (a CUDA "devel" image on a machine with a
+# GPU; the "base" and "runtime" images lack nvcc or cuBLAS's link library).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -74,6 +75,13 @@ export PATH="$PATH:/usr/local/cuda/bin"
 if ! command -v nvcc >/dev/null 2>&1; then
     echo "setup.sh: nvcc not found (PATH or /usr/local/cuda/bin): the image needs the CUDA" \\
          "toolkit >= 12; this script does not install it" >&2
+    exit 1
+fi
+# cuBLAS: a lab's judge may time it as a roof (lab 3.3d); the course's Makefile links it
+CUDA_LIB="$(dirname "$(dirname "$(command -v nvcc)")")/lib64"
+if ! ls "$CUDA_LIB"/libcublas.so* >/dev/null 2>&1; then
+    echo "setup.sh: cuBLAS not found in $CUDA_LIB: the image needs the CUDA toolkit's cuBLAS" \\
+         "(a CUDA devel image has it); this script does not install it" >&2
     exit 1
 fi
 """
