@@ -1,0 +1,43 @@
+# Sourced by the course's GPU-call scripts (bench/h200-*/g*.sh): `source bench/device_prelude.sh
+# NAME OUT_DIR` on the device machine, from the repository root.
+# - unpacks the .debs carried in .debs/ (Check, libsubunit, bubblewrap) into /tmp/cml-debs;
+# - logs into /tmp/NAME and, after every step, tars that folder into OUT_DIR/NAME.tgz (at most
+#   about 8 files per folder come back from the device: one archive carries everything);
+# - s TIMEOUT STEP CMD...: runs one step, its output in /tmp/NAME/STEP.log, its exit status and
+#   seconds appended to /tmp/NAME/summary.txt;
+# - left: the seconds left of LIMIT (default 580) since the script started, at least 5;
+# - check_make: `make check-tests` with the unpacked Check (a step: s 60 check bash -c check_make).
+# A device machine keeps ignored build outputs between calls; their times can be newer than the
+# sources carried, so the build step removes build/ first (session 7, g26a ran stale binaries).
+CML_NAME=$1
+CML_OUT=$2
+CML_START=$(date +%s)
+L=/tmp/$CML_NAME
+mkdir -p "$CML_OUT" "$L"
+export PYTHONUNBUFFERED=1 GRADER_SANDBOX=bwrap CML_KNOWN_BAD_REPORTS=$L/reports
+D=/tmp/cml-debs
+mkdir -p $D
+for f in .debs/*.deb; do dpkg -x "$f" $D; done
+export PATH=$D/usr/bin:$PATH
+export PYTHONPATH=$PWD/.scratch/wheels:$PWD LD_LIBRARY_PATH=$D/usr/lib/x86_64-linux-gnu
+s() {
+    local t=$1 n=$2
+    shift 2
+    local a
+    a=$(date +%s)
+    timeout -k 5 "$t" "$@" >"$L/$n.log" 2>&1
+    echo "$n: exit $? in $(($(date +%s) - a)) s" | tee -a "$L/summary.txt"
+    tar czf "$CML_OUT/$CML_NAME.tgz" -C /tmp "$CML_NAME"
+}
+left() {
+    local l=$((${LIMIT:-580} - $(date +%s) + CML_START))
+    echo $((l > 5 ? l : 5))
+}
+check_make() {
+    make -j16 check-tests CHECK_CFLAGS="-I$D/usr/include" \
+        CHECK_LIBS="-L$D/usr/lib/x86_64-linux-gnu -lcheck -lsubunit -lm -lrt -lpthread"
+}
+export D
+export -f check_make
+rm -rf build
+git rev-parse --short HEAD 2>/dev/null | sed 's/^/device .git HEAD (may be stale; the tree is the carried one): /'
