@@ -287,9 +287,10 @@ def roofline(grade: Grade) -> list[str]:
                 rows.append((pct, ex.name, roof, row))
     if not rows:
         return []
+    width = max(len("roof"), *(len(r.label) for r in roofs.ROOFS.values()))  # "cuBLAS": 6
     out = [
         "roofline: each timed exercise against its own roof (furthest from it first)",
-        f"  {'exercise':<24} {'roof':<5} {'achieved':>13} {'roof value':>13} "
+        f"  {'exercise':<24} {'roof':<{width}} {'achieved':>13} {'roof value':>13} "
         f"{'% of roof':>9} {'× baseline':>10}",
     ]
     rows.sort(key=lambda r: (r[0], r[1]))
@@ -297,7 +298,7 @@ def roofline(grade: Grade) -> list[str]:
         ratio = row.get("ratio")
         r = f"{ratio:.3g}" if isinstance(ratio, (int, float)) else "—"
         out.append(
-            f"  {name:<24} {roof.label:<5} {roof.show(row.get(roof.achieved)):>13} "
+            f"  {name:<24} {roof.label:<{width}} {roof.show(row.get(roof.achieved)):>13} "
             f"{roof.show(row.get(roof.ceiling)):>13} {pct:>9.1f} {r:>10}"
         )
     shown = {roof.name for _, _, roof, _ in rows}

@@ -162,3 +162,21 @@ def test_roofline_reads_a_row_without_a_roof_as_the_copys_and_leaves_out_missing
     assert lines[2].split()[-1] == "—"  # no ratio in the row
     assert lines[-1] == f"  copy: {roofs.ROOFS['copy'].means}"
     assert report.roofline(_grade({"matmul_tiled": [{"roof": "fp32"}]})) == []
+
+
+def test_roofline_columns_line_up_for_every_roof_label():
+    # "cuBLAS" is the longest label: the roof column is as wide as it, so every row's figures
+    # end where the header's do
+    g = _grade(
+        {
+            "sgemm": [{"roof": "cublas", "gflops": 40400.0, "cublas_gflops": 49900.0,
+                       "pct_of_cublas": 81.0, "ratio": 6.9}],
+            "transpose_tiled": [{"roof": "copy", "gbps": 3836.0, "copy_gbps": 4153.0,
+                                 "pct_of_copy": 92.4, "ratio": 11.6}],
+        }
+    )
+    header, *rows = report.roofline(g)[1:4]
+    assert [r.split()[:2] for r in rows] == [["sgemm", "cuBLAS"], ["transpose_tiled", "copy"]]
+    end = header.index("achieved") + len("achieved")
+    for row in rows:
+        assert row[end - 1] != " " and row[end] == " ", (header, row)
