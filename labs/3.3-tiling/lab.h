@@ -63,7 +63,8 @@ void conv2d_tiled(const float *d_in, float *d_out, int width, int height, const 
  *   d_A: (M, K) row-major   d_B: (K, N) row-major   d_C: (M, N) row-major, written in full.
  *   A float4 (16-byte) access needs a 16-byte aligned address: a row of A starts aligned only
  *   when K is a multiple of 4, a row of B or C only when N is, and the pointers' own alignment
- *   is not promised; a float4 path checks all three and falls back to scalar accesses.
+ *   is not promised; a float4 path tests each matrix's row length and pointer (e.g.
+ *   K % 4 == 0 && ((uintptr_t)d_A & 15) == 0 for A) and falls back to scalar accesses.
  * Preconditions: M, N, K >= 1; M <= MATMUL_MAX_M. */
 void sgemm(const float *d_A, const float *d_B, float *d_C, int M, int N, int K);
 

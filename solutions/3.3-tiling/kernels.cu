@@ -13,8 +13,9 @@
  * checks the launch, and compares with a float64 CPU reference; the grader also reads each
  * kernel's SASS by name (it must store into and load from shared memory — STS, or cp.async's
  * LDGSTS, and LDS — with a block-wide barrier, BAR, and use no local memory: LDL/STL), runs
- * compute-sanitizer (memcheck, racecheck, synccheck) and times it against the course's baseline
- * (baselines.cu). Keep the kernel names; the tile sizes are yours.
+ * compute-sanitizer (memcheck, racecheck, synccheck; sgemm: memcheck and racecheck) and times it
+ * against the course's baseline (baselines.cu; sgemm against cuBLAS's SGEMM, which the grader
+ * times in the same run). Keep the kernel names; the tile sizes are yours.
  *
  * Sources:
  *   - tiled matrix multiply: seed lecture 000 (matrixMulShared), with the corrections of
@@ -678,12 +679,16 @@ __global__ void __launch_bounds__(SGEMM_THREADS, 2)
      *   unrolled, so no local memory): for each k of the tile, copy its 8 values of A and 8 of B
      *   from shared memory into registers and do the 64 FMAs.
      *   Fast, step by step (the handout's table, "How far from the roof"): registers first; then
-     *   A transposed in shared memory (As[k][m]) and float4 loads, so a thread's 8 values are 2
-     *   LDS.128; then warp tiling (the 32 lanes of a warp cover a compact 64 x 32 part of the
-     *   tile, e.g. 8 x 4 lanes, each with 2 x 2 blocks of 4 x 4 outputs 32 rows and 16 columns
-     *   apart: conflict-free, broadcast shared loads); then double buffering (two shared
-     *   buffers: load the next step's tiles from global memory into registers before computing
-     *   on this one, store them into the other buffer after: one __syncthreads() per step).
+     *   A transposed in shared memory (As[k][m], written by 4 scalar stores per float4 read from
+     *   A; pad its rows by a multiple of 4 floats so they stay 16-byte aligned) and float4
+     *   loads, so a thread's 8 values are 2 LDS.128; then warp tiling (the 32 lanes of a warp
+     *   cover a compact 64 x 32 part of the tile, e.g. lane / 4 along M and lane % 4 along N,
+     *   each lane with 2 x 2 blocks of 4 x 4 outputs 32 rows and 16 columns apart:
+     *   conflict-free, broadcast shared loads); then double buffering (two shared buffers: the
+     *   first step's tiles stored before the loop, then a barrier; in the loop, load the next
+     *   step's tiles from global memory into registers, compute on this buffer, store them into
+     *   the other, one __syncthreads(): it also keeps the next store off the buffer still being
+     *   read, since that buffer was last read before it).
      *   Right: any M, N, K: zero-fill loads outside A and B, guard the stores of C, and use
      *   float4 global accesses only where the address is 16-byte aligned (lab.h); every thread
      *   reaches every barrier; no local memory (LDL/STL: watch the registers, e.g. with
