@@ -10,12 +10,16 @@
  *                        every page migrates on demand, by a page fault (3.2c's baseline)
  *   zero_copy_copied     3.2d's kernel after a cudaMemcpy of the host buffer into device
  *                        memory: the usual way, against which reading it in place is timed
+ *   window_sum_sync      3.2e's tiled window sum with synchronous loads into one shared
+ *                        buffer: each tile's load latency exposed (3.2e's baseline)
  *
  * Sources: CUDA C++ Programming Guide, "Page-Locked Host Memory" and "Asynchronous
  * Concurrent Execution"; CUDA Runtime API, "API synchronization behavior" (cudaMemcpy from
  * pageable memory is staged through a page-locked buffer of the driver's); CUDA C++
  * Programming Guide, "Unified Memory Programming" (on-demand page migration), "Mapped Memory".
  */
+#include <stdint.h>
+
 #include <cuda_runtime.h>
 
 #include "baselines.h"
@@ -51,7 +55,7 @@ void overlap_one_stream(const float *d_in, float *d_out, size_t n, size_t chunk,
         cudaMemcpyAsync(h_stage, d_in + off, len * sizeof(float), cudaMemcpyDeviceToHost, 0);
         cudaMemcpyAsync(d_stage, h_stage, len * sizeof(float), cudaMemcpyHostToDevice, 0);
         overlap_baseline_kernel<<<transform_blocks(len), TRANSFORM_BLOCK>>>(d_stage, d_out + off,
-                                                                             len);
+                                                                            len);
     }
 }
 
@@ -86,4 +90,85 @@ void zero_copy_copied(const float *h_buf, float *d_out, size_t n) {
      * reads device memory only. */
     cudaMemcpy(d_out, h_buf, n * sizeof(float), cudaMemcpyHostToDevice);
     zero_copy_baseline_kernel<<<transform_blocks(n), TRANSFORM_BLOCK>>>(d_out, d_out, n);
+}
+
+/* Stages tile `tile`'s inputs in[b, b + ASYNC_COPY_TILE + ASYNC_COPY_HALO), b = tile *
+ * ASYNC_COPY_TILE, into buf, zeros past n: thread t loads 16-byte piece t (and threads 0 and 1
+ * the halo's two pieces) into registers, then stores them into shared memory. */
+static __device__ void window_stage_sync(float *buf, const float *in, size_t n, size_t tile,
+                                         bool aligned) {
+    const size_t b = tile * ASYNC_COPY_TILE;
+    for (int piece = threadIdx.x; piece < (ASYNC_COPY_TILE + ASYNC_COPY_HALO) / 4;
+         piece += ASYNC_COPY_BLOCK) {
+        const size_t g = b + 4 * (size_t)piece;
+        float4 v;
+        if (aligned && g + 4 <= n) {
+            v = *reinterpret_cast<const float4 *>(in + g); /* LDG.E.128 */
+        } else {
+            v.x = g < n ? in[g] : 0.0f;
+            v.y = g + 1 < n ? in[g + 1] : 0.0f;
+            v.z = g + 2 < n ? in[g + 2] : 0.0f;
+            v.w = g + 3 < n ? in[g + 3] : 0.0f;
+        }
+        *reinterpret_cast<float4 *>(buf + 4 * piece) = v; /* STS.128 */
+    }
+}
+
+/* out[b + j] = buf[j] + ... + buf[j + ASYNC_COPY_WINDOW - 1] for this thread's four outputs
+ * j = 4 threadIdx.x + 0..3 (those below n), left to right. */
+static __device__ void window_sum_tile(const float *buf, float *out, size_t n, size_t tile,
+                                       bool aligned) {
+    const int j = 4 * threadIdx.x;
+    float x[4 + ASYNC_COPY_HALO];
+#pragma unroll
+    for (int q = 0; q < (4 + ASYNC_COPY_HALO) / 4; ++q) { /* three LDS.128 */
+        const float4 v = *reinterpret_cast<const float4 *>(buf + j + 4 * q);
+        x[4 * q] = v.x;
+        x[4 * q + 1] = v.y;
+        x[4 * q + 2] = v.z;
+        x[4 * q + 3] = v.w;
+    }
+    float s[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        s[r] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < ASYNC_COPY_WINDOW; ++k) {
+            s[r] += x[r + k];
+        }
+    }
+    const size_t g = tile * ASYNC_COPY_TILE + (size_t)j;
+    if (aligned && g + 4 <= n) {
+        *reinterpret_cast<float4 *>(out + g) = make_float4(s[0], s[1], s[2], s[3]);
+    } else {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            if (g + (size_t)r < n) {
+                out[g + (size_t)r] = s[r];
+            }
+        }
+    }
+}
+
+__global__ void __launch_bounds__(ASYNC_COPY_BLOCK)
+    window_sum_sync_kernel(const float *in, float *out, size_t n) {
+    __shared__ __align__(16) float buf[ASYNC_COPY_TILE + ASYNC_COPY_HALO];
+    const bool aligned = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
+    const size_t n_tiles = (n + ASYNC_COPY_TILE - 1) / ASYNC_COPY_TILE;
+    for (size_t tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+        window_stage_sync(buf, in, n, tile, aligned);
+        __syncthreads(); /* every piece stored before any thread sums across pieces */
+        window_sum_tile(buf, out, n, tile, aligned);
+        __syncthreads(); /* every sum read before the next tile overwrites buf */
+    }
+}
+
+void window_sum_sync(const float *d_in, float *d_out, size_t n) {
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    const size_t n_tiles = (n + ASYNC_COPY_TILE - 1) / ASYNC_COPY_TILE;
+    size_t blocks = (size_t)ASYNC_COPY_BLOCKS_PER_SM * (size_t)(sms > 0 ? sms : 1);
+    blocks = blocks < n_tiles ? blocks : n_tiles;
+    window_sum_sync_kernel<<<(unsigned int)blocks, ASYNC_COPY_BLOCK>>>(d_in, d_out, n);
 }

@@ -46,6 +46,15 @@ void unified_on_demand(const float *d_in, const float *um_weights, float *d_out,
  * saves on small buffers. */
 void zero_copy_copied(const float *h_buf, float *d_out, size_t n);
 
+/* 3.2e's baseline: lab.h's async_copy with SYNCHRONOUS loads into ONE tile buffer, otherwise
+ * the same tiled kernel (lab.h's course tiling: ASYNC_COPY_BLOCK threads, tiles of
+ * ASYNC_COPY_TILE outputs plus ASYNC_COPY_HALO inputs, ASYNC_COPY_BLOCKS_PER_SM blocks per SM
+ * looping over tiles). Each tile: every thread loads its 16-byte piece into registers (LDG),
+ * stores it into shared memory (STS), __syncthreads, sums, __syncthreads; the load of the
+ * next tile starts only after this tile's sums, so each tile waits for a whole round trip to
+ * device memory with nothing else of the block's to do. */
+void window_sum_sync(const float *d_in, float *d_out, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,14 @@
  *                   into device memory (baselines.cu, zero_copy_copied), each after the same
  *                   host update: the ratio is what reading in place saves. DRAFT: the
  *                   exercise's section below.
+ *   async_copy (n)  3.2e. The student's async_copy runs a tiled moving-window sum (lab.h's
+ *                   ASYNC_COPY_WINDOW inputs per output) whose tiles reach shared memory by
+ *                   asynchronous copies into two buffers. Verified: each sum within float32's
+ *                   bound for ASYNC_COPY_WINDOW terms (reference.h), on fresh inputs for every
+ *                   timed launch. Timed against the same tiled kernel with synchronous loads
+ *                   into one buffer (baselines.cu, window_sum_sync): the ratio is what the
+ *                   overlap of the next tile's copy with this tile's sums saves. DRAFT: the
+ *                   exercise's section below.
  *
  * What a judged run can and cannot see here (docs/protocol.md, "Judged runs"). The student's
  * launcher runs in another process than the judge's; the judge maps only the DEVICE buffers
@@ -800,6 +808,58 @@ static void zero_copy_teardown(cml_problem *p) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * 3.2e  async_copy
+ *
+ * The design, and why (DRAFT: nothing here has run on a GPU). The lesson: a kernel that streams
+ * its input through shared memory tile by tile, with synchronous loads, waits for each tile's
+ * round trip to device memory (global -> register -> shared, then a barrier) with nothing else
+ * to do; with the tile's copy issued asynchronously (cp.async, SASS LDGSTS) into one of two
+ * buffers, the next tile's copy is in flight while this tile is summed. The work per element is
+ * small (a window of ASYNC_COPY_WINDOW sums), so the time is the staging's: a 2^25-float case
+ * (128 MiB each way) streams from device memory, far past the L2. The baseline is the same
+ * tiling with one buffer and synchronous loads (window_sum_sync); both contenders are a kernel
+ * alone, so the inputs are the judge's fresh ones (cml_input_uniform) and a sample batches
+ * launches into outputs of their own (out_ref). The output is a sum with weights 1
+ * (CML_EX_LINEAR: the judge checks fresh launches with the same gamma and magnitudes).
+ */
+
+typedef struct async_copy_ctx {
+    float *d_in;  /* (n): the judge's input (cml_input_uniform's slot) */
+    float *d_out; /* (n) */
+    size_t n;
+} async_copy_ctx;
+
+static const char *async_copy_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    async_copy_ctx *c = CML_NEW_CTX(p, async_copy_ctx);
+    c->n = (size_t)size[0];
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, c->n, -1.0f, 1.0f);
+    const cml_sample_spec *sample = c->n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample;
+    cml_check_set *check = cml_check(p, 1, c->n, sample, 1, &rng);
+    for (size_t i = 0; i < check->n; ++i) {
+        check->ref[i] = async_copy_ref(h_in, c->n, cml_check_set_pos(check, i), ASYNC_COPY_WINDOW,
+                                       &check->mag[i]);
+    }
+    cml_output(p, &c->d_out, 1, c->n);
+    p->gamma = cml_gamma_f32((double)(ASYNC_COPY_WINDOW - 1)); /* a sum of WINDOW terms */
+    /* Each input read once (the halo's re-reads hit L1 or L2), each sum written once. */
+    p->bytes = 8.0 * (double)c->n;
+    p->flops = (double)(ASYNC_COPY_WINDOW - 1) * (double)c->n;
+    return NULL;
+}
+
+static void async_copy_launch_student(void *ctx) {
+    const async_copy_ctx *c = (const async_copy_ctx *)ctx;
+    async_copy(c->d_in, c->d_out, c->n);
+}
+
+static void async_copy_launch_baseline(void *ctx) {
+    const async_copy_ctx *c = (const async_copy_ctx *)ctx;
+    window_sum_sync(c->d_in, c->d_out, c->n);
+}
+
+/* ---------------------------------------------------------------------------------------------
  * The lab: one registry of exercises (their cases live in lab.toml only).
  */
 
@@ -851,6 +911,17 @@ static const cml_exercise kExercises[] = {
      .teardown = zero_copy_teardown,
      .flags = CML_EX_LINEAR,
      .launchers = "zero_copy"},
+    {.name = "async_copy",
+     .dim_names = "n",
+     .n_dims = 1,
+     .baseline = "window_sum_sync",
+     .dim_max = {ASYNC_COPY_MAX_N},
+     .setup = async_copy_setup,
+     .launch_student = async_copy_launch_student,
+     .launch_baseline = async_copy_launch_baseline,
+     .flags = CML_EX_LINEAR,
+     .launchers = "async_copy",
+     .kernel = "async_copy_kernel"},
 };
 
 int main(int argc, char **argv) {

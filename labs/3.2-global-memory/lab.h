@@ -34,7 +34,9 @@
  * cudaMemLocation); CUDA C++ Programming Guide, "Unified Memory Programming"; CUDA 13.0's
  * cuda_runtime_api.h (cudaMemPrefetchAsync, cudaMemAdvise); CUDA C++ Programming Guide,
  * "Mapped Memory" and "Unified Virtual Address Space", and CUDA 13.0's cuda_runtime_api.h
- * (cudaHostAlloc, cudaHostGetDevicePointer, cudaSetDeviceFlags: 3.2d).
+ * (cudaHostAlloc, cudaHostGetDevicePointer, cudaSetDeviceFlags: 3.2d); seed §4.3 (an
+ * asynchronous copy into shared memory, __pipeline_memcpy_async), CUDA C++ Programming Guide,
+ * "Asynchronous Data Copies", and CUDA 13.0's cuda_pipeline_primitives.h (3.2e).
  */
 #pragma once
 
@@ -175,6 +177,45 @@ void unified_memory(const float *d_in, const float *um_weights, float *d_out, si
  * the buffer into device memory with cudaMemcpy and runs the same kernel there.
  * Preconditions: 1 <= n <= ZERO_COPY_MAX_N. */
 void zero_copy(const float *h_buf, float *d_out, size_t n);
+
+/* =============================================================================================
+ * 3.2e  async_copy: a tiled window sum, its tiles staged by asynchronous copies, two buffers
+ * ============================================================================================= */
+
+/* The largest n the harness accepts: 2^28 floats (1 GiB). */
+#define ASYNC_COPY_MAX_N ((size_t)1 << 28)
+
+/* The work: a moving-window sum of ASYNC_COPY_WINDOW inputs,
+ *     out[i] = in[i] + in[i + 1] + ... + in[i + ASYNC_COPY_WINDOW - 1],   0 <= i < n,
+ * with in[j] = 0 for j >= n (the last ASYNC_COPY_WINDOW - 1 outputs sum fewer inputs). Any
+ * order of the additions is right: the harness's tolerance is float32's bound for a sum of
+ * ASYNC_COPY_WINDOW terms in any order (reference.h). */
+#define ASYNC_COPY_WINDOW 8
+
+/* The course's tiling (the baseline's; yours may differ): blocks of ASYNC_COPY_BLOCK threads,
+ * tiles of ASYNC_COPY_TILE outputs (4 per thread, one 16-byte piece each), each tile's inputs
+ * in[b, b + ASYNC_COPY_TILE + ASYNC_COPY_HALO) staged in shared memory (b = the tile's first
+ * output; the halo, ASYNC_COPY_WINDOW - 1 floats rounded up to a 16-byte piece, feeds the
+ * tile's last outputs); ASYNC_COPY_BLOCKS_PER_SM blocks per SM (cudaDevAttrMultiProcessorCount),
+ * each looping over tiles blockIdx.x, blockIdx.x + gridDim.x, ... */
+#define ASYNC_COPY_BLOCK 256
+#define ASYNC_COPY_TILE (4 * ASYNC_COPY_BLOCK)
+#define ASYNC_COPY_HALO 8
+#define ASYNC_COPY_BLOCKS_PER_SM 2
+
+/* 3.2e. out[i] for i < n as above, by a kernel that streams in through shared memory tile by
+ * tile, with TWO tile buffers: each tile's inputs copied global -> shared by asynchronous
+ * copies (__pipeline_memcpy_async, or cuda::memcpy_async with a cuda::pipeline: SASS LDGSTS),
+ * the next tile's copy in flight while this tile is summed (__pipeline_commit,
+ * __pipeline_wait_prior, __syncthreads).
+ *   d_in   (n) device memory, the judge's input (drawn anew for every timed launch)
+ *   d_out  (n) device memory: your n sums
+ * Both come from cudaMalloc or the judge's pool: 256-byte aligned in every run the course
+ * makes, but check before using 16-byte pieces (a pointer + 1 is not). Return without
+ * synchronising (the harness synchronises). The course's baseline is the same tiled kernel
+ * with synchronous loads (global -> register -> shared) into one buffer.
+ * Preconditions: 1 <= n <= ASYNC_COPY_MAX_N. */
+void async_copy(const float *d_in, float *d_out, size_t n);
 
 #ifdef __cplusplus
 }

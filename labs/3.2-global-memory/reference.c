@@ -49,3 +49,15 @@ double unified_ref(double x, size_t i) {
 double zero_copy_ref(double x, double scale) {
     return scale * x;
 }
+
+double async_copy_ref(const float *x, size_t n, size_t i, int w, double *mag) {
+    double sum = 0.0, abs_sum = 0.0;
+    for (int k = 0; k < w && i + (size_t)k < n; ++k) {
+        sum += (double)x[i + (size_t)k];
+        abs_sum += fabs((double)x[i + (size_t)k]);
+    }
+    if (mag != NULL) {
+        *mag = abs_sum;
+    }
+    return sum;
+}

@@ -30,6 +30,14 @@
  * the harness's tolerance gamma_1 |s x|. The buffer holds new values for every launch (the
  * judge's draw for it alone): a result computed from an earlier launch's values, or from the
  * buffer copied without the kernel (out = x), is off by far more than that for almost every x.
+ *
+ * 3.2e's kernel sums a window of w inputs (lab.h's ASYNC_COPY_WINDOW):
+ *     out_i = x_i + x_{i+1} + ... + x_{i+w-1},   x_j = 0 for j >= n.
+ * A float32 sum of w terms in any order makes w - 1 roundings, so |float32 result - exact| <=
+ * gamma_{w-1} sum |x_{i+k}| (Higham, §4.2; gamma_k = k u / (1 - k u)): the harness's tolerance,
+ * with the magnitude sum |x_{i+k}| that async_copy_ref returns. A tile read from a buffer that
+ * still holds the previous tile (a copy not waited for), or a window one element short, moves
+ * the sum by a whole input, far above the tolerance for almost every x.
  */
 #pragma once
 
@@ -68,6 +76,10 @@ double unified_ref(double x, size_t i);
 /* 3.2d: the exact result for buffer value x and scale s (lab.h's ZERO_COPY_SCALE): s x, in
  * float64. */
 double zero_copy_ref(double x, double scale);
+
+/* 3.2e: the exact window sum at index i < n of x (n floats), w >= 1 terms, x_j = 0 for j >= n,
+ * in float64; *mag (when not NULL) receives sum |x_{i+k}|, the tolerance's magnitude. */
+double async_copy_ref(const float *x, size_t n, size_t i, int w, double *mag);
 
 #ifdef __cplusplus
 }

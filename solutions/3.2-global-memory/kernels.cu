@@ -9,6 +9,9 @@
  *         unified_memory     in host memory: advice and a bulk prefetch to the device first
  *   3.2d  zero_copy_kernel,  a kernel that reads a small host buffer, rewritten before every
  *         zero_copy          launch, where it lies: through its mapping, with no copy
+ *   3.2e  async_copy_stage,  a tiled window sum whose tiles reach shared memory by
+ *         async_copy_kernel, asynchronous copies (cp.async) into two buffers: the next tile's
+ *         async_copy         copy in flight while this tile is summed
  *
  * The API is in lab.h (pristine). The data start and end in device memory, where the grader's
  * judge fills in fresh inputs and reads your result; the host is the middle of the trip. The
@@ -17,7 +20,8 @@
  * that the launch took at least the time the host link needs (the output's last element); the
  * grader times you against the course's own page-locked round trip (3.2a), against the same
  * chunks on one stream (3.2b), against the same kernel paying a page fault per page it
- * first touches (3.2c) and against the same kernel after a copy of the buffer (3.2d).
+ * first touches (3.2c), against the same kernel after a copy of the buffer (3.2d) and against
+ * the same tiled kernel with synchronous loads into one buffer (3.2e).
  *
  * Sources: seed lecture 001 (Chinese), §3.3 "异步内存传输与流水线" (its two-stream pipeline, whose
  * streams share one pair of device buffers: a race, corrected here with per-stream slices);
@@ -25,7 +29,9 @@
  * (streams, the default stream, overlap of data transfer and kernel execution), "Unified
  * Memory Programming", "Mapped Memory", "Unified Virtual Address Space"; CUDA Runtime API,
  * "API synchronization behavior", cudaMemAdvise and cudaMemPrefetchAsync (CUDA 13: a
- * cudaMemLocation, not seed §4.1's device number), cudaHostGetDevicePointer.
+ * cudaMemLocation, not seed §4.1's device number), cudaHostGetDevicePointer; seed §4.3's
+ * asynchronous copy (__pipeline_memcpy_async of 4 KB in one call: a copy moves 4, 8 or 16 bytes,
+ * each thread its own) and CUDA C++ Programming Guide, "Asynchronous Data Copies" (3.2e).
  *
  * What this file may define (the grader's symbol check, before anything runs; in full:
  * handouts/grading.md, "The symbol rule"): lab.h's launchers under their names; your kernels;
@@ -39,6 +45,9 @@
  * your own are allowed in this lab), the memory and math functions, and print to
  * stdout/stderr.
  */
+#include <stdint.h>
+
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include "lab.h"
@@ -55,7 +64,7 @@ float *host_copy_alloc(size_t n) {
      *   malloc'd memory is pageable, and every copy from or to it goes through a page-locked
      *   buffer of the driver's first. Allocate here, once: pinning takes time (the OS must
      *   fault in and lock every page), so never allocate inside host_copy. */
-#if 0 // BEGIN SKELETON
+#if 0  // BEGIN SKELETON
     (void)n;
     return NULL;
 #endif // END SKELETON
@@ -72,7 +81,7 @@ void host_copy_free(float *h_buf) {
     /* TODO(3.2a): release the buffer with the call that matches its allocation: cudaFreeHost
      *   for cudaMallocHost and cudaHostAlloc (free() on it crashes; cudaFree fails: it is not
      *   device memory). For malloc + cudaHostRegister: cudaHostUnregister, then free. */
-#if 0 // BEGIN SKELETON
+#if 0  // BEGIN SKELETON
     (void)h_buf;
 #endif // END SKELETON
     // BEGIN SOLUTION
@@ -274,5 +283,148 @@ void zero_copy(const float *h_buf, float *d_out, size_t n) {
     cudaHostGetDevicePointer((void **)&d_buf, (void *)h_buf, 0);
     const unsigned int blocks = (unsigned int)((n + ZERO_COPY_BLOCK - 1) / ZERO_COPY_BLOCK);
     zero_copy_kernel<<<blocks, ZERO_COPY_BLOCK>>>(d_buf, d_out, n);
+    // END SOLUTION
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.2e  Asynchronous copies into two tile buffers
+ */
+
+/* 16-byte pieces (4 floats) in one tile buffer: the tile's inputs and the halo's. */
+#define ASYNC_COPY_PIECES ((ASYNC_COPY_TILE + ASYNC_COPY_HALO) / 4)
+
+/* Given: the sums of one staged tile. buf holds in[b, b + ASYNC_COPY_TILE + ASYNC_COPY_HALO),
+ * b = tile * ASYNC_COPY_TILE (zeros past n); this thread writes its four outputs
+ * out[b + j], j = 4 threadIdx.x + 0..3 (those below n), each the sum of buf[j .. j + WINDOW).
+ * aligned: in and out are 16-byte aligned (float4 stores). */
+__device__ __forceinline__ void async_copy_sum_tile(const float *buf, float *out, size_t n,
+                                                    size_t tile, bool aligned) {
+    const int j = 4 * threadIdx.x;
+    float x[4 + ASYNC_COPY_HALO];
+#pragma unroll
+    for (int q = 0; q < (4 + ASYNC_COPY_HALO) / 4; ++q) { /* three 16-byte loads (LDS.128) */
+        const float4 v = *reinterpret_cast<const float4 *>(buf + j + 4 * q);
+        x[4 * q] = v.x;
+        x[4 * q + 1] = v.y;
+        x[4 * q + 2] = v.z;
+        x[4 * q + 3] = v.w;
+    }
+    float s[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        s[r] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < ASYNC_COPY_WINDOW; ++k) {
+            s[r] += x[r + k];
+        }
+    }
+    const size_t g = tile * ASYNC_COPY_TILE + (size_t)j;
+    if (aligned && g + 4 <= n) {
+        *reinterpret_cast<float4 *>(out + g) = make_float4(s[0], s[1], s[2], s[3]);
+    } else {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            if (g + (size_t)r < n) {
+                out[g + (size_t)r] = s[r];
+            }
+        }
+    }
+}
+
+/* Starts the copies of tile `tile`'s inputs into buf (ASYNC_COPY_PIECES pieces of 16 bytes)
+ * and returns without waiting for them. */
+__device__ __forceinline__ void async_copy_stage(float *buf, const float *in, size_t n, size_t tile,
+                                                 bool aligned) {
+    /* TODO(3.2e): the tile's inputs start at b = tile * ASYNC_COPY_TILE. Piece p (p from
+     *   threadIdx.x up to ASYNC_COPY_PIECES - 1, in steps of ASYNC_COPY_BLOCK: threads 0 and 1
+     *   also copy the halo's two pieces) is in[g .. g + 4), g = b + 4 p, and goes to buf + 4 p:
+     *     - whole and aligned (aligned && g + 4 <= n): one asynchronous copy of 16 bytes,
+     *       __pipeline_memcpy_async(buf + 4 * p, in + g, 16);
+     *     - else element by element: in[g + e] by a 4-byte copy when g + e < n, else store
+     *       buf[4 p + e] = 0.0f yourself (the sums past n add zeros).
+     *   Do not wait here: the caller commits the copies as one batch and waits later.
+     *   Right: a copy moves 4, 8 or 16 bytes, from and to addresses aligned to its size
+     *   (seed 001's __pipeline_memcpy_async(smem, in, sizeof(float) * 1024) is no such copy:
+     *   each thread copies its own piece). */
+    // BEGIN SOLUTION
+    const size_t b = tile * ASYNC_COPY_TILE;
+    for (int p = threadIdx.x; p < ASYNC_COPY_PIECES; p += ASYNC_COPY_BLOCK) {
+        const size_t g = b + 4 * (size_t)p;
+        float *dst = buf + 4 * p;
+        if (aligned && g + 4 <= n) {
+            __pipeline_memcpy_async(dst, in + g, 16); /* LDGSTS.E.BYPASS.128: past L1 */
+        } else { /* the array's last piece, or an unaligned input: 4 bytes at a time */
+            for (int e = 0; e < 4; ++e) {
+                if (g + (size_t)e < n) {
+                    __pipeline_memcpy_async(dst + e, in + g + e, 4);
+                } else {
+                    dst[e] = 0.0f;
+                }
+            }
+        }
+    }
+    // END SOLUTION
+}
+
+/* out = the window sums of in (lab.h), tile by tile, through two shared tile buffers. */
+__global__ void __launch_bounds__(ASYNC_COPY_BLOCK)
+    async_copy_kernel(const float *in, float *out, size_t n) {
+    /* TODO(3.2e): two tile buffers (16-byte aligned, as 16-byte copies need; 8256 bytes),
+     *     __shared__ __align__(16) float buf[2][ASYNC_COPY_TILE + ASYNC_COPY_HALO];
+     *   This block's tiles are blockIdx.x, blockIdx.x + gridDim.x, ... below
+     *   n_tiles = ceil(n / ASYNC_COPY_TILE). Before the loop, stage the first one into buf[0]
+     *   and __pipeline_commit(). Then for each tile, with s = 0, 1, 0, 1, ... its buffer:
+     *     1. stage the NEXT tile (if any) into buf[s ^ 1], and __pipeline_commit() (every
+     *        thread, every iteration, even with nothing staged: the batches must line up);
+     *     2. __pipeline_wait_prior(1): all but the newest batch have landed, so this thread's
+     *        copies of THIS tile are in buf[s];
+     *     3. __syncthreads(): and every other thread's too;
+     *     4. async_copy_sum_tile(buf[s], ...);
+     *     5. __syncthreads(): every thread has read buf[s] before the next iteration's copies
+     *        overwrite it.
+     *   aligned = ((uintptr_t)in | (uintptr_t)out) % 16 == 0, computed once.
+     *   Right: a copy is only finished after its wait: reading buf before
+     *   __pipeline_wait_prior reads whatever was there. The barrier cannot wait for another
+     *   thread's copies: each thread waits for its own, then the barrier.
+     *   Fast: while this tile is summed, the next one's copy is in flight (two round trips to
+     *   device memory per block at once, not one). With one buffer (wait_prior(0) right after
+     *   each commit) the copy is asynchronous but nothing overlaps it: the baseline's speed. */
+    // BEGIN SOLUTION
+    __shared__ __align__(16) float buf[2][ASYNC_COPY_TILE + ASYNC_COPY_HALO];
+    const bool aligned = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
+    const size_t n_tiles = (n + ASYNC_COPY_TILE - 1) / ASYNC_COPY_TILE;
+    size_t tile = blockIdx.x;
+    if (tile < n_tiles) {
+        async_copy_stage(buf[0], in, n, tile, aligned);
+    }
+    __pipeline_commit();
+    for (int s = 0; tile < n_tiles; tile += gridDim.x, s ^= 1) {
+        const size_t next = tile + gridDim.x;
+        if (next < n_tiles) {
+            async_copy_stage(buf[s ^ 1], in, n, next, aligned); /* in flight during the sums */
+        }
+        __pipeline_commit();      /* possibly empty: one batch per iteration all the same */
+        __pipeline_wait_prior(1); /* this thread's copies of `tile` have landed */
+        __syncthreads();          /* and every thread's */
+        async_copy_sum_tile(buf[s], out, n, tile, aligned);
+        __syncthreads(); /* buf[s] read by all before it is staged into again */
+    }
+    // END SOLUTION
+}
+
+void async_copy(const float *d_in, float *d_out, size_t n) {
+    /* TODO(3.2e): launch async_copy_kernel with ASYNC_COPY_BLOCK threads per block and
+     *   ASYNC_COPY_BLOCKS_PER_SM blocks per SM (cudaDeviceGetAttribute(&sms,
+     *   cudaDevAttrMultiProcessorCount, device), device from cudaGetDevice), but never more
+     *   blocks than tiles; return without synchronising. Each block loops over many tiles: the
+     *   case timed has 32768 tiles, some 124 per block on the H200's 132 SMs. */
+    // BEGIN SOLUTION
+    int device = 0, sms = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    const size_t n_tiles = (n + ASYNC_COPY_TILE - 1) / ASYNC_COPY_TILE;
+    size_t blocks = (size_t)ASYNC_COPY_BLOCKS_PER_SM * (size_t)(sms > 0 ? sms : 1);
+    blocks = blocks < n_tiles ? blocks : n_tiles;
+    async_copy_kernel<<<(unsigned int)blocks, ASYNC_COPY_BLOCK>>>(d_in, d_out, n);
     // END SOLUTION
 }

@@ -10,7 +10,9 @@
  * wrong index or the wrong page outside it for most inputs). "ZeroCopy" (3.2d's scale: exact
  * in float32, the float32 product within the harness's one-rounding tolerance; a result from
  * another launch's buffer, or the buffer copied without the kernel, outside it for almost
- * every input).
+ * every input). "AsyncCopy" (3.2e's window sum: hand values at the end of the array, where
+ * the window runs past n; float32 sums in two orders within gamma_{w-1} sum |x|; a window one
+ * short, or a tile summed from a stale buffer, outside it for almost every input).
  */
 #include <check.h>
 #include <math.h>
@@ -219,6 +221,84 @@ START_TEST(test_zero_copy_stale_or_unscaled_exceeds_tolerance) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------------------------
+ * AsyncCopy
+ */
+
+/* The harness's tolerance for a window sum of magnitude mag: gamma_{w-1} mag (reference.h). */
+static double window_tol(double mag) {
+    const double k = (double)(ASYNC_COPY_WINDOW - 1), u = 5.9604644775390625e-08;
+    return k * u / (1.0 - k * u) * mag;
+}
+
+START_TEST(test_async_copy_by_hand) {
+    const float x[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, -10};
+    double mag = 0.0;
+    ck_assert(ASYNC_COPY_WINDOW == 8);
+    ck_assert(async_copy_ref(x, 10, 0, ASYNC_COPY_WINDOW, &mag) == 36.0 && mag == 36.0);
+    ck_assert(async_copy_ref(x, 10, 2, ASYNC_COPY_WINDOW, &mag) == 32.0 && mag == 52.0);
+    ck_assert(async_copy_ref(x, 10, 9, ASYNC_COPY_WINDOW, &mag) == -10.0 && mag == 10.0);
+    ck_assert(async_copy_ref(x, 1, 0, ASYNC_COPY_WINDOW, NULL) == 1.0); /* n = 1: one term */
+}
+END_TEST
+
+START_TEST(test_async_copy_float32_sums_within_tolerance) {
+    /* Left to right (the course's kernels) and pairwise (a student's tree): both within. */
+    cml_rng rng;
+    cml_rng_seed(&rng, 41);
+    const size_t n = 4096;
+    float *x = (float *)malloc(n * sizeof(float));
+    ck_assert_ptr_nonnull(x);
+    for (size_t i = 0; i < n; ++i) {
+        x[i] = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        float seq = 0.0f, pair[ASYNC_COPY_WINDOW];
+        for (int k = 0; k < ASYNC_COPY_WINDOW; ++k) {
+            pair[k] = i + (size_t)k < n ? x[i + (size_t)k] : 0.0f;
+            seq += pair[k];
+        }
+        for (int half = ASYNC_COPY_WINDOW / 2; half > 0; half /= 2) {
+            for (int k = 0; k < half; ++k) {
+                pair[k] += pair[k + half];
+            }
+        }
+        double mag = 0.0;
+        const double ref = async_copy_ref(x, n, i, ASYNC_COPY_WINDOW, &mag);
+        ck_assert_msg(fabs((double)seq - ref) <= window_tol(mag), "i = %zu", i);
+        ck_assert_msg(fabs((double)pair[0] - ref) <= window_tol(mag), "i = %zu", i);
+    }
+    free(x);
+}
+END_TEST
+
+START_TEST(test_async_copy_short_or_stale_exceeds_tolerance) {
+    /* A window one element short (the halo not staged) misses |x_{i+w-1}|; a tile summed from
+     * the other buffer (a copy not waited for) holds another tile's inputs. */
+    cml_rng rng;
+    cml_rng_seed(&rng, 43);
+    const size_t n = 2000;
+    float *x = (float *)malloc(2 * n * sizeof(float));
+    ck_assert_ptr_nonnull(x);
+    for (size_t i = 0; i < 2 * n; ++i) {
+        x[i] = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+    }
+    int caught_short = 0, caught_stale = 0;
+    const int cases = (int)(n - ASYNC_COPY_WINDOW);
+    for (int i = 0; i < cases; ++i) {
+        double mag = 0.0;
+        const double ref = async_copy_ref(x, n, (size_t)i, ASYNC_COPY_WINDOW, &mag);
+        const double short_sum = async_copy_ref(x, n, (size_t)i, ASYNC_COPY_WINDOW - 1, NULL);
+        const double stale = async_copy_ref(x + n, n, (size_t)i, ASYNC_COPY_WINDOW, NULL);
+        caught_short += fabs(short_sum - ref) > window_tol(mag);
+        caught_stale += fabs(stale - ref) > window_tol(mag);
+    }
+    free(x);
+    ck_assert_int_gt(caught_short, cases * 99 / 100);
+    ck_assert_int_gt(caught_stale, cases * 99 / 100);
+}
+END_TEST
+
 Suite *make_reference_suite(void) {
     Suite *s = suite_create("lab 3.2 references");
 
@@ -246,6 +326,12 @@ Suite *make_reference_suite(void) {
     tcase_add_test(tc_zero_copy, test_zero_copy_float32_product_within_tolerance);
     tcase_add_test(tc_zero_copy, test_zero_copy_stale_or_unscaled_exceeds_tolerance);
     suite_add_tcase(s, tc_zero_copy);
+
+    TCase *tc_async = tcase_create("AsyncCopy");
+    tcase_add_test(tc_async, test_async_copy_by_hand);
+    tcase_add_test(tc_async, test_async_copy_float32_sums_within_tolerance);
+    tcase_add_test(tc_async, test_async_copy_short_or_stale_exceeds_tolerance);
+    suite_add_tcase(s, tc_async);
 
     return s;
 }
