@@ -118,6 +118,12 @@ class _Runs:
     def __init__(self, monkeypatch):
         self.spans: list[tuple[str, str, float, float]] = []
         self._guard = threading.Lock()
+        # Set once scale's two sanitizer tools are both running (each holds the lock shared).
+        # Until then no run asks for the GPU alone: offset's correctness and every gate wait
+        # for it. Otherwise a writer asking first (the lock prefers writers) could hold the
+        # second tool back, and whether the tools overlap would be a race of the threads.
+        self.scale_tools = threading.Event()
+        self._tools_seen = 0
         h, s = grading.harness, grading.sanitizer
         self._real_run_judged = h.run_judged
         monkeypatch.setattr(h, "run_judged", self.run_judged)
@@ -140,10 +146,26 @@ class _Runs:
 
     def untimed(self, real, exercise_at: int, kind: str = "correctness"):
         def call(*args, **kwargs):
-            with self.span(kind, args[exercise_at], 0.2):
+            exercise = args[exercise_at]
+            start = time.monotonic()
+            if kind == "sanitizer" and exercise == "scale":
+                with self._guard:
+                    self._tools_seen += 1
+                    if self._tools_seen == 2:
+                        self.scale_tools.set()
+                self.wait_for_tools()
+            try:
+                time.sleep(0.2)  # long enough for the other threads to arrive meanwhile
+                if kind == "correctness" and exercise == "offset":
+                    self.wait_for_tools()
                 return real(*args, **kwargs)
+            finally:
+                self.note(kind, exercise, start)
 
         return call
+
+    def wait_for_tools(self) -> None:
+        assert self.scale_tools.wait(10), "scale's sanitizer tools did not run side by side"
 
     def run_judged(self, judge, binary, exercise, *args, **kwargs):
         real = self._real_run_judged
@@ -158,6 +180,7 @@ class _Runs:
 
         @contextlib.contextmanager
         def measuring():
+            self.wait_for_tools()
             self.note("setup", exercise, start)
             with gate(), self.span("measure", exercise, 0.05):
                 yield
@@ -189,8 +212,9 @@ def test_each_measuring_part_is_alone_and_the_rest_overlaps(
     # a measuring part overlaps no other run: no untimed run, no set-up, no other measuring
     for a in alone:
         assert [s for s in runs.spans if s is not a and _overlap(a, s)] == [], a
-    # what the pipeline is for: scale's two sanitizer tools side by side, and its timed
-    # run's set-up beside them
+    # what the pipeline is for: scale's two sanitizer tools side by side (_Runs makes every
+    # request for the GPU alone wait until both have started), and its timed run's set-up
+    # beside them
     tools = runs.of("sanitizer", "scale")
     assert len(tools) == 2 and _overlap(*tools), runs.spans
     setup = runs.of("setup", "scale")
