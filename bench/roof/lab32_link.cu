@@ -27,16 +27,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cuda_check.h"  /* CHECK: exit 2 on a CUDA error */
 #include "host_timing.h" /* now_us, median_us(f, reps) */
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                          \
-        }                                                                                          \
-    } while (0)
 
 static const int REPS = 21;
 

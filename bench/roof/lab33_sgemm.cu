@@ -16,15 +16,15 @@
  * (labs/3.3-tiling/baselines.cu, solutions/3.3-tiling/kernels.cu); the other variants are kept
  * here and assume sizes that are multiples of their tiles (4096 is).
  *
- * Method (bench/roof/lab33_variants.cu's): each variant's output is poisoned (NaN), computed once
- * and verified before anything is timed: the 2 first and last rows and columns in full plus 16384
- * random positions against the lab's float64 CPU reference (reference.c), within the harness's
- * bound gamma_K * sum |products| (Higham, eq. 3.5). A variant that fails is reported and not
- * timed. Then 3 warm-ups per variant and 25 samples, the variants interleaved (A B C ... A B C);
- * before each sample a 120 MB memset flushes the 60 MB L2; cudaEvents time the launch alone.
- * Quoted: the median, with p10 and p90; TFLOP/s at 2 FLOP per multiply-add; % of cuBLAS's median
- * in the same rounds; registers and blocks per SM from cudaFuncGetAttributes and the occupancy
- * API (cuBLAS: none).
+ * Method (bench/roof/lab33_variants.cu's, shared through result_check.h and event_timing.h): each
+ * variant's output is poisoned (NaN), computed once and verified before anything is timed: the 2
+ * first and last rows and columns in full plus 16384 random positions against the lab's float64 CPU
+ * reference (reference.c), within the harness's bound gamma_K * sum |products| (Higham, eq. 3.5). A
+ * variant that fails is reported and not timed. Then 3 warm-ups per variant and 25 samples, the
+ * variants interleaved (A B C ... A B C); before each sample a 120 MB memset flushes the 60 MB L2;
+ * cudaEvents time the launch alone. Quoted: the median, with p10 and p90; TFLOP/s at 2 FLOP per
+ * multiply-add; % of cuBLAS's median in the same rounds; registers and blocks per SM from
+ * cudaFuncGetAttributes and the occupancy API (cuBLAS: none).
  *
  * Build and run: bench/roof/README.md (needs -lcublas). Instructor-only: it holds the solution
  * of 3.3a and 3.3d. Exit 1 if a variant computed a wrong result, 2 on a CUDA or cuBLAS error.
@@ -36,9 +36,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -49,15 +47,12 @@
 #include "lab.h"
 #include "reference.h"
 
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        const cudaError_t err_ = (expr);                                                           \
-        if (err_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,                          \
-                    cudaGetErrorString(err_));                                                     \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "cuda_check.h"    /* CHECK: exit 2 on a CUDA error */
+#include "device_facts.h"  /* print_device_facts, kernel_resources */
+#include "event_timing.h"  /* variant, kWarmups, kSamples, kFlushBytes, time_interleaved */
+#include "percentile.h"    /* percentile */
+#include "random_inputs.h" /* uniform_pm1 */
+#include "result_check.h"  /* run_poisoned, check_against_ref */
 
 #define CHECK_BLAS(expr)                                                                           \
     do {                                                                                           \
@@ -71,9 +66,6 @@
 
 static const int kSize = 4096;                       // M = N = K
 static const int kOddM = 4000, kOddN = 4100, kOddK = 4050;
-static const int kWarmups = 3;                       // per variant, before the samples
-static const int kSamples = 25;                      // per variant
-static const size_t kFlushBytes = (size_t)120 << 20; // 2 x the H200's 60 MB L2
 static const int kCheckBand = 2;                     // rows and columns checked in full
 static const int kCheckRandom = 16384;               // random positions checked
 
@@ -118,6 +110,26 @@ __global__ void __launch_bounds__(512) sgemm_1d_kernel(const float *A, const flo
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * The float4 tile loads of the 2D and warp tilings, load f of a step: A's float4 f (row f / (BK /
+ * 4) of the tile, columns 4 (f % (BK / 4)) + [0, 4)) stored transposed (As[k][m]), and B's float4
+ * f (row f / (BN / 4), columns 4 (f % (BN / 4)) + [0, 4)) stored as it is. Rows 16-byte aligned.
+ */
+template <int BK, int LDA, int BN>
+__device__ __forceinline__ void load_tiles_float4(float (&As)[BK][LDA], float (&Bs)[BK][BN],
+                                                  const float *A, const float *B, int N, int K,
+                                                  int m0, int n0, int k0, int f) {
+    constexpr int AV = BK / 4, BV = BN / 4; // float4 per row of A's tile, of B's
+    const float4 a =
+        *reinterpret_cast<const float4 *>(A + (size_t)(m0 + f / AV) * K + k0 + 4 * (f % AV));
+    As[4 * (f % AV) + 0][f / AV] = a.x;
+    As[4 * (f % AV) + 1][f / AV] = a.y;
+    As[4 * (f % AV) + 2][f / AV] = a.z;
+    As[4 * (f % AV) + 3][f / AV] = a.w;
+    *reinterpret_cast<float4 *>(&Bs[f / BV][4 * (f % BV)]) =
+        *reinterpret_cast<const float4 *>(B + (size_t)(k0 + f / BV) * N + n0 + 4 * (f % BV));
+}
+
+/* ---------------------------------------------------------------------------------------------
  * 2D block tiling: 128 x 128 x 8 per block of 256 threads, thread (tid / 16, tid % 16) computes
  * rows 8 (tid / 16) + [0, 8), columns 8 (tid % 16) + [0, 8); float4 global loads, A stored
  * transposed (As[k][m]) so a thread's 8 values of A are 2 LDS.128. One shared buffer, two
@@ -133,17 +145,8 @@ __global__ void __launch_bounds__(256) sgemm_2d_kernel(const float *A, const flo
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     float acc[T][T] = {};
     for (int k0 = 0; k0 < K; k0 += BK) {
-        { // A: 128 rows x 2 float4, B: 8 rows x 32 float4; one float4 of each per thread
-            const float4 a = *reinterpret_cast<const float4 *>(
-                A + (size_t)(m0 + tid / 2) * K + k0 + 4 * (tid % 2));
-            As[4 * (tid % 2) + 0][tid / 2] = a.x;
-            As[4 * (tid % 2) + 1][tid / 2] = a.y;
-            As[4 * (tid % 2) + 2][tid / 2] = a.z;
-            As[4 * (tid % 2) + 3][tid / 2] = a.w;
-            *reinterpret_cast<float4 *>(&Bs[tid / 32][4 * (tid % 32)]) =
-                *reinterpret_cast<const float4 *>(B + (size_t)(k0 + tid / 32) * N + n0 +
-                                                  4 * (tid % 32));
-        }
+        // A: 128 rows x 2 float4, B: 8 rows x 32 float4; one float4 of each per thread
+        load_tiles_float4(As, Bs, A, B, N, K, m0, n0, k0, tid);
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
@@ -193,17 +196,8 @@ __global__ void __launch_bounds__(256, 2) sgemm_warp_kernel(const float *A, cons
     float acc[8][8] = {};
     for (int k0 = 0; k0 < K; k0 += BK) {
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            const int f = tid + 256 * i;
-            const float4 a = *reinterpret_cast<const float4 *>(A + (size_t)(m0 + f / 4) * K + k0 +
-                                                               4 * (f % 4));
-            As[4 * (f % 4) + 0][f / 4] = a.x;
-            As[4 * (f % 4) + 1][f / 4] = a.y;
-            As[4 * (f % 4) + 2][f / 4] = a.z;
-            As[4 * (f % 4) + 3][f / 4] = a.w;
-            *reinterpret_cast<float4 *>(&Bs[f / 32][4 * (f % 32)]) =
-                *reinterpret_cast<const float4 *>(B + (size_t)(k0 + f / 32) * N + n0 +
-                                                  4 * (f % 32));
+        for (int i = 0; i < 2; ++i) { // A: 128 rows x 4 float4, B: 16 rows x 32 float4
+            load_tiles_float4(As, Bs, A, B, N, K, m0, n0, k0, tid + 256 * i);
         }
         __syncthreads();
 #pragma unroll 2
@@ -237,77 +231,9 @@ __global__ void __launch_bounds__(256, 2) sgemm_warp_kernel(const float *A, cons
     }
 }
 
-#define CEIL_DIV(n, d) ((unsigned int)(((long long)(n) + (d)-1) / (d)))
-
 /* ---------------------------------------------------------------------------------------------
  * Host: inputs, CPU checks, timing, report.
  */
-
-typedef struct variant {
-    std::string name;
-    std::function<void()> launch;
-    const void *kernel; // for registers and occupancy; NULL for cuBLAS
-    int threads;        // per block
-    std::string check = "";
-    std::vector<float> samples = {}; // ms
-} variant;
-
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static float uniform_pm1(void) { // xorshift64*, uniform in [-1, 1)
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    const uint64_t x = g_rng * 0x2545F4914F6CDD1Dull;
-    return (float)((double)(x >> 40) * (1.0 / 16777216.0) * 2.0 - 1.0);
-}
-
-/* C (M, N) against the float64 reference: the kCheckBand first and last rows and columns in full
- * and kCheckRandom random positions; "ok" or the first wrong element. */
-static std::string check_gemm(const float *h_A, const float *h_Bt, const float *h_C, int M, int N,
-                              int K) {
-    const double n = (double)K, u = ldexp(1.0, -24), gamma = n * u / (1.0 - n * u);
-    auto at = [&](int r, int c, std::string *why) {
-        double ref, mag;
-        matmul_ref_at(h_A, h_Bt, (size_t)K, (size_t)r, (size_t)c, &ref, &mag);
-        const double got = h_C[(size_t)r * N + c];
-        if (!(fabs(got - ref) <= gamma * mag)) { // NaN (unwritten) fails too
-            char msg[160];
-            snprintf(msg, sizeof msg, "WRONG at C(%d, %d): got %.9g, want %.9g", r, c, got, ref);
-            *why = msg;
-            return false;
-        }
-        return true;
-    };
-    std::string why;
-    for (int b = 0; b < kCheckBand; ++b) {
-        for (int c = 0; c < N; ++c) {
-            if (!at(b, c, &why) || !at(M - 1 - b, c, &why)) {
-                return why;
-            }
-        }
-        for (int r = 0; r < M; ++r) {
-            if (!at(r, b, &why) || !at(r, N - 1 - b, &why)) {
-                return why;
-            }
-        }
-    }
-    uint64_t state = 12345;
-    for (int i = 0; i < kCheckRandom; ++i) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        if (!at((int)((state >> 33) % (uint64_t)M), (int)((state >> 13) % (uint64_t)N), &why)) {
-            return why;
-        }
-    }
-    return "ok";
-}
-
-static double percentile(std::vector<float> v, double p) {
-    std::sort(v.begin(), v.end());
-    const double pos = p * (double)(v.size() - 1);
-    const size_t lo = (size_t)pos;
-    const size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
-}
 
 /* Problem data: inputs on host and device, B transposed for the reference. */
 struct gemm_data {
@@ -338,37 +264,33 @@ static void make_data(gemm_data *g, int M, int N, int K) {
                      cudaMemcpyHostToDevice));
 }
 
-/* Poison C, launch once, copy back, check. */
+static void free_data(gemm_data *g) {
+    CHECK(cudaFree(g->d_A));
+    CHECK(cudaFree(g->d_B));
+    CHECK(cudaFree(g->d_C));
+}
+
+/* Poison C, launch once, copy back; C against the float64 reference: the kCheckBand first and
+ * last rows and columns in full and kCheckRandom random positions; "ok" or the first wrong
+ * element. */
 static std::string run_and_check(gemm_data *g, const std::function<void()> &launch) {
-    CHECK(cudaMemset(g->d_C, 0xFF, g->h_C.size() * sizeof(float)));
-    launch();
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaMemcpy(g->h_C.data(), g->d_C, g->h_C.size() * sizeof(float),
-                     cudaMemcpyDeviceToHost));
-    return check_gemm(g->h_A.data(), g->h_Bt.data(), g->h_C.data(), g->M, g->N, g->K);
+    run_poisoned(launch, g->d_C, g->h_C.data(), g->h_C.size());
+    return check_against_ref(g->h_C.data(), g->M, g->N, (double)g->K, kCheckBand, kCheckRandom,
+                             "C(%d, %d)", [&](int r, int c, double *ref, double *mag) {
+                                 matmul_ref_at(g->h_A.data(), g->h_Bt.data(), (size_t)g->K,
+                                               (size_t)r, (size_t)c, ref, mag);
+                             });
 }
 
 int main(void) {
-    int dev = 0;
-    CHECK(cudaGetDevice(&dev));
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, dev));
-    int clock_khz = 0, driver = 0, runtime = 0, blas = 0;
-    CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
-    CHECK(cudaDriverGetVersion(&driver));
-    CHECK(cudaRuntimeGetVersion(&runtime));
+    int blas = 0;
     cublasHandle_t h;
     CHECK_BLAS(cublasCreate(&h));
     CHECK_BLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)); // strict FP32: no TF32
     CHECK_BLAS(cublasGetVersion(h, &blas));
-    printf("device: %s, sm_%d%d, %d SMs, SM clock up to %d MHz, L2 %d KB, driver %d, runtime %d, "
-           "cuBLAS %d\n",
-           prop.name, prop.major, prop.minor, prop.multiProcessorCount, clock_khz / 1000,
-           prop.l2CacheSize / 1024, driver, runtime, blas);
-    printf("method: verify each variant once, then %d warm-ups and %d interleaved samples each, "
-           "L2 flushed (%zu MB memset) before every sample; median, p10, p90\n",
-           kWarmups, kSamples, kFlushBytes >> 20);
+    const std::string blas_version = ", cuBLAS " + std::to_string(blas);
+    print_device_facts(blas_version.c_str());
+    print_timing_method();
 
     gemm_data g;
     make_data(&g, kSize, kSize, kSize);
@@ -417,40 +339,12 @@ int main(void) {
         printf("3.3d reference at %d x %d x %d: %s\n", kOddM, kOddN, kOddK, c.c_str());
         printf("csv,check,%d,%d,%d,%s\n", kOddM, kOddN, kOddK, c.c_str());
         wrong += c != "ok";
-        CHECK(cudaFree(odd.d_A));
-        CHECK(cudaFree(odd.d_B));
-        CHECK(cudaFree(odd.d_C));
+        free_data(&odd);
     }
 
     void *d_flush = NULL;
     CHECK(cudaMalloc(&d_flush, kFlushBytes));
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (variant &v : vs) {
-        for (int w = 0; v.check == "ok" && w < kWarmups; ++w) {
-            CHECK(cudaMemsetAsync(d_flush, w, kFlushBytes));
-            v.launch();
-        }
-    }
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    for (int s = 0; s < kSamples; ++s) {
-        for (variant &v : vs) {
-            if (v.check != "ok") {
-                continue;
-            }
-            CHECK(cudaMemsetAsync(d_flush, s & 0xff, kFlushBytes)); // evicts A and B from L2
-            CHECK(cudaEventRecord(start));
-            v.launch();
-            CHECK(cudaEventRecord(stop));
-            CHECK(cudaEventSynchronize(stop));
-            CHECK(cudaGetLastError());
-            float ms = 0.0f;
-            CHECK(cudaEventElapsedTime(&ms, start, stop));
-            v.samples.push_back(ms);
-        }
-    }
+    time_interleaved(&vs, d_flush);
 
     const double flops = 2.0 * (double)M * (double)N * (double)K;
     const double blas_ms = vs[0].samples.empty() ? NAN : percentile(vs[0].samples, 0.5);
@@ -461,13 +355,8 @@ int main(void) {
            "check\n");
     std::vector<std::string> csv;
     for (const variant &v : vs) {
-        int regs = -1, blocks = -1;
-        if (v.kernel != NULL) {
-            cudaFuncAttributes a;
-            CHECK(cudaFuncGetAttributes(&a, v.kernel));
-            regs = a.numRegs;
-            CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, v.threads, 0));
-        }
+        int regs, blocks;
+        kernel_resources(v.kernel, v.threads, &regs, &blocks);
         if (v.samples.empty()) {
             printf("%-52s not timed: %s\n", v.name.c_str(), v.check.c_str());
             printf("csv,%s,,,,,,%d,%d,%s\n", v.name.c_str(), regs, blocks, v.check.c_str());
@@ -488,12 +377,8 @@ int main(void) {
         printf("%s\n", line.c_str());
     }
 
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
     CHECK_BLAS(cublasDestroy(h));
-    CHECK(cudaFree(dA));
-    CHECK(cudaFree(dB));
-    CHECK(cudaFree(dC));
+    free_data(&g);
     CHECK(cudaFree(d_flush));
     if (wrong) {
         printf("%d variant(s) computed a wrong result and were not timed\n", wrong);

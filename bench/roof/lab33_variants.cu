@@ -18,17 +18,18 @@
  * (labs/3.3-tiling/baselines.cu, solutions/3.3-tiling/kernels.cu); the other variants are kept
  * here. The old reference is solutions/3.3-tiling/kernels.cu at git f4a8eeb.
  *
- * Method (bench/h200.md; DESIGN.md, "Timing method"): each variant's output is poisoned (NaN),
- * computed once and verified before anything is timed — transpose and copies: every element,
- * exactly; conv2d: the 72 first and last rows and columns in full plus 65536 random positions
- * against a float64 CPU reference, within the harness's bound gamma_n * sum |products|,
- * n = (2R + 1)^2 (Higham, eq. 3.5). A variant that fails is reported and not timed. Then 3
- * warm-ups per variant and 25 samples, the variants of a problem interleaved (A B C ... A B C)
- * so that clock drift spreads evenly; before each sample a 120 MB memset flushes the 60 MB L2;
- * cudaEvents time the launch alone. Quoted: the median, with p10 and p90. GB/s counts the bytes
- * read plus written once, as the harness does (transpose and copies 8 B per element, conv2d
- * 8 B per pixel + the taps); GFLOP/s counts 2 per multiply-add. The __constant__ variants get
- * their taps copied in once, before timing (cudaMemcpyToSymbol, not timed).
+ * Method (bench/h200.md; DESIGN.md, "Timing method"; the code shared with lab33_sgemm.cu is in
+ * result_check.h and event_timing.h): each variant's output is poisoned (NaN), computed once and
+ * verified before anything is timed — transpose and copies: every element, exactly; conv2d: the 72
+ * first and last rows and columns in full plus 65536 random positions against a float64 CPU
+ * reference, within the harness's bound gamma_n * sum |products|, n = (2R + 1)^2 (Higham, eq. 3.5).
+ * A variant that fails is reported and not timed. Then 3 warm-ups per variant and 25 samples, the
+ * variants of a problem interleaved (A B C ... A B C) so that clock drift spreads evenly; before
+ * each sample a 120 MB memset flushes the 60 MB L2; cudaEvents time the launch alone. Quoted: the
+ * median, with p10 and p90. GB/s counts the bytes read plus written once, as the harness does
+ * (transpose and copies 8 B per element, conv2d 8 B per pixel + the taps); GFLOP/s counts 2 per
+ * multiply-add. The __constant__ variants get their taps copied in once, before timing
+ * (cudaMemcpyToSymbol, not timed).
  *
  * Build and run: bench/roof/README.md. Instructor-only: it holds full solutions of 3.3b and 3.3c.
  *
@@ -39,8 +40,6 @@
  */
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -53,24 +52,17 @@
 #include "lab.h"
 #include "reference.h"
 
-/* One checking macro: the call's text, file and line, and CUDA's message; the program exits. */
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        const cudaError_t err_ = (expr);                                                           \
-        if (err_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,                          \
-                    cudaGetErrorString(err_));                                                     \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "cuda_check.h"    /* CHECK: exit 2 on a CUDA error */
+#include "device_facts.h"  /* print_device_facts, kernel_resources */
+#include "event_timing.h"  /* variant, kWarmups, kSamples, kFlushBytes, time_interleaved */
+#include "percentile.h"    /* percentile */
+#include "random_inputs.h" /* uniform_pm1 */
+#include "result_check.h"  /* run_poisoned, check_against_ref */
 
 #define CEIL_DIV(n, d) ((unsigned int)(((long long)(n) + (d)-1) / (d)))
 
 static const int kSize = 8192;                       // rows = cols = width = height
 static const int kRadius = 3;                        // conv2d: a 7 x 7 filter
-static const int kWarmups = 3;                       // per variant, before the samples
-static const int kSamples = 25;                      // per variant
-static const size_t kFlushBytes = (size_t)120 << 20; // 2 x the H200's 60 MB L2
 static const int kCheckBand = 72;                    // conv2d: rows and columns checked in full
 static const int kCheckRandom = 65536;               // conv2d: random positions checked
 
@@ -408,31 +400,12 @@ __global__ void conv2d_naive_kernel(const float *in, float *out, int width, int 
  * Host: inputs, CPU checks, timing, report.
  */
 
-typedef struct variant {
-    std::string name;
-    std::function<void()> launch;
-    const void *kernel; // for registers and occupancy; NULL for cudaMemcpy
-    int threads;        // per block
-    bool roof;
-    std::string check = "";          // "ok", or why not
-    std::vector<float> samples = {}; // ms
-} variant;
-
 typedef struct problem {
     const char *name;
     double bytes; // read + written once
     double flops; // 0 for data movement
     std::vector<variant> variants;
 } problem;
-
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static float uniform_pm1(void) { // xorshift64*, uniform in [-1, 1)
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    const uint64_t x = g_rng * 0x2545F4914F6CDD1Dull;
-    return (float)((double)(x >> 40) * (1.0 / 16777216.0) * 2.0 - 1.0);
-}
 
 /* Exact: every element of out (cols, rows) against in (rows, cols). */
 static std::string check_transpose(const float *h_in, const float *h_out, int rows, int cols) {
@@ -454,92 +427,16 @@ static std::string check_copy(const float *h_in, const float *h_out, size_t n) {
     return memcmp(h_in, h_out, n * sizeof(float)) == 0 ? "ok" : "WRONG: output differs from input";
 }
 
+/* out (height, width) against the lab's float64 CPU reference (reference.h): the kCheckBand first
+ * and last rows and columns in full and kCheckRandom random positions. */
 static std::string check_conv(const float *h_in, const float *h_out, int width, int height,
                               const float *h_filter, int R) {
-    const double n = (double)(2 * R + 1) * (2 * R + 1);
-    const double u = ldexp(1.0, -24);
-    const double gamma = n * u / (1.0 - n * u);
-    uint64_t state = 12345;
-    auto check_at = [&](int y, int x, std::string *why) {
-        double ref, mag;
-        conv2d_ref_at(h_in, (size_t)width, (size_t)height, h_filter, R, (size_t)y, (size_t)x, &ref,
-                      &mag); // the lab's own CPU reference (reference.h)
-        const double got = h_out[(size_t)y * width + x];
-        if (!(fabs(got - ref) <= gamma * mag)) { // NaN (unwritten) fails too
-            char msg[160];
-            snprintf(msg, sizeof msg, "WRONG at (y %d, x %d): got %.9g, want %.9g", y, x, got, ref);
-            *why = msg;
-            return false;
-        }
-        return true;
-    };
-    std::string why;
-    const int band = std::min(kCheckBand, std::min(width, height));
-    for (int y = 0; y < height; ++y) {
-        const bool edge_row = y < band || y >= height - band;
-        for (int x = 0; x < width; ++x) {
-            if (edge_row || x < band || x >= width - band) {
-                if (!check_at(y, x, &why)) {
-                    return why;
-                }
-            } else {
-                x = width - band - 1; // skip the interior of this row
-            }
-        }
-    }
-    for (int i = 0; i < kCheckRandom; ++i) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        const int y = (int)((state >> 33) % (uint64_t)height);
-        const int x = (int)((state >> 13) % (uint64_t)width);
-        if (!check_at(y, x, &why)) {
-            return why;
-        }
-    }
-    return "ok";
-}
-
-static double percentile(std::vector<float> v, double p) {
-    std::sort(v.begin(), v.end());
-    const double pos = p * (double)(v.size() - 1);
-    const size_t lo = (size_t)pos;
-    const size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
-}
-
-/* Warm-ups, then kSamples rounds; in each round every verified variant once, L2 flushed first. */
-static void time_problem(problem *p, void *d_flush) {
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (variant &v : p->variants) {
-        if (v.check != "ok") {
-            continue;
-        }
-        for (int w = 0; w < kWarmups; ++w) {
-            CHECK(cudaMemsetAsync(d_flush, w, kFlushBytes));
-            v.launch();
-        }
-    }
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    for (int s = 0; s < kSamples; ++s) {
-        for (variant &v : p->variants) {
-            if (v.check != "ok") {
-                continue;
-            }
-            CHECK(cudaMemsetAsync(d_flush, s & 0xff, kFlushBytes)); // evicts the inputs from L2
-            CHECK(cudaEventRecord(start));
-            v.launch();
-            CHECK(cudaEventRecord(stop));
-            CHECK(cudaEventSynchronize(stop));
-            CHECK(cudaGetLastError());
-            float ms = 0.0f;
-            CHECK(cudaEventElapsedTime(&ms, start, stop));
-            v.samples.push_back(ms);
-        }
-    }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
+    const double n_taps = (double)(2 * R + 1) * (2 * R + 1);
+    return check_against_ref(h_out, height, width, n_taps, kCheckBand, kCheckRandom,
+                             "(y %d, x %d)", [&](int y, int x, double *ref, double *mag) {
+                                 conv2d_ref_at(h_in, (size_t)width, (size_t)height, h_filter, R,
+                                               (size_t)y, (size_t)x, ref, mag);
+                             });
 }
 
 static void report(const problem &p) {
@@ -561,13 +458,8 @@ static void report(const problem &p) {
     printf("%-52s %9s %9s %9s %8s %7s %7s %8s %5s %6s\n", "variant", "median ms", "p10 ms",
            "p90 ms", "GB/s", "% copy", "% D2D", "GFLOP/s", "regs", "blk/SM");
     for (const variant &v : p.variants) {
-        int regs = -1, blocks = -1;
-        if (v.kernel != NULL) {
-            cudaFuncAttributes a;
-            CHECK(cudaFuncGetAttributes(&a, v.kernel));
-            regs = a.numRegs;
-            CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, v.threads, 0));
-        }
+        int regs, blocks;
+        kernel_resources(v.kernel, v.threads, &regs, &blocks);
         if (v.samples.empty()) {
             printf("%-52s not timed: %s\n", v.name.c_str(), v.check.c_str());
             printf("csv,%s,%s,,,,,,,,,,%s\n", p.name, v.name.c_str(), v.check.c_str());
@@ -594,13 +486,8 @@ static void report(const problem &p) {
         const double bytes = v.roof ? copy_bytes : p.bytes;
         const double gbps = bytes / (med * 1e-3) / 1e9;
         const double gflops = (!v.roof && p.flops > 0) ? p.flops / (med * 1e-3) / 1e9 : 0.0;
-        int regs = -1, blocks = -1;
-        if (v.kernel != NULL) {
-            cudaFuncAttributes a;
-            CHECK(cudaFuncGetAttributes(&a, v.kernel));
-            regs = a.numRegs;
-            CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, v.threads, 0));
-        }
+        int regs, blocks;
+        kernel_resources(v.kernel, v.threads, &regs, &blocks);
         printf("csv,%s,%s,%.5f,%.5f,%.5f,%.1f,%.2f,%.2f,%.1f,%d,%d,%s\n", p.name, v.name.c_str(),
                med, percentile(v.samples, 0.1), percentile(v.samples, 0.9), gbps,
                100.0 * gbps / copy_kernel_gbps, 100.0 * gbps / d2d_gbps, gflops, regs, blocks,
@@ -613,21 +500,8 @@ int main(void) {
     const size_t n = (size_t)n_side * n_side;
     const int R = kRadius, diam = 2 * R + 1, n_taps = diam * diam;
 
-    int dev = 0;
-    CHECK(cudaGetDevice(&dev));
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, dev));
-    int clock_khz = 0, driver = 0, runtime = 0;
-    CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
-    CHECK(cudaDriverGetVersion(&driver));
-    CHECK(cudaRuntimeGetVersion(&runtime));
-    g_sm_count = prop.multiProcessorCount;
-    printf("device: %s, sm_%d%d, %d SMs, SM clock up to %d MHz, L2 %d KB, driver %d, runtime %d\n",
-           prop.name, prop.major, prop.minor, g_sm_count, clock_khz / 1000, prop.l2CacheSize / 1024,
-           driver, runtime);
-    printf("method: verify each variant once, then %d warm-ups and %d interleaved samples each, "
-           "L2 flushed (%zu MB memset) before every sample; median, p10, p90\n",
-           kWarmups, kSamples, kFlushBytes >> 20);
+    g_sm_count = print_device_facts("").multiProcessorCount;
+    print_timing_method();
 
     /* Inputs: one random image, used as the transpose's (rows, cols) = (8192, 8192) input and
      * as conv2d's (height, width) image; a random 7 x 7 filter. */
@@ -715,11 +589,7 @@ int main(void) {
     int wrong = 0;
     for (problem *p : {&tr, &cv}) {
         for (variant &v : p->variants) {
-            CHECK(cudaMemset(d_out, 0xFF, n * sizeof(float)));
-            v.launch();
-            CHECK(cudaGetLastError());
-            CHECK(cudaDeviceSynchronize());
-            CHECK(cudaMemcpy(h_out.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
+            run_poisoned(v.launch, d_out, h_out.data(), n);
             if (v.roof) {
                 v.check = check_copy(h_in.data(), h_out.data(), n);
             } else if (p == &tr) {
@@ -734,8 +604,8 @@ int main(void) {
         }
     }
 
-    time_problem(&tr, d_flush);
-    time_problem(&cv, d_flush);
+    time_interleaved(&tr.variants, d_flush);
+    time_interleaved(&cv.variants, d_flush);
     printf("\n%% copy: GB/s over the float4 copy kernel's; %% D2D: over cudaMemcpy's "
            "(both moving 8 B per element, timed in the same rounds)\n");
     printf("csv,problem,variant,median_ms,p10_ms,p90_ms,gbps,pct_copy_kernel,pct_d2d,gflops,"
