@@ -12,6 +12,8 @@
  *                        memory: the usual way, against which reading it in place is timed
  *   window_sum_sync      3.2e's tiled window sum with synchronous loads into one shared
  *                        buffer: each tile's load latency exposed (3.2e's baseline)
+ *   l2_no_window         3.2f's gather kernel launched plainly: no access-policy window, no
+ *                        persisting set-aside (3.2f's baseline)
  *
  * Sources: CUDA C++ Programming Guide, "Page-Locked Host Memory" and "Asynchronous
  * Concurrent Execution"; CUDA Runtime API, "API synchronization behavior" (cudaMemcpy from
@@ -171,4 +173,22 @@ void window_sum_sync(const float *d_in, float *d_out, size_t n) {
     size_t blocks = (size_t)ASYNC_COPY_BLOCKS_PER_SM * (size_t)(sms > 0 ? sms : 1);
     blocks = blocks < n_tiles ? blocks : n_tiles;
     window_sum_sync_kernel<<<(unsigned int)blocks, ASYNC_COPY_BLOCK>>>(d_in, d_out, n);
+}
+
+/* out[i] = in[i] * table[l2_persist_index(i / L2_PERSIST_GROUP, table_n)], i < n: lab.h's
+ * l2_persist work, one thread per element (the student file's l2_persist_kernel, the course's
+ * copy). */
+__global__ void __launch_bounds__(L2_PERSIST_BLOCK)
+    l2_no_window_kernel(const float *in, const float *table, size_t table_n, float *out, size_t n) {
+    const size_t i = (size_t)blockIdx.x * L2_PERSIST_BLOCK + threadIdx.x;
+    if (i < n) {
+        const unsigned int j = l2_persist_index(i / L2_PERSIST_GROUP, table_n);
+        out[i] = in[i] * table[j];
+    }
+}
+
+void l2_no_window(const float *d_in, const float *d_table, size_t table_n, float *d_out, size_t n) {
+    const size_t blocks = (n + L2_PERSIST_BLOCK - 1) / L2_PERSIST_BLOCK;
+    l2_no_window_kernel<<<(unsigned int)blocks, L2_PERSIST_BLOCK>>>(d_in, d_table, table_n, d_out,
+                                                                    n);
 }

@@ -55,6 +55,12 @@ void zero_copy_copied(const float *h_buf, float *d_out, size_t n);
  * device memory with nothing else of the block's to do. */
 void window_sum_sync(const float *d_in, float *d_out, size_t n);
 
+/* 3.2f's baseline: lab.h's l2_persist without the window and without the set-aside, the same
+ * kernel (out[i] = in[i] * table[l2_persist_index(i / L2_PERSIST_GROUP, table_n)], one thread
+ * per element, L2_PERSIST_BLOCK threads per block) launched plainly on the legacy default
+ * stream: the table's lines compete for the L2 with the stream's, which pass through once. */
+void l2_no_window(const float *d_in, const float *d_table, size_t table_n, float *d_out, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -40,6 +40,16 @@
  *                   into one buffer (baselines.cu, window_sum_sync): the ratio is what the
  *                   overlap of the next tile's copy with this tile's sums saves. DRAFT: the
  *                   exercise's section below.
+ *   l2_persist (n, table_n)  3.2f. The student's l2_persist runs lab.h's gather kernel
+ *                   (out[i] = in[i] * table[hash(i / L2_PERSIST_GROUP)]) with the table marked
+ *                   persisting in a set-aside of the L2 by an access-policy window, and gives
+ *                   the set-aside back. Verified: each product within one rounding
+ *                   (reference.h), on fresh inputs (stream and table) for every timed launch;
+ *                   in the process that runs the student's code, the persisting-L2 limit
+ *                   restored after every call. Timed against the same kernel with no window
+ *                   (baselines.cu, l2_no_window): the ratio is what keeping the table in L2
+ *                   saves. DRAFT: the exercise's section below, which also says how the
+ *                   baseline is kept free of the student's set-aside.
  *
  * What a judged run can and cannot see here (docs/protocol.md, "Judged runs"). The student's
  * launcher runs in another process than the judge's; the judge maps only the DEVICE buffers
@@ -79,7 +89,8 @@
  * Execution", "Unified Memory Programming"; CUDA Runtime API, cudaPointerGetAttributes
  * (cudaMemoryTypeHost: page-locked memory the runtime knows; cudaMemoryTypeUnregistered:
  * ordinary pageable memory), cudaMemAdvise and cudaMemPrefetchAsync (CUDA 13.0's
- * cuda_runtime_api.h: a cudaMemLocation names the destination).
+ * cuda_runtime_api.h: a cudaMemLocation names the destination); CUDA C++ Programming Guide,
+ * "L2 Cache Control", and CUDA 13.0's cuda.h (cuCtxSetLimit, cuCtxResetPersistingL2Cache: 3.2f).
  */
 #include <chrono>
 #include <cmath>
@@ -860,6 +871,142 @@ static void async_copy_launch_baseline(void *ctx) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * 3.2f  l2_persist
+ *
+ * The design, and why (DRAFT: nothing here has run on a GPU). The lesson: a table that a kernel
+ * re-reads at random stays in the L2 only while nothing pushes it out; a stream read once pushes
+ * it out all the same, unless part of the L2 is set aside for persisting lines
+ * (cudaLimitPersistingL2CacheSize) and an access-policy window marks the table's accesses
+ * persisting (hitProp) and the rest streaming. The kernel (lab.h) reads one table element per
+ * L2_PERSIST_GROUP stream elements: per gather the stream moves 16 floats in and 16 out, so a
+ * 16 MiB table's 32-byte sectors (512 Ki of them) are each re-read only after about 64 MiB of
+ * stream has passed, more than the H200's 60 MB L2 holds: without the window the table's lines
+ * should mostly be gone before their next use, with it they stay. (A denser gather would keep
+ * the table in L2 without any window; a sparser one makes the table's share of the traffic,
+ * and so the gain, small.) Whether the L2's replacement really behaves so is to be measured.
+ * Both inputs are the judge's fresh ones (cml_input_uniform): every launch gets a table at
+ * another address, so a window must be set in every call, and the judge's flush before each
+ * sample starts every contender with a cold table. The output is one rounded product per
+ * element (CML_EX_LINEAR).
+ *
+ * Keeping the baseline free of the student's set-aside. The set-aside limit is state of a
+ * context (cuCtxSetLimit: "the current limit maintained by the context"), so the student's
+ * cudaDeviceSetLimit does not change the judge's; but the set-aside is a part of the one
+ * physical L2 that the two processes' contexts take turns on, and the CUDA documentation does
+ * not say whether a switch to the judge's context takes the student's set-aside away, or what
+ * becomes of lines left persisting ("cudaCtxResetPersistingL2Cache: resets all persisting lines
+ * in cache to normal status", no context named; under MPS the set-aside is fixed for all
+ * clients at the server's start). Lines left persisting would not be evicted by the judge's L2
+ * flush (normal writes) and would shrink the L2 the baseline has: a slower baseline, a ratio in
+ * the student's favour, too small for grader/plausible.py's `disturbed` (1.5x) to see. So:
+ *   - in the process that runs the student's code, after every call, the limit must be what it
+ *     was at setup (l2_persist_expect_restored: a failed CUDA check naming it, as 3.2a's
+ *     page-locked check: for honest mistakes; the student's process is not trusted);
+ *   - the judge's baseline clears any persisting line before each of its launches
+ *     (cudaCtxResetPersistingL2Cache in its own context), a cost the student's launcher pays
+ *     too (its own reset, lab.h step 4). Whether that reset reaches lines of another context,
+ *     and what it costs (extra metric reset_us), must be measured on the H200.
+ */
+
+typedef struct l2_persist_ctx {
+    float *d_in;    /* (n): the stream (cml_input_uniform's slot) */
+    float *d_table; /* (table_n): the hot table (cml_input_uniform's slot) */
+    float *d_out;   /* (n) */
+    size_t n, table_n;
+    size_t limit_before; /* this process's persisting-L2 limit at setup (bytes) */
+    int set_aside_max;   /* cudaDevAttrMaxPersistingL2CacheSize; 0: no L2 persistence */
+} l2_persist_ctx;
+
+static const char *l2_persist_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    l2_persist_ctx *c = CML_NEW_CTX(p, l2_persist_ctx);
+    c->n = (size_t)size[0];
+    c->table_n = (size_t)size[1];
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, c->n, -1.0f, 1.0f);
+    const float *h_table = cml_input_uniform(p, &rng, &c->d_table, c->table_n, -1.0f, 1.0f);
+    const cml_sample_spec *sample = c->n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample;
+    cml_check_set *check = cml_check(p, 1, c->n, sample, 1, &rng);
+    for (size_t i = 0; i < check->n; ++i) {
+        check->ref[i] =
+            l2_persist_ref(h_in, h_table, c->table_n, cml_check_set_pos(check, i), &check->mag[i]);
+    }
+    cml_output(p, &c->d_out, 1, c->n);
+    int device = 0;
+    CML_CHECK(cudaGetDevice(&device));
+    CML_CHECK(
+        cudaDeviceGetAttribute(&c->set_aside_max, cudaDevAttrMaxPersistingL2CacheSize, device));
+    if (c->set_aside_max > 0) {
+        CML_CHECK(cudaDeviceGetLimit(&c->limit_before, cudaLimitPersistingL2CacheSize));
+    }
+    p->gamma = cml_gamma_f32(1.0); /* one rounded product */
+    /* The stream read once, the output written once, the table read once (the ideal). */
+    p->bytes = 8.0 * (double)c->n + 4.0 * (double)c->table_n;
+    p->flops = (double)c->n;
+    return NULL;
+}
+
+/* cudaSuccess when this process's persisting-L2 limit is `before` again (or when an error of
+ * the launch is pending: the driver reports that one), else cudaErrorIllegalState. */
+static cudaError_t l2_persist_expect_restored(size_t before) {
+    size_t now = before;
+    if (cudaPeekAtLastError() != cudaSuccess ||
+        cudaDeviceGetLimit(&now, cudaLimitPersistingL2CacheSize) != cudaSuccess) {
+        return cudaSuccess;
+    }
+    return now == before ? cudaSuccess : cudaErrorIllegalState;
+}
+
+static void l2_persist_launch_student(void *ctx) {
+    const l2_persist_ctx *c = (const l2_persist_ctx *)ctx;
+    l2_persist(c->d_in, c->d_table, c->table_n, c->d_out, c->n);
+    (void)cudaDeviceSynchronize(); /* errors stay for the driver's check */
+    if (c->set_aside_max > 0) {
+        CML_CHECK(l2_persist_expect_restored(c->limit_before));
+    }
+}
+
+static void l2_persist_launch_baseline(void *ctx) {
+    const l2_persist_ctx *c = (const l2_persist_ctx *)ctx;
+    if (c->set_aside_max > 0) {
+        CML_CHECK(cudaCtxResetPersistingL2Cache()); /* no line left persisting (above) */
+    }
+    l2_no_window(c->d_in, c->d_table, c->table_n, c->d_out, c->n);
+}
+
+/* The course's figures, in the process that compares (FIGURE_REPS rounds, medians): the
+ * device's bounds, set_aside_max_mb (cudaDevAttrMaxPersistingL2CacheSize) and window_max_mb
+ * (cudaDevAttrMaxAccessPolicyWindowSize), in MiB; what the calls of lab.h's steps 1 and 4 cost
+ * on the host clock: set_limit_us (the limit set to min(table, maximum), then back) and
+ * reset_us (cudaCtxResetPersistingL2Cache), both paid in every call of the student's. */
+static void l2_persist_extra_metrics(void *ctx, cml_metrics *m) {
+    const l2_persist_ctx *c = (const l2_persist_ctx *)ctx;
+    int device = 0, window_max = 0;
+    CML_CHECK(cudaGetDevice(&device));
+    CML_CHECK(cudaDeviceGetAttribute(&window_max, cudaDevAttrMaxAccessPolicyWindowSize, device));
+    cml_metrics_add(m, "set_aside_max_mb", (double)c->set_aside_max / (1 << 20));
+    cml_metrics_add(m, "window_max_mb", (double)window_max / (1 << 20));
+    if (c->set_aside_max <= 0) {
+        return;
+    }
+    const size_t table = c->table_n * sizeof(float);
+    const size_t want = table < (size_t)c->set_aside_max ? table : (size_t)c->set_aside_max;
+    double set[FIGURE_REPS], reset[FIGURE_REPS];
+    for (int r = 0; r < FIGURE_REPS; ++r) {
+        CML_CHECK(cudaDeviceSynchronize());
+        double t0 = now_ms();
+        CML_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, want));
+        CML_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, c->limit_before));
+        set[r] = 1e3 * (now_ms() - t0);
+        t0 = now_ms();
+        CML_CHECK(cudaCtxResetPersistingL2Cache());
+        reset[r] = 1e3 * (now_ms() - t0);
+    }
+    cml_metrics_add(m, "set_limit_us", cml_median(set, FIGURE_REPS));
+    cml_metrics_add(m, "reset_us", cml_median(reset, FIGURE_REPS));
+}
+
+/* ---------------------------------------------------------------------------------------------
  * The lab: one registry of exercises (their cases live in lab.toml only).
  */
 
@@ -922,6 +1069,17 @@ static const cml_exercise kExercises[] = {
      .flags = CML_EX_LINEAR,
      .launchers = "async_copy",
      .kernel = "async_copy_kernel"},
+    {.name = "l2_persist",
+     .dim_names = "n,table_n",
+     .n_dims = 2,
+     .baseline = "l2_no_window",
+     .dim_max = {L2_PERSIST_MAX_N, L2_PERSIST_MAX_TABLE},
+     .setup = l2_persist_setup,
+     .launch_student = l2_persist_launch_student,
+     .launch_baseline = l2_persist_launch_baseline,
+     .extra_metrics = l2_persist_extra_metrics,
+     .flags = CML_EX_LINEAR,
+     .launchers = "l2_persist"},
 };
 
 int main(int argc, char **argv) {

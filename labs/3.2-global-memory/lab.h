@@ -36,7 +36,11 @@
  * "Mapped Memory" and "Unified Virtual Address Space", and CUDA 13.0's cuda_runtime_api.h
  * (cudaHostAlloc, cudaHostGetDevicePointer, cudaSetDeviceFlags: 3.2d); seed §4.3 (an
  * asynchronous copy into shared memory, __pipeline_memcpy_async), CUDA C++ Programming Guide,
- * "Asynchronous Data Copies", and CUDA 13.0's cuda_pipeline_primitives.h (3.2e).
+ * "Asynchronous Data Copies", and CUDA 13.0's cuda_pipeline_primitives.h (3.2e); seed §4.3's
+ * "persistent L2 caching" (a cudaMemAdvise call, which controls no cache: handout 3.2 section 9),
+ * CUDA C++ Programming Guide, "L2 Cache Control" (set-aside, access-policy window, hitRatio,
+ * reset), and CUDA 13.0's cuda_runtime_api.h and driver_types.h (cudaDeviceSetLimit,
+ * cudaCtxResetPersistingL2Cache, cudaLaunchAttributeAccessPolicyWindow: 3.2f).
  */
 #pragma once
 
@@ -216,6 +220,75 @@ void zero_copy(const float *h_buf, float *d_out, size_t n);
  * with synchronous loads (global -> register -> shared) into one buffer.
  * Preconditions: 1 <= n <= ASYNC_COPY_MAX_N. */
 void async_copy(const float *d_in, float *d_out, size_t n);
+
+/* =============================================================================================
+ * 3.2f  l2_persist: a hot table kept in L2 while a large stream passes through
+ * ============================================================================================= */
+
+/* The largest sizes the harness accepts: n up to 2^28 floats (1 GiB streamed in, 1 GiB out),
+ * table_n up to 2^26 floats (256 MiB: more than any GPU's L2, and more than the largest
+ * access-policy window, cudaDevAttrMaxAccessPolicyWindowSize). */
+#define L2_PERSIST_MAX_N ((size_t)1 << 28)
+#define L2_PERSIST_MAX_TABLE ((size_t)1 << 26)
+
+/* The work, one thread per element in blocks of L2_PERSIST_BLOCK threads (the kernel is given
+ * in kernels.cu; the baseline runs the same one):
+ *     out[i] = in[i] * table[l2_persist_index(i / L2_PERSIST_GROUP, table_n)],   0 <= i < n.
+ * Each group of L2_PERSIST_GROUP consecutive elements is scaled by one table element, chosen
+ * by a fixed hash of the group's number: the table is re-read at random all the time, the
+ * stream read once. The product rounds once (reference.h). */
+#define L2_PERSIST_BLOCK 256
+#define L2_PERSIST_GROUP 16
+
+#ifdef __CUDACC__
+#define L2_PERSIST_INLINE static __host__ __device__ __forceinline__
+#else
+#define L2_PERSIST_INLINE static inline
+#endif
+
+/* The table element that group g reads: a bijective 32-bit mix of g (a multiply by an odd
+ * constant and xor-shifts), scaled into [0, table_n) by a 32 x 32 -> 64-bit product.
+ * table_n >= 1. The same function on the host (the harness's reference) and in the kernels. */
+L2_PERSIST_INLINE unsigned int l2_persist_index(unsigned long long g, unsigned long long table_n) {
+    unsigned int x = (unsigned int)g * 0x9E3779B1u; /* arithmetic modulo 2^32 */
+    x ^= x >> 16;
+    x *= 0x85EBCA6Bu;
+    x ^= x >> 13;
+    return (unsigned int)(((unsigned long long)x * table_n) >> 32);
+}
+
+/* 3.2f. out = the work above, with the table kept in the L2 cache by an access-policy window
+ * while the stream passes through:
+ *   d_in     (n) device memory, the stream: each element read once (the judge's input, drawn
+ *            anew for every timed launch)
+ *   d_table  (table_n) device memory, the hot table (also drawn anew for every timed launch:
+ *            its address changes from call to call, so set the window in every call)
+ *   d_out    (n) device memory: your n products
+ * What to do, in this order:
+ *   1. the set-aside: cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, bytes) with bytes =
+ *      min(table bytes, cudaDevAttrMaxPersistingL2CacheSize); read back what the driver
+ *      granted (cudaDeviceGetLimit: it may clamp). Remember the limit you found first
+ *      (cudaDeviceGetLimit; 0 unless something set it) to restore it in step 4.
+ *   2. the window, as a LAUNCH attribute (cudaLaunchKernelEx with one cudaLaunchAttribute of
+ *      id cudaLaunchAttributeAccessPolicyWindow: no stream of your own): base_ptr = d_table,
+ *      num_bytes = min(table bytes, cudaDevAttrMaxAccessPolicyWindowSize), hitRatio = granted
+ *      set-aside / num_bytes capped at 1, hitProp = cudaAccessPropertyPersisting, missProp =
+ *      cudaAccessPropertyStreaming. (A window can also be an attribute of a stream of your own,
+ *      cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v), the stream
+ *      destroyed before returning; the launch attribute needs no stream.)
+ *   3. launch l2_persist_kernel on the legacy default stream (stream 0) with that attribute,
+ *      then SYNCHRONISE (cudaStreamSynchronize(0)): neither cudaDeviceSetLimit nor
+ *      cudaCtxResetPersistingL2Cache is a stream operation, and the documentation promises
+ *      neither waits for the kernel ("takes effect on function return"), so wait for it
+ *      before giving the set-aside back.
+ *   4. restore: cudaCtxResetPersistingL2Cache() (the table's lines back to normal), then the
+ *      limit you found in step 1. The harness checks the limit after every call (in your
+ *      process, l2_persist_expect_restored): a call that leaves it changed fails the case.
+ * A device without L2 persistence (cudaDevAttrMaxPersistingL2CacheSize 0: before sm_80) gets
+ * the plain launch. The course's baseline is the same kernel launched
+ * with no window and no set-aside. Preconditions: 1 <= n <= L2_PERSIST_MAX_N,
+ * 1 <= table_n <= L2_PERSIST_MAX_TABLE. */
+void l2_persist(const float *d_in, const float *d_table, size_t table_n, float *d_out, size_t n);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "lab.h" /* l2_persist_index, L2_PERSIST_GROUP */
+
 /* float32 unit roundoff, 2^-24 (cml_compare.h's CML_UNIT_ROUNDOFF_F32). */
 #define UNIT_ROUNDOFF_F32 5.9604644775390625e-08
 
@@ -60,4 +62,14 @@ double async_copy_ref(const float *x, size_t n, size_t i, int w, double *mag) {
         *mag = abs_sum;
     }
     return sum;
+}
+
+double l2_persist_ref(const float *x, const float *table, size_t table_n, size_t i, double *mag) {
+    const unsigned int j =
+        l2_persist_index((unsigned long long)(i / L2_PERSIST_GROUP), (unsigned long long)table_n);
+    const double product = (double)x[i] * (double)table[j];
+    if (mag != NULL) {
+        *mag = fabs(product);
+    }
+    return product;
 }

@@ -38,6 +38,14 @@
  * with the magnitude sum |x_{i+k}| that async_copy_ref returns. A tile read from a buffer that
  * still holds the previous tile (a copy not waited for), or a window one element short, moves
  * the sum by a whole input, far above the tolerance for almost every x.
+ *
+ * 3.2f's kernel scales each element of the stream by one element of the table (lab.h):
+ *     out_i = x_i t_j,   j = l2_persist_index(i / L2_PERSIST_GROUP, table_n).
+ * The product rounds once: |float32 result - exact| <= u |x t| (u = 2^-24), the harness's
+ * tolerance gamma_1 |x t|. A kernel that reads another table element (the wrong group, the
+ * wrong hash, an index past table_n) gets another uniform draw: off by far more than that for
+ * almost every x. The window and the set-aside change where the table's lines live, never the
+ * values: the result is the same with and without them.
  */
 #pragma once
 
@@ -80,6 +88,11 @@ double zero_copy_ref(double x, double scale);
 /* 3.2e: the exact window sum at index i < n of x (n floats), w >= 1 terms, x_j = 0 for j >= n,
  * in float64; *mag (when not NULL) receives sum |x_{i+k}|, the tolerance's magnitude. */
 double async_copy_ref(const float *x, size_t n, size_t i, int w, double *mag);
+
+/* 3.2f: the exact product at index i of stream x and table t (table_n floats), the table's
+ * element chosen as lab.h's l2_persist_kernel chooses it, in float64; *mag (when not NULL)
+ * receives |x_i t_j|, the tolerance's magnitude. */
+double l2_persist_ref(const float *x, const float *table, size_t table_n, size_t i, double *mag);
 
 #ifdef __cplusplus
 }

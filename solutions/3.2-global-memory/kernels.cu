@@ -12,6 +12,9 @@
  *   3.2e  async_copy_stage,  a tiled window sum whose tiles reach shared memory by
  *         async_copy_kernel, asynchronous copies (cp.async) into two buffers: the next tile's
  *         async_copy         copy in flight while this tile is summed
+ *   3.2f  l2_persist         a hot table kept in L2 by a persisting set-aside and an
+ *                            access-policy window while a large stream passes through (the
+ *                            kernel, l2_persist_kernel, is given); the set-aside given back
  *
  * The API is in lab.h (pristine). The data start and end in device memory, where the grader's
  * judge fills in fresh inputs and reads your result; the host is the middle of the trip. The
@@ -20,8 +23,9 @@
  * that the launch took at least the time the host link needs (the output's last element); the
  * grader times you against the course's own page-locked round trip (3.2a), against the same
  * chunks on one stream (3.2b), against the same kernel paying a page fault per page it
- * first touches (3.2c), against the same kernel after a copy of the buffer (3.2d) and against
- * the same tiled kernel with synchronous loads into one buffer (3.2e).
+ * first touches (3.2c), against the same kernel after a copy of the buffer (3.2d), against
+ * the same tiled kernel with synchronous loads into one buffer (3.2e) and against the same
+ * gather kernel with no window (3.2f).
  *
  * Sources: seed lecture 001 (Chinese), §3.3 "异步内存传输与流水线" (its two-stream pipeline, whose
  * streams share one pair of device buffers: a race, corrected here with per-stream slices);
@@ -31,7 +35,9 @@
  * "API synchronization behavior", cudaMemAdvise and cudaMemPrefetchAsync (CUDA 13: a
  * cudaMemLocation, not seed §4.1's device number), cudaHostGetDevicePointer; seed §4.3's
  * asynchronous copy (__pipeline_memcpy_async of 4 KB in one call: a copy moves 4, 8 or 16 bytes,
- * each thread its own) and CUDA C++ Programming Guide, "Asynchronous Data Copies" (3.2e).
+ * each thread its own) and CUDA C++ Programming Guide, "Asynchronous Data Copies" (3.2e); seed
+ * §4.3's "persistent L2 caching" (cudaMemAdvise(..., cudaMemAdviseSetAccessedBy, ...): a Unified
+ * Memory hint, no cache control) and CUDA C++ Programming Guide, "L2 Cache Control" (3.2f).
  *
  * What this file may define (the grader's symbol check, before anything runs; in full:
  * handouts/grading.md, "The symbol rule"): lab.h's launchers under their names; your kernels;
@@ -41,9 +47,10 @@
  * extern "C" function that is no launcher, and no name of the harness, the CUDA runtime or the
  * C library (cml_*, cuda*, _*, exit, rand, ...).
  * It may call the CUDA runtime except timing (no cudaEvent* at all: the judge times your launch,
- * and an event is timing even with cudaEventDisableTiming) and device-wide state (streams of
- * your own are allowed in this lab), the memory and math functions, and print to
- * stdout/stderr.
+ * and an event is timing even with cudaEventDisableTiming) and device-wide state (allowed in
+ * this lab: streams of your own, and for 3.2f cudaDeviceSetLimit and
+ * cudaCtxResetPersistingL2Cache, whose effect you must undo before returning), the memory and
+ * math functions, and print to stdout/stderr.
  */
 #include <stdint.h>
 
@@ -426,5 +433,95 @@ void async_copy(const float *d_in, float *d_out, size_t n) {
     size_t blocks = (size_t)ASYNC_COPY_BLOCKS_PER_SM * (size_t)(sms > 0 ? sms : 1);
     blocks = blocks < n_tiles ? blocks : n_tiles;
     async_copy_kernel<<<(unsigned int)blocks, ASYNC_COPY_BLOCK>>>(d_in, d_out, n);
+    // END SOLUTION
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.2f  L2 persistence: a hot table, a stream passing through
+ */
+
+/* Given: lab.h's work, one thread per element. Each group of L2_PERSIST_GROUP consecutive
+ * elements reads one table element at a hashed position (l2_persist_index): the table is
+ * re-read at random, the stream read once. */
+__global__ void __launch_bounds__(L2_PERSIST_BLOCK)
+    l2_persist_kernel(const float *in, const float *table, size_t table_n, float *out, size_t n) {
+    const size_t i = (size_t)blockIdx.x * L2_PERSIST_BLOCK + threadIdx.x;
+    if (i < n) {
+        const unsigned int j = l2_persist_index(i / L2_PERSIST_GROUP, table_n);
+        out[i] = in[i] * table[j];
+    }
+}
+
+void l2_persist(const float *d_in, const float *d_table, size_t table_n, float *d_out, size_t n) {
+    /* TODO(3.2f): run l2_persist_kernel (ceil(n / L2_PERSIST_BLOCK) blocks of L2_PERSIST_BLOCK
+     *   threads, stream 0) with the table kept in the L2, then give back what you took:
+     *     1. the set-aside: table bytes = table_n * sizeof(float); query the device's maximum,
+     *        cudaDeviceGetAttribute(&max, cudaDevAttrMaxPersistingL2CacheSize, device), and the
+     *        limit as you find it, cudaDeviceGetLimit(&before, cudaLimitPersistingL2CacheSize);
+     *        set cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, min(table bytes, max)) and
+     *        read back what the driver granted (cudaDeviceGetLimit: it may round or clamp).
+     *        max == 0 (no L2 persistence: before sm_80): launch plainly, return.
+     *     2. the window: a cudaLaunchAttribute with id cudaLaunchAttributeAccessPolicyWindow
+     *        and val.accessPolicyWindow = { base_ptr = d_table, num_bytes = min(table bytes,
+     *        cudaDevAttrMaxAccessPolicyWindowSize), hitRatio, hitProp =
+     *        cudaAccessPropertyPersisting, missProp = cudaAccessPropertyStreaming }. hitRatio
+     *        is the fraction of the window's lines that get hitProp: granted / num_bytes,
+     *        capped at 1. Asking for more lines than the set-aside holds makes the persisting
+     *        lines evict one another (thrashing), so a window larger than the set-aside gets a
+     *        ratio below 1.
+     *     3. launch with it: cudaLaunchConfig_t cfg = {}; cfg.gridDim, cfg.blockDim, cfg.stream
+     *        = 0, cfg.attrs = &attr, cfg.numAttrs = 1; cudaLaunchKernelEx(&cfg,
+     *        l2_persist_kernel, d_in, d_table, table_n, d_out, n). Then cudaStreamSynchronize(0):
+     *        neither call of step 4 is a stream operation, and the documentation promises
+     *        neither waits for the kernel, so wait for it before giving the set-aside back.
+     *     4. restore: cudaCtxResetPersistingL2Cache() (the table's lines back to normal), then
+     *        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, before). The harness checks the
+     *        limit after every call.
+     *   Right: the window changes where the table's lines live, never the result.
+     *   Fast: without the window, the stream (read once) pushes the table's lines out of the L2
+     *   between two reads of them, and each gather goes to device memory; with it they stay.
+     *   Not it: seed 001's cudaMemAdvise(table, bytes, cudaMemAdviseSetAccessedBy, device) is
+     *   a Unified Memory mapping hint, documented for managed memory only: it sets no
+     *   cache policy. */
+    // BEGIN SOLUTION
+    int device = 0, max_set_aside = 0, max_window = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&max_set_aside, cudaDevAttrMaxPersistingL2CacheSize, device);
+    cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, device);
+    const unsigned int blocks = (unsigned int)((n + L2_PERSIST_BLOCK - 1) / L2_PERSIST_BLOCK);
+    if (max_set_aside <= 0 || max_window <= 0) { /* no L2 persistence here */
+        l2_persist_kernel<<<blocks, L2_PERSIST_BLOCK>>>(d_in, d_table, table_n, d_out, n);
+        return;
+    }
+    const size_t table_bytes = table_n * sizeof(float);
+    size_t before = 0, granted = 0;
+    cudaDeviceGetLimit(&before, cudaLimitPersistingL2CacheSize);
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize,
+                       table_bytes < (size_t)max_set_aside ? table_bytes : (size_t)max_set_aside);
+    cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize);
+
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeAccessPolicyWindow;
+    cudaAccessPolicyWindow &w = attr.val.accessPolicyWindow;
+    w.base_ptr = (void *)d_table;
+    w.num_bytes = table_bytes < (size_t)max_window ? table_bytes : (size_t)max_window;
+    /* The share of the window the set-aside can hold: more would make persisting lines evict
+     * one another. */
+    w.hitRatio = granted >= w.num_bytes ? 1.0f : (float)granted / (float)w.num_bytes;
+    w.hitProp = cudaAccessPropertyPersisting;
+    w.missProp = cudaAccessPropertyStreaming;
+
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(L2_PERSIST_BLOCK);
+    cfg.stream = 0;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    cudaLaunchKernelEx(&cfg, l2_persist_kernel, d_in, d_table, table_n, d_out, n);
+
+    /* Give the set-aside back once the kernel is done: step 4's calls are not stream-ordered. */
+    cudaStreamSynchronize(0);
+    cudaCtxResetPersistingL2Cache(); /* the table's lines back to normal */
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, before);
     // END SOLUTION
 }

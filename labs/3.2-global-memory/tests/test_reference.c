@@ -12,7 +12,10 @@
  * another launch's buffer, or the buffer copied without the kernel, outside it for almost
  * every input). "AsyncCopy" (3.2e's window sum: hand values at the end of the array, where
  * the window runs past n; float32 sums in two orders within gamma_{w-1} sum |x|; a window one
- * short, or a tile summed from a stale buffer, outside it for almost every input).
+ * short, or a tile summed from a stale buffer, outside it for almost every input). "L2Persist"
+ * (3.2f's gather: the hash's values by hand, always inside the table and reaching every element
+ * of a small one; the product by hand, within the one-rounding tolerance in float32, and a
+ * neighbouring table element or the next group's outside it for almost every input).
  */
 #include <check.h>
 #include <math.h>
@@ -299,6 +302,104 @@ START_TEST(test_async_copy_short_or_stale_exceeds_tolerance) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------------------------
+ * L2Persist
+ */
+
+START_TEST(test_l2_persist_index_by_hand) {
+    /* Values of lab.h's mix computed independently (Python, the same 32-bit steps). */
+    ck_assert(L2_PERSIST_GROUP == 16);
+    const unsigned int want[6] = {0, 390, 991, 612, 505, 44};
+    for (unsigned long long g = 0; g < 6; ++g) {
+        ck_assert_uint_eq(l2_persist_index(g, 1000), want[g]);
+    }
+    ck_assert_uint_eq(l2_persist_index(1, 1ull << 26), 26227333u);
+    ck_assert_uint_eq(l2_persist_index(12345, 4194305), 1785725u);
+    ck_assert_uint_eq(l2_persist_index(987654321, 1), 0u); /* a table of one element */
+}
+END_TEST
+
+START_TEST(test_l2_persist_index_inside_and_covering) {
+    /* Every index below table_n; every element of a small table reached within 64 groups per
+     * element (the hash is a bijection of the group's 32 bits, then scaled). */
+    const unsigned long long sizes[5] = {1, 2, 17, 1023, 4099};
+    for (int s = 0; s < 5; ++s) {
+        const unsigned long long tn = sizes[s];
+        char *seen = (char *)calloc((size_t)tn, 1);
+        ck_assert_ptr_nonnull(seen);
+        for (unsigned long long g = 0; g < 64 * tn; ++g) {
+            const unsigned int j = l2_persist_index(g, tn);
+            ck_assert_msg(j < tn, "g = %llu, table_n = %llu: %u", g, tn, j);
+            seen[j] = 1;
+        }
+        for (unsigned long long j = 0; j < tn; ++j) {
+            ck_assert_msg(seen[j], "table_n = %llu: element %llu never read", tn, j);
+        }
+        free(seen);
+    }
+    for (unsigned long long g = 0; g < (1ull << 24); g += 4097) { /* the largest table */
+        ck_assert(l2_persist_index(g, L2_PERSIST_MAX_TABLE) < L2_PERSIST_MAX_TABLE);
+    }
+}
+END_TEST
+
+START_TEST(test_l2_persist_ref_by_hand) {
+    float x[40], table[3] = {2.0f, -0.5f, 4.0f};
+    for (int i = 0; i < 40; ++i) {
+        x[i] = (float)(i + 1);
+    }
+    double mag = 0.0;
+    for (size_t i = 0; i < 40; ++i) {
+        const unsigned int j = l2_persist_index(i / L2_PERSIST_GROUP, 3);
+        const double want = (double)(i + 1) * (double)table[j];
+        ck_assert_double_eq(l2_persist_ref(x, table, 3, i, &mag), want);
+        ck_assert_double_eq(mag, fabs(want));
+    }
+    /* One group, one table element: elements 0..15 share it. */
+    ck_assert_double_eq(l2_persist_ref(x, table, 3, 15, NULL) / 16.0,
+                        l2_persist_ref(x, table, 3, 0, NULL));
+}
+END_TEST
+
+START_TEST(test_l2_persist_float32_within_tolerance_and_wrong_element_outside) {
+    /* The kernel's float32 product within the harness's gamma_1 |x t|; a product with the
+     * neighbouring table element (an index off by one) or with the next group's element (the
+     * group taken as i / 8, say) outside it for almost every input. */
+    cml_rng rng;
+    cml_rng_seed(&rng, 47);
+    const size_t n = 4096, tn = 1023;
+    float *x = (float *)malloc(n * sizeof(float)), *table = (float *)malloc(tn * sizeof(float));
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(table);
+    for (size_t i = 0; i < n; ++i) {
+        x[i] = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+    }
+    for (size_t j = 0; j < tn; ++j) {
+        table[j] = cml_rng_uniform_f32(&rng, -1.0f, 1.0f);
+    }
+    int caught_neighbour = 0, caught_group = 0, differs = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const unsigned int j = l2_persist_index(i / L2_PERSIST_GROUP, tn);
+        volatile float got = x[i] * table[j]; /* rounded once, as the kernel */
+        double mag = 0.0;
+        const double ref = l2_persist_ref(x, table, tn, i, &mag);
+        ck_assert_msg(fabs((double)got - ref) <= unified_tol(mag), "i = %zu", i);
+        const double neighbour = (double)x[i] * (double)table[(j + 1) % tn];
+        caught_neighbour += fabs(neighbour - ref) > unified_tol(mag);
+        const unsigned int j8 = l2_persist_index(i / 8, tn);
+        if (j8 != j) {
+            ++differs;
+            caught_group += fabs((double)x[i] * (double)table[j8] - ref) > unified_tol(mag);
+        }
+    }
+    free(x);
+    free(table);
+    ck_assert_int_gt(caught_neighbour, (int)n * 99 / 100);
+    ck_assert_int_gt(differs, (int)n / 2);
+    ck_assert_int_gt(caught_group, differs * 99 / 100);
+}
+END_TEST
+
 Suite *make_reference_suite(void) {
     Suite *s = suite_create("lab 3.2 references");
 
@@ -332,6 +433,13 @@ Suite *make_reference_suite(void) {
     tcase_add_test(tc_async, test_async_copy_float32_sums_within_tolerance);
     tcase_add_test(tc_async, test_async_copy_short_or_stale_exceeds_tolerance);
     suite_add_tcase(s, tc_async);
+
+    TCase *tc_l2 = tcase_create("L2Persist");
+    tcase_add_test(tc_l2, test_l2_persist_index_by_hand);
+    tcase_add_test(tc_l2, test_l2_persist_index_inside_and_covering);
+    tcase_add_test(tc_l2, test_l2_persist_ref_by_hand);
+    tcase_add_test(tc_l2, test_l2_persist_float32_within_tolerance_and_wrong_element_outside);
+    suite_add_tcase(s, tc_l2);
 
     return s;
 }
