@@ -26,6 +26,7 @@
 
 #include "baselines.h"
 #include "lab.h"
+#include "window_sum.cuh"
 
 #define TRANSFORM_BLOCK 256
 
@@ -113,42 +114,6 @@ static __device__ void window_stage_sync(float *buf, const float *in, size_t n, 
             v.w = g + 3 < n ? in[g + 3] : 0.0f;
         }
         *reinterpret_cast<float4 *>(buf + 4 * piece) = v; /* STS.128 */
-    }
-}
-
-/* out[b + j] = buf[j] + ... + buf[j + ASYNC_COPY_WINDOW - 1] for this thread's four outputs
- * j = 4 threadIdx.x + 0..3 (those below n), left to right. */
-static __device__ void window_sum_tile(const float *buf, float *out, size_t n, size_t tile,
-                                       bool aligned) {
-    const int j = 4 * threadIdx.x;
-    float x[4 + ASYNC_COPY_HALO];
-#pragma unroll
-    for (int q = 0; q < (4 + ASYNC_COPY_HALO) / 4; ++q) { /* three LDS.128 */
-        const float4 v = *reinterpret_cast<const float4 *>(buf + j + 4 * q);
-        x[4 * q] = v.x;
-        x[4 * q + 1] = v.y;
-        x[4 * q + 2] = v.z;
-        x[4 * q + 3] = v.w;
-    }
-    float s[4];
-#pragma unroll
-    for (int r = 0; r < 4; ++r) {
-        s[r] = 0.0f;
-#pragma unroll
-        for (int k = 0; k < ASYNC_COPY_WINDOW; ++k) {
-            s[r] += x[r + k];
-        }
-    }
-    const size_t g = tile * ASYNC_COPY_TILE + (size_t)j;
-    if (aligned && g + 4 <= n) {
-        *reinterpret_cast<float4 *>(out + g) = make_float4(s[0], s[1], s[2], s[3]);
-    } else {
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-            if (g + (size_t)r < n) {
-                out[g + (size_t)r] = s[r];
-            }
-        }
     }
 }
 

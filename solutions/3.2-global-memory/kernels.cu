@@ -58,6 +58,7 @@
 #include <cuda_runtime.h>
 
 #include "lab.h"
+#include "window_sum.cuh"
 
 /* ---------------------------------------------------------------------------------------------
  * 3.2a  A round trip through page-locked host memory
@@ -300,43 +301,9 @@ void zero_copy(const float *h_buf, float *d_out, size_t n) {
 /* 16-byte pieces (4 floats) in one tile buffer: the tile's inputs and the halo's. */
 #define ASYNC_COPY_PIECES ((ASYNC_COPY_TILE + ASYNC_COPY_HALO) / 4)
 
-/* Given: the sums of one staged tile. buf holds in[b, b + ASYNC_COPY_TILE + ASYNC_COPY_HALO),
- * b = tile * ASYNC_COPY_TILE (zeros past n); this thread writes its four outputs
- * out[b + j], j = 4 threadIdx.x + 0..3 (those below n), each the sum of buf[j .. j + WINDOW).
- * aligned: in and out are 16-byte aligned (float4 stores). */
-__device__ __forceinline__ void async_copy_sum_tile(const float *buf, float *out, size_t n,
-                                                    size_t tile, bool aligned) {
-    const int j = 4 * threadIdx.x;
-    float x[4 + ASYNC_COPY_HALO];
-#pragma unroll
-    for (int q = 0; q < (4 + ASYNC_COPY_HALO) / 4; ++q) { /* three 16-byte loads (LDS.128) */
-        const float4 v = *reinterpret_cast<const float4 *>(buf + j + 4 * q);
-        x[4 * q] = v.x;
-        x[4 * q + 1] = v.y;
-        x[4 * q + 2] = v.z;
-        x[4 * q + 3] = v.w;
-    }
-    float s[4];
-#pragma unroll
-    for (int r = 0; r < 4; ++r) {
-        s[r] = 0.0f;
-#pragma unroll
-        for (int k = 0; k < ASYNC_COPY_WINDOW; ++k) {
-            s[r] += x[r + k];
-        }
-    }
-    const size_t g = tile * ASYNC_COPY_TILE + (size_t)j;
-    if (aligned && g + 4 <= n) {
-        *reinterpret_cast<float4 *>(out + g) = make_float4(s[0], s[1], s[2], s[3]);
-    } else {
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-            if (g + (size_t)r < n) {
-                out[g + (size_t)r] = s[r];
-            }
-        }
-    }
-}
+/* Given (window_sum.cuh): window_sum_tile(buf, out, n, tile, aligned), the sums of one staged
+ * tile; buf holds in[b, b + ASYNC_COPY_TILE + ASYNC_COPY_HALO), b = tile * ASYNC_COPY_TILE (zeros
+ * past n), and this thread writes its four outputs out[b + 4 threadIdx.x + 0..3]. */
 
 /* Starts the copies of tile `tile`'s inputs into buf (ASYNC_COPY_PIECES pieces of 16 bytes)
  * and returns without waiting for them. */
@@ -386,7 +353,7 @@ __global__ void __launch_bounds__(ASYNC_COPY_BLOCK)
      *     2. __pipeline_wait_prior(1): all but the newest batch have landed, so this thread's
      *        copies of THIS tile are in buf[s];
      *     3. __syncthreads(): and every other thread's too;
-     *     4. async_copy_sum_tile(buf[s], ...);
+     *     4. window_sum_tile(buf[s], ...);
      *     5. __syncthreads(): every thread has read buf[s] before the next iteration's copies
      *        overwrite it.
      *   aligned = ((uintptr_t)in | (uintptr_t)out) % 16 == 0, computed once.
@@ -413,7 +380,7 @@ __global__ void __launch_bounds__(ASYNC_COPY_BLOCK)
         __pipeline_commit();      /* possibly empty: one batch per iteration all the same */
         __pipeline_wait_prior(1); /* this thread's copies of `tile` have landed */
         __syncthreads();          /* and every thread's */
-        async_copy_sum_tile(buf[s], out, n, tile, aligned);
+        window_sum_tile(buf[s], out, n, tile, aligned);
         __syncthreads(); /* buf[s] read by all before it is staged into again */
     }
     // END SOLUTION
