@@ -28,6 +28,17 @@ JOBS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "texture_fetch": ("a texture fetch", ("TEX", "TLD", "TLD4", "TXD")),
     "surface_store": ("a surface store", ("SUST",)),
+    # sm_90 only: the Tensor Memory Accelerator's copies, plain (cp.async.bulk: UBLKCP, e.g.
+    # cuda::memcpy_async with aligned_size_t<16> and a block-scope cuda::barrier) or by a
+    # tensor map (cp.async.bulk.tensor: UTMALDG); and the thread-block cluster's barrier
+    # (barrier.cluster.arrive / .wait, cluster.sync(): UCGABAR_ARV then UCGABAR_WAIT), whose
+    # wait is what lets a block read another's shared memory. Seen in lab 3.2g's solution
+    # built for sm_90 (grader/tests/test_sass.py)
+    "bulk_copy": (
+        "a bulk asynchronous copy into shared memory (the Tensor Memory Accelerator)",
+        ("UBLKCP", "UTMALDG"),
+    ),
+    "cluster_barrier": ("a thread-block-cluster barrier's wait", ("UCGABAR_WAIT",)),
 }
 _JOB_NAME = re.compile(r"[a-z][a-z_]*")
 

@@ -25,6 +25,10 @@ An optional ``[report]`` table asks for a written report (a Markdown student fil
 sections must be headings of the lab's pristine template, in order; ``grader.writeup``
 checks that a submission's copy is filled in.
 
+``arch_min = "sm_90"`` in an exercise says it needs that GPU architecture or a later one (lab
+3.2g: the Tensor Memory Accelerator and clusters), with ``arch_why`` the words of why; a grade
+that builds for an older one skips every part of it (``arch_skip_reason``, grader.grade).
+
 ``skeleton = "naive"`` says the skeleton is a correct but slow starting point (lab 3.5)
 rather than TODO stubs (``"stub"``, the default); selfcheck expects it to earn every
 correctness point and no performance point.
@@ -112,7 +116,11 @@ _EXERCISE_KEYS = (
     "performance",
     "hints",
     "lint",
+    "arch_min",
+    "arch_why",
 )
+# A GPU architecture as nvcc and the grader's --arch spell it: sm_80, sm_90, sm_90a.
+_ARCH = re.compile(r"sm_(\d+)[a-z]?\Z")
 
 
 @dataclass(frozen=True)
@@ -192,6 +200,10 @@ class Exercise:
     # from the lab binary's --list (bind): the launchers the exercise calls, its baseline
     launchers: tuple[str, ...] = ()
     baseline: str | None = None
+    # the oldest GPU architecture it can run on ("sm_90"; None: any the course builds for),
+    # and why, in a few words ("Hopper: TMA and thread-block clusters")
+    arch_min: str | None = None
+    arch_why: str | None = None
 
     def is_hidden(self, index: int) -> bool:
         """Whether ``cases[index]`` is a hidden (instructor-only) case."""
@@ -588,6 +600,13 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
             )
         lint.append(Lint(pattern, c.string(where, item, "message", f"{label}.message")))
 
+    arch_min = c.string(where, raw, "arch_min", "arch_min", required=False)
+    if arch_min is not None and not _ARCH.match(arch_min):
+        raise c.fail(where, f"arch_min must be a GPU architecture like 'sm_90', not {arch_min!r}")
+    arch_why = c.string(where, raw, "arch_why", "arch_why", required=False)
+    if arch_why is not None and arch_min is None:
+        raise c.fail(where, "arch_why says why the exercise needs arch_min, which is not set")
+
     return Exercise(
         name,
         cases,
@@ -599,7 +618,29 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
         performance,
         hints,
         lint=tuple(lint),
+        arch_min=arch_min,
+        arch_why=arch_why,
     )
+
+
+def arch_number(arch: str) -> int:
+    """The number of a GPU architecture: ``sm_90`` and ``sm_90a`` -> 90. Raises ValueError for
+    a name that is not ``sm_<digits>[letter]``."""
+    m = _ARCH.match(arch)
+    if m is None:
+        raise ValueError(f"{arch!r} is not a GPU architecture like sm_90")
+    return int(m.group(1))
+
+
+def arch_skip_reason(ex: Exercise, arch: str | None) -> str | None:
+    """Why ``ex`` is not graded in a grade that builds for ``arch`` (its ``arch_min`` is a
+    later architecture), e.g. "needs sm_90 (Hopper: TMA and thread-block clusters); this grade
+    builds for sm_80"; None when it is graded (no arch_min, or no arch known: the Makefile's
+    default is then the course's GPU)."""
+    if ex.arch_min is None or arch is None or arch_number(arch) >= arch_number(ex.arch_min):
+        return None
+    why = f" ({ex.arch_why})" if ex.arch_why else ""
+    return f"needs {ex.arch_min}{why}; this grade builds for {arch}"
 
 
 def _report(c: _Checker, lab_dir: Path, raw, student_files: tuple[str, ...]) -> ReportSpec:

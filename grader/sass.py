@@ -66,6 +66,8 @@ DESCRIPTIONS = {
     "UBLKCP": "bulk asynchronous copy, cp.async.bulk",
     "UTMALDG": "tensor-memory-accelerator load",
     "SYNCS": "mbarrier operation",
+    "UCGABAR_ARV": "thread-block-cluster barrier: arrive",
+    "UCGABAR_WAIT": "thread-block-cluster barrier: wait",
     "ATOMS": "shared-memory atomic",
     "ATOMG": "global-memory atomic",
     "RED": "global-memory reduction",
@@ -244,7 +246,7 @@ def describe(pattern: str) -> str:
         names = [jobs.shown(f) for f in families]
         listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
         return f"{what} ({listed})"
-    mnemonic = re.match(r"[A-Z0-9]+", pattern)
+    mnemonic = re.match(r"[A-Z0-9_]+", pattern)
     if mnemonic and mnemonic.group(0) in DESCRIPTIONS:
         return f"{pattern} ({DESCRIPTIONS[mnemonic.group(0)]})"
     return pattern

@@ -63,6 +63,39 @@ def test_skeleton_kind(tmp_path):
         manifest.load(make_lab(tmp_path / "c", bad))
 
 
+def test_arch_min(tmp_path):
+    """[[exercise]] arch_min: the oldest GPU architecture the exercise runs on (lab 3.2g:
+    sm_90), with arch_why the words of why; a grade for an older architecture skips it with
+    a reason naming both (arch_skip_reason), one for the same or a later one grades it."""
+    old = 'todo = "9.1b"\n'
+    text = BASE.replace(old, old + 'arch_min = "sm_90"\narch_why = "Hopper: clusters"\n')
+    offset = manifest.load(make_lab(tmp_path / "a", text)).exercises[1]
+    assert (offset.arch_min, offset.arch_why) == ("sm_90", "Hopper: clusters")
+    assert manifest.arch_skip_reason(offset, "sm_80") == (
+        "needs sm_90 (Hopper: clusters); this grade builds for sm_80"
+    )
+    for arch in ("sm_90", "sm_90a", "sm_100", None):  # None: the Makefile's default GPU
+        assert manifest.arch_skip_reason(offset, arch) is None
+    scale = manifest.load(make_lab(tmp_path / "a2", text)).exercises[0]
+    assert scale.arch_min is None and manifest.arch_skip_reason(scale, "sm_80") is None
+    bare = BASE.replace(old, old + 'arch_min = "sm_90"\n')
+    offset = manifest.load(make_lab(tmp_path / "b", bare)).exercises[1]
+    assert manifest.arch_skip_reason(offset, "sm_86") == "needs sm_90; this grade builds for sm_86"
+    assert manifest.arch_number("sm_90a") == 90 and manifest.arch_number("sm_100") == 100
+    with pytest.raises(ValueError, match="'90' is not a GPU architecture"):
+        manifest.arch_number("90")
+    for value, message in (
+        ('"90"', "arch_min must be a GPU architecture like 'sm_90', not '90'"),
+        ('"compute_90"', "arch_min must be a GPU architecture like 'sm_90', not 'compute_90'"),
+    ):
+        bad = BASE.replace(old, old + f"arch_min = {value}\n")
+        with pytest.raises(GraderError, match=f"exercise 'offset': {message}"):
+            manifest.load(make_lab(tmp_path / value.strip('"'), bad))
+    why_alone = BASE.replace(old, old + 'arch_why = "Hopper"\n')
+    with pytest.raises(GraderError, match="arch_why says why the exercise needs arch_min"):
+        manifest.load(make_lab(tmp_path / "c", why_alone))
+
+
 def test_performance_roof(tmp_path):
     """[exercise.performance] roof: "copy" when absent (the bandwidth roof), "fp32" or
     "cublas" for a compute-bound kernel, kept on the exercise's PerformanceSpec; an untimed run

@@ -270,6 +270,46 @@ def test_uncalibrated_thresholds_report_figures_and_keep_points_pending(
     assert "UNCALIBRATED" in out and "9.1-fake solution scale: ratio 2.5" in out
 
 
+def test_an_exercise_for_a_later_arch_is_skipped_and_left_out_of_the_total(
+    fake_root, fake_gpu, capsys, tmp_path
+):
+    """lab.toml arch_min (lab 3.2g needs sm_90): a grade that builds for an older architecture
+    (--arch sm_80, CI's sm_80 build) skips every part of that exercise with the reason, never
+    runs it, and leaves its points out of the total and max; the grade is final (nothing
+    pending, nothing lost). A grade for the architecture itself grades it as usual."""
+    old = 'todo = "9.1b"\n'
+    why = 'arch_min = "sm_90"\narch_why = "Hopper: clusters"\n'
+    course = course_with(fake_root, tmp_path, old, old + why)
+    sub = course / "solutions" / "9.1-fake"
+    code, out, _, rep = grade(capsys, course, sub, "--arch", "sm_80", json_path=tmp_path / "a.json")
+    assert code == 0, out
+    reason = "needs sm_90 (Hopper: clusters); this grade builds for sm_80"
+    assert f"=> offset: not graded: {reason}" in out
+    assert "score 14/14: every check ran, full marks" in out
+    assert rep["arch"] == "sm_80" and (rep["total"], rep["max"]) == (14, 14) and rep["final"]
+    offset = rep["exercises"][1]
+    assert offset["name"] == "offset" and (offset["total"], offset["max"]) == (0, 0)
+    for part in offset["parts"].values():
+        assert (part["status"], part["reason"], part["max"]) == ("skipped", reason, 0)
+        assert part["details"] == []  # never run
+    assert rep["not_run"] == []
+    code, out, _, rep = grade(capsys, course, sub, "--arch", "sm_90", json_path=tmp_path / "b.json")
+    assert code == 0 and (rep["total"], rep["max"]) == (17, 17), out
+    assert rep["exercises"][1]["parts"]["correctness"]["status"] == "passed"
+
+
+def test_selfcheck_with_an_exercise_for_a_later_arch(fake_root, fake_gpu, capsys, tmp_path):
+    """selfcheck grades for the Makefile's architecture: an exercise that needs a later one is
+    skipped for the solution and the skeleton alike, and neither expectation counts it."""
+    old = 'todo = "9.1b"\n'
+    course = course_with(fake_root, tmp_path, old, old + 'arch_min = "sm_100"\n')
+    code, out, _ = grade_cli(capsys, "selfcheck", "--root", course)
+    assert code == 0, out
+    assert "NOT AS EXPECTED" not in out
+    solution = next(ln for ln in out.splitlines() if ln.startswith("9.1-fake") and "solution" in ln)
+    assert "14/14" in solution  # offset's 3 points are not in the max
+
+
 def test_launch_error(fake_root, fake_gpu, capsys, tmp_path):
     sub = variant(
         fake_root,

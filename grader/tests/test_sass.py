@@ -321,6 +321,31 @@ def test_real_solutions_pass_their_static_rules():
 
 
 @pytest.mark.slow
+def test_tma_cluster_solution_shows_the_bulk_copy_and_the_cluster_barrier():
+    """Lab 3.2g's evidence, read from the solution built for sm_90 as a grading builds it
+    (no GPU needed): one bulk copy (UBLKCP), the cluster barrier's arrive and wait
+    (UCGABAR_ARV, UCGABAR_WAIT: cluster.sync()), its mbarrier (SYNCS); the skeleton has none."""
+    need("nvcc")
+    need("cuobjdump")
+    lab_dir = REPO / "labs" / "3.2-global-memory"
+    opcodes = {}
+    for variant in ("solution", "student"):
+        obj = f"build/{lab_dir.name}/{variant}/kernels.cu.o"
+        made = subprocess.run(["make", "-s", "-C", str(REPO), obj], capture_output=True, text=True)
+        assert made.returncode == 0, made.stdout + made.stderr
+        dumped = sass.dump(tools.find("cuobjdump"), [REPO / obj])
+        assert dumped.error is None
+        (fn,) = [f for f in dumped.functions if f.name == "tma_cluster_kernel"]
+        assert fn.arch == "sm_90"
+        opcodes[variant] = [ins.opcode for ins in fn.instructions]
+    sol = opcodes["solution"]
+    assert sum(op.startswith("UBLKCP") for op in sol) == 1, sol
+    for mnemonic in ("UCGABAR_ARV", "UCGABAR_WAIT", "SYNCS"):
+        assert any(op.startswith(mnemonic) for op in sol), mnemonic
+    assert not any(op.startswith(("UBLKCP", "UCGABAR")) for op in opcodes["student"])
+
+
+@pytest.mark.slow
 def test_real_skeletons_fail_their_static_rules():
     for lab_dir in _labs_or_skip():
         results = _static_results(lab_dir, "student")
@@ -355,6 +380,16 @@ def test_a_job_is_done_by_any_of_its_families():
     assert sass.matches("shared_load", "LDSM.16.M88.4") and not sass.matches("LDS", "LDSM")
     assert sass.matches("barrier", "BAR.SYNC.DEFER_BLOCKING") and sass.matches("barrier", "SYNCS.ARRIVE.TRANS64")
     assert not sass.matches("no_such_job", "STS")
+    # sm_90's Tensor Memory Accelerator and cluster barrier (lab 3.2g)
+    assert sass.matches("bulk_copy", "UBLKCP.S.G") and sass.matches("bulk_copy", "UTMALDG.1D")
+    assert not sass.matches("bulk_copy", "LDGSTS.E.BYPASS.LTC128B.128")
+    assert sass.matches("cluster_barrier", "UCGABAR_WAIT")
+    assert not sass.matches("cluster_barrier", "UCGABAR_ARV")  # an arrival alone waits for none
+    assert not sass.matches("cluster_barrier", "BAR.SYNC.DEFER_BLOCKING")
+    assert sass.describe("cluster_barrier") == (
+        "a thread-block-cluster barrier's wait (UCGABAR_WAIT)"
+    )
+    assert sass.describe("UCGABAR_WAIT") == "UCGABAR_WAIT (thread-block-cluster barrier: wait)"
     assert sass.describe("shared_load") == "a load from shared memory (LDS or LDSM)"
 
 

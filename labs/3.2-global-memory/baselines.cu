@@ -14,6 +14,8 @@
  *                        buffer: each tile's load latency exposed (3.2e's baseline)
  *   l2_no_window         3.2f's gather kernel launched plainly: no access-policy window, no
  *                        persisting set-aside (3.2f's baseline)
+ *   tile_sum_plain       3.2e's baseline kernel with one block per tile: 3.2g's tiles and
+ *                        halos loaded from global memory, no bulk copy, no cluster (3.2g's)
  *
  * Sources: CUDA C++ Programming Guide, "Page-Locked Host Memory" and "Asynchronous
  * Concurrent Execution"; CUDA Runtime API, "API synchronization behavior" (cudaMemcpy from
@@ -138,6 +140,12 @@ void window_sum_sync(const float *d_in, float *d_out, size_t n) {
     size_t blocks = (size_t)ASYNC_COPY_BLOCKS_PER_SM * (size_t)(sms > 0 ? sms : 1);
     blocks = blocks < n_tiles ? blocks : n_tiles;
     window_sum_sync_kernel<<<(unsigned int)blocks, ASYNC_COPY_BLOCK>>>(d_in, d_out, n);
+}
+
+/* 3.2g's baseline: the same kernel, one block per tile (its tile loop then runs once). */
+void tile_sum_plain(const float *d_in, float *d_out, size_t n) {
+    const size_t n_tiles = (n + ASYNC_COPY_TILE - 1) / ASYNC_COPY_TILE;
+    window_sum_sync_kernel<<<(unsigned int)n_tiles, ASYNC_COPY_BLOCK>>>(d_in, d_out, n);
 }
 
 /* out[i] = in[i] * table[l2_persist_index(i / L2_PERSIST_GROUP, table_n)], i < n: lab.h's

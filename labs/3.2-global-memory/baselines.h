@@ -61,6 +61,12 @@ void window_sum_sync(const float *d_in, float *d_out, size_t n);
  * stream: the table's lines compete for the L2 with the stream's, which pass through once. */
 void l2_no_window(const float *d_in, const float *d_table, size_t table_n, float *d_out, size_t n);
 
+/* 3.2g's baseline: lab.h's tma_cluster with ORDINARY loads and no cluster: 3.2e's baseline
+ * kernel (window_sum_sync's) on a grid of one block per tile, so each block loads its tile
+ * and its halo from global memory through registers (LDG, STS), __syncthreads, sums. The same
+ * grid as the course's tma_cluster, without the bulk copy and the halo exchange. */
+void tile_sum_plain(const float *d_in, float *d_out, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

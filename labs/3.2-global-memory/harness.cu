@@ -50,6 +50,13 @@
  *                   (baselines.cu, l2_no_window): the ratio is what keeping the table in L2
  *                   saves. DRAFT: the exercise's section below, which also says how the
  *                   baseline is kept free of the student's set-aside.
+ *   tma_cluster (n)  3.2g, a stretch for sm_90 only. The student's tma_cluster runs 3.2e's
+ *                   window sum one tile per block, in thread-block clusters: each tile
+ *                   loaded by one bulk asynchronous copy (the Tensor Memory Accelerator), the
+ *                   halo read from the next block's shared memory. Verified as 3.2e. Timed
+ *                   against the same grid with ordinary loads and no cluster (baselines.cu,
+ *                   tile_sum_plain). Refused before any launch below sm_90. DRAFT: the
+ *                   exercise's section below.
  *
  * What a judged run can and cannot see here (docs/protocol.md, "Judged runs"). The student's
  * launcher runs in another process than the judge's; the judge maps only the DEVICE buffers
@@ -1007,6 +1014,53 @@ static void l2_persist_extra_metrics(void *ctx, cml_metrics *m) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * 3.2g  tma_cluster
+ *
+ * The design, and why (DRAFT, a stretch for sm_90 only: nothing here has run on a GPU). 3.2e's
+ * window sum on one tile per block: each block's tile reaches shared memory by ONE bulk
+ * asynchronous copy (the Tensor Memory Accelerator, SASS UBLKCP) instead of a load and a
+ * store per 16 bytes, and the halo comes from the next block of the thread-block cluster,
+ * whose shared memory already holds it (distributed shared memory), instead of from global
+ * memory. The baseline is the same grid with ordinary loads and no cluster (tile_sum_plain).
+ * The context, the inputs and the check are 3.2e's (async_copy_setup); this setup first
+ * refuses a device, or a build, below sm_90: bulk copies and clusters do not exist there, and
+ * the student's kernel compiled for sm_80 is a trap (kernels.cu). The grader never asks for it
+ * then (lab.toml's arch_min): the refusal is for a student who runs it by hand.
+ */
+
+/* An empty kernel compiled with the lab's flags: its attributes say which architecture this
+ * binary's device code was built for (ptxVersion: 80 for a build for sm_80, run by JIT on a
+ * newer GPU). */
+static __global__ void tma_cluster_build_probe(void) {}
+
+static const char *tma_cluster_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    int device = 0, major = 0;
+    CML_CHECK(cudaGetDevice(&device));
+    CML_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    if (major < 9) {
+        return "tma_cluster needs sm_90 (Hopper: TMA and thread-block clusters); this GPU is "
+               "older";
+    }
+    cudaFuncAttributes attr;
+    CML_CHECK(cudaFuncGetAttributes(&attr, tma_cluster_build_probe));
+    if (attr.ptxVersion < 90) {
+        return "tma_cluster needs sm_90 (Hopper: TMA and thread-block clusters); this binary "
+               "was built for an older architecture (make CUDA_ARCH=sm_90)";
+    }
+    return async_copy_setup(p, size, seed);
+}
+
+static void tma_cluster_launch_student(void *ctx) {
+    const async_copy_ctx *c = (const async_copy_ctx *)ctx;
+    tma_cluster(c->d_in, c->d_out, c->n);
+}
+
+static void tma_cluster_launch_baseline(void *ctx) {
+    const async_copy_ctx *c = (const async_copy_ctx *)ctx;
+    tile_sum_plain(c->d_in, c->d_out, c->n);
+}
+
+/* ---------------------------------------------------------------------------------------------
  * The lab: one registry of exercises (their cases live in lab.toml only).
  */
 
@@ -1080,6 +1134,17 @@ static const cml_exercise kExercises[] = {
      .extra_metrics = l2_persist_extra_metrics,
      .flags = CML_EX_LINEAR,
      .launchers = "l2_persist"},
+    {.name = "tma_cluster",
+     .dim_names = "n",
+     .n_dims = 1,
+     .baseline = "tile_sum_plain",
+     .dim_max = {TMA_CLUSTER_MAX_N},
+     .setup = tma_cluster_setup,
+     .launch_student = tma_cluster_launch_student,
+     .launch_baseline = tma_cluster_launch_baseline,
+     .flags = CML_EX_LINEAR,
+     .launchers = "tma_cluster",
+     .kernel = "tma_cluster_kernel"},
 };
 
 int main(int argc, char **argv) {

@@ -15,6 +15,9 @@
  *   3.2f  l2_persist         a hot table kept in L2 by a persisting set-aside and an
  *                            access-policy window while a large stream passes through (the
  *                            kernel, l2_persist_kernel, is given); the set-aside given back
+ *   3.2g  tma_cluster_kernel, a stretch for sm_90 only: 3.2e's sums one tile per block, the
+ *         tma_cluster        tile by ONE bulk asynchronous copy (TMA), the halo from the next
+ *                            block of a thread-block cluster (distributed shared memory)
  *
  * The API is in lab.h (pristine). The data start and end in device memory, where the grader's
  * judge fills in fresh inputs and reads your result; the host is the middle of the trip. The
@@ -24,8 +27,9 @@
  * grader times you against the course's own page-locked round trip (3.2a), against the same
  * chunks on one stream (3.2b), against the same kernel paying a page fault per page it
  * first touches (3.2c), against the same kernel after a copy of the buffer (3.2d), against
- * the same tiled kernel with synchronous loads into one buffer (3.2e) and against the same
- * gather kernel with no window (3.2f).
+ * the same tiled kernel with synchronous loads into one buffer (3.2e), against the same
+ * gather kernel with no window (3.2f) and against the same grid with ordinary loads and no
+ * cluster (3.2g).
  *
  * Sources: seed lecture 001 (Chinese), §3.3 "异步内存传输与流水线" (its two-stream pipeline, whose
  * streams share one pair of device buffers: a race, corrected here with per-stream slices);
@@ -37,7 +41,9 @@
  * asynchronous copy (__pipeline_memcpy_async of 4 KB in one call: a copy moves 4, 8 or 16 bytes,
  * each thread its own) and CUDA C++ Programming Guide, "Asynchronous Data Copies" (3.2e); seed
  * §4.3's "persistent L2 caching" (cudaMemAdvise(..., cudaMemAdviseSetAccessedBy, ...): a Unified
- * Memory hint, no cache control) and CUDA C++ Programming Guide, "L2 Cache Control" (3.2f).
+ * Memory hint, no cache control) and CUDA C++ Programming Guide, "L2 Cache Control" (3.2f);
+ * CUDA C++ Programming Guide, "Thread Block Clusters", "Distributed Shared Memory" and
+ * "Asynchronous Data Copies using the Tensor Memory Accelerator" (3.2g).
  *
  * What this file may define (the grader's symbol check, before anything runs; in full:
  * handouts/grading.md, "The symbol rule"): lab.h's launchers under their names; your kernels;
@@ -54,6 +60,8 @@
  */
 #include <stdint.h>
 
+#include <cooperative_groups.h>
+#include <cuda/barrier>
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -309,4 +317,62 @@ void l2_persist(const float *d_in, const float *d_table, size_t table_n, float *
      *   Not it: seed 001's cudaMemAdvise(table, bytes, cudaMemAdviseSetAccessedBy, device) is
      *   a Unified Memory mapping hint, documented for managed memory only: it sets no
      *   cache policy. */
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3.2g  A tile by one bulk copy, the halo from the neighbour (stretch, sm_90 only)
+ */
+
+namespace cg = cooperative_groups;
+
+/* Given (window_sum.cuh): window_sum_tile(buf, out, n, tile, aligned), as in 3.2e. */
+
+/* out = the window sums of in (lab.h), tile blockIdx.x, in clusters of TMA_CLUSTER_SIZE. */
+__global__ void __launch_bounds__(ASYNC_COPY_BLOCK)
+    tma_cluster_kernel(const float *in, float *out, size_t n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    /* Given: before sm_90 there is no bulk copy and no cluster. The harness never launches
+     * this on such a GPU (it refuses the exercise: "needs sm_90"). */
+    __trap();
+#else
+    /* TODO(3.2g): the tile buffer and its barrier, both in shared memory:
+     *     __shared__ __align__(16) float buf[ASYNC_COPY_TILE + ASYNC_COPY_HALO];
+     *     #pragma nv_diag_suppress static_var_with_dynamic_init
+     *     __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+     *   thread 0 initialises it (init(&bar, blockDim.x)), then __syncthreads().
+     *   The cluster: cg::cluster_group cluster = cg::this_cluster(); rank =
+     *   cluster.block_rank(); the last rank (TMA_CLUSTER_SIZE - 1) has no next block.
+     *   1. Your extent: ASYNC_COPY_TILE floats from b = blockIdx.x * ASYNC_COPY_TILE, plus
+     *      ASYNC_COPY_HALO for the last rank; avail = the part of it below n (0 past n). Thread
+     *      0 copies the whole 16-byte pieces of it, bulk = avail rounded down to a multiple of
+     *      4 floats (none when in is not 16-byte aligned), in ONE call:
+     *          cuda::memcpy_async(buf, in + b, cuda::aligned_size_t<16>(bulk * 4), bar);
+     *      every thread stores the rest of the extent itself: in[b + i] below avail, else 0.
+     *   2. bar.arrive_and_wait(): every thread's arrival and the copy's bytes.
+     *   3. cluster.sync(); then the first ASYNC_COPY_HALO threads of every rank but the last
+     *      copy the next block's buf[0 .. ASYNC_COPY_HALO) into buf[ASYNC_COPY_TILE ..]:
+     *          const float *next = cluster.map_shared_rank(buf, rank + 1);
+     *      then cluster.sync() again.
+     *   4. window_sum_tile(buf, out, n, blockIdx.x, out is 16-byte aligned) when b < n.
+     *   Every block reaches both cluster.sync() calls, even one past the last tile: no return
+     *   before them.
+     *   Right: the first cluster.sync() is what makes the neighbour's tile visible (its bulk
+     *   copy landed, its zeros stored); the second keeps its shared memory alive until you
+     *   have read it (a block's shared memory ends when the block exits).
+     *   Fast: one instruction moves the tile (no LDG/STS per 16 bytes, no registers), and the
+     *   halo's 32 bytes come from another SM of the cluster (the same GPC) instead of another
+     *   trip to L2. */
+#endif
+}
+
+void tma_cluster(const float *d_in, float *d_out, size_t n) {
+    /* TODO(3.2g): launch tma_cluster_kernel with ASYNC_COPY_BLOCK threads per block, one block
+     *   per tile (ceil(n / ASYNC_COPY_TILE)) rounded UP to a multiple of TMA_CLUSTER_SIZE, in
+     *   clusters of TMA_CLUSTER_SIZE blocks along x:
+     *     cudaLaunchAttribute attr = {}; attr.id = cudaLaunchAttributeClusterDimension;
+     *     attr.val.clusterDim.x = TMA_CLUSTER_SIZE; (y and z 1)
+     *     cudaLaunchConfig_t cfg = {}; cfg.gridDim, cfg.blockDim, cfg.attrs = &attr,
+     *     cfg.numAttrs = 1; cudaLaunchKernelEx(&cfg, tma_cluster_kernel, d_in, d_out, n);
+     *   Return without synchronising. (A __cluster_dims__ attribute on the kernel would do too,
+     *   but nvcc refuses it when it compiles for sm_80, which this file must also build for.) */
 }

@@ -40,7 +40,10 @@
  * "persistent L2 caching" (a cudaMemAdvise call, which controls no cache: handout 3.2 section 9),
  * CUDA C++ Programming Guide, "L2 Cache Control" (set-aside, access-policy window, hitRatio,
  * reset), and CUDA 13.0's cuda_runtime_api.h and driver_types.h (cudaDeviceSetLimit,
- * cudaCtxResetPersistingL2Cache, cudaLaunchAttributeAccessPolicyWindow: 3.2f).
+ * cudaCtxResetPersistingL2Cache, cudaLaunchAttributeAccessPolicyWindow: 3.2f); CUDA C++
+ * Programming Guide, "Thread Block Clusters", "Distributed Shared Memory" and "Asynchronous
+ * Data Copies using the Tensor Memory Accelerator", and CUDA 13.0's cuda/barrier and
+ * cooperative_groups.h (cluster_group::map_shared_rank, sync: 3.2g).
  */
 #pragma once
 
@@ -289,6 +292,46 @@ L2_PERSIST_INLINE unsigned int l2_persist_index(unsigned long long g, unsigned l
  * with no window and no set-aside. Preconditions: 1 <= n <= L2_PERSIST_MAX_N,
  * 1 <= table_n <= L2_PERSIST_MAX_TABLE. */
 void l2_persist(const float *d_in, const float *d_table, size_t table_n, float *d_out, size_t n);
+
+/* =============================================================================================
+ * 3.2g  tma_cluster (stretch, sm_90 only): a tile by one bulk copy, the halo from the neighbour
+ * ============================================================================================= */
+
+/* The work is 3.2e's window sum (ASYNC_COPY_WINDOW inputs per output, zeros past n, the same
+ * tolerance) on 3.2e's tiles of ASYNC_COPY_TILE outputs, ONE tile per block of
+ * ASYNC_COPY_BLOCK threads, the blocks in thread-block clusters of TMA_CLUSTER_SIZE (along x):
+ * block k of the grid sums tile k. Needs sm_90 (Hopper): the Tensor Memory Accelerator's bulk
+ * copies and clusters do not exist before it. On an older GPU the harness refuses the
+ * exercise before any launch ("needs sm_90"), and the grader skips it when it grades a build
+ * for sm_80. */
+#define TMA_CLUSTER_SIZE 4
+#define TMA_CLUSTER_MAX_N ASYNC_COPY_MAX_N
+
+/* 3.2g. out[i] for i < n as in 3.2e, by a kernel launched in clusters of TMA_CLUSTER_SIZE
+ * blocks (cudaLaunchKernelEx with a cudaLaunchAttributeClusterDimension attribute; the grid
+ * rounded up to a whole number of clusters, the blocks past the last tile summing nothing but
+ * still taking part in the cluster's barriers) in which each block
+ *   1. fills its shared tile buffer (ASYNC_COPY_TILE + ASYNC_COPY_HALO floats, 16-byte
+ *      aligned) with ONE bulk asynchronous copy issued by one thread (cuda::memcpy_async with
+ *      a cuda::aligned_size_t<16> size and a cuda::barrier<cuda::thread_scope_block> in shared
+ *      memory: SASS UBLKCP), a whole number of 16-byte pieces; the floats past the last whole
+ *      piece below n are loaded by plain loads, and zeros are stored past n;
+ *   2. waits on that barrier (its arrivals and the copy's bytes);
+ *   3. takes the halo (the ASYNC_COPY_HALO inputs after its tile) from the NEXT block's
+ *      shared buffer through distributed shared memory (cluster.map_shared_rank), not from
+ *      global memory, between two cluster.sync() (SASS UCGABAR_ARV / UCGABAR_WAIT): the first
+ *      says every tile of the cluster has landed, the second that every neighbour's read is
+ *      done before a block exits (its shared memory ends with it). The cluster's last block
+ *      has no next block: its own bulk copy includes the halo;
+ *   4. sums its tile (window_sum_tile, window_sum.cuh).
+ *   d_in   (n) device memory, the judge's input (drawn anew for every timed launch)
+ *   d_out  (n) device memory: your n sums
+ * 256-byte aligned in every run the course makes; a bulk copy needs 16-byte aligned addresses
+ * and sizes, so check d_in and copy nothing in bulk from an unaligned one. Return without
+ * synchronising. The course's baseline is the same one-tile-per-block grid with ordinary loads
+ * (global -> register -> shared) of the tile and its halo, and no cluster.
+ * Preconditions: 1 <= n <= TMA_CLUSTER_MAX_N; a device of compute capability 9.0 or later. */
+void tma_cluster(const float *d_in, float *d_out, size_t n);
 
 #ifdef __cplusplus
 }
