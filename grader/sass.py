@@ -61,6 +61,7 @@ DESCRIPTIONS = {
     "SULD": "surface load",
     "SUST": "surface store",
     "LDGSTS": "asynchronous global-to-shared copy, cp.async",
+    "DEPBAR": "wait for this thread's asynchronous copies, cp.async.wait_group",
     "LDSM": "shared-memory matrix load, ldmatrix",
     "STSM": "shared-memory matrix store, stmatrix",
     "UBLKCP": "bulk asynchronous copy, cp.async.bulk",

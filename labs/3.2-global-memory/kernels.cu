@@ -246,7 +246,8 @@ __global__ void __launch_bounds__(ASYNC_COPY_BLOCK)
      *   n_tiles = ceil(n / ASYNC_COPY_TILE). Before the loop, stage the first one into buf[0]
      *   and __pipeline_commit(). Then for each tile, with s = 0, 1, 0, 1, ... its buffer:
      *     1. stage the NEXT tile (if any) into buf[s ^ 1], and __pipeline_commit() (every
-     *        thread, every iteration, even with nothing staged: the batches must line up);
+     *        thread, every iteration, even with nothing staged: the batches must line up; a
+     *        cuda::pipeline counts its own and needs no empty batch);
      *     2. __pipeline_wait_prior(1): all but the newest batch have landed, so this thread's
      *        copies of THIS tile are in buf[s];
      *     3. __syncthreads(): and every other thread's too;
@@ -290,11 +291,12 @@ void l2_persist(const float *d_in, const float *d_table, size_t table_n, float *
     /* TODO(3.2f): run l2_persist_kernel (ceil(n / L2_PERSIST_BLOCK) blocks of L2_PERSIST_BLOCK
      *   threads, stream 0) with the table kept in the L2, then give back what you took:
      *     1. the set-aside: table bytes = table_n * sizeof(float); query the device's maximum,
-     *        cudaDeviceGetAttribute(&max, cudaDevAttrMaxPersistingL2CacheSize, device), and the
-     *        limit as you find it, cudaDeviceGetLimit(&before, cudaLimitPersistingL2CacheSize);
-     *        set cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, min(table bytes, max)) and
-     *        read back what the driver granted (cudaDeviceGetLimit: it may round or clamp).
-     *        max == 0 (no L2 persistence: before sm_80): launch plainly, return.
+     *        cudaDeviceGetAttribute(&max, cudaDevAttrMaxPersistingL2CacheSize, device) (max ==
+     *        0: no L2 persistence, e.g. before sm_80: launch plainly and return, changing
+     *        nothing), and the limit as you find it, cudaDeviceGetLimit(&before,
+     *        cudaLimitPersistingL2CacheSize); set
+     * cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, min(table bytes, max)) and read back what
+     * the driver granted (cudaDeviceGetLimit: it may round or clamp).
      *     2. the window: a cudaLaunchAttribute with id cudaLaunchAttributeAccessPolicyWindow
      *        and val.accessPolicyWindow = { base_ptr = d_table, num_bytes = min(table bytes,
      *        cudaDevAttrMaxAccessPolicyWindowSize), hitRatio, hitProp =
