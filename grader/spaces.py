@@ -5,7 +5,8 @@ do that); it shows students, and lab 3.5's report, where each kernel's data live
 Classification of sm_80/sm_90 instructions (FACTS.md, "SASS mnemonics"; CUDA Binary
 Utilities, "Instruction Set Reference"):
 
-- shared: LDS, STS, LDSM, ATOMS, and LDGSTS (cp.async, global to shared)
+- shared: LDS, STS, LDSM, STSM, ATOMS, LDGSTS (cp.async, global to shared) and sm_90's bulk
+  copies into shared memory, UBLKCP (cp.async.bulk) and UTMALDG (a TMA tensor load)
 - global: LDG (other than the read-only path), STG, ATOMG, ATOM, RED, REDG (sm_90's
   reduction to global memory, ``atomicAdd`` whose result is unused)
 - read-only: LDG…CONSTANT (``__ldg`` / ``const __restrict__``)
@@ -13,7 +14,7 @@ Utilities, "Instruction Set Reference"):
   kernel's parameters and is not counted)
 - texture: TEX, TLD, TLD4, TXD, TXQ; surface: SULD, SUST, SUATOM, SURED
 - local (spills or run-time-indexed per-thread arrays): LDL, STL
-- barrier: BAR
+- barrier: BAR, and sm_90's thread-block-cluster barrier UCGABAR_ARV / UCGABAR_WAIT
 
 A 64- or 128-bit access keeps its width in the count (``LDG.128×1``: a float4 load), so a
 vectorised kernel shows as one.
@@ -30,12 +31,12 @@ from grader.sass import Dump, Function, plain_name
 # (space, opcode regex matched at the start of the opcode); first match wins
 _OPCODES = (
     ("read-only", re.compile(r"LDG\.\S*CONSTANT")),
-    ("shared", re.compile(r"(LDS|STS|LDSM|ATOMS|LDGSTS)\b")),
+    ("shared", re.compile(r"(LDS|STS|LDSM|STSM|ATOMS|LDGSTS|UBLKCP|UTMALDG)\b")),
     ("global", re.compile(r"(LDG|STG|ATOMG|ATOM|REDG|RED)\b")),
     ("texture", re.compile(r"(TEX|TLD|TLD4|TXD|TXQ)\b")),
     ("surface", re.compile(r"(SULD|SUST|SUATOM|SURED)\b")),
     ("local", re.compile(r"(LDL|STL)\b")),
-    ("barrier", re.compile(r"BAR\b")),
+    ("barrier", re.compile(r"(BAR|UCGABAR_ARV|UCGABAR_WAIT)\b")),
 )
 _CONSTANT_BANK = re.compile(r"c\[0x3\]\[")
 _WIDTH = re.compile(r"\.(64|128)(?=\.|$)")  # a vector access: LDG.E.128, STS.64

@@ -419,6 +419,26 @@ def test_spaces_know_sm90_reductions():
     assert spaces.of_function(fn) == {"global": {"REDG": 1, "RED": 1}}
 
 
+def test_spaces_know_sm90_bulk_copies_and_cluster_barriers():
+    # lab 3.2g's kernel on sm_90 (cuobjdump of the solution): the tile arrives by one bulk
+    # copy, the blocks meet at the cluster's barrier; both show in the spaces line
+    from grader import spaces
+    from grader.sass import Instruction
+
+    fn = Function(
+        "_Z1kPKfPf",
+        "sm_90",
+        [Instruction(0, "UBLKCP.S.G", "UBLKCP.S.G [UR8], [UR4], UR6"),
+         Instruction(16, "UCGABAR_ARV", "UCGABAR_ARV"),
+         Instruction(32, "UCGABAR_WAIT", "UCGABAR_WAIT"),
+         Instruction(48, "BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER_BLOCKING 0x0")],
+    )
+    assert spaces.of_function(fn) == {
+        "shared": {"UBLKCP": 1},
+        "barrier": {"UCGABAR_ARV": 1, "UCGABAR_WAIT": 1, "BAR": 1},
+    }
+
+
 def test_a_one_family_job_is_described_with_its_instruction_as_a_student_reads_it():
     assert sass.describe("readonly_load") == (
         "a load through the read-only (non-coherent) path (LDG.E…CONSTANT)"
