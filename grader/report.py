@@ -350,6 +350,8 @@ def _verdict(grade: Grade) -> str:
                 f"score {score}: every automatic check ran, full automatic marks; "
                 f"{grade.report.file} awaits the instructor's review"
             )
+        if grade.max == 0:  # every exercise graded is for a later GPU (lab.toml arch_min)
+            return f"score {score}: nothing here is graded for {grade.arch} (see the notes above)"
         return f"score {score}: every check ran, full marks"
     if grade.exit_code == 3:
         return (

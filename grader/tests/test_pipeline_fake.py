@@ -296,6 +296,11 @@ def test_an_exercise_for_a_later_arch_is_skipped_and_left_out_of_the_total(
     code, out, _, rep = grade(capsys, course, sub, "--arch", "sm_90", json_path=tmp_path / "b.json")
     assert code == 0 and (rep["total"], rep["max"]) == (17, 17), out
     assert rep["exercises"][1]["parts"]["correctness"]["status"] == "passed"
+    # that exercise alone, for the older architecture: nothing is graded, and the verdict
+    # says so instead of "every check ran"
+    code, out, _, _ = grade(capsys, course, sub, "--arch", "sm_80", "--exercise", "offset")
+    assert code == 0, out
+    assert "score 0/0: nothing here is graded for sm_80 (see the notes above)" in out
 
 
 def test_selfcheck_with_an_exercise_for_a_later_arch(fake_root, fake_gpu, capsys, tmp_path):
