@@ -54,11 +54,8 @@ int cml_runs_student_code(void) {
     return cml_run.role != CML_ROLE_JUDGE;
 }
 
-/* --time of this run (cml_lab_main sets it once the command line is parsed). */
-static int run_timed;
-
 int cml_run_timed(void) {
-    return run_timed;
+    return cml_run.timed;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -909,7 +906,7 @@ int cml_lab_main(int argc, char **argv, const char *lab_id, const cml_exercise *
     if (parsed != 0) {
         return usage_error(message);
     }
-    run_timed = opt.time != 0;
+    cml_run.timed = opt.time != 0;
 
     cml_fail_fn old_handler = cml_set_fail_handler(cml_lab_fail);
     int code;

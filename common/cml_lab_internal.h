@@ -42,6 +42,7 @@ typedef struct cml_run_ctx {
     int in_launch;   /* 1 while checking a student or baseline launch: failures are "launch" */
     void *part_ctx;  /* the case's ctx while extra_metrics may call cml_time_part() */
     int append_docs; /* a plain run of several cases: each document appended to json_path */
+    int timed;       /* --time (cml_run_timed: extra_metrics that only a timed run needs) */
 } cml_run_ctx;
 
 extern cml_run_ctx cml_run;
