@@ -80,45 +80,53 @@ def _copy_figures(doc: dict) -> dict[str, float] | None:
     return out
 
 
-def _fp32_figures(doc: dict) -> dict[str, float] | None:
-    gflops = _number((doc.get("metrics") or {}).get("gflops"))
-    roof = plausible.fp32_gflops(doc.get("device"))
-    if gflops is None or gflops <= 0 or not roof:
+def _gflops(doc: dict) -> float | None:
+    """The judge's FLOP rate of the student's launch (``metrics.gflops``), in GFLOP/s."""
+    return _number((doc.get("metrics") or {}).get("gflops"))
+
+
+def _against(doc: dict, ceiling: str, roof: float | None, metric: str) -> dict | None:
+    """A compute roof's figures: the judge's gflops, the roof ``roof`` (GFLOP/s) under the key
+    ``ceiling``, and ``metric`` = 100 · gflops / roof; None without both."""
+    gflops = _gflops(doc)
+    if gflops is None or gflops <= 0 or roof is None or roof <= 0:
         return None
-    return {"gflops": gflops, "fp32_gflops": roof, "pct_of_fp32": 100.0 * gflops / roof}
+    return {"gflops": gflops, ceiling: roof, metric: 100.0 * gflops / roof}
 
 
-def _fp32_missing(doc: dict) -> str:
-    gflops = _number((doc.get("metrics") or {}).get("gflops"))
+def _no_gflops(doc: dict) -> str | None:
+    """Why a compute roof's percentage cannot be had on the student's side, or None."""
+    gflops = _gflops(doc)
     if gflops is None:
         return "its metrics give no gflops (the run was not timed)"
     if gflops <= 0:
         return "its metrics give 0 gflops (the exercise counts no floating-point work)"
-    return (
+    return None
+
+
+def _fp32_figures(doc: dict) -> dict[str, float] | None:
+    roof = plausible.fp32_gflops(doc.get("device"))
+    return _against(doc, "fp32_gflops", roof or None, "pct_of_fp32")
+
+
+def _fp32_missing(doc: dict) -> str:
+    return _no_gflops(doc) or (
         "the device's FP32 roof is unknown (the run document's device facts lack its compute "
         "capability, SM count or clock)"
     )
 
 
 def _cublas_figures(doc: dict) -> dict[str, float] | None:
-    metrics = doc.get("metrics") or {}
-    gflops = _number(metrics.get("gflops"))
-    roof = _number(metrics.get("cublas_gflops"))
-    if gflops is None or gflops <= 0 or roof is None or roof <= 0:
-        return None
-    return {"gflops": gflops, "cublas_gflops": roof, "pct_of_cublas": 100.0 * gflops / roof}
+    roof = _number((doc.get("metrics") or {}).get("cublas_gflops"))
+    return _against(doc, "cublas_gflops", roof, "pct_of_cublas")
 
 
 def _cublas_missing(doc: dict) -> str:
-    metrics = doc.get("metrics") or {}
-    gflops = _number(metrics.get("gflops"))
-    if gflops is None:
-        return "its metrics give no gflops (the run was not timed)"
-    if gflops <= 0:
-        return "its metrics give 0 gflops (the exercise counts no floating-point work)"
     note = doc.get("metrics_note")
     why = f": {note}" if isinstance(note, str) and note else ""
-    return f"its metrics give no cublas_gflops (the judge timed no cuBLAS SGEMM{why})"
+    return _no_gflops(doc) or (
+        f"its metrics give no cublas_gflops (the judge timed no cuBLAS SGEMM{why})"
+    )
 
 
 COPY = Roof(
