@@ -42,6 +42,7 @@ from pathlib import Path
 from grader import assemble as assembler
 from grader import build as builder
 from grader import (
+    class_figures,
     counters,
     plausible,
     roofs,
@@ -758,6 +759,11 @@ class Grading:
         phases = ((run.doc or {}).get("timing") or {}).get("phases_ms")
         if isinstance(phases, dict):
             row["phases_ms"] = phases
+        # the course code's own figures of the run, the same for every submission on one
+        # device: a batch compares them across the class (grader.class_figures)
+        course = class_figures.course_figures(run.doc)
+        if course:
+            row["course"] = course
         part.details.append(row)
         if k == "no_device":
             _set_not_run(er.parts, ("performance",), "no CUDA device")

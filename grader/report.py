@@ -48,9 +48,13 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             "gflops": .., "fp32_gflops": ..,
                                             "pct_of_fp32": ..,  # the grader's (roof
                                             # fp32), GFLOP/s
-                                            "ratio": ..}]}}}  # timing.ratio
+                                            "ratio": ..,  # timing.ratio
+                                            "course": {"baseline_ms": .., "copy_ms": ..,
+                                                       "cublas_gflops": ..}}]}}}
                                             # the roofline keys (grader.roofs) when the
-                                            # judge timed it and reported them
+                                            # judge timed it and reported them; "course":
+                                            # the course code's own figures of the run
+                                            # (grader.class_figures), those it has
       ],
       "report": null | {"file": "REPORT.md", "points": 2.0 | 0.0, "max": 2,
                  "status": "passed" | "failed", "info": "all 7 sections filled in, ..",

@@ -417,3 +417,34 @@ def test_a_grade_with_points_pending_is_partial_even_when_some_are_lost():
     assert batching.status_of(g) == "partial (no GPU)"
     g.exercises[0].parts["correctness"].points = 0.0
     assert batching.status_of(g) == "graded"
+
+
+def test_a_disturbed_timed_run_is_graded_again_alone(
+    fake_root, subs, gpu_env, tmp_path, monkeypatch
+):
+    """A timed run whose course figures (the judge's copy, the baseline) stray from the
+    class's is graded again, alone, after the others (grader.class_figures): the fake
+    harness disturbs the first timed run of the batch (FAKE_DISTURB_ONCE), as something
+    disturbed one of 64 timed runs of a batch on the H200 (session 8), and the student keeps
+    full marks, the row saying why it was graded again."""
+    flag = tmp_path / "disturb-once"
+    flag.write_text("")
+    monkeypatch.setenv("FAKE_DISTURB_ONCE", str(flag))
+    names = ["solution", "alice", "bob", "carol", UNICODE_ID]
+    out = tmp_path / "out"
+    code, err = run_batch(fake_root, [subs[k] for k in names], out)
+    assert not flag.exists()  # one timed run was disturbed
+    assert code == 0, err
+    rows = gradebook(out)
+    assert {sid: r["total"] for sid, r in rows.items()} == dict.fromkeys(names, "17")
+    rows_of = {sid: json.loads((out / sid / "batch.json").read_text()) for sid in names}
+    again = [sid for sid, row in rows_of.items() if "retimed" in row]
+    assert len(again) == 1, err
+    why = rows_of[again[0]]["retimed"]
+    assert [w.split(",")[0] for w in why] == [
+        "scale: the baseline's median launch",
+        "scale: the judge's device-to-device copy",
+    ]
+    assert all("4.00x slower" in w for w in why), why
+    assert f"{again[0]}: graded again, alone: scale: " in err
+    assert "strayed again" not in err

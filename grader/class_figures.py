@@ -1,0 +1,118 @@
+"""The course's own figures in a class's timed runs: a run whose figures stray from the
+class's was disturbed, and its submission is graded again.
+
+Every timed run of an exercise times the same course code on the same sizes: the baseline,
+the judge's device-to-device copy and, in lab 3.3d, cuBLAS's SGEMM (``course_figures``, kept
+in each performance detail of a report as ``course``). Whatever the submission, these figures
+are the device's, so across a class they agree within a few per cent: on the H200, 16
+gradings of lab 3.3 at once gave copies of 4109-4161 GB/s for transpose and cuBLAS at
+49-51 TFLOP/s (bench/h200-2026-12-02-session8/, g31).
+
+Two of those 64 timed runs did not: one copy at 1452 GB/s (its student's transpose timed at
+5 % of the copy, 5 points lost) and one cuBLAS at 38.9 TFLOP/s (its student's SGEMM at 103 %
+of cuBLAS). The GPU lock held every other grading's GPU work off those runs; what disturbed
+them is not known yet, and the figures say only that something did. ``strays`` names such
+runs by comparing each course figure with the class's median of the same exercise: a time
+more than ``TOLERANCE`` times the median (a rate less than the median over it). The batch
+grades those submissions again, one at a time, after the others (grader.batch).
+
+Trust: the figures come from the judge, the course's process (docs/design-notes.md, note
+22). A submission that disturbs its own runs (a process left behind) strays again when graded
+again, and ``plausible.disturbed`` already scores no performance for it; it cannot move the
+class's median, which needs ``MIN_CLASS`` runs.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping
+
+# A course figure further than this factor from the class's median strays. The copies and
+# cuBLAS of a class agree within 2 % on the H200 (the module's header); the disturbed runs
+# were 2.8x and 1.28x off. Lab 3.2d's copy of 64 KiB, latency-bound, varies most: 24-32 GB/s
+# over six runs (bench/h200-2026-12-02-session8/g29, g31), within 1.2.
+TOLERANCE = 1.2
+# A median of fewer runs says little about the device.
+MIN_CLASS = 4
+
+# figure -> (what it is, unit, True when more is better)
+FIGURES = {
+    "baseline_ms": ("the baseline's median launch", "ms", False),
+    "copy_ms": ("the judge's device-to-device copy", "ms", False),
+    "cublas_gflops": ("cuBLAS's SGEMM", "GFLOP/s", True),
+}
+
+
+def course_figures(doc: dict | None) -> dict[str, float]:
+    """The course's own figures of a timed run document (docs/protocol.md): the medians of
+    the baseline and of the copy (ms) and the metric ``cublas_gflops`` where the run has
+    them; {} for a run without timing."""
+    if not isinstance(doc, dict):
+        return {}
+    timing = doc.get("timing") or {}
+    found = {}
+    for key, name in (("baseline", "baseline_ms"), ("copy", "copy_ms")):
+        median = (timing.get(key) or {}).get("median_ms") if isinstance(timing, dict) else None
+        if _positive(median):
+            found[name] = float(median)
+    cublas = (doc.get("metrics") or {}).get("cublas_gflops")
+    if _positive(cublas):
+        found["cublas_gflops"] = float(cublas)
+    return found
+
+
+def _positive(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0
+
+
+def of_report(report: Mapping) -> dict[str, dict[str, float]]:
+    """exercise -> its timed run's course figures, from a report's JSON (report.to_json):
+    the ``course`` of each performance part's first detail."""
+    found = {}
+    for ex in report.get("exercises") or []:
+        details = ((ex.get("parts") or {}).get("performance") or {}).get("details") or []
+        course = details[0].get("course") if details and isinstance(details[0], dict) else None
+        if isinstance(course, dict):
+            found[ex.get("name")] = {k: v for k, v in course.items() if _positive(v)}
+    return found
+
+
+def strays(class_figures: Mapping[str, Mapping[str, Mapping[str, float]]]) -> dict[str, list[str]]:
+    """student -> why their timed runs were disturbed (one line per straying figure), for the
+    students of ``class_figures`` (student -> exercise -> course figures, ``of_report``)
+    whose figures stray from their class's medians; the others are left out."""
+    medians: dict[tuple[str, str], float] = {}
+    values: dict[tuple[str, str], list[float]] = {}
+    for per_ex in class_figures.values():
+        for ex, figs in per_ex.items():
+            for name, v in figs.items():
+                if name in FIGURES:
+                    values.setdefault((ex, name), []).append(v)
+    for key, vs in values.items():
+        if len(vs) >= MIN_CLASS:
+            medians[key] = statistics.median(vs)
+    found: dict[str, list[str]] = {}
+    for student, per_ex in class_figures.items():
+        for ex, figs in sorted(per_ex.items()):
+            for name, v in figs.items():
+                median = medians.get((ex, name))
+                if median is None:
+                    continue
+                what, unit, more_is_better = FIGURES[name]
+                off = median / v if more_is_better else v / median
+                if off > TOLERANCE:
+                    found.setdefault(student, []).append(
+                        f"{ex}: {what}, {_fmt(v)} {unit} against the class's median "
+                        f"{_fmt(median)} {unit}, ran {off:.2f}x slower: the GPU was not the "
+                        "run's alone"
+                    )
+    return found
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def all_strays(reports: Iterable[tuple[str, Mapping]]) -> dict[str, list[str]]:
+    """``strays`` of (student, report JSON) pairs."""
+    return strays({student: of_report(rep) for student, rep in reports})
