@@ -30,16 +30,16 @@
  *                   each product within one rounding (reference.h), on fresh values for every
  *                   timed launch. Timed against the same kernel after a cudaMemcpy of the buffer
  *                   into device memory (baselines.cu, zero_copy_copied), each after the same
- *                   host update: the ratio is what reading in place saves. DRAFT: the
- *                   exercise's section below.
+ *                   host update: the ratio is what reading in place saves. Measured on
+ *                   the H200 (session 8): lab.toml.
  *   async_copy (n)  3.2e. The student's async_copy runs a tiled moving-window sum (lab.h's
  *                   ASYNC_COPY_WINDOW inputs per output) whose tiles reach shared memory by
  *                   asynchronous copies into two buffers. Verified: each sum within float32's
  *                   bound for ASYNC_COPY_WINDOW terms (reference.h), on fresh inputs for every
  *                   timed launch. Timed against the same tiled kernel with synchronous loads
  *                   into one buffer (baselines.cu, window_sum_sync): the ratio is what the
- *                   overlap of the next tile's copy with this tile's sums saves. DRAFT: the
- *                   exercise's section below.
+ *                   overlap of the next tile's copy with this tile's sums saves. Measured on
+ *                   the H200 (session 8): lab.toml.
  *   l2_persist (n, table_n)  3.2f. The student's l2_persist runs lab.h's gather kernel
  *                   (out[i] = in[i] * table[hash(i / L2_PERSIST_GROUP)]) with the table marked
  *                   persisting in a set-aside of the L2 by an access-policy window, and gives
@@ -48,15 +48,16 @@
  *                   in the process that runs the student's code, the persisting-L2 limit
  *                   restored after every call. Timed against the same kernel with no window
  *                   (baselines.cu, l2_no_window): the ratio is what keeping the table in L2
- *                   saves. DRAFT: the exercise's section below, which also says how the
- *                   baseline is kept free of the student's set-aside.
+ *                   saves. Measured on the H200 (session 8): lab.toml; the exercise's
+ *                   section below says how the baseline is kept free of the student's
+ *                   set-aside.
  *   tma_cluster (n)  3.2g, a stretch for sm_90 only. The student's tma_cluster runs 3.2e's
  *                   window sum one tile per block, in thread-block clusters: each tile
  *                   loaded by one bulk asynchronous copy (the Tensor Memory Accelerator), the
  *                   halo read from the next block's shared memory. Verified as 3.2e. Timed
  *                   against the same grid with ordinary loads and no cluster (baselines.cu,
- *                   tile_sum_plain). Refused before any launch below sm_90. DRAFT: the
- *                   exercise's section below.
+ *                   tile_sum_plain). Refused before any launch below sm_90. Measured on
+ *                   the H200 (session 8): lab.toml.
  *
  * What a judged run can and cannot see here (docs/protocol.md, "Judged runs"). The student's
  * launcher runs in another process than the judge's; the judge maps only the DEVICE buffers
@@ -564,9 +565,9 @@ static void overlap_teardown(cml_problem *p) {
 /* ---------------------------------------------------------------------------------------------
  * 3.2c  unified_memory
  *
- * The design, and why (DRAFT: nothing here has run on a GPU). The lesson is the cost of pages
- * that migrate on demand, fault by fault, against one bulk prefetch. A launcher that allocated
- * managed memory and filled it on the host itself, at every call, would spend much of its
+ * The design, and why (first measured on the H200 in session 8: lab.toml). The lesson is the cost
+ * of pages that migrate on demand, fault by fault, against one bulk prefetch. A launcher that
+ * allocated managed memory and filled it on the host itself, at every call, would spend much of its
  * time on the host (each page's first touch by the CPU, zeroed by the operating system, then
  * n stores), by the course's estimate (unmeasured) as long as the migration or longer: the
  * ratio would mostly measure the host, the same in both contenders. So
@@ -750,10 +751,10 @@ static void unified_teardown(cml_problem *p) {
 /* ---------------------------------------------------------------------------------------------
  * 3.2d  zero_copy
  *
- * The design, and why (DRAFT: nothing here has run on a GPU). The lesson: a small buffer the
- * host rewrites before every launch can be read by the kernel where it lies, in page-locked
- * host memory mapped for the device (cudaHostAllocMapped), instead of being copied into device
- * memory first. A cudaMemcpy pays a fixed cost before the kernel can start (7.3-9.0 us for
+ * The design, and why (first measured on the H200 in session 8: lab.toml). The lesson: a small
+ * buffer the host rewrites before every launch can be read by the kernel where it lies, in
+ * page-locked host memory mapped for the device (cudaHostAllocMapped), instead of being copied into
+ * device memory first. A cudaMemcpy pays a fixed cost before the kernel can start (7.3-9.0 us for
  * 4 B to 4 KB on the H200, handout 3.2 section 1) whatever its size; a kernel reading a mapped
  * buffer once, one coalesced element per thread, pays the link's round trips instead, with
  * every warp's read in flight at once. So on a buffer of a few KB to a few hundred KB read once
@@ -833,10 +834,10 @@ static void zero_copy_teardown(cml_problem *p) {
 /* ---------------------------------------------------------------------------------------------
  * 3.2e  async_copy
  *
- * The design, and why (DRAFT: nothing here has run on a GPU). The lesson: a kernel that streams
- * its input through shared memory tile by tile, with synchronous loads, waits for each tile's
- * round trip to device memory (global -> register -> shared, then a barrier) with nothing else
- * to do; with the tile's copy issued asynchronously (cp.async, SASS LDGSTS) into one of two
+ * The design, and why (first measured on the H200 in session 8: lab.toml). The lesson: a kernel
+ * that streams its input through shared memory tile by tile, with synchronous loads, waits for each
+ * tile's round trip to device memory (global -> register -> shared, then a barrier) with nothing
+ * else to do; with the tile's copy issued asynchronously (cp.async, SASS LDGSTS) into one of two
  * buffers, the next tile's copy is in flight while this tile is summed. The work per element is
  * small (a window of ASYNC_COPY_WINDOW sums), so the time is the staging's: a 2^25-float case
  * (128 MiB each way) streams from device memory, far past the L2. The baseline is the same
@@ -885,9 +886,9 @@ static void async_copy_launch_baseline(void *ctx) {
 /* ---------------------------------------------------------------------------------------------
  * 3.2f  l2_persist
  *
- * The design, and why (DRAFT: nothing here has run on a GPU). The lesson: a table that a kernel
- * re-reads at random stays in the L2 only while nothing pushes it out; a stream read once pushes
- * it out all the same, unless part of the L2 is set aside for persisting lines
+ * The design, and why (first measured on the H200 in session 8: lab.toml). The lesson: a table that
+ * a kernel re-reads at random stays in the L2 only while nothing pushes it out; a stream read once
+ * pushes it out all the same, unless part of the L2 is set aside for persisting lines
  * (cudaLimitPersistingL2CacheSize) and an access-policy window marks the table's accesses
  * persisting (hitProp) and the rest streaming. The kernel (lab.h) reads one table element per
  * L2_PERSIST_GROUP stream elements: per gather the stream moves 16 floats in and 16 out, so a
@@ -1021,9 +1022,9 @@ static void l2_persist_extra_metrics(void *ctx, cml_metrics *m) {
 /* ---------------------------------------------------------------------------------------------
  * 3.2g  tma_cluster
  *
- * The design, and why (DRAFT, a stretch for sm_90 only: nothing here has run on a GPU). 3.2e's
- * window sum on one tile per block: each block's tile reaches shared memory by ONE bulk
- * asynchronous copy (the Tensor Memory Accelerator, SASS UBLKCP) instead of a load and a
+ * The design, and why (a stretch for sm_90 only; first measured on the H200 in session 8:
+ * lab.toml). 3.2e's window sum on one tile per block: each block's tile reaches shared memory by
+ * ONE bulk asynchronous copy (the Tensor Memory Accelerator, SASS UBLKCP) instead of a load and a
  * store per 16 bytes, and the halo comes from the next block of the thread-block cluster,
  * whose shared memory already holds it (distributed shared memory), instead of from global
  * memory. The baseline is the same grid with ordinary loads and no cluster (tile_sum_plain).

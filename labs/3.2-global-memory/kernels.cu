@@ -62,6 +62,7 @@
 
 #include <cooperative_groups.h>
 #include <cuda/barrier>
+#include <cuda/pipeline> /* cuda::pipeline, 3.2e's libcu++ route (handout 3.2, section 8) */
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 

@@ -7,13 +7,13 @@
  * and read your result; what you write moves it across the host link (PCIe) and back through
  * HOST memory of your own process, which the judge cannot see. So the harness checks two
  * things besides the bytes:
- *   - the last element of every output (index n) is the harness's host-link check: 1 when
- *     your launch took at least the time the link needs to move the bytes (the fastest
- *     page-locked copy of n floats in the slower direction, measured by the harness in the
- *     same run, / 1.5; moving both directions at once is fine);
- *     a launch that did not cross the link (a device-to-device copy) is faster than that and
- *     gets 0 there, a wrong result. Checked in the timed run only, the one run with the GPU
- *     to itself (elsewhere it is 1): failing it loses the performance points;
+ *   - the last element of every output of 3.2a-c (index n) is the harness's host-link
+ *     check: 1 when your launch took at least the time the link needs to move the bytes
+ *     (the fastest page-locked copy of n floats in the slower direction, measured by the
+ *     harness in the same run, / 1.5; moving both directions at once is fine); a launch
+ *     that did not cross the link (a device-to-device copy) is faster than that and gets 0
+ *     there, a wrong result. Checked in the timed run only, the one run with the GPU to
+ *     itself (elsewhere it is 1): failing it loses the performance points;
  *   - 3.2a: the buffer host_copy_alloc returns must be page-locked, and host_copy_free must
  *     release it (cudaPointerGetAttributes, in the process that runs your code).
  * 3.2c and 3.2d are the exceptions to "host memory of your own": 3.2c's table is Unified
