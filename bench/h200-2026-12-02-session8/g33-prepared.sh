@@ -7,7 +7,9 @@
 #   - 3.2f: bench/roof/lab32_l2_persist.cu (where a window gains >= 1.3x);
 #   - 3.2g: bench/roof/lab32_tma_cluster.cu (which variant reaches the plain baseline), and
 #     whether racecheck and synccheck follow bulk copies and distributed shared memory on the
-#     solution without false reports (then lab.toml adds them for 3.2g).
+#     solution without false reports (then lab.toml adds them for 3.2g);
+#   - issue 13, part 4: conv2d at R = 1..4, naive against one output per thread in a shared
+#     tile against the reference (does a shared tile alone beat naive at any radius?).
 set -uo pipefail
 source bench/device_prelude.sh g33 "$1"
 s 60 build make -k -j16 all
@@ -25,4 +27,6 @@ for tool in racecheck synccheck; do
     tail -3 $L/$tool-$n.log
   done
 done
+s 60 conv-build bash -c "nvcc -std=c++17 -O3 -arch=sm_90 -lineinfo -I labs/3.3-tiling -o build/bench/lab33_variants bench/roof/lab33_variants.cu solutions/3.3-tiling/kernels.cu labs/3.3-tiling/baselines.cu labs/3.3-tiling/reference.c"
+for r in 1 2 3 4; do s 90 conv-r$r build/bench/lab33_variants --radius $r --conv-only; grep "^csv_r," $L/conv-r$r.log; done
 cat $L/summary.txt

@@ -6,7 +6,7 @@
  *     naive (baselines.cu) -> [32][32] tile, 32 x 8 threads (bank conflicts) -> [32][33]
  *     (the old reference) -> [64][65], 32 x 8 threads, loads guarded (the new reference's draft)
  *     -> [64][65], 32 x 8 threads, loads clamped (the new reference)
- *   conv2d, 8192 x 8192, R = 3    same roofs
+ *   conv2d, 8192 x 8192, R = 3    same roofs (--radius R for another radius, see below)
  *     naive (baselines.cu) -> 32 x 8 tile + halo, taps in shared memory, 1 output per thread
  *     (the old reference) -> the same, taps in __constant__ -> 64 x 64 tile, 2 x 8 outputs per
  *     thread, scalar global loads -> + float4 loads (the new reference)
@@ -30,6 +30,23 @@
  * (transpose and copies 8 B per element, conv2d 8 B per pixel + the taps); GFLOP/s counts 2 per
  * multiply-add. The __constant__ variants get their taps copied in once, before timing
  * (cudaMemcpyToSymbol, not timed).
+ *
+ * Options. --radius R (1 <= R <= CONV2D_MAX_R = 4; default 3, today's run) times conv2d at
+ * another radius; --conv-only leaves the transpose out (not verified, timed or printed). Why
+ * (issue 13, part 4): at R = 3 a shared tile with one output per thread gained nothing over the
+ * naive kernel on the H200 (session 8's judged alternatives conv_tile32x32 and
+ * conv_grid_stride_tiles, 1.06x and 0.812x, bench/h200-2026-12-02-session8/g31/alts2.log; the
+ * naive kernel's reads hit L1), the reference 6.55x (bench/roof/README.md). R = 1, 2, 3, 4
+ * show per radius whether a shared tile alone, or only register blocking, sets a tile apart
+ * from none. Run at every radius: the naive kernel, the two 32 x 8 tiles with one output per
+ * thread, and the reference (all three take R at run time). The five candidates compiled for
+ * R = 3 alone (the scalar 2 x 8 kernel and the four conv_rb_f4 rows) are SKIPPED at any other
+ * radius, with a printed note, rather than instantiated for 1..4: one template argument list
+ * per row keeps the file readable. After the tables come conv2d's "x naive" table (the naive
+ * kernel's median over each variant's) and its `csv_r,` lines, a kind of line of its own, so
+ * that the `csv,` lines keep their columns; both carry the radius (the `csv,` lines in their
+ * problem field, "conv2d 8192x8192 R=3", as before). The options and the "x naive" lines are
+ * NOT YET RUN on a GPU (compiled only, CUDA 13.0, sm_90 and sm_80).
  *
  * Build and run: bench/roof/README.md. Instructor-only: it holds full solutions of 3.3b and 3.3c.
  *
@@ -62,7 +79,7 @@
 #define CEIL_DIV(n, d) ((unsigned int)(((long long)(n) + (d)-1) / (d)))
 
 static const int kSize = 8192;                       // rows = cols = width = height
-static const int kRadius = 3;                        // conv2d: a 7 x 7 filter
+static const int kRadius = 3;                        // conv2d's default (7 x 7), --radius
 static const int kCheckBand = 72;                    // conv2d: rows and columns checked in full
 static const int kCheckRandom = 65536;               // conv2d: random positions checked
 
@@ -495,16 +512,81 @@ static void report(const problem &p) {
     }
 }
 
-int main(void) {
+/* conv2d's variants against the naive kernel: x naive = the naive kernel's median over the
+ * variant's. A table, then csv_r lines with the variant's name last (it may hold commas). */
+static void report_vs_naive(const problem &p, int R) {
+    double naive_ms = 0.0;
+    for (const variant &v : p.variants) {
+        if (v.name.rfind("naive", 0) == 0 && !v.samples.empty()) {
+            naive_ms = percentile(v.samples, 0.5);
+        }
+    }
+    printf("\n%s against the naive kernel (x naive: its median over the variant's)\n", p.name);
+    printf("%-52s %8s %8s\n", "variant", "GB/s", "x naive");
+    for (int pass = 0; pass < 2; ++pass) { // 0: the table, 1: the csv_r lines
+        if (pass == 1) {
+            printf("csv_r,radius,median_ms,gbps,x_naive,registers,blocks_per_sm,variant\n");
+        }
+        for (const variant &v : p.variants) {
+            if (v.roof) {
+                continue;
+            }
+            const double med = v.samples.empty() ? 0.0 : percentile(v.samples, 0.5);
+            const double gbps = med > 0.0 ? p.bytes / (med * 1e-3) / 1e9 : 0.0;
+            const double x_naive = med > 0.0 && naive_ms > 0.0 ? naive_ms / med : 0.0;
+            int regs, blocks;
+            kernel_resources(v.kernel, v.threads, &regs, &blocks);
+            if (pass == 0 && med > 0.0) {
+                printf("%-52s %8.0f %8.2f\n", v.name.c_str(), gbps, x_naive);
+            } else if (pass == 0) {
+                printf("%-52s not timed\n", v.name.c_str());
+            } else if (med > 0.0) {
+                printf("csv_r,%d,%.5f,%.1f,%.3f,%d,%d,%s\n", R, med, gbps, x_naive, regs, blocks,
+                       v.name.c_str());
+            } else {
+                printf("csv_r,%d,,,,%d,%d,%s\n", R, regs, blocks, v.name.c_str());
+            }
+        }
+    }
+}
+
+/* --radius R, --conv-only; false (after a usage line on stderr) on anything else. */
+static bool parse_args(int argc, char **argv, int *R, bool *conv_only) {
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--conv-only") == 0) {
+            *conv_only = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--radius") == 0 && i + 1 < argc) {
+            char *end = NULL;
+            const long r = strtol(argv[++i], &end, 10);
+            if (end != argv[i] && *end == '\0' && r >= 1 && r <= CONV2D_MAX_R) {
+                *R = (int)r;
+                continue;
+            }
+        }
+        fprintf(stderr, "usage: %s [--radius R] [--conv-only]   (1 <= R <= %d, default %d)\n",
+                argv[0], CONV2D_MAX_R, kRadius);
+        return false;
+    }
+    return true;
+}
+
+int main(int argc, char **argv) {
+    int R = kRadius;
+    bool conv_only = false;
+    if (!parse_args(argc, argv, &R, &conv_only)) {
+        return 2;
+    }
     const int n_side = kSize;
     const size_t n = (size_t)n_side * n_side;
-    const int R = kRadius, diam = 2 * R + 1, n_taps = diam * diam;
+    const int diam = 2 * R + 1, n_taps = diam * diam;
 
     g_sm_count = print_device_facts("").multiProcessorCount;
     print_timing_method();
 
     /* Inputs: one random image, used as the transpose's (rows, cols) = (8192, 8192) input and
-     * as conv2d's (height, width) image; a random 7 x 7 filter. */
+     * as conv2d's (height, width) image; a random (2R + 1) x (2R + 1) filter (7 x 7 at R = 3). */
     std::vector<float> h_in(n), h_out(n), h_filter(n_taps);
     for (size_t i = 0; i < n; ++i) {
         h_in[i] = uniform_pm1();
@@ -553,7 +635,9 @@ int main(void) {
          256, false},
     };
 
-    problem cv = {"conv2d 8192x8192 R=3",
+    char cv_name[48];
+    snprintf(cv_name, sizeof cv_name, "conv2d %dx%d R=%d", n_side, n_side, R);
+    problem cv = {cv_name,
                   8.0 * (double)n + 4.0 * n_taps,
                   2.0 * (double)n * (double)n_taps,
                   {}};
@@ -569,12 +653,16 @@ int main(void) {
         {"32x8 tile, taps __constant__, 1 out/thread",
          [&]() { conv_t32x8<true>(d_in, d_out, width, height, d_filter, R); },
          (const void *)conv_t32x8_kernel<true>, 256, false},
-        {"64x64 tile, 2x8 out/thread, scalar loads",
-         [&]() { conv_rb_scalar(d_in, d_out, width, height, d_filter, R); },
-         (const void *)conv_rb_scalar_kernel<kRadius>, 256, false},
-        {"64x64, 2x8, float4 loads, taps shared (reference)",
-         [&]() { conv2d_tiled(d_in, d_out, width, height, d_filter, R); },
-         (const void *)conv2d_tiled_kernel, 256, false},
+    };
+    /* The rows compiled for R = kRadius alone (the scalar kernel and RB_F4's) join at that
+     * radius only, in the order of the default run. */
+    const variant rb_scalar = {"64x64 tile, 2x8 out/thread, scalar loads",
+                               [&]() { conv_rb_scalar(d_in, d_out, width, height, d_filter, R); },
+                               (const void *)conv_rb_scalar_kernel<kRadius>, 256, false};
+    const variant reference = {"64x64, 2x8, float4 loads, taps shared (reference)",
+                               [&]() { conv2d_tiled(d_in, d_out, width, height, d_filter, R); },
+                               (const void *)conv2d_tiled_kernel, 256, false};
+    const std::vector<variant> rb_f4 = {
 #define RB_F4(label, PX, PY, CONST, MINB)                                                          \
     {label, [&]() { conv_rb_f4<PX, PY, CONST, MINB>(d_in, d_out, width, height, d_filter, R); },   \
      (const void *)conv_rb_f4_kernel<kRadius, PX, PY, CONST, MINB>, 256, false}
@@ -584,10 +672,25 @@ int main(void) {
         RB_F4("64x64, 4x4, float4 loads, taps __constant__", 4, 4, true, 1),
 #undef RB_F4
     };
+    if (R == kRadius) {
+        cv.variants.push_back(rb_scalar);
+    }
+    cv.variants.push_back(reference);
+    if (R == kRadius) {
+        cv.variants.insert(cv.variants.end(), rb_f4.begin(), rb_f4.end());
+    } else {
+        printf("note: R = %d, so the 5 candidates compiled for R = %d alone are skipped (the 64x64 "
+               "tile with scalar loads and the four 64x64 float4 rows besides the reference)\n",
+               R, kRadius);
+    }
+    std::vector<problem *> problems = {&tr, &cv};
+    if (conv_only) {
+        problems.erase(problems.begin()); // --conv-only: the transpose is neither run nor shown
+    }
 
     /* Verify every variant once, output poisoned first (0xFF bytes: NaN). */
     int wrong = 0;
-    for (problem *p : {&tr, &cv}) {
+    for (problem *p : problems) {
         for (variant &v : p->variants) {
             run_poisoned(v.launch, d_out, h_out.data(), n);
             if (v.roof) {
@@ -604,14 +707,17 @@ int main(void) {
         }
     }
 
-    time_interleaved(&tr.variants, d_flush);
-    time_interleaved(&cv.variants, d_flush);
+    for (problem *p : problems) {
+        time_interleaved(&p->variants, d_flush);
+    }
     printf("\n%% copy: GB/s over the float4 copy kernel's; %% D2D: over cudaMemcpy's "
            "(both moving 8 B per element, timed in the same rounds)\n");
     printf("csv,problem,variant,median_ms,p10_ms,p90_ms,gbps,pct_copy_kernel,pct_d2d,gflops,"
            "registers,blocks_per_sm,check\n");
-    report(tr);
-    report(cv);
+    for (problem *p : problems) {
+        report(*p);
+    }
+    report_vs_naive(cv, R);
 
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));
