@@ -378,12 +378,15 @@ class Batch:
         this run whose timed runs' course figures stray from the class's (grader.
         class_figures): its row then says why (``retimed``), and, where the second grading
         strays too, that it did (``retimed_again``)."""
-        strays = self._strays(set(graded))
-        for sid in sorted(strays):
+        reports = self.out.glob("*/report.json")
+        figures = {p.parent.name: self._figures_of(p.parent.name) for p in reports}
+        strays = class_figures.strays(figures)
+        for sid in sorted(strays.keys() & graded.keys()):
             why = strays[sid]
             print(f"{sid}: graded again, alone: " + "; ".join(why), file=self.err)
             row = self._grade_one(graded[sid], retimed=why)
-            again = self._strays({sid}).get(sid)
+            figures[sid] = self._figures_of(sid)  # the others' stand as they were
+            again = class_figures.strays(figures).get(sid)
             if again:
                 row["retimed_again"] = again
                 write_atomic(self.out / sid / "batch.json", json.dumps(row, indent=2) + "\n")
@@ -396,17 +399,14 @@ class Batch:
             rows[sid] = row
             self.err.flush()
 
-    def _strays(self, ids: set[str]) -> dict[str, list[str]]:
-        """``class_figures.strays`` of the students in ``ids``, against every report of the
-        lab in the out folder."""
-        reports = []
-        for path in sorted(self.out.glob("*/report.json")):
-            try:
-                reports.append((path.parent.name, json.loads(path.read_text(encoding="utf-8"))))
-            except (OSError, ValueError):
-                continue
-        found = class_figures.all_strays(reports)
-        return {sid: why for sid, why in found.items() if sid in ids}
+    def _figures_of(self, sid: str) -> dict[str, dict[str, float]]:
+        """``class_figures.of_report`` of the student's report in the out folder ({} when it
+        cannot be read)."""
+        try:
+            text = (self.out / sid / "report.json").read_text(encoding="utf-8")
+            return class_figures.of_report(json.loads(text))
+        except (OSError, ValueError):
+            return {}
 
     def _grade_one(self, sub: Submission, retimed: list[str] | None = None) -> dict:
         """Grades ``sub`` and writes its files; never raises for the submission's faults.

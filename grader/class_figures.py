@@ -25,7 +25,7 @@ class's median, which needs ``MIN_CLASS`` runs.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 # A course figure further than this factor from the class's median strays. The copies and
 # cuBLAS of a class agree within 2 % on the H200 (the module's header); the disturbed runs
@@ -49,10 +49,11 @@ def course_figures(doc: dict | None) -> dict[str, float]:
     them; {} for a run without timing."""
     if not isinstance(doc, dict):
         return {}
-    timing = doc.get("timing") or {}
+    timing = doc.get("timing")
+    timing = timing if isinstance(timing, dict) else {}
     found = {}
     for key, name in (("baseline", "baseline_ms"), ("copy", "copy_ms")):
-        median = (timing.get(key) or {}).get("median_ms") if isinstance(timing, dict) else None
+        median = (timing.get(key) or {}).get("median_ms")
         if _positive(median):
             found[name] = float(median)
     cublas = (doc.get("metrics") or {}).get("cublas_gflops")
@@ -111,8 +112,3 @@ def strays(class_figures: Mapping[str, Mapping[str, Mapping[str, float]]]) -> di
 
 def _fmt(x: float) -> str:
     return f"{x:.4g}"
-
-
-def all_strays(reports: Iterable[tuple[str, Mapping]]) -> dict[str, list[str]]:
-    """``strays`` of (student, report JSON) pairs."""
-    return strays({student: of_report(rep) for student, rep in reports})

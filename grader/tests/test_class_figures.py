@@ -106,5 +106,5 @@ def test_strays_from_reports():
     reports = [(f"s{i}", _report(scale={"baseline_ms": 1.0, "copy_ms": 0.5})) for i in range(5)]
     reports.append(("slow", _report(scale={"baseline_ms": 4.0, "copy_ms": 2.0})))
     reports.append(("untimed", {"exercises": [{"name": "scale", "parts": {}}]}))
-    found = cf.all_strays(reports)
+    found = cf.strays({student: cf.of_report(rep) for student, rep in reports})
     assert list(found) == ["slow"] and len(found["slow"]) == 2
