@@ -615,7 +615,8 @@ def performance_text(
             why = f": {note}" if isinstance(note, str) and note else ""
             return None, f"the performance run gave no {crit.metric}{why}"
         text = f"{crit.metric} {value:.4g}"
-    text += f"; full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}"
+    if crit.full is not None and crit.zero is not None:  # None: measured, not scored
+        text += f"; full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}"
     return value, text
 
 

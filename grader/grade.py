@@ -829,6 +829,8 @@ class Grading:
         for crit in spec.criteria:
             value, text = diagnose.performance_text(ex, crit, run.doc, ex.baseline)
             texts.append(text)
+            if not spec.scored:  # evidence only: no ramp (lab.toml scored = false)
+                continue
             if value is None:
                 part.messages.append(text)
                 fractions.append(Fraction(0))
@@ -840,6 +842,11 @@ class Grading:
                 part.finding = diagnose.slow_summary(ex, crit, value)
                 short = (crit, value)
         part.info = " | ".join(texts)
+        if not spec.scored:  # measured, shown, never points (points.performance is 0)
+            part.status, part.finding, part.fraction = Status.INFO, None, None
+            part.info += f" ({manifest.NOT_SCORED})"
+            row["message"] = part.info
+            return
         if not spec.calibrated:  # figures without points (docs/adding-a-lab.md)
             part.finding = part.fraction = None
             part.status, part.reason = Status.NOT_RUN, manifest.UNCALIBRATED

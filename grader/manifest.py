@@ -157,8 +157,8 @@ class Criterion:
     to ``full`` (its share of the points); higher is better."""
 
     metric: str
-    zero: float
-    full: float
+    zero: float | None  # None in a run that is measured, not scored (scored = false)
+    full: float | None
 
 
 @dataclass(frozen=True)
@@ -170,6 +170,10 @@ class PerformanceSpec:
     # False: zero/full are placeholders not yet measured on the course's GPU (a new lab):
     # the run is made and its figures reported, its points stay pending (UNCALIBRATED)
     calibrated: bool = True
+    # False: the figures are evidence, never points (points.performance must be 0): an effect
+    # measured on the course's GPU as smaller than its run-to-run spread (lab 3.2f, 3.2g);
+    # the criteria name metrics only, no zero or full
+    scored: bool = True
     # the roof the report's roofline measures a timed run against (grader.roofs.ROOFS:
     # "copy", the default, or "fp32" for a compute-bound kernel); None when untimed
     roof: str | None = roofs.DEFAULT
@@ -403,7 +407,7 @@ def _student_file(c: _Checker, lab_dir: Path, name: str, must_exist: bool) -> No
         )
 
 
-def _criterion(c: _Checker, where: str, t: dict, label: str) -> Criterion:
+def _criterion(c: _Checker, where: str, t: dict, label: str, scored: bool = True) -> Criterion:
     metric = t.get("metric")
     if metric != "ratio" and (not isinstance(metric, str) or not _IDENT.match(metric)):
         raise c.fail(
@@ -412,6 +416,14 @@ def _criterion(c: _Checker, where: str, t: dict, label: str) -> Criterion:
             f"(e.g. pct_of_copy, gbps) or of the grader's ({', '.join(roofs.COMPUTED)}), "
             f"not {metric!r}",
         )
+    if not scored:
+        if "zero" in t or "full" in t:
+            raise c.fail(
+                where,
+                f"{label}zero and full are not given in a run measured, not scored "
+                "(performance.scored = false)",
+            )
+        return Criterion(metric, None, None)
     for key in ("zero", "full"):
         if key not in t:
             raise c.fail(where, f"{label}{key} is missing")
@@ -421,6 +433,8 @@ def _criterion(c: _Checker, where: str, t: dict, label: str) -> Criterion:
         raise c.fail(where, f"{label}full must be greater than {label}zero")
     return Criterion(metric, zero, full)
 
+
+NOT_SCORED = "measured, not scored: lab.toml performance.scored = false"
 
 UNCALIBRATED = (
     "the lab's thresholds are not calibrated on the course's GPU yet (lab.toml: "
@@ -436,9 +450,12 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
     c.keys(
         where,
         t,
-        ("size", "reps", "timed", "calibrated", "roof", "criteria", *single),
+        ("size", "reps", "timed", "calibrated", "scored", "roof", "criteria", *single),
         "performance",
     )
+    scored = t.get("scored", True)
+    if not isinstance(scored, bool):
+        raise c.fail(where, "performance.scored must be true or false")
     size = c.size(where, t.get("size"), "performance.size")
     if len(size) != n_dims:
         raise c.fail(where, f"performance.size has {len(size)} dimensions, cases have {n_dims}")
@@ -453,11 +470,11 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
             label = f"performance.criteria[{i}]"
             item = c.table(where, item, label)
             c.keys(where, item, single, label)
-            criteria.append(_criterion(c, where, item, f"{label}."))
+            criteria.append(_criterion(c, where, item, f"{label}.", scored))
         if len({k.metric for k in criteria}) != len(criteria):
             raise c.fail(where, "performance.criteria names a metric twice")
     else:
-        criteria = [_criterion(c, where, t, "performance.")]
+        criteria = [_criterion(c, where, t, "performance.", scored)]
     reps = c.count(where, t.get("reps", DEFAULT_REPS), "performance.reps", 1)
     timed = t.get("timed", True)
     if not isinstance(timed, bool):
@@ -470,6 +487,9 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
     calibrated = t.get("calibrated", True)
     if not isinstance(calibrated, bool):
         raise c.fail(where, "performance.calibrated must be true or false")
+    if not scored and "calibrated" in t:
+        raise c.fail(where, "performance: a run measured, not scored (scored = false) has no "
+                     "thresholds to calibrate: leave calibrated out")
     roof = t.get("roof", roofs.DEFAULT)
     if not isinstance(roof, str) or roof not in roofs.ROOFS:
         raise c.fail(
@@ -483,7 +503,7 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
                 "measured against no roof",
             )
         roof = None
-    return PerformanceSpec(size, tuple(criteria), reps, timed, calibrated, roof)
+    return PerformanceSpec(size, tuple(criteria), reps, timed, calibrated, roof=roof, scored=scored)
 
 
 def _exercise(c: _Checker, index: int, raw) -> Exercise:
@@ -571,6 +591,12 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
     ):
         if points[part] > 0 and spec is None:
             raise c.fail(where, f"points.{part} is {points[part]} but there is no [{part}] table")
+    if performance is not None and not performance.scored and points["performance"] > 0:
+        raise c.fail(
+            where,
+            f"points.performance is {points['performance']} but the run is measured, not "
+            "scored (performance.scored = false): give it 0 points",
+        )
 
     hints_raw = c.table(where, raw.get("hints", {}), "hints")
     # Besides HINT_KEYS, a hint per static pattern: "static.BAR" is shown when BAR is

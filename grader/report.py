@@ -126,8 +126,8 @@ def _not_shown(part: Part) -> bool:
 
 
 def _part_cell(part: Part) -> str:
-    if _not_shown(part):
-        return "·"
+    if _not_shown(part) or (state(part) is State.ABSENT and part.status == Status.INFO):
+        return "·"  # no such part, or one measured and not scored (lab.toml scored = false)
     return f"{_points(part.points)}/{part.max}"
 
 

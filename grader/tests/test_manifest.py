@@ -264,6 +264,27 @@ INVALID = [
         "performance.full must be greater than performance.zero",
     ),
     (
+        "not scored with points",
+        BASE.replace("zero = 1.0\nfull = 2.0", "scored = false"),
+        "points.performance is 4 but the run is measured, not scored (performance.scored = "
+        "false): give it 0 points",
+    ),
+    (
+        "not scored with thresholds",
+        BASE.replace("full = 2.0", "full = 2.0\nscored = false"),
+        "performance.zero and full are not given in a run measured, not scored",
+    ),
+    (
+        "not scored and uncalibrated",
+        BASE.replace("zero = 1.0\nfull = 2.0", "scored = false\ncalibrated = false"),
+        "has no thresholds to calibrate: leave calibrated out",
+    ),
+    (
+        "scored not a bool",
+        BASE.replace("full = 2.0", "full = 2.0\nscored = 1"),
+        "performance.scored must be true or false",
+    ),
+    (
         "criteria and metric",
         BASE.replace(
             "full = 2.0", "full = 2.0\ncriteria = [{metric = 'gbps', zero = 1, full = 2}]"

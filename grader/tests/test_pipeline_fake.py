@@ -270,6 +270,38 @@ def test_uncalibrated_thresholds_report_figures_and_keep_points_pending(
     assert "UNCALIBRATED" in out and "9.1-fake solution scale: ratio 2.5" in out
 
 
+def test_a_run_measured_not_scored_shows_its_figure_for_no_points(
+    fake_root, fake_gpu, capsys, tmp_path
+):
+    """lab.toml performance.scored = false (lab 3.2f and 3.2g: an effect smaller than the
+    run-to-run spread): the timed run is made and its figure shown beside "measured, not
+    scored", the part has 0 points (the score table shows "·"), the grade is final with
+    full marks, and selfcheck is complete (nothing to calibrate)."""
+    course = course_with(
+        fake_root,
+        tmp_path,
+        'performance = 4 }\n',
+        'performance = 0 }\n',
+    )
+    toml = course / "labs" / "9.1-fake" / "lab.toml"
+    text = toml.read_text()
+    for old, new in (('zero = 1.0\n', ''), ('full = 2.0\n', 'scored = false\n')):
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    toml.write_text(text)
+    sub = course / "solutions" / "9.1-fake"
+    code, out, _, rep = grade(capsys, course, sub, json_path=tmp_path / "r.json")
+    assert code == 0, out
+    perf = rep["exercises"][0]["parts"]["performance"]
+    assert (perf["points"], perf["max"], perf["status"]) == (0, 0, "info"), perf
+    assert "ratio 2.5" in perf["info"] and "measured, not scored" in perf["info"], perf
+    assert "full points at" not in perf["info"], perf
+    assert "measured, not scored" in out and rep["final"], out
+    code, out, _ = grade_cli(capsys, "selfcheck", "--root", course)
+    assert code == 0, out
+    assert "UNCALIBRATED" not in out
+
+
 def test_an_exercise_for_a_later_arch_is_skipped_and_left_out_of_the_total(
     fake_root, fake_gpu, capsys, tmp_path
 ):
