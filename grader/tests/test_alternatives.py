@@ -69,6 +69,16 @@ def test_alternative_applies_cleanly(path, tmp_path):
     )
 
 
+@pytest.mark.parametrize("path", ALTERNATIVES, ids=_ids)
+def test_every_kept_part_carries_points(path):
+    """A part an alternative keeps must be worth points in lab.toml: a performance measured,
+    not scored (scored = false, 0 points) can be neither kept nor lost."""
+    expect = fixtures.load(path)["expect"]
+    ex = manifest.load(REPO / "labs" / path.parent.name).exercise(expect["exercise"])
+    for part in expect["keeps"]:
+        assert ex.points[part] > 0, f"{expect['exercise']}: {part} has no points in lab.toml"
+
+
 @pytest.mark.parametrize("path", STATIC, ids=_ids)
 def test_alternative_keeps_its_static_points(path, tmp_path, capsys):
     for tool in ("nvcc", "cuobjdump"):
@@ -108,6 +118,9 @@ def test_alternative_keeps_its_points_on_the_gpu(path, tmp_path, capsys):
     # step always runs, so that the report shows the alternative's figure beside the ramp
     extra = [] if "sanitizer" in keeps else ["--no-sanitizer"]
     code, out, report, ex = _grade(path, tmp_path, capsys, *extra, timed=True)
+    # the measured figure, shown by `pytest -rA` (the margins thresholds are set from)
+    perf = ex["parts"].get("performance") or {}
+    print(f"{_ids(path)}: performance {perf.get('points')}/{perf.get('max')}: {perf.get('info')}")
     # the grade must come from the submission's code, on a device that ran it
     steps = step_statuses(report)
     assert (steps.get("build"), steps.get("device")) == ("passed", "passed"), (steps, out)

@@ -43,6 +43,16 @@ def test_fixture_applies_cleanly(path, tmp_path):
         assert all(isinstance(s, str) for s in fixture["expect"].get(key, []))
 
 
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_lost_part_carries_points(path):
+    """A part a known-bad fixture must lose is worth points in lab.toml: a performance
+    measured, not scored (scored = false, 0 points) cannot be lost."""
+    expect = fixtures.load(path)["expect"]
+    ex = manifest.load(REPO / "labs" / path.parent.name).exercise(expect["exercise"])
+    for part in expect["lost"]:
+        assert ex.points[part] > 0, f"{expect['exercise']}: {part} has no points in lab.toml"
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_known_bad_verdict(path, tmp_path, capsys):
