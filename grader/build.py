@@ -100,6 +100,7 @@ def build_common(root: Path, nvcc: Tool | None, arch: str | None) -> None:
             timeout_s=BUILD_TIMEOUT_S,
             max_output=64 * 1024,
             limits=False,
+            background=True,
         )
     if not out.ok:
         log = (out.stdout + out.stderr).strip().splitlines()
@@ -127,7 +128,11 @@ def build_judge(root: Path, nvcc: Tool | None, arch: str | None, lab_folder: str
         args.append(f"BUILD={build_dir}")
     with _course_build_lock(root):
         out = runner.run(
-            [*args, target], timeout_s=BUILD_TIMEOUT_S, max_output=64 * 1024, limits=False
+            [*args, target],
+            timeout_s=BUILD_TIMEOUT_S,
+            max_output=64 * 1024,
+            limits=False,
+            background=True,
         )
     judge = root / target
     if not out.ok or not judge.is_file():
@@ -250,6 +255,7 @@ def build(
         max_output=256 * 1024,
         sandbox=box,
         readable=[str(src)],
+        background=True,  # grader.run: a timed run of another grading goes first
     )
     log = out.stdout + out.stderr
     binary = out_dir / "lab"

@@ -585,7 +585,7 @@ class Grading:
                 if together is not None
                 else harness.run_judged(
                     self.judge.path, self.binary, ex.name, size, seed, timeout_s, self.version,
-                    box=self.box,
+                    box=self.box, background=True,
                 )
             )
             k = diagnose.kind(run)

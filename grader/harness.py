@@ -176,7 +176,8 @@ def _parse_doc(text: str) -> tuple[object | None, str | None]:
 
 
 def _plain(argv, binary: Path, cwd: str, timeout_s: float, env, max_output: int, box):
-    """A plain run of the lab binary (maybe under compute-sanitizer) in the sandbox."""
+    """A plain run of the lab binary (maybe under compute-sanitizer) in the sandbox: never
+    timed, so background work (grader.run)."""
     return runner.run(
         argv,
         timeout_s=timeout_s,
@@ -185,6 +186,7 @@ def _plain(argv, binary: Path, cwd: str, timeout_s: float, env, max_output: int,
         max_output=max_output,
         sandbox=box or sandbox.choose(),
         readable=run_readable(binary),
+        background=True,
     )
 
 
@@ -378,11 +380,18 @@ def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None
 
 
 def _start_judge(
-    judge: Path, args: list[str], ours: socket.socket, cwd: str, log, gated: bool = False
+    judge: Path,
+    args: list[str],
+    ours: socket.socket,
+    cwd: str,
+    log,
+    gated: bool = False,
+    background: bool = False,
 ):
     """Starts ``judge ARGS --peer FD [--gate]`` on our end of the socket pair (closed here
     once the judge holds it): its own session, its document on a pipe only the grader reads,
-    its standard input a pipe when gated, its stderr into ``log``."""
+    its standard input a pipe when gated, its stderr into ``log``; nicer when
+    ``background`` (grader.run)."""
     judge_proc = subprocess.Popen(
         [str(judge), *args, "--peer", str(ours.fileno()), *(["--gate"] if gated else [])],
         cwd=cwd,
@@ -391,6 +400,7 @@ def _start_judge(
         stderr=log,
         start_new_session=True,
         pass_fds=(ours.fileno(),),
+        preexec_fn=runner.background_nice if background else None,
     )
     ours.close()
     return judge_proc
@@ -402,7 +412,7 @@ def _serve_argv(binary: Path, theirs: socket.socket) -> list[str]:
 
 def _serve(argv, theirs: socket.socket, cwd: str, timeout_s: float, box, **more) -> runner.Outcome:
     """The student's process of a judged run (``lab --serve FD``) in the sandbox, its end of
-    the socket passed in; ``more``: runner.run's deadline_fn and cpu_s."""
+    the socket passed in; ``more``: runner.run's deadline_fn, cpu_s and background."""
     return runner.run(
         argv,
         timeout_s=timeout_s,
@@ -425,13 +435,16 @@ def run_judged(
     time_reps: int | None = None,
     box: sandbox.Sandbox | None = None,
     gate: Callable[[], ContextManager[None]] | None = None,
+    background: bool = False,
 ) -> CaseRun:
     """One judged run of an exercise (timed by the judge with ``time_reps``). ``gate``
     (timed runs): a context held from the end of the judge's set-up to the end of the run,
     e.g. ``GpuLock.upgrade``: the judge (``--gate``) says "gate" once its inputs and
     references are made and waits for the grader's byte on its standard input before it
-    times anything (docs/protocol.md, "Judged runs")."""
+    times anything (docs/protocol.md, "Judged runs"). ``background``: an untimed run that
+    does not hold the GPU alone runs nicer (grader.run); a timed one never does."""
     args = case_args(exercise, size, seed, time_reps)
+    background = background and time_reps is None
     gated = time_reps is not None and gate is not None
     expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -445,7 +458,7 @@ def run_judged(
         # holds: no file the student's process could name (without the sandbox it shares
         # the user and the /tmp), and the judge makes itself undumpable, so its /proc/PID/fd
         # is closed to other processes of the user too (docs/design-notes.md, note 22).
-        judge_proc = _start_judge(judge, args, ours, jtmp, log, gated)
+        judge_proc = _start_judge(judge, args, ours, jtmp, log, gated, background)
         head = b""
         if gated:
             at_gate, head = _await_gate(judge_proc, timeout_s)
@@ -463,7 +476,7 @@ def run_judged(
             _await_hello(theirs, judge_proc, timeout_s)
         argv = _serve_argv(binary, theirs)
         try:
-            outcome = _serve(argv, theirs, tmp, timeout_s, box)
+            outcome = _serve(argv, theirs, tmp, timeout_s, box, background=background)
         finally:
             theirs.close()  # the judge sees the student's side closed
             held = False
@@ -530,7 +543,8 @@ def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> 
         tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
         open(Path(jtmp) / "judge.log", "w+") as log,
     ):
-        judge_proc = _start_judge(judge, args, ours, jtmp, log)
+        # correctness cases: background work (grader.run), never timed
+        judge_proc = _start_judge(judge, args, ours, jtmp, log, background=True)
         reader = threading.Thread(
             target=_judge_lines, args=(judge_proc.stdout, lines, progress), daemon=True
         )
@@ -547,6 +561,7 @@ def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> 
                 box,
                 deadline_fn=lambda: progress[0] + timeout_s,
                 cpu_s=timeout_s * len(cases),
+                background=True,
             )
         finally:
             theirs.close()

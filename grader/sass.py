@@ -301,6 +301,7 @@ def dump(tool: Tool, objects: list[Path], arch: str | None = None) -> Dump:
                 env=tool.env(),
                 max_output=64 * 1024 * 1024,
                 limits=False,
+                background=True,
             )
             if not out.ok:
                 detail = (out.stderr or out.stdout).strip().splitlines()

@@ -426,7 +426,12 @@ def check_objects(
     problems = []
     for source, obj in objects.items():
         out = runner.run(
-            [nm.path, "-P", str(obj)], timeout_s=60, env=nm.env(), max_output=1 << 24, limits=False
+            [nm.path, "-P", str(obj)],
+            timeout_s=60,
+            env=nm.env(),
+            max_output=1 << 24,
+            limits=False,
+            background=True,
         )
         if not out.ok:
             detail = (out.stderr or out.stdout).strip()

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import socket
 import stat
 
 import pytest
 
 from grader import harness
+from grader import run as runner
 from grader.errors import GraderError
 from helpers import REPO
 
@@ -168,3 +171,19 @@ def test_an_error_the_judge_relays_is_the_runs_result(tmp_path):
     worker = _script(tmp_path, "exit 0\n")
     run = harness.run_judged(judge, worker, "scale", (3, 4), 9, 10, 1)
     assert run.status == "error" and run.doc["error"]["kind"] == "launch"
+
+
+def test_a_correctness_judge_runs_nicer_than_a_timed_one(tmp_path):
+    """The judge of untimed cases starts BACKGROUND_NICE steps nicer (grader.run, issue 15);
+    a timed run's judge keeps the grader's nice value."""
+    judge = tmp_path / "judge"
+    judge.write_text("#!/bin/sh\nexec python3 -c 'import os; print(os.nice(0))'\n")
+    judge.chmod(0o755)
+    mine = os.nice(0)
+    for background, want in ((True, min(mine + runner.BACKGROUND_NICE, 19)), (False, mine)):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with open(tmp_path / "log", "w+") as log:
+            proc = harness._start_judge(judge, [], ours, str(tmp_path), log, background=background)
+            out, _ = proc.communicate(timeout=30)
+        theirs.close()
+        assert int(out) == want, (background, out)

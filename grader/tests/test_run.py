@@ -97,3 +97,16 @@ def test_a_moving_deadline_keeps_a_run_alive_while_it_advances():
     out = run.run(["sh", "-c", "sleep 30"], timeout_s=0.5, deadline_fn=deadline, cpu_s=60)
     assert out.kind == "timeout" and out.timeout_s == 0.5
     assert 1.8 <= out.seconds < 10, out.seconds  # past the fixed 0.5 s, killed once it stopped
+
+
+def test_background_work_runs_nicer_and_timed_work_does_not():
+    """Background work (builds, correctness and sanitizer runs) yields the CPU to a timed
+    run (issue 15): its child is BACKGROUND_NICE steps nicer than the grader, with or
+    without the resource limits; a run that is not background keeps the grader's nice."""
+    mine = os.nice(0)
+    probe = ["python3", "-c", "import os; print(os.nice(0))"]
+    for limits in (True, False):
+        out = run.run(probe, timeout_s=30, limits=limits, background=True)
+        assert int(out.stdout) == min(mine + run.BACKGROUND_NICE, 19), out.describe()
+    out = run.run(probe, timeout_s=30)
+    assert int(out.stdout) == mine, out.describe()
