@@ -907,6 +907,8 @@ class Grading:
             if ex.name in self.arch_skipped:  # not graded at all: its note says why
                 continue
             for part in ex.parts.values():
+                if part.max == 0:  # nothing at stake (a speed measured, not scored)
+                    continue
                 if part.status in DID_NOT_RUN and not not_in_exercise(part):
                     reason = part.reason or "unknown"
                     names = by_reason.setdefault(reason, [])

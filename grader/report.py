@@ -126,8 +126,10 @@ def _not_shown(part: Part) -> bool:
 
 
 def _part_cell(part: Part) -> str:
-    if _not_shown(part) or (state(part) is State.ABSENT and part.status == Status.INFO):
-        return "·"  # no such part, or one measured and not scored (lab.toml scored = false)
+    if _not_shown(part) or (state(part) is State.ABSENT and not ran(part.status)):
+        # no such part, or one that carries no points and gave no verdict: measured and not
+        # scored (lab.toml scored = false), shown or not run
+        return "·"
     return f"{_points(part.points)}/{part.max}"
 
 
@@ -139,6 +141,8 @@ def _status_line(label: str, part: Part) -> str:
     elif part.info:
         text += f"  {part.info}"
     st = state(part)
+    if st is State.ABSENT and not ran(part.status) and part.name == "performance":
+        text += "  (0 points: measured and shown, not scored)"  # lab.toml scored = false
     if st is State.LOST_NOT_RUN:
         # it never ran, yet its points are known: a build failure (or a failed symbol check,
         # a missing file, a wrong kernel's gate) took them whatever it would have found

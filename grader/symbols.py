@@ -51,7 +51,8 @@ Undefined references allowed:
   of every non-inline ``__device__`` function calls it; a run that exits early has no
   result document and is graded as a crash);
 - memory: ``memcpy``, ``memmove``, ``memset``, ``memcmp``, ``malloc``, ``calloc``,
-  ``realloc``, ``free``;
+  ``realloc``, ``free``, and the aligned allocators ``posix_memalign`` and
+  ``aligned_alloc`` (a page-aligned buffer to pin with ``cudaHostRegister``, lab 3.2a);
 - printing to the standard streams: ``printf``, ``fprintf``, ``puts``, ``putchar``,
   ``fputs``, ``fputc``, ``fwrite`` (what gcc turns ``fprintf(stderr, "...")`` into),
   ``stdout``, ``stderr``, ``snprintf`` and their ``_chk`` variants (no ``fopen``: no other
@@ -141,6 +142,8 @@ _ALLOWED_CALLS = frozenset(
         "calloc",
         "realloc",
         "free",
+        "posix_memalign",
+        "aligned_alloc",
         "printf",
         "fprintf",
         "vprintf",
@@ -395,7 +398,10 @@ def check_symbols(
                 or _ALLOWED_CALL_PATTERNS.fullmatch(name)
             ):
                 continue
-            offenders.append(f"{file} calls {name}, which submissions may not call")
+            offenders.append(
+                f"{file} calls {name}, which submissions may not call: remove the call "
+                "(the linker names no line; search your file for it)"
+            )
             not_allowed = True
     problems = offenders[:MAX_LISTED]
     if len(offenders) > MAX_LISTED:
@@ -408,8 +414,10 @@ def check_symbols(
     if not_allowed:
         problems.append(
             f"{file} may call only: the CUDA runtime (except timing, streams and device-wide "
-            "state), printing to stdout/stderr, memory functions, the math library, C++ "
-            "runtime support, and what lab.toml's allow_calls adds"
+            "state), printing to stdout/stderr, memory functions (memcpy, memset, malloc, "
+            "calloc, realloc, free, posix_memalign, aligned_alloc, ...), the math library, C++ "
+            "runtime support, and what lab.toml's allow_calls adds (handouts/grading.md, "
+            "section 7)"
         )
     return problems
 

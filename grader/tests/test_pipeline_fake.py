@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from grader import grade as grading
-from grader import tools
+from grader import report, tools
+from grader.results import Part
+from grader.status import Status
 from helpers import grade_cli, submission
 
 pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
@@ -300,6 +302,13 @@ def test_a_run_measured_not_scored_shows_its_figure_for_no_points(
     code, out, _ = grade_cli(capsys, "selfcheck", "--root", course)
     assert code == 0, out
     assert "UNCALIBRATED" not in out
+    # left out, it is no loss: nothing was at stake
+    code, out, _, rep = grade(capsys, course, sub, "--no-perf", json_path=tmp_path / "n.json")
+    assert code == 0 and "lost for certain" not in out, out
+    # not run (no GPU): its line says what it would be, its cell carries no "0/0"
+    part = Part("performance", 0, status=Status.NOT_RUN, reason="no CUDA device")
+    assert "(0 points: measured and shown, not scored)" in report._status_line("performance", part)
+    assert report._part_cell(part) == "·"
 
 
 def test_an_exercise_for_a_later_arch_is_skipped_and_left_out_of_the_total(
