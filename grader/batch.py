@@ -284,6 +284,16 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
     return rows
 
 
+def make_private(out: Path) -> None:
+    """Creates the grades folder ``out`` readable by its owner only (0700: a class's scores
+    and reports are private; README's "keep --out unreadable to others"); an existing
+    folder keeps its mode (the instructor chose it)."""
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(out, 0o700)  # whatever the umask
+
+
 class Batch:
     """One batch run; ``run()`` returns the exit status. ``roster``: the ids the gradebook
     lists (default: the ids of ``subs``)."""
@@ -306,7 +316,7 @@ class Batch:
         root = course.find_root(self.lab_dir.absolute().parent)
         if root is None:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
-        self.out.mkdir(parents=True, exist_ok=True)
+        make_private(self.out)
         for path in self.out.glob("*/batch.json"):
             row = _read_row(path)
             if row is not None and row.get("lab") != self.lab.id:
@@ -362,7 +372,7 @@ class Batch:
 
     def _progress(self, k: int, n: int, row: dict, note: str) -> None:
         """``[3/30] alice: 17/17 graded (...)``; a partial grade shows the points earned so
-        far and those pending: ``[4/30] bob: 15 so far of 17, 2 pending partial (...)``."""
+        far and those pending: ``[4/30] bob: 15 so far of 17, 2 pending; partial (...)``."""
         total = report._points(row["total"])
         if row_is_final(row["status"]):
             score = f"{total}/{row['max']}"
@@ -370,7 +380,8 @@ class Batch:
             pending = row.get("pending_points")
             more = f", {pending} pending" if pending is not None else ", more pending"
             score = f"{total} so far of {row['max']}{more}"
-        print(f"[{k}/{n}] {row['id']}: {score} {row['status']} ({note})", file=self.err)
+        sep = " " if row_is_final(row["status"]) else "; "
+        print(f"[{k}/{n}] {row['id']}: {score}{sep}{row['status']} ({note})", file=self.err)
         self.err.flush()
 
     def _grade_strays_again(self, graded: dict[str, Submission], rows: dict[str, dict]) -> None:

@@ -140,6 +140,7 @@ def write_scripts(
     """Writes DIR/slurm/'s scripts, shards and roster (the ids the gradebook lists; default
     those of ``todo``); returns the folder and the number of tasks."""
     folder = out / SCRIPTS
+    batch.make_private(out)
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("shard-*.txt"):
         old.unlink()
@@ -177,12 +178,38 @@ def _sbatch(args: list[str]) -> str:
         raise GraderError("sbatch not found: run this on a Slurm login node (or use --dry-run)")
     out = subprocess.run([sbatch, "--parsable", *args], capture_output=True, text=True)
     if out.returncode != 0:
-        raise GraderError(f"sbatch {' '.join(args)} failed: {out.stderr.strip()}")
+        why = out.stderr.strip()
+        fix = ""
+        if "gres" in why.lower() or "generic resource" in why.lower():
+            fix = (
+                " (the cluster has no GPUs declared as a generic resource, gres, for this "
+                "partition: choose a GPU partition with --partition, or --gpus-per-task 0 to "
+                "ask for none)"
+            )
+        raise GraderError(f"sbatch {' '.join(args)} failed: {why}{fix}")
     return out.stdout.strip().split(";")[0]
 
 
-def submit(lab_dir: Path, paths: list[str], out: Path, o: Options, dry_run: bool, err) -> int:
-    """Writes the scripts and submits build → grade array → merge; returns the exit status."""
+def _cancel(ids: list[str], err) -> None:
+    """scancel the jobs of a submission that could not be completed (a later sbatch was
+    refused), so that no build job waits in the queue unrecorded."""
+    scancel = shutil.which("scancel")
+    if not ids:
+        return
+    if scancel is None:
+        print(f"slurm: cancel jobs {', '.join(ids)} by hand (scancel not found)", file=err)
+        return
+    subprocess.run([scancel, *ids], capture_output=True, text=True)
+    print(f"slurm: cancelled the jobs already submitted: {', '.join(ids)}", file=err)
+
+
+def submit(
+    lab_dir: Path, paths: list[str], out: Path, o: Options, dry_run: bool, err, out_stream=None
+) -> int:
+    """Writes the scripts and submits build → grade array → merge; returns the exit status.
+    A refused sbatch cancels the jobs of this submission already queued (GraderError).
+    ``out_stream``: where --dry-run prints the scripts (default standard output)."""
+    out_stream = out_stream or sys.stdout
     root = course.find_root(lab_dir.absolute().parent)
     if root is None:
         raise GraderError(f"cannot find the course root above {lab_dir}")
@@ -203,18 +230,23 @@ def submit(lab_dir: Path, paths: list[str], out: Path, o: Options, dry_run: bool
     ]
     print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "
           f"(at most {o.max_parallel} at once); scripts in {folder}", file=err)
-    if dry_run:
+    if dry_run:  # the scripts and commands on stdout (to keep: --dry-run > scripts.txt)
         for name in ("build", "grade", "merge"):
-            print(f"==> {folder / (name + '.sbatch')}", file=err)
-            print((folder / f"{name}.sbatch").read_text(), file=err)
+            print(f"==> {folder / (name + '.sbatch')}", file=out_stream)
+            print((folder / f"{name}.sbatch").read_text(), file=out_stream)
         for args in commands:
-            print("sbatch --parsable " + " ".join(args[:-1] + [str(folder / args[-1])]), file=err)
+            line = "sbatch --parsable " + " ".join(args[:-1] + [str(folder / args[-1])])
+            print(line, file=out_stream)
         print("slurm: --dry-run, nothing submitted", file=err)
         return 0
     ids: dict[str, str] = {}
     for name, args in zip(STAGES, commands):
         args = [a.format(**ids) for a in args[:-1]] + [str(folder / args[-1])]
-        ids[name] = _sbatch(args)
+        try:
+            ids[name] = _sbatch(args)
+        except GraderError:
+            _cancel(list(ids.values()), err)
+            raise
     record = {
         "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "students": [s.id for s in todo],
@@ -222,7 +254,10 @@ def submit(lab_dir: Path, paths: list[str], out: Path, o: Options, dry_run: bool
         **ids,
     }
     _record_jobs(folder, history, record)
-    earlier = f"; earlier submissions: {len(history)}, kept" if history else ""
+    earlier = (
+        f"; the {len(history)} earlier submission(s) of this folder are kept there"
+        if history else ""
+    )
     print(f"slurm: submitted build {ids['build']}, grade {ids['grade']} ({n_tasks} tasks), "
           f"merge {ids['merge']}; follow with: squeue -j {','.join(job_ids(record))}; the "
           f"gradebook is {out / batch.GRADEBOOK} once {ids['merge']} ends (job ids in "

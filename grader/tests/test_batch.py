@@ -173,6 +173,18 @@ def test_per_student_files(graded, subs):
     assert "missing" not in (out / UNICODE_ID / "report.txt").read_text()
 
 
+def test_a_new_grades_folder_is_private(graded, tmp_path):
+    """The batch makes --out readable by its owner only (the class's scores); a folder
+    that exists keeps the mode its owner gave it."""
+    _, _, out = graded
+    assert out.stat().st_mode & 0o777 == 0o700
+    mine = tmp_path / "shared"
+    mine.mkdir(mode=0o755)
+    os.chmod(mine, 0o755)
+    batching.make_private(mine)
+    assert mine.stat().st_mode & 0o777 == 0o755
+
+
 def test_hostile_archives_wrote_nothing_outside(graded, subs):
     _, _, out = graded
     assert not os.path.exists("/tmp/grader-abs-evil.cu")
@@ -293,7 +305,7 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     assert report["final"] is False and report["total"] == 0
     assert "batch: 2 students: 1 build failed, 1 partial (no GPU) — partial grades are not " in err
     # the progress line: nothing earned so far, everything pending — never a bare "0/17"
-    assert "solution: 0 so far of 17, 17 pending partial (no GPU)" in err
+    assert "solution: 0 so far of 17, 17 pending; partial (no GPU)" in err
     assert "solution: 0/" not in err
 
     # the same command again: the build failure is final and skipped, the partial grade is
@@ -322,7 +334,7 @@ def test_a_partial_grade_keeps_the_points_earned_so_far(fake_root, subs, tmp_pat
     assert row["status"] == "partial (checks not run)"
     assert (row["total"], row["pending_points"], row["max"]) == (15, 2, 17)  # never 0.0
     assert row["exercises"] == {"scale": 12, "offset": 3}
-    assert "solution: 15 so far of 17, 2 pending partial (checks not run)" in err
+    assert "solution: 15 so far of 17, 2 pending; partial (checks not run)" in err
     # Gradescope's document scores what was earned and leaves the sanitizer pending
     gs = json.loads((out / "solution" / "results.json").read_text())
     assert gs["score"] == 15 and gs["extra_data"] == {"final": False, "pending_points": 2}

@@ -33,7 +33,7 @@ def _class(fake_root: Path, tmp_path: Path, ids=("alice", "bob", "carol")) -> li
 def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tmp_path):
     subs = _class(fake_root, tmp_path)
     out = tmp_path / "out"
-    code, _, err = grade_cli(
+    code, scripts, err = grade_cli(
         capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out,
         "--partition", "gpu", "--gpus-per-task", "1", "--max-parallel", "2", "--per-task", "2",
         "--time", "00:20:00", "--seed", "7", "--dry-run",
@@ -49,7 +49,9 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
     assert (folder / "shard-1.txt").read_text().splitlines() == [str(subs[2])]
     assert "--stage build" in (folder / "build.sbatch").read_text()
     assert "--stage merge" in (folder / "merge.sbatch").read_text()
-    assert "--dependency=afterok:{build}" in err and "--dependency=afterany:{grade}" in err
+    # the scripts and commands on stdout (--dry-run > scripts.txt keeps them), the rest on stderr
+    assert "--dependency=afterok:{build}" in scripts and "--dependency=afterany:{grade}" in scripts
+    assert f"==> {folder / 'grade.sbatch'}" in scripts and "#SBATCH --array=0-1%2" in scripts
     assert "nothing submitted" in err and not (folder / "jobs.json").exists()
 
 
@@ -70,6 +72,40 @@ def _fake_sbatch(tmp_path: Path, monkeypatch) -> Path:
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
     return count
+
+
+def test_a_refused_sbatch_cancels_the_jobs_already_queued_and_names_the_fix(
+    fake_root, capsys, tmp_path, monkeypatch
+):
+    """sbatch refuses the grade array (--gpus-per-task 1 on a cluster without GPU gres,
+    an instructor's trial): the build job already queued is cancelled, nothing is
+    recorded, and the error names --partition and --gpus-per-task 0."""
+    subs = _class(fake_root, tmp_path)
+    folder = tmp_path / "fake-slurm"
+    folder.mkdir()
+    calls = folder / "calls"
+    q = shlex.quote(str(calls))
+    (folder / "sbatch").write_text(
+        "#!/bin/sh\n"
+        f'echo "sbatch $*" >> {q}\n'
+        'case "$*" in *grade.sbatch*) '
+        'echo "sbatch: error: Invalid generic resource (gres) specification" >&2; exit 1;; esac\n'
+        'echo "201;fake-cluster"\n'
+    )
+    (folder / "scancel").write_text(f'#!/bin/sh\necho "scancel $*" >> {q}\n')
+    for tool in ("sbatch", "scancel"):
+        (folder / tool).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    out = tmp_path / "out"
+    code, _, err = grade_cli(
+        capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out,
+        "--gpus-per-task", "1",
+    )
+    assert code == 2, err
+    assert "Invalid generic resource" in err and "--gpus-per-task 0" in err, err
+    assert "cancelled the jobs already submitted: 201" in err, err
+    assert calls.read_text().splitlines()[-1] == "scancel 201"
+    assert not (out / "slurm" / "jobs.json").exists()
 
 
 def _final(out: Path, sid: str) -> None:
@@ -102,7 +138,7 @@ def test_a_resubmission_keeps_the_history_of_job_ids(fake_root, capsys, tmp_path
     _final(out, "alice")  # alice's grade is final: bob and carol go again
     code, _, err = grade_cli(capsys, *args)
     assert code == 0 and "2 of 3 students to grade" in err, err
-    assert "follow with: squeue -j 104,105,106;" in err and "earlier submissions: 1, kept" in err
+    assert "follow with: squeue -j 104,105,106;" in err and "the 1 earlier submission(s) of this folder are kept" in err
     records = slurm.read_jobs(out / "slurm")
     assert records[0] == first[0]  # the first submission's record is kept, not overwritten
     assert records[1]["students"] == ["bob", "carol"]
