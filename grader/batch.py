@@ -266,7 +266,7 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
     buf = io.StringIO()
     w = csv.writer(buf)
     head = ["id", *names, *(["report"] if has_report else []), "total", "max"]
-    w.writerow([*head, *(["manual_pending"] if has_report else []), "status"])
+    w.writerow([*head, "lost", *(["manual_pending"] if has_report else []), "status"])
     for r in rows:
         final = row_is_final(r["status"])
         cells = [
@@ -276,7 +276,12 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
         if has_report:
             cells.append("" if r.get("report") is None else report._points(r["report"]))
         total = report._points(r["total"]) if final else ""
-        row = [_cell(r["id"]), *cells, total, r["max"]]
+        # the automatic points lost for certain, final or not: a partial row's cells stay
+        # empty, and this tells a skeleton (points lost already) from a solution that waits
+        # for its GPU checks (an instructor's trial)
+        pending = r.get("pending_points") or 0
+        lost = report._points(round(max(0.0, r["max"] - r["total"] - pending), 2))
+        row = [_cell(r["id"]), *cells, total, r["max"], lost]
         if has_report:
             row.append(r.get("manual_pending", lab.manual_points))
         w.writerow([*row, _cell(r["status"])])

@@ -136,7 +136,7 @@ def test_gradebook_rows_and_statuses(graded, subs):
     assert list(rows) == sorted(subs)
     got = {sid: (r["total"], r["status"]) for sid, r in rows.items()}
     assert got == EXPECTED
-    assert list(next(iter(rows.values()))) == ["id", "scale", "offset", "total", "max", "status"]
+    assert list(next(iter(rows.values()))) == ["id", "scale", "offset", "total", "max", "lost", "status"]
     assert rows["edge"]["scale"] == "3" and rows["edge"]["offset"] == "3"
     assert {r["max"] for r in rows.values()} == {"17"}
 

@@ -554,11 +554,11 @@ def test_gradebook_columns(tmp_path):
     with open(out / "gradebook.csv", newline="") as f:
         rows = list(csv.reader(f))
     assert rows[0] == [
-        "id", "scale", "offset", "report", "total", "max", "manual_pending", "status"
+        "id", "scale", "offset", "report", "total", "max", "lost", "manual_pending", "status"
     ]  # fmt: skip
-    assert rows[1] == ["alice", "15", "", "2", "17", "17", "8", "graded"]
-    assert rows[2] == ["bob", "15", "", "0", "15", "17", "8", "graded"]
-    assert rows[3][3] == "" and rows[3][6] == "8"
+    assert rows[1] == ["alice", "15", "", "2", "17", "17", "0", "8", "graded"]
+    assert rows[2] == ["bob", "15", "", "0", "15", "17", "2", "8", "graded"]
+    assert rows[3][3] == "" and rows[3][7] == "8"
 
 
 def test_gradebook_of_a_lab_without_a_report_is_unchanged(tmp_path):
@@ -568,4 +568,22 @@ def test_gradebook_of_a_lab_without_a_report_is_unchanged(tmp_path):
     (out / "alice" / "batch.json").write_text(json.dumps(_row("alice", graded(None))))
     batch.write_gradebook(out, lab)
     header = (out / "gradebook.csv").read_text().splitlines()[0]
-    assert header == "id,scale,offset,total,max,status"
+    assert header == "id,scale,offset,total,max,lost,status"
+
+
+def test_a_partial_row_shows_only_the_points_lost_for_certain(tmp_path):
+    """A partial grade's cells stay empty (nothing provisional to import), and its ``lost``
+    column tells a submission that lost points already (a skeleton) from one that waits for
+    its GPU checks (an instructor's trial): max - so far - pending."""
+    lab = manifest.load(make_lab(tmp_path / "course", BASE))
+    out = tmp_path / "out"
+    for sid, so_far, pending in (("alice", 0, 15), ("carol", 3, 8)):  # of 15
+        row = _row(sid, graded(None))
+        row.update(status="partial (no GPU)", total=so_far, pending_points=pending)
+        (out / sid).mkdir(parents=True)
+        (out / sid / "batch.json").write_text(json.dumps(row))
+    batch.write_gradebook(out, lab)
+    with open(out / "gradebook.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[1] == ["alice", "", "", "", "15", "0", "partial (no GPU)"]
+    assert rows[2] == ["carol", "", "", "", "15", "4", "partial (no GPU)"]
