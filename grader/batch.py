@@ -203,9 +203,12 @@ def _read_row(path: Path) -> dict | None:
     return row
 
 
-def _closing_line(statuses: list[str], gradebook: Path) -> str:
+def _closing_line(
+    statuses: list[str], gradebook: Path, listed: int | None = None, roster: int | None = None
+) -> str:
     """``batch: 30 students: 27 graded, 2 build failed, 1 partial (no GPU) — not final;
-    gradebook: grades/gradebook.csv``."""
+    gradebook: grades/gradebook.csv``; with a roster of which the gradebook lists only
+    ``listed`` so far (a Slurm task's shard), the gradebook is named as that."""
     counts: dict[str, int] = {}
     for status in statuses:
         key = (
@@ -215,9 +218,15 @@ def _closing_line(statuses: list[str], gradebook: Path) -> str:
         )
         counts[key] = counts.get(key, 0) + 1
     parts = [f"{n} {key}" for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-    text = f"batch: {len(statuses)} students: {', '.join(parts) or 'none'}"
+    noun = "student" if len(statuses) == 1 else "students"
+    text = f"batch: {len(statuses)} {noun}: {', '.join(parts) or 'none'}"
     if not all(map(row_is_final, statuses)):
         text += " — partial grades are not final (their cells are empty; run again with a GPU)"
+    if listed is not None and roster is not None and listed < roster:
+        return (
+            f"{text}; gradebook so far, {listed} of the class's {roster} (the others are "
+            f"graded elsewhere or not yet): {manifest.display_path(gradebook)}"
+        )
     return f"{text}; gradebook: {manifest.display_path(gradebook)}"
 
 
@@ -363,12 +372,13 @@ class Batch:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         self._grade_strays_again({sub.id: sub for sub in todo}, rows)
-        write_gradebook(self.out, self.lab, self.roster)
+        listed = write_gradebook(self.out, self.lab, self.roster)
         statuses = [r["status"] for r in rows.values()]
         stale = stale_ids(self.out, self.lab, self.roster)
         if stale:
             print(_stale_line(stale, self.out), file=self.err)
-        print(_closing_line(statuses, self.out / GRADEBOOK), file=self.err)
+        roster = len(set(self.roster)) if self.roster is not None else None
+        print(_closing_line(statuses, self.out / GRADEBOOK, len(listed), roster), file=self.err)
         if any(s.startswith("error:") for s in statuses):
             return 2
         if not all(map(row_is_final, statuses)):

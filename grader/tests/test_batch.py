@@ -371,6 +371,11 @@ def test_the_gradebook_lists_only_this_batchs_submissions(fake_root, subs, tmp_p
     code, err = run_batch(fake_root, [subs["solution"]], out, "--roster", roster)
     assert sorted(gradebook(out)) == ["edge", "solution"]
     assert "left out of the gradebook: compile" in err
+    # a student of the roster graded by no task yet: the gradebook is named as partial
+    roster.write_text(json.dumps(["solution", "edge", "zed"]))
+    code, err = run_batch(fake_root, [subs["solution"]], out, "--roster", roster)
+    assert "batch: 1 student: " in err
+    assert "gradebook so far, 2 of the class's 3 (the others are graded elsewhere" in err
 
 
 def test_a_grader_error_is_a_row_retried_next_time(fake_root, subs, tmp_path, monkeypatch):
