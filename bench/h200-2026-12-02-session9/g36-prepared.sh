@@ -3,7 +3,7 @@
 # about 560 s: what session 9 changed after its last call, and the checks it cut short.
 #   - issue 16: 3.2d's known-bad one_block and copy_once_stale at zero 0.45 / full 0.8 (g35
 #     cut them off), with memcpy_to_symbol_address (3.4a, now measured, not scored);
-#   - issue 13: selfcheck 3.3 and 3.4 with session 9's thresholds (3.3c 0.5 / 0.75; 3.4a
+#   - issues 13, 16: selfcheck 3.2 (3.2g with racecheck and synccheck), 3.3 and 3.4 with session 9's thresholds (3.3c 0.5 / 0.75; 3.4a
 #     scored = false; 3.4c 0.40 / 0.60): every solution full marks, every skeleton 0;
 #   - issue 15: a batch of 16 copies of the 3.3 solution with background work niced
 #     (grader/run.py, BACKGROUND_NICE): compare each timed run's phases_ms (hello, timing)
@@ -13,8 +13,8 @@ source bench/device_prelude.sh g36 "$1"
 s 60 build make -k -j16 all
 s 150 knownbad python3 -m pytest -v -ra -m gpu -n 4 --tb=short grader/tests/test_known_bad.py -k "verdict and (one_block or copy_once_stale or memcpy_to_symbol)"
 grep -E "PASSED|FAILED|SKIPPED" $L/knownbad.log | sed 's/.*test_known_bad.py:://' | sort -u
-s 150 selfcheck-34 python3 -m grader selfcheck --lab 3.3 --lab 3.4 --json $L/selfcheck-34.json
-tail -8 $L/selfcheck-34.log
+s 200 selfcheck-234 python3 -m grader selfcheck --lab 3.2 --lab 3.3 --lab 3.4 --json $L/selfcheck-234.json
+tail -10 $L/selfcheck-234.log
 mkdir -p /tmp/class16; for i in $(seq -w 1 16); do cp -r solutions/3.3-tiling /tmp/class16/s$i; done
 s $(left) batch16 python3 -m grader batch labs/3.3-tiling /tmp/class16/s* --out $L/batch16
 grep -E "graded again|strayed|batch:" $L/batch16.log; cat $L/batch16/gradebook.csv
