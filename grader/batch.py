@@ -10,8 +10,10 @@ by the files without which nothing can be graded: a missing report costs only it
 Outputs in DIR, every file written atomically (a temporary file in the same folder, then
 ``os.replace``)::
 
-    gradebook.csv           id, <exercise>..., total, max, status   (one row per student
-                            of this batch); a lab with a written report ([report]) adds
+    gradebook.csv           id, <exercise>..., total, max, lost, status   (one row per
+                            student of this batch; lost: the automatic points lost for
+                            certain, empty after the grader's own error); a lab with a
+                            written report ([report]) adds
                             "report" (its automatic filled points) before total and
                             "manual_pending" (the points held for the instructor) after max
     <id>/report.json        the grader's JSON report (grader.report)
@@ -289,7 +291,11 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
         # empty, and this tells a skeleton (points lost already) from a solution that waits
         # for its GPU checks (an instructor's trial)
         pending = r.get("pending_points") or 0
-        lost = report._points(round(max(0.0, r["max"] - r["total"] - pending), 2))
+        lost = (
+            ""  # the grader failed: retried next run, nothing is known
+            if str(r["status"]).startswith("error:")
+            else report._points(round(max(0.0, r["max"] - r["total"] - pending), 2))
+        )
         row = [_cell(r["id"]), *cells, total, r["max"], lost]
         if has_report:
             row.append(r.get("manual_pending", lab.manual_points))
@@ -302,6 +308,8 @@ def make_private(out: Path) -> None:
     """Creates the grades folder ``out`` readable by its owner only (0700: a class's scores
     and reports are private; README's "keep --out unreadable to others"); an existing
     folder keeps its mode (the instructor chose it)."""
+    if out.is_symlink() and not out.exists():
+        raise GraderError(f"--out {out} is a link to nothing: remove it or name another folder")
     if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
         out.mkdir(mode=0o700, exist_ok=True)

@@ -819,6 +819,11 @@ class Grading:
                 else f"implausible timing at {at}: {why}; no performance points (was the work "
                 "done outside the timed launch, or kept from an earlier one?)"
             )
+            if not spec.scored:  # nothing at stake: the figure is not to be believed, no more
+                msg = msg.replace("; no performance points", "; measured, not scored")
+                part.status, part.fraction, part.info = Status.INFO, None, msg
+                row["message"] = msg
+                return
             part.messages.append(msg)
             row["message"] = msg
             part.finding = f"{ex.name}: {msg}"

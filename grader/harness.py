@@ -175,9 +175,11 @@ def _parse_doc(text: str) -> tuple[object | None, str | None]:
         return None, f"the run document is not valid JSON ({e.msg} at line {e.lineno})"
 
 
-def _plain(argv, binary: Path, cwd: str, timeout_s: float, env, max_output: int, box):
-    """A plain run of the lab binary (maybe under compute-sanitizer) in the sandbox: never
-    timed, so background work (grader.run)."""
+def _plain(
+    argv, binary: Path, cwd: str, timeout_s: float, env, max_output: int, box, background=True
+):
+    """A plain run of the lab binary (maybe under compute-sanitizer) in the sandbox;
+    background work (grader.run) unless it is timed (``background`` False)."""
     return runner.run(
         argv,
         timeout_s=timeout_s,
@@ -186,7 +188,7 @@ def _plain(argv, binary: Path, cwd: str, timeout_s: float, env, max_output: int,
         max_output=max_output,
         sandbox=box or sandbox.choose(),
         readable=run_readable(binary),
-        background=True,
+        background=background,
     )
 
 
@@ -200,13 +202,15 @@ def invoke(
     env: dict[str, str] | None = None,
     max_output: int = runner.DEFAULT_MAX_OUTPUT,
     box: sandbox.Sandbox | None = None,
+    background: bool = True,
 ) -> CaseRun:
     """Runs ``[*prefix, binary, *args, --json TMP]`` in the sandbox and reads the document
-    (only that path: whatever else the run wrote or printed is not read)."""
+    (only that path: whatever else the run wrote or printed is not read); nicer unless
+    ``background`` is False (a timed run, grader.run)."""
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         doc_path = Path(tmp) / "run.json"
         argv = [*(prefix or []), str(binary), *args, "--json", str(doc_path)]
-        outcome = _plain(argv, binary, tmp, timeout_s, env, max_output, box)
+        outcome = _plain(argv, binary, tmp, timeout_s, env, max_output, box, background)
         doc, problem = _read_doc(doc_path)
     if doc is None:
         return CaseRun(argv, outcome, None, problem or _describe_missing(outcome, timeout_s))
@@ -269,7 +273,8 @@ def run_case(
     """One verified run of an exercise (timed against the baseline with ``time_reps``)."""
     args = case_args(exercise, size, seed, time_reps)
     expect = {"exercise": exercise, "size": size, "seed": seed}
-    return invoke(binary, args, timeout_s, version, expect, box=box)
+    # a timed run keeps the grader's priority (grader.run, background)
+    return invoke(binary, args, timeout_s, version, expect, box=box, background=time_reps is None)
 
 
 def case_args(exercise: str, size, seed: int, time_reps: int | None = None) -> list[str]:
@@ -393,14 +398,20 @@ def _start_judge(
     its standard input a pipe when gated, its stderr into ``log``; nicer when
     ``background`` (grader.run)."""
     judge_proc = subprocess.Popen(
-        [str(judge), *args, "--peer", str(ours.fileno()), *(["--gate"] if gated else [])],
+        [
+            *runner.background_prefix(background),
+            str(judge),
+            *args,
+            "--peer",
+            str(ours.fileno()),
+            *(["--gate"] if gated else []),
+        ],
         cwd=cwd,
         stdin=subprocess.PIPE if gated else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=log,
         start_new_session=True,
         pass_fds=(ours.fileno(),),
-        preexec_fn=runner.background_nice if background else None,
     )
     ours.close()
     return judge_proc

@@ -591,6 +591,12 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
     ):
         if points[part] > 0 and spec is None:
             raise c.fail(where, f"points.{part} is {points[part]} but there is no [{part}] table")
+    if performance is not None and performance.scored and points["performance"] == 0:
+        raise c.fail(
+            where,
+            "points.performance is 0 but the run is scored (zero and full): give it points, "
+            "or measure and show it without points with performance.scored = false",
+        )
     if performance is not None and not performance.scored and points["performance"] > 0:
         raise c.fail(
             where,

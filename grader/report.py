@@ -26,7 +26,8 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
          "findings": ["one line per failed part: diagnosis and hint"],
          "parts": {
            "correctness": {"points": 10.0 | null, "max": 10,
-                           "status": "passed" | "failed" | "skipped" | "not_run",
+                           "status": "passed" | "failed" | "skipped" | "not_run" |
+                                     "info" (performance measured, not scored: 0 points),
                            "reason": null | "why not run", "info": "..",
                            "messages": [..],
                            "details": [{"size": [33, 17, 65], "seed": 123,  # a hidden
@@ -93,6 +94,7 @@ from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.results import PART_NAMES, Grade, Part, ReportResult
 from grader.status import (
+    DID_NOT_RUN,
     LOST_FOR_CERTAIN_TEXT,
     MANUAL_REVIEW,
     State,
@@ -141,7 +143,7 @@ def _status_line(label: str, part: Part) -> str:
     elif part.info:
         text += f"  {part.info}"
     st = state(part)
-    if st is State.ABSENT and not ran(part.status) and part.name == "performance":
+    if st is State.ABSENT and part.status in DID_NOT_RUN and part.name == "performance":
         text += "  (0 points: measured and shown, not scored)"  # lab.toml scored = false
     if st is State.LOST_NOT_RUN:
         # it never ran, yet its points are known: a build failure (or a failed symbol check,

@@ -32,8 +32,9 @@ on stdout and stderr together) is killed, and the outcome is "flooded" ("killed 
 writing more than 64 MB of output"), so 10 GB printed in a loop costs neither the disk nor
 the grader's memory.
 
-``background``: the child runs ``BACKGROUND_NICE`` steps nicer than the grader (``os.nice``
-before exec; raising one's niceness needs no privilege). Builds, SASS and symbol reads,
+``background``: the child runs ``BACKGROUND_NICE`` steps nicer than the grader (started
+through ``nice -n``, not a ``preexec_fn``, which can deadlock in a threaded grader; raising
+one's niceness needs no privilege). Builds, SASS and symbol reads,
 correctness and sanitizer runs are background work; a timed run's judge and student's
 process are not: while one holds the GPU alone (``grader.gpu_lock``), the CPU work of the
 other gradings of a batch (nvcc, CPU references, compute-sanitizer) yields to it, so its
@@ -51,6 +52,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -107,24 +109,18 @@ class Outcome:
 BACKGROUND_NICE = 10  # how much nicer background work runs than the grader (module docstring)
 
 
-def background_nice() -> None:
-    """``preexec_fn`` of a background child: BACKGROUND_NICE steps nicer."""
-    os.nice(BACKGROUND_NICE)
+def background_prefix(background: bool = True) -> list[str]:
+    """``nice -n BACKGROUND_NICE`` to put before a background child's argv; [] otherwise,
+    or where no ``nice`` is installed (the child then runs at the grader's priority)."""
+    nice = shutil.which("nice") if background else None
+    return [nice, "-n", str(BACKGROUND_NICE)] if nice else []
 
 
-def _preexec(cpu_s: int | None, background: bool):
-    """The child's set-up before exec: the resource limits (``cpu_s`` given) and the nice
-    value of background work; None when there is nothing to set."""
-    if cpu_s is None and not background:
-        return None
-
+def _limits(cpu_s: int):
     def apply() -> None:
-        if cpu_s is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_LIMIT_BYTES, FSIZE_LIMIT_BYTES))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if background:
-            background_nice()
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_LIMIT_BYTES, FSIZE_LIMIT_BYTES))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     return apply
 
@@ -203,6 +199,7 @@ def run(
     ):
         if group:
             argv = [*group.prefix, *argv]
+        argv = [*background_prefix(background), *argv]
         start = time.monotonic()
         deadline = start + timeout_s
         proc = subprocess.Popen(
@@ -213,9 +210,7 @@ def run(
             stdout=out,
             stderr=err,
             start_new_session=True,
-            preexec_fn=_preexec(
-                int(2 * (cpu_s or timeout_s)) + 10 if limits else None, background
-            ),
+            preexec_fn=_limits(int(2 * (cpu_s or timeout_s)) + 10) if limits else None,
             pass_fds=pass_fds,
         )
         timed_out = flooded = at_limit = False

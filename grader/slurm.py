@@ -199,8 +199,12 @@ def _cancel(ids: list[str], err) -> None:
     if scancel is None:
         print(f"slurm: cancel jobs {', '.join(ids)} by hand (scancel not found)", file=err)
         return
-    subprocess.run([scancel, *ids], capture_output=True, text=True)
-    print(f"slurm: cancelled the jobs already submitted: {', '.join(ids)}", file=err)
+    done = subprocess.run([scancel, *ids], capture_output=True, text=True)
+    if done.returncode == 0:
+        print(f"slurm: cancelled the jobs already submitted: {', '.join(ids)}", file=err)
+    else:
+        print(f"slurm: could not cancel jobs {', '.join(ids)} ({done.stderr.strip()}): cancel "
+              "them by hand with scancel", file=err)
 
 
 def submit(
@@ -244,7 +248,7 @@ def submit(
         args = [a.format(**ids) for a in args[:-1]] + [str(folder / args[-1])]
         try:
             ids[name] = _sbatch(args)
-        except GraderError:
+        except BaseException:  # a refused sbatch, or Ctrl-C between two: none left queued
             _cancel(list(ids.values()), err)
             raise
     record = {

@@ -15,7 +15,8 @@ report in the JSON report (``grader.report``), spelled as its value:
 - ``NOT_RUN`` ``"not_run"``: it could not run (no CUDA device, no compute-sanitizer, a
   correctness case hung, uncalibrated thresholds), or the submission is zeroed (a missing
   student file, a failed build or symbol check); a part's and the report's default;
-- ``INFO`` ``"info"``: a step only — evidence without a verdict (the memory spaces).
+- ``INFO`` ``"info"``: evidence without a verdict: a step (the memory spaces), or a
+  performance part measured and shown, not scored (lab.toml ``scored = false``, 0 points).
 
 Skipped and not-run checks are never counted as passed.
 
@@ -70,7 +71,7 @@ class Status(StrEnum):
     FAILED = "failed"
     SKIPPED = "skipped"
     NOT_RUN = "not_run"
-    INFO = "info"  # steps only: evidence without a verdict
+    INFO = "info"  # evidence without a verdict: a step, or a performance not scored
 
 
 RAN = (Status.PASSED, Status.FAILED)

@@ -270,6 +270,11 @@ INVALID = [
         "false): give it 0 points",
     ),
     (
+        "scored without points",
+        BASE.replace("performance = 4 }", "performance = 0 }"),
+        "points.performance is 0 but the run is scored (zero and full)",
+    ),
+    (
         "not scored with thresholds",
         BASE.replace("full = 2.0", "full = 2.0\nscored = false"),
         "performance.zero and full are not given in a run measured, not scored",

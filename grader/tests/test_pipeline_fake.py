@@ -273,7 +273,7 @@ def test_uncalibrated_thresholds_report_figures_and_keep_points_pending(
 
 
 def test_a_run_measured_not_scored_shows_its_figure_for_no_points(
-    fake_root, fake_gpu, capsys, tmp_path
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
 ):
     """lab.toml performance.scored = false (lab 3.2f and 3.2g: an effect smaller than the
     run-to-run spread): the timed run is made and its figure shown beside "measured, not
@@ -302,6 +302,14 @@ def test_a_run_measured_not_scored_shows_its_figure_for_no_points(
     code, out, _ = grade_cli(capsys, "selfcheck", "--root", course)
     assert code == 0, out
     assert "UNCALIBRATED" not in out
+    # a disturbed timing is not believed, and costs nothing: no FAILED part for 0 points
+    monkeypatch.setenv("FAKE_BASELINE_ALONE_MS", "0.4")
+    code, out, _, rep = grade(capsys, course, sub, json_path=tmp_path / "d.json")
+    perf = rep["exercises"][0]["parts"]["performance"]
+    assert code == 0 and perf["status"] == "info", (perf, out)
+    assert "disturbed timing" in perf["info"] and "measured, not scored" in perf["info"], perf
+    assert "FAILED" not in out, out
+    monkeypatch.delenv("FAKE_BASELINE_ALONE_MS")
     # left out, it is no loss: nothing was at stake
     code, out, _, rep = grade(capsys, course, sub, "--no-perf", json_path=tmp_path / "n.json")
     assert code == 0 and "lost for certain" not in out, out

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 from grader import run
 
 
@@ -104,9 +106,11 @@ def test_background_work_runs_nicer_and_timed_work_does_not():
     run (issue 15): its child is BACKGROUND_NICE steps nicer than the grader, with or
     without the resource limits; a run that is not background keeps the grader's nice."""
     mine = os.nice(0)
+    if mine + run.BACKGROUND_NICE > 19:
+        pytest.skip(f"the tests run at nice {mine}: no room to be {run.BACKGROUND_NICE} nicer")
     probe = ["python3", "-c", "import os; print(os.nice(0))"]
     for limits in (True, False):
         out = run.run(probe, timeout_s=30, limits=limits, background=True)
-        assert int(out.stdout) == min(mine + run.BACKGROUND_NICE, 19), out.describe()
+        assert int(out.stdout) == mine + run.BACKGROUND_NICE, out.describe()
     out = run.run(probe, timeout_s=30)
     assert int(out.stdout) == mine, out.describe()
