@@ -385,8 +385,10 @@ class Batch:
         stale = stale_ids(self.out, self.lab, self.roster)
         if stale:
             print(_stale_line(stale, self.out), file=self.err)
-        roster = len(set(self.roster)) if self.roster is not None else None
-        print(_closing_line(statuses, self.out / GRADEBOOK, len(listed), roster), file=self.err)
+        print(
+            _closing_line(statuses, self.out / GRADEBOOK, len(listed), len(set(self.roster))),
+            file=self.err,
+        )
         if any(s.startswith("error:") for s in statuses):
             return 2
         if not all(map(row_is_final, statuses)):
@@ -398,13 +400,12 @@ class Batch:
         far and those pending: ``[4/30] bob: 15 so far of 17, 2 pending; partial (...)``."""
         total = report._points(row["total"])
         if row_is_final(row["status"]):
-            score = f"{total}/{row['max']}"
+            score = f"{total}/{row['max']} "
         else:
             pending = row.get("pending_points")
             more = f", {pending} pending" if pending is not None else ", more pending"
-            score = f"{total} so far of {row['max']}{more}"
-        sep = " " if row_is_final(row["status"]) else "; "
-        print(f"[{k}/{n}] {row['id']}: {score}{sep}{row['status']} ({note})", file=self.err)
+            score = f"{total} so far of {row['max']}{more}; "
+        print(f"[{k}/{n}] {row['id']}: {score}{row['status']} ({note})", file=self.err)
         self.err.flush()
 
     def _grade_strays_again(self, graded: dict[str, Submission], rows: dict[str, dict]) -> None:

@@ -813,14 +813,15 @@ class Grading:
         busy = plausible.disturbed(run.doc)
         why = plausible.implausible(run.doc, self.grade.device)
         if busy or why:
+            # unscored, nothing is at stake: the figure is not to be believed, no more
+            verdict = "no performance points" if spec.scored else "measured, not scored"
             msg = (
-                f"disturbed timing at {at}: {busy}; no performance points"
+                f"disturbed timing at {at}: {busy}; {verdict}"
                 if busy
-                else f"implausible timing at {at}: {why}; no performance points (was the work "
+                else f"implausible timing at {at}: {why}; {verdict} (was the work "
                 "done outside the timed launch, or kept from an earlier one?)"
             )
-            if not spec.scored:  # nothing at stake: the figure is not to be believed, no more
-                msg = msg.replace("; no performance points", "; measured, not scored")
+            if not spec.scored:
                 part.status, part.fraction, part.info = Status.INFO, None, msg
                 row["message"] = msg
                 return

@@ -50,6 +50,7 @@ back as the signal, so a segfault is "killed by SIGSEGV" inside the sandbox too.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import resource
 import shutil
@@ -109,10 +110,15 @@ class Outcome:
 BACKGROUND_NICE = 10  # how much nicer background work runs than the grader (module docstring)
 
 
-def background_prefix(background: bool = True) -> list[str]:
+@functools.cache
+def _nice() -> str | None:
+    return shutil.which("nice")
+
+
+def background_prefix(background: bool) -> list[str]:
     """``nice -n BACKGROUND_NICE`` to put before a background child's argv; [] otherwise,
     or where no ``nice`` is installed (the child then runs at the grader's priority)."""
-    nice = shutil.which("nice") if background else None
+    nice = _nice() if background else None
     return [nice, "-n", str(BACKGROUND_NICE)] if nice else []
 
 

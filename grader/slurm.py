@@ -193,9 +193,9 @@ def _sbatch(args: list[str]) -> str:
 def _cancel(ids: list[str], err) -> None:
     """scancel the jobs of a submission that could not be completed (a later sbatch was
     refused), so that no build job waits in the queue unrecorded."""
-    scancel = shutil.which("scancel")
     if not ids:
         return
+    scancel = shutil.which("scancel")
     if scancel is None:
         print(f"slurm: cancel jobs {', '.join(ids)} by hand (scancel not found)", file=err)
         return
