@@ -44,6 +44,7 @@ from typing import Callable, ContextManager
 import os
 import signal
 
+from grader import cpus
 from grader import run as runner
 from grader import sandbox
 from grader.errors import GraderError
@@ -392,14 +393,17 @@ def _start_judge(
     log,
     gated: bool = False,
     background: bool = False,
+    kept_cpus: bool = False,
 ):
     """Starts ``judge ARGS --peer FD [--gate]`` on our end of the socket pair (closed here
     once the judge holds it): its own session, its document on a pipe only the grader reads,
     its standard input a pipe when gated, its stderr into ``log``; nicer when
-    ``background`` (grader.run)."""
+    ``background`` (grader.run); on the CPUs kept for timed runs when ``kept_cpus``
+    (grader.cpus)."""
     judge_proc = subprocess.Popen(
         [
             *runner.background_prefix(background),
+            *(cpus.prefix() if kept_cpus else []),
             str(judge),
             *args,
             "--peer",
@@ -423,7 +427,7 @@ def _serve_argv(binary: Path, theirs: socket.socket) -> list[str]:
 
 def _serve(argv, theirs: socket.socket, cwd: str, timeout_s: float, box, **more) -> runner.Outcome:
     """The student's process of a judged run (``lab --serve FD``) in the sandbox, its end of
-    the socket passed in; ``more``: runner.run's deadline_fn, cpu_s and background."""
+    the socket passed in; ``more``: runner.run's deadline_fn, cpu_s, background and timed."""
     return runner.run(
         argv,
         timeout_s=timeout_s,
@@ -453,10 +457,13 @@ def run_judged(
     e.g. ``GpuLock.upgrade``: the judge (``--gate``) says "gate" once its inputs and
     references are made and waits for the grader's byte on its standard input before it
     times anything (docs/protocol.md, "Judged runs"). ``background``: an untimed run that
-    does not hold the GPU alone runs nicer (grader.run); a timed one never does."""
+    does not hold the GPU alone runs nicer (grader.run); a timed one never does, and runs on
+    the CPUs kept for timed runs (grader.cpus): a gated judge sets up beside the other work
+    and is moved there at its gate, the student's process starts there."""
     args = case_args(exercise, size, seed, time_reps)
-    background = background and time_reps is None
-    gated = time_reps is not None and gate is not None
+    timed = time_reps is not None
+    background = background and not timed
+    gated = timed and gate is not None
     expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     with (
@@ -469,7 +476,9 @@ def run_judged(
         # holds: no file the student's process could name (without the sandbox it shares
         # the user and the /tmp), and the judge makes itself undumpable, so its /proc/PID/fd
         # is closed to other processes of the user too (docs/design-notes.md, note 22).
-        judge_proc = _start_judge(judge, args, ours, jtmp, log, gated, background)
+        judge_proc = _start_judge(
+            judge, args, ours, jtmp, log, gated, background, kept_cpus=timed and not gated
+        )
         head = b""
         if gated:
             at_gate, head = _await_gate(judge_proc, timeout_s)
@@ -477,6 +486,7 @@ def run_judged(
                 # at its gate, or still setting up past the time limit (it may reach the
                 # gate later): either way it times only with the GPU held alone
                 held_gate.enter_context(gate())
+            cpus.pin(judge_proc.pid)  # with its empty-kernel server, before it times
             try:
                 judge_proc.stdin.write(b"g")
                 judge_proc.stdin.close()
@@ -487,7 +497,7 @@ def run_judged(
             _await_hello(theirs, judge_proc, timeout_s)
         argv = _serve_argv(binary, theirs)
         try:
-            outcome = _serve(argv, theirs, tmp, timeout_s, box, background=background)
+            outcome = _serve(argv, theirs, tmp, timeout_s, box, background=background, timed=timed)
         finally:
             theirs.close()  # the judge sees the student's side closed
             held = False

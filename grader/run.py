@@ -41,6 +41,9 @@ other gradings of a batch (nvcc, CPU references, compute-sanitizer) yields to it
 student's process starts, and its host clock reads, with less contention (issue 15: in a
 batch of 16 on 16 cores the timed run's HELLO took 0.5-2.6 s).
 
+``timed``: the child is a timed run's student's process and starts on the CPUs kept for
+timed runs (``grader.cpus``: niceness alone did not keep a batch's other work off them).
+
 ``sandbox``: a ``grader.sandbox.Sandbox`` that wraps ``argv`` (bubblewrap), with ``cwd`` as
 the only writable directory and ``readable`` re-exposed read-only under the fresh /tmp.
 bwrap reports a child killed by signal N as exit status 128 + N; such a status is read
@@ -61,7 +64,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from grader import cgroup
+from grader import cgroup, cpus
 
 if TYPE_CHECKING:
     from grader.sandbox import Sandbox
@@ -186,6 +189,7 @@ def run(
     deadline_fn: Callable[[], float] | None = None,
     cpu_s: float | None = None,
     background: bool = False,
+    timed: bool = False,
 ) -> Outcome:
     """Runs ``argv`` to completion, until ``timeout_s``, or until it has written more than
     ``output_cap`` bytes; never raises for the child's failures (a missing executable
@@ -194,7 +198,8 @@ def run(
     (``time.monotonic()``) is what it returns, asked at every poll, in place of start +
     ``timeout_s`` (a run of several cases moves it on as each case finishes,
     ``harness.run_judged_cases``); ``cpu_s``: the run's wall-clock budget for RLIMIT_CPU
-    (default ``timeout_s``); ``background``: run it nicer (module docstring)."""
+    (default ``timeout_s``); ``background``: run it nicer; ``timed``: on the CPUs kept for
+    timed runs (module docstring)."""
     boxed = sandbox is not None and sandbox.kind == "bwrap"
     if sandbox is not None and sandbox.kind in ("bwrap", "user"):
         argv = sandbox.wrap(argv, workdir=cwd, readable=readable)
@@ -205,7 +210,7 @@ def run(
     ):
         if group:
             argv = [*group.prefix, *argv]
-        argv = [*background_prefix(background), *argv]
+        argv = [*background_prefix(background), *(cpus.prefix() if timed else []), *argv]
         start = time.monotonic()
         deadline = start + timeout_s
         proc = subprocess.Popen(

@@ -193,11 +193,13 @@ def test_a_correctness_judge_runs_nicer_than_a_timed_one(tmp_path):
 
 def test_a_timed_judged_run_is_never_background(monkeypatch, tmp_path):
     """run_judged(background=True) nices an untimed run only: a timed one (time_reps) keeps
-    the grader's priority whatever its caller asks (grader.run, issue 15)."""
-    seen = []
+    the grader's priority whatever its caller asks (grader.run, issue 15), and an ungated
+    timed judge starts on the CPUs kept for timed runs (grader.cpus)."""
+    seen, kept = [], []
 
-    def start(judge, args, ours, cwd, log, gated=False, background=False):
+    def start(judge, args, ours, cwd, log, gated=False, background=False, kept_cpus=False):
         seen.append(background)
+        kept.append(kept_cpus)
         ours.close()
         raise RuntimeError("stop here")
 
@@ -209,3 +211,4 @@ def test_a_timed_judged_run_is_never_background(monkeypatch, tmp_path):
                 background=True,
             )
     assert seen == [False, True]
+    assert kept == [True, False]

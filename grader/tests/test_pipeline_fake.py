@@ -200,6 +200,28 @@ def test_wrong_on_fresh_inputs_in_a_timed_launch(fake_root, fake_gpu, capsys, tm
     assert "a race between threads" not in out
 
 
+def test_a_timed_run_whose_samples_spread_is_timed_again(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """A timed run whose median is far above its fastest tenth (a busy host, FAKE_SPREAD_ONCE:
+    2.4x) is timed once more and the second run graded; the report says why. An undisturbed
+    run (1.02x) is timed once."""
+    flag = tmp_path / "spread-once"
+    flag.touch()
+    monkeypatch.setenv("FAKE_SPREAD_ONCE", str(flag))
+    sub = variant(fake_root, tmp_path, "*speed = 2.5;", "*speed = 1.5;")
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    assert not flag.exists()  # the first timed run was the spread one
+    perf = rep["exercises"][0]["parts"]["performance"]
+    assert perf["points"] == 2  # the second run's ratio 1.5, as without the spread
+    assert "timed twice: the first run's median was 2.40x its fastest tenth" in out
+    assert perf["details"][0]["retimed"].startswith("timed twice")
+    # the other exercises' runs were not spread: timed once, nothing said
+    others = [ex["parts"]["performance"] for ex in rep["exercises"][1:]]
+    assert others and all("retimed" not in d for p in others for d in p.get("details", []))
+    assert out.count("timed twice") == 1
+
+
 def test_crash(fake_root, fake_gpu, capsys, tmp_path):
     sub = variant(
         fake_root,

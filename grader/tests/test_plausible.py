@@ -65,3 +65,19 @@ def test_a_baseline_slowed_down_by_the_submission_is_not_believed():
 @pytest.mark.parametrize("doc", [{}, {"timing": None}, _timed(None, 5.0), _timed(0.0, 5.0)])
 def test_no_baseline_alone_no_verdict(doc):
     assert plausible.disturbed(doc) is None
+
+
+def _sampled(median, p10):
+    return {"timing": {"student": {"median_ms": median, "p10_ms": p10, "p90_ms": median}}}
+
+
+def test_the_spread_of_a_run_is_its_median_over_its_fastest_tenth():
+    assert plausible.spread(_sampled(0.336, 0.1419)) == pytest.approx(2.368, abs=1e-3)  # g36 s13
+    assert plausible.spread(_sampled(0.141, 0.1386)) < plausible.SPREAD_LIMIT  # g36 s01
+
+
+@pytest.mark.parametrize(
+    "doc", [None, {}, {"timing": None}, _sampled(None, 1.0), _sampled(1.0, 0), _sampled(True, 1.0)]
+)
+def test_no_spread_without_both_figures(doc):
+    assert plausible.spread(doc) is None

@@ -1,0 +1,134 @@
+"""CPUs kept for the timed run: its processes have cores that no other work of the grader uses.
+
+The judge times on the host clock: each sample is a request to the student's process, its
+launches and synchronisation, and the reply (docs/protocol.md, "Judged runs"). In a batch,
+the other gradings' builds, correctness and sanitizer runs and judges' set-ups keep every core
+busy, and a timed run whose judge or student's process waits for a core at a request or a
+reply takes longer than its kernel. On the H200 with 16 cores, 3 of 64 timed runs of a batch of
+16 lost points that way (bench/h200-2026-12-02-session10/g36): their samples' median was 1.6
+and 2.4 times their fastest tenth, where the 153 undisturbed runs of lab 3.3 in bench/ stay
+within 1.032 — and background work already ran at nice +10 (grader.run). Niceness is no
+fence: the judges' set-ups (references on the host) are not background work, and a process
+cannot become less nice again without privilege.
+
+Affinity is a fence that needs no privilege and can be moved: ``reserve`` (once, before the
+grader starts any thread or child) keeps the last ``TIMING_CPUS`` of the CPUs the grader may
+use, when it may use at least ``MIN_CPUS``, and moves the grader onto the others; every
+thread and child it starts later inherits that. A timed run's processes are moved onto the
+kept CPUs once the GPU is theirs: the judge and the processes it started (its empty-kernel
+server) by ``pin`` when it reaches its gate, the student's process by ``prefix`` (``taskset``)
+when it starts. Only one timed run holds the GPU at a time (grader.gpu_lock), so the kept CPUs
+serve one run.
+
+Trust: nothing here is a defence. A student's process may move itself anywhere the grader may
+run (onto the kept CPUs too, where it runs nicer than the timed run, or off them, which only
+slows its own timing); it is the judge's samples and the class's figures
+(grader.class_figures) that say whether a timing was disturbed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+TIMING_CPUS = 3  # the judge, the student's process and the judge's empty-kernel server
+MIN_CPUS = 8  # with fewer, keeping 3 would starve the rest: nothing is kept
+
+_lock = threading.Lock()
+_kept: frozenset[int] = frozenset()
+
+
+def split(allowed: set[int] | frozenset[int]) -> tuple[frozenset[int], frozenset[int]]:
+    """(kept for timed runs, left for everything else) out of the CPUs ``allowed``: the
+    highest-numbered ``TIMING_CPUS`` kept when there are at least ``MIN_CPUS``, else none."""
+    cpus = sorted(allowed)
+    if len(cpus) < MIN_CPUS:
+        return frozenset(), frozenset(cpus)
+    return frozenset(cpus[-TIMING_CPUS:]), frozenset(cpus[:-TIMING_CPUS])
+
+
+def reserve() -> frozenset[int]:
+    """Keeps CPUs for timed runs (module docstring) and moves the calling thread, and so
+    everything it starts afterwards, off them; the CPUs kept (none where the grader may use
+    fewer than ``MIN_CPUS``, or where affinity cannot be read or set). Call it before any
+    thread starts: a thread already running keeps its CPUs. Idempotent."""
+    global _kept
+    with _lock:
+        if _kept:
+            return _kept
+        try:
+            kept, rest = split(os.sched_getaffinity(0))
+            if kept:
+                os.sched_setaffinity(0, rest)
+        except (AttributeError, OSError):  # no affinity on this system: nothing is kept
+            return frozenset()
+        _kept = kept
+        return kept
+
+
+def kept() -> frozenset[int]:
+    """The CPUs ``reserve`` kept for timed runs (empty before it, or where none were)."""
+    return _kept
+
+
+def _cpu_list(cpus) -> str:
+    return ",".join(str(c) for c in sorted(cpus))
+
+
+def prefix() -> list[str]:
+    """``taskset -c KEPT`` to put before a timed run's student's process; [] where nothing is
+    kept or no ``taskset`` is installed (the process then runs beside the other work)."""
+    taskset = shutil.which("taskset") if _kept else None
+    return [taskset, "-c", _cpu_list(_kept)] if taskset else []
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc; [] where it cannot be read)."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_text()
+        except OSError:
+            continue  # it ended meanwhile
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after ")"
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 1 and fields[1] == str(pid):
+            found.append(int(name))
+    return found
+
+
+def pin(pid: int, cpus: frozenset[int] | None = None) -> int:
+    """Moves every thread of process ``pid`` and of the processes it started (their
+    children too) onto ``cpus`` (default: those kept for timed runs); the threads moved.
+    A process or thread that ended meanwhile, or that may not be moved, is left as it is:
+    pinning only helps a timing, it decides nothing."""
+    cpus = _kept if cpus is None else cpus
+    if not cpus:
+        return 0
+    moved = 0
+    todo, seen = [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            tids = [int(t) for t in os.listdir(f"/proc/{p}/task")]
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                os.sched_setaffinity(tid, cpus)
+                moved += 1
+            except OSError:
+                pass
+        todo.extend(_children(p))
+    return moved

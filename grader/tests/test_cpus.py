@@ -1,0 +1,96 @@
+"""CPUs kept for the timed run (grader/cpus.py): which are kept, the grader moved off them,
+a timed run's processes moved onto them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from grader import cpus
+from grader import run as runner
+
+
+def test_a_large_machine_keeps_its_last_three_cpus():
+    kept, rest = cpus.split(set(range(16)))
+    assert kept == {13, 14, 15}
+    assert rest == set(range(13))
+
+
+def test_the_cpus_kept_are_those_the_grader_may_use():
+    allowed = {0, 2, 4, 6, 8, 10, 12, 14, 33}  # a cpuset with holes, as Slurm gives
+    kept, rest = cpus.split(allowed)
+    assert kept == {12, 14, 33} and rest == {0, 2, 4, 6, 8, 10}
+    assert kept | rest == allowed and not kept & rest
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 7])
+def test_a_small_machine_keeps_none(n):
+    kept, rest = cpus.split(set(range(n)))
+    assert kept == frozenset() and rest == set(range(n))
+
+
+def test_reserve_moves_the_grader_off_the_kept_cpus(monkeypatch):
+    moved = []
+    monkeypatch.setattr(cpus, "_kept", frozenset())
+    monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: set(range(16)))
+    monkeypatch.setattr(cpus.os, "sched_setaffinity", lambda pid, s: moved.append((pid, set(s))))
+    assert cpus.reserve() == {13, 14, 15}
+    assert moved == [(0, set(range(13)))]
+    assert cpus.reserve() == {13, 14, 15} and len(moved) == 1  # once
+    assert cpus.kept() == {13, 14, 15}
+
+
+def test_reserve_on_a_small_machine_moves_nothing(monkeypatch):
+    moved = []
+    monkeypatch.setattr(cpus, "_kept", frozenset())
+    monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(cpus.os, "sched_setaffinity", lambda pid, s: moved.append(s))
+    assert cpus.reserve() == frozenset() and moved == []
+    assert cpus.prefix() == []
+
+
+def _one_cpu() -> int:
+    return min(os.sched_getaffinity(0))
+
+
+def test_pin_moves_a_process_and_the_processes_it_started():
+    cpu = _one_cpu()
+    # a parent (sh) and its child (sleep), both started on every CPU the test may use
+    proc = subprocess.Popen(["sh", "-c", "sleep 30 & echo $!; wait"], stdout=subprocess.PIPE)
+    try:
+        child = int(proc.stdout.readline())
+        assert cpus.pin(proc.pid, frozenset({cpu})) >= 2
+        assert os.sched_getaffinity(proc.pid) == {cpu}
+        assert os.sched_getaffinity(child) == {cpu}
+    finally:
+        subprocess.run(["pkill", "-P", str(proc.pid)], check=False)
+        proc.kill()
+        proc.wait()
+
+
+def test_pin_without_cpus_kept_moves_nothing(monkeypatch):
+    monkeypatch.setattr(cpus, "_kept", frozenset())
+    assert cpus.pin(os.getpid()) == 0
+
+
+def test_pin_of_a_process_that_ended_moves_nothing():
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    time.sleep(0.05)
+    assert cpus.pin(proc.pid, frozenset({_one_cpu()})) == 0
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="no taskset (util-linux)")
+def test_a_timed_run_starts_on_the_kept_cpus_and_background_work_does_not(monkeypatch):
+    cpu = _one_cpu()
+    monkeypatch.setattr(cpus, "_kept", frozenset({cpu}))
+    show = [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"]
+    timed = runner.run(show, timeout_s=30, limits=False, timed=True)
+    assert timed.stdout.strip() == f"[{cpu}]"
+    other = runner.run(show, timeout_s=30, limits=False, background=True)
+    assert other.stdout.strip() == str(sorted(os.sched_getaffinity(0)))
