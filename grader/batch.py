@@ -65,9 +65,12 @@ library is built once up front, so parallel builds only read it. Threads, not pr
 the work is in child processes (make, the lab binary), and one lock in one process is easy
 to get right.
 
-**A disturbed timing is timed again.** Every timed run of an exercise times the same course
-code (the baseline, the judge's copy, cuBLAS in 3.3d) on the same sizes, so across the class
-these figures agree within a few per cent. A submission whose figures stray from the class's
+**A disturbed timing is timed again.** Within a grading, a timed run whose samples spread
+(its median over 1.10 times its fastest tenth, ``plausible.SPREAD_LIMIT``) is made once more
+at once (docs/design-notes.md, note 33); the timed run's processes have CPUs of their own
+(``grader.cpus``), so the other gradings' CPU work does not slow them. Across the class:
+every timed run of an exercise times the same course code (the baseline, the judge's copy,
+cuBLAS in 3.3d) on the same sizes, so these figures agree within a few per cent. A submission whose figures stray from the class's
 median (``grader.class_figures``) is graded again, alone, after the others; its row keeps
 why (``retimed``), and says so again where the second grading strays too
 (``retimed_again``): grade it once more on an idle GPU. On the H200 two of 64 timed runs of
