@@ -52,12 +52,15 @@ def split(allowed: set[int] | frozenset[int]) -> tuple[frozenset[int], frozenset
 def reserve() -> frozenset[int]:
     """Keeps CPUs for timed runs (module docstring) and moves the calling thread, and so
     everything it starts afterwards, off them; the CPUs kept (none where the grader may use
-    fewer than ``MIN_CPUS``, or where affinity cannot be read or set). Call it before any
+    fewer than ``MIN_CPUS``, where affinity cannot be read or set, or where no ``taskset`` is
+    installed to start a student's process on the kept CPUs). Call it before any
     thread starts: a thread already running keeps its CPUs. Idempotent."""
     global _kept
     with _lock:
         if _kept:
             return _kept
+        if shutil.which("taskset") is None:  # a student's process could not start there
+            return frozenset()
         try:
             kept, rest = split(os.sched_getaffinity(0))
             if kept:

@@ -37,12 +37,23 @@ def test_a_small_machine_keeps_none(n):
 def test_reserve_moves_the_grader_off_the_kept_cpus(monkeypatch):
     moved = []
     monkeypatch.setattr(cpus, "_kept", frozenset())
+    monkeypatch.setattr(cpus.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: set(range(16)))
     monkeypatch.setattr(cpus.os, "sched_setaffinity", lambda pid, s: moved.append((pid, set(s))))
     assert cpus.reserve() == {13, 14, 15}
     assert moved == [(0, set(range(13)))]
     assert cpus.reserve() == {13, 14, 15} and len(moved) == 1  # once
     assert cpus.kept() == {13, 14, 15}
+
+
+def test_reserve_without_taskset_keeps_nothing(monkeypatch):
+    """No taskset: a student's process could not be started on the kept CPUs, so none are."""
+    moved = []
+    monkeypatch.setattr(cpus, "_kept", frozenset())
+    monkeypatch.setattr(cpus.shutil, "which", lambda name: None)
+    monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: set(range(16)))
+    monkeypatch.setattr(cpus.os, "sched_setaffinity", lambda pid, s: moved.append(s))
+    assert cpus.reserve() == frozenset() and moved == []
 
 
 def test_reserve_on_a_small_machine_moves_nothing(monkeypatch):

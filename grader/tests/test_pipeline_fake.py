@@ -4,6 +4,7 @@ without a (fake) device, known-bad submissions, exit codes and the JSON report."
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -204,8 +205,8 @@ def test_a_timed_run_whose_samples_spread_is_timed_again(
     fake_root, fake_gpu, capsys, tmp_path, monkeypatch
 ):
     """A timed run whose median is far above its fastest tenth (a busy host, FAKE_SPREAD_ONCE:
-    2.4x) is timed once more and the second run graded; the report says why. An undisturbed
-    run (1.02x) is timed once."""
+    2.4x, its median 1.5x slower) is timed once more and the second run graded; the report
+    says why. An undisturbed run (1.02x) is timed once."""
     flag = tmp_path / "spread-once"
     flag.touch()
     monkeypatch.setenv("FAKE_SPREAD_ONCE", str(flag))
@@ -213,13 +214,50 @@ def test_a_timed_run_whose_samples_spread_is_timed_again(
     code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
     assert not flag.exists()  # the first timed run was the spread one
     perf = rep["exercises"][0]["parts"]["performance"]
-    assert perf["points"] == 2  # the second run's ratio 1.5, as without the spread
+    # the second run's ratio 1.5 (2 of 4 points); the first's, 1.0, would have scored none
+    assert perf["points"] == 2 and "ratio 1.5" in perf["info"]
     assert "timed twice: the first run's median was 2.40x its fastest tenth" in out
-    assert perf["details"][0]["retimed"].startswith("timed twice")
-    # the other exercises' runs were not spread: timed once, nothing said
-    others = [ex["parts"]["performance"] for ex in rep["exercises"][1:]]
-    assert others and all("retimed" not in d for p in others for d in p.get("details", []))
+    row = perf["details"][0]
+    assert row["retimed"].startswith("timed twice") and row["first_wall_s"] >= 0
     assert out.count("timed twice") == 1
+
+
+def test_an_undisturbed_run_is_timed_once(fake_root, fake_gpu, capsys, tmp_path, monkeypatch):
+    log = tmp_path / "judge.log"
+    monkeypatch.setenv("FAKE_JUDGE_LOG", str(log))
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r.json"
+    )
+    assert code == 0 and "timed twice" not in out
+    timed = [e for e in rep["exercises"] if e["parts"]["performance"].get("details")]
+    assert timed and all("retimed" not in e["parts"]["performance"]["details"][0] for e in timed)
+
+
+def test_a_gated_timed_judge_is_moved_onto_the_kept_cpus(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """At its gate a timed judge (and what it started) is pinned to the CPUs kept for timed
+    runs (grader.cpus), the student's process started there; untimed runs are not."""
+    from grader import cpus
+
+    cpu = min(os.sched_getaffinity(0))
+    monkeypatch.setattr(cpus, "_kept", frozenset({cpu}))
+    pinned = []
+    real_pin = cpus.pin
+
+    def pin(pid, where=None):
+        moved = real_pin(pid, where)
+        pinned.append((pid, moved, os.sched_getaffinity(pid) if moved else None))
+        return moved
+
+    monkeypatch.setattr(cpus, "pin", pin)
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r.json"
+    )
+    assert code == 0, out
+    timed = [e for e in rep["exercises"] if e["parts"]["performance"].get("details")]
+    assert len(pinned) == len(timed) >= 1  # once per timed run, at its gate
+    assert all(moved >= 1 and now == {cpu} for _, moved, now in pinned), pinned
 
 
 def test_crash(fake_root, fake_gpu, capsys, tmp_path):
