@@ -141,6 +141,22 @@ static int await_ready(judge *j) {
 
 /* A judged run's record before anything is known: the first launch's check, no sample
  * verified, nothing timed, no phase reached. */
+const char *const cml_judge_phase_names[CML_JUDGE_PHASES] = {
+    "setup", "input_sets", "gate",   "baseline_alone", "hello", "verify",
+    "extra", "timing",     "timing_samples", "timing_checks"};
+enum {
+    PH_SETUP,
+    PH_SETS,
+    PH_GATE,
+    PH_ALONE,
+    PH_HELLO,
+    PH_VERIFY,
+    PH_EXTRA,
+    PH_TIMING,
+    PH_T_SAMPLES, /* parts of PH_TIMING (cml_judged.phase_ms) */
+    PH_T_CHECKS
+};
+
 static cml_judged judged_defaults(void) {
     cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1.0};
     for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
@@ -676,6 +692,9 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
     const int verified = (int)cml_rng_below(&j->secret, (uint64_t)reps);
     judged->verified_rep = verified;
     int rc = ANSWERED;
+    /* where the repetitions' time goes (phase_ms): the samples, the checks of the student's
+     * launches (from its sample's end to the next contender's start), the rest preparing */
+    double in_samples = 0.0, in_checks = 0.0, check_started = 0.0;
     for (int r = 0; r < WARMUP + reps && rc == ANSWERED; ++r) {
         if (r == WARMUP) { /* single launches so far: now the batch for the timed rounds */
             b.batch =
@@ -696,6 +715,10 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
         }
         const int is_verified = r - WARMUP == verified;
         for (int c = 0; c < N_CONTENDERS && rc == ANSWERED; ++c) {
+            if (check_started > 0.0) {
+                in_checks += cml_now_ms() - check_started;
+                check_started = 0.0;
+            }
             const input_set *set = NULL;
             if (c == C_STUDENT || (c == C_BASELINE && b.n_fresh == 0)) {
                 /* Fresh inputs: every launch's drawn anew, but launch 0's in the verified
@@ -723,6 +746,8 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
             }
             CML_CHECK(cudaDeviceSynchronize());
             const double elapsed = sample(j, c, &b, &copy, &rc);
+            const double sampled_at = cml_now_ms();
+            in_samples += elapsed;
             if (rc != ANSWERED) {
                 break;
             }
@@ -737,6 +762,8 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
             if (c != C_STUDENT) {
                 continue;
             }
+            /* from here to the end of the round's student part: the checks (phase_ms) */
+            check_started = sampled_at;
             const int unwritten = probe_unwritten(j, &b);
             if (b.n_fresh > 0) {
                 /* One launch of every sample against the baseline on its inputs: the one that
@@ -776,6 +803,11 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
             }
         }
     }
+    if (check_started > 0.0) {
+        in_checks += cml_now_ms() - check_started;
+    }
+    judged->phase_ms[PH_T_SAMPLES] = in_samples;
+    judged->phase_ms[PH_T_CHECKS] = in_checks;
     if (rc == ANSWERED) {
         double *s = samples;
         /* The exchange with the other process, beyond a launch of the judge's own. */
@@ -987,9 +1019,6 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *ex,
     return CML_EXIT_OK;
 }
 
-const char *const cml_judge_phase_names[CML_JUDGE_PHASES] = {
-    "setup", "input_sets", "gate", "baseline_alone", "hello", "verify", "extra", "timing"};
-enum { PH_SETUP, PH_SETS, PH_GATE, PH_ALONE, PH_HELLO, PH_VERIFY, PH_EXTRA, PH_TIMING };
 
 /* Ends phase `i` begun at *t0 (cml_judged.phase_ms) and begins the next one. */
 static void phase_end(cml_judged *judged, int i, double *t0) {

@@ -48,7 +48,7 @@ typedef struct cml_run_ctx {
 extern cml_run_ctx cml_run;
 
 /* What a judged run's document adds (docs/protocol.md, "Judged runs"). */
-enum { CML_JUDGE_PHASES = 8 };
+enum { CML_JUDGE_PHASES = 10 };
 extern const char *const cml_judge_phase_names[CML_JUDGE_PHASES];
 
 typedef struct cml_judged {
@@ -62,7 +62,11 @@ typedef struct cml_judged {
     /* Wall milliseconds of the judge's phases, on its own clock (where a timed run's time
      * goes: issue 15): set-up of the case, the timing's input sets, the wait at the gate, the
      * baseline alone, HELLO to READY (the student's process starting), the first verified
-     * launch, the exercise's extra metrics, the timed repetitions. -1: not reached. */
+     * launch, the exercise's extra metrics, the timed repetitions; and two parts of the
+     * repetitions: the samples themselves (every contender's, warm-up included) and the
+     * checks of the student's launches (copies back, the baseline on fresh inputs, the
+     * comparisons); the rest of the repetitions is preparing them (inputs, poison, the L2
+     * flush). -1: not reached. */
     double phase_ms[CML_JUDGE_PHASES];
 } cml_judged;
 
