@@ -846,11 +846,13 @@ class Grading:
             part.finding = f"{ex.name}: {msg}"
             return
         # Each criterion is a ramp; the part's fraction is their mean (docs/protocol.md).
-        texts, scored, fractions = [], [], []
+        texts, scored, fractions, measured = [], [], [], []
         short = None  # the first criterion short of full points, and its value
         for crit in spec.criteria:
             value, text = diagnose.performance_text(ex, crit, run.doc, ex.baseline)
             texts.append(text)
+            if value is not None:
+                measured.append({"metric": crit.metric, "value": value})
             if not spec.scored:  # evidence only: no ramp (lab.toml scored = false)
                 continue
             if value is None:
@@ -864,6 +866,22 @@ class Grading:
                 part.finding = diagnose.slow_summary(ex, crit, value)
                 short = (crit, value)
         part.info = " | ".join(texts)
+        # the roofline row of the report (report.roofline), scored or not: the bandwidth
+        # against the copy whatever the roof, the exercise's own roof and its figures
+        # (grader.roofs: the judge's metrics and device facts), and the ratio over the
+        # baseline, as information
+        metrics = run.doc.get("metrics") or {}
+        for key in ("gbps", "copy_gbps", "pct_of_copy"):
+            if isinstance(metrics.get(key), (int, float)):
+                row[key] = metrics[key]
+        if spec.roof is not None:  # a timed run
+            row["roof"] = spec.roof
+            row.update(roofs.figures(spec.roof, run.doc) or {})
+        ratio = (run.doc.get("timing") or {}).get("ratio")
+        if isinstance(ratio, (int, float)) and not isinstance(ratio, bool):
+            row["ratio"] = ratio
+        if not spec.scored or not spec.calibrated:
+            row["measured"] = measured  # the figures, for the leaderboard: no ramp, no points
         if not spec.scored:  # measured, shown, never points (points.performance is 0)
             part.status, part.finding, part.fraction = Status.INFO, None, None
             part.info += f" ({manifest.NOT_SCORED})"
@@ -875,19 +893,6 @@ class Grading:
             row["message"] = part.info
             return
         row["criteria"] = scored
-        # the roofline row of the report (report.roofline): the bandwidth against the copy
-        # whatever the roof, the exercise's own roof and its figures (grader.roofs: the
-        # judge's metrics and device facts), and the ratio over the baseline, as information
-        metrics = run.doc.get("metrics") or {}
-        for key in ("gbps", "copy_gbps", "pct_of_copy"):
-            if isinstance(metrics.get(key), (int, float)):
-                row[key] = metrics[key]
-        if spec.roof is not None:  # a timed run
-            row["roof"] = spec.roof
-            row.update(roofs.figures(spec.roof, run.doc) or {})
-        ratio = (run.doc.get("timing") or {}).get("ratio")
-        if isinstance(ratio, (int, float)) and not isinstance(ratio, bool):
-            row["ratio"] = ratio
         if scored:  # the first scored criterion, for readers of a single metric
             row["metric"], row["value"] = scored[0]["metric"], scored[0]["value"]
         part.fraction = sum(fractions, Fraction(0)) / len(fractions)

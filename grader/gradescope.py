@@ -177,11 +177,12 @@ def _report_tests(r: ReportResult, group: int) -> list[dict]:
 
 
 def _leaderboard(grade: Grade) -> list[dict]:
-    """One entry per performance criterion measured in this run."""
+    """One entry per performance criterion measured in this run, scored or not (a run
+    measured and shown, lab.toml ``scored = false``, keeps its figures in ``measured``)."""
     entries = []
     for ex in grade.exercises:
         for row in ex.parts["performance"].details:
-            for crit in row.get("criteria", []):
+            for crit in row.get("criteria") or row.get("measured") or []:
                 name = f"{ex.name} {crit['metric']}"
                 entries.append({"name": name, "value": crit["value"], "order": "desc"})
     return entries

@@ -43,6 +43,10 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             "metric": "ratio", "value": 1.31,
                                             "criteria": [{"metric": .., "value": ..,
                                                           "fraction": ..}],
+                                            # or, a run not scored or not calibrated:
+                                            "measured": [{"metric": .., "value": ..}],
+                                            "retimed": "timed twice: ..",  # if it was
+                                            "first_wall_s": ..,
                                             "gbps": .., "copy_gbps": ..,
                                             "pct_of_copy": ..,  # the judge's, GB/s
                                             "roof": "copy" | "fp32",

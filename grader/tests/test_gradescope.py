@@ -10,7 +10,7 @@ import json
 
 from grader import gradescope, tools
 from grader import grade as grading
-from test_pipeline_fake import grade, variant
+from test_pipeline_fake import course_with, grade, variant
 
 pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
 
@@ -76,6 +76,21 @@ def test_solution_with_a_device_passes_every_test(fake_root, fake_gpu, capsys, t
     assert doc["tests"][0]["name"] == "scale: correctness" and doc["tests"][0]["number"] == "1.1"
     assert doc["leaderboard"] == [{"name": "scale ratio", "value": 2.5, "order": "desc"}]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".results-")] == []
+
+
+def test_a_run_measured_not_scored_is_on_the_leaderboard(fake_root, fake_gpu, capsys, tmp_path):
+    """lab.toml scored = false: no test carries its 0 points, but its measured figure is on
+    the leaderboard like a scored one's (the handouts say its figure is shown)."""
+    course = course_with(fake_root, tmp_path, "performance = 4 }\n", "performance = 0 }\n")
+    toml = course / "labs" / "9.1-fake" / "lab.toml"
+    toml.write_text(
+        toml.read_text().replace("zero = 1.0\n", "").replace("full = 2.0\n", "scored = false\n")
+    )
+    code, out, rep, doc = both(capsys, course, tmp_path, course / "solutions" / "9.1-fake")
+    assert code == 0, out
+    check_shape(doc, rep)
+    assert not any("performance" in t["name"] for t in doc["tests"])
+    assert doc["leaderboard"] == [{"name": "scale ratio", "value": 2.5, "order": "desc"}]
 
 
 def test_without_a_device_not_run_parts_are_pending_never_failed(fake_root, capsys, tmp_path):

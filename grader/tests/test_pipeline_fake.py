@@ -359,6 +359,11 @@ def test_a_run_measured_not_scored_shows_its_figure_for_no_points(
     assert "ratio 2.5" in perf["info"] and "measured, not scored" in perf["info"], perf
     assert "full points at" not in perf["info"], perf
     assert "measured, not scored" in out and rep["final"], out
+    # shown in the roofline table and kept for the leaderboard too (gradescope._leaderboard)
+    row = perf["details"][0]
+    assert row["measured"] == [{"metric": "ratio", "value": 2.5}] and "criteria" not in row
+    roofline = out[out.index("roofline:") :]
+    assert any(line.split()[:1] == [rep["exercises"][0]["name"]] for line in roofline.splitlines())
     code, out, _ = grade_cli(capsys, "selfcheck", "--root", course)
     assert code == 0, out
     assert "UNCALIBRATED" not in out
