@@ -50,7 +50,8 @@ in DIR. After grading a class in parts into one DIR, or regrading a few students
 skipped, and the gradebook lists them all. (The Slurm jobs pass the whole class as the
 ``--roster`` of each task's batch: ``grader.slurm``.)
 
-**Parallelism.** Gradings run in a thread pool (``--jobs``, default one per CPU core).
+**Parallelism.** Gradings run in a thread pool (``--jobs``, default one per CPU the grader
+may use: ``default_jobs``).
 Builds and the untimed GPU runs (device probe, correctness, compute-sanitizer) of
 different submissions run side by side; a performance run has the GPU to itself, since
 concurrent kernels would corrupt its timing: one ``grader.gpu_lock.GpuLock`` for the class
@@ -66,12 +67,13 @@ the work is in child processes (make, the lab binary), and one lock in one proce
 to get right.
 
 **A disturbed timing is timed again.** Within a grading, a timed run whose samples spread
-(its median over 1.10 times its fastest tenth, ``plausible.SPREAD_LIMIT``) is made once more
-at once (docs/design-notes.md, note 33); the timed run's processes have CPUs of their own
-(``grader.cpus``), so the other gradings' CPU work does not slow them. Across the class:
-every timed run of an exercise times the same course code (the baseline, the judge's copy,
-cuBLAS in 3.3d) on the same sizes, so these figures agree within a few per cent. A submission whose figures stray from the class's
-median (``grader.class_figures``) is graded again, alone, after the others; its row keeps
+(its median over 1.10 times its fastest tenth, ``plausible.SPREAD_LIMIT``) is made once more,
+at its next turn for the GPU (docs/design-notes.md, note 33); the timed run's processes have
+CPUs of their own (``grader.cpus``), so the other gradings' CPU work does not slow them.
+Across the class: every timed run of an exercise times the same course code (the baseline,
+the judge's copy, cuBLAS in 3.3d) on the same sizes, so these figures agree within a few per
+cent. A submission whose figures stray from the class's median (``grader.class_figures``) is
+graded again, alone, after the others; its row keeps
 why (``retimed``), and says so again where the second grading strays too
 (``retimed_again``): grade it once more on an idle GPU. On the H200 two of 64 timed runs of
 a batch of 16 strayed, with the GPU lock held (docs/design-notes.md, note 28).
@@ -100,7 +102,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import archives, class_figures, course, gradescope, manifest, report, tools
+from grader import archives, class_figures, course, cpus, gradescope, manifest, report, tools
 from grader import build as builder
 from grader import grade as grading
 from grader.errors import GraderError
@@ -502,6 +504,17 @@ def read_roster(path: Path) -> list[str]:
     return ids
 
 
+def default_jobs() -> int:
+    """One grading per CPU the grader may use: those of its affinity (a Slurm job's cpuset,
+    not the whole node's ``os.cpu_count()``) and those it keeps for timed runs (grader.cpus),
+    which the timed part of each grading uses."""
+    try:
+        allowed = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        allowed = os.cpu_count() or 1
+    return max(1, allowed + len(cpus.kept()))
+
+
 def batch(
     lab_dir: Path, paths: list[str], out: Path, options, force=False, jobs=None, err=None,
     roster=None,
@@ -511,5 +524,5 @@ def batch(
     if not lab_dir.is_dir():
         raise GraderError(f"lab folder {lab_dir} does not exist")
     subs = collect(paths)
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or default_jobs()
     return Batch(lab_dir, subs, out, options, force, jobs, err or sys.stderr, roster).run()

@@ -120,7 +120,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--out", required=True, metavar="DIR", help="gradebook and reports go here")
     b.add_argument("--force", action="store_true", help="grade again those already graded")
-    b.add_argument("--jobs", type=_jobs, help="parallel builds (default: one per CPU core)")
+    b.add_argument(
+        "--jobs", type=_jobs, help="parallel gradings (default: one per CPU the grader may use)"
+    )
     b.add_argument("--seed", type=_seed, help="derive every run's seed from S (repeatable)")
     b.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
     b.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")

@@ -105,3 +105,15 @@ def test_a_timed_run_starts_on_the_kept_cpus_and_background_work_does_not(monkey
     assert timed.stdout.strip() == f"[{cpu}]"
     other = runner.run(show, timeout_s=30, limits=False, background=True)
     assert other.stdout.strip() == str(sorted(os.sched_getaffinity(0)))
+
+
+def test_a_batch_grades_one_submission_per_cpu_it_may_use(monkeypatch):
+    """A Slurm job's cpuset, not the node's count; the kept CPUs count (grader.batch)."""
+    from grader import batch
+
+    monkeypatch.setattr(batch.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(batch.os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(cpus, "_kept", frozenset())
+    assert batch.default_jobs() == 4
+    monkeypatch.setattr(cpus, "_kept", frozenset({13, 14, 15}))
+    assert batch.default_jobs() == 7
