@@ -181,3 +181,48 @@ def test_shared_staging_buffers_are_warned_of_without_a_gpu(tmp_path):
     for alt in fixtures.find(REPO, "3.2-global-memory", alternatives=True):
         sub = fixtures.apply(REPO, alt, tmp_path / alt.stem)
         assert lint.warnings(lab, sub) == {}, alt.stem
+
+
+ARRAY_MARK = "cudaMemcpy cannot reach it"
+
+
+@pytest.mark.parametrize(
+    ("call", "warned"),
+    [
+        ("cudaMemcpy(array, d_in, bytes, cudaMemcpyDeviceToDevice)", True),
+        ("cudaMemcpy((void *)d_arr, d_in, bytes, cudaMemcpyDeviceToDevice)", True),
+        ("cudaMemcpyAsync(arrays[0], d_in, bytes, cudaMemcpyDeviceToDevice, 0)", True),
+        ("cudaMemcpy(d_out, arrays[cur], bytes, cudaMemcpyDeviceToDevice)", True),
+        ("cudaMemcpy2DToArray(array, 0, 0, d_in, pitch, pitch, h, cudaMemcpyDeviceToDevice)", False),
+        ("cudaMemcpy2DFromArray(d_out, pitch, array, 0, 0, pitch, h, cudaMemcpyDeviceToDevice)", False),
+        ("cudaMemcpy(d_copy, d_in, bytes, cudaMemcpyDeviceToDevice)", False),
+        ("cudaMemcpy(d_out, d_in, bytes * sizeof(float), cudaMemcpyDeviceToDevice)", False),
+    ],
+)
+def test_a_plain_copy_into_a_cuda_array_is_warned_of(tmp_path, call, warned):
+    """A plain cudaMemcpy to or from a variable named like a cudaArray (handout 3.4, "A
+    cudaArray is not a pointer"): it compiles and fails only on a GPU."""
+    lab = manifest.load(LAB)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    text = (REPO / "solutions" / LAB.name / "kernels.cu").read_text()
+    (sub / "kernels.cu").write_text(text + f"\nstatic void probe() {{ {call}; }}\n")
+    found = [w for ws in lint.warnings(lab, sub).values() for w in ws if ARRAY_MARK in w]
+    assert len(found) == int(warned), found
+
+
+def test_the_cuda_array_rule_finds_its_fixture_and_no_other(tmp_path):
+    """The known-bad memcpy_into_array is warned of; the solution, every alternative and
+    every other known-bad fixture of lab 3.4 is not (the rule guesses from names)."""
+    lab = manifest.load(LAB)
+    fixtures_ = fixtures.find(REPO, LAB.name) + fixtures.find(REPO, LAB.name, alternatives=True)
+    subs = {"solution": REPO / "solutions" / LAB.name}
+    for fixture in fixtures_:
+        kind = fixture.parent.parent.name
+        subs[fixture.stem] = fixtures.apply(REPO, fixture, tmp_path / f"{kind}-{fixture.stem}")
+    warned = {
+        name
+        for name, sub in subs.items()
+        if any(ARRAY_MARK in w for ws in lint.warnings(lab, sub).values() for w in ws)
+    }
+    assert warned == {"memcpy_into_array"}

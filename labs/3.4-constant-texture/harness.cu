@@ -28,6 +28,8 @@
  *     4 texels blended) per unit of alpha or beta, so per element
  *         tol = (d_x + d_y) * spread + 2^-16 * max |texel|,
  *         d_x = TEX_WEIGHT_SLACK + 4 * in_w * 2^-24   (d_y likewise with in_h),
+ *     the last term a floor of 256 float ulps of the largest texel (where the 4 texels are
+ *     equal the spread is 0, and the texture unit still rounds its blend),
  *     passed as mag = tol, gamma = 1. It is tight: sampling without the + 0.5 texel centre at 1x
  *     is off by about spread / 2 on almost every pixel.
  *   jacobi_texture: each step adds at most gamma_4 * max|u| (an average of 4 values), and a

@@ -55,8 +55,8 @@
  * It may call the CUDA runtime except timing (no cudaEvent* at all: the judge times your launch,
  * and an event is timing even with cudaEventDisableTiming) and device-wide state (allowed in
  * this lab: streams of your own, and for 3.2f cudaDeviceSetLimit and
- * cudaCtxResetPersistingL2Cache, whose effect you must undo before returning), the memory and
- * math functions, and print to stdout/stderr.
+ * cudaCtxResetPersistingL2Cache, whose effect you must undo before returning); printing to
+ * stdout/stderr; memcpy, memset, malloc, free and their kin; the math library.
  */
 #include <stdint.h>
 

@@ -36,8 +36,9 @@
  * not a plain global variable (int counter;, also inline int counter;: make it static), not an
  * extern "C" function that is no launcher, and no name of the harness, the CUDA runtime or the
  * C library (cml_*, cuda*, _*, exit, rand, ...).
- * It may call the CUDA runtime except timing, streams and device-wide state, the memory and
- * math functions, and print to stdout/stderr.
+ * It may call the CUDA runtime except timing, streams of its own, graphs, host callbacks, IPC,
+ * device-wide state and loading device code; printing to stdout/stderr; memcpy, memset,
+ * malloc, free and their kin; the math library.
  */
 #include <cuda_runtime.h>
 
