@@ -15,8 +15,8 @@ static double now_us() {
         .count();
 }
 
-/* Median over reps (odd) of f()'s duration in microseconds, after one warm-up call. */
-template <class F> static double median_us(F f, int reps) {
+/* reps durations of f() in microseconds, after one warm-up call. */
+template <class F> static std::vector<double> samples_us(F f, int reps) {
     f();
     std::vector<double> t(reps);
     for (double &x : t) {
@@ -24,6 +24,12 @@ template <class F> static double median_us(F f, int reps) {
         f();
         x = now_us() - t0;
     }
+    return t;
+}
+
+/* Median over reps (odd) of f()'s duration in microseconds, after one warm-up call. */
+template <class F> static double median_us(F f, int reps) {
+    std::vector<double> t = samples_us(f, reps);
     std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
     return t[reps / 2];
 }

@@ -83,13 +83,7 @@ struct Timed {
     double median, p10, p90;
 };
 template <class F> static Timed timed(F f) {
-    f();
-    std::vector<double> t(REPS);
-    for (double &x : t) {
-        const double t0 = now_us();
-        f();
-        x = now_us() - t0;
-    }
+    std::vector<double> t = samples_us(f, REPS);
     std::sort(t.begin(), t.end());
     return {t[REPS / 2], t[REPS / 10], t[REPS - 1 - REPS / 10]};
 }
