@@ -4,7 +4,7 @@ dist-student | gradescope-zip``.
     grade LABDIR [--submission DIR] [--json FILE] [--gradescope FILE] [--seed S]
                  [--arch sm_90] [--no-sanitizer] [--no-perf] [--quiet] [--exercise NAME]...
     batch LABDIR SUBMISSION... --out DIR [--force] [--jobs N] [--seed S] [--arch sm_90]
-    slurm LABDIR SUBMISSION... --out DIR [--partition P] [--gpus-per-task N]
+    slurm LABDIR SUBMISSION... --out DIR [--partition P] [--gpus-per-task N] [--cpus-per-task C]
           [--max-parallel K] [--time T] [--per-task M] [--dry-run] [--force] [--seed S]
           [--no-sanitizer] [--no-perf]
     selfcheck [--lab ID]... [--json FILE] [--seed S]
@@ -74,9 +74,9 @@ def _jobs(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number of jobs")
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
     if value < 1:
-        raise argparse.ArgumentTypeError("--jobs must be at least 1")
+        raise argparse.ArgumentTypeError(f"{value}: it must be at least 1")
     return value
 
 
@@ -138,6 +138,9 @@ def _parser() -> argparse.ArgumentParser:
     u.add_argument("--partition", metavar="P", help="the Slurm partition (default: the cluster's)")
     u.add_argument("--gpus-per-task", type=int, default=1, metavar="N",
                    help="GPUs per array task (default 1; 0 asks for none)")
+    u.add_argument("--cpus-per-task", type=_jobs, metavar="C",
+                   help="CPUs per array task (default: the cluster's; 8 or more keep 3 for "
+                   "timed runs)")
     u.add_argument("--max-parallel", type=_jobs, default=8, metavar="K",
                    help="array tasks running at once (default 8)")
     u.add_argument("--time", default="01:00:00", metavar="T", help="per task (default 01:00:00)")
@@ -241,8 +244,8 @@ def _slurm(args) -> int:
         passed += ["--arch", args.arch]
     passed += ["--no-sanitizer"] if args.no_sanitizer else []
     passed += ["--no-perf"] if args.no_perf else []
-    o = slurm.Options(args.partition, args.gpus_per_task, args.max_parallel, args.time,
-                      args.per_task, tuple(passed), args.force)
+    o = slurm.Options(args.partition, args.gpus_per_task, args.max_parallel, args.cpus_per_task,
+                      args.time, args.per_task, tuple(passed), args.force)
     return slurm.submit(lab_dir, args.submissions, out, o, args.dry_run, sys.stderr)
 
 

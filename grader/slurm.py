@@ -1,6 +1,6 @@
 """Grading a class on a Slurm cluster (issue 15): ``python3 -m grader slurm LABDIR
-SUBMISSION... --out DIR [--partition P] [--gpus-per-task N] [--max-parallel K] [--time T]
-[--per-task M] [--dry-run]``.
+SUBMISSION... --out DIR [--partition P] [--gpus-per-task N] [--cpus-per-task C]
+[--max-parallel K] [--time T] [--per-task M] [--dry-run]``.
 
 Slurm schedules; the grader only writes job scripts and submits them with ``sbatch``:
 
@@ -10,7 +10,9 @@ Slurm schedules; the grader only writes job scripts and submits them with ``sbat
    shard of ``--per-task`` students with ``python3 -m grader batch LABDIR <its students>
    --out DIR`` on the node and the GPU Slurm gives it (``--gpus-per-task``; the CUDA runtime
    sees the GPU through the ``CUDA_VISIBLE_DEVICES`` Slurm sets), at most ``--max-parallel``
-   tasks at once (``--array=0-N%K``); a task's students write only their own folders of DIR;
+   tasks at once (``--array=0-N%K``), with ``--cpus-per-task`` CPUs where it is given (8 or
+   more let the task's grader keep 3 for its timed runs, ``grader.cpus``; a task's batch
+   grades one student per CPU it has); a task's students write only their own folders of DIR;
 3. **merge** — after every task, however it ended (``--dependency=afterany``: a partial
    grade exits 3), rebuilds ``DIR/gradebook.csv`` from every student's ``batch.json``
    (``slurm --stage merge``).
@@ -72,6 +74,7 @@ class Options:
     partition: str | None = None
     gpus_per_task: int = 1
     max_parallel: int = 8
+    cpus_per_task: int | None = None  # None: the cluster's default
     time: str = "01:00:00"
     per_task: int = 1
     grade_args: tuple[str, ...] = ()  # passed on to each task's batch (--seed, --arch, ...)
@@ -158,6 +161,8 @@ def write_scripts(
     grade_sh.append(f"#SBATCH --array=0-{len(shards) - 1}%{o.max_parallel}")
     if o.gpus_per_task > 0:
         grade_sh.append(f"#SBATCH --gpus-per-task={o.gpus_per_task}")
+    if o.cpus_per_task:  # 8 or more: the task's grader keeps 3 for its timed runs (grader.cpus)
+        grade_sh.append(f"#SBATCH --cpus-per-task={o.cpus_per_task}")
     grade_sh += [
         "set -uo pipefail",
         f'mapfile -t SUBS < {shlex.quote(str(folder))}/shard-"$SLURM_ARRAY_TASK_ID".txt',

@@ -30,6 +30,27 @@ def _class(fake_root: Path, tmp_path: Path, ids=("alice", "bob", "carol")) -> li
     return subs
 
 
+def test_cpus_per_task_goes_to_the_grade_array_only(fake_root, capsys, tmp_path):
+    """--cpus-per-task C: each array task asks for C CPUs (8 or more let its grader keep 3
+    for the timed runs, grader.cpus); the build and merge jobs ask for the default."""
+    subs = _class(fake_root, tmp_path)
+    out = tmp_path / "out"
+    code, _, err = grade_cli(
+        capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out,
+        "--cpus-per-task", "8", "--dry-run",
+    )
+    assert code == 0, err
+    folder = out / "slurm"
+    assert "#SBATCH --cpus-per-task=8" in (folder / "grade.sbatch").read_text().splitlines()
+    for job in ("build", "merge"):
+        assert "--cpus-per-task" not in (folder / f"{job}.sbatch").read_text()
+    code, _, err = grade_cli(
+        capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out,
+        "--cpus-per-task", "0", "--dry-run",
+    )
+    assert code == 2 and "--cpus-per-task" in err
+
+
 def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tmp_path):
     subs = _class(fake_root, tmp_path)
     out = tmp_path / "out"
@@ -44,6 +65,7 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
     assert "#SBATCH --array=0-1%2" in grade  # 3 students, 2 per task
     assert "#SBATCH --gpus-per-task=1" in grade and "#SBATCH --partition=gpu" in grade
     assert "#SBATCH --time=00:20:00" in grade and "--seed 7" in grade
+    assert "--cpus-per-task" not in grade  # the cluster's default unless asked for
     assert '[ "$rc" -eq 3 ] && rc=0' in grade  # a partial grade is no failed job
     assert (folder / "shard-0.txt").read_text().splitlines() == [str(subs[0]), str(subs[1])]
     assert (folder / "shard-1.txt").read_text().splitlines() == [str(subs[2])]
