@@ -171,10 +171,14 @@ def status() -> str:
     if "memory" in p.folders:
         have.append(f"{size_text(MAX_MEMORY_BYTES)} of memory")
     lines = [f"{' and '.join(have)} per run (cgroup)"] if have else []
-    if "pids" in p.missing:
-        lines.append(f"no process limit: {p.missing['pids']}")
-    if "memory" in p.missing:
-        lines.append(f"no memory limit: {p.missing['memory']}")
+    pids, memory = p.missing.get("pids"), p.missing.get("memory")
+    if pids is not None and pids == memory:  # one reason, said once
+        lines.append(f"no process limit and no memory limit: {pids}")
+    else:
+        if pids is not None:
+            lines.append(f"no process limit: {pids}")
+        if memory is not None:
+            lines.append(f"no memory limit: {memory}")
     return "; ".join(lines)
 
 

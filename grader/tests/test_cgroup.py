@@ -92,6 +92,19 @@ def test_the_status_line_names_each_limit_or_why_it_is_missing():
     assert ("no memory limit" in line) == ("memory" not in parents.folders)
 
 
+def test_one_reason_for_both_missing_limits_is_said_once(monkeypatch):
+    """A batch on the H200 could make no cgroup of either kind for the same reason: the
+    report's sandbox line says it once, not twice."""
+    why = "runs share the grader's cgroup /x and its limits: it cannot delegate"
+    both = cgroup._Parents(False, {}, {"pids": why, "memory": why})
+    monkeypatch.setattr(cgroup, "_parents", lambda: both)
+    line = cgroup.status()
+    assert line == f"no process limit and no memory limit: {why}" and line.count(why) == 1
+    apart = cgroup._Parents(False, {}, {"pids": why, "memory": "no memory controller"})
+    monkeypatch.setattr(cgroup, "_parents", lambda: apart)
+    assert cgroup.status() == f"no process limit: {why}; no memory limit: no memory controller"
+
+
 def test_joining_failure_is_said_and_the_run_still_happens(tmp_path):
     procs = [str(tmp_path / "missing" / "cgroup.procs"), str(tmp_path / "gone" / "cgroup.procs")]
     argv = ["/bin/sh", "-c", cgroup.JOIN, "cml-join", *procs, "--"]
