@@ -640,6 +640,15 @@ static int choose_batch(const judge *j, const batch_state *b, double student_ms,
 /* Times the contenders; stats[3] = student, baseline, copy (per launch). Returns ANSWERED,
  * a remote failure, or 2 when a timed student repetition was wrong (*check, *judged say
  * which). */
+/* Adds the span begun at *since (ms, 0: none open) to *sum and closes it (judge_time's
+ * phase parts). */
+static void end_span(double *sum, double *since) {
+    if (*since > 0.0) {
+        *sum += cml_now_ms() - *since;
+        *since = 0.0;
+    }
+}
+
 static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare_result *check,
                       cml_judged *judged, input_set *sets, int made) {
     static batch_state b;
@@ -715,10 +724,7 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
         }
         const int is_verified = r - WARMUP == verified;
         for (int c = 0; c < N_CONTENDERS && rc == ANSWERED; ++c) {
-            if (check_started > 0.0) {
-                in_checks += cml_now_ms() - check_started;
-                check_started = 0.0;
-            }
+            end_span(&in_checks, &check_started);
             const input_set *set = NULL;
             if (c == C_STUDENT || (c == C_BASELINE && b.n_fresh == 0)) {
                 /* Fresh inputs: every launch's drawn anew, but launch 0's in the verified
@@ -803,9 +809,7 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
             }
         }
     }
-    if (check_started > 0.0) {
-        in_checks += cml_now_ms() - check_started;
-    }
+    end_span(&in_checks, &check_started);
     judged->phase_ms[PH_T_SAMPLES] = in_samples;
     judged->phase_ms[PH_T_CHECKS] = in_checks;
     if (rc == ANSWERED) {

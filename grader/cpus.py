@@ -87,13 +87,14 @@ def prefix() -> list[str]:
     return [taskset, "-c", _cpu_list(_kept)] if taskset else []
 
 
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (read from /proc; [] where it cannot be read)."""
-    found = []
+def _children_of() -> dict[int, list[int]]:
+    """Every process's children, by parent pid, from one read of /proc ({} where it cannot
+    be read; a process that ended meanwhile is left out)."""
+    children: dict[int, list[int]] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return children
     for name in entries:
         if not name.isdigit():
             continue
@@ -103,9 +104,9 @@ def _children(pid: int) -> list[int]:
             continue  # it ended meanwhile
         # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after ")"
         fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 1 and fields[1] == str(pid):
-            found.append(int(name))
-    return found
+        if len(fields) > 1 and fields[1].isdigit():
+            children.setdefault(int(fields[1]), []).append(int(name))
+    return children
 
 
 def pin(pid: int, cpus: frozenset[int] | None = None) -> int:
@@ -117,6 +118,7 @@ def pin(pid: int, cpus: frozenset[int] | None = None) -> int:
     if not cpus:
         return 0
     moved = 0
+    children = _children_of()  # one read of /proc for the whole tree: this is a timed run's gate
     todo, seen = [pid], set()
     while todo:
         p = todo.pop()
@@ -133,5 +135,5 @@ def pin(pid: int, cpus: frozenset[int] | None = None) -> int:
                 moved += 1
             except OSError:
                 pass
-        todo.extend(_children(p))
+        todo.extend(children.get(p, ()))
     return moved

@@ -402,8 +402,7 @@ def _start_judge(
     (grader.cpus)."""
     judge_proc = subprocess.Popen(
         [
-            *runner.background_prefix(background),
-            *(cpus.prefix() if kept_cpus else []),
+            *runner.priority_prefix(background, kept_cpus),
             str(judge),
             *args,
             "--peer",

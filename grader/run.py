@@ -125,6 +125,13 @@ def background_prefix(background: bool) -> list[str]:
     return [nice, "-n", str(BACKGROUND_NICE)] if nice else []
 
 
+def priority_prefix(background: bool, timed: bool = False) -> list[str]:
+    """What goes before a child's argv for its priority and CPUs: ``nice`` for background
+    work (``background_prefix``), ``taskset`` onto the CPUs kept for timed runs for a timed
+    run's process (``grader.cpus``); [] for neither."""
+    return [*background_prefix(background), *(cpus.prefix() if timed else [])]
+
+
 def _limits(cpu_s: int):
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
@@ -210,7 +217,7 @@ def run(
     ):
         if group:
             argv = [*group.prefix, *argv]
-        argv = [*background_prefix(background), *(cpus.prefix() if timed else []), *argv]
+        argv = [*priority_prefix(background, timed), *argv]
         start = time.monotonic()
         deadline = start + timeout_s
         proc = subprocess.Popen(
