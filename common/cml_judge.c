@@ -396,21 +396,23 @@ static void own_inputs(const batch_state *b, int i, const input_set *set, int ab
     }
 }
 
+/* The baseline's output on the judge's own problem, by the exercise's faster launch_check
+ * where it has one. */
 static void own_baseline(judge *j, const batch_state *b) {
     cml_run.in_launch = 1;
-    j->ex->launch_baseline(b->own->ctx);
+    (j->ex->launch_check ? j->ex->launch_check : j->ex->launch_baseline)(b->own->ctx);
     CML_CHECK_LAUNCH();
     cml_run.in_launch = 0;
 }
 
-/* Checks launch i of the student's last sample: the baseline computes launch i's output in
- * the judge's own problem (b->own) from launch i's inputs, drawn again there from their
- * seeds, or copied from `set` (launch 0 of the verified sample, which read the set's), and
- * the two outputs are compared on the device (cml_fresh_compare) within the exercise's own
- * tolerance, both results counted: gamma * mag + abs_floor each, mag from the baseline on the
- * inputs' absolute values for a CML_EX_LINEAR exercise; abs_floor each when gamma is 0; else
- * FRESH_TOLERANCE of the output's spread. Nothing the student's process can write enters the
- * reference. Returns 0, or 2 with *check filled when the student's output was wrong. */
+/* Checks launch i of the student's last sample: the baseline (or the exercise's faster
+ * launch_check) computes launch i's output in the judge's own problem (b->own) from launch i's
+ * inputs, drawn again there from their seeds, or copied from `set` (launch 0 of the verified
+ * sample, which read the set's), and the two outputs are compared on the device (cml_fresh_compare)
+ * within the exercise's own tolerance, both results counted: gamma * mag + abs_floor each, mag from
+ * the baseline on the inputs' absolute values for a CML_EX_LINEAR exercise; abs_floor each when
+ * gamma is 0; else FRESH_TOLERANCE of the output's spread. Nothing the student's process can write
+ * enters the reference. Returns 0, or 2 with *check filled when the student's output was wrong. */
 static int fresh_check(judge *j, const batch_state *b, int i, const input_set *set,
                        cml_compare_result *check) {
     const cml_problem *own = b->own;

@@ -142,6 +142,13 @@ typedef struct cml_exercise {
     /* One run of the baseline, writing d_out too. NULL when the exercise has no baseline
      * (then --time measures nothing: "timing" stays null; extra_metrics still runs). */
     void (*launch_baseline)(void *ctx);
+    /* Optional (NULL: launch_baseline). The same output as launch_baseline computed faster by
+     * course code, in d_out of ctx, for the judge's check of a timed launch on fresh inputs
+     * alone (cml_judge.c, fresh_check): a check in every sample then costs less than the
+     * baseline's run (lab 3.3's matmul: cuBLAS, 0.3 ms against the naive kernel's 23 ms at
+     * 4096^3). Never timed, never a figure; it falls back to launch_baseline itself where its
+     * means are missing (a binary without cuBLAS). */
+    void (*launch_check)(void *ctx);
     /* Optional (NULL: none). Frees what setup() holds besides the driver's allocations (a
      * CUDA array, a texture object); called before the driver frees those. */
     void (*teardown)(cml_problem *p);

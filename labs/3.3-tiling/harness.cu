@@ -67,6 +67,64 @@ typedef struct matmul_ctx {
     const cml_check_set *check;
 } matmul_ctx;
 
+/* cuBLAS is linked into the judge alone (Makefile: JUDGE_LDLIBS_3.3-tiling): the lab binary
+ * holds the student's code, and a student's process must give no figure of the roof. These weak
+ * references resolve to cuBLAS in the judge and to NULL in the lab binary (as cml_judge_build
+ * does, common/cml_lab.c), so both link from the same harness object. */
+extern "C" {
+cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t *handle) __attribute__((weak));
+cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) __attribute__((weak));
+cublasStatus_t CUBLASWINAPI cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
+    __attribute__((weak));
+cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                           cublasOperation_t transb, int m, int n, int k,
+                                           const float *alpha, const float *A, int lda,
+                                           const float *B, int ldb, const float *beta, float *C,
+                                           int ldc) __attribute__((weak));
+}
+
+#define CUBLAS_WARMUPS 3 /* untimed runs first: cuBLAS loads its kernels, picks one */
+#define CUBLAS_REPS 25   /* timed runs; the median counts (the student's default reps) */
+
+/* Row-major C (M, N) = A (M, K) B (K, N) through column-major cuBLAS: the same memory read
+ * column-major is C^T (N, M) = B^T (N, K) A^T (K, M), so cuBLAS computes C^T = B^T A^T with its
+ * first operand B (leading dimension N) and its second A (leading dimension K). */
+static cublasStatus_t cublas_sgemm_row_major(cublasHandle_t h, const matmul_ctx *c, float *d_C) {
+    const float one = 1.0f, zero = 0.0f;
+    return cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, c->N, c->M, c->K, &one, c->d_B, c->N, c->d_A,
+                          c->K, &zero, d_C, c->N);
+}
+
+/* The judge's one cuBLAS handle, for 3.3d's roof (sgemm_extra_metrics) and the checks of timed
+ * matmul and sgemm launches on fresh inputs (matmul_launch_check). A timed judge makes it in
+ * setup(), before its gate: loading cuBLAS and making the handle (0.1-0.3 s of host work) need
+ * not hold the GPU alone. Strict FP32: CUBLAS_DEFAULT_MATH, no TF32 tensor cores (cuBLAS
+ * documentation, cublasSetMathMode). NULL where cuBLAS is not linked (the lab binary) or did not
+ * start (*status says why); it lives until the process ends. */
+static cublasHandle_t judge_cublas(cublasStatus_t *status) {
+    static cublasHandle_t handle;
+    static cublasStatus_t made = CUBLAS_STATUS_NOT_INITIALIZED;
+    static int tried;
+    if (!tried && cublasCreate_v2 != NULL && cublasSgemm_v2 != NULL && cublasSetMathMode != NULL &&
+        cublasDestroy_v2 != NULL) {
+        tried = 1;
+        made = cublasCreate_v2(&handle);
+        if (made == CUBLAS_STATUS_SUCCESS) {
+            made = cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+            if (made != CUBLAS_STATUS_SUCCESS) {
+                cublasDestroy_v2(handle);
+            }
+        }
+        if (made != CUBLAS_STATUS_SUCCESS) {
+            handle = NULL;
+        }
+    }
+    if (status) {
+        *status = made;
+    }
+    return handle;
+}
+
 static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t seed) {
     const size_t M = (size_t)size[0], N = (size_t)size[1], K = (size_t)size[2];
     matmul_ctx *c = CML_NEW_CTX(p, matmul_ctx);
@@ -88,6 +146,9 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
     }
 
     cml_output(p, &c->d_C, M, N);
+    if (cml_run_timed() && !cml_runs_student_code()) {
+        (void)judge_cublas(NULL); /* before the gate (judge_cublas) */
+    }
     p->gamma = cml_gamma_f32((double)K);
     p->bytes = 4.0 * ((double)M * K + (double)K * N + (double)M * N);
     p->flops = 2.0 * (double)M * (double)N * (double)K;
@@ -102,6 +163,18 @@ static void matmul_launch_student(void *ctx) {
 static void matmul_launch_baseline(void *ctx) {
     const matmul_ctx *c = (const matmul_ctx *)ctx;
     matmul_naive(c->d_A, c->d_B, c->d_C, c->M, c->N, c->K);
+}
+
+/* launch_check of matmul_tiled and sgemm: the baseline's output by cuBLAS's SGEMM in the judge
+ * (0.3 ms at 4096^3 against matmul_naive's 23 ms, a check in each of the timing's samples), by
+ * matmul_naive where cuBLAS is missing or fails. cuBLAS sums in another order: the fresh check
+ * holds both results to gamma_K * sum|a||b| each, which bounds any order's error. */
+static void matmul_launch_check(void *ctx) {
+    const matmul_ctx *c = (const matmul_ctx *)ctx;
+    cublasHandle_t h = judge_cublas(NULL);
+    if (h == NULL || cublas_sgemm_row_major(h, c, c->d_C) != CUBLAS_STATUS_SUCCESS) {
+        matmul_launch_baseline(ctx);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -208,34 +281,6 @@ static void sgemm_launch_student(void *ctx) {
     sgemm(c->d_A, c->d_B, c->d_C, c->M, c->N, c->K);
 }
 
-/* cuBLAS is linked into the judge alone (Makefile: JUDGE_LDLIBS_3.3-tiling): the lab binary
- * holds the student's code, and a student's process must give no figure of the roof. These weak
- * references resolve to cuBLAS in the judge and to NULL in the lab binary (as cml_judge_build
- * does, common/cml_lab.c), so both link from the same harness object. */
-extern "C" {
-cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t *handle) __attribute__((weak));
-cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) __attribute__((weak));
-cublasStatus_t CUBLASWINAPI cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
-    __attribute__((weak));
-cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
-                                           cublasOperation_t transb, int m, int n, int k,
-                                           const float *alpha, const float *A, int lda,
-                                           const float *B, int ldb, const float *beta, float *C,
-                                           int ldc) __attribute__((weak));
-}
-
-#define CUBLAS_WARMUPS 3 /* untimed runs first: cuBLAS loads its kernels, picks one */
-#define CUBLAS_REPS 25   /* timed runs; the median counts (the student's default reps) */
-
-/* Row-major C (M, N) = A (M, K) B (K, N) through column-major cuBLAS: the same memory read
- * column-major is C^T (N, M) = B^T (N, K) A^T (K, M), so cuBLAS computes C^T = B^T A^T with its
- * first operand B (leading dimension N) and its second A (leading dimension K). */
-static cublasStatus_t cublas_sgemm_row_major(cublasHandle_t h, const matmul_ctx *c, float *d_C) {
-    const float one = 1.0f, zero = 0.0f;
-    return cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, c->N, c->M, c->K, &one, c->d_B, c->N, c->d_A,
-                          c->K, &zero, d_C, c->N);
-}
-
 /* cuBLAS's result against the case's references (its check set: every position of a small C,
  * a sample of a large one), within the exercise's tolerance; NULL when all agree, else why not.
  * The inputs are the case's, as the student's verified launch read them: a submission that
@@ -270,14 +315,13 @@ static double wall_ms(void) {
     return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
 }
 
-/* The roof of 3.3d: cuBLAS's SGEMM on the case's own inputs, as metric cublas_gflops (the
- * grader divides the judge's gflops of the student's kernel by it: pct_of_cublas,
- * grader/roofs.py). Only in a timed run of the judge: it is course code on the judge's buffers,
- * timed on the judge's clock after the gate (the GPU held alone), before the student's kernel is
- * timed. Strict FP32: CUBLAS_DEFAULT_MATH, no TF32 tensor cores (cuBLAS documentation,
- * cublasSetMathMode). Each run as the judge times the student's: the L2 flushed first (a memset
- * of twice its size), then host clock around the call and a synchronisation; the median of
- * CUBLAS_REPS. The result is checked once against the reference before timing. */
+/* The roof of 3.3d: cuBLAS's SGEMM on the case's own inputs, as metric cublas_gflops (the grader
+ * divides the judge's gflops of the student's kernel by it: pct_of_cublas, grader/roofs.py). Only
+ * in a timed run of the judge: it is course code on the judge's buffers, timed on the judge's clock
+ * after the gate (the GPU held alone), before the student's kernel is timed, with the judge's
+ * handle (judge_cublas: strict FP32). Each run as the judge times the student's: the L2 flushed
+ * first (a memset of twice its size), then host clock around the call and a synchronisation; the
+ * median of CUBLAS_REPS. The result is checked once against the reference before timing. */
 static void sgemm_extra_metrics(void *ctx, cml_metrics *m) {
     const matmul_ctx *c = (const matmul_ctx *)ctx;
     if (!cml_run_timed()) {
@@ -295,15 +339,9 @@ static void sgemm_extra_metrics(void *ctx, cml_metrics *m) {
                             "bug, please report)");
         return;
     }
-    cublasHandle_t h = NULL;
-    cublasStatus_t st = cublasCreate_v2(&h);
-    if (st == CUBLAS_STATUS_SUCCESS) {
-        st = cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
-    }
-    if (st != CUBLAS_STATUS_SUCCESS) {
-        if (h != NULL) {
-            cublasDestroy_v2(h);
-        }
+    cublasStatus_t st;
+    cublasHandle_t h = judge_cublas(&st);
+    if (h == NULL) {
         char note[CML_METRIC_NOTE_MAX];
         snprintf(note, sizeof note,
                  "cuBLAS did not start (cublasStatus_t %d), so pct_of_cublas "
@@ -340,7 +378,6 @@ static void sgemm_extra_metrics(void *ctx, cml_metrics *m) {
             ms[r - CUBLAS_WARMUPS] = wall_ms() - t0;
         }
     }
-    cublasDestroy_v2(h);
     CML_CHECK(cudaFree(d_C));
     CML_CHECK(cudaFree(d_flush));
     if (st != CUBLAS_STATUS_SUCCESS) {
@@ -377,6 +414,7 @@ static const cml_exercise kExercises[] = {
      .setup = matmul_setup,
      .launch_student = matmul_launch_student,
      .launch_baseline = matmul_launch_baseline,
+     .launch_check = matmul_launch_check,
      .flags = CML_EX_LINEAR, /* a sum of products: fresh checks use its own tolerance */
      .launchers = "matmul_tiled",
      .kernel = "matmul_tiled_kernel"},
@@ -412,6 +450,7 @@ static const cml_exercise kExercises[] = {
      .setup = matmul_setup,
      .launch_student = sgemm_launch_student,
      .launch_baseline = matmul_launch_baseline,
+     .launch_check = matmul_launch_check,
      /* cuBLAS's SGEMM on the same inputs, in a timed run of the judge: the roof */
      .extra_metrics = sgemm_extra_metrics,
      .flags = CML_EX_LINEAR,
