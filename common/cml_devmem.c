@@ -26,6 +26,10 @@ void cml_devmem_use(cml_devmem_mode mode, cml_devmem_registry *record, cudaMemPo
     state.next_import = 0;
 }
 
+int cml_devmem_importing(void) {
+    return state.mode == CML_DEVMEM_IMPORT;
+}
+
 int cml_devmem_imports_used(void) {
     return state.next_import;
 }

@@ -48,6 +48,10 @@ typedef enum cml_devmem_mode {
 void cml_devmem_use(cml_devmem_mode mode, cml_devmem_registry *record, cudaMemPool_t pool,
                     const cml_devmem_registry *imports);
 
+/* 1 while cml_dev_alloc() hands out imports (CML_DEVMEM_IMPORT: the student's process setting
+ * up on the judge's buffers), else 0. */
+int cml_devmem_importing(void);
+
 /* How many of the imports have been handed out since cml_devmem_use(). */
 int cml_devmem_imports_used(void);
 

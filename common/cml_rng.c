@@ -13,11 +13,17 @@ void cml_rng_seed(cml_rng *rng, uint64_t seed) {
     rng->state = seed;
 }
 
+#define GOLDEN_GAMMA 0x9E3779B97F4A7C15u /* SplitMix64's step */
+
 uint64_t cml_rng_u64(cml_rng *rng) {
-    uint64_t z = (rng->state += 0x9E3779B97F4A7C15u);
+    uint64_t z = (rng->state += GOLDEN_GAMMA);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
     return z ^ (z >> 31);
+}
+
+void cml_rng_skip(cml_rng *rng, uint64_t n) {
+    rng->state += n * GOLDEN_GAMMA; /* modulo 2^64, as n steps */
 }
 
 float cml_rng_unit_f32(cml_rng *rng) {

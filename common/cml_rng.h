@@ -40,6 +40,10 @@ float cml_rng_uniform_f32(cml_rng *rng, float lo, float hi);
 /* Fills x[0..n) with cml_rng_uniform_f32(rng, lo, hi), in index order. */
 void cml_rng_fill_uniform_f32(cml_rng *rng, float *x, size_t n, float lo, float hi);
 
+/* Advances the stream past n outputs at once, as n calls of cml_rng_u64 would (each adds the
+ * same constant to the state), n of cml_rng_uniform_f32 or one cml_rng_fill_uniform_f32 of n:
+ * a process that needs the values after them without the values themselves. */
+void cml_rng_skip(cml_rng *rng, uint64_t n);
 /* Uniform integer in [0, bound) without modulo bias (Lemire's method). bound >= 1. */
 uint64_t cml_rng_below(cml_rng *rng, uint64_t bound);
 

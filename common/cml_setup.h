@@ -64,7 +64,9 @@ void *cml_device_copy(cml_problem *p, const void *src, size_t bytes);
  * exercise's context the launchers read. The driver records the slot (p->fresh): a judged
  * timing gives each timed launch inputs of its own through it, drawn from the same
  * distribution on the device (cml_fresh.h), so a result kept from other inputs is wrong.
- * Declare every input this way that is drawn uniform and read only through its slot. */
+ * Declare every input this way that is drawn uniform and read only through its slot. In the
+ * student's process the buffer is the judge's, already holding the values: they are read
+ * back from it, not drawn again (cml_devmem_importing). */
 const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_t n, float lo,
                                float hi);
 

@@ -36,6 +36,26 @@ START_TEST(same_seed_same_stream_other_seed_other_stream) {
 }
 END_TEST
 
+START_TEST(skip_lands_where_the_draws_would) {
+    cml_rng a, b;
+    cml_rng_seed(&a, 777);
+    cml_rng_seed(&b, 777);
+    float x[1000];
+    cml_rng_fill_uniform_f32(&a, x, 1000, -1.0f, 1.0f);
+    cml_rng_skip(&b, 1000);
+    ck_assert_uint_eq(cml_rng_u64(&b), cml_rng_u64(&a));
+    cml_rng_skip(&a, 0);
+    ck_assert_uint_eq(cml_rng_u64(&b), cml_rng_u64(&a));
+    cml_rng_seed(&a, UINT64_MAX); /* the state wraps as the steps would */
+    cml_rng_seed(&b, UINT64_MAX);
+    for (int i = 0; i < 3; ++i) {
+        (void)cml_rng_u64(&a);
+    }
+    cml_rng_skip(&b, 3);
+    ck_assert_uint_eq(cml_rng_u64(&b), cml_rng_u64(&a));
+}
+END_TEST
+
 START_TEST(unit_is_top_24_bits_times_2_pow_minus_24) {
     cml_rng a, b;
     cml_rng_seed(&a, 42);
@@ -169,6 +189,7 @@ Suite *make_rng_suite(void) {
     TCase *tc = tcase_create("Correctness");
     tcase_add_test(tc, reference_values_seed_0);
     tcase_add_test(tc, same_seed_same_stream_other_seed_other_stream);
+    tcase_add_test(tc, skip_lands_where_the_draws_would);
     tcase_add_test(tc, unit_is_top_24_bits_times_2_pow_minus_24);
     tcase_add_test(tc, uniform_range_and_fill_match_single_draws);
     tcase_add_test(tc, below_regression_values_seed_1);
