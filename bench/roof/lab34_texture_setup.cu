@@ -1,6 +1,8 @@
 /* lab34_texture_setup.cu — what lab 3.4d's texture costs beyond its kernel, on the course's GPU
  * (issue 13: "timing the allocation is a flaw of the exercise"; lab 3.5's pipeline pays the
- * same cost and varies 7.7-9.3x from run to run). NOT YET RUN: written without a GPU.
+ * same cost and varies 7.7-9.3x from run to run). Run three times on the H200 in session 11
+ * (bench/h200-2026-12-02-session11/g45, us): global 79.2-80.0, array_call 168-190, array_copy
+ * 105-106, array_kept 65-66, pitch2d 68-70.
  *
  * One resample, 2048^2 -> 4096^2, clamp, unnormalized coordinates (3.4d's timed size), each
  * contender the median of REPS samples on the host clock around its call(s) and a device
