@@ -54,6 +54,10 @@
 static const cml_sample_spec kCheckSample = {0, CHECK_SAMPLE_BORDER, 0, CHECK_SAMPLE_BORDER,
                                              CHECK_SAMPLE_RANDOM};
 
+/* The judge's one cuBLAS handle, for matmul and sgemm (3.3d's section): made by a timed
+ * judge's setup(), before its gate. */
+static cublasHandle_t judge_cublas(cublasStatus_t *status);
+
 /* ---------------------------------------------------------------------------------------------
  * 3.3a  matmul_tiled: C (M, N) = A (M, K) B (K, N)
  */
@@ -66,64 +70,6 @@ typedef struct matmul_ctx {
      * unlike the host inputs, which are setup()'s scratch): sgemm's check of cuBLAS's result. */
     const cml_check_set *check;
 } matmul_ctx;
-
-/* cuBLAS is linked into the judge alone (Makefile: JUDGE_LDLIBS_3.3-tiling): the lab binary
- * holds the student's code, and a student's process must give no figure of the roof. These weak
- * references resolve to cuBLAS in the judge and to NULL in the lab binary (as cml_judge_build
- * does, common/cml_lab.c), so both link from the same harness object. */
-extern "C" {
-cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t *handle) __attribute__((weak));
-cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) __attribute__((weak));
-cublasStatus_t CUBLASWINAPI cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
-    __attribute__((weak));
-cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
-                                           cublasOperation_t transb, int m, int n, int k,
-                                           const float *alpha, const float *A, int lda,
-                                           const float *B, int ldb, const float *beta, float *C,
-                                           int ldc) __attribute__((weak));
-}
-
-#define CUBLAS_WARMUPS 3 /* untimed runs first: cuBLAS loads its kernels, picks one */
-#define CUBLAS_REPS 25   /* timed runs; the median counts (the student's default reps) */
-
-/* Row-major C (M, N) = A (M, K) B (K, N) through column-major cuBLAS: the same memory read
- * column-major is C^T (N, M) = B^T (N, K) A^T (K, M), so cuBLAS computes C^T = B^T A^T with its
- * first operand B (leading dimension N) and its second A (leading dimension K). */
-static cublasStatus_t cublas_sgemm_row_major(cublasHandle_t h, const matmul_ctx *c, float *d_C) {
-    const float one = 1.0f, zero = 0.0f;
-    return cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, c->N, c->M, c->K, &one, c->d_B, c->N, c->d_A,
-                          c->K, &zero, d_C, c->N);
-}
-
-/* The judge's one cuBLAS handle, for 3.3d's roof (sgemm_extra_metrics) and the checks of timed
- * matmul and sgemm launches on fresh inputs (matmul_launch_check). A timed judge makes it in
- * setup(), before its gate: loading cuBLAS and making the handle (0.1-0.3 s of host work) need
- * not hold the GPU alone. Strict FP32: CUBLAS_DEFAULT_MATH, no TF32 tensor cores (cuBLAS
- * documentation, cublasSetMathMode). NULL where cuBLAS is not linked (the lab binary) or did not
- * start (*status says why); it lives until the process ends. */
-static cublasHandle_t judge_cublas(cublasStatus_t *status) {
-    static cublasHandle_t handle;
-    static cublasStatus_t made = CUBLAS_STATUS_NOT_INITIALIZED;
-    static int tried;
-    if (!tried && cublasCreate_v2 != NULL && cublasSgemm_v2 != NULL && cublasSetMathMode != NULL &&
-        cublasDestroy_v2 != NULL) {
-        tried = 1;
-        made = cublasCreate_v2(&handle);
-        if (made == CUBLAS_STATUS_SUCCESS) {
-            made = cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
-            if (made != CUBLAS_STATUS_SUCCESS) {
-                cublasDestroy_v2(handle);
-            }
-        }
-        if (made != CUBLAS_STATUS_SUCCESS) {
-            handle = NULL;
-        }
-    }
-    if (status) {
-        *status = made;
-    }
-    return handle;
-}
 
 static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t seed) {
     const size_t M = (size_t)size[0], N = (size_t)size[1], K = (size_t)size[2];
@@ -146,9 +92,7 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
     }
 
     cml_output(p, &c->d_C, M, N);
-    if (cml_run_timed() && !cml_runs_student_code()) {
-        (void)judge_cublas(NULL); /* before the gate (judge_cublas) */
-    }
+    (void)judge_cublas(NULL); /* in a timed judge: made now, before the gate */
     p->gamma = cml_gamma_f32((double)K);
     p->bytes = 4.0 * ((double)M * K + (double)K * N + (double)M * N);
     p->flops = 2.0 * (double)M * (double)N * (double)K;
@@ -163,18 +107,6 @@ static void matmul_launch_student(void *ctx) {
 static void matmul_launch_baseline(void *ctx) {
     const matmul_ctx *c = (const matmul_ctx *)ctx;
     matmul_naive(c->d_A, c->d_B, c->d_C, c->M, c->N, c->K);
-}
-
-/* launch_check of matmul_tiled and sgemm: the baseline's output by cuBLAS's SGEMM in the judge
- * (0.3 ms at 4096^3 against matmul_naive's 23 ms, a check in each of the timing's samples), by
- * matmul_naive where cuBLAS is missing or fails. cuBLAS sums in another order: the fresh check
- * holds both results to gamma_K * sum|a||b| each, which bounds any order's error. */
-static void matmul_launch_check(void *ctx) {
-    const matmul_ctx *c = (const matmul_ctx *)ctx;
-    cublasHandle_t h = judge_cublas(NULL);
-    if (h == NULL || cublas_sgemm_row_major(h, c, c->d_C) != CUBLAS_STATUS_SUCCESS) {
-        matmul_launch_baseline(ctx);
-    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -279,6 +211,77 @@ static void conv2d_launch_baseline(void *ctx) {
 static void sgemm_launch_student(void *ctx) {
     const matmul_ctx *c = (const matmul_ctx *)ctx;
     sgemm(c->d_A, c->d_B, c->d_C, c->M, c->N, c->K);
+}
+
+/* cuBLAS is linked into the judge alone (Makefile: JUDGE_LDLIBS_3.3-tiling): the lab binary
+ * holds the student's code, and a student's process must give no figure of the roof. These weak
+ * references resolve to cuBLAS in the judge and to NULL in the lab binary (as cml_judge_build
+ * does, common/cml_lab.c), so both link from the same harness object. */
+extern "C" {
+cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t *handle) __attribute__((weak));
+cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) __attribute__((weak));
+cublasStatus_t CUBLASWINAPI cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
+    __attribute__((weak));
+cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                           cublasOperation_t transb, int m, int n, int k,
+                                           const float *alpha, const float *A, int lda,
+                                           const float *B, int ldb, const float *beta, float *C,
+                                           int ldc) __attribute__((weak));
+}
+
+#define CUBLAS_WARMUPS 3 /* untimed runs first: cuBLAS loads its kernels, picks one */
+#define CUBLAS_REPS 25   /* timed runs; the median counts (the student's default reps) */
+
+/* Row-major C (M, N) = A (M, K) B (K, N) through column-major cuBLAS: the same memory read
+ * column-major is C^T (N, M) = B^T (N, K) A^T (K, M), so cuBLAS computes C^T = B^T A^T with its
+ * first operand B (leading dimension N) and its second A (leading dimension K). */
+static cublasStatus_t cublas_sgemm_row_major(cublasHandle_t h, const matmul_ctx *c, float *d_C) {
+    const float one = 1.0f, zero = 0.0f;
+    return cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, c->N, c->M, c->K, &one, c->d_B, c->N, c->d_A,
+                          c->K, &zero, d_C, c->N);
+}
+
+/* The judge's one cuBLAS handle, for 3.3d's roof (sgemm_extra_metrics) and the checks of timed
+ * matmul and sgemm launches on fresh inputs (matmul_launch_check). A timed judge makes it in
+ * setup(), before its gate: loading cuBLAS and making the handle (0.1-0.3 s of host work) need
+ * not hold the GPU alone. Strict FP32: CUBLAS_DEFAULT_MATH, no TF32 tensor cores (cuBLAS
+ * documentation, cublasSetMathMode). NULL outside a timed judge (the lab binary does not link
+ * cuBLAS; an untimed judge never needs it) or where it did not start (*status says why); it
+ * lives until the process ends. */
+static cublasHandle_t judge_cublas(cublasStatus_t *status) {
+    static cublasHandle_t handle;
+    static cublasStatus_t made = CUBLAS_STATUS_NOT_INITIALIZED;
+    static int tried;
+    if (!tried && cml_run_timed() && !cml_runs_student_code() && cublasCreate_v2 != NULL &&
+        cublasSgemm_v2 != NULL && cublasSetMathMode != NULL && cublasDestroy_v2 != NULL) {
+        tried = 1;
+        made = cublasCreate_v2(&handle);
+        if (made == CUBLAS_STATUS_SUCCESS) {
+            made = cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+            if (made != CUBLAS_STATUS_SUCCESS) {
+                cublasDestroy_v2(handle);
+            }
+        }
+        if (made != CUBLAS_STATUS_SUCCESS) {
+            handle = NULL;
+        }
+    }
+    if (status) {
+        *status = made;
+    }
+    return handle;
+}
+
+/* launch_check of matmul_tiled and sgemm: the baseline's output by cuBLAS's SGEMM in the judge
+ * (0.3 ms at 4096^3 against matmul_naive's 23 ms, a check in each of the timing's samples), by
+ * matmul_naive where cuBLAS is missing or fails. cuBLAS sums in another order: the fresh check
+ * holds both results to gamma_K * sum|a||b| each, which bounds any order's error. */
+static void matmul_launch_check(void *ctx) {
+    const matmul_ctx *c = (const matmul_ctx *)ctx;
+    cublasHandle_t h = judge_cublas(NULL);
+    if (h == NULL || cublas_sgemm_row_major(h, c, c->d_C) != CUBLAS_STATUS_SUCCESS) {
+        matmul_launch_baseline(ctx);
+    }
 }
 
 /* cuBLAS's result against the case's references (its check set: every position of a small C,
