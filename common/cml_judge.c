@@ -18,8 +18,9 @@
  *     poisoned (so a launch that skips work leaves poison), the L2 flushed. After each
  *     student repetition PROBES random positions of the outputs must hold no poison (work
  *     still running when the student's process said DONE shows there), one launch is
- *     compared with the baseline on the same fresh inputs (cml_fresh.h), and one repetition
- *     drawn in secret is compared in full with the reference;
+ *     compared with the baseline (or the exercise's launch_check) on the same fresh inputs
+ *     (cml_fresh.h), and one repetition drawn in secret is compared in full with the
+ *     reference;
  *   - writes the run document.
  * A launch in another process pays what the exchange and the switch between the two
  * processes' GPU contexts add (about 0.15 ms on an H200, bench/h200-2026-12-01-judge/). The same

@@ -108,7 +108,7 @@ typedef struct cml_problem {
     /* The inputs setup() drew with cml_input_uniform (at most CML_MAX_FRESH; more are kept
      * as ordinary inputs). A judged timing points each slot at inputs of its own for every
      * launch, drawn on the device (cml_fresh.h), and checks a launch of each sample against
-     * the baseline on the same inputs (cml_judge.c). */
+     * the baseline (or the exercise's launch_check) on the same inputs (cml_judge.c). */
     cml_fresh_input fresh[CML_MAX_FRESH];
     int n_fresh;
     /* Exercise-owned state passed to launch_student / launch_baseline / teardown

@@ -3,9 +3,10 @@
  * This process holds the student's code, so nothing it does is believed: it only makes the
  * launches the judge asks for. It maps the judge's buffers (cml_devmem.h), runs the
  * exercise's setup() on them (the same code and seed as the judge's, so the context's
- * pointers and sizes agree; the reference it would compute is cut to one position, since it
- * never compares anything; its uniform inputs are read back from the judge's buffers, not
- * drawn again: cml_input_uniform), answers READY, then serves RUN (one launch of the student's
+ * pointers and sizes agree; a sampled reference is cut to one position, since it never
+ * compares anything, but a full one is still computed (docs/design-notes.md, note 35; its
+ * uniform inputs are read back from the judge's buffers, not drawn again: cml_input_uniform),
+ * answers READY, then serves RUN (one launch of the student's
  * launcher, checked: cudaGetLastError, cudaDeviceSynchronize; a timed RUN asks for several
  * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS and reading
  * the i-th set of inputs it gave with INPUTS (cml_input_uniform's slots); or one launch

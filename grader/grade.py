@@ -797,7 +797,7 @@ class Grading:
                 msg = (
                     "the output was wrong in the timed run at "
                     f"{diagnose.size_text(spec.size)}, in a launch on fresh inputs (compared "
-                    "with the course's baseline on the same inputs): "
+                    "with the course's own result on the same inputs): "
                     + diagnose.case_message(run, self.lab.run_timeout_s)
                 )
             elif run.doc is not None and run.doc["status"] == "wrong":
