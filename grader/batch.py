@@ -102,7 +102,17 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import archives, class_figures, course, cpus, gradescope, manifest, report, tools
+from grader import (
+    archives,
+    class_figures,
+    course,
+    cpus,
+    gpu_lock,
+    gradescope,
+    manifest,
+    report,
+    tools,
+)
 from grader import build as builder
 from grader import grade as grading
 from grader.errors import GraderError
@@ -334,7 +344,7 @@ class Batch:
         self.subs = subs
         self.roster = sorted(roster if roster is not None else {s.id for s in subs})
         self.out = out
-        self.options = dataclasses.replace(options, gpu_lock=GpuLock())
+        self.options = dataclasses.replace(options, gpu_lock=gpu_lock.for_process(GpuLock()))
         self.force = force
         self.jobs = jobs
         self.err = err

@@ -11,13 +11,22 @@ timed one. Writers are preferred: once a timed run waits, no new untimed run sta
 the performance runs of a large class are not starved by the correctness runs of the
 others. (Python's standard library has no readers–writer lock; this is the textbook one
 on a ``threading.Condition``.)
+
+``FileGpuLock`` extends it to other processes through a lock file (``GRADER_GPU_LOCK``): two
+batches, or a batch and a grade, or pytest's workers grading fixtures, on one GPU
+(``for_process``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import threading
 from collections.abc import Iterator
+from pathlib import Path
+
+LOCK_ENV = "GRADER_GPU_LOCK"  # a lock file every grader process on this GPU names
 
 
 class GpuLock:
@@ -35,7 +44,11 @@ class GpuLock:
                 self._cond.wait()
             self._readers += 1
         try:
-            yield
+            self._hold_shared()
+            try:
+                yield
+            finally:
+                self._drop_shared()
         finally:
             with self._cond:
                 self._readers -= 1
@@ -58,6 +71,7 @@ class GpuLock:
         back afterwards (after any timed run then waiting). So a judge's set-up (inputs,
         references: host work and copies) overlaps other gradings' untimed runs, and only
         its timing excludes them (the judge's ``--gate``, grader/harness.py)."""
+        self._drop_shared()
         with self._cond:
             self._readers -= 1
         try:
@@ -68,6 +82,7 @@ class GpuLock:
                 while self._writer or self._writers_waiting:
                     self._cond.wait()
                 self._readers += 1
+            self._hold_shared()
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -75,8 +90,98 @@ class GpuLock:
         with self._cond:
             self._wait_alone()
         try:
-            yield
+            self._hold_alone()
+            try:
+                yield
+            finally:
+                self._drop_alone()
         finally:
             with self._cond:
                 self._writer = False
                 self._cond.notify_all()
+
+    # Other processes' share of the GPU: none here (FileGpuLock). Called outside ``_cond``:
+    # _hold_shared once this thread counts among the readers, _drop_shared before it stops
+    # counting; _hold_alone once it is the writer, _drop_alone before it stops being one.
+    def _hold_shared(self) -> None:
+        pass
+
+    def _drop_shared(self) -> None:
+        pass
+
+    def _hold_alone(self) -> None:
+        pass
+
+    def _drop_alone(self) -> None:
+        pass
+
+
+class FileGpuLock(GpuLock):
+    """A ``GpuLock`` that other processes naming the same lock file obey too (``flock(2)``,
+    Linux). Inside the process the threads order themselves as in ``GpuLock``; the process
+    holds the file shared while any of its threads holds the GPU shared, and alone while one
+    holds it alone, so a timed run in one process waits for the untimed runs of all, and
+    excludes them. Writers go first across processes too: a writer passes a turnstile file
+    (``PATH.turn``) before it asks for the lock file alone and lets it go once it holds it, and
+    a process asking for its first shared hold passes the same turnstile, so it queues behind
+    a writer waiting there. A process that already holds the file shared lets more of its
+    threads share without asking (they cannot wait on its own writer). ``path``: the lock
+    file, made if missing (mode 0600)."""
+
+    def __init__(self, path: Path | str):
+        super().__init__()
+        self.path = Path(path)
+        self._turn = self.path.with_name(self.path.name + ".turn")
+        self._files = threading.Lock()  # guards the two below
+        self._shares = 0  # this process's threads that hold the file shared
+        self._shared_fd: int | None = None
+        self._alone_fd: int | None = None
+
+    def _open(self, path: Path) -> int:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+    def _pass_turnstile(self) -> None:
+        fd = self._open(self._turn)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        finally:
+            os.close(fd)  # closing lets it go
+
+    def _hold_shared(self) -> None:
+        with self._files:
+            if self._shares == 0:
+                self._pass_turnstile()
+                fd = self._open(self.path)
+                fcntl.flock(fd, fcntl.LOCK_SH)
+                self._shared_fd = fd
+            self._shares += 1
+
+    def _drop_shared(self) -> None:
+        with self._files:
+            self._shares -= 1
+            if self._shares == 0 and self._shared_fd is not None:
+                os.close(self._shared_fd)
+                self._shared_fd = None
+
+    def _hold_alone(self) -> None:
+        turn = self._open(self._turn)
+        try:
+            fcntl.flock(turn, fcntl.LOCK_EX)  # no new shared hold from now on
+            fd = self._open(self.path)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._alone_fd = fd
+        finally:
+            os.close(turn)
+
+    def _drop_alone(self) -> None:
+        if self._alone_fd is not None:
+            os.close(self._alone_fd)
+            self._alone_fd = None
+
+
+def for_process(default: GpuLock | None = None) -> GpuLock | None:
+    """The lock for a grading process's runs: a ``FileGpuLock`` on the file that
+    ``GRADER_GPU_LOCK`` names, when it names one (several grader processes on one GPU), else
+    ``default``."""
+    path = os.environ.get(LOCK_ENV, "").strip()
+    return FileGpuLock(path) if path else default

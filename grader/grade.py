@@ -49,6 +49,7 @@ from grader import (
     cgroup,
     course,
     diagnose,
+    gpu_lock,
     harness,
     lint,
     manifest,
@@ -198,9 +199,12 @@ class Grading:
         self.box: sandbox.Sandbox | None = None
         # A single grade with one process pair per exercise runs its exercises side by side
         # (_pipeline) under a lock of its own, as a batch's gradings share the batch's: its
-        # untimed runs share the GPU, each measuring part has it alone.
+        # untimed runs share the GPU, each measuring part has it alone. With GRADER_GPU_LOCK
+        # that lock binds the other grader processes on the GPU too (gpu_lock.for_process).
         self.pipelined = options.one_process and options.gpu_lock is None
-        self.gpu_lock = options.gpu_lock or (GpuLock() if self.pipelined else None)
+        self.gpu_lock = options.gpu_lock or gpu_lock.for_process(
+            GpuLock() if self.pipelined else None
+        )
         self._books = threading.Lock()  # guards the two below (threads of the pipeline)
         self._gpu_wait = 0.0  # seconds the runs waited for the lock, summed over threads
         self._spans: dict[str, tuple[float, float]] = {}  # phase: (first start, last end)

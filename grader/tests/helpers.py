@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
-
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from grader import cli, fixtures, manifest, tools
+from grader import cli, fixtures, gpu_lock, manifest, tools
 from grader.results import PART_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,28 +92,37 @@ def need(tool: str) -> None:
         pytest.skip(tools.not_found(tool))
 
 
+GPU_TESTS_LOCK = REPO / "build" / ".gpu-tests.lock"
+
+
 def grade_cli(capsys, *argv, timed: bool | None = None) -> tuple[int, str, str]:
     """Runs ``python3 -m grader ARGV`` in this process: (exit status, stdout, stderr).
 
-    ``timed`` (a grading on the GPU): True holds the GPU alone, False shares it with other
-    untimed gradings, across pytest-xdist's worker processes (``gpu_turn``)."""
-    with gpu_turn(timed) if timed is not None else contextlib.nullcontext():
+    ``timed`` not None (a grading on the GPU, True when the test needs its performance
+    measured): the grading takes the GPU through GPU_TESTS_LOCK, the lock file pytest-xdist's
+    workers share (``GRADER_GPU_LOCK``, grader.gpu_lock.FileGpuLock), as a batch's gradings
+    share its lock: its untimed runs beside other workers' gradings, every measuring part
+    alone. On the H200, known-bad fixtures graded in parallel without it slowed one another's
+    baseline 2.5x, and the grader, rightly, scored no performance ("disturbed timing")."""
+    with gpu_lock_file() if timed is not None else contextlib.nullcontext():
         code = cli.main([str(a) for a in argv])
     out = capsys.readouterr()
     return code, out.out, out.err
 
 
 @contextlib.contextmanager
-def gpu_turn(timed: bool):
-    """The GPU test gradings' readers-writer lock across processes (``flock`` on
-    build/.gpu-tests.lock): any number of untimed gradings at once, a timed one alone — as
-    grader.gpu_lock does inside one batch. On the H200, known-bad fixtures graded in
-    parallel slowed one another's baseline 2.5x, and the grader, rightly, scored no
-    performance ("disturbed timing")."""
-    (REPO / "build").mkdir(exist_ok=True)
-    with open(REPO / "build" / ".gpu-tests.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX if timed else fcntl.LOCK_SH)
+def gpu_lock_file():
+    """``GRADER_GPU_LOCK`` set to GPU_TESTS_LOCK while the block runs."""
+    GPU_TESTS_LOCK.parent.mkdir(exist_ok=True)
+    before = os.environ.get(gpu_lock.LOCK_ENV)
+    os.environ[gpu_lock.LOCK_ENV] = str(GPU_TESTS_LOCK)
+    try:
         yield
+    finally:
+        if before is None:
+            os.environ.pop(gpu_lock.LOCK_ENV, None)
+        else:
+            os.environ[gpu_lock.LOCK_ENV] = before
 
 
 def step_statuses(report: dict) -> dict[str, str]:

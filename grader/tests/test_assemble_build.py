@@ -212,20 +212,3 @@ def test_course_builds_are_serialised_by_a_lock_in_build(tmp_path):
     with build._course_build_lock(not_a_folder):  # a tree it cannot write: no lock, no error
         pass
 
-
-def test_gpu_test_gradings_share_the_gpu_unless_timed():
-    import fcntl
-
-    from helpers import REPO, gpu_turn
-
-    lock_path = REPO / "build" / ".gpu-tests.lock"
-    with gpu_turn(False):  # an untimed grading: another untimed one may run beside it
-        with open(lock_path) as other:
-            fcntl.flock(other, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            fcntl.flock(other, fcntl.LOCK_UN)
-            with pytest.raises(BlockingIOError):  # a timed one waits
-                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    with gpu_turn(True):  # a timed grading: nothing beside it
-        with open(lock_path) as other:
-            with pytest.raises(BlockingIOError):
-                fcntl.flock(other, fcntl.LOCK_SH | fcntl.LOCK_NB)

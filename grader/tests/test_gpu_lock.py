@@ -1,16 +1,31 @@
 """grader.gpu_lock: untimed runs share the GPU, a timed run has it alone, and a waiting
-timed run is not starved by a stream of untimed ones."""
+timed run is not starved by a stream of untimed ones — between the threads of a process
+(GpuLock, FileGpuLock) and between processes (FileGpuLock)."""
 
 from __future__ import annotations
 
+import fcntl
+import multiprocessing
 import threading
 import time
 
-from grader.gpu_lock import GpuLock
+import pytest
+
+from grader import gpu_lock
+from grader.gpu_lock import FileGpuLock, GpuLock
 
 
-def test_untimed_runs_share_the_gpu():
-    lock = GpuLock()
+@pytest.fixture(params=["threads", "file"])
+def new_lock(request, tmp_path):
+    """Makes the lock under test: GpuLock, or FileGpuLock on a file of its own (the same
+    rules between threads)."""
+    if request.param == "threads":
+        return GpuLock
+    return lambda: FileGpuLock(tmp_path / "gpu.lock")
+
+
+def test_untimed_runs_share_the_gpu(new_lock):
+    lock = new_lock()
     inside = threading.Barrier(3, timeout=5)  # all three must be inside at once
 
     def untimed():
@@ -26,8 +41,8 @@ def test_untimed_runs_share_the_gpu():
     assert not inside.broken
 
 
-def test_a_timed_run_is_alone_and_not_starved():
-    lock = GpuLock()
+def test_a_timed_run_is_alone_and_not_starved(new_lock):
+    lock = new_lock()
     events: list[str] = []
     log = threading.Lock()
 
@@ -64,11 +79,11 @@ def test_a_timed_run_is_alone_and_not_starved():
     assert events == ["a+", "a-", "T+", "T-", "b+", "b-"], events
 
 
-def test_upgrade_measures_alone_and_sets_up_alongside():
+def test_upgrade_measures_alone_and_sets_up_alongside(new_lock):
     """Two gradings each set a timed run up under ``shared()`` and measure under
     ``upgrade()`` (the judge's gate): the set-ups overlap each other and an untimed run, the
     measuring parts overlap nothing, and both finish (no deadlock between two upgrades)."""
-    lock = GpuLock()
+    lock = new_lock()
     state = {"shared": 0, "alone": 0, "overlap": False, "both_set_up": False}
     guard = threading.Lock()
     set_up = threading.Barrier(2, timeout=5)
@@ -111,3 +126,122 @@ def test_upgrade_measures_alone_and_sets_up_alongside():
         t.join(10)
     assert not any(t.is_alive() for t in threads), "deadlock"
     assert state["both_set_up"] and not state["overlap"]
+
+
+def test_the_lock_file_is_held_shared_then_alone(tmp_path):
+    """What another process sees of a FileGpuLock's holds: flock(2) on the same file."""
+    lock = FileGpuLock(tmp_path / "gpu.lock")
+    with lock.shared():
+        with open(lock.path) as other:
+            fcntl.flock(other, fcntl.LOCK_SH | fcntl.LOCK_NB)  # another untimed run: beside it
+            fcntl.flock(other, fcntl.LOCK_UN)
+            with pytest.raises(BlockingIOError):  # a timed one waits
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with lock.upgrade():  # the judge's gate: alone
+            with open(lock.path) as other:
+                with pytest.raises(BlockingIOError):
+                    fcntl.flock(other, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    with open(lock.path) as other:  # all let go
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _process(path, steps, events, ready):
+    """A grader process: ``steps`` of ("shared" | "alone" | "upgrade", seconds held); each
+    hold's start and end go to ``events`` as (index, what, CLOCK_MONOTONIC seconds)."""
+    lock = FileGpuLock(path)
+    ready.wait()
+    for i, (what, hold) in enumerate(steps):
+        if what == "upgrade":
+            with lock.shared():
+                with lock.upgrade():
+                    events.put((i, "alone+", time.monotonic()))
+                    time.sleep(hold)
+                    events.put((i, "alone-", time.monotonic()))
+            continue
+        with lock.shared() if what == "shared" else lock.exclusive():
+            events.put((i, what + "+", time.monotonic()))
+            time.sleep(hold)
+            events.put((i, what + "-", time.monotonic()))
+
+
+def _run(path, plans):
+    """Runs one process per plan (delay in seconds before it starts, steps), all released at
+    once; returns {(process, step, what): time}."""
+    ctx = multiprocessing.get_context("fork")
+    events, ready = ctx.Queue(), ctx.Event()
+    procs = []
+    for k, (delay, steps) in enumerate(plans):
+        def body(k=k, delay=delay, steps=steps):
+            time.sleep(delay)
+            _process(path, steps, _Tagged(events, k), ready)
+        procs.append(ctx.Process(target=body))
+    for p in procs:
+        p.start()
+    ready.set()
+    for p in procs:
+        p.join(20)
+    assert all(p.exitcode == 0 for p in procs), [p.exitcode for p in procs]
+    got = {}
+    while not events.empty():
+        k, i, what, t = events.get()
+        got[(k, i, what)] = t
+    return got
+
+
+class _Tagged:
+    """A queue whose items name the process that put them."""
+
+    def __init__(self, queue, k):
+        self.queue, self.k = queue, k
+
+    def put(self, item):
+        self.queue.put((self.k, *item))
+
+
+def test_a_timed_run_in_one_process_excludes_untimed_runs_of_others(tmp_path):
+    """Process 0 shares the GPU for 0.6 s; process 1 then asks for it alone; process 2 asks to
+    share after process 1 began to wait: 1 runs after 0 and before 2 (writers first)."""
+    got = _run(
+        tmp_path / "gpu.lock",
+        [(0.0, [("shared", 0.6)]), (0.2, [("alone", 0.3)]), (0.4, [("shared", 0.1)])],
+    )
+    assert got[(1, 0, "alone+")] >= got[(0, 0, "shared-")]
+    assert got[(2, 0, "shared+")] >= got[(1, 0, "alone-")]
+
+
+def test_untimed_runs_of_two_processes_overlap(tmp_path):
+    got = _run(tmp_path / "gpu.lock", [(0.0, [("shared", 0.5)]), (0.1, [("shared", 0.5)])])
+    assert got[(1, 0, "shared+")] < got[(0, 0, "shared-")]
+
+
+def test_an_upgrade_is_alone_across_processes(tmp_path):
+    """Two processes each set up shared and measure alone (the judge's gate), a third keeps
+    sharing in short holds: no hold of another process overlaps a measuring one."""
+    got = _run(
+        tmp_path / "gpu.lock",
+        [
+            (0.0, [("upgrade", 0.2)] * 2),
+            (0.0, [("upgrade", 0.2)] * 2),
+            (0.0, [("shared", 0.02)] * 30),
+        ],
+    )
+    spans = {}
+    for (k, i, what), t in got.items():
+        spans.setdefault((k, i), {})[what[-1]] = t
+        spans[(k, i)]["alone"] = what.startswith("alone")
+    alone = [(k, s["+"], s["-"]) for (k, i), s in spans.items() if s["alone"]]
+    assert len(alone) == 4
+    for k, start, end in alone:
+        for (other, i), s in spans.items():
+            if other != k:
+                assert s["-"] <= start or s["+"] >= end, (k, other, i)
+
+
+def test_for_process_reads_the_environment(tmp_path, monkeypatch):
+    monkeypatch.delenv(gpu_lock.LOCK_ENV, raising=False)
+    default = GpuLock()
+    assert gpu_lock.for_process(default) is default
+    assert gpu_lock.for_process() is None
+    monkeypatch.setenv(gpu_lock.LOCK_ENV, str(tmp_path / "g.lock"))
+    made = gpu_lock.for_process(default)
+    assert isinstance(made, FileGpuLock) and made.path == tmp_path / "g.lock"
