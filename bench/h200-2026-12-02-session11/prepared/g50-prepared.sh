@@ -6,6 +6,7 @@
 # - selfcheck 3.3 and 3.4: solutions full, skeletons 0;
 # - every 3.4 known-bad fixture and 3.3's transpose fixtures their verdicts;
 # - HELLO of transpose_tiled and of 3.4's exercises down (g48: 1.73 s; 3.05, 2.58, 1.02, 0.83 s).
+# The fixtures also run for the first time with the GPU tests' FileGpuLock (design note 36).
 set -uo pipefail
 LIMIT=${LIMIT:-570}
 source bench/device_prelude.sh g50 "$1"
