@@ -121,55 +121,65 @@ class FileGpuLock(GpuLock):
     Linux). Inside the process the threads order themselves as in ``GpuLock``; the process
     holds the file shared while any of its threads holds the GPU shared, and alone while one
     holds it alone, so a timed run in one process waits for the untimed runs of all, and
-    excludes them. Writers go first across processes too: a writer passes a turnstile file
-    (``PATH.turn``) before it asks for the lock file alone and lets it go once it holds it, and
-    a process asking for its first shared hold passes the same turnstile, so it queues behind
-    a writer waiting there. A process that already holds the file shared lets more of its
-    threads share without asking (they cannot wait on its own writer). ``path``: the lock
-    file, made if missing (mode 0600)."""
+    excludes them. Writers go first across processes, mostly: a writer holds a turnstile file
+    (``PATH.turn``) from before it asks for the lock file alone until it holds it, and a
+    process asking for its first shared hold passes the same turnstile, so it queues behind a
+    writer waiting there. A process that already holds the file shared lets more of its
+    threads share without the turnstile (waiting there while holding the file would deadlock
+    with the writer), so a writer elsewhere waits until that process's shared holds end: for
+    the GPU tests, at most about one grading's untimed phase, since each grading soon wants
+    to time too. ``path``: the lock file on a local file system (over NFS Linux emulates
+    ``flock`` with per-process locks, which this does not expect), made if missing (mode
+    0600)."""
 
     def __init__(self, path: Path | str):
         super().__init__()
         self.path = Path(path)
         self._turn = self.path.with_name(self.path.name + ".turn")
         self._files = threading.Lock()  # guards the two below
-        self._shares = 0  # this process's threads that hold the file shared
+        self._shares = 0  # this process's shared holds of the file, over its threads
         self._shared_fd: int | None = None
         self._alone_fd: int | None = None
+        self._mine = threading.local()  # .shares: this thread's holds that were taken
 
     def _open(self, path: Path) -> int:
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
-    def _pass_turnstile(self) -> None:
-        fd = self._open(self._turn)
+    def _locked(self, path: Path, how: int) -> int:
+        """A descriptor of ``path`` holding ``flock(how)``; none is left open if that fails."""
+        fd = self._open(path)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        finally:
-            os.close(fd)  # closing lets it go
+            fcntl.flock(fd, how)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _pass_turnstile(self) -> None:
+        os.close(self._locked(self._turn, fcntl.LOCK_EX))  # closing lets it go
 
     def _hold_shared(self) -> None:
         with self._files:
             if self._shares == 0:
                 self._pass_turnstile()
-                fd = self._open(self.path)
-                fcntl.flock(fd, fcntl.LOCK_SH)
-                self._shared_fd = fd
+                self._shared_fd = self._locked(self.path, fcntl.LOCK_SH)
             self._shares += 1
+            self._mine.shares = getattr(self._mine, "shares", 0) + 1
 
     def _drop_shared(self) -> None:
         with self._files:
+            if not getattr(self._mine, "shares", 0):
+                return  # this thread's hold was never taken (taking it failed): nothing to drop
+            self._mine.shares -= 1
             self._shares -= 1
             if self._shares == 0 and self._shared_fd is not None:
                 os.close(self._shared_fd)
                 self._shared_fd = None
 
     def _hold_alone(self) -> None:
-        turn = self._open(self._turn)
+        turn = self._locked(self._turn, fcntl.LOCK_EX)  # no new shared hold from now on
         try:
-            fcntl.flock(turn, fcntl.LOCK_EX)  # no new shared hold from now on
-            fd = self._open(self.path)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._alone_fd = fd
+            self._alone_fd = self._locked(self.path, fcntl.LOCK_EX)
         finally:
             os.close(turn)
 

@@ -379,7 +379,8 @@ class Grading:
         threads (more than the wall time they cost where several threads waited at once)."""
         t = self.grade.timings
         start = time.monotonic()
-        self._probe()  # alone: nothing else has started
+        with self.gpu_lock.shared():  # nothing else of this grade has started, but another
+            self._probe()  # grader process's timed run may have (GRADER_GPU_LOCK)
         if self.grade.device is None:
             t["gpu_wait"] = 0.0
             return

@@ -245,3 +245,32 @@ def test_for_process_reads_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(gpu_lock.LOCK_ENV, str(tmp_path / "g.lock"))
     made = gpu_lock.for_process(default)
     assert isinstance(made, FileGpuLock) and made.path == tmp_path / "g.lock"
+
+
+def test_a_failed_retake_after_an_upgrade_leaves_the_lock_consistent(tmp_path, monkeypatch):
+    """Taking the file shared again after a measuring part fails (no descriptor left): the
+    error reaches the caller, nothing is dropped twice, the file is let go, and the lock
+    still works (review of design note 36)."""
+    lock = FileGpuLock(tmp_path / "gpu.lock")
+    real = FileGpuLock._locked
+    calls = {"n": 0}
+
+    def flaky(self, path, how):
+        calls["n"] += 1
+        if calls["n"] == 6:  # shared (turnstile, file), alone (turnstile, file), retake: turnstile
+            raise OSError(24, "Too many open files")
+        return real(self, path, how)
+
+    monkeypatch.setattr(FileGpuLock, "_locked", flaky)
+    with pytest.raises(OSError):
+        with lock.shared():
+            with lock.upgrade():
+                pass
+    assert lock._shares == 0 and lock._shared_fd is None and lock._readers == 0
+    with open(lock.path) as other:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # let go
+        fcntl.flock(other, fcntl.LOCK_UN)
+    with lock.shared():  # and held again by the next shared run
+        with open(lock.path) as other:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -842,3 +842,33 @@ def test_several_performance_criteria_share_the_points(fake_root, fake_gpu, caps
     assert row["criteria"][1]["fraction"] == pytest.approx(0.25)
     assert "the performance run gave no l2_over_l1" in out
     assert "ratio 2.5" in out and "125.0 % of the copy bandwidth" in out
+
+
+def test_the_probe_shares_the_gpu_with_other_grader_processes(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """With GRADER_GPU_LOCK, a single grade's device probe (its first CUDA context, and the
+    student's binary listing its exercises) holds the lock file shared: it never overlaps
+    another grader process's timed run (review of design note 36)."""
+    import fcntl
+
+    from grader import gpu_lock
+
+    lock_file = tmp_path / "gpu.lock"
+    monkeypatch.setenv(gpu_lock.LOCK_ENV, str(lock_file))
+    real_probe = grading.Grading._probe
+    seen = []
+
+    def probe(self):
+        with open(lock_file) as other:
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                seen.append("not held")
+            except BlockingIOError:
+                seen.append("held")
+        return real_probe(self)
+
+    monkeypatch.setattr(grading.Grading, "_probe", probe)
+    code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake")
+    assert code == 0, out
+    assert seen == ["held"]
