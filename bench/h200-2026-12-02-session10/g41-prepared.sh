@@ -6,7 +6,9 @@
 # per session. Compare the passes' `points.txt` (one line per alternative: its performance
 # points and figure; every line must be the same in the three passes).
 # The grader runs in pytest here, so no CPUs are kept (grader/cpus.py is for python3 -m
-# grader); the timed gradings take the GPU tests' cross-process lock one at a time.
+# grader). Since session 11 the gradings share the GPU through the GPU tests' lock file
+# (FileGpuLock, design note 36): only their measuring parts queue, so a pass should take well
+# under the 1000 s estimated above; it is also that lock's first run on the GPU.
 set -uo pipefail
 LIMIT=${LIMIT:-585}
 source bench/device_prelude.sh "g41-$2-pass$3" "$1"
