@@ -1,8 +1,9 @@
 /* reference.c — lab 3.3: CPU references in float64 (reference.h). Plain C11. Pristine.
  *
- * Straightforward loops on purpose: a reference must be obviously right, not fast. The one
- * concession to speed is matmul_ref_at taking B transposed, so that the harness can check a
- * 4096^3 product at ~300 000 positions in about a second.
+ * Straightforward loops on purpose: a reference must be obviously right, not fast. The two
+ * concessions to speed are in matmul_ref_at, which takes B transposed (contiguous reads) and
+ * sums in four partial sums, so that the harness can check a 4096^3 product at ~300 000
+ * positions, or a 1000^3 one in full, in a fraction of a second.
  */
 #include "reference.h"
 
@@ -12,15 +13,27 @@ void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t
                    double *mag) {
     const float *a = A + row * K;  // (K): row `row` of A
     const float *b = Bt + col * K; // (K): column `col` of B
-    double sum = 0.0;
-    double sum_abs = 0.0;
-    for (size_t k = 0; k < K; ++k) {
-        const double term = (double)a[k] * (double)b[k]; // exact: 24 + 24 bits < 53
-        sum += term;
-        sum_abs += fabs(term);
+    // Partial sums over k mod 4, added at the end: the same float64 terms in another order
+    // (they differ by about 1e-16 of mag, far below float32's 6e-8), three times as fast, as
+    // four chains of dependent additions overlap where one waits for each addition (2.5e8
+    // terms: 0.075-0.092 s against 0.223-0.257 s in one sum, gcc -O2, one x86-64 core).
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    double sum_abs[4] = {0.0, 0.0, 0.0, 0.0};
+    size_t k = 0;
+    for (; k + 4 <= K; k += 4) {
+        for (size_t j = 0; j < 4; ++j) {
+            const double term = (double)a[k + j] * (double)b[k + j]; // exact: 24 + 24 bits < 53
+            sum[j] += term;
+            sum_abs[j] += fabs(term);
+        }
     }
-    *exact = sum;
-    *mag = sum_abs;
+    for (size_t j = 0; k < K; ++k, ++j) { // the last K mod 4 terms
+        const double term = (double)a[k] * (double)b[k];
+        sum[j] += term;
+        sum_abs[j] += fabs(term);
+    }
+    *exact = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+    *mag = (sum_abs[0] + sum_abs[1]) + (sum_abs[2] + sum_abs[3]);
 }
 
 void transpose_ref(const float *in, size_t rows, size_t cols, float *out) {

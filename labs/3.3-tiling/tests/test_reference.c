@@ -106,6 +106,30 @@ START_TEST(test_matmul_against_direct_loop) {
 }
 END_TEST
 
+/* Random floats, K from 1 to 9 and 1001 (every K mod 4 for the four partial sums): within
+ * 1e-14 of mag of a single float64 sum, which is 6e8 times below float32's unit roundoff. */
+START_TEST(test_matmul_partial_sums_match_one_sum) {
+    static float a[1001], b[1001];
+    cml_rng rng;
+    cml_rng_seed(&rng, 33);
+    cml_rng_fill_uniform_f32(&rng, a, 1001, -1.0f, 1.0f);
+    cml_rng_fill_uniform_f32(&rng, b, 1001, -1.0f, 1.0f);
+    const size_t Ks[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 1001};
+    for (size_t t = 0; t < sizeof Ks / sizeof Ks[0]; ++t) {
+        const size_t K = Ks[t];
+        double one = 0.0, one_abs = 0.0;
+        for (size_t k = 0; k < K; ++k) {
+            one += (double)a[k] * (double)b[k];
+            one_abs += fabs((double)a[k] * (double)b[k]);
+        }
+        double exact, mag;
+        matmul_ref_at(a, b, K, 0, 0, &exact, &mag); // (1, K) times (K, 1)
+        ck_assert_double_le(fabs(exact - one), 1e-14 * one_abs);
+        ck_assert_double_le(fabs(mag - one_abs), 1e-14 * one_abs);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------
  * Transpose
  */
@@ -297,6 +321,7 @@ Suite *make_reference_suite(void) {
     tcase_add_test(tc_matmul, test_matmul_identity);
     tcase_add_test(tc_matmul, test_matmul_dot_and_outer);
     tcase_add_test(tc_matmul, test_matmul_against_direct_loop);
+    tcase_add_test(tc_matmul, test_matmul_partial_sums_match_one_sum);
     suite_add_tcase(s, tc_matmul);
 
     TCase *tc_transpose = tcase_create("Transpose");
