@@ -140,11 +140,9 @@ static int await_ready(judge *j) {
     return GONE;
 }
 
-/* A judged run's record before anything is known: the first launch's check, no sample
- * verified, nothing timed, no phase reached. */
 const char *const cml_judge_phase_names[CML_JUDGE_PHASES] = {
-    "setup", "input_sets", "gate",   "baseline_alone", "hello", "verify",
-    "extra", "timing",     "timing_samples", "timing_checks"};
+    "setup",  "input_sets", "gate",   "baseline_alone", "hello",
+    "verify", "extra",      "timing", "timing_samples", "timing_checks"};
 enum {
     PH_SETUP,
     PH_SETS,
@@ -158,6 +156,8 @@ enum {
     PH_T_CHECKS
 };
 
+/* A judged run's record before anything is known: the first launch's check, no sample
+ * verified, nothing timed, no phase reached. */
 static cml_judged judged_defaults(void) {
     cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1.0};
     for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
@@ -640,9 +640,6 @@ static int choose_batch(const judge *j, const batch_state *b, double student_ms,
     return launches_per_sample(student_ms - overhead_ms, by_memory);
 }
 
-/* Times the contenders; stats[3] = student, baseline, copy (per launch). Returns ANSWERED,
- * a remote failure, or 2 when a timed student repetition was wrong (*check, *judged say
- * which). */
 /* Adds the span begun at *since (ms, 0: none open) to *sum and closes it (judge_time's
  * phase parts). */
 static void end_span(double *sum, double *since) {
@@ -652,6 +649,9 @@ static void end_span(double *sum, double *since) {
     }
 }
 
+/* Times the contenders; stats[3] = student, baseline, copy (per launch). Returns ANSWERED,
+ * a remote failure, or 2 when a timed student repetition was wrong (*check, *judged say
+ * which). */
 static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare_result *check,
                       cml_judged *judged, input_set *sets, int made) {
     static batch_state b;
@@ -1030,7 +1030,6 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *ex,
     j->h_got = NULL;
     return CML_EXIT_OK;
 }
-
 
 /* Ends phase `i` begun at *t0 (cml_judged.phase_ms) and begins the next one. */
 static void phase_end(cml_judged *judged, int i, double *t0) {
