@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -110,19 +111,10 @@ def grade_cli(capsys, *argv, timed: bool | None = None) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-@contextlib.contextmanager
 def gpu_lock_file():
-    """``GRADER_GPU_LOCK`` set to GPU_TESTS_LOCK while the block runs."""
+    """``GRADER_GPU_LOCK`` set to GPU_TESTS_LOCK while the block runs (restored after)."""
     GPU_TESTS_LOCK.parent.mkdir(exist_ok=True)
-    before = os.environ.get(gpu_lock.LOCK_ENV)
-    os.environ[gpu_lock.LOCK_ENV] = str(GPU_TESTS_LOCK)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(gpu_lock.LOCK_ENV, None)
-        else:
-            os.environ[gpu_lock.LOCK_ENV] = before
+    return mock.patch.dict(os.environ, {gpu_lock.LOCK_ENV: str(GPU_TESTS_LOCK)})
 
 
 def step_statuses(report: dict) -> dict[str, str]:
