@@ -98,6 +98,13 @@ int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sam
             s->n = 0;
             return 0;
         }
+    } else if (check_minimal) { /* every position, but nobody compares: position 0 alone */
+        s->n = rows * cols > 0 ? 1 : 0;
+        s->idx = calloc(1, sizeof *s->idx);
+        if (s->idx == NULL) {
+            s->n = 0;
+            return 0;
+        }
     }
     const size_t n_alloc = s->n > 0 ? s->n : 1; /* malloc(0) may return NULL */
     s->ref = malloc(n_alloc * sizeof *s->ref);

@@ -77,8 +77,10 @@ int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sam
  * judge's secret generator) instead of the caller's, so that the process that runs student
  * code cannot know which positions are checked; the caller's generator still advances
  * exactly as before. NULL restores the default.
- * cml_check_set_minimal(1): every sample holds position 0 only (the student's process of a
- * judged run, which compares nothing, skips the reference's cost). 0 restores the default. */
+ * cml_check_set_minimal(1): every check set holds position 0 only, a full one (sample NULL)
+ * too (the student's process of a judged run, which compares nothing, skips the reference's
+ * cost): a setup() fills check->ref over check->n with cml_check_set_pos, never over the
+ * output's size. 0 restores the default. */
 void cml_check_set_secret(cml_rng *secret);
 void cml_check_set_minimal(int on);
 

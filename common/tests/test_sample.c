@@ -392,6 +392,27 @@ START_TEST(check_set_minimal) {
 }
 END_TEST
 
+/* A full check set (no sample) in the student's process: position 0 alone as well. */
+START_TEST(check_set_minimal_full) {
+    cml_check_set full, minimal;
+    ck_assert_int_eq(cml_check_set_init(&full, 60, 90, NULL, 1, NULL), 1);
+    ck_assert_uint_eq(full.n, 60 * 90);
+    ck_assert_ptr_null(full.idx);
+    cml_check_set_minimal(1);
+    ck_assert_int_eq(cml_check_set_init(&minimal, 60, 90, NULL, 0, NULL), 1);
+    cml_check_set empty;
+    ck_assert_int_eq(cml_check_set_init(&empty, 0, 90, NULL, 0, NULL), 1);
+    cml_check_set_minimal(0);
+    ck_assert_uint_eq(minimal.n, 1);
+    ck_assert_uint_eq(cml_check_set_pos(&minimal, 0), 0);
+    ck_assert_ptr_null(minimal.mag);
+    ck_assert_uint_eq(empty.n, 0);
+    cml_check_set_free(&full);
+    cml_check_set_free(&minimal);
+    cml_check_set_free(&empty);
+}
+END_TEST
+
 Suite *make_sample_suite(void) {
     Suite *s = suite_create("sample");
     TCase *tc = tcase_create("Correctness");
@@ -403,6 +424,7 @@ Suite *make_sample_suite(void) {
     tcase_add_test(tc, check_set_sample_positions);
     tcase_add_test(tc, check_set_secret_positions);
     tcase_add_test(tc, check_set_minimal);
+    tcase_add_test(tc, check_set_minimal_full);
     suite_add_tcase(s, tc);
     tc = tcase_create("Edges");
     tcase_add_test(tc, small_output_is_everything);
