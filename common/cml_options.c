@@ -9,6 +9,7 @@
 #define _GNU_SOURCE /* getopt_long */
 #include "cml_options.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,7 +75,8 @@ const char *cml_usage(void) {
            "with --time --gate it prints \"gate\" once its set-up is done and waits for a\n"
            "byte on standard input before it times anything. --case A,B@S (repeatable, in\n"
            "place of --size and --seed) runs several untimed cases with one student's\n"
-           "process, one document per line.\n";
+           "process, one document per line. In a plain run (--json PATH) a case may name\n"
+           "another exercise of the lab: --case EX:A,B@S.\n";
 }
 
 static int fail(char *err, int err_len, const char *fmt, ...) {
@@ -154,7 +156,8 @@ static int parse_size(const char *arg, cml_options *opt, char *err, int err_len)
     return parse_dims(arg, arg + strlen(arg), opt->size, &opt->n_size, "size", err, err_len);
 }
 
-/* --case A,B,C@S: one more case of a multi-case run. */
+/* --case [EX:]A,B,C@S: one more case of a multi-case run; EX names its exercise (letters,
+ * digits, '_'), else it is --exercise's. */
 static int parse_case(const char *arg, cml_options *opt, char *err, int err_len) {
     const char *at = strchr(arg, '@');
     if (!at) {
@@ -164,7 +167,26 @@ static int parse_case(const char *arg, cml_options *opt, char *err, int err_len)
         return fail(err, err_len, "--case: more than %d cases", CML_MAX_CASES);
     }
     const int k = opt->n_cases;
-    if (parse_dims(arg, at, opt->case_size[k], &opt->case_n_size[k], "case", err, err_len) != 0) {
+    const char *colon = memchr(arg, ':', (size_t)(at - arg));
+    const char *dims = arg;
+    opt->case_exercise[k][0] = '\0';
+    if (colon) {
+        const size_t len = (size_t)(colon - arg);
+        size_t ok = 0;
+        while (ok < len && (isalnum((unsigned char)arg[ok]) || arg[ok] == '_')) {
+            ++ok;
+        }
+        if (len == 0 || len >= CML_MAX_NAME || ok != len) {
+            return fail(err, err_len,
+                        "--case: '%s': the exercise before ':' is not a name (letters, digits, "
+                        "'_'; at most %d)",
+                        arg, CML_MAX_NAME - 1);
+        }
+        memcpy(opt->case_exercise[k], arg, len);
+        opt->case_exercise[k][len] = '\0';
+        dims = colon + 1;
+    }
+    if (parse_dims(dims, at, opt->case_size[k], &opt->case_n_size[k], "case", err, err_len) != 0) {
         return -1;
     }
     uint64_t v;
@@ -335,6 +357,14 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
             return fail(err, err_len,
                         "--case is for untimed runs, in place of --size and --seed: the judge's "
                         "(--peer FD) or a plain run's with --json PATH (a document per line)");
+        }
+        for (int k = 0; k < opt->n_cases; ++k) {
+            const char *named = opt->case_exercise[k];
+            if (named[0] && (peer || (k == 0 && strcmp(named, opt->exercise) != 0))) {
+                return fail(err, err_len,
+                            peer ? "--case EX:...: a judged run's cases are all of --exercise's"
+                                 : "--case EX:...: the first case is of --exercise's exercise");
+            }
         }
         memcpy(opt->size, opt->case_size[0], sizeof opt->size);
         opt->n_size = opt->case_n_size[0];

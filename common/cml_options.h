@@ -7,6 +7,9 @@
  *   judge --exercise NAME --case A[,B...]@S [--case ...] --peer FD
  *                            several untimed cases, one after the other, with one student's
  *                            process (cml_judge.c); one document per case, one per line
+ *   lab --exercise NAME --case [EX:]A[,B...]@S [--case ...] --json PATH
+ *                            a plain run of several cases (compute-sanitizer's, one process
+ *                            per tool); a case may name another exercise of the lab (EX:)
  *   lab --serve FD           the student's side of a judged run (cml_worker.c)
  *   judge --serve-null FD    the course's empty-kernel server of a judged timing
  *
@@ -24,6 +27,7 @@ extern "C" {
 
 #define CML_MAX_DIMS 8
 #define CML_MAX_CASES 64 /* --case options of one run */
+#define CML_MAX_NAME 64  /* an exercise's name, its terminating zero included */
 /* The fewest timed repetitions a run accepts (--reps; cml_time_interleaved): its only
  * definition; the grader reads it from here (grader/manifest.py) and --list reports it. */
 #define CML_MIN_REPS 20
@@ -54,6 +58,8 @@ typedef struct cml_options {
     long long case_size[CML_MAX_CASES][CML_MAX_DIMS];
     int case_n_size[CML_MAX_CASES];
     uint64_t case_seed[CML_MAX_CASES];
+    /* --case EX:A,B@S (a plain run's only): the case's exercise; "" = --exercise's */
+    char case_exercise[CML_MAX_CASES][CML_MAX_NAME];
 } cml_options;
 
 /* Parses argv. Returns 0 on success; on a usage error returns -1 and writes a one-line

@@ -497,6 +497,19 @@ START_TEST(wrong_number_of_sizes) {
 }
 END_TEST
 
+START_TEST(case_of_another_exercise_is_checked_first) {
+    /* a plain run over several exercises (one compute-sanitizer process per tool over the
+     * lab's cases): every case's exercise and sizes are checked before any case runs, so the
+     * error comes with or without a GPU */
+    run_lab("--exercise", "copy", "--case", "10@7", "--case", "nosuch:3@8");
+    ck_assert_int_eq(result.code, 2);
+    HAS(result.doc, "\"kind\":\"usage\",\"message\":\"--case nosuch:...: no such exercise\"");
+    run_lab("--exercise", "copy", "--case", "10@7", "--case", "rows:3@8");
+    ck_assert_int_eq(result.code, 2);
+    HAS(result.doc, "\"message\":\"--case 2: exercise rows takes 2 sizes (M,N), got 1\"");
+}
+END_TEST
+
 START_TEST(bad_option_still_writes_to_json_path) {
     /* Parsing stops at --size, before it reaches --json: the document still goes there. */
     run_lab("--exercise", "copy", "--size", "3,x");
@@ -550,6 +563,23 @@ START_TEST(several_cases_one_document_per_line) {
     HAS(result.doc, "\"seed\":7,\"judged\":false,\"status\":\"ok\"");
     HAS(second, "\"size\":[1000],");
     HAS(second, "\"seed\":8,\"judged\":false,\"status\":\"ok\"");
+}
+END_TEST
+
+START_TEST(cases_of_several_exercises) {
+    /* --case EX:...: the lab's cases of one sanitizer tool in one process, each document
+     * naming its own exercise, sizes and dimensions */
+    run_lab("--exercise", "copy", "--case", "10@7", "--case", "rows:5,7@8", "--case", "copy:3@9");
+    ck_assert_int_eq(result.code, 0);
+    const char *second = strstr(result.doc, "}\n{\"schema\":1,");
+    ck_assert_ptr_nonnull(second);
+    const char *third = strstr(second + 2, "}\n{\"schema\":1,");
+    ck_assert_ptr_nonnull(third);
+    HAS(result.doc, "\"exercise\":\"copy\",\"size\":[10],\"dims\":[\"N\"]");
+    HAS(second, "\"exercise\":\"rows\",\"size\":[5,7],\"dims\":[\"M\",\"N\"],\"seed\":8");
+    HAS(second, "\"status\":\"wrong\""); /* rows' fake student leaves rows unwritten */
+    HAS(third, "\"exercise\":\"copy\",\"size\":[3],\"dims\":[\"N\"],\"seed\":9");
+    HAS(third, "\"status\":\"ok\"");
 }
 END_TEST
 
@@ -783,6 +813,7 @@ Suite *make_lab_suite(void) {
     tc = tcase_create("Errors");
     tcase_add_test(tc, unknown_exercise);
     tcase_add_test(tc, wrong_number_of_sizes);
+    tcase_add_test(tc, case_of_another_exercise_is_checked_first);
     tcase_add_test(tc, bad_option_still_writes_to_json_path);
     tcase_add_test(tc, usage_error_to_stdout);
     tcase_add_test(tc, unwritable_json_path);
@@ -793,6 +824,7 @@ Suite *make_lab_suite(void) {
     tcase_add_test(tc, correct_run);
     tcase_add_test(tc, correct_run_to_stdout);
     tcase_add_test(tc, several_cases_one_document_per_line);
+    tcase_add_test(tc, cases_of_several_exercises);
     tcase_add_test(tc, timed_run);
     tcase_add_test(tc, unwritten_rows_are_reported);
     tcase_add_test(tc, wrong_value_is_reported);

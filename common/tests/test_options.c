@@ -133,6 +133,32 @@ START_TEST(several_cases_for_the_judge) {
 }
 END_TEST
 
+START_TEST(cases_naming_their_exercise) {
+    /* a plain run's cases may name another exercise of the lab (--case EX:...) */
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "e:3@1", "--case", "f_2:4,5@2", "--case",
+                           "6@3", "--json", "d.json", NULL),
+                     0);
+    ck_assert_int_eq(opt.n_cases, 3);
+    ck_assert_str_eq(opt.case_exercise[0], "e");
+    ck_assert_str_eq(opt.case_exercise[1], "f_2");
+    ck_assert_int_eq(opt.case_n_size[1], 2);
+    ck_assert_int_eq(opt.case_size[1][1], 5);
+    ck_assert_uint_eq(opt.case_seed[1], 2);
+    ck_assert_str_eq(opt.case_exercise[2], "");
+    /* the first case is the run's context: --exercise's */
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "f:3@1", "--json", "d.json", NULL), -1);
+    ck_assert_str_eq(err, "--case EX:...: the first case is of --exercise's exercise");
+    /* a judged run's cases are one exercise's */
+    ck_assert_int_eq(
+        parse("--exercise", "e", "--case", "3@1", "--case", "f:3@1", "--peer", "4", NULL), -1);
+    ck_assert_str_eq(err, "--case EX:...: a judged run's cases are all of --exercise's");
+    ck_assert_int_eq(parse("--exercise", "e", "--case", ":3@1", "--json", "d.json", NULL), -1);
+    ck_assert_str_eq(err, "--case: ':3@1': the exercise before ':' is not a name (letters, "
+                          "digits, '_'; at most 63)");
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "a-b:3@1", "--json", "d.json", NULL), -1);
+}
+END_TEST
+
 START_TEST(bad_cases) {
     ck_assert_int_eq(parse("--exercise", "e", "--case", "3,4", "--peer", "4", NULL), -1);
     ck_assert_str_eq(err, "--case: '3,4' is not SIZES@SEED (e.g. 33,17,65@12345)");
@@ -312,6 +338,7 @@ Suite *make_options_suite(void) {
     tcase_add_test(tc, bad_judged_run_options);
     tcase_add_test(tc, several_cases_for_the_judge);
     tcase_add_test(tc, bad_cases);
+    tcase_add_test(tc, cases_naming_their_exercise);
     suite_add_tcase(s, tc);
     return s;
 }
