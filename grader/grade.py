@@ -208,6 +208,9 @@ class Grading:
         self._books = threading.Lock()  # guards the two below (threads of the pipeline)
         self._gpu_wait = 0.0  # seconds the runs waited for the lock, summed over threads
         self._spans: dict[str, tuple[float, float]] = {}  # phase: (first start, last end)
+        # (exercise, tool): the summary line of a run of that tool over the lab's sanitizer
+        # cases that was clean (_sanitizer_lab_runs)
+        self._lab_clean: dict[tuple[str, str], str] = {}
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -344,6 +347,7 @@ class Grading:
             for ex in self.lab.exercises:
                 self._correctness(ex)
             t["correctness"] = time.monotonic() - start
+            self._sanitizer_lab_runs()
             for ex in self.lab.exercises:
                 self._sanitizer(ex)
             t["untimed"] = time.monotonic() - start
@@ -635,6 +639,36 @@ class Grading:
             runs = (self._sanitizer_run(tool, ex, name) for name in ex.sanitizer.tools)
             self._sanitizer_part(ex, runs)
 
+    def _sanitizer_lab_runs(self) -> None:
+        """Each sanitizer tool over the sanitizer cases of every exercise that names it, in
+        one process (issue 15; the runtime steps of a batch's grading, ``_runtime``): a lab
+        3.3 grading starts 3 compute-sanitizer processes instead of 11. A tool clean there is
+        clean for each of those exercises (``self._lab_clean``), with the seeds the exercise's
+        own runs would have had; anything else, and a tool that only one exercise names, is
+        left to the exercise's own runs (``_sanitizer_run``), which decide every finding as
+        before."""
+        if not self.options.one_process:
+            return
+        todo = [(ex, self._sanitizer_tool(ex)) for ex in self.lab.exercises]
+        todo = [(ex, tool) for ex, tool in todo if tool is not None]
+        names = list(dict.fromkeys(name for ex, _ in todo for name in ex.sanitizer.tools))
+        for name in names:
+            exercises = [ex for ex, _ in todo if name in ex.sanitizer.tools]
+            cases = [
+                (size, self.seeds.seed(ex.name, f"sanitizer-{name}", size), ex.name)
+                for ex in exercises
+                for size in ex.sanitizer.cases
+            ]
+            if len(exercises) < 2 or len(cases) > harness.MAX_CASES:
+                continue
+            clean, summary = sanitizer.all_clean(
+                todo[0][1], name, self.binary, exercises[0].name, cases,
+                self.lab.sanitizer_timeout_s, self.version, box=self.box,
+            )
+            if clean:
+                for ex in exercises:
+                    self._lab_clean[(ex.name, name)] = summary
+
     def _sanitizer_tool(self, ex: Exercise) -> tools.Tool | None:
         """compute-sanitizer, when the exercise's sanitizer part is to run; else None, the
         part marked skipped or not run with the reason."""
@@ -657,6 +691,12 @@ class Grading:
         """Sanitizer tool ``name`` on the exercise's sanitizer cases; writes no result (the
         pipeline runs an exercise's tools side by side, ``_sanitizer_part`` writes them)."""
         done = _ToolRun()
+        summary = self._lab_clean.get((ex.name, name))
+        if summary is not None:  # clean over the lab's cases (_sanitizer_lab_runs)
+            for size in ex.sanitizer.cases:
+                seed = self.seeds.seed(ex.name, f"sanitizer-{name}", size)
+                done.rows.append(_sanitizer_row(name, size, seed, "clean", [], summary))
+            return done
         if self.options.one_process:
             # every case in one process first; only a run that is not clean goes case by
             # case below, whose reports name the case (the same details either way)

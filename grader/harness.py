@@ -221,11 +221,17 @@ def invoke(
     return CaseRun(argv, outcome, doc, None)
 
 
+MAX_CASES = 64  # --case options of one run (CML_MAX_CASES, common/cml_options.h)
+
+
 def case_list_args(exercise: str, cases) -> list[str]:
-    """``--exercise NAME --case A,B@S ...`` for several cases ((size, seed) each)."""
+    """``--exercise NAME --case A,B@S ...`` for several cases: (size, seed) each, or (size,
+    seed, exercise) for a plain run over several exercises of the lab, whose cases of another
+    exercise than ``exercise`` (the first case's) are ``--case EX:A,B@S``."""
     args = ["--exercise", exercise]
-    for size, seed in cases:
-        args += ["--case", f"{','.join(str(int(d)) for d in size)}@{int(seed)}"]
+    for size, seed, *named in cases:
+        prefix = f"{named[0]}:" if named and named[0] != exercise else ""
+        args += ["--case", f"{prefix}{','.join(str(int(d)) for d in size)}@{int(seed)}"]
     return args
 
 
@@ -242,7 +248,8 @@ def invoke_cases(
 ) -> tuple[runner.Outcome, list[dict | None], list[str]]:
     """A plain run of several cases (``--case ... --json TMP``: a document per line, in
     order; compute-sanitizer's runs, one per tool): the outcome, each case's valid document
-    or None (not written, or not valid for its case), and the argv. Like ``invoke``, nothing
+    or None (not written, or not valid for its case), and the argv. A case is (size, seed),
+    of ``exercise``, or (size, seed, exercise) (``case_list_args``). Like ``invoke``, nothing
     but that file is read."""
     with tempfile.TemporaryDirectory(prefix="grader-run-") as tmp:
         doc_path = Path(tmp) / "run.json"
@@ -254,9 +261,9 @@ def invoke_cases(
         except OSError:
             lines = []
     docs: list[dict | None] = []
-    for (size, seed), line in zip(cases, lines + [""] * len(cases)):
+    for (size, seed, *named), line in zip(cases, lines + [""] * len(cases)):
         doc, _ = _parse_doc(line) if line else (None, None)
-        expect = {"exercise": exercise, "size": size, "seed": seed}
+        expect = {"exercise": named[0] if named else exercise, "size": size, "seed": seed}
         docs.append(doc if doc is not None and validate(doc, version, expect) is None else None)
     return outcome, docs, argv
 

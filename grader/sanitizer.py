@@ -154,11 +154,12 @@ def all_clean(
     version: int,
     box: Sandbox | None = None,
 ) -> tuple[bool, str]:
-    """One run of ``name`` over every case ((size, seed) each) in one process (issue 15):
-    (True, the tool's summary line) when it reported nothing and every case wrote its
-    document without a CUDA error, else (False, ""): the caller then runs the cases one by
-    one (``run``), whose reports name the case. The fast path of a clean submission; it never
-    decides a failure."""
+    """One run of ``name`` over every case in one process (issue 15): (size, seed) each, of
+    ``exercise``, or (size, seed, exercise) for the cases of several exercises of the lab
+    (``exercise`` then the first case's). (True, the tool's summary line) when it reported
+    nothing and every case wrote its document without a CUDA error, else (False, ""): the
+    caller then runs the cases one by one (``run``), whose reports name the case. The fast
+    path of a clean submission; it never decides a failure."""
     out, docs, _ = harness.invoke_cases(
         binary,
         exercise,

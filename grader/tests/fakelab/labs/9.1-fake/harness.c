@@ -294,6 +294,7 @@ int main(int argc, char **argv) {
     static long long cases[64][8];
     static int case_n[64];
     static unsigned long long case_seed[64];
+    static char case_ex[64][64]; /* --case EX:...: the case's exercise; "" = --exercise's */
     int n_cases = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--list")) {
@@ -317,7 +318,14 @@ int main(int argc, char **argv) {
         } else if (i + 1 < argc && !strcmp(argv[i], "--json")) {
             o.json = argv[++i];
         } else if (i + 1 < argc && !strcmp(argv[i], "--case") && n_cases < 64) {
-            char *p = argv[++i]; /* A,B@SEED: cml_options.c's --case */
+            char *p = argv[++i]; /* [EX:]A,B@SEED: cml_options.c's --case */
+            char *colon = strchr(p, ':');
+            case_ex[n_cases][0] = '\0';
+            if (colon && colon - p < 64) {
+                memcpy(case_ex[n_cases], p, (size_t)(colon - p));
+                case_ex[n_cases][colon - p] = '\0';
+                p = colon + 1;
+            }
             case_n[n_cases] = 0;
             while (*p && *p != '@' && case_n[n_cases] < 8) {
                 cases[n_cases][case_n[n_cases]++] = strtoll(p, &p, 10);
@@ -387,7 +395,9 @@ int main(int argc, char **argv) {
         return one_case(o, have_gpu);
     }
     append_out = o.json != NULL;
+    const char *exercise = o.exercise;
     for (int k = 0; k < n_cases; ++k) { /* --case ...: one document per case and line */
+        o.exercise = case_ex[k][0] ? case_ex[k] : exercise;
         memcpy(o.size, cases[k], sizeof o.size);
         o.n_size = case_n[k];
         o.seed = case_seed[k];

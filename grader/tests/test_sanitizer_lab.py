@@ -1,0 +1,81 @@
+"""Each sanitizer tool over the lab's sanitizer cases in one process (a batch's grading,
+grade.Grading._sanitizer_lab_runs, issue 15) on the fake lab (fakelab/README.md), whose
+offset exercise gets a sanitizer section here: one compute-sanitizer process per tool when
+the submission is clean, and the same verdicts as the exercises' own runs whatever it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader import grade as grading
+from grader import report
+from test_one_process import RACE
+from test_pipeline_fake import course_with, variant
+
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
+OFFSET_POINTS = "points = { correctness = 3 }\n"
+OFFSET_SANITIZED = (
+    "points = { correctness = 3, sanitizer = 2 }\n\n[exercise.sanitizer]\n"
+    'tools = ["memcheck", "racecheck"]\ncases = [[100], [7]]\n'
+)
+
+
+def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str):
+    """The JSON report of a batch's kind of grading (``Grading._runtime``, each step over
+    the exercises in turn), with the lab-wide sanitizer runs or without them, and the fake
+    compute-sanitizer's runs: [tool, number of --case], one per run."""
+    log = tmp_path / f"{name}-sanitizer.log"
+    monkeypatch.setenv("FAKE_SANITIZER_LOG", str(log))
+    g = grading.Grading(
+        course / "labs" / "9.1-fake", grading.Options(submission=sub, seed=5, one_process=True)
+    )
+    g.pipelined, g.gpu_lock = False, None  # a batch's steps, without the batch's lock
+    if not lab_runs:
+        monkeypatch.setattr(g, "_sanitizer_lab_runs", lambda: None)
+    rep = report.to_json(g.run())
+    rep.pop("timings_s")
+    for ex in rep["exercises"]:
+        for row in ex["parts"]["performance"]["details"]:
+            row.pop("wall_s")
+    runs = [line.split() for line in log.read_text().splitlines()] if log.exists() else []
+    return rep, runs
+
+
+@pytest.fixture
+def course(fake_root, tmp_path):
+    return course_with(fake_root, tmp_path, OFFSET_POINTS, OFFSET_SANITIZED)
+
+
+def test_one_process_per_tool_when_the_lab_is_clean(course, fake_gpu, tmp_path, monkeypatch):
+    sub = course / "solutions" / "9.1-fake"
+    rep, runs = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    alone, alone_runs = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert rep["total"] == rep["max"]
+    # scale's one sanitizer case and offset's two, each tool in one process
+    assert sorted(runs) == [["memcheck", "3"], ["racecheck", "3"]]
+    # without: a process per exercise and tool
+    assert sorted(alone_runs) == sorted(
+        [["memcheck", "1"], ["racecheck", "1"], ["memcheck", "2"], ["racecheck", "2"]]
+    )
+    assert rep == alone  # every row, seed and summary line the same
+    for ex in rep["exercises"]:
+        details = ex["parts"]["sanitizer"]["details"]
+        assert details and all(d["verdict"] == "clean" for d in details)
+
+
+def test_a_finding_goes_back_to_the_exercises_own_runs(course, fake_gpu, tmp_path, monkeypatch):
+    """scale's race makes racecheck's lab-wide run not clean: each exercise's racecheck then
+    runs as before (scale's case by case, with its hazard report), offset's clean."""
+    sub = variant(course, tmp_path / "race", *RACE)
+    rep, runs = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    alone, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert rep == alone
+    racecheck = [n for tool, n in runs if tool == "racecheck"]
+    # the lab's 3 cases, then scale's 1 over its cases, alone and for its hazard report, and
+    # offset's 2
+    assert sorted(racecheck) == sorted(["3", "1", "0", "0", "2"])
+    assert [n for tool, n in runs if tool == "memcheck"] == ["3"]
+    scale, offset = rep["exercises"]
+    assert scale["parts"]["sanitizer"]["points"] == 1  # memcheck's half
+    assert offset["parts"]["sanitizer"]["points"] == 2
