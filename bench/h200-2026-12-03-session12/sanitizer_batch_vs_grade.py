@@ -1,0 +1,55 @@
+"""The sanitizer verdicts of a batch (each tool over the lab in one process first, design note
+37) against a single grade's (each exercise's own runs), for the solution and the known-bad
+fixtures given, untimed (--no-perf), with one seed. Usage, from the repository root on a GPU
+machine: python3 sanitizer_batch_vs_grade.py LABDIR OUT FIXTURE... (FIXTURE: a known-bad
+fixture's name in grader/tests/known_bad/<lab>/). Prints one line per submission and
+exercise whose sanitizer part differs (status, points, each run's tool, size, seed and
+verdict), then a summary line; exit status 1 when any differs."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from grader import fixtures
+
+REPO = Path.cwd()
+
+
+def sanitizer_parts(report: dict) -> dict:
+    parts = {}
+    for ex in report["exercises"]:
+        san = ex["parts"].get("sanitizer") or {}
+        runs = [(d["tool"], d["size"], d["seed"], d["verdict"]) for d in san.get("details", [])]
+        parts[ex["name"]] = (san.get("status"), san.get("points"), sorted(runs))
+    return parts
+
+
+def main() -> int:
+    lab, out, names = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:]
+    subs = {"solution": REPO / "solutions" / lab.name}
+    for name in names:
+        path = fixtures.known_bad_dir(REPO) / lab.name / f"{name}.toml"
+        subs[name] = fixtures.apply(REPO, path, out / "subs" / name)
+    seed = ["--seed", "7"]
+    for name, sub in subs.items():
+        subprocess.run([sys.executable, "-m", "grader", "grade", str(lab), "--submission",
+                        str(sub), "--no-perf", "--json", str(out / f"{name}.grade.json"),
+                        "--quiet", *seed], check=False)
+    subprocess.run([sys.executable, "-m", "grader", "batch", str(lab), *map(str, subs.values()),
+                    "--no-perf", "--out", str(out / "batch"), *seed], check=False)
+    differ = 0
+    for name, sub in subs.items():
+        single = sanitizer_parts(json.loads((out / f"{name}.grade.json").read_text()))
+        batched = sanitizer_parts(json.loads((out / "batch" / sub.name / "report.json").read_text()))
+        for ex in single:
+            same = single[ex] == batched.get(ex)
+            differ += not same
+            print(f"{name} {ex}: {'same' if same else 'DIFFERS'} {single[ex][:2]}"
+                  + ("" if same else f"\n  grade {single[ex]}\n  batch {batched.get(ex)}"))
+    print(f"{len(subs)} submissions: {differ} sanitizer parts differ")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
