@@ -791,7 +791,8 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
         cml_run.peer_fd = opt->peer_fd;
         return cml_judge_run(opt, ex);
     }
-    /* a plain run's --case EX:...: every case's exercise and sizes, before any case runs */
+    /* a plain run's --case EX:...: every case's exercise and number of sizes, before any case
+     * runs (a size the exercise rejects is found when its case runs) */
     for (int k = 0; k < opt->n_cases; ++k) {
         const cml_exercise *case_ex = plain_case_exercise(opt, k, ex, exercises, n_exercises);
         if (!case_ex) {

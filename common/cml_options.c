@@ -360,7 +360,7 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
         }
         for (int k = 0; k < opt->n_cases; ++k) {
             const char *named = opt->case_exercise[k];
-            if (named[0] && (peer || (k == 0 && strcmp(named, opt->exercise) != 0))) {
+            if (named[0] && strcmp(named, opt->exercise) != 0 && (peer || k == 0)) {
                 return fail(err, err_len,
                             peer ? "--case EX:...: a judged run's cases are all of --exercise's"
                                  : "--case EX:...: the first case is of --exercise's exercise");

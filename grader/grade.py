@@ -646,7 +646,11 @@ class Grading:
         clean for each of those exercises (``self._lab_clean``), with the seeds the exercise's
         own runs would have had; anything else, and a tool that only one exercise names, is
         left to the exercise's own runs (``_sanitizer_run``), which decide every finding as
-        before."""
+        before. An exercise whose sanitizer part is not to run (``--no-sanitizer``, a hung
+        exercise, no compute-sanitizer) is marked so by ``_sanitizer_tool`` here and left
+        out. Not quite the exercise's own run: its cases run after other exercises' in the
+        same process and context (their allocations and settings still there), as an
+        exercise's later cases already run after its first in its own run."""
         if not self.options.one_process:
             return
         todo = [(ex, self._sanitizer_tool(ex)) for ex in self.lab.exercises]
@@ -661,9 +665,13 @@ class Grading:
             ]
             if len(exercises) < 2 or len(cases) > harness.MAX_CASES:
                 continue
+            # the limit of the longest exercise's own run: a hang under the tool is found
+            # there again, so it is not waited for longer here than there
+            longest = max(len(ex.sanitizer.cases) for ex in exercises)
             clean, summary = sanitizer.all_clean(
                 todo[0][1], name, self.binary, exercises[0].name, cases,
                 self.lab.sanitizer_timeout_s, self.version, box=self.box,
+                limit_s=self.lab.sanitizer_timeout_s * longest,
             )
             if clean:
                 for ex in exercises:

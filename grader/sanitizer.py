@@ -153,18 +153,20 @@ def all_clean(
     timeout_s: float,
     version: int,
     box: Sandbox | None = None,
+    limit_s: float | None = None,
 ) -> tuple[bool, str]:
     """One run of ``name`` over every case in one process (issue 15): (size, seed) each, of
     ``exercise``, or (size, seed, exercise) for the cases of several exercises of the lab
     (``exercise`` then the first case's). (True, the tool's summary line) when it reported
     nothing and every case wrote its document without a CUDA error, else (False, ""): the
     caller then runs the cases one by one (``run``), whose reports name the case. The fast
-    path of a clean submission; it never decides a failure."""
+    path of a clean submission; it never decides a failure. ``limit_s``: the run's time
+    limit (default ``timeout_s`` per case)."""
     out, docs, _ = harness.invoke_cases(
         binary,
         exercise,
         cases,
-        timeout_s * len(cases),
+        timeout_s * len(cases) if limit_s is None else limit_s,
         version,
         prefix=_prefix(tool, name),
         env=tool.env(),

@@ -41,7 +41,8 @@ def main() -> int:
     differ = 0
     for name, sub in subs.items():
         single = sanitizer_parts(json.loads((out / f"{name}.grade.json").read_text()))
-        batched = sanitizer_parts(json.loads((out / "batch" / sub.name / "report.json").read_text()))
+        batch_report = out / "batch" / sub.name / "report.json"
+        batched = sanitizer_parts(json.loads(batch_report.read_text()))
         for ex in single:
             same = single[ex] == batched.get(ex)
             differ += not same

@@ -152,6 +152,7 @@ START_TEST(cases_naming_their_exercise) {
     ck_assert_int_eq(
         parse("--exercise", "e", "--case", "3@1", "--case", "f:3@1", "--peer", "4", NULL), -1);
     ck_assert_str_eq(err, "--case EX:...: a judged run's cases are all of --exercise's");
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "e:3@1", "--peer", "4", NULL), 0);
     ck_assert_int_eq(parse("--exercise", "e", "--case", ":3@1", "--json", "d.json", NULL), -1);
     ck_assert_str_eq(err, "--case: ':3@1': the exercise before ':' is not a name (letters, "
                           "digits, '_'; at most 63)");

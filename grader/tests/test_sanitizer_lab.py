@@ -5,9 +5,12 @@ the submission is clean, and the same verdicts as the exercises' own runs whatev
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from grader import grade as grading
+from grader import harness
 from grader import report
 from test_one_process import RACE
 from test_pipeline_fake import course_with, variant
@@ -21,14 +24,15 @@ OFFSET_SANITIZED = (
 )
 
 
-def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str):
+def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str, **options):
     """The JSON report of a batch's kind of grading (``Grading._runtime``, each step over
     the exercises in turn), with the lab-wide sanitizer runs or without them, and the fake
     compute-sanitizer's runs: [tool, number of --case], one per run."""
     log = tmp_path / f"{name}-sanitizer.log"
     monkeypatch.setenv("FAKE_SANITIZER_LOG", str(log))
     g = grading.Grading(
-        course / "labs" / "9.1-fake", grading.Options(submission=sub, seed=5, one_process=True)
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub, seed=5, one_process=True, **options),
     )
     g.pipelined, g.gpu_lock = False, None  # a batch's steps, without the batch's lock
     if not lab_runs:
@@ -79,3 +83,19 @@ def test_a_finding_goes_back_to_the_exercises_own_runs(course, fake_gpu, tmp_pat
     scale, offset = rep["exercises"]
     assert scale["parts"]["sanitizer"]["points"] == 1  # memcheck's half
     assert offset["parts"]["sanitizer"]["points"] == 2
+
+
+def test_no_sanitizer_run_with_no_sanitizer(course, fake_gpu, tmp_path, monkeypatch):
+    """--no-sanitizer: the parts are skipped as before, and no tool runs over the lab."""
+    sub = course / "solutions" / "9.1-fake"
+    rep, runs = _graded(course, sub, tmp_path, monkeypatch, True, "none", sanitizer=False)
+    alone, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart", sanitizer=False)
+    assert runs == [] and rep == alone
+    assert all(ex["parts"]["sanitizer"]["status"] == "skipped" for ex in rep["exercises"])
+
+
+def test_the_grader_knows_the_harness_case_limit():
+    header = (harness.__file__.rsplit("/grader/", 1)[0]) + "/common/cml_options.h"
+    with open(header) as f:
+        limit = re.search(r"#define CML_MAX_CASES (\d+)", f.read())
+    assert limit and int(limit.group(1)) == harness.MAX_CASES

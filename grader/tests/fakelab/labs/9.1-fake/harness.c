@@ -320,8 +320,9 @@ int main(int argc, char **argv) {
         } else if (i + 1 < argc && !strcmp(argv[i], "--case") && n_cases < 64) {
             char *p = argv[++i]; /* [EX:]A,B@SEED: cml_options.c's --case */
             char *colon = strchr(p, ':');
+            char *at = strchr(p, '@');
             case_ex[n_cases][0] = '\0';
-            if (colon && colon - p < 64) {
+            if (colon && (!at || colon < at) && colon - p < 64) {
                 memcpy(case_ex[n_cases], p, (size_t)(colon - p));
                 case_ex[n_cases][colon - p] = '\0';
                 p = colon + 1;
