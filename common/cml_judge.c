@@ -977,11 +977,17 @@ static int setup_case(judge *j, const long long *size, uint64_t seed) {
  * hangs. The previous case's buffers are freed only once the student's process answered the
  * next HELLO (it has unmapped them by then). A failure of the student's process ends the run
  * with that case's document; the grader runs the cases after it again in fresh processes
- * (grader/harness.py, run_judged_cases). */
-static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *ex, int pool_fd) {
+ * (grader/harness.py, run_judged_cases). A case may be of another exercise of the lab
+ * (--case EX:...: a batch's correctness runs over the lab, run_judged_lab_cases). */
+static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *const *case_ex,
+                       int pool_fd) {
     static cml_problem prev;
-    int have_prev = 0;
+    const cml_exercise *prev_ex = NULL; /* the exercise of prev, while it is held */
     for (int k = 0; k < opt->n_cases; ++k) {
+        const cml_exercise *ex = case_ex[k]; /* a case may be of another exercise (EX:) */
+        j->ex = ex;
+        cml_run.ex = ex;
+        cml_run.exercise_name = ex->name;
         cml_run.n_size = opt->case_n_size[k];
         memcpy(cml_run.size, opt->case_size[k], sizeof cml_run.size);
         cml_run.seed = opt->case_seed[k];
@@ -996,9 +1002,9 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *ex,
             return code;
         }
         int rc = hello(j, pool_fd);
-        if (have_prev) {
-            cml_problem_release(ex, &prev);
-            have_prev = 0;
+        if (prev_ex) {
+            cml_problem_release(prev_ex, &prev);
+            prev_ex = NULL;
         }
         cml_compare_result check;
         if (rc == ANSWERED) {
@@ -1020,11 +1026,11 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *ex,
         }
         fflush(stdout);
         prev = j->p;
-        have_prev = 1;
+        prev_ex = ex;
     }
     quit(j);
-    if (have_prev) {
-        cml_problem_release(ex, &prev);
+    if (prev_ex) {
+        cml_problem_release(prev_ex, &prev);
     }
     free(j->h_got);
     j->h_got = NULL;
@@ -1038,7 +1044,8 @@ static void phase_end(cml_judged *judged, int i, double *t0) {
     *t0 = now;
 }
 
-int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
+int cml_judge_run(const cml_options *opt, const cml_exercise *ex,
+                  const cml_exercise *const *case_ex) {
     cml_judged judged = judged_defaults();
     double t0 = cml_now_ms();
     judge j;
@@ -1062,7 +1069,7 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex) {
     CML_CHECK(cml_devmem_pool_create(&j.pool, &pool_fd));
     cml_check_set_secret(&j.secret);
     if (opt->n_cases > 0) {
-        return judge_cases(&j, opt, ex, pool_fd);
+        return judge_cases(&j, opt, case_ex, pool_fd);
     }
     const int set_up = setup_case(&j, opt->size, opt->seed);
     phase_end(&judged, PH_SETUP, &t0);

@@ -748,17 +748,6 @@ const cml_exercise *cml_lab_find_exercise(const char *name, const cml_exercise *
 static int plain_case(const cml_options *opt, const cml_exercise *ex, const long long *size,
                       uint64_t seed);
 
-/* The exercise of a plain run's case k: the one its --case EX:... names (NULL when the lab
- * has none of that name), else --exercise's, ex. */
-static const cml_exercise *plain_case_exercise(const cml_options *opt, int k,
-                                               const cml_exercise *ex,
-                                               const cml_exercise *exercises, int n_exercises) {
-    if (!opt->case_exercise[k][0]) {
-        return ex;
-    }
-    return cml_lab_find_exercise(opt->case_exercise[k], exercises, n_exercises);
-}
-
 static int run_exercise(const cml_options *opt, const cml_exercise *exercises, int n_exercises) {
     char message[512];
     const cml_exercise *ex = cml_run.ex;
@@ -786,26 +775,29 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
         return usage_error("the judge runs a case only with --peer FD (a judged run, the "
                            "grader's); run the lab binary itself for a plain run");
     }
-    if (opt->peer_fd >= 0) {
-        cml_run.role = CML_ROLE_JUDGE;
-        cml_run.peer_fd = opt->peer_fd;
-        return cml_judge_run(opt, ex);
-    }
-    /* a plain run's --case EX:...: every case's exercise and number of sizes, before any case
-     * runs (a size the exercise rejects is found when its case runs) */
+    /* --case EX:...: every case's exercise and number of sizes, before any case runs (a size
+     * the exercise rejects is found when its case runs) */
+    static const cml_exercise *case_ex[CML_MAX_CASES];
     for (int k = 0; k < opt->n_cases; ++k) {
-        const cml_exercise *case_ex = plain_case_exercise(opt, k, ex, exercises, n_exercises);
-        if (!case_ex) {
+        case_ex[k] = opt->case_exercise[k][0]
+                         ? cml_lab_find_exercise(opt->case_exercise[k], exercises, n_exercises)
+                         : ex;
+        if (!case_ex[k]) {
             snprintf(message, sizeof message, "--case %s:...: no such exercise",
                      opt->case_exercise[k]);
             return usage_error(message);
         }
-        if (opt->case_n_size[k] != case_ex->n_dims) {
+        if (opt->case_n_size[k] != case_ex[k]->n_dims) {
             snprintf(message, sizeof message, "--case %d: exercise %s takes %d sizes (%s), got %d",
-                     k + 1, case_ex->name, case_ex->n_dims, case_ex->dim_names,
+                     k + 1, case_ex[k]->name, case_ex[k]->n_dims, case_ex[k]->dim_names,
                      opt->case_n_size[k]);
             return usage_error(message);
         }
+    }
+    if (opt->peer_fd >= 0) {
+        cml_run.role = CML_ROLE_JUDGE;
+        cml_run.peer_fd = opt->peer_fd;
+        return cml_judge_run(opt, ex, case_ex);
     }
     if (cml_device_count() == 0) {
         return cml_lab_no_device();
@@ -817,16 +809,15 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
     }
     /* --case ... --json PATH: the cases one after the other, each document a line of PATH
      * (compute-sanitizer's runs: one process per tool, over one exercise's cases or over the
-     * lab's, grader/sanitizer.py) */
+     * lab's, grader/sanitizer.py); case k is of exercise case_ex[k] */
     cml_run.append_docs = 1;
     for (int k = 0; k < opt->n_cases; ++k) {
-        const cml_exercise *case_ex = plain_case_exercise(opt, k, ex, exercises, n_exercises);
-        cml_run.ex = case_ex;
-        cml_run.exercise_name = case_ex->name;
+        cml_run.ex = case_ex[k];
+        cml_run.exercise_name = case_ex[k]->name;
         cml_run.n_size = opt->case_n_size[k];
         memcpy(cml_run.size, opt->case_size[k], sizeof cml_run.size);
         cml_run.seed = opt->case_seed[k];
-        const int code = plain_case(opt, case_ex, opt->case_size[k], opt->case_seed[k]);
+        const int code = plain_case(opt, case_ex[k], opt->case_size[k], opt->case_seed[k]);
         if (code != CML_EXIT_OK) {
             return code;
         }

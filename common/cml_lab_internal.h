@@ -133,8 +133,9 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
 /* common/cml_null.cu: one launch of an empty kernel on the default stream. */
 void cml_launch_null(void);
 
-/* cml_judge.c */
-int cml_judge_run(const cml_options *opt, const cml_exercise *ex);
+/* cml_judge.c: a judged run of exercise ex; with --case, case k is of exercise case_ex[k]. */
+int cml_judge_run(const cml_options *opt, const cml_exercise *ex,
+                  const cml_exercise *const *case_ex);
 int cml_judge_serve_null(int sock);
 
 /* cml_worker.c */

@@ -360,10 +360,9 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
         }
         for (int k = 0; k < opt->n_cases; ++k) {
             const char *named = opt->case_exercise[k];
-            if (named[0] && strcmp(named, opt->exercise) != 0 && (peer || k == 0)) {
+            if (k == 0 && named[0] && strcmp(named, opt->exercise) != 0) {
                 return fail(err, err_len,
-                            peer ? "--case EX:...: a judged run's cases are all of --exercise's"
-                                 : "--case EX:...: the first case is of --exercise's exercise");
+                            "--case EX:...: the first case is of --exercise's exercise");
             }
         }
         memcpy(opt->size, opt->case_size[0], sizeof opt->size);

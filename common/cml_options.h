@@ -4,12 +4,13 @@
  *   lab --device-info [--json PATH]
  *   lab --exercise NAME --size A[,B[,C...]] [--seed S] [--time] [--reps R] [--json PATH]
  *   judge --exercise NAME --size ... --peer FD [--seed S] [--time] [--reps R] [--json PATH]
- *   judge --exercise NAME --case A[,B...]@S [--case ...] --peer FD
+ *   judge --exercise NAME --case [EX:]A[,B...]@S [--case ...] --peer FD
  *                            several untimed cases, one after the other, with one student's
  *                            process (cml_judge.c); one document per case, one per line
  *   lab --exercise NAME --case [EX:]A[,B...]@S [--case ...] --json PATH
  *                            a plain run of several cases (compute-sanitizer's, one process
- *                            per tool); a case may name another exercise of the lab (EX:)
+ *                            per tool)
+ *   In both, a case may name another exercise of the lab (EX:); the first is --exercise's.
  *   lab --serve FD           the student's side of a judged run (cml_worker.c)
  *   judge --serve-null FD    the course's empty-kernel server of a judged timing
  *
@@ -58,7 +59,7 @@ typedef struct cml_options {
     long long case_size[CML_MAX_CASES][CML_MAX_DIMS];
     int case_n_size[CML_MAX_CASES];
     uint64_t case_seed[CML_MAX_CASES];
-    /* --case EX:A,B@S (a plain run's only): the case's exercise; "" = --exercise's */
+    /* --case EX:A,B@S: the case's exercise; "" = --exercise's */
     char case_exercise[CML_MAX_CASES][CML_MAX_NAME];
 } cml_options;
 

@@ -211,6 +211,8 @@ class Grading:
         # (exercise, tool): the summary line of a run of that tool over the lab's sanitizer
         # cases that was clean (_sanitizer_lab_runs)
         self._lab_clean: dict[tuple[str, str], str] = {}
+        # exercise: its correctness cases' runs, made over the lab's (_correctness_lab_runs)
+        self._lab_runs: dict[str, list[harness.CaseRun]] = {}
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -344,6 +346,7 @@ class Grading:
             if self.grade.device is None:
                 t["gpu_wait"] = self._gpu_wait
                 return
+            self._correctness_lab_runs()
             for ex in self.lab.exercises:
                 self._correctness(ex)
             t["correctness"] = time.monotonic() - start
@@ -568,14 +571,12 @@ class Grading:
         passed = 0
         timeout_s = self.lab.correctness_timeout_s
         cases = [(size, self.seeds.seed(ex.name, "correctness", size)) for size in ex.cases]
-        together = (
-            harness.run_judged_cases(
+        together = self._lab_runs.pop(ex.name, None)  # made over the lab's cases, or:
+        if together is None and self.options.one_process and ex.name not in self.hung:
+            together = harness.run_judged_cases(
                 self.judge.path, self.binary, ex.name, cases, timeout_s, self.version,
                 box=self.box,
             )
-            if self.options.one_process and ex.name not in self.hung
-            else None
-        )
         for i, size in enumerate(ex.cases):
             hidden = ex.is_hidden(i)
             if ex.name in self.hung:
@@ -638,6 +639,30 @@ class Grading:
         if tool is not None:
             runs = (self._sanitizer_run(tool, ex, name) for name in ex.sanitizer.tools)
             self._sanitizer_part(ex, runs)
+
+    def _correctness_lab_runs(self) -> None:
+        """Every exercise's correctness cases with one judge and one student's process
+        (issue 15; the runtime steps of a batch's grading, ``_runtime``): a lab 3.3 grading
+        starts 2 processes for its correctness instead of 8. Each exercise's runs, as its
+        own ``run_judged_cases`` would give them (``harness.run_judged_lab_cases``), wait in
+        ``self._lab_runs`` for ``_correctness``, which makes its part from them as before.
+        Left to the exercises' own runs: one exercise, or more cases than one run takes
+        (``harness.MAX_CASES``). Not quite an exercise's own run: its cases follow other
+        exercises' in the same student's process, with their state still there (as an
+        exercise's later cases already follow its first)."""
+        if not self.options.one_process or len(self.lab.exercises) < 2:
+            return
+        cases = [
+            (ex.name, size, self.seeds.seed(ex.name, "correctness", size))
+            for ex in self.lab.exercises
+            for size in ex.cases
+        ]
+        if len(cases) > harness.MAX_CASES:
+            return
+        self._lab_runs = harness.run_judged_lab_cases(
+            self.judge.path, self.binary, cases, self.lab.correctness_timeout_s, self.version,
+            box=self.box,
+        )
 
     def _sanitizer_lab_runs(self) -> None:
         """Each sanitizer tool over the sanitizer cases of every exercise that names it, in

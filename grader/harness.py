@@ -559,8 +559,9 @@ def _judge_lines(stream, lines: list[bytes], progress: list[float]) -> None:
 
 
 def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> list[CaseRun]:
-    """One judge and one student's process over ``cases`` (run_judged_cases): the results of
-    the cases they finished, and of the one that failed (crash, time limit) if any."""
+    """One judge and one student's process over ``cases`` (run_judged_cases: (size, seed)
+    each, of ``exercise``; run_judged_lab_cases: (size, seed, exercise)): the results of the
+    cases they finished, and of the one that failed (crash, time limit) if any."""
     args = case_list_args(exercise, cases)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     lines: list[bytes] = []
@@ -601,15 +602,16 @@ def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> 
         log.seek(0)
         judge_log = log.read()[-2000:]
     results: list[CaseRun] = []
-    for (size, seed), line in zip(cases, lines):
+    for (size, seed, *named), line in zip(cases, lines):
+        case_exercise = named[0] if named else exercise
         doc, problem = _parse_doc(line.decode("utf-8", "replace"))
         if doc is None:
             raise GraderError(f"the judge ({judge}) wrote an invalid run document ({problem})")
-        _raise_judge_failure(doc, exercise, size, judge_log)
+        _raise_judge_failure(doc, case_exercise, size, judge_log)
         if isinstance(doc.get("error"), dict) and doc["error"].get("kind") == "worker":
             results.append(CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s)))
             return results  # the student's process is gone: the rest runs in fresh ones
-        expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
+        expect = {"exercise": case_exercise, "size": size, "seed": seed, "judged": True}
         problem = validate(doc, version, expect)
         if problem:
             raise GraderError(f"the judge's run document is not valid: {problem}")
@@ -649,6 +651,38 @@ def run_judged_cases(
         results.extend(got)
         if got[-1].doc is None and got[-1].outcome.kind == "timeout":
             break
+    return results
+
+
+def run_judged_lab_cases(
+    judge: Path,
+    binary: Path,
+    cases: list[tuple[str, tuple[int, ...], int]],
+    timeout_s: float,
+    version: int,
+    box: sandbox.Sandbox | None = None,
+) -> dict[str, list[CaseRun]]:
+    """``run_judged_cases`` over the cases of several exercises ((exercise, size, seed) each,
+    an exercise's cases together; a batch's grading, issue 15): one judge and one student's
+    process for all of them (``--case EX:...``), so a lab 3.3 grading starts 2 processes for
+    its correctness instead of 8. Each exercise's CaseRuns, in its cases' order, each as
+    ``run_judged_cases`` would give it: the cases after a crash run again in fresh processes;
+    after a case past its limit, none of that exercise's later cases run (its list ends
+    there), and the next exercise's cases go on in fresh processes."""
+    results: dict[str, list[CaseRun]] = {ex: [] for ex, _, _ in cases}
+    todo = list(cases)
+    while todo:
+        first = todo[0][0]
+        got = _run_cases_once(
+            judge, binary, first, [(size, seed, ex) for ex, size, seed in todo], timeout_s,
+            version, box,
+        )
+        ran, todo = todo[: len(got)], todo[len(got) :]
+        for (ex, _, _), run in zip(ran, got):
+            results[ex].append(run)
+        if got[-1].doc is None and got[-1].outcome.kind == "timeout":
+            hung = ran[-1][0]
+            todo = [case for case in todo if case[0] != hung]
     return results
 
 

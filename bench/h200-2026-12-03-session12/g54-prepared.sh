@@ -3,10 +3,11 @@
 # GPU, and what bounds a batch's untimed phase (issue 15).
 # - process_starts.py: do CUDA processes (and compute-sanitizer runs) started together wait
 #   for each other? (all / one near N: serialized; near 1: not)
-# - the untimed batch of 16 again (g53: 83 s with 16 jobs, 11 compute-sanitizer processes a
-#   grading; now 3), with GPU use (dmon) and CPU use (vmstat) every second;
-# - the sanitizer verdicts of a batch against a single grade's, for the 3.3 solution and the
-#   four 3.3 fixtures that reach the sanitizer: every part must be the same.
+# - the untimed batch of 16 again (g53: 83 s with 16 jobs, 19 CUDA processes a grading
+#   in it; now 5), with GPU use (dmon) and CPU use (vmstat) every second;
+# - the correctness and sanitizer verdicts of a batch (one judged run and one process per tool
+#   over the lab, note 37) against a single grade's, for the 3.3 solution, its four sanitizer
+#   fixtures and five that fail correctness: every part must be the same.
 # Then (a second call): the full batch of 16, as g51 (256 s), for the throughput.
 set -uo pipefail
 LIMIT=${LIMIT:-570}
@@ -25,7 +26,7 @@ s 200 untimed-j16 python3 -m grader batch labs/3.3-tiling /tmp/class16/s* --no-p
 kill $DMON $VMSTAT
 python3 bench/h200-2026-12-02-session11/phases.py $L/untimed-j16 > $L/phases-untimed.txt 2>&1
 cat $L/phases-untimed.txt
-s $(left) sanitizer-vs python3 $S/sanitizer_batch_vs_grade.py labs/3.3-tiling /tmp/g54-sbg halo_unguarded no_end_barrier sgemm_no_stage_barrier hostile_forged_document
-tail -25 $L/sanitizer-vs.log
+s $(left) batch-vs python3 $S/batch_vs_grade.py labs/3.3-tiling /tmp/g54-bvg halo_unguarded no_end_barrier sgemm_no_stage_barrier hostile_forged_document drop_k_tail early_return_matmul launch_2048_threads transpose_index_swapped conv_no_halo
+tail -25 $L/batch-vs.log
 cat $L/summary.txt
 tar czf "$CML_OUT/g54.tgz" -C /tmp g54

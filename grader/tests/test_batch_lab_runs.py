@@ -1,0 +1,148 @@
+"""A batch's grading runs over the lab, not an exercise at a time (grade.Grading,
+``_correctness_lab_runs`` and ``_sanitizer_lab_runs``, issue 15), on the fake lab
+(fakelab/README.md), whose offset exercise gets a sanitizer section here: every exercise's
+correctness cases with one judge and one student's process, each sanitizer tool in one
+process when the submission is clean, and the same report as the exercises' own runs
+whatever the submission does (a crash, a hang, a failed launch, a race)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from grader import grade as grading
+from grader import harness
+from grader import report
+from test_one_process import CRASH_AT_33, HANG_AT_33, LAUNCH_ERROR, RACE
+from test_pipeline_fake import course_with, variant
+
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
+OFFSET_POINTS = "points = { correctness = 3 }\n"
+OFFSET_SANITIZED = (
+    "points = { correctness = 3, sanitizer = 2 }\n\n[exercise.sanitizer]\n"
+    'tools = ["memcheck", "racecheck"]\ncases = [[100], [7]]\n'
+)
+
+
+def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str, **options):
+    """The JSON report of a batch's kind of grading (``Grading._runtime``, each step over
+    the exercises in turn), with the runs over the lab or without them, the fake
+    compute-sanitizer's runs ([tool, number of --case], one per run) and the judge's
+    untimed starts ([exercise, number of --case], one per start)."""
+    log = tmp_path / f"{name}-sanitizer.log"
+    starts = tmp_path / f"{name}-starts.log"
+    monkeypatch.setenv("FAKE_SANITIZER_LOG", str(log))
+    monkeypatch.setenv("FAKE_JUDGE_LOG", str(starts))
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub, seed=5, one_process=True, **options),
+    )
+    g.pipelined, g.gpu_lock = False, None  # a batch's steps, without the batch's lock
+    if not lab_runs:
+        monkeypatch.setattr(g, "_correctness_lab_runs", lambda: None)
+        monkeypatch.setattr(g, "_sanitizer_lab_runs", lambda: None)
+    rep = report.to_json(g.run())
+    rep.pop("timings_s")
+    for ex in rep["exercises"]:
+        for row in ex["parts"]["performance"]["details"]:
+            row.pop("wall_s")
+
+    def lines(path):
+        return [line.split() for line in path.read_text().splitlines()] if path.exists() else []
+
+    judged = [line for line in lines(starts) if line[1] != "0"]  # untimed: --case
+    return rep, lines(log), judged
+
+
+@pytest.fixture
+def course(fake_root, tmp_path):
+    return course_with(fake_root, tmp_path, OFFSET_POINTS, OFFSET_SANITIZED)
+
+
+def test_one_process_per_tool_when_the_lab_is_clean(course, fake_gpu, tmp_path, monkeypatch):
+    sub = course / "solutions" / "9.1-fake"
+    rep, runs, _ = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    alone, alone_runs, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert rep["total"] == rep["max"]
+    # scale's one sanitizer case and offset's two, each tool in one process
+    assert sorted(runs) == [["memcheck", "3"], ["racecheck", "3"]]
+    # without: a process per exercise and tool
+    assert sorted(alone_runs) == sorted(
+        [["memcheck", "1"], ["racecheck", "1"], ["memcheck", "2"], ["racecheck", "2"]]
+    )
+    assert rep == alone  # every row, seed and summary line the same
+    for ex in rep["exercises"]:
+        details = ex["parts"]["sanitizer"]["details"]
+        assert details and all(d["verdict"] == "clean" for d in details)
+
+
+def test_a_finding_goes_back_to_the_exercises_own_runs(course, fake_gpu, tmp_path, monkeypatch):
+    """scale's race makes racecheck's lab-wide run not clean: each exercise's racecheck then
+    runs as before (scale's case by case, with its hazard report), offset's clean."""
+    sub = variant(course, tmp_path / "race", *RACE)
+    rep, runs, _ = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    alone, _, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert rep == alone
+    racecheck = [n for tool, n in runs if tool == "racecheck"]
+    # the lab's 3 cases, then scale's 1 over its cases, alone and for its hazard report, and
+    # offset's 2
+    assert sorted(racecheck) == sorted(["3", "1", "0", "0", "2"])
+    assert [n for tool, n in runs if tool == "memcheck"] == ["3"]
+    scale, offset = rep["exercises"]
+    assert scale["parts"]["sanitizer"]["points"] == 1  # memcheck's half
+    assert offset["parts"]["sanitizer"]["points"] == 2
+
+
+def test_no_sanitizer_run_with_no_sanitizer(course, fake_gpu, tmp_path, monkeypatch):
+    """--no-sanitizer: the parts are skipped as before, and no tool runs over the lab."""
+    sub = course / "solutions" / "9.1-fake"
+    rep, runs, _ = _graded(course, sub, tmp_path, monkeypatch, True, "none", sanitizer=False)
+    alone, _, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart", sanitizer=False)
+    assert runs == [] and rep == alone
+    assert all(ex["parts"]["sanitizer"]["status"] == "skipped" for ex in rep["exercises"])
+
+
+def test_the_grader_knows_the_harness_case_limit():
+    header = (harness.__file__.rsplit("/grader/", 1)[0]) + "/common/cml_options.h"
+    with open(header) as f:
+        limit = re.search(r"#define CML_MAX_CASES (\d+)", f.read())
+    assert limit and int(limit.group(1)) == harness.MAX_CASES
+
+
+def test_one_judge_for_the_lab_when_every_case_passes(course, fake_gpu, tmp_path, monkeypatch):
+    sub = course / "solutions" / "9.1-fake"
+    rep, _, judged = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    alone, _, alone_judged = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert rep == alone and rep["total"] == rep["max"]
+    n = {ex["name"]: len(ex["parts"]["correctness"]["details"]) for ex in rep["exercises"]}
+    assert judged == [["scale", str(n["scale"] + n["offset"])]]
+    assert sorted(alone_judged) == sorted([name, str(k)] for name, k in n.items())
+
+
+@pytest.mark.parametrize(
+    "name, change",
+    [("crash", CRASH_AT_33), ("launch_error", LAUNCH_ERROR), ("race", RACE), ("hang", HANG_AT_33)],
+)
+def test_the_same_report_as_the_exercises_own_runs(
+    course, fake_gpu, tmp_path, monkeypatch, name, change
+):
+    """After scale's crash or failed launch its later cases and offset's run again in fresh
+    processes; after its hang none of its later cases run, offset's do; a race goes back to
+    the exercise's own racecheck runs. Every part, row, message and seed the same."""
+    if name == "hang":  # the cases' limit 2 s (5 by default): a shorter wait, twice
+        toml = course / "labs" / "9.1-fake" / "lab.toml"
+        limit = "run_timeout_s = 5\n"
+        assert toml.read_text().count(limit) == 1
+        toml.write_text(toml.read_text().replace(limit, limit + "case_timeout_s = 2\n"))
+    sub = variant(course, tmp_path / name, *change)
+    rep, _, judged = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    alone, _, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert rep == alone
+    # the lab's run, then (after a crash, a failed launch or a hang) fresh ones
+    assert judged[0][0] == "scale" and (len(judged) == 1) == (name == "race"), judged
+    if name == "hang":  # no more of scale's cases: offset's start the next process
+        assert [start[0] for start in judged] == ["scale", "offset"], judged
+    offset = rep["exercises"][1]["parts"]["correctness"]
+    assert offset["status"] == "passed", offset
