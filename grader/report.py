@@ -367,16 +367,19 @@ def _verdict(grade: Grade) -> str:
         if grade.max == 0:  # every exercise graded is for a later GPU (lab.toml arch_min)
             return f"score {score}: nothing here is graded for {grade.arch} (see the notes above)"
         return f"score {score}: every check ran, full marks"
+    # what to do next, where the checks waited for a GPU
+    gpu = any("no CUDA device" in line for line in grade.not_run)
+    then = "; grade it again on a machine with a CUDA GPU" if gpu else ""
     if grade.exit_code == 3:
         return (
             f"score so far {score}; {pending} points pending on "
-            "checks that did not run (see NOT RUN): this is not a final grade"
+            f"checks that did not run (see NOT RUN): this is not a final grade{then}"
         )
     if pending:
         return (
             f"score so far {score}: {_points(grade.lost_points)} points lost for certain, "
             f"{pending} more pending on checks that did not run (see NOT RUN): this is not a "
-            "final grade"
+            f"final grade{then}"
         )
     return f"score {score}: points lost"
 
