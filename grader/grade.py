@@ -648,8 +648,9 @@ class Grading:
         ``self._lab_runs`` for ``_correctness``, which makes its part from them as before.
         Left to the exercises' own runs: one exercise, or more cases than one run takes
         (``harness.MAX_CASES``). Not quite an exercise's own run: its cases follow other
-        exercises' in the same student's process, with their state still there (as an
-        exercise's later cases already follow its first)."""
+        exercises' in the same student's process, with their state still there and the
+        process's output, memory and CPU-time limits shared with them (as an exercise's
+        later cases already follow its first; design note 37)."""
         if not self.options.one_process or len(self.lab.exercises) < 2:
             return
         cases = [

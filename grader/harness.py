@@ -15,9 +15,9 @@ within 60 s"). The document must belong to the run: its schema version
 ``run_case`` runs the lab binary alone (``lab --exercise ... --json FILE``, everything in
 one process): compute-sanitizer's runs use it, and only the sanitizer's findings count.
 
-Seeds: ``Seeds(None)`` draws a fresh 32-bit seed per run (``secrets``); ``Seeds(S)``
-derives each run's seed from S, the exercise, the purpose and the case, so a graded run
-can be repeated exactly.
+Seeds: ``Seeds(S)`` derives each run's seed from S, the exercise, the purpose and the
+case, so a graded run can be repeated exactly; ``Seeds(None)`` the same from a fresh base
+drawn per grading (``secrets``).
 
 Every run of the lab binary (and of compute-sanitizer around it) goes through the sandbox
 ``box`` (``grader.sandbox``; by default the one ``GRADER_SANDBOX`` selects): the run's
@@ -82,16 +82,18 @@ def run_seed(base: int, exercise: str, purpose: str, size) -> int:
 
 
 class Seeds:
-    """Seeds for the runs of one grading: fresh (``secrets``, 32 bits) without a base seed,
-    else ``run_seed`` of the base seed, the exercise, the purpose and the size."""
+    """Seeds for the runs of one grading: ``run_seed`` of the base seed, the exercise, the
+    purpose and the size. Without a base seed, of a fresh one (``secrets``, 64 bits) drawn
+    for this grading: fresh inputs every grading, and within it one seed per run however
+    often it is asked for (a batch runs the lab's cases before each exercise writes its rows
+    and reproduce commands, which must name the seeds that ran)."""
 
     def __init__(self, base: int | None):
         self.base = base
+        self._fresh = secrets.randbits(64)
 
     def seed(self, exercise: str, purpose: str, size) -> int:
-        if self.base is None:
-            return secrets.randbits(32)
-        return run_seed(self.base, exercise, purpose, size)
+        return run_seed(self._fresh if self.base is None else self.base, exercise, purpose, size)
 
 
 @dataclass

@@ -146,3 +146,29 @@ def test_the_same_report_as_the_exercises_own_runs(
         assert [start[0] for start in judged] == ["scale", "offset"], judged
     offset = rep["exercises"][1]["parts"]["correctness"]
     assert offset["status"] == "passed", offset
+
+
+def test_rows_name_the_seeds_that_ran(course, fake_gpu, tmp_path, monkeypatch):
+    """Without --seed the seeds are fresh per grading, and a batch runs the lab's cases
+    before each exercise writes its rows: every row and reproduce command must still name
+    the seed its case ran with."""
+    ran = {}
+    real = grading.harness.run_judged_lab_cases
+
+    def recording(judge, binary, cases, *args, **kwargs):
+        ran.update({(ex, tuple(size)): seed for ex, size, seed in cases})
+        return real(judge, binary, cases, *args, **kwargs)
+
+    monkeypatch.setattr(grading.harness, "run_judged_lab_cases", recording)
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=course / "solutions" / "9.1-fake", one_process=True),
+    )
+    g.pipelined, g.gpu_lock = False, None  # a batch's steps
+    rep = report.to_json(g.run())
+    rows = [
+        (ex["name"], d) for ex in rep["exercises"] for d in ex["parts"]["correctness"]["details"]
+    ]
+    assert ran and len(rows) == len(ran)
+    for name, row in rows:
+        assert row["seed"] == ran[(name, tuple(row["size"]))], (name, row)
