@@ -75,8 +75,8 @@ const char *cml_usage(void) {
            "with --time --gate it prints \"gate\" once its set-up is done and waits for a\n"
            "byte on standard input before it times anything. --case A,B@S (repeatable, in\n"
            "place of --size and --seed) runs several untimed cases with one student's\n"
-           "process, one document per line. In a plain run (--json PATH) a case may name\n"
-           "another exercise of the lab: --case EX:A,B@S.\n";
+           "process, one document per line. A case may name another exercise of the lab\n"
+           "(--case EX:A,B@S); the first is --exercise's.\n";
 }
 
 static int fail(char *err, int err_len, const char *fmt, ...) {
@@ -358,12 +358,8 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
                         "--case is for untimed runs, in place of --size and --seed: the judge's "
                         "(--peer FD) or a plain run's with --json PATH (a document per line)");
         }
-        for (int k = 0; k < opt->n_cases; ++k) {
-            const char *named = opt->case_exercise[k];
-            if (k == 0 && named[0] && strcmp(named, opt->exercise) != 0) {
-                return fail(err, err_len,
-                            "--case EX:...: the first case is of --exercise's exercise");
-            }
+        if (opt->case_exercise[0][0] && strcmp(opt->case_exercise[0], opt->exercise) != 0) {
+            return fail(err, err_len, "--case EX:...: the first case is of --exercise's exercise");
         }
         memcpy(opt->size, opt->case_size[0], sizeof opt->size);
         opt->n_size = opt->case_n_size[0];
