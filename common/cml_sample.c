@@ -85,20 +85,17 @@ int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sam
         /* Drawn from the caller's generator in every mode, so that what the caller draws
          * afterwards (inputs) is the same in the judge, the student's process and a plain run. */
         s->idx = cml_sample_positions(rows, cols, sample, rng, &s->n);
-        if (s->idx != NULL && (check_minimal || check_secret)) {
+        if (s->idx != NULL && check_secret && !check_minimal) {
             free(s->idx);
-            if (check_minimal) {
-                s->n = rows * cols > 0 ? 1 : 0;
-                s->idx = calloc(1, sizeof *s->idx); /* position 0 */
-            } else {
-                s->idx = cml_sample_positions(rows, cols, sample, check_secret, &s->n);
-            }
+            s->idx = cml_sample_positions(rows, cols, sample, check_secret, &s->n);
         }
         if (s->idx == NULL) {
             s->n = 0;
             return 0;
         }
-    } else if (check_minimal) { /* every position, but nobody compares: position 0 alone */
+    }
+    if (check_minimal) { /* a sample or every position, but nobody compares: position 0 */
+        free(s->idx);
         s->n = rows * cols > 0 ? 1 : 0;
         s->idx = calloc(1, sizeof *s->idx);
         if (s->idx == NULL) {
