@@ -14,6 +14,7 @@ import pytest
 from grader import grade as grading
 from grader import harness
 from grader import report
+from helpers import REPO
 from test_one_process import CRASH_AT_33, HANG_AT_33, LAUNCH_ERROR, RACE
 from test_pipeline_fake import course_with, variant
 
@@ -28,16 +29,18 @@ OFFSET_SANITIZED = (
 
 def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str, **options):
     """The JSON report of a batch's kind of grading (``Grading._runtime``, each step over
-    the exercises in turn), with the runs over the lab or without them, the fake
+    the exercises in turn; seed 5 unless ``options`` say otherwise), with the runs over the
+    lab or without them, the fake
     compute-sanitizer's runs ([tool, number of --case], one per run) and the judge's
     untimed starts ([exercise, number of --case], one per start)."""
     log = tmp_path / f"{name}-sanitizer.log"
     starts = tmp_path / f"{name}-starts.log"
     monkeypatch.setenv("FAKE_SANITIZER_LOG", str(log))
     monkeypatch.setenv("FAKE_JUDGE_LOG", str(starts))
+    options = {"seed": 5, **options}
     g = grading.Grading(
         course / "labs" / "9.1-fake",
-        grading.Options(submission=sub, seed=5, one_process=True, **options),
+        grading.Options(submission=sub, one_process=True, **options),
     )
     g.pipelined, g.gpu_lock = False, None  # a batch's steps, without the batch's lock
     if not lab_runs:
@@ -105,9 +108,8 @@ def test_no_sanitizer_run_with_no_sanitizer(course, fake_gpu, tmp_path, monkeypa
 
 
 def test_the_grader_knows_the_harness_case_limit():
-    header = (harness.__file__.rsplit("/grader/", 1)[0]) + "/common/cml_options.h"
-    with open(header) as f:
-        limit = re.search(r"#define CML_MAX_CASES (\d+)", f.read())
+    header = (REPO / "common" / "cml_options.h").read_text()
+    limit = re.search(r"#define CML_MAX_CASES (\d+)", header)
     assert limit and int(limit.group(1)) == harness.MAX_CASES
 
 
@@ -160,12 +162,8 @@ def test_rows_name_the_seeds_that_ran(course, fake_gpu, tmp_path, monkeypatch):
         return real(judge, binary, cases, *args, **kwargs)
 
     monkeypatch.setattr(grading.harness, "run_judged_lab_cases", recording)
-    g = grading.Grading(
-        course / "labs" / "9.1-fake",
-        grading.Options(submission=course / "solutions" / "9.1-fake", one_process=True),
-    )
-    g.pipelined, g.gpu_lock = False, None  # a batch's steps
-    rep = report.to_json(g.run())
+    sub = course / "solutions" / "9.1-fake"
+    rep, _, _ = _graded(course, sub, tmp_path, monkeypatch, True, "fresh", seed=None)
     rows = [
         (ex["name"], d) for ex in rep["exercises"] for d in ex["parts"]["correctness"]["details"]
     ]
