@@ -8,7 +8,7 @@ compute-sanitizer's start) is serialized across processes by the driver, N proce
 together take about N times one process's start; if not, about one start.
 
 Usage: python3 bench/throughput/process_starts.py BINARY [N ...] (from the repository root,
-after `make all`; BINARY e.g. build/3.3-tiling/solution). For each command below and each N
+after `make all`; BINARY e.g. build/3.3-tiling/solution/lab). For each command below and each N
 (default 1 2 4 8 16), N copies start together; prints the wall time until all exit and the
 mean of each copy's own wall time, in seconds, best of 3 rounds. Commands:
   device-info   BINARY --device-info (creates a CUDA context, queries the device, exits)
@@ -22,16 +22,23 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 
-def together(argv: list[str], n: int) -> tuple[float, float]:
-    """(wall until all n copies of argv exit, mean of each copy's wall), in seconds; exits
-    with the copies' output when one fails."""
+def together(argv: list[str], n: int, folder: str) -> tuple[float, float]:
+    """(wall until all n copies of argv exit, mean of each copy's wall), in seconds; "{json}"
+    in argv becomes a document path of each copy's own in ``folder`` (a run writes its
+    document beside its path, then renames it: not /dev/null); exits with the copies' output
+    when one fails."""
     start = time.monotonic()
     procs = [
-        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        for _ in range(n)
+        subprocess.Popen(
+            [a.replace("{json}", os.path.join(folder, f"{i}.json")) for a in argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        for i in range(n)
     ]
     own = []
     for p in procs:
@@ -47,8 +54,8 @@ def main() -> None:
         sys.exit(__doc__)
     binary = sys.argv[1]
     counts = [int(a) for a in sys.argv[2:]] or [1, 2, 4, 8, 16]
-    case = [binary, "--exercise", "matmul_tiled", "--size", "33,17,65", "--json", os.devnull]
-    commands = {"device-info": [binary, "--device-info", "--json", os.devnull], "case": case}
+    case = [binary, "--exercise", "matmul_tiled", "--size", "33,17,65", "--json", "{json}"]
+    commands = {"device-info": [binary, "--device-info", "--json", "{json}"], "case": case}
     sanitizer = shutil.which("compute-sanitizer")
     if sanitizer:
         commands["memcheck"] = [sanitizer, "--tool", "memcheck", "--error-exitcode", "99", *case]
@@ -56,7 +63,8 @@ def main() -> None:
     for name, argv in commands.items():
         one = None
         for n in counts:
-            wall, each = min(together(argv, n) for _ in range(3))
+            with tempfile.TemporaryDirectory() as folder:
+                wall, each = min(together(argv, n, folder) for _ in range(3))
             one = one or wall
             print(f"{name:<12} {n:>3} {wall:>8.3f} {each:>9.3f} {wall / one:>9.2f}")
 
