@@ -23,10 +23,14 @@ import contextlib
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 LOCK_ENV = "GRADER_GPU_LOCK"  # a lock file every grader process on this GPU names
+# A file to which each lock appends its state at every change (bench/throughput/lock_trace.py
+# reads it: how long the GPU was held alone, shared, drained for a waiting timed run, idle)
+TRACE_ENV = "GRADER_GPU_LOCK_TRACE"
 
 
 class GpuLock:
@@ -35,6 +39,17 @@ class GpuLock:
         self._readers = 0  # untimed runs in progress
         self._writer = False  # a timed run in progress
         self._writers_waiting = 0
+        trace = os.environ.get(TRACE_ENV, "").strip()
+        self._trace = open(trace, "a", buffering=1) if trace else None
+
+    def _note(self) -> None:
+        """With ``_cond`` held: appends "SECONDS READERS WRITERS_WAITING WRITER" (a monotonic
+        clock, then the state just reached) to the trace file, when ``TRACE_ENV`` names one."""
+        if self._trace:
+            self._trace.write(
+                f"{time.monotonic():.6f} {self._readers} {self._writers_waiting} "
+                f"{int(self._writer)}\n"
+            )
 
     @contextlib.contextmanager
     def shared(self) -> Iterator[None]:
@@ -43,6 +58,7 @@ class GpuLock:
             while self._writer or self._writers_waiting:
                 self._cond.wait()
             self._readers += 1
+            self._note()
         try:
             self._hold_shared()
             try:
@@ -52,17 +68,20 @@ class GpuLock:
         finally:
             with self._cond:
                 self._readers -= 1
+                self._note()
                 if self._readers == 0:
                     self._cond.notify_all()
 
     def _wait_alone(self) -> None:
         """With ``_cond`` held: waits until no run holds the GPU, then holds it alone."""
         self._writers_waiting += 1
+        self._note()
         self._cond.notify_all()
         while self._writer or self._readers:
             self._cond.wait()
         self._writers_waiting -= 1
         self._writer = True
+        self._note()
 
     @contextlib.contextmanager
     def upgrade(self) -> Iterator[None]:
@@ -74,6 +93,7 @@ class GpuLock:
         self._drop_shared()
         with self._cond:
             self._readers -= 1
+            self._note()
         try:
             with self.exclusive():
                 yield
@@ -82,6 +102,7 @@ class GpuLock:
                 while self._writer or self._writers_waiting:
                     self._cond.wait()
                 self._readers += 1
+                self._note()
             self._hold_shared()
 
     @contextlib.contextmanager
@@ -98,6 +119,7 @@ class GpuLock:
         finally:
             with self._cond:
                 self._writer = False
+                self._note()
                 self._cond.notify_all()
 
     # Other processes' share of the GPU: none here (FileGpuLock). Called outside ``_cond``:

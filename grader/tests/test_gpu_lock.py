@@ -274,3 +274,40 @@ def test_a_failed_retake_after_an_upgrade_leaves_the_lock_consistent(tmp_path, m
         with open(lock.path) as other:
             with pytest.raises(BlockingIOError):
                 fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypatch):
+    """GRADER_GPU_LOCK_TRACE: a line per change of state; a set-up (shared), its upgrade to a
+    hold alone while another untimed run drains, then the shared hold again."""
+    import importlib.util
+
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
+    lock = GpuLock()
+    other_in, other_out = threading.Event(), threading.Event()
+
+    def other():
+        with lock.shared():
+            other_in.set()
+            other_out.wait(5)
+
+    t = threading.Thread(target=other)
+    t.start()
+    other_in.wait(5)
+    with lock.shared():
+        threading.Timer(0.2, other_out.set).start()  # the other run drains for 0.2 s
+        with lock.upgrade():
+            time.sleep(0.1)
+    t.join()
+    rows = [tuple(int(x) for x in line.split()[1:]) for line in trace.read_text().splitlines()]
+    # (readers, writers waiting, writer): other in, we in, we upgrade (drop, wait), other
+    # out, we alone, we done, back to shared, out
+    assert rows == [(1, 0, 0), (2, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1),
+                    (0, 0, 0), (1, 0, 0), (0, 0, 0)]
+    spec = importlib.util.spec_from_file_location(
+        "lock_trace", gpu_lock.Path(__file__).parents[2] / "bench/throughput/lock_trace.py")
+    lock_trace = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lock_trace)
+    spent, holds, span = lock_trace.states(trace.read_text().splitlines())
+    assert holds == 1
+    assert 0.15 < spent["drain"] < 1.0 and 0.08 < spent["alone"] < 1.0
