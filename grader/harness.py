@@ -618,6 +618,10 @@ def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> 
         if problem:
             raise GraderError(f"the judge's run document is not valid: {problem}")
         results.append(CaseRun(argv, outcome, doc, None))
+        if doc["status"] == "no_device":
+            # the judge found no device (gone since the grading's probe) and ran no case:
+            # that is every case's answer, as each case's own run_judged would give it
+            return results + [results[-1]] * (len(cases) - len(results))
         if doc["status"] == "error":
             return results  # a failed launch ended the student's process (cml_lab_fail)
     if len(results) < len(cases):

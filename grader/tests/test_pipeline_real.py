@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from grader import manifest
+from grader import harness, manifest
 from helpers import REPO, grade_cli, no_device_reason, real_labs, step_statuses, submission
 
 LABS = real_labs()
@@ -120,3 +120,25 @@ def test_make_grade_without_a_gpu_is_not_a_completed_grading(tmp_path):
     assert out.returncode == 2, out.stdout[-2000:] + out.stderr[-2000:]
     assert "make grade: exit 3" in out.stdout
     assert "lost for certain" in out.stdout
+
+
+def test_judged_cases_without_a_device_answer_no_device_for_each_case():
+    """The judge of a lab finds no device and writes one document for a run of several cases
+    (one exercise's, or the lab's): each case's result is no_device, as its own run's would be
+    (the grading then says the checks did not run), not a grader error."""
+    _cpu_only()
+    lab = REPO / "build" / "3.3-tiling"
+    judge, binary = lab / "judge", lab / "solution" / "lab"
+    if not (judge.is_file() and binary.is_file()):
+        pytest.skip("build/3.3-tiling is not built (make all)")
+    version = harness.schema_version(REPO)
+    runs = harness.run_judged_cases(
+        judge, binary, "matmul_tiled", [((7, 7, 7), 1), ((9, 9, 9), 2)], 30, version
+    )
+    assert [run.doc["status"] for run in runs] == ["no_device", "no_device"]
+    by_ex = harness.run_judged_lab_cases(
+        judge, binary, [("matmul_tiled", (7, 7, 7), 1), ("transpose_tiled", (9, 9), 2)], 30,
+        version,
+    )
+    assert {ex: [run.doc["status"] for run in runs] for ex, runs in by_ex.items()} == {
+        "matmul_tiled": ["no_device"], "transpose_tiled": ["no_device"]}
