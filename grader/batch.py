@@ -133,14 +133,43 @@ class Submission:
     kind: str  # "dir", "zip" or "tar"
 
 
-def collect(paths: list[str]) -> list[Submission]:
+def _class_folder_error(text: str, path: Path, required: tuple[str, ...]) -> str | None:
+    """Why the folder ``path`` (named ``text``) looks like a class's folder rather than one
+    submission: it holds none of the ``required`` student files (nor does a single folder
+    wrapping them), but two or more of its folders do. None when it does not look like one."""
+    if not required or archives.find_student_files(path, required) != path or any(
+        (path / n).is_file() for n in required
+    ):
+        return None
+    holders = sorted(
+        e.name
+        for e in path.iterdir()
+        if e.is_dir()
+        and not e.is_symlink()
+        and all((archives.find_student_files(e, required) / n).is_file() for n in required)
+    )
+    if len(holders) < 2:
+        return None
+    shown = ", ".join(holders[:3]) + (", ..." if len(holders) > 3 else "")
+    return (
+        f"submission {text} holds no {required[0]}, but {len(holders)} of its folders do "
+        f"({shown}): it looks like the class's folder; name each submission, e.g. "
+        f"{text.rstrip('/')}/*"
+    )
+
+
+def collect(paths: list[str], required: tuple[str, ...] = ()) -> list[Submission]:
     """The submissions named on the command line; GraderError (exit 2) for a path that is
-    neither a folder nor an archive, or two with the same id."""
+    neither a folder nor an archive, two with the same id, or (with ``required``, the lab's
+    student files) a folder that holds other submissions rather than one."""
     subs: dict[str, Submission] = {}
     for text in paths:
         path = Path(text)
         if path.is_dir():
             kind = "dir"
+            problem = _class_folder_error(text, path, required)
+            if problem:
+                raise GraderError(problem)
         elif path.is_file() and archives.archive_kind(path):
             kind = archives.archive_kind(path)
         elif path.exists():
@@ -531,8 +560,7 @@ def batch(
 ):
     """Grades every submission in ``paths``; returns the exit status (module docstring).
     ``roster``: the ids the gradebook lists (default: those of ``paths``)."""
-    if not lab_dir.is_dir():
-        raise GraderError(f"lab folder {lab_dir} does not exist")
-    subs = collect(paths)
+    lab_dir = course.lab_folder(lab_dir)
+    subs = collect(paths, manifest.load(lab_dir).required_files)
     jobs = jobs or default_jobs()
     return Batch(lab_dir, subs, out, options, force, jobs, err or sys.stderr, roster).run()

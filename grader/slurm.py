@@ -222,8 +222,8 @@ def submit(
     root = course.find_root(lab_dir.absolute().parent)
     if root is None:
         raise GraderError(f"cannot find the course root above {lab_dir}")
-    manifest.load(lab_dir)
-    subs = batch.collect(paths)
+    lab = manifest.load(lab_dir)
+    subs = batch.collect(paths, lab.required_files)
     out = out.absolute()
     todo = [s for s in subs if o.force or not batch._is_done(out / s.id)]
     if not todo:

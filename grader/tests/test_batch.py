@@ -19,6 +19,7 @@ import pytest
 from grader import batch as batching
 from grader import files
 from grader import cli
+from grader.errors import GraderError
 from helpers import FAKE_BIN, grade_cli, submission
 
 pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
@@ -401,10 +402,13 @@ def test_a_grader_error_is_a_row_retried_next_time(fake_root, subs, tmp_path, mo
         (["nope"], "does not exist"),
         (["SUB", "SUB"], "two submissions have the id 'solution'"),
         (["--jobs", "0"], "usage:"),
+        (["CLASS"], "of its folders do (compile, edge, skeleton, ...): it looks like the "
+                    "class's folder; name each submission, e.g. "),
     ],
 )
 def test_usage_errors_are_2(fake_root, subs, capsys, tmp_path, args, message):
-    args = [subs["solution"] if a == "SUB" else a for a in args]
+    where = {"SUB": subs["solution"], "CLASS": str(Path(subs["solution"]).parent)}
+    args = [where.get(a, a) for a in args]
     if args[0] == "--jobs":
         args = [subs["solution"], *args]
     code, _, err = grade_cli(capsys, "batch", fake_root / LAB, *args, "--out", tmp_path / "o")
@@ -465,3 +469,22 @@ def test_a_disturbed_timed_run_is_graded_again_alone(
     assert all("4.00x slower" in w for w in why), why
     assert f"{again[0]}: graded again, alone: scale: " in err
     assert "strayed again" not in err
+
+
+def test_only_a_folder_of_several_submissions_is_taken_for_the_class(tmp_path):
+    """A folder holding the student files, or one folder wrapping them, or one student's
+    drafts beside them, is one submission; a folder whose own folders hold them is not."""
+    names = ("kernels.cu",)
+    (tmp_path / "wrapped" / "Export").mkdir(parents=True)
+    (tmp_path / "wrapped" / "Export" / "kernels.cu").write_text("x")
+    (tmp_path / "drafts" / "old").mkdir(parents=True)
+    (tmp_path / "drafts" / "kernels.cu").write_text("x")
+    (tmp_path / "drafts" / "old" / "kernels.cu").write_text("x")
+    for name in ("a", "b"):
+        (tmp_path / "class" / name).mkdir(parents=True)
+        (tmp_path / "class" / name / "kernels.cu").write_text("x")
+    got = batching.collect([str(tmp_path / "wrapped"), str(tmp_path / "drafts")], names)
+    assert [s.id for s in got] == ["wrapped", "drafts"]
+    with pytest.raises(GraderError, match=r"2 of its folders do \(a, b\).*e\.g\. .*class/\*"):
+        batching.collect([str(tmp_path / "class")], names)
+    assert [s.id for s in batching.collect([str(tmp_path / "class")])] == ["class"]  # no lab
