@@ -177,6 +177,7 @@ def _parser() -> argparse.ArgumentParser:
         "--out", metavar="PATH", help="where to write it (default build/dist/gradescope-<lab>.zip)"
     )
     z.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)
+    p.commands = sub.choices  # name → its parser: run() reports its usage errors
     return p
 
 
@@ -190,9 +191,7 @@ def _root(args) -> Path:
 
 
 def _grade(args) -> int:
-    labdir = Path(args.labdir)
-    if not labdir.is_dir():
-        raise GraderError(f"lab folder {args.labdir} does not exist")
+    labdir = course.lab_folder(args.labdir)
     options = grading.Options(
         submission=Path(args.submission) if args.submission else None,
         seed=args.seed,
@@ -228,9 +227,7 @@ def _batch(args) -> int:
 
 
 def _slurm(args) -> int:
-    lab_dir, out = Path(args.labdir), Path(args.out)
-    if not lab_dir.is_dir():
-        raise GraderError(f"lab folder {args.labdir} does not exist")
+    lab_dir, out = course.lab_folder(args.labdir), Path(args.out)
     if args.stage:
         return slurm.stage(lab_dir, out, args.stage, args.arch, sys.stderr)
     if not args.submissions:
@@ -250,7 +247,10 @@ def _slurm(args) -> int:
 
 
 def run(argv: list[str] | None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # with the command's own usage, not the top level's (argparse's default)
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "grade":
         return _grade(args)
     if args.command == "batch":

@@ -52,6 +52,28 @@ def select_labs(root: Path, wanted: list[str] | None) -> list[Path]:
     return chosen
 
 
+def lab_folder(text: str | Path) -> Path:
+    """The lab folder named on the command line (``labs/3.3-tiling``); GraderError (exit
+    status 2) when it is not a folder, naming the labs it may have meant: those of the
+    course it would sit in, else of the course around the working directory."""
+    path = Path(text)
+    if path.is_dir():
+        return path
+    root = find_root(path.absolute().parent)
+    if root is None:
+        try:
+            root = default_root()
+        except GraderError:
+            root = None
+    labs = find_labs(root) if root else []
+    # "labs/3.3" or a misspelt "labs/3.3-tilling": the labs of the same number first
+    same_id = [p for p in labs if p.name.split("-", 1)[0] == path.name.split("-", 1)[0]]
+    names = ", ".join(display_path(p) for p in (same_id or labs)) or "none found"
+    raise GraderError(
+        f"lab folder {text} does not exist ({'did you mean' if same_id else 'the labs'}: {names})"
+    )
+
+
 def find_root(start: Path) -> Path | None:
     """The course root at or above ``start``: the folder with a Makefile and
     common/cml_json.h."""

@@ -496,6 +496,19 @@ def test_select_labs(tmp_path):
         course.select_labs(tmp_path, ["4.2"])
 
 
+def test_a_missing_lab_folder_names_the_labs_it_may_mean(tmp_path):
+    make_lab(tmp_path, BASE)
+    (tmp_path / "Makefile").write_text("")
+    (tmp_path / "common").mkdir(exist_ok=True)
+    (tmp_path / "common" / "cml_json.h").write_text("")
+    assert course.lab_folder(tmp_path / "labs" / "9.1-fake") == tmp_path / "labs" / "9.1-fake"
+    for wrong in ("9.1", "9.1-fak"):
+        with pytest.raises(GraderError, match=r"labs/9\.1 ?\S* does not exist \(did you mean: "):
+            course.lab_folder(tmp_path / "labs" / wrong)
+    with pytest.raises(GraderError, match=r"does not exist \(the labs: .*labs/9\.1-fake\)"):
+        course.lab_folder(tmp_path / "labs" / "4.2")
+
+
 @pytest.mark.parametrize(
     "lab_toml", sorted(REPO.glob("labs/*/lab.toml")), ids=lambda p: p.parent.name
 )

@@ -707,6 +707,21 @@ def test_usage_errors_are_2(capsys, args):
     assert "usage:" in err
 
 
+@pytest.mark.parametrize(
+    "args, command, unknown",
+    [
+        (["grade", "x", "--submision", "y"], "grade", "--submision y"),
+        (["grade", "x", "y"], "grade", "y"),  # --submission left out
+        (["batch", "x", "y", "--out", "z", "--seeds", "1"], "batch", "--seeds 1"),
+    ],
+)
+def test_an_unknown_argument_is_shown_with_its_commands_usage(capsys, args, command, unknown):
+    code, _, err = grade_cli(capsys, *args)
+    assert code == 2
+    assert f"usage: python3 -m grader {command} " in err
+    assert f"python3 -m grader {command}: error: unrecognized arguments: {unknown}" in err
+
+
 def test_missing_lab_folder_is_2(capsys, tmp_path):
     code, _, err = grade_cli(capsys, "grade", tmp_path / "nope")
     assert code == 2 and "does not exist" in err
