@@ -94,11 +94,14 @@ GRADER_HOME = Path(__file__).resolve().parents[1]  # the folder holding this gra
 
 def _grader(root: Path, *args, tail: str = "") -> str:
     """The shell lines that run this grader (from its own folder, so ``-m grader`` is this
-    package; every path it is given is absolute) and end the job with its status, but 0
-    for 3: a partial grade (no GPU on the node) is a graded outcome, not a failed job."""
+    package; every path it is given is absolute; a node that cannot reach that folder ends
+    the job with 2) and end the job with its status, but 0 for 3: a partial grade (no GPU
+    on the node) is a graded outcome, not a failed job. The scripts do not use ``set -e``,
+    which would end them before that line."""
     line = " ".join(shlex.quote(str(a)) for a in args) + tail
     return (
-        f"cd {shlex.quote(str(GRADER_HOME))}\n{shlex.quote(sys.executable)} -m grader {line}\n"
+        f"cd {shlex.quote(str(GRADER_HOME))} || exit 2\n"
+        f"{shlex.quote(sys.executable)} -m grader {line}\n"
         'rc=$?; [ "$rc" -eq 3 ] && rc=0; exit "$rc"'
     )
 
@@ -155,7 +158,7 @@ def write_scripts(
         write_atomic(folder / f"shard-{i}.txt", text)
     lab = lab_dir.absolute()
     build_sh = _header("cml-build", folder / "build-%j.log", o, "00:30:00")
-    build_sh += ["set -euo pipefail", _grader(root, "slurm", lab, "--out", out, "--stage", "build",
+    build_sh += ["set -uo pipefail", _grader(root, "slurm", lab, "--out", out, "--stage", "build",
                                               *o.grade_args)]
     grade_sh = _header("cml-grade", folder / "grade-%A_%a.log", o, o.time)
     grade_sh.append(f"#SBATCH --array=0-{len(shards) - 1}%{o.max_parallel}")
