@@ -4,7 +4,7 @@ dist-student | gradescope-zip``.
     grade LABDIR [--submission DIR] [--json FILE] [--gradescope FILE] [--seed S]
                  [--arch sm_90] [--no-sanitizer] [--no-perf] [--quiet] [--exercise NAME]...
     batch LABDIR SUBMISSION... --out DIR [--force] [--jobs N] [--seed S] [--arch sm_90]
-    slurm LABDIR SUBMISSION... --out DIR [--partition P] [--gpus-per-task N] [--cpus-per-task C]
+    slurm LABDIR SUBMISSION... --out DIR [--partition P] [--cpu-partition P] [--gpus-per-task N] [--cpus-per-task C]
           [--max-parallel K] [--time T] [--per-task M] [--dry-run] [--force] [--seed S]
           [--no-sanitizer] [--no-perf]
     selfcheck [--lab ID]... [--json FILE] [--seed S]
@@ -136,6 +136,9 @@ def _parser() -> argparse.ArgumentParser:
     u.add_argument("submissions", nargs="*", metavar="SUBMISSION", help="as for batch")
     u.add_argument("--out", required=True, metavar="DIR", help="gradebook and reports go here")
     u.add_argument("--partition", metavar="P", help="the Slurm partition (default: the cluster's)")
+    u.add_argument("--cpu-partition", metavar="P",
+                   help="the partition of the build and merge jobs, which need no GPU "
+                   "(default: --partition)")
     u.add_argument("--gpus-per-task", type=int, default=1, metavar="N",
                    help="GPUs per array task (default 1; 0 asks for none)")
     u.add_argument("--cpus-per-task", type=_jobs, metavar="C",
@@ -242,7 +245,7 @@ def _slurm(args) -> int:
     passed += ["--no-sanitizer"] if args.no_sanitizer else []
     passed += ["--no-perf"] if args.no_perf else []
     o = slurm.Options(args.partition, args.gpus_per_task, args.max_parallel, args.cpus_per_task,
-                      args.time, args.per_task, tuple(passed), args.force)
+                      args.time, args.per_task, tuple(passed), args.force, args.cpu_partition)
     return slurm.submit(lab_dir, args.submissions, out, o, args.dry_run, sys.stderr)
 
 

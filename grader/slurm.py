@@ -79,12 +79,20 @@ class Options:
     per_task: int = 1
     grade_args: tuple[str, ...] = ()  # passed on to each task's batch (--seed, --arch, ...)
     force: bool = False
+    # the build and merge jobs need no GPU; some clusters refuse a job without one in a GPU
+    # partition (None: ``partition``)
+    cpu_partition: str | None = None
 
 
-def _header(name: str, log: Path, o: Options, time_limit: str) -> list[str]:
+def _header(
+    name: str, log: Path, o: Options, time_limit: str, gpu: bool = False
+) -> list[str]:
+    """A job script's first lines; ``gpu``: the grade array's (``partition``), else a job that
+    needs no GPU (``cpu_partition``, else ``partition``)."""
     lines = ["#!/usr/bin/env bash", f"#SBATCH --job-name={name}", f"#SBATCH --output={log}"]
-    if o.partition:
-        lines.append(f"#SBATCH --partition={o.partition}")
+    partition = o.partition if gpu else (o.cpu_partition or o.partition)
+    if partition:
+        lines.append(f"#SBATCH --partition={partition}")
     lines.append(f"#SBATCH --time={time_limit}")
     return lines
 
@@ -160,7 +168,7 @@ def write_scripts(
     build_sh = _header("cml-build", folder / "build-%j.log", o, "00:30:00")
     build_sh += ["set -uo pipefail", _grader(root, "slurm", lab, "--out", out, "--stage", "build",
                                               *o.grade_args)]
-    grade_sh = _header("cml-grade", folder / "grade-%A_%a.log", o, o.time)
+    grade_sh = _header("cml-grade", folder / "grade-%A_%a.log", o, o.time, gpu=True)
     grade_sh.append(f"#SBATCH --array=0-{len(shards) - 1}%{o.max_parallel}")
     if o.gpus_per_task > 0:
         grade_sh.append(f"#SBATCH --gpus-per-task={o.gpus_per_task}")

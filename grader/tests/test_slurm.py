@@ -68,6 +68,8 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
     assert "--cpus-per-task" not in grade  # the cluster's default unless asked for
     assert '[ "$rc" -eq 3 ] && rc=0' in grade  # a partial grade is no failed job
     assert (folder / "shard-0.txt").read_text().splitlines() == [str(subs[0]), str(subs[1])]
+    for job in ("build", "merge"):  # no GPU: --partition's, unless --cpu-partition
+        assert "#SBATCH --partition=gpu" in (folder / f"{job}.sbatch").read_text()
     assert (folder / "shard-1.txt").read_text().splitlines() == [str(subs[2])]
     assert "--stage build" in (folder / "build.sbatch").read_text()
     assert "--stage merge" in (folder / "merge.sbatch").read_text()
@@ -75,6 +77,13 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
     assert "--dependency=afterok:{build}" in scripts and "--dependency=afterany:{grade}" in scripts
     assert f"==> {folder / 'grade.sbatch'}" in scripts and "#SBATCH --array=0-1%2" in scripts
     assert "nothing submitted" in err and not (folder / "jobs.json").exists()
+    grade_cli(
+        capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", tmp_path / "out2",
+        "--partition", "gpu", "--cpu-partition", "cpu", "--dry-run",
+    )
+    assert "#SBATCH --partition=gpu" in (tmp_path / "out2" / "slurm" / "grade.sbatch").read_text()
+    for job in ("build", "merge"):
+        assert "#SBATCH --partition=cpu" in (tmp_path / "out2" / "slurm" / f"{job}.sbatch").read_text()
 
 
 def _fake_sbatch(tmp_path: Path, monkeypatch) -> Path:
