@@ -8,7 +8,8 @@ could point at the solutions or at another student's work) of at most
 between the check and the copy.
 
 A missing, linked or oversized student file is a graded result (the submission scores 0,
-exit status 1), reported as e.g. "missing kernels.cu in submission"; a submission folder
+exit status 1), reported as e.g. "missing kernels.cu in submission (it has Kernels.cu: file
+names are case-sensitive, name it kernels.cu)"; a submission folder
 that does not exist is a usage error (``GraderError``, exit status 2). The lab's written
 report (lab.toml ``[report]``) is the exception: without it only the report's own points
 are lost, so its problem is kept apart (``report_problem``) and the pristine copy stays in
@@ -72,6 +73,25 @@ def _read_student_file(path: Path, name: str) -> tuple[bytes | None, str | None]
             os.close(fd)
 
 
+def _missing_hint(folder: Path, name: str, student_files: tuple[str, ...]) -> str:
+    """What a submission missing the student file ``name`` holds instead, when it tells the
+    fix: the same name in other letter cases, an empty folder, or (none of the lab's student
+    files there: another folder was submitted) its first entries. "" otherwise."""
+    try:
+        entries = sorted(e.name for e in folder.iterdir() if not e.name.startswith("."))
+    except OSError:
+        return ""
+    near = [e for e in entries if e.lower() == name.lower()]
+    if near:
+        return f" (it has {near[0]}: file names are case-sensitive, name it {name})"
+    if not entries:
+        return " (the folder is empty)"
+    if not set(entries) & set(student_files):
+        shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+        return f" (it holds {shown})"
+    return ""
+
+
 def assemble(lab: Lab, submission: Path, workdir: Path) -> Assembled:
     """Builds ``workdir/src`` from the pristine lab and the submission's student files."""
     if not submission.is_dir():
@@ -87,6 +107,8 @@ def assemble(lab: Lab, submission: Path, workdir: Path) -> Assembled:
     result = Assembled(src)
     for name in lab.student_files:
         data, problem = _read_student_file(submission / name, name)
+        if data is None and not (submission / name).is_symlink() and problem.startswith("missing"):
+            problem += _missing_hint(submission, name, lab.student_files)
         if problem and lab.report is not None and name == lab.report.file:
             result.report_problem = problem
             continue

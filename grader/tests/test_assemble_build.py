@@ -33,7 +33,24 @@ def test_missing_student_file(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "work").mkdir()
     result = assemble.assemble(LAB, tmp_path / "sub", tmp_path / "work")
-    assert result.problems == ["missing kernels.cu in submission"]
+    assert result.problems == ["missing kernels.cu in submission (the folder is empty)"]
+
+
+@pytest.mark.parametrize(
+    "files, hint",
+    [
+        (["Kernels.cu"], " (it has Kernels.cu: file names are case-sensitive, name it kernels.cu)"),
+        (["README", "notes.txt"], " (it holds README, notes.txt)"),  # another folder, maybe
+        ([f"f{i}" for i in range(7)], " (it holds f0, f1, f2, f3, f4, ...)"),
+    ],
+)
+def test_a_missing_student_file_says_what_the_folder_holds(tmp_path, files, hint):
+    for name in files:
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        (tmp_path / "sub" / name).write_text("x")
+    (tmp_path / "work").mkdir()
+    result = assemble.assemble(LAB, tmp_path / "sub", tmp_path / "work")
+    assert result.problems == ["missing kernels.cu in submission" + hint]
 
 
 def test_symlink_is_refused(tmp_path):
