@@ -61,7 +61,8 @@ DESCRIPTIONS = {
     "SULD": "surface load",
     "SUST": "surface store",
     "LDGSTS": "asynchronous global-to-shared copy, cp.async",
-    "DEPBAR": "wait for this thread's asynchronous copies, cp.async.wait_group",
+    "DEPBAR": "this thread's wait for its asynchronous copies (cp.async.wait_group) or other "
+    "long-latency results (a texture fetch's); not a barrier between threads",
     "LDSM": "shared-memory matrix load, ldmatrix",
     "STSM": "shared-memory matrix store, stmatrix",
     "UBLKCP": "bulk asynchronous copy, cp.async.bulk",

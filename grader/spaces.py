@@ -14,9 +14,12 @@ Utilities, "Instruction Set Reference"):
   kernel's parameters and is not counted)
 - texture: TEX, TLD, TLD4, TXD, TXQ; surface: SULD, SUST, SUATOM, SURED
 - local (spills or run-time-indexed per-thread arrays): LDL, STL
-- barrier: BAR, sm_90's thread-block-cluster barrier UCGABAR_ARV / UCGABAR_WAIT, and the
-  asynchronous copies' commit and wait, LDGDEPBAR and DEPBAR (``__pipeline_commit``,
-  ``__pipeline_wait_prior``: lab 3.2e requires the wait, and a student sees it here)
+- barrier: BAR, sm_90's thread-block-cluster barrier UCGABAR_ARV / UCGABAR_WAIT
+- wait (one thread's, not a barrier between threads): LDGDEPBAR and DEPBAR, the commit of and
+  the wait for its asynchronous copies (``__pipeline_commit``, ``__pipeline_wait_prior``:
+  lab 3.2e requires the wait, and a student sees it here); DEPBAR also waits for other
+  long-latency results, such as a texture fetch's (a lab 3.4 trial read "barrier (DEPBAR×2)"
+  in a texture kernel and looked for a __syncthreads that was not there)
 
 A 64- or 128-bit access keeps its width in the count (``LDG.128×1``: a float4 load), so a
 vectorised kernel shows as one.
@@ -38,11 +41,15 @@ _OPCODES = (
     ("texture", re.compile(r"(TEX|TLD|TLD4|TXD|TXQ)\b")),
     ("surface", re.compile(r"(SULD|SUST|SUATOM|SURED)\b")),
     ("local", re.compile(r"(LDL|STL)\b")),
-    ("barrier", re.compile(r"(BAR|UCGABAR_ARV|UCGABAR_WAIT|LDGDEPBAR|DEPBAR)\b")),
+    ("barrier", re.compile(r"(BAR|UCGABAR_ARV|UCGABAR_WAIT)\b")),
+    ("wait", re.compile(r"(LDGDEPBAR|DEPBAR)\b")),
 )
 _CONSTANT_BANK = re.compile(r"c\[0x3\]\[")
 _WIDTH = re.compile(r"\.(64|128)(?=\.|$)")  # a vector access: LDG.E.128, STS.64
-ORDER = ("shared", "global", "read-only", "constant bank", "texture", "surface", "local", "barrier")
+ORDER = (
+    "shared", "global", "read-only", "constant bank", "texture", "surface", "local", "barrier",
+    "wait",
+)
 
 
 def of_function(fn: Function) -> dict[str, dict[str, int]]:

@@ -439,6 +439,27 @@ def test_spaces_know_sm90_bulk_copies_and_cluster_barriers():
     }
 
 
+def test_a_threads_own_wait_is_not_shown_as_a_barrier():
+    # a texture kernel waits for its fetches (DEPBAR on a scoreboard), cp.async code for its
+    # copies (LDGDEPBAR, DEPBAR): a wait of one thread's, shown apart from the block's BAR
+    from grader import spaces
+    from grader.sass import Instruction
+
+    fn = Function(
+        "_Z1kPf",
+        "sm_90",
+        [Instruction(0, "TEX.SCR.LL", "TEX.SCR.LL R4, R2, R4, UR4, 2D, 0x1"),
+         Instruction(16, "DEPBAR.LE", "DEPBAR.LE SB5, 0x0"),
+         Instruction(32, "LDGDEPBAR", "LDGDEPBAR"),
+         Instruction(48, "BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER_BLOCKING 0x0")],
+    )
+    assert spaces.of_function(fn) == {
+        "texture": {"TEX": 1},
+        "wait": {"DEPBAR": 1, "LDGDEPBAR": 1},
+        "barrier": {"BAR": 1},
+    }
+
+
 def test_a_one_family_job_is_described_with_its_instruction_as_a_student_reads_it():
     assert sass.describe("readonly_load") == (
         "a load through the read-only (non-coherent) path (LDG.E…CONSTANT)"
