@@ -74,7 +74,8 @@ __global__ void stencil_constant_kernel(const float *in, float *out, int n) {
 
 void stencil_constant(const float *d_in, float *d_out, int n) {
     /* TODO(3.4a): launch stencil_constant_kernel with one thread per output: blocks of a size
-     *   you choose (STENCIL_BLOCK = 256 is a good start; the kernel must use the same size) and
+     *   you choose (STENCIL_BLOCK = 256 is a good start; the kernel indexes with the same size:
+     *   blockDim.x, or the same constant in both places) and
      *   CEIL_DIV(n, threads per block) of them. Do not synchronise. */
 }
 
