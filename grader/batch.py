@@ -10,9 +10,10 @@ by the files without which nothing can be graded: a missing report costs only it
 Outputs in DIR, every file written atomically (a temporary file in the same folder, then
 ``os.replace``)::
 
-    gradebook.csv           id, <exercise>..., total, max, lost, status   (one row per
-                            student of this batch; lost: the automatic points lost for
-                            certain, empty after the grader's own error); a lab with a
+    gradebook.csv           id, <exercise>..., total, max, lost, pending, status   (one
+                            row per student of this batch; lost: the automatic points lost
+                            for certain, pending: those waiting for checks that did not
+                            run, both empty after the grader's own error); a lab with a
                             written report ([report]) adds
                             "report" (its automatic filled points) before total and
                             "manual_pending" (the points held for the instructor) after max
@@ -321,7 +322,7 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
     buf = io.StringIO()
     w = csv.writer(buf)
     head = ["id", *names, *(["report"] if has_report else []), "total", "max"]
-    w.writerow([*head, "lost", *(["manual_pending"] if has_report else []), "status"])
+    w.writerow([*head, "lost", "pending", *(["manual_pending"] if has_report else []), "status"])
     for r in rows:
         final = row_is_final(r["status"])
         cells = [
@@ -335,12 +336,13 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
         # empty, and this tells a skeleton (points lost already) from a solution that waits
         # for its GPU checks (an instructor's trial)
         pending = r.get("pending_points") or 0
-        lost = (
-            ""  # the grader failed: retried next run, nothing is known
-            if str(r["status"]).startswith("error:")
-            else report._points(round(max(0.0, r["max"] - r["total"] - pending), 2))
-        )
-        row = [_cell(r["id"]), *cells, total, r["max"], lost]
+        failed = str(r["status"]).startswith("error:")  # retried next run, nothing known
+        lost = "" if failed else report._points(round(max(0.0, r["max"] - r["total"] - pending), 2))
+        # the automatic points that wait for checks not run (0 when final): with lost, what a
+        # partial row's empty cells hide, without opening each batch.json (an instructor's
+        # trial)
+        waiting = "" if failed else report._points(pending)
+        row = [_cell(r["id"]), *cells, total, r["max"], lost, waiting]
         if has_report:
             row.append(r.get("manual_pending", lab.manual_points))
         w.writerow([*row, _cell(r["status"])])

@@ -137,7 +137,7 @@ def test_gradebook_rows_and_statuses(graded, subs):
     assert list(rows) == sorted(subs)
     got = {sid: (r["total"], r["status"]) for sid, r in rows.items()}
     assert got == EXPECTED
-    assert list(next(iter(rows.values()))) == ["id", "scale", "offset", "total", "max", "lost", "status"]
+    assert list(next(iter(rows.values()))) == ["id", "scale", "offset", "total", "max", "lost", "pending", "status"]
     assert rows["edge"]["scale"] == "3" and rows["edge"]["offset"] == "3"
     assert {r["max"] for r in rows.values()} == {"17"}
 
@@ -302,6 +302,9 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     assert [rows["solution"][k] for k in ("scale", "offset", "total")] == ["", "", ""]
     assert rows["solution"]["max"] == rows["compile"]["max"]
     assert [rows["compile"][k] for k in ("scale", "offset", "total")] == ["0", "0", "0"]
+    # what the empty cells hide: lost for certain and pending, in the gradebook itself
+    assert [rows["solution"][k] for k in ("lost", "pending")] == ["0", "17"]
+    assert [rows["compile"][k] for k in ("lost", "pending")] == ["17", "0"]
     report = json.loads((out / "solution" / "report.json").read_text())
     assert report["final"] is False and report["total"] == 0
     assert "batch: 2 students: 1 build failed, 1 partial (no GPU) — partial grades are not " in err
@@ -345,6 +348,7 @@ def test_a_partial_grade_keeps_the_points_earned_so_far(fake_root, subs, tmp_pat
     assert "status" not in pending[0] and "score" not in pending[0]
     # the gradebook still leaves a score so far out of its cells (design note 21)
     assert [gradebook(out)["solution"][k] for k in ("scale", "offset", "total")] == ["", "", ""]
+    assert [gradebook(out)["solution"][k] for k in ("lost", "pending")] == ["0", "2"]
 
 
 def test_the_gradebook_lists_only_this_batchs_submissions(fake_root, subs, tmp_path, monkeypatch):
