@@ -39,6 +39,21 @@ JOBS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("UBLKCP", "UTMALDG"),
     ),
     "cluster_barrier": ("a thread-block-cluster barrier's wait", ("UCGABAR_WAIT",)),
+    # A copy into shared memory that does not pass through registers, and a thread's wait for
+    # such copies, however the kernel asks for them: cp.async (__pipeline_memcpy_async, a
+    # per-thread cuda::pipeline: LDGSTS, waited for by DEPBAR), a block-scope cuda::pipeline
+    # (LDGSTS completing on an mbarrier, ARRIVES.LDGSTSBAR, waited for by
+    # SYNCS.PHASECHK...TRYWAIT) or a cuda::barrier with 16-byte-aligned copies (UBLKCP on
+    # sm_90, the same wait). Lab 3.2e's rule named LDGSTS and DEPBAR, and a student trial's
+    # correct block-scope pipeline lost its static points for the mbarrier wait.
+    "async_copy": (
+        "an asynchronous copy into shared memory (cp.async or a bulk copy)",
+        ("LDGSTS", "UBLKCP", "UTMALDG"),
+    ),
+    "async_wait": (
+        "a wait for the asynchronous copies",
+        ("DEPBAR", r"SYNCS\.PHASECHK"),
+    ),
 }
 _JOB_NAME = re.compile(r"[a-z][a-z_]*")
 

@@ -14,7 +14,8 @@ Utilities, "Instruction Set Reference"):
   kernel's parameters and is not counted)
 - texture: TEX, TLD, TLD4, TXD, TXQ; surface: SULD, SUST, SUATOM, SURED
 - local (spills or run-time-indexed per-thread arrays): LDL, STL
-- barrier: BAR, sm_90's thread-block-cluster barrier UCGABAR_ARV / UCGABAR_WAIT
+- barrier: BAR, sm_90's thread-block-cluster barrier UCGABAR_ARV / UCGABAR_WAIT, and the mbarrier
+  operations SYNCS (a cuda::barrier's or a block-scope cuda::pipeline's arrive and wait)
 - wait (one thread's, not a barrier between threads): LDGDEPBAR and DEPBAR, the commit of and
   the wait for its asynchronous copies (``__pipeline_commit``, ``__pipeline_wait_prior``:
   lab 3.2e requires the wait, and a student sees it here); DEPBAR also waits for other
@@ -41,7 +42,7 @@ _OPCODES = (
     ("texture", re.compile(r"(TEX|TLD|TLD4|TXD|TXQ)\b")),
     ("surface", re.compile(r"(SULD|SUST|SUATOM|SURED)\b")),
     ("local", re.compile(r"(LDL|STL)\b")),
-    ("barrier", re.compile(r"(BAR|UCGABAR_ARV|UCGABAR_WAIT)\b")),
+    ("barrier", re.compile(r"(BAR|UCGABAR_ARV|UCGABAR_WAIT|SYNCS)\b")),
     ("wait", re.compile(r"(LDGDEPBAR|DEPBAR)\b")),
 )
 _CONSTANT_BANK = re.compile(r"c\[0x3\]\[")

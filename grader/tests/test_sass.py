@@ -10,7 +10,7 @@ import pytest
 
 from grader import course, manifest, sass, tools
 from grader.manifest import StaticRules
-from grader.sass import Dump, Function, check_kernel
+from grader.sass import Dump, Function, Instruction, check_kernel
 from helpers import REPO, need, real_labs
 
 SASS_TEXT = """
@@ -391,6 +391,33 @@ def test_a_job_is_done_by_any_of_its_families():
     )
     assert sass.describe("UCGABAR_WAIT") == "UCGABAR_WAIT (thread-block-cluster barrier: wait)"
     assert sass.describe("shared_load") == "a load from shared memory (LDS or LDSM)"
+
+
+def test_an_async_copy_and_its_wait_are_jobs_of_every_api():
+    # lab 3.2e: cp.async waited for by DEPBAR, a block-scope cuda::pipeline or a cuda::barrier
+    # waited for on an mbarrier (SYNCS.PHASECHK; a student trial's correct kernel failed the
+    # rule while it named DEPBAR), a bulk copy (UBLKCP); a tile through registers does neither
+    assert sass.matches("async_copy", "LDGSTS.E.BYPASS.LTC128B.128")
+    assert sass.matches("async_copy", "UBLKCP.S.G")
+    assert not sass.matches("async_copy", "STS.128")
+    assert sass.matches("async_wait", "DEPBAR.LE")
+    assert sass.matches("async_wait", "SYNCS.PHASECHK.TRANS64.TRYWAIT")
+    assert not sass.matches("async_wait", "SYNCS.ARRIVE.TRANS64.RED.A1T0")  # an arrival
+    assert not sass.matches("async_wait", "BAR.SYNC.DEFER_BLOCKING")
+    rules = StaticRules(require=("async_copy", "async_wait", "shared_load", "barrier"))
+    block_pipeline = Function(
+        "_Z1kv",
+        "sm_90",
+        [Instruction(0, "LDGSTS.E.BYPASS.LTC128B.128", "LDGSTS.E.BYPASS.LTC128B.128 [R3], [R4.64]"),
+         Instruction(16, "ARRIVES.LDGSTSBAR.64.TRANSCNT", "ARRIVES.LDGSTSBAR.64.TRANSCNT [UR13]"),
+         Instruction(32, "SYNCS.PHASECHK.TRANS64.TRYWAIT",
+                     "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R12+URZ+0x8], R7"),
+         Instruction(48, "BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER_BLOCKING 0x0"),
+         Instruction(64, "LDS.128", "LDS.128 R8, [R3]")],
+    )
+    assert check_kernel(Dump([block_pipeline], {}), "k", rules, "k.cu").missing == []
+    no_wait = Function("_Z1kv", "sm_90", [block_pipeline.instructions[i] for i in (0, 3, 4)])
+    assert check_kernel(Dump([no_wait], {}), "k", rules, "k.cu").missing == ["async_wait"]
 
 
 def test_static_message_names_the_job_not_an_instruction():
