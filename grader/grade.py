@@ -189,6 +189,7 @@ class Grading:
         )
         # exercises for a later GPU than this grade builds for: shown, never built or run
         self.arch_skipped = self._skip_below_arch()
+        self.arch_skipped_kernels: dict[str, str] = {}  # their kernels: why (once bound)
         spec = self.lab.report
         if spec is not None and not options.exercises:
             self.grade.report = ReportResult(spec.file, spec.filled, spec.manual)
@@ -224,10 +225,12 @@ class Grading:
         never pending, lost or passed (docs/design-notes.md, note 27). They leave ``self.lab``
         and ``self.results`` too, so that no static check, run or zeroing touches them."""
         skipped = set()
+        self.arch_skipped_why: dict[str, str] = {}  # exercise: why (the spaces line)
         for ex in self.lab.exercises:
             reason = manifest.arch_skip_reason(ex, self.grade.arch)
             if reason is None:
                 continue
+            self.arch_skipped_why[ex.name] = reason
             result = self.results.pop(ex.name)
             for part in result.parts.values():
                 part.max, part.status, part.reason = 0, Status.SKIPPED, reason
@@ -287,7 +290,15 @@ class Grading:
         )
         # what lab.toml does not say (launchers, kernels, baselines, minimum repetitions)
         # comes from the judge's own --list: course code, no GPU needed
-        self.lab = manifest.bind(self.lab, harness.course_listing(self.judge.path))
+        listing = harness.course_listing(self.judge.path)
+        self.lab = manifest.bind(self.lab, listing)
+        # the kernels of the exercises this architecture does not grade (the spaces line)
+        self.arch_skipped_kernels = {
+            e["kernel"]: self.arch_skipped_why[e["name"]]
+            for e in listing.get("exercises", [])
+            if isinstance(e, dict) and e.get("name") in self.arch_skipped_why
+            and isinstance(e.get("kernel"), str)
+        }
         for name, lines in lint.warnings(self.lab, asm.src).items():
             self.results[name].warnings.extend(lines)
         # the build and every run of the submission from here on are in this sandbox
@@ -523,7 +534,9 @@ class Grading:
                 )
             return
         # evidence for the student (no points): where each kernel's data lives
-        found = spaces.lines(dumped) or ["no kernels in the student files"]
+        found = spaces.lines(dumped, self.arch_skipped_kernels) or [
+            "no kernels in the student files"
+        ]
         self.step("spaces", Status.INFO, [*found, f"(SASS read with {cuobjdump.path})"])
         sources = " or ".join(n for n in self.lab.student_files if n.endswith(".cu"))
         for ex in wanted:

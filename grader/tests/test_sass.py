@@ -420,6 +420,16 @@ def test_an_async_copy_and_its_wait_are_jobs_of_every_api():
     assert check_kernel(Dump([no_wait], {}), "k", rules, "k.cu").missing == ["async_wait"]
 
 
+def test_a_kernel_this_architecture_does_not_grade_is_not_called_unwritten():
+    from grader import spaces
+
+    empty = Function("_Z18tma_cluster_kernelPf", "sm_80", [])  # built without a body
+    assert spaces.lines(Dump([empty], {})) == [f"tma_cluster_kernel: {spaces.NO_MEMORY}"]
+    assert spaces.lines(Dump([empty], {}), {"tma_cluster_kernel": "needs sm_90"}) == [
+        "tma_cluster_kernel: not graded here (needs sm_90)"
+    ]
+
+
 def test_static_message_names_the_job_not_an_instruction():
     fn = Function("_Z1kv", "sm_90", [])
     dumped = Dump([fn], {})
