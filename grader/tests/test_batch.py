@@ -137,7 +137,9 @@ def test_gradebook_rows_and_statuses(graded, subs):
     assert list(rows) == sorted(subs)
     got = {sid: (r["total"], r["status"]) for sid, r in rows.items()}
     assert got == EXPECTED
-    assert list(next(iter(rows.values()))) == ["id", "scale", "offset", "total", "max", "lost", "pending", "status"]
+    assert list(next(iter(rows.values()))) == [
+        "id", "scale", "offset", "total", "max", "lost", "pending", "status"
+    ]
     assert rows["edge"]["scale"] == "3" and rows["edge"]["offset"] == "3"
     assert {r["max"] for r in rows.values()} == {"17"}
 
