@@ -107,7 +107,7 @@ def assemble(lab: Lab, submission: Path, workdir: Path) -> Assembled:
     result = Assembled(src)
     for name in lab.student_files:
         data, problem = _read_student_file(submission / name, name)
-        if data is None and not (submission / name).is_symlink() and problem.startswith("missing"):
+        if problem and not os.path.lexists(submission / name):  # missing, not refused
             problem += _missing_hint(submission, name, lab.student_files)
         if problem and lab.report is not None and name == lab.report.file:
             result.report_problem = problem

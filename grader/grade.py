@@ -217,29 +217,27 @@ class Grading:
 
     # -- helpers ---------------------------------------------------------------------
 
-    def _skip_below_arch(self) -> frozenset[str]:
-        """The exercises whose lab.toml ``arch_min`` is a later architecture than this grade
-        builds for (``manifest.arch_skip_reason``; lab 3.2g needs sm_90, CI also grades sm_80
-        builds). Each of their parts is skipped with the reason and worth 0 of 0: the
+    def _skip_below_arch(self) -> dict[str, str]:
+        """{exercise: why} of the exercises whose lab.toml ``arch_min`` is a later architecture
+        than this grade builds for (``manifest.arch_skip_reason``; lab 3.2g needs sm_90, CI also
+        grades sm_80 builds). Each of their parts is skipped with the reason and worth 0 of 0: the
         exercise stays in the report, its points are left out of the total and max, and it is
         never pending, lost or passed (docs/design-notes.md, note 27). They leave ``self.lab``
         and ``self.results`` too, so that no static check, run or zeroing touches them."""
-        skipped = set()
-        self.arch_skipped_why: dict[str, str] = {}  # exercise: why (the spaces line)
+        skipped: dict[str, str] = {}
         for ex in self.lab.exercises:
             reason = manifest.arch_skip_reason(ex, self.grade.arch)
             if reason is None:
                 continue
-            self.arch_skipped_why[ex.name] = reason
             result = self.results.pop(ex.name)
             for part in result.parts.values():
                 part.max, part.status, part.reason = 0, Status.SKIPPED, reason
             result.note = f"{ex.name}: not graded: {reason}"
-            skipped.add(ex.name)
+            skipped[ex.name] = reason
         if skipped:
             kept = tuple(e for e in self.lab.exercises if e.name not in skipped)
             self.lab = dataclasses.replace(self.lab, exercises=kept)
-        return frozenset(skipped)
+        return skipped
 
     def step(self, name: str, status: Status, messages: list[str] | None = None) -> Step:
         s = Step(name, status, list(messages or []))
@@ -294,9 +292,9 @@ class Grading:
         self.lab = manifest.bind(self.lab, listing)
         # the kernels of the exercises this architecture does not grade (the spaces line)
         self.arch_skipped_kernels = {
-            e["kernel"]: self.arch_skipped_why[e["name"]]
+            e["kernel"]: self.arch_skipped[e["name"]]
             for e in listing.get("exercises", [])
-            if isinstance(e, dict) and e.get("name") in self.arch_skipped_why
+            if isinstance(e, dict) and e.get("name") in self.arch_skipped
             and isinstance(e.get("kernel"), str)
         }
         for name, lines in lint.warnings(self.lab, asm.src).items():
