@@ -13,6 +13,7 @@ import pytest
 
 from grader import gpu_lock
 from grader.gpu_lock import FileGpuLock, GpuLock
+from helpers import REPO
 
 
 @pytest.fixture(params=["threads", "file"])
@@ -305,7 +306,7 @@ def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypa
     assert rows == [(1, 0, 0), (2, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1),
                     (0, 0, 0), (1, 0, 0), (0, 0, 0)]
     spec = importlib.util.spec_from_file_location(
-        "lock_trace", gpu_lock.Path(__file__).parents[2] / "bench/throughput/lock_trace.py")
+        "lock_trace", REPO / "bench" / "throughput" / "lock_trace.py")
     lock_trace = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(lock_trace)
     spent, holds, span = lock_trace.states(trace.read_text().splitlines())

@@ -442,59 +442,47 @@ def test_static_message_names_the_job_not_an_instruction():
     assert res.missing == ["BAR", "shared_store"]
 
 
-def test_spaces_know_sm90_reductions():
-    # atomicAdd whose result is unused compiles to REDG on sm_90 (RED on sm_80): global
+@pytest.mark.parametrize(
+    "listing, expected",
+    [
+        pytest.param(  # atomicAdd whose result is unused: REDG on sm_90 (RED on sm_80)
+            [("REDG.E.ADD.F32.FTZ.RN.STRONG.GPU", "REDG.E.ADD.F32 [R2], R5"),
+             ("RED.E.ADD", "RED.E.ADD [R2], R5")],
+            {"global": {"REDG": 1, "RED": 1}},
+            id="sm90-reductions",
+        ),
+        pytest.param(  # lab 3.2g's kernel on sm_90 (cuobjdump of the solution): the tile
+            # arrives by one bulk copy, the blocks meet at the cluster's barrier
+            [("UBLKCP.S.G", "UBLKCP.S.G [UR8], [UR4], UR6"),
+             ("UCGABAR_ARV", "UCGABAR_ARV"),
+             ("UCGABAR_WAIT", "UCGABAR_WAIT"),
+             ("BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER_BLOCKING 0x0")],
+            {"shared": {"UBLKCP": 1},
+             "barrier": {"UCGABAR_ARV": 1, "UCGABAR_WAIT": 1, "BAR": 1}},
+            id="sm90-bulk-copy-and-cluster-barrier",
+        ),
+        pytest.param(  # a texture kernel waits for its fetches (DEPBAR on a scoreboard),
+            # cp.async code for its copies (LDGDEPBAR, DEPBAR): a wait of one thread's, shown
+            # apart from the block's BAR
+            [("TEX.SCR.LL", "TEX.SCR.LL R4, R2, R4, UR4, 2D, 0x1"),
+             ("DEPBAR.LE", "DEPBAR.LE SB5, 0x0"),
+             ("LDGDEPBAR", "LDGDEPBAR"),
+             ("BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER_BLOCKING 0x0")],
+            {"texture": {"TEX": 1}, "wait": {"DEPBAR": 1, "LDGDEPBAR": 1},
+             "barrier": {"BAR": 1}},
+            id="a-threads-own-wait-is-not-a-barrier",
+        ),
+    ],
+)
+def test_spaces_of_a_listing(listing, expected):
     from grader import spaces
-    from grader.sass import Instruction
 
     fn = Function(
         "_Z1kPf",
         "sm_90",
-        [Instruction(0, "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU", "REDG.E.ADD.F32 [R2], R5"),
-         Instruction(16, "RED.E.ADD", "RED.E.ADD [R2], R5")],
+        [Instruction(16 * i, opcode, body) for i, (opcode, body) in enumerate(listing)],
     )
-    assert spaces.of_function(fn) == {"global": {"REDG": 1, "RED": 1}}
-
-
-def test_spaces_know_sm90_bulk_copies_and_cluster_barriers():
-    # lab 3.2g's kernel on sm_90 (cuobjdump of the solution): the tile arrives by one bulk
-    # copy, the blocks meet at the cluster's barrier; both show in the spaces line
-    from grader import spaces
-    from grader.sass import Instruction
-
-    fn = Function(
-        "_Z1kPKfPf",
-        "sm_90",
-        [Instruction(0, "UBLKCP.S.G", "UBLKCP.S.G [UR8], [UR4], UR6"),
-         Instruction(16, "UCGABAR_ARV", "UCGABAR_ARV"),
-         Instruction(32, "UCGABAR_WAIT", "UCGABAR_WAIT"),
-         Instruction(48, "BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER_BLOCKING 0x0")],
-    )
-    assert spaces.of_function(fn) == {
-        "shared": {"UBLKCP": 1},
-        "barrier": {"UCGABAR_ARV": 1, "UCGABAR_WAIT": 1, "BAR": 1},
-    }
-
-
-def test_a_threads_own_wait_is_not_shown_as_a_barrier():
-    # a texture kernel waits for its fetches (DEPBAR on a scoreboard), cp.async code for its
-    # copies (LDGDEPBAR, DEPBAR): a wait of one thread's, shown apart from the block's BAR
-    from grader import spaces
-    from grader.sass import Instruction
-
-    fn = Function(
-        "_Z1kPf",
-        "sm_90",
-        [Instruction(0, "TEX.SCR.LL", "TEX.SCR.LL R4, R2, R4, UR4, 2D, 0x1"),
-         Instruction(16, "DEPBAR.LE", "DEPBAR.LE SB5, 0x0"),
-         Instruction(32, "LDGDEPBAR", "LDGDEPBAR"),
-         Instruction(48, "BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER_BLOCKING 0x0")],
-    )
-    assert spaces.of_function(fn) == {
-        "texture": {"TEX": 1},
-        "wait": {"DEPBAR": 1, "LDGDEPBAR": 1},
-        "barrier": {"BAR": 1},
-    }
+    assert spaces.of_function(fn) == expected
 
 
 def test_a_one_family_job_is_described_with_its_instruction_as_a_student_reads_it():
