@@ -83,6 +83,10 @@ typedef struct judge {
     int null_sock;     /* the empty-kernel server of a timing, -1 when none */
     pid_t null_pid;
     cudaMemPool_t pool; /* the buffers the student's process maps */
+    /* A timing's extra outputs and inputs (give_outputs): freed once the student's process
+     * answered the next case's HELLO (it unmaps them then) or ended. */
+    void *spare[CML_IPC_MAX_BATCH * (1 + CML_MAX_FRESH)];
+    int n_spare;
 } judge;
 
 enum { ANSWERED = 0, REPORTED_ERROR = 1, GONE = -1 };
@@ -532,6 +536,7 @@ static int give_outputs(judge *j, batch_state *b) {
     for (int i = 1; i < b->batch; ++i) {
         CML_CHECK(cudaMallocFromPoolAsync((void **)&b->outs[i], m.bytes, j->pool, 0));
         CML_CHECK(cudaStreamSynchronize(0));
+        j->spare[j->n_spare++] = b->outs[i];
         CML_CHECK(cml_devmem_export_ptr(b->outs[i], m.export_data[i - 1]));
     }
     if (cml_ipc_send(j->sock, &m, sizeof m, -1) != 0) {
@@ -553,6 +558,7 @@ static int give_outputs(judge *j, batch_state *b) {
         for (int k = 0; k < b->n_fresh; ++k) {
             CML_CHECK(cudaMallocFromPoolAsync((void **)&b->ins[i][k], in.bytes[k], j->pool, 0));
             CML_CHECK(cudaStreamSynchronize(0));
+            j->spare[j->n_spare++] = b->ins[i][k];
             CML_CHECK(cml_devmem_export_ptr(b->ins[i][k], in.export_data[i - 1][k]));
         }
     }
@@ -838,15 +844,11 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
         summarize(&s[(size_t)C_COPY * reps], reps, launches[C_COPY], &stats[2]);
     }
     free(samples);
-    stop_null_server(j);
     CML_CHECK(cudaFree(copy.d_dst));
     CML_CHECK(cudaFree(copy.d_src));
     CML_CHECK(cudaFree(d_flush));
-    for (int k = 0; k < made; ++k) {
-        cml_problem_release(j->ex, &sets[k].p);
-    }
     CML_CHECK(cudaFree(b.mag));
-    return rc;
+    return rc; /* the null server and the input sets outlive it: the run's next case */
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1044,10 +1046,207 @@ static void phase_end(cml_judged *judged, int i, double *t0) {
     *t0 = now;
 }
 
+/* A case of a judged run that is not judge_cases' (a timed run: one exercise's, or one per
+ * exercise of the lab): set up with its timing's input sets before the gate, its baseline
+ * timed alone after it, then verified and timed in turn with the one student's process. */
+typedef struct judged_case {
+    const cml_exercise *ex;
+    long long size[CML_MAX_DIMS];
+    int n_size;
+    uint64_t seed;
+    cml_problem p;
+    cml_devmem_registry shared;
+    float *h_got;
+    input_set sets[INPUT_SETS];
+    int made;
+    cml_judged judged;
+} judged_case;
+
+/* Makes case c the judge's current one (j->p, j->shared, j->h_got, and the run's facts that
+ * the document and the set-up read). */
+static void use_case(judge *j, const judged_case *c) {
+    j->ex = c->ex;
+    j->p = c->p;
+    j->shared = c->shared;
+    j->h_got = c->h_got;
+    cml_run.ex = c->ex;
+    cml_run.exercise_name = c->ex->name;
+    cml_run.n_size = c->n_size;
+    memcpy(cml_run.size, c->size, sizeof cml_run.size);
+    cml_run.seed = c->seed;
+}
+
+/* Frees what case c holds, and the timing's extra buffers: the student's process has let go
+ * of them (it answered the next HELLO, or it ended). */
+static void release_case(judge *j, judged_case *c) {
+    for (int k = 0; k < c->made; ++k) {
+        cml_problem_release(c->ex, &c->sets[k].p);
+    }
+    c->made = 0;
+    if (c->ex) {
+        cml_problem_release(c->ex, &c->p);
+    }
+    free(c->h_got);
+    c->h_got = NULL;
+    for (int i = 0; i < j->n_spare; ++i) {
+        CML_CHECK(cudaFree(j->spare[i]));
+    }
+    j->n_spare = 0;
+}
+
+/* Case c after its HELLO: the first launch verified, the exercise's extra figures, and with
+ * `time` the timing; its document written as one line and flushed. Returns CML_EXIT_OK, or
+ * the exit code after the document of a failure that ends the run (the student's process
+ * failed or is gone: the grader runs the later cases in a fresh judged run). */
+static int judge_case(judge *j, judged_case *c, int time, int reps) {
+    const cml_exercise *ex = c->ex;
+    cml_judged *judged = &c->judged;
+    double t0 = cml_now_ms();
+    cml_compare_result check;
+    int rc = remote_verify(j, &j->p, &check);
+    phase_end(judged, PH_VERIFY, &t0);
+    if (rc != ANSWERED) {
+        return finish_remote_failure(j, rc);
+    }
+    int first_bad_unwritten = check.n_bad > 0 && cml_is_poison_f32(j->h_got[check.first_bad]);
+
+    /* The exercise's figures: course code on the buffers it shares, timing parts of the
+     * student's work on the judge's clock (cml_time_part). */
+    cml_metrics extra = {0};
+    if (check.n_bad == 0 && ex->extra_metrics) {
+        g_parts_judge = j;
+        cml_part_timer = ex->launch_part ? time_part_remote : NULL;
+        ex->extra_metrics(j->p.ctx, &extra);
+        cml_part_timer = NULL;
+        phase_end(judged, PH_EXTRA, &t0);
+        if (extra.n < 0) {
+            return cml_lab_finish_error(
+                "harness", "the exercise added an invalid metric (a course bug, please report)",
+                CML_EXIT_FAILED);
+        }
+    }
+
+    cml_timing_stats stats[3];
+    const cml_timing_stats *timing = NULL;
+    if (time && check.n_bad == 0 && ex->launch_baseline) {
+        cml_compare_result baseline_check;
+        cml_lab_verify(ex->launch_baseline, &j->p, j->h_got, &baseline_check);
+        if (baseline_check.n_bad != 0) {
+            return cml_lab_finish_error(
+                "harness", "the baseline produced a wrong result (a course bug, please report)",
+                CML_EXIT_FAILED);
+        }
+        t0 = cml_now_ms(); /* the baseline's own check is outside the phases */
+        rc = judge_time(j, reps, stats, &check, judged, c->sets, c->made);
+        phase_end(judged, PH_TIMING, &t0);
+        if (rc == ANSWERED) {
+            timing = stats;
+        } else if (rc == 2) {
+            first_bad_unwritten = cml_is_poison_f32(j->h_got[check.first_bad]);
+        } else {
+            return finish_remote_failure(j, rc);
+        }
+    }
+
+    cml_problem numbers = j->p;
+    cml_doc d = {.status = check.n_bad == 0 ? "ok" : "wrong",
+                 .check = &check,
+                 .problem = &numbers,
+                 .first_bad_unwritten = first_bad_unwritten,
+                 .timing = timing,
+                 .extra = &extra,
+                 .judged = judged};
+    const int code = cml_lab_write(&d);
+    fflush(stdout);
+    return code;
+}
+
+/* The cases of a judged run other than judge_cases' (one exercise's --size case, or a timed
+ * run's --case list, one case per exercise of the lab: a batch's timed runs, issue 15).
+ * Before the gate, every case is set up with its timing's input sets, and the empty-kernel
+ * server started: host work that may overlap other gradings' untimed runs. After it (the GPU
+ * held alone), every case's baseline is timed alone before the student's process exists,
+ * then each case is sent with HELLO, verified, timed and written as one line. A failure of
+ * the student's process ends the run with that case's document. */
+static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercise *const *case_ex,
+                             int pool_fd) {
+    static judged_case cases[CML_MAX_CASES];
+    const int n = opt->n_cases > 0 ? opt->n_cases : 1;
+    const int time = opt->time;
+    for (int k = 0; k < n; ++k) {
+        judged_case *c = &cases[k];
+        memset(c, 0, sizeof *c);
+        c->judged = judged_defaults();
+        double t0 = cml_now_ms();
+        c->ex = case_ex[k];
+        c->n_size = opt->n_cases > 0 ? opt->case_n_size[k] : opt->n_size;
+        memcpy(c->size, opt->n_cases > 0 ? opt->case_size[k] : opt->size, sizeof c->size);
+        c->seed = opt->n_cases > 0 ? opt->case_seed[k] : opt->seed;
+        if (c->n_size != c->ex->n_dims) {
+            return cml_lab_finish_error("usage",
+                                        "a --case has another number of sizes than the "
+                                        "exercise's dimensions",
+                                        CML_EXIT_USAGE);
+        }
+        use_case(j, c);
+        j->h_got = NULL; /* setup_case's: the case's own */
+        const int set_up = setup_case(j, c->size, c->seed);
+        phase_end(&c->judged, PH_SETUP, &t0);
+        if (set_up != CML_EXIT_OK) {
+            return set_up;
+        }
+        c->p = j->p;
+        c->shared = j->shared;
+        c->h_got = j->h_got;
+        /* The timing's input sets, before the gate: host work (inputs, references) that
+         * needs no GPU of its own, while other gradings may still use it. */
+        if (time && c->ex->launch_baseline) {
+            c->made =
+                make_input_sets(j, c->sets, INPUT_SETS, uses_fresh_inputs(j) ? 1 : INPUT_SETS);
+            /* The empty-kernel server too (a process and a CUDA context: 0.1-0.5 s): the
+             * course's, idle until a timing asks it for a launch. Where it cannot start,
+             * judge_time tries again and reports it. */
+            (void)start_null_server(j);
+        }
+        phase_end(&c->judged, PH_SETS, &t0);
+    }
+    double t0 = cml_now_ms();
+    if (opt->gate) {
+        await_gate();
+        phase_end(&cases[0].judged, PH_GATE, &t0); /* the run's one wait, on its first case */
+    }
+    for (int k = 0; time && k < n; ++k) {
+        if (cases[k].ex->launch_baseline) {
+            use_case(j, &cases[k]);
+            cases[k].judged.baseline_alone_ms = baseline_alone(j);
+            phase_end(&cases[k].judged, PH_ALONE, &t0);
+        }
+    }
+    for (int k = 0; k < n; ++k) {
+        judged_case *c = &cases[k];
+        use_case(j, c);
+        t0 = cml_now_ms();
+        const int rc = hello(j, pool_fd);
+        phase_end(&c->judged, PH_HELLO, &t0);
+        if (k > 0) {
+            release_case(j, &cases[k - 1]); /* unmapped by the student's process by now */
+        }
+        if (rc != ANSWERED) {
+            return finish_remote_failure(j, rc);
+        }
+        const int code = judge_case(j, c, time, opt->reps);
+        if (code != CML_EXIT_OK) {
+            return code;
+        }
+    }
+    quit(j);
+    release_case(j, &cases[n - 1]);
+    stop_null_server(j);
+    return CML_EXIT_OK;
+}
+
 int cml_judge_run(const cml_options *opt, const cml_exercise *ex,
                   const cml_exercise *const *case_ex) {
-    cml_judged judged = judged_defaults();
-    double t0 = cml_now_ms();
     judge j;
     memset(&j, 0, sizeof j);
     j.sock = opt->peer_fd;
@@ -1068,100 +1267,12 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex,
     int pool_fd = -1;
     CML_CHECK(cml_devmem_pool_create(&j.pool, &pool_fd));
     cml_check_set_secret(&j.secret);
-    if (opt->n_cases > 0) {
+    if (opt->n_cases > 0 && !opt->time) {
         return judge_cases(&j, opt, case_ex, pool_fd);
     }
-    const int set_up = setup_case(&j, opt->size, opt->seed);
-    phase_end(&judged, PH_SETUP, &t0);
-    if (set_up != CML_EXIT_OK) {
-        return set_up;
-    }
-
-    /* The timing's input sets, before the gate: host work (inputs, references) that needs
-     * no GPU of its own, while other gradings may still use it. */
-    static input_set sets[INPUT_SETS];
-    int made = 0;
-    if (opt->time && ex->launch_baseline) {
-        made = make_input_sets(&j, sets, INPUT_SETS, uses_fresh_inputs(&j) ? 1 : INPUT_SETS);
-    }
-    /* The empty-kernel server too (a process and a CUDA context: 0.1-0.5 s), before the gate:
-     * it is the course's, idle until the timing asks it for a launch. Where it cannot start,
-     * judge_time tries again and reports it. */
-    if (opt->time && ex->launch_baseline) {
-        (void)start_null_server(&j);
-    }
-    phase_end(&judged, PH_SETS, &t0);
-    if (opt->gate) {
-        await_gate();
-        phase_end(&judged, PH_GATE, &t0);
-    }
-    if (opt->time && ex->launch_baseline) {
-        judged.baseline_alone_ms = baseline_alone(&j);
-        phase_end(&judged, PH_ALONE, &t0);
-    }
-    int rc = hello(&j, pool_fd);
+    const cml_exercise *const one[1] = {ex};
+    const int code = judge_timed_cases(&j, opt, opt->n_cases > 0 ? case_ex : one, pool_fd);
     close(pool_fd);
-    phase_end(&judged, PH_HELLO, &t0);
-    cml_compare_result check;
-    if (rc == ANSWERED) {
-        rc = remote_verify(&j, &j.p, &check);
-        phase_end(&judged, PH_VERIFY, &t0);
-    }
-    if (rc != ANSWERED) {
-        return finish_remote_failure(&j, rc);
-    }
-    int first_bad_unwritten = check.n_bad > 0 && cml_is_poison_f32(j.h_got[check.first_bad]);
-
-    /* The exercise's figures: course code on the buffers it shares, timing parts of the
-     * student's work on the judge's clock (cml_time_part). */
-    cml_metrics extra = {0};
-    if (check.n_bad == 0 && ex->extra_metrics) {
-        g_parts_judge = &j;
-        cml_part_timer = ex->launch_part ? time_part_remote : NULL;
-        ex->extra_metrics(j.p.ctx, &extra);
-        cml_part_timer = NULL;
-        phase_end(&judged, PH_EXTRA, &t0);
-        if (extra.n < 0) {
-            return cml_lab_finish_error(
-                "harness", "the exercise added an invalid metric (a course bug, please report)",
-                CML_EXIT_FAILED);
-        }
-    }
-
-    cml_timing_stats stats[3];
-    const cml_timing_stats *timing = NULL;
-    if (opt->time && check.n_bad == 0 && ex->launch_baseline) {
-        cml_compare_result baseline_check;
-        cml_lab_verify(ex->launch_baseline, &j.p, j.h_got, &baseline_check);
-        if (baseline_check.n_bad != 0) {
-            return cml_lab_finish_error(
-                "harness", "the baseline produced a wrong result (a course bug, please report)",
-                CML_EXIT_FAILED);
-        }
-        t0 = cml_now_ms(); /* the baseline's own check is outside the phases */
-        rc = judge_time(&j, opt->reps, stats, &check, &judged, sets, made);
-        phase_end(&judged, PH_TIMING, &t0);
-        if (rc == ANSWERED) {
-            timing = stats;
-        } else if (rc == 2) {
-            first_bad_unwritten = cml_is_poison_f32(j.h_got[check.first_bad]);
-        } else {
-            return finish_remote_failure(&j, rc);
-        }
-    }
-
-    cml_problem numbers = j.p;
-    cml_doc d = {.status = check.n_bad == 0 ? "ok" : "wrong",
-                 .check = &check,
-                 .problem = &numbers,
-                 .first_bad_unwritten = first_bad_unwritten,
-                 .timing = timing,
-                 .extra = &extra,
-                 .judged = &judged};
-    int code = cml_lab_write(&d);
-    quit(&j);
     cml_check_set_secret(NULL);
-    free(j.h_got);
-    cml_problem_release(ex, &j.p);
     return code;
 }

@@ -74,9 +74,10 @@ const char *cml_usage(void) {
            "--peer FD runs the case with the student's launches made by `lab --serve FD`;\n"
            "with --time --gate it prints \"gate\" once its set-up is done and waits for a\n"
            "byte on standard input before it times anything. --case A,B@S (repeatable, in\n"
-           "place of --size and --seed) runs several untimed cases with one student's\n"
-           "process, one document per line. A case may name another exercise of the lab\n"
-           "(--case EX:A,B@S); the first is --exercise's.\n";
+           "place of --size and --seed) runs several cases with one student's process, one\n"
+           "document per line; with --time, every case is set up before the one gate and\n"
+           "timed in turn. A case may name another exercise of the lab (--case EX:A,B@S);\n"
+           "the first is --exercise's.\n";
 }
 
 static int fail(char *err, int err_len, const char *fmt, ...) {
@@ -353,10 +354,13 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
         return fail(err, err_len, "--exercise is required (or --list, --device-info, --help)");
     }
     if (opt->n_cases > 0) {
-        if (opt->n_size > 0 || seeded || opt->time || !peer == !opt->json_path) {
+        if (opt->n_size > 0 || seeded || !peer == !opt->json_path) {
             return fail(err, err_len,
-                        "--case is for untimed runs, in place of --size and --seed: the judge's "
-                        "(--peer FD) or a plain run's with --json PATH (a document per line)");
+                        "--case is in place of --size and --seed: the judge's (--peer FD) or a "
+                        "plain run's with --json PATH (a document per line)");
+        }
+        if (opt->time && !peer) {
+            return fail(err, err_len, "--case with --time is the judge's (--peer FD)");
         }
         if (opt->case_exercise[0][0] && strcmp(opt->case_exercise[0], opt->exercise) != 0) {
             return fail(err, err_len, "--case EX:...: the first case is of --exercise's exercise");

@@ -4,9 +4,10 @@
  *   lab --device-info [--json PATH]
  *   lab --exercise NAME --size A[,B[,C...]] [--seed S] [--time] [--reps R] [--json PATH]
  *   judge --exercise NAME --size ... --peer FD [--seed S] [--time] [--reps R] [--json PATH]
- *   judge --exercise NAME --case [EX:]A[,B...]@S [--case ...] --peer FD
- *                            several untimed cases, one after the other, with one student's
- *                            process (cml_judge.c); one document per case, one per line
+ *   judge --exercise NAME --case [EX:]A[,B...]@S [--case ...] --peer FD [--time --reps R]
+ *                            several cases, one after the other, with one student's process
+ *                            (cml_judge.c); one document per case, one per line; timed: all
+ *                            set up before the one --gate, then timed in turn
  *   lab --exercise NAME --case [EX:]A[,B...]@S [--case ...] --json PATH
  *                            a plain run of several cases (compute-sanitizer's, one process
  *                            per tool)
@@ -53,8 +54,8 @@ typedef struct cml_options {
     const char *json_path; /* NULL = stdout */
     int peer_fd;           /* --peer FD, --serve FD or --serve-null FD; -1 when not given */
     int gate; /* --gate (judge, --time): wait for the grader's go between set-up and timing */
-    /* --case A,B@S (repeatable, the judge's untimed runs): n_cases > 0, and size, n_size and
-     * seed hold the first case's */
+    /* --case A,B@S (repeatable; the judge's runs, timed or not, and plain --json runs):
+     * n_cases > 0, and size, n_size and seed hold the first case's */
     int n_cases;
     long long case_size[CML_MAX_CASES][CML_MAX_DIMS];
     int case_n_size[CML_MAX_CASES];

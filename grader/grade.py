@@ -102,7 +102,8 @@ class Options:
     # (harness.run_judged_cases, issue 15), in place of a pair per case, and each sanitizer
     # tool over all its cases in one process first (sanitizer.all_clean); in a single grade
     # the exercises side by side, and each exercise's sanitizer tools beside its performance
-    # run, every measuring part still alone on the GPU (Grading._pipeline). On unless
+    # run, every measuring part still alone on the GPU (Grading._pipeline); in a batch's
+    # grading, the timed exercises in one judged run (Grading._timed_lab_runs). On unless
     # GRADER_ONE_PROCESS=0: every known-bad and hostile fixture got its verdict with it on an
     # H200, three stateful cheats a stricter one (docs/design-notes.md, note 26)
     one_process: bool = dataclasses.field(
@@ -369,12 +370,15 @@ class Grading:
         # GpuLock.upgrade). A judge waiting at its gate stops new untimed runs (writers go
         # first), so set-ups run side by side and the timings then follow one another;
         # alone, the judge needs no gate.
+        # Two or more timed exercises are timed in one judged run, one hold (note 39).
         start = time.monotonic()
         with lock.shared() if lock else contextlib.nullcontext():
             self._count_wait(time.monotonic() - start)
             start, waited = time.monotonic(), self._gpu_wait
+            gate = self._timing_gate if lock else None
+            timed = self._timed_lab_runs(gate)
             for ex in self.lab.exercises:
-                self._performance(ex, gate=self._timing_gate if lock else None)
+                self._performance(ex, gate=gate, first=timed.get(ex.name))
             t["timed"] = time.monotonic() - start - (self._gpu_wait - waited)
         t["gpu_wait"] = self._gpu_wait
 
@@ -812,7 +816,58 @@ class Grading:
         part.status = Status.PASSED if clean_tools == len(ex.sanitizer.tools) else Status.FAILED
         part.info = f"{clean_tools} of {len(ex.sanitizer.tools)} tools clean"
 
-    def _performance(self, ex: Exercise, gate=None) -> None:
+    def _timed_ready(self, ex: Exercise) -> bool:
+        """True when ``ex`` is timed and its timed run is due: performance graded, its part
+        not settled, none of its correctness cases past its limit."""
+        spec = ex.performance
+        return (
+            spec is not None
+            and spec.timed
+            and self.results[ex.name].parts["performance"].reason is None
+            and self.options.performance
+            and ex.name not in self.hung
+        )
+
+    def _timed_lab_runs(self, gate) -> dict[str, harness.TimedCase]:
+        """The first timed run of every exercise whose timed run is due, when two or more
+        are, in one judged run with one hold of the GPU (issue 15, docs/design-notes.md,
+        note 39; exercises timed with other repetitions than the first's in runs of their
+        own): {exercise: its TimedCase}, which ``_performance`` grades as the run it would
+        have made itself. Empty when fewer than two are due: each makes its own."""
+        due = [ex for ex in self.lab.exercises if self._timed_ready(ex)]
+        if len(due) < 2 or not self.options.one_process:
+            return {}
+        by_reps: dict[int, list[Exercise]] = {}
+        for ex in due:
+            by_reps.setdefault(ex.performance.reps, []).append(ex)
+        runs: dict[str, harness.TimedCase] = {}
+        for reps, group in by_reps.items():
+            if len(group) < 2:
+                continue
+            cases = [
+                (ex.name, size, self.seeds.seed(ex.name, "performance", size))
+                for ex in group
+                for size in [ex.performance.size]
+            ]
+            runs.update(
+                harness.run_judged_timed_cases(
+                    self.judge.path,
+                    self.binary,
+                    cases,
+                    reps,
+                    self.lab.run_timeout_s,
+                    self.version,
+                    box=self.box,
+                    gate=gate,
+                )
+            )
+        return runs
+
+    def _performance(self, ex: Exercise, gate=None, first: harness.TimedCase | None = None) -> None:
+        """The performance part of ``ex``: its timed (or untimed, measuring) run, graded.
+        ``first``: its timed run made already in a run over the lab (``_timed_lab_runs``),
+        graded as the run this would make, and timed again here, like that one, when its
+        samples spread."""
         er = self.results[ex.name]
         part = er.parts["performance"]
         spec = ex.performance
@@ -844,7 +899,9 @@ class Grading:
                     gate=gate if spec.timed else None,
                 )
 
-        run = measure()
+        run = first.run if first is not None else measure()
+        # the run's wall seconds: from the lab run's previous document to this one's there
+        wall = first.wall_s if first is not None else time.monotonic() - started
         # A timed run whose samples spread may have been disturbed by other work
         # (plausible.spread): timed once more, and the second run graded, whatever it shows.
         # A submission can spread its own samples to force that second run, never to choose
@@ -854,14 +911,15 @@ class Grading:
         if ratio is not None and ratio > plausible.SPREAD_LIMIT:
             row["retimed"] = plausible.spread_text(ratio)
             part.messages.append(row["retimed"])
-            row["first_wall_s"] = round(time.monotonic() - started, 3)
+            row["first_wall_s"] = round(wall, 3)
             started = time.monotonic()
             run = measure()
+            wall = time.monotonic() - started
         k = diagnose.kind(run)
         row["status"] = run.status
         # where a timed run's time goes (issue 15): the grader's wall clock around the whole
         # run, and the judge's phases (docs/protocol.md, timing.phases_ms)
-        row["wall_s"] = round(time.monotonic() - started, 3)  # the graded run's
+        row["wall_s"] = round(wall, 3)  # the graded run's
         phases = ((run.doc or {}).get("timing") or {}).get("phases_ms")
         if isinstance(phases, dict):
             row["phases_ms"] = phases

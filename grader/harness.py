@@ -546,18 +546,32 @@ def run_judged(
     return CaseRun(argv, outcome, doc, None)
 
 
-def _judge_lines(stream, lines: list[bytes], progress: list[float]) -> None:
+def _judge_lines(
+    stream, lines: list[bytes], progress: list[float], pending: bytes = b"", arrivals=None
+) -> None:
     """Reads the judge's standard output into ``lines`` (one document each), setting
-    ``progress[0]`` to the time each arrives (a reader thread of run_judged_cases)."""
-    pending = b""
+    ``progress[0]`` to the time each arrives (a reader thread of run_judged_cases and
+    run_judged_timed_cases; ``pending``: what was read before, ``arrivals``: a list that
+    gets each line's time). A "gate" line is not a document (a gate reached late)."""
+
+    def take(done):
+        now = time.monotonic()
+        for line in done:
+            if line != GATE_LINE:
+                lines.append(line)
+                if arrivals is not None:
+                    arrivals.append(now)
+        progress[0] = now
+
+    *done, pending = pending.split(b"\n")
+    take(done)
     for chunk in iter(lambda: stream.read1(65536), b""):
         pending += chunk
         *done, pending = pending.split(b"\n")
         if done:
-            lines.extend(done)
-            progress[0] = time.monotonic()
+            take(done)
     if pending.strip():
-        lines.append(pending)
+        take([pending])
 
 
 def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> list[CaseRun]:
@@ -689,6 +703,152 @@ def run_judged_lab_cases(
         if got[-1].doc is None and got[-1].outcome.kind == "timeout":
             hung = ran[-1][0]
             todo = [case for case in todo if case[0] != hung]
+    return results
+
+
+@dataclass
+class TimedCase:
+    """One exercise's case of a timed judged run over the lab (run_judged_timed_cases): its
+    run as run_judged would give it, and ``wall_s``, the grader's wall clock from the
+    previous case's document to its own (the first case's from the judge's start: every
+    case's set-up, the wait at the gate and every baseline timed alone included)."""
+
+    run: CaseRun
+    wall_s: float
+
+
+def _timed_cases_once(
+    judge, binary, cases, reps, timeout_s, version, box, gate
+) -> list[TimedCase]:
+    """One gated judge and one student's process over ``cases`` ((exercise, size, seed)
+    each, timed with ``reps``): the results of the cases they finished, and of the one that
+    failed (crash, time limit, a process left behind) if any."""
+    first = cases[0][0]
+    args = case_list_args(first, [(size, seed, ex) for ex, size, seed in cases])
+    args += ["--time", "--reps", str(reps)]
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    lines: list[bytes] = []
+    arrivals: list[float] = []
+    started = time.monotonic()
+    progress = [started]
+    gated = gate is not None
+    with (
+        tempfile.TemporaryDirectory(prefix="grader-judge-") as jtmp,
+        tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
+        open(Path(jtmp) / "judge.log", "w+") as log,
+        contextlib.ExitStack() as held_gate,
+    ):
+        judge_proc = _start_judge(judge, args, ours, jtmp, log, gated, kept_cpus=not gated)
+        head = b""
+        if gated:
+            # every case is set up before the one gate: the sum of their set-ups
+            at_gate, head = _await_gate(judge_proc, timeout_s * len(cases))
+            if at_gate or judge_proc.poll() is None:
+                held_gate.enter_context(gate())  # as run_judged's
+            cpus.pin(judge_proc.pid)
+            try:
+                judge_proc.stdin.write(b"g")
+                judge_proc.stdin.close()
+            except OSError:
+                pass
+            judge_proc.stdin = None
+        reader = threading.Thread(
+            target=_judge_lines,
+            args=(judge_proc.stdout, lines, progress, head, arrivals),
+            daemon=True,
+        )
+        reader.start()
+        # every case's baseline is timed alone before the student's process exists
+        _await_hello(theirs, judge_proc, timeout_s * len(cases))
+        argv = _serve_argv(binary, theirs)
+        held = False
+        try:
+            progress[0] = time.monotonic()
+            # each case has timeout_s from the end of the one before (the judge's line)
+            outcome = _serve(
+                argv,
+                theirs,
+                tmp,
+                timeout_s,
+                box,
+                deadline_fn=lambda: progress[0] + timeout_s,
+                cpu_s=timeout_s * len(cases),
+                timed=True,
+            )
+        finally:
+            theirs.close()
+            try:
+                judge_proc.wait(timeout=JUDGE_GRACE_S)
+            except subprocess.TimeoutExpired:
+                held = True
+            _kill(judge_proc)
+            reader.join(timeout=5)
+        log.seek(0)
+        judge_log = log.read()[-2000:]
+    results: list[TimedCase] = []
+    previous = started
+    for (ex, size, seed), line, at in zip(cases, lines, arrivals):
+        doc, problem = _parse_doc(line.decode("utf-8", "replace"))
+        if doc is None:
+            raise GraderError(f"the judge ({judge}) wrote an invalid run document ({problem})")
+        _raise_judge_failure(doc, doc.get("exercise") or ex, size, judge_log)
+        wall, previous = at - previous, at
+        if isinstance(doc.get("error"), dict) and doc["error"].get("kind") == "worker":
+            missing = _describe_missing(outcome, timeout_s)
+            results.append(TimedCase(CaseRun(argv, outcome, None, missing), wall))
+            return results  # the student's process is gone: the rest in a fresh run
+        problem = validate(doc, version, {"exercise": ex, "size": size, "seed": seed, "judged": True})
+        if problem:
+            raise GraderError(f"the judge's run document is not valid: {problem}")
+        results.append(TimedCase(CaseRun(argv, outcome, doc, None), wall))
+        if doc["status"] == "no_device":
+            return results + [results[-1]] * (len(cases) - len(results))
+        if doc["status"] == "error":
+            return results  # a failed launch ended the student's process (cml_lab_fail)
+    if held:
+        # Something of the student's kept its end of the socket open after the process
+        # ended (a child it left behind): the judge waited for it in vain. As in run_judged,
+        # where the judge's document is then lost, the case it waited in gets that result:
+        # the one without a document, else the last.
+        why = f"left a process behind that kept the judge waiting for {JUDGE_GRACE_S} s"
+        wall = time.monotonic() - previous
+        if len(results) == len(cases):
+            results.pop()
+        results.append(TimedCase(CaseRun(argv, outcome, None, why), wall))
+    elif len(results) < len(cases):
+        raise GraderError(
+            f"the judge ({judge}) wrote {len(results)} run documents for {len(cases)} cases"
+            + (f": {judge_log.strip()}" if judge_log.strip() else "")
+        )
+    return results
+
+
+def run_judged_timed_cases(
+    judge: Path,
+    binary: Path,
+    cases: list[tuple[str, tuple[int, ...], int]],
+    reps: int,
+    timeout_s: float,
+    version: int,
+    box: sandbox.Sandbox | None = None,
+    gate: Callable[[], ContextManager[None]] | None = None,
+) -> dict[str, TimedCase]:
+    """The timed runs of several exercises ((exercise, size, seed) each, one case per
+    exercise, timed with ``reps``) with one judge, one hold of ``gate`` and one student's
+    process (judge --case EX:... --time --gate; a batch's grading, issue 15,
+    docs/design-notes.md, note 39): every case is set up before the gate, every baseline
+    is timed alone after it and before the student's process starts, then each case is
+    verified and timed in turn, its document written as a line. Each exercise's result as
+    its own run_judged would give it; a failure of the student's process (a crash, a failed
+    launch, a hang, a process left behind) is that exercise's result, and the exercises
+    after it are timed in a fresh judged run (another hold)."""
+    results: dict[str, TimedCase] = {}
+    todo = list(cases)
+    while todo:
+        got = _timed_cases_once(judge, binary, todo, reps, timeout_s, version, box, gate)
+        for (ex, _, _), timed in zip(todo, got):
+            results[ex] = timed
+        todo = todo[len(got) :]
     return results
 
 

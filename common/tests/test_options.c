@@ -168,8 +168,8 @@ START_TEST(bad_cases) {
     ck_assert_int_eq(parse("--exercise", "e", "--case", "3@x", "--peer", "4", NULL), -1);
     /* untimed, the judge's, in place of --size and --seed */
     ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", NULL), -1);
-    ck_assert_str_eq(err, "--case is for untimed runs, in place of --size and --seed: the judge's "
-                          "(--peer FD) or a plain run's with --json PATH (a document per line)");
+    ck_assert_str_eq(err, "--case is in place of --size and --seed: the judge's (--peer FD) or a "
+                          "plain run's with --json PATH (a document per line)");
     /* a plain run writes its documents to --json; the judge to standard output */
     ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--json", "d.json", NULL), 0);
     ck_assert_int_eq(opt.n_cases, 1);
@@ -179,7 +179,16 @@ START_TEST(bad_cases) {
                      -1);
     ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--seed", "2", "--peer", "4", NULL),
                      -1);
-    ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--time", "--peer", "4", NULL), -1);
+    /* timed cases are the judge's: one gate, each case timed in turn (cml_judge.c) */
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--case", "f:5@2", "--time",
+                           "--gate", "--peer", "4", NULL),
+                     0);
+    ck_assert_int_eq(opt.n_cases, 2);
+    ck_assert_int_eq(opt.time, 1);
+    ck_assert_int_eq(opt.gate, 1);
+    ck_assert_int_eq(parse("--exercise", "e", "--case", "3@1", "--time", "--json", "d.json", NULL),
+                     -1);
+    ck_assert_str_eq(err, "--case with --time is the judge's (--peer FD)");
 }
 END_TEST
 

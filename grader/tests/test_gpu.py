@@ -1,11 +1,13 @@
 """On a machine with a CUDA device: every solution full marks, every skeleton zero
-correctness points without crashing (``python3 -m grader selfcheck``)."""
+correctness points without crashing (``python3 -m grader selfcheck``); a timed run over a
+lab's exercises on the real judge."""
 
 from __future__ import annotations
 
 import pytest
 
-from helpers import REPO, grade_cli, real_labs
+from grader import gpu_lock, harness, manifest, plausible
+from helpers import REPO, gpu_lock_file, grade_cli, real_labs
 
 
 @pytest.mark.gpu
@@ -14,3 +16,38 @@ def test_selfcheck(capsys):
         pytest.skip("no lab with a solution in the repository yet")
     code, out, err = grade_cli(capsys, "selfcheck", "--root", REPO, timed=True)
     assert code == 0, out + err
+
+
+@pytest.mark.gpu
+def test_a_timed_run_over_the_lab_times_every_exercise():
+    """A batch's timed run over the lab on the real judge (harness.run_judged_timed_cases,
+    docs/design-notes.md note 39): lab 3.3's solution, its timed exercises with one judge,
+    one gate and one student's process; each verified, timed and not disturbed (its
+    baseline timed alone before the student's process started, and again among the
+    repetitions); only the first case waited at the gate."""
+    lab_dir = REPO / "labs" / "3.3-tiling"
+    build = REPO / "build" / "3.3-tiling"
+    judge, binary = build / "judge", build / "solution" / "lab"
+    if not (judge.is_file() and binary.is_file()):
+        pytest.skip("build/3.3-tiling is not built (make all)")
+    lab = manifest.load(lab_dir)
+    timed = [ex for ex in lab.exercises if ex.performance is not None and ex.performance.timed]
+    assert len(timed) >= 2
+    cases = [(ex.name, ex.performance.size, 7) for ex in timed]
+    with gpu_lock_file():
+        lock = gpu_lock.for_process()
+        with lock.shared():
+            runs = harness.run_judged_timed_cases(
+                judge, binary, cases, timed[0].performance.reps, lab.run_timeout_s,
+                harness.schema_version(REPO), gate=lock.upgrade,
+            )
+    assert list(runs) == [ex.name for ex in timed]
+    for k, (name, t) in enumerate(runs.items()):
+        doc = t.run.doc
+        assert doc is not None and doc["status"] == "ok", (name, t.run.problem)
+        timing = doc["timing"]
+        assert timing["baseline_alone_ms"] > 0, name
+        assert plausible.disturbed(doc) is None, (name, plausible.disturbed(doc))
+        # a phase the judge did not time is left out of phases_ms
+        assert ("gate" in timing["phases_ms"]) == (k == 0), (name, timing["phases_ms"])
+        assert t.wall_s > 0

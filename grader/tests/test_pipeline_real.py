@@ -4,6 +4,7 @@ run); a compile error and a missing student file are graded results (exit 1)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -142,3 +143,10 @@ def test_judged_cases_without_a_device_answer_no_device_for_each_case():
     )
     assert {ex: [run.doc["status"] for run in runs] for ex, runs in by_ex.items()} == {
         "matmul_tiled": ["no_device"], "transpose_tiled": ["no_device"]}
+    # a batch's timed run over the lab (--case ... --time --gate): the same
+    timed = harness.run_judged_timed_cases(
+        judge, binary, [("matmul_tiled", (64, 64, 64), 1), ("transpose_tiled", (64, 64), 2)],
+        20, 30, version, gate=contextlib.nullcontext,
+    )
+    assert {ex: t.run.doc["status"] for ex, t in timed.items()} == {
+        "matmul_tiled": "no_device", "transpose_tiled": "no_device"}

@@ -95,6 +95,32 @@ static void close_out(FILE *f) {
 
 #define CLOSED 100 /* one_case in the student's process: the judge closed the socket */
 
+/* cml_judge.c's await_gate: set up, now wait for the grader; FAKE_GATE_LOG gets a line per
+ * gate passed, naming the run's exercises ("scale+offset" for a timed run over the lab).
+ * 0 on a usage error (--gate without --time) or when the grader is gone. */
+static int await_gate(int time, int n, const char *const *names) {
+    if (!time) {
+        fprintf(stderr, "usage error: --gate without --time\n");
+        return 0;
+    }
+    fputs("gate\n", stdout);
+    fflush(stdout);
+    char go;
+    if (read(0, &go, 1) < 0) {
+        return 0;
+    }
+    const char *log = getenv("FAKE_GATE_LOG"); /* the tests see each gate passed */
+    FILE *g = log ? fopen(log, "a") : NULL;
+    if (g) {
+        for (int k = 0; k < n; ++k) {
+            fprintf(g, "%s%s", k ? "+" : "", names[k]);
+        }
+        fputc('\n', g);
+        fclose(g);
+    }
+    return 1;
+}
+
 /* One case: the judge's (asks the student's process, checks, writes the document), the
  * student's process's (answers one request) or a plain run's. */
 static int one_case(opts o, int have_gpu) {
@@ -132,23 +158,8 @@ static int one_case(opts o, int have_gpu) {
     memset(out, 0xFF, n * sizeof *out);
     double speed = 1.0;
     int rc;
-    if (judge && o.gate) { /* cml_judge.c's await_gate: set up, now wait for the grader */
-        if (!o.time) {
-            fprintf(stderr, "usage error: --gate without --time\n");
-            return 2;
-        }
-        fputs("gate\n", stdout);
-        fflush(stdout);
-        char go;
-        if (read(0, &go, 1) < 0) {
-            return 2;
-        }
-        const char *log = getenv("FAKE_GATE_LOG"); /* the tests see each gate passed */
-        FILE *g = log ? fopen(log, "a") : NULL;
-        if (g) {
-            fprintf(g, "%s\n", o.exercise);
-            fclose(g);
-        }
+    if (judge && o.gate && !await_gate(o.time, 1, &o.exercise)) {
+        return 2;
     }
     if (judge) {
         snprintf(req.exercise, sizeof req.exercise, "%s", o.exercise);
@@ -389,7 +400,7 @@ int main(int argc, char **argv) {
     const char *starts = getenv("FAKE_JUDGE_LOG"); /* the tests count the judge's starts */
     FILE *log = starts && &cml_judge_build != NULL ? fopen(starts, "a") : NULL;
     if (log) {
-        fprintf(log, "%s %d\n", o.exercise ? o.exercise : "-", n_cases);
+        fprintf(log, "%s %d%s\n", o.exercise ? o.exercise : "-", n_cases, o.time ? " timed" : "");
         fclose(log);
     }
     if (n_cases == 0) {
@@ -397,6 +408,16 @@ int main(int argc, char **argv) {
     }
     append_out = o.json != NULL;
     const char *exercise = o.exercise;
+    if (o.gate && o.peer) { /* timed cases: one gate, once all are set up (cml_judge.c) */
+        const char *names[64];
+        for (int k = 0; k < n_cases; ++k) {
+            names[k] = case_ex[k][0] ? case_ex[k] : exercise;
+        }
+        if (!await_gate(o.time, n_cases, names)) {
+            return 2;
+        }
+        o.gate = 0;
+    }
     for (int k = 0; k < n_cases; ++k) { /* --case ...: one document per case and line */
         o.exercise = case_ex[k][0] ? case_ex[k] : exercise;
         memcpy(o.size, cases[k], sizeof o.size);

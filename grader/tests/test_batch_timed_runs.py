@@ -1,0 +1,124 @@
+"""A batch's timed runs over the lab (grade.Grading._timed_lab_runs,
+harness.run_judged_timed_cases; issue 15, docs/design-notes.md note 39) on the fake lab
+(fakelab/README.md) with two timed exercises: one gated judge and one hold of the GPU for
+both, and the same report as each exercise's own timed run whatever the submission does in
+the first one (a crash, a failed launch, a hang): the exercises after it are timed in a
+fresh judged run, through a gate of their own."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader import grade as grading
+from grader import report
+from grader.gpu_lock import GpuLock
+from test_grade_pipeline import OFFSET_POINTS, _offset_performance
+from test_pipeline_fake import course_with, variant
+
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
+# scale's timed case is 128 x 128 (lab.toml), no correctness case is
+CRASH_TIMED = ("*speed = 2.5;", "*speed = 2.5;\n    if (rows == 128) { *(volatile int *)0 = 1; }")
+LAUNCH_ERROR_TIMED = ("*speed = 2.5;\n    // END SOLUTION\n    return 0;",
+                      "*speed = 2.5;\n    // END SOLUTION\n    return rows == 128;")
+HANG_TIMED = (
+    "*speed = 2.5;",
+    "*speed = 2.5;\n    volatile int spin = 1;\n    while (rows == 128 && spin) { }",
+)
+
+
+def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str):
+    """The JSON report of a batch's kind of grading (``Grading._runtime`` with a lock of its
+    own, so every timed run is gated; seed 5), with the timed runs over the lab or each
+    exercise's own, less the timings and the performance rows' wall times; and the gates
+    the fake judge passed (one line each, the run's exercises joined by "+")."""
+    gates = tmp_path / f"{name}-gates.log"
+    monkeypatch.setenv("FAKE_GATE_LOG", str(gates))
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub, seed=5, one_process=True),
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()  # a batch's steps, its lock
+    if not lab_runs:
+        monkeypatch.setattr(g, "_timed_lab_runs", lambda gate: {})
+    rep = report.to_json(g.run())
+    rep.pop("timings_s")
+    for ex in rep["exercises"]:
+        for row in ex["parts"]["performance"]["details"]:
+            assert row.pop("wall_s") >= 0
+            row.pop("first_wall_s", None)
+    return rep, gates.read_text().split() if gates.exists() else []
+
+
+@pytest.fixture
+def course(fake_root, tmp_path):
+    return course_with(fake_root, tmp_path, OFFSET_POINTS, _offset_performance(True))
+
+
+def test_one_gate_for_the_lab_and_the_same_report(course, fake_gpu, tmp_path, monkeypatch):
+    sub = course / "solutions" / "9.1-fake"
+    rep, gates = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    alone, alone_gates = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert gates == ["scale+offset"]
+    assert alone_gates == ["scale", "offset"]
+    assert rep == alone and rep["total"] == rep["max"]
+    for ex in rep["exercises"]:
+        (row,) = ex["parts"]["performance"]["details"]
+        assert row["status"] == "ok" and row["phases_ms"]
+
+
+@pytest.mark.parametrize(
+    "name, change, status",
+    [
+        ("crash", CRASH_TIMED, "crash"),
+        ("launch_error", LAUNCH_ERROR_TIMED, "error"),
+        ("hang", HANG_TIMED, "timeout"),
+    ],
+)
+def test_after_a_failure_the_next_exercise_is_timed_in_a_fresh_run(
+    course, fake_gpu, tmp_path, monkeypatch, name, change, status
+):
+    """scale's timed case fails its own way; offset's is timed in a fresh judged run
+    through a gate of its own, and graded as in its own timed run."""
+    if name == "hang":  # a shorter wait (5 s by default), twice
+        toml = course / "labs" / "9.1-fake" / "lab.toml"
+        toml.write_text(toml.read_text().replace("run_timeout_s = 5\n", "run_timeout_s = 2\n"))
+    sub = variant(course, tmp_path / name, *change)
+    rep, gates = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    alone, alone_gates = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert gates == ["scale+offset", "offset"]
+    assert alone_gates == ["scale", "offset"]
+    assert rep == alone
+    scale, offset = rep["exercises"]
+    assert scale["parts"]["performance"]["details"][0]["status"] == status
+    assert scale["parts"]["performance"]["points"] == 0
+    assert offset["parts"]["performance"]["points"] == offset["parts"]["performance"]["max"]
+
+
+def test_a_spread_run_is_timed_again_on_its_own(course, fake_gpu, tmp_path, monkeypatch):
+    """scale's samples spread in the run over the lab: scale alone is timed once more
+    (through its own gate) and that run graded, as a run of its own would be."""
+    sub = course / "solutions" / "9.1-fake"
+    flag = tmp_path / "spread"
+    monkeypatch.setenv("FAKE_SPREAD_ONCE", str(flag))
+    flag.touch()
+    rep, gates = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    flag.touch()
+    alone, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert gates == ["scale+offset", "scale"]
+    assert rep == alone
+    row = rep["exercises"][0]["parts"]["performance"]["details"][0]
+    assert "retimed" in row and rep["total"] == rep["max"]
+
+
+def test_exercises_with_other_repetitions_run_apart(course, fake_gpu, tmp_path, monkeypatch):
+    """A run over the lab has one --reps: an exercise timed with other repetitions is
+    timed in a run of its own (here each, the only one with its count)."""
+    toml = course / "labs" / "9.1-fake" / "lab.toml"
+    text = toml.read_text()
+    assert text.count("reps = 20\n") == 2
+    toml.write_text(text.replace("reps = 20\n", "reps = 30\n", 1))
+    sub = course / "solutions" / "9.1-fake"
+    _, gates = _graded(course, sub, tmp_path, monkeypatch, True, "reps")
+    assert gates == ["scale", "offset"]
+
