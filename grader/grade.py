@@ -416,41 +416,24 @@ class Grading:
 
     def _exercise(self, ex: Exercise) -> None:
         """One exercise's runtime steps in the pipeline (a thread of ``_pipeline``); it writes
-        only its own exercise's results: the sanitizer part once its tools are done. A timed
-        exercise's judge starts with its correctness runs: it sets up (inputs, references,
-        input sets: host work, about 5 s for lab 3.3's, g57) beside them and waits at its
-        gate until they are done; the grader then holds the GPU for it alone, or ends it
-        when a correctness case did not finish (docs/design-notes.md, note 40)."""
-        checked = threading.Event()  # set once this exercise's correctness runs are done
-        early = self._timed_ready(ex)
+        only its own exercise's results: the sanitizer part once its tools are done."""
+        with self._held("correctness"):
+            self._correctness(ex)
+        tool = self._sanitizer_tool(ex)
+        names = ex.sanitizer.tools if tool is not None else ()
+
+        def sanitize(name: str):
+            with self._held("sanitizer"):
+                return self._sanitizer_run(tool, ex, name)
 
         def perform() -> None:
             with self._held("performance"):
-                self._performance(ex, gate=self._timing_gate, after=checked if early else None)
+                self._performance(ex, gate=self._timing_gate)
 
-        with concurrent.futures.ThreadPoolExecutor(1) as beside:
-            timed = beside.submit(perform) if early else None
-            try:
-                with self._held("correctness"):
-                    self._correctness(ex)
-            except BaseException:
-                self.hung.add(ex.name)  # the grade stops: nothing is timed (_gate_after)
-                raise
-            finally:
-                checked.set()
-            tool = self._sanitizer_tool(ex)
-            names = ex.sanitizer.tools if tool is not None else ()
-
-            def sanitize(name: str):
-                with self._held("sanitizer"):
-                    return self._sanitizer_run(tool, ex, name)
-
-            calls = [functools.partial(sanitize, n) for n in names]
-            if ex.performance is not None and timed is None:  # "timed" spans them all
-                calls.append(perform)
-            runs = _side_by_side(calls)
-            if timed is not None:
-                timed.result()
+        calls = [functools.partial(sanitize, n) for n in names]
+        if ex.performance is not None:  # "timed" spans the exercises' performance steps
+            calls.append(perform)
+        runs = _side_by_side(calls)
         if tool is not None:
             self._sanitizer_part(ex, runs[: len(names)])
 
@@ -474,21 +457,6 @@ class Grading:
     def _count_wait(self, seconds: float) -> None:
         with self._books:
             self._gpu_wait += seconds
-
-    def _gate_after(self, ex: Exercise, checked: threading.Event, gate):
-        """``gate`` (a timed judge's hold of the GPU alone) once ``checked`` is set, i.e. the
-        exercise's correctness runs are done; raises _NotTimed in place of the hold when one
-        of its cases did not finish, or the part was settled meanwhile (no device)."""
-
-        @contextlib.contextmanager
-        def after_correctness():
-            checked.wait()
-            if ex.name in self.hung or self.results[ex.name].parts["performance"].reason:
-                raise _NotTimed(ex.name)
-            with gate():
-                yield
-
-        return after_correctness
 
     @contextlib.contextmanager
     def _timing_gate(self):
@@ -895,19 +863,11 @@ class Grading:
             )
         return runs
 
-    def _performance(
-        self,
-        ex: Exercise,
-        gate=None,
-        first: harness.TimedCase | None = None,
-        after: threading.Event | None = None,
-    ) -> None:
+    def _performance(self, ex: Exercise, gate=None, first: harness.TimedCase | None = None) -> None:
         """The performance part of ``ex``: its timed (or untimed, measuring) run, graded.
         ``first``: its timed run made already in a run over the lab (``_timed_lab_runs``),
         graded as the run this would make, and timed again here, like that one, when its
-        samples spread. ``after`` (a timed run started beside the exercise's correctness
-        runs, ``_exercise``): set when they are done; the judge sets up meanwhile and is
-        let through its gate only then, or ended when a case did not finish."""
+        samples spread."""
         er = self.results[ex.name]
         part = er.parts["performance"]
         spec = ex.performance
@@ -916,11 +876,9 @@ class Grading:
         if not self.options.performance:
             _set_not_run(er.parts, ("performance",), "left out (--no-perf)", Status.SKIPPED)
             return
-        if ex.name in self.hung and after is None:
+        if ex.name in self.hung:
             _set_not_run(er.parts, ("performance",), "a correctness case did not finish")
             return
-        if after is not None:
-            gate = self._gate_after(ex, after, gate)
         seed = self.seeds.seed(ex.name, "performance", spec.size)
         # An untimed performance run still measures (lab 3.1b's latency ladder, timed part by
         # part on the judge's clock): alone on the GPU from its start, no gate needed.
@@ -941,12 +899,7 @@ class Grading:
                     gate=gate if spec.timed else None,
                 )
 
-        try:
-            run = first.run if first is not None else measure()
-        except _NotTimed:
-            if part.reason is None:  # (a missing device set the part's reason already)
-                _set_not_run(er.parts, ("performance",), "a correctness case did not finish")
-            return
+        run = first.run if first is not None else measure()
         # the run's wall seconds: from the lab run's previous document to this one's there
         wall = first.wall_s if first is not None else time.monotonic() - started
         # A timed run whose samples spread may have been disturbed by other work
@@ -1154,11 +1107,6 @@ class _ToolRun:
     message: str | None = None  # the finding and the case's size, when not clean
     finding: str | None = None
     not_run: str | None = None  # why the tool could not run (the part is then not run)
-
-
-class _NotTimed(Exception):
-    """A timed run started beside its exercise's correctness runs is not let through its
-    gate (Grading._gate_after): the judge is ended, nothing was timed."""
 
 
 def _side_by_side(calls) -> list:

@@ -464,8 +464,7 @@ def run_judged(
     (timed runs): a context held from the end of the judge's set-up to the end of the run,
     e.g. ``GpuLock.upgrade``: the judge (``--gate``) says "gate" once its inputs and
     references are made and waits for the grader's byte on its standard input before it
-    times anything (docs/protocol.md, "Judged runs"); an error entering it ends the judge
-    and is raised. ``background``: an untimed run that
+    times anything (docs/protocol.md, "Judged runs"). ``background``: an untimed run that
     does not hold the GPU alone runs nicer (grader.run); a timed one never does, and runs on
     the CPUs kept for timed runs (grader.cpus): a gated judge sets up beside the other work
     and is moved there at its gate, the student's process starts there."""
@@ -494,12 +493,7 @@ def run_judged(
             if at_gate or judge_proc.poll() is None:
                 # at its gate, or still setting up past the time limit (it may reach the
                 # gate later): either way it times only with the GPU held alone
-                try:
-                    held_gate.enter_context(gate())
-                except BaseException:  # not let through (grade._NotTimed): it times nothing
-                    _kill(judge_proc)
-                    theirs.close()
-                    raise
+                held_gate.enter_context(gate())
             cpus.pin(judge_proc.pid)  # with its empty-kernel server, before it times
             try:
                 judge_proc.stdin.write(b"g")
@@ -750,12 +744,7 @@ def _timed_cases_once(
             # every case is set up before the one gate: the sum of their set-ups
             at_gate, head = _await_gate(judge_proc, timeout_s * len(cases))
             if at_gate or judge_proc.poll() is None:
-                try:
-                    held_gate.enter_context(gate())  # as run_judged's
-                except BaseException:
-                    _kill(judge_proc)
-                    theirs.close()
-                    raise
+                held_gate.enter_context(gate())  # as run_judged's
             cpus.pin(judge_proc.pid)
             try:
                 judge_proc.stdin.write(b"g")

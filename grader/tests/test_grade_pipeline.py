@@ -225,35 +225,3 @@ def test_each_measuring_part_is_alone_and_the_rest_overlaps(
     assert len(tools) == 2 and _overlap(*tools), runs.spans
     setup = runs.of("setup", "scale")
     assert len(setup) == 1 and any(_overlap(setup[0], s) for s in tools), runs.spans
-
-
-def test_a_timed_judge_sets_up_beside_its_exercises_correctness(
-    fake_root, fake_gpu, tmp_path, monkeypatch
-):
-    """Each timed run starts with its exercise's correctness runs (its judge sets up
-    meanwhile) and passes its gate only after them (docs/design-notes.md, note 40)."""
-    course = course_with(fake_root, tmp_path, OFFSET_POINTS, _offset_performance(True))
-    runs = _Runs(monkeypatch)
-    rep, _ = _graded(course, course / "solutions" / "9.1-fake", True)
-    assert rep["total"] == rep["max"]
-    for ex in ("scale", "offset"):
-        (setup,) = runs.of("setup", ex)
-        (measure,) = runs.of("measure", ex)
-        correctness = runs.of("correctness", ex)
-        assert correctness, runs.spans
-        assert setup[2] < min(c[3] for c in correctness), (ex, runs.spans)  # started beside
-        assert measure[2] >= max(c[3] for c in correctness), (ex, runs.spans)  # gated after
-
-
-def test_a_hang_ends_the_timed_judge_waiting_at_its_gate(fake_root, fake_gpu, tmp_path, monkeypatch):
-    """scale's correctness case hangs: its timed judge, set up and waiting at its gate, is
-    ended without passing it; offset's timed run passes its own."""
-    course = course_with(fake_root, tmp_path, OFFSET_POINTS, _offset_performance(True))
-    toml = course / "labs" / "9.1-fake" / "lab.toml"
-    toml.write_text(toml.read_text().replace("run_timeout_s = 5\n", "run_timeout_s = 5\ncase_timeout_s = 2\n"))
-    gates = tmp_path / "gates.log"
-    monkeypatch.setenv("FAKE_GATE_LOG", str(gates))
-    rep, _ = _graded(course, variant(course, tmp_path / "hang", *HANG_AT_33), True)
-    assert gates.read_text().split() == ["offset"]
-    scale = rep["exercises"][0]["parts"]["performance"]
-    assert scale["status"] == "not_run" and scale["reason"] == "a correctness case did not finish"
