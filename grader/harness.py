@@ -574,6 +574,77 @@ def _judge_lines(
         take([pending])
 
 
+def _case_runs(
+    judge, expected, lines, argv, outcome, timeout_s, version, judge_log
+) -> tuple[list[CaseRun], bool]:
+    """Each case's CaseRun from the judge's document lines, in order (``expected``:
+    (exercise, size, seed) each), as its own run_judged would give it, and whether the run
+    stopped early: at a failure of the student's process (a worker error: the process is
+    gone; status "error": a failed launch ended it), after which the rest run in a fresh
+    judged run, or at "no_device", the answer of every case. Not stopped, a case without a
+    document is the caller's to explain. Raises GraderError for an invalid document or the
+    judge's own failure."""
+    results: list[CaseRun] = []
+    for (exercise, size, seed), line in zip(expected, lines):
+        doc, problem = _parse_doc(line.decode("utf-8", "replace"))
+        if doc is None:
+            raise GraderError(f"the judge ({judge}) wrote an invalid run document ({problem})")
+        _raise_judge_failure(doc, exercise, size, judge_log)
+        if isinstance(doc.get("error"), dict) and doc["error"].get("kind") == "worker":
+            results.append(CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s)))
+            return results, True  # the student's process is gone: the rest in fresh ones
+        expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
+        problem = validate(doc, version, expect)
+        if problem:
+            raise GraderError(f"the judge's run document is not valid: {problem}")
+        results.append(CaseRun(argv, outcome, doc, None))
+        if doc["status"] == "no_device":
+            # the judge found no device (gone since the grading's probe) and ran no case:
+            # that is every case's answer, as each case's own run_judged would give it
+            return results + [results[-1]] * (len(expected) - len(results)), True
+        if doc["status"] == "error":
+            return results, True  # a failed launch ended the student's process (cml_lab_fail)
+    return results, False
+
+
+def _too_few(judge, got: int, want: int, judge_log: str) -> str:
+    return f"the judge ({judge}) wrote {got} run documents for {want} cases" + (
+        f": {judge_log.strip()}" if judge_log.strip() else ""
+    )
+
+
+def _serve_cases(
+    judge_proc, reader, argv, theirs, cwd, timeout_s, box, progress, n_cases, **more
+) -> tuple[runner.Outcome, bool]:
+    """The student's process of a judged run of ``n_cases`` cases: each case has
+    ``timeout_s`` from the end of the one before (the judge's line, ``progress[0]``); then
+    the judge's end, at most JUDGE_GRACE_S, and the reader thread's. (outcome, held): held
+    when the judge was still waiting (for something the student's process left behind
+    holding its end of the socket). ``more``: _serve's background or timed."""
+    held = False
+    try:
+        progress[0] = time.monotonic()
+        outcome = _serve(
+            argv,
+            theirs,
+            cwd,
+            timeout_s,
+            box,
+            deadline_fn=lambda: progress[0] + timeout_s,
+            cpu_s=timeout_s * n_cases,
+            **more,
+        )
+    finally:
+        theirs.close()
+        try:
+            judge_proc.wait(timeout=JUDGE_GRACE_S)
+        except subprocess.TimeoutExpired:
+            held = True
+        _kill(judge_proc)
+        reader.join(timeout=5)
+    return outcome, held
+
+
 def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> list[CaseRun]:
     """One judge and one student's process over ``cases`` (run_judged_cases: (size, seed)
     each, of ``exercise``; run_judged_lab_cases: (size, seed, exercise)): the results of the
@@ -594,55 +665,18 @@ def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> 
         )
         reader.start()
         argv = _serve_argv(binary, theirs)
-        try:
-            progress[0] = time.monotonic()
-            # each case has timeout_s from the end of the one before (the judge's line)
-            outcome = _serve(
-                argv,
-                theirs,
-                tmp,
-                timeout_s,
-                box,
-                deadline_fn=lambda: progress[0] + timeout_s,
-                cpu_s=timeout_s * len(cases),
-                background=True,
-            )
-        finally:
-            theirs.close()
-            try:
-                judge_proc.wait(timeout=JUDGE_GRACE_S)
-            except subprocess.TimeoutExpired:
-                pass
-            _kill(judge_proc)
-            reader.join(timeout=5)
+        outcome, _ = _serve_cases(
+            judge_proc, reader, argv, theirs, tmp, timeout_s, box, progress, len(cases),
+            background=True,
+        )
         log.seek(0)
         judge_log = log.read()[-2000:]
-    results: list[CaseRun] = []
-    for (size, seed, *named), line in zip(cases, lines):
-        case_exercise = named[0] if named else exercise
-        doc, problem = _parse_doc(line.decode("utf-8", "replace"))
-        if doc is None:
-            raise GraderError(f"the judge ({judge}) wrote an invalid run document ({problem})")
-        _raise_judge_failure(doc, case_exercise, size, judge_log)
-        if isinstance(doc.get("error"), dict) and doc["error"].get("kind") == "worker":
-            results.append(CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s)))
-            return results  # the student's process is gone: the rest runs in fresh ones
-        expect = {"exercise": case_exercise, "size": size, "seed": seed, "judged": True}
-        problem = validate(doc, version, expect)
-        if problem:
-            raise GraderError(f"the judge's run document is not valid: {problem}")
-        results.append(CaseRun(argv, outcome, doc, None))
-        if doc["status"] == "no_device":
-            # the judge found no device (gone since the grading's probe) and ran no case:
-            # that is every case's answer, as each case's own run_judged would give it
-            return results + [results[-1]] * (len(cases) - len(results))
-        if doc["status"] == "error":
-            return results  # a failed launch ended the student's process (cml_lab_fail)
-    if len(results) < len(cases):
-        raise GraderError(
-            f"the judge ({judge}) wrote {len(results)} run documents for {len(cases)} cases"
-            + (f": {judge_log.strip()}" if judge_log.strip() else "")
-        )
+    expected = [(named[0] if named else exercise, size, seed) for size, seed, *named in cases]
+    results, stopped = _case_runs(
+        judge, expected, lines, argv, outcome, timeout_s, version, judge_log
+    )
+    if not stopped and len(results) < len(cases):
+        raise GraderError(_too_few(judge, len(results), len(cases), judge_log))
     return results
 
 
@@ -761,65 +795,32 @@ def _timed_cases_once(
         # every case's baseline is timed alone before the student's process exists
         _await_hello(theirs, judge_proc, timeout_s * len(cases))
         argv = _serve_argv(binary, theirs)
-        held = False
-        try:
-            progress[0] = time.monotonic()
-            # each case has timeout_s from the end of the one before (the judge's line)
-            outcome = _serve(
-                argv,
-                theirs,
-                tmp,
-                timeout_s,
-                box,
-                deadline_fn=lambda: progress[0] + timeout_s,
-                cpu_s=timeout_s * len(cases),
-                timed=True,
-            )
-        finally:
-            theirs.close()
-            try:
-                judge_proc.wait(timeout=JUDGE_GRACE_S)
-            except subprocess.TimeoutExpired:
-                held = True
-            _kill(judge_proc)
-            reader.join(timeout=5)
+        outcome, held = _serve_cases(
+            judge_proc, reader, argv, theirs, tmp, timeout_s, box, progress, len(cases),
+            timed=True,
+        )
         log.seek(0)
         judge_log = log.read()[-2000:]
-    results: list[TimedCase] = []
-    previous = started
-    for (ex, size, seed), line, at in zip(cases, lines, arrivals):
-        doc, problem = _parse_doc(line.decode("utf-8", "replace"))
-        if doc is None:
-            raise GraderError(f"the judge ({judge}) wrote an invalid run document ({problem})")
-        _raise_judge_failure(doc, doc.get("exercise") or ex, size, judge_log)
-        wall, previous = at - previous, at
-        if isinstance(doc.get("error"), dict) and doc["error"].get("kind") == "worker":
-            missing = _describe_missing(outcome, timeout_s)
-            results.append(TimedCase(CaseRun(argv, outcome, None, missing), wall))
-            return results  # the student's process is gone: the rest in a fresh run
-        problem = validate(doc, version, {"exercise": ex, "size": size, "seed": seed, "judged": True})
-        if problem:
-            raise GraderError(f"the judge's run document is not valid: {problem}")
-        results.append(TimedCase(CaseRun(argv, outcome, doc, None), wall))
-        if doc["status"] == "no_device":
-            return results + [results[-1]] * (len(cases) - len(results))
-        if doc["status"] == "error":
-            return results  # a failed launch ended the student's process (cml_lab_fail)
+    runs, stopped = _case_runs(judge, cases, lines, argv, outcome, timeout_s, version, judge_log)
+    ends = [started, *arrivals]  # a case's wall time: from the previous document to its own
+    results = [
+        TimedCase(run, ends[k + 1] - ends[k] if k + 1 < len(ends) else 0.0)
+        for k, run in enumerate(runs)
+    ]
+    if stopped:
+        return results
     if held:
         # Something of the student's kept its end of the socket open after the process
         # ended (a child it left behind): the judge waited for it in vain. As in run_judged,
         # where the judge's document is then lost, the case it waited in gets that result:
         # the one without a document, else the last.
         why = f"left a process behind that kept the judge waiting for {JUDGE_GRACE_S} s"
-        wall = time.monotonic() - previous
         if len(results) == len(cases):
             results.pop()
+        wall = time.monotonic() - ends[len(results)]  # from the previous case's document
         results.append(TimedCase(CaseRun(argv, outcome, None, why), wall))
     elif len(results) < len(cases):
-        raise GraderError(
-            f"the judge ({judge}) wrote {len(results)} run documents for {len(cases)} cases"
-            + (f": {judge_log.strip()}" if judge_log.strip() else "")
-        )
+        raise GraderError(_too_few(judge, len(results), len(cases), judge_log))
     return results
 
 
