@@ -2,7 +2,8 @@
 each is a copy of the lab's solution with exact replacements, and the verdict it must get.
 
 On any machine: every fixture applies cleanly (each ``old`` occurs exactly once in its
-file) and names a real exercise and real parts. On a GPU: each gets its verdict — every
+file) and names a real exercise and real parts, and one that must lose its static points
+loses them (static is read from the SASS). On a GPU: each gets its verdict — every
 part in ``expect.lost`` loses points, the report contains each of ``expect.report_contains``
 and none of ``expect.report_lacks``.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import fixtures, grade, manifest
+from grader import fixtures, grade, manifest, tools
 from helpers import KNOWN_BAD, REPO, assert_patch_well_formed, grade_cli, step_statuses
 
 FIXTURES = fixtures.find(REPO)
@@ -51,6 +52,31 @@ def test_every_lost_part_carries_points(path):
     ex = manifest.load(REPO / "labs" / path.parent.name).exercise(expect["exercise"])
     for part in expect["lost"]:
         assert ex.points[part] > 0, f"{expect['exercise']}: {part} has no points in lab.toml"
+
+
+STATIC = [p for p in FIXTURES if "static" in fixtures.load(p)["expect"]["lost"]]
+
+
+@pytest.mark.slow  # builds the lab
+@pytest.mark.parametrize("path", STATIC, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_known_bad_loses_its_static_points_without_a_gpu(path, tmp_path, capsys):
+    """Static is decided from the SASS on any machine: a fixture that must lose its static
+    points loses them in CI too (the GPU's parts stay pending), as test_alternatives.py
+    checks that the alternatives keep theirs."""
+    for tool in ("nvcc", "cuobjdump"):
+        if tools.find(tool) is None:
+            pytest.skip(tools.not_found(tool))
+    expect = fixtures.load(path)["expect"]
+    sub = apply(path, tmp_path / "sub")
+    args = ["grade", REPO / "labs" / path.parent.name, "--submission", sub, "--exercise",
+            expect["exercise"], "--no-sanitizer", "--no-perf", "--json", tmp_path / "r.json"]
+    code, out, err = grade_cli(capsys, *args)
+    rep = json.loads((tmp_path / "r.json").read_text())
+    steps = step_statuses(rep)
+    assert (steps.get("build"), steps.get("symbols")) == ("passed", "passed"), (steps, out)
+    (ex,) = rep["exercises"]
+    static = ex["parts"]["static"]
+    assert static["points"] is not None and static["points"] < static["max"], (static, out)
 
 
 @pytest.mark.gpu
