@@ -119,8 +119,9 @@ next_case:
         ssize_t got = cml_ipc_recv(sock, &in, sizeof in, &pool_fd, 1);
         const cml_msg_type type = cml_ipc_type(&in, got);
         if (type == CML_MSG_HELLO && pool_fd >= 0) { /* the next case of a multi-case run */
-            cml_problem_release(ex,
-                                &p); /* unmaps this case's buffers before the judge frees them */
+            /* Unmaps this case's buffers before the judge frees them (after our READY): the
+             * timing's extra outputs and inputs first, while p still says how many inputs a
+             * launch has (cml_problem_release zeroes it), then the case's own. */
             for (int i = 1; i < n_outs; ++i) {
                 CML_CHECK(cudaFree(outs[i]));
             }
@@ -129,6 +130,7 @@ next_case:
                     CML_CHECK(cudaFree(ins[i][k]));
                 }
             }
+            cml_problem_release(ex, &p);
             goto next_case;
         }
         if (pool_fd >= 0) { /* a descriptor only comes with HELLO */
