@@ -65,6 +65,10 @@
  * computed from other inputs is off by about 1.4 times the spread almost everywhere. */
 #define FRESH_TOLERANCE 0.05
 #define WARMUP 2 /* untimed rounds first */
+/* The device memory a timed run over several exercises sets up before its gate, at most
+ * (judge_timed_cases), unless one case alone needs more: lab 3.2's l2_persist with its input
+ * sets holds about 6 GiB, and a batch sets up one run per grading side by side. */
+#define SETUP_BUDGET_BYTES ((size_t)6 << 30)
 
 typedef struct input_set {
     cml_problem p;
@@ -1094,6 +1098,20 @@ static void release_case(judge *j, judged_case *c) {
     j->n_spare = 0;
 }
 
+/* Device bytes case c holds from its set-up to its end: its buffers and its input sets'. */
+static size_t case_bytes(const judged_case *c) {
+    size_t n = 0;
+    for (int i = 0; i < c->shared.n; ++i) {
+        n += c->shared.bytes[i];
+    }
+    for (int k = 0; k < c->made; ++k) {
+        for (int i = 0; i < c->sets[k].reg.n; ++i) {
+            n += c->sets[k].reg.bytes[i];
+        }
+    }
+    return n;
+}
+
 /* Case c after its HELLO: the first launch verified, the exercise's extra figures, and with
  * `time` the timing; its document written as one line and flushed. Returns CML_EXIT_OK, or
  * the exit code after the document of a failure that ends the run (the student's process
@@ -1171,8 +1189,9 @@ static int judge_case(judge *j, judged_case *c, int time, int reps) {
 static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercise *const *case_ex,
                              int pool_fd) {
     static judged_case cases[CML_MAX_CASES];
-    const int n = opt->n_cases > 0 ? opt->n_cases : 1;
+    int n = opt->n_cases > 0 ? opt->n_cases : 1;
     const int time = opt->time;
+    size_t held = 0; /* device bytes of the cases set up so far */
     for (int k = 0; k < n; ++k) {
         judged_case *c = &cases[k];
         memset(c, 0, sizeof *c);
@@ -1209,6 +1228,16 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
             (void)start_null_server(j);
         }
         phase_end(&c->judged, PH_SETS, &t0);
+        /* Every case stays set up until its turn, in every grading of a batch at once: past
+         * SETUP_BUDGET_BYTES the later cases wait for a judged run of their own (the line
+         * "defer K": this run times the first K cases; docs/protocol.md). */
+        held += case_bytes(c);
+        if (k > 0 && held > SETUP_BUDGET_BYTES) {
+            release_case(j, c);
+            n = k;
+            printf("defer %d\n", n);
+            fflush(stdout);
+        }
     }
     double t0 = cml_now_ms();
     if (opt->gate) {

@@ -54,6 +54,9 @@ STATUSES = ("ok", "wrong", "error", "no_device")
 TRUSTED = sandbox.Sandbox("none", "the judge: course code only", off=True)
 PROBE_TIMEOUT_S = 60
 GATE_LINE = b"gate"  # a gated judge's first line: set up, waiting to time (run_judged)
+# before the gate, in a timed run of several cases: "defer K", it times only the first K
+# (the rest would not fit its set-up budget beside the other gradings': run_judged_timed_cases)
+DEFER_LINE = b"defer "
 
 
 def schema_version(root: Path) -> int:
@@ -357,25 +360,28 @@ def _await_hello(sock: socket.socket, judge_proc: subprocess.Popen, timeout_s: f
 def _await_gate(judge_proc: subprocess.Popen, timeout_s: float) -> tuple[bool, bytes]:
     """Reads the judge's standard output up to its "gate" line (``--gate``): (True, what
     followed it), or (False, all it wrote) when it ended or went past ``timeout_s`` first (a
-    set-up that failed writes its document without a gate)."""
+    set-up that failed writes its document without a gate). A "defer K" line before the
+    gate is kept at the head of what is returned."""
     fd = judge_proc.stdout.fileno()
-    got = b""
+    head, got = b"", b""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         ready, _, _ = select.select([fd], [], [], 0.1)
         if ready:
             chunk = os.read(fd, 4096)
             if not chunk:
-                return False, got
+                return False, head + got
             got += chunk
-            line, sep, rest = got.partition(b"\n")
-            if sep and line == GATE_LINE:
-                return True, rest
-            if sep:
-                return False, got  # a document, not a gate
+            while b"\n" in got:
+                line, _, rest = got.partition(b"\n")
+                if line == GATE_LINE:
+                    return True, head + rest
+                if not line.startswith(DEFER_LINE):
+                    return False, head + got  # a document, not a gate
+                head, got = head + line + b"\n", rest
         elif judge_proc.poll() is not None:
-            return False, got
-    return False, got
+            return False, head + got
+    return False, head + got
 
 
 def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None:
@@ -547,17 +553,26 @@ def run_judged(
 
 
 def _judge_lines(
-    stream, lines: list[bytes], progress: list[float], pending: bytes = b"", arrivals=None
+    stream,
+    lines: list[bytes],
+    progress: list[float],
+    pending: bytes = b"",
+    arrivals=None,
+    deferred=None,
 ) -> None:
     """Reads the judge's standard output into ``lines`` (one document each), setting
     ``progress[0]`` to the time each arrives (a reader thread of run_judged_cases and
     run_judged_timed_cases; ``pending``: what was read before, ``arrivals``: a list that
-    gets each line's time). A "gate" line is not a document (a gate reached late)."""
+    gets each line's time). A "gate" line is not a document (a gate reached late), nor a
+    "defer K" line, whose K goes into ``deferred``."""
 
     def take(done):
         now = time.monotonic()
         for line in done:
-            if line != GATE_LINE:
+            if line.startswith(DEFER_LINE):
+                if deferred is not None and line[len(DEFER_LINE) :].strip().isdigit():
+                    deferred.append(int(line[len(DEFER_LINE) :]))
+            elif line != GATE_LINE:
                 lines.append(line)
                 if arrivals is not None:
                     arrivals.append(now)
@@ -589,7 +604,10 @@ def _case_runs(
         doc, problem = _parse_doc(line.decode("utf-8", "replace"))
         if doc is None:
             raise GraderError(f"the judge ({judge}) wrote an invalid run document ({problem})")
-        _raise_judge_failure(doc, exercise, size, judge_log)
+        # (the judge's own failure may be in a later case's set-up: it names that case)
+        _raise_judge_failure(
+            doc, doc.get("exercise") or exercise, doc.get("size") or size, judge_log
+        )
         if isinstance(doc.get("error"), dict) and doc["error"].get("kind") == "worker":
             results.append(CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s)))
             return results, True  # the student's process is gone: the rest in fresh ones
@@ -604,6 +622,13 @@ def _case_runs(
             return results + [results[-1]] * (len(expected) - len(results)), True
         if doc["status"] == "error":
             return results, True  # a failed launch ended the student's process (cml_lab_fail)
+    for line in lines[len(expected) :]:  # one more: the judge's own failure at its end
+        doc, problem = _parse_doc(line.decode("utf-8", "replace"))
+        if isinstance(doc, dict):
+            _raise_judge_failure(doc, doc.get("exercise") or "?", doc.get("size") or (), judge_log)
+        raise GraderError(
+            f"the judge ({judge}) wrote more run documents than its {len(expected)} cases"
+        )
     return results, False
 
 
@@ -763,6 +788,7 @@ def _timed_cases_once(
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     lines: list[bytes] = []
     arrivals: list[float] = []
+    deferred: list[int] = []  # "defer K": the judge times the first K cases only
     started = time.monotonic()
     progress = [started]
     gated = gate is not None
@@ -788,7 +814,7 @@ def _timed_cases_once(
             judge_proc.stdin = None
         reader = threading.Thread(
             target=_judge_lines,
-            args=(judge_proc.stdout, lines, progress, head, arrivals),
+            args=(judge_proc.stdout, lines, progress, head, arrivals, deferred),
             daemon=True,
         )
         reader.start()
@@ -801,6 +827,8 @@ def _timed_cases_once(
         )
         log.seek(0)
         judge_log = log.read()[-2000:]
+    if deferred and 0 < deferred[0] < len(cases):
+        cases = cases[: deferred[0]]  # the rest in a fresh run (run_judged_timed_cases)
     runs, stopped = _case_runs(judge, cases, lines, argv, outcome, timeout_s, version, judge_log)
     ends = [started, *arrivals]  # a case's wall time: from the previous document to its own
     results = [

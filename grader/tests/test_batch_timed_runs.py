@@ -122,3 +122,16 @@ def test_exercises_with_other_repetitions_run_apart(course, fake_gpu, tmp_path, 
     _, gates = _graded(course, sub, tmp_path, monkeypatch, True, "reps")
     assert gates == ["scale", "offset"]
 
+
+
+def test_cases_past_the_judges_set_up_budget_run_apart(course, fake_gpu, tmp_path, monkeypatch):
+    """A judge that cannot set every case up within its budget (cml_judge.c: "defer K"
+    before its gate) times the first K; the grader times the rest in a fresh run, and the
+    report is the same."""
+    monkeypatch.setenv("FAKE_SETUP_BUDGET_CASES", "1")
+    sub = course / "solutions" / "9.1-fake"
+    rep, gates = _graded(course, sub, tmp_path, monkeypatch, True, "deferred")
+    monkeypatch.delenv("FAKE_SETUP_BUDGET_CASES")
+    alone, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert gates == ["scale", "offset"]
+    assert rep == alone and rep["total"] == rep["max"]
