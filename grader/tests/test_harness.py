@@ -3,6 +3,7 @@ run without a document becomes."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -218,3 +219,76 @@ def test_a_timed_judged_run_is_never_background(monkeypatch, tmp_path):
             )
     assert seen == [False, True]
     assert kept == [True, False]
+
+
+# A judge of timed runs over several cases (harness.run_judged_timed_cases): it answers
+# every --case EX:A,B@S with a valid document after its gate; with DEFER it sets up the
+# first case only ("defer 1" before its gate); with EXTRA it writes one more document, its
+# own failure, after the last case's.
+_TIMED_JUDGE = r'''#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+first = args[args.index("--exercise") + 1]
+cases = []
+for i, a in enumerate(args):
+    if a == "--case":
+        ex, _, rest = args[i + 1].rpartition(":")
+        size, _, seed = rest.partition("@")
+        cases.append((ex or first, [int(d) for d in size.split(",")], int(seed)))
+if os.environ.get("DEFER") and len(cases) > 1:
+    cases = cases[:1]
+    print("defer 1", flush=True)
+print("gate", flush=True)
+sys.stdin.read(1)
+for ex, size, seed in cases:
+    print(json.dumps({"schema": 1, "exercise": ex, "size": size, "seed": seed,
+                      "judged": True, "status": "ok", "check": {"n": 1}}), flush=True)
+if os.environ.get("EXTRA"):
+    print(json.dumps({"schema": 1, "exercise": ex, "size": size, "seed": seed,
+                      "judged": True, "status": "error", "check": None,
+                      "error": {"kind": "cuda", "message": "invalid argument", "by": "judge"}}))
+'''
+
+
+def _timed_judge(tmp_path):
+    path = tmp_path / "judge"
+    path.write_text(_TIMED_JUDGE)
+    path.chmod(0o755)
+    return path
+
+
+TIMED_CASES = [("scale", (3, 4), 9), ("offset", (5,), 2)]
+
+
+def test_a_timed_run_over_cases_defers_what_its_judge_did_not_set_up(tmp_path, monkeypatch):
+    """"defer 1" before the gate: the first case is timed in that run, the second in a
+    fresh one, each through its own gate; every case gets its own document."""
+    gates = []
+
+    @contextlib.contextmanager
+    def gate():
+        gates.append(1)
+        yield
+
+    worker = _script(tmp_path, "exit 0\n")
+    monkeypatch.setenv("DEFER", "1")
+    got = harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
+                                         gate=gate)
+    assert {ex: t.run.doc["exercise"] for ex, t in got.items()} == {"scale": "scale",
+                                                                   "offset": "offset"}
+    assert gates == [1, 1]
+    monkeypatch.delenv("DEFER")
+    gates.clear()
+    got = harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
+                                         gate=gate)
+    assert sorted(got) == ["offset", "scale"] and gates == [1]  # one run without DEFER
+
+
+def test_a_document_past_the_last_case_stops_the_grading(tmp_path, monkeypatch):
+    """The judge's own failure after its last case's document (e.g. freeing its buffers) is
+    a course fault, as in a run of one case, where two documents do not parse."""
+    worker = _script(tmp_path, "exit 0\n")
+    monkeypatch.setenv("EXTRA", "1")
+    with pytest.raises(GraderError, match="the judge failed in offset at 5: cuda: invalid"):
+        harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
+                                       gate=contextlib.nullcontext)
