@@ -870,7 +870,8 @@ def run_judged_timed_cases(
     verified and timed in turn, its document written as a line. Each exercise's result as
     its own run_judged would give it; a failure of the student's process (a crash, a failed
     launch, a hang, a process left behind) is that exercise's result, and the exercises
-    after it are timed in a fresh judged run (another hold)."""
+    after it are timed in a fresh judged run (another hold), as are those a judge did not
+    set up within its device-memory budget ("defer K" before its gate)."""
     results: dict[str, TimedCase] = {}
     todo = list(cases)
     while todo:
