@@ -384,6 +384,25 @@ def _await_gate(judge_proc: subprocess.Popen, timeout_s: float) -> tuple[bool, b
     return False, head + got
 
 
+def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitStack, timeout_s):
+    """Lets a gated judge (``--gate``) through once ``gate`` is held (entered on
+    ``held_gate``, so it is held to the end of the run): what the judge wrote after its
+    gate line (with a "defer K" line before it), or all it wrote when it ended first."""
+    at_gate, head = _await_gate(judge_proc, timeout_s)
+    if at_gate or judge_proc.poll() is None:
+        # at its gate, or still setting up past the time limit (it may reach the gate
+        # later): either way it times only with the GPU held alone
+        held_gate.enter_context(gate())
+    cpus.pin(judge_proc.pid)  # with its empty-kernel server, before it times
+    try:
+        judge_proc.stdin.write(b"g")
+        judge_proc.stdin.close()
+    except OSError:
+        pass  # it ended: its document, if any, is in head and the pipe
+    judge_proc.stdin = None  # closed here: communicate() must not flush it
+    return head
+
+
 def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None:
     """Raises GraderError when ``doc`` is the judge's own failure (``error.by`` "judge": a CUDA
     call of the course's, a set-up it rejected, the baseline wrong): a course fault, named
@@ -493,20 +512,7 @@ def run_judged(
         judge_proc = _start_judge(
             judge, args, ours, jtmp, log, gated, background, kept_cpus=timed and not gated
         )
-        head = b""
-        if gated:
-            at_gate, head = _await_gate(judge_proc, timeout_s)
-            if at_gate or judge_proc.poll() is None:
-                # at its gate, or still setting up past the time limit (it may reach the
-                # gate later): either way it times only with the GPU held alone
-                held_gate.enter_context(gate())
-            cpus.pin(judge_proc.pid)  # with its empty-kernel server, before it times
-            try:
-                judge_proc.stdin.write(b"g")
-                judge_proc.stdin.close()
-            except OSError:
-                pass  # it ended: its document, if any, is in head and the pipe
-            judge_proc.stdin = None  # closed here: communicate() must not flush it
+        head = _pass_gate(judge_proc, gate, held_gate, timeout_s) if gated else b""
         if time_reps is not None:
             _await_hello(theirs, judge_proc, timeout_s)
         argv = _serve_argv(binary, theirs)
@@ -799,19 +805,8 @@ def _timed_cases_once(
         contextlib.ExitStack() as held_gate,
     ):
         judge_proc = _start_judge(judge, args, ours, jtmp, log, gated, kept_cpus=not gated)
-        head = b""
-        if gated:
-            # every case is set up before the one gate: the sum of their set-ups
-            at_gate, head = _await_gate(judge_proc, timeout_s * len(cases))
-            if at_gate or judge_proc.poll() is None:
-                held_gate.enter_context(gate())  # as run_judged's
-            cpus.pin(judge_proc.pid)
-            try:
-                judge_proc.stdin.write(b"g")
-                judge_proc.stdin.close()
-            except OSError:
-                pass
-            judge_proc.stdin = None
+        # every case is set up before the one gate: the sum of their set-ups
+        head = _pass_gate(judge_proc, gate, held_gate, timeout_s * len(cases)) if gated else b""
         reader = threading.Thread(
             target=_judge_lines,
             args=(judge_proc.stdout, lines, progress, head, arrivals, deferred),
