@@ -367,11 +367,11 @@ class Batch:
     lists (default: the ids of ``subs``)."""
 
     def __init__(
-        self, lab_dir: Path, subs: list[Submission], out: Path, options, force, jobs, err,
-        roster=None,
+        self, lab_dir: Path, lab: manifest.Lab, subs: list[Submission], out: Path, options,
+        force, jobs, err, roster=None,
     ):
         self.lab_dir = lab_dir
-        self.lab = manifest.load(lab_dir)
+        self.lab = lab
         self.subs = subs
         self.roster = sorted(roster if roster is not None else {s.id for s in subs})
         self.out = out
@@ -563,6 +563,7 @@ def batch(
     """Grades every submission in ``paths``; returns the exit status (module docstring).
     ``roster``: the ids the gradebook lists (default: those of ``paths``)."""
     lab_dir = course.lab_folder(lab_dir)
-    subs = collect(paths, manifest.load(lab_dir).required_files)
+    lab = manifest.load(lab_dir)
+    subs = collect(paths, lab.required_files)
     jobs = jobs or default_jobs()
-    return Batch(lab_dir, subs, out, options, force, jobs, err or sys.stderr, roster).run()
+    return Batch(lab_dir, lab, subs, out, options, force, jobs, err or sys.stderr, roster).run()
