@@ -1207,8 +1207,7 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
                                         "exercise's dimensions",
                                         CML_EXIT_USAGE);
         }
-        use_case(j, c);
-        j->h_got = NULL; /* setup_case's: the case's own */
+        use_case(j, c); /* j->h_got NULL: setup_case allocates the case's own */
         const int set_up = setup_case(j, c->size, c->seed);
         phase_end(&c->judged, PH_SETUP, &t0);
         if (set_up != CML_EXIT_OK) {
