@@ -14,6 +14,7 @@ exercise only, and every part it keeps must be passed with all its points.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -120,7 +121,12 @@ def test_alternative_keeps_its_points_on_the_gpu(path, tmp_path, capsys):
     code, out, report, ex = _grade(path, tmp_path, capsys, *extra, timed=True)
     # the measured figure, shown by `pytest -rA` (the margins thresholds are set from)
     perf = ex["parts"].get("performance") or {}
-    print(f"{_ids(path)}: performance {perf.get('points')}/{perf.get('max')}: {perf.get('info')}")
+    figure = f"{_ids(path)}: performance {perf.get('points')}/{perf.get('max')}: {perf.get('info')}"
+    print(figure)
+    if os.environ.get("CML_ALTERNATIVE_FIGURES"):  # one file each: survives a pass cut short
+        keep = Path(os.environ["CML_ALTERNATIVE_FIGURES"])
+        keep.mkdir(parents=True, exist_ok=True)
+        (keep / f"{path.parent.name}-{path.stem}.txt").write_text(figure + "\n")
     # the grade must come from the submission's code, on a device that ran it
     steps = step_statuses(report)
     assert (steps.get("build"), steps.get("device")) == ("passed", "passed"), (steps, out)
