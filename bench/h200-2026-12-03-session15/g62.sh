@@ -38,3 +38,8 @@ cat $L/figures/*.txt > $L/points-3b.txt 2>/dev/null
 echo "pass 3b: $(grep -c . $L/points-3b.txt) figures, $(grep -cE ' PASSED' $L/alts-3b.log) passed, $(grep -cE ' FAILED' $L/alts-3b.log) failed" | tee -a $L/summary.txt
 grep -E " FAILED" $L/alts-3b.log | head
 cat $L/summary.txt
+s $(left) knownbad-2 python3 -m pytest -ra -m gpu -n 2 -p no:cacheprovider \
+    "grader/tests/test_known_bad.py::test_known_bad_verdict[3.3-tiling/hostile_side_stream]" \
+    "grader/tests/test_known_bad.py::test_known_bad_verdict[3.3-tiling/hostile_skip_if_valid]"
+tail -3 $L/knownbad-2.log
+tail -4 $L/summary.txt
