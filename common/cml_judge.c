@@ -1147,8 +1147,13 @@ static int judge_case(judge *j, judged_case *c, int time, int reps) {
     cml_timing_stats stats[3];
     const cml_timing_stats *timing = NULL;
     if (time && check.n_bad == 0 && ex->launch_baseline) {
+        /* The baseline checked on the judge's own input set 0 where there is one: the case's
+         * buffers are the student's process's too, and its launcher may have changed their
+         * inputs after the verified launch (lab.h forbids it; the timed checks catch it as
+         * the submission's fault), which would make a wrong baseline look like the course's. */
+        cml_problem *own = c->made > 0 ? &c->sets[0].p : &j->p;
         cml_compare_result baseline_check;
-        cml_lab_verify(ex->launch_baseline, &j->p, j->h_got, &baseline_check);
+        cml_lab_verify(ex->launch_baseline, own, j->h_got, &baseline_check);
         if (baseline_check.n_bad != 0) {
             return cml_lab_finish_error(
                 "harness", "the baseline produced a wrong result (a course bug, please report)",
