@@ -9,9 +9,10 @@
 # - issue 13's third pass, completed: the ten 3.4 alternatives g61 did not reach, and again,
 #   for their figures, the alternatives nearest design note 40's thresholds;
 # - the judge checks its baseline on its own input set 0 (the batches above run that check in
-#   every timed exercise of every lab), and the hostile fixture that overwrites its inputs
-#   after a correct launch (a course-bug GraderError before), with the two fixtures whose
-#   expected words g61 found stale.
+#   every timed exercise of every lab), and every known-bad fixture that must lose
+#   performance points (all labs; with the new hostile one that overwrites its inputs after
+#   a correct launch, a course-bug GraderError before, and the two whose expected words g61
+#   found stale).
 set -uo pipefail
 LIMIT=${LIMIT:-570}
 source bench/device_prelude.sh g62 "$1"
@@ -35,11 +36,17 @@ batch labs/3.2-global-memory 4 150
 batch labs/3.4-constant-texture 3 120
 batch labs/3.5-project 2 90
 batch labs/3.1-registers 2 60
-s 120 knownbad-3 python3 -m pytest -ra -m gpu -n 3 -p no:cacheprovider \
-    "grader/tests/test_known_bad.py::test_known_bad_verdict[3.3-tiling/hostile_inputs_changed_after_launch]" \
-    "grader/tests/test_known_bad.py::test_known_bad_verdict[3.3-tiling/hostile_side_stream]" \
-    "grader/tests/test_known_bad.py::test_known_bad_verdict[3.3-tiling/hostile_skip_if_valid]"
-tail -3 $L/knownbad-3.log
+IDS=$(python3 - <<'PY'
+import tomllib
+from pathlib import Path
+for p in sorted(Path("grader/tests/known_bad").glob("*/*.toml")):
+    if "performance" in tomllib.loads(p.read_text())["expect"]["lost"]:
+        print(f"grader/tests/test_known_bad.py::test_known_bad_verdict[{p.parent.name}/{p.stem}]")
+PY
+)
+echo "$IDS" | wc -l | sed 's/^/timed fixtures: /' | tee -a $L/summary.txt
+s 200 knownbad-timed python3 -m pytest -ra -m gpu -n 8 -p no:cacheprovider $IDS
+tail -8 $L/knownbad-timed.log
 export CML_ALTERNATIVE_FIGURES=$L/figures
 s $(left) alts-3b python3 -m pytest -v -rA -m gpu -n 8 -p no:cacheprovider --tb=line \
     grader/tests/test_alternatives.py -k "keeps_its_points_on_the_gpu and (stencil_const_struct or stencil_const_taps_array or stencil_ro_ or matmul_dynamic_smem or matmul_template_padded or transpose_pad16 or conv_block_is_input or sgemm_blocktile_64x64 or jacobi_grid_stride or jacobi_normalized)"
