@@ -1149,8 +1149,8 @@ static int judge_case(judge *j, judged_case *c, int time, int reps) {
     if (time && check.n_bad == 0 && ex->launch_baseline) {
         /* The baseline checked on the judge's own input set 0 where there is one: the case's
          * buffers are the student's process's too, and its launcher may have changed their
-         * inputs after the verified launch (lab.h forbids it; the timed checks catch it as
-         * the submission's fault), which would make a wrong baseline look like the course's. */
+         * inputs after the verified launch (lab.h forbids it, but the timed launches get
+         * inputs of their own), which would make a right baseline look like a course bug. */
         cml_problem *own = c->made > 0 ? &c->sets[0].p : &j->p;
         cml_compare_result baseline_check;
         cml_lab_verify(ex->launch_baseline, own, j->h_got, &baseline_check);

@@ -9,10 +9,10 @@
 # - issue 13's third pass, completed: the ten 3.4 alternatives g61 did not reach, and again,
 #   for their figures, the alternatives nearest design note 40's thresholds;
 # - the judge checks its baseline on its own input set 0 (the batches above run that check in
-#   every timed exercise of every lab), and every known-bad fixture that must lose
-#   performance points (all labs; with the new hostile one that overwrites its inputs after
-#   a correct launch, a course-bug GraderError before, and the two whose expected words g61
-#   found stale).
+#   every timed exercise of every lab; the alternative matmul_inputs_overwritten_after_use, a
+#   course-bug GraderError before, must now grade as the reference), and every known-bad
+#   fixture that must lose performance points (all labs; two with expected words g61 found
+#   stale).
 set -uo pipefail
 LIMIT=${LIMIT:-570}
 source bench/device_prelude.sh g62 "$1"
@@ -49,7 +49,7 @@ s 200 knownbad-timed python3 -m pytest -ra -m gpu -n 8 -p no:cacheprovider $IDS
 tail -8 $L/knownbad-timed.log
 export CML_ALTERNATIVE_FIGURES=$L/figures
 s $(left) alts-3b python3 -m pytest -v -rA -m gpu -n 8 -p no:cacheprovider --tb=line \
-    grader/tests/test_alternatives.py -k "keeps_its_points_on_the_gpu and (stencil_const_struct or stencil_const_taps_array or stencil_ro_ or matmul_dynamic_smem or matmul_template_padded or transpose_pad16 or conv_block_is_input or sgemm_blocktile_64x64 or jacobi_grid_stride or jacobi_normalized)"
+    grader/tests/test_alternatives.py -k "keeps_its_points_on_the_gpu and (matmul_inputs_overwritten or stencil_const_struct or stencil_const_taps_array or stencil_ro_ or matmul_dynamic_smem or matmul_template_padded or transpose_pad16 or conv_block_is_input or sgemm_blocktile_64x64 or jacobi_grid_stride or jacobi_normalized)"
 cat $L/figures/*.txt > $L/points-3b.txt 2>/dev/null
 echo "pass 3b: $(grep -c . $L/points-3b.txt) figures, $(grep -cE ' PASSED' $L/alts-3b.log) passed, $(grep -cE ' FAILED' $L/alts-3b.log) failed" | tee -a $L/summary.txt
 grep -E " FAILED" $L/alts-3b.log | head
