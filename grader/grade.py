@@ -845,9 +845,12 @@ class Grading:
             if len(group) < 2:
                 continue
             cases = [
-                (ex.name, size, self.seeds.seed(ex.name, "performance", size))
+                (
+                    ex.name,
+                    ex.performance.size,
+                    self.seeds.seed(ex.name, "performance", ex.performance.size),
+                )
                 for ex in group
-                for size in [ex.performance.size]
             ]
             runs.update(
                 harness.run_judged_timed_cases(
