@@ -1151,7 +1151,7 @@ static int judge_case(judge *j, judged_case *c, int time, int reps) {
          * buffers are the student's process's too, and its launcher may have changed their
          * inputs after the verified launch (lab.h forbids it, but the timed launches get
          * inputs of their own), which would make a right baseline look like a course bug. */
-        cml_problem *own = c->made > 0 ? &c->sets[0].p : &j->p;
+        const cml_problem *own = c->made > 0 ? &c->sets[0].p : &j->p;
         cml_compare_result baseline_check;
         cml_lab_verify(ex->launch_baseline, own, j->h_got, &baseline_check);
         if (baseline_check.n_bad != 0) {
