@@ -1147,19 +1147,6 @@ static int judge_case(judge *j, judged_case *c, int time, int reps) {
     cml_timing_stats stats[3];
     const cml_timing_stats *timing = NULL;
     if (time && check.n_bad == 0 && ex->launch_baseline) {
-        /* The baseline checked on the judge's own input set 0 where there is one: the case's
-         * buffers are the student's process's too, and its launcher may have changed their
-         * inputs after the verified launch (lab.h forbids it, but the timed launches get
-         * inputs of their own), which would make a right baseline look like a course bug. */
-        const cml_problem *own = c->made > 0 ? &c->sets[0].p : &j->p;
-        cml_compare_result baseline_check;
-        cml_lab_verify(ex->launch_baseline, own, j->h_got, &baseline_check);
-        if (baseline_check.n_bad != 0) {
-            return cml_lab_finish_error(
-                "harness", "the baseline produced a wrong result (a course bug, please report)",
-                CML_EXIT_FAILED);
-        }
-        t0 = cml_now_ms(); /* the baseline's own check is outside the phases */
         rc = judge_time(j, reps, stats, &check, judged, c->sets, c->made);
         phase_end(judged, PH_TIMING, &t0);
         if (rc == ANSWERED) {
@@ -1230,6 +1217,19 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
              * course's, idle until a timing asks it for a launch. Where it cannot start,
              * judge_time tries again and reports it. */
             (void)start_null_server(j);
+            /* The baseline checked now, on the case's buffers, which no student's process
+             * shares before the gate (it starts after it): a wrong baseline is a course bug
+             * whatever the student's launcher does later, and its launch and the host-side
+             * comparison of a large output (lab 3.3's transpose: 67 M elements) stay out of
+             * the GPU's hold (issue 15). */
+            cml_compare_result baseline_check;
+            cml_lab_verify(c->ex->launch_baseline, &j->p, j->h_got, &baseline_check);
+            if (baseline_check.n_bad != 0) {
+                return cml_lab_finish_error(
+                    "harness",
+                    "the baseline produced a wrong result (a course bug, please report)",
+                    CML_EXIT_FAILED);
+            }
         }
         phase_end(&c->judged, PH_SETS, &t0);
         /* Every case stays set up until its turn, in every grading of a batch at once: past
