@@ -6,6 +6,7 @@
  */
 #include "cml_compare.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -30,6 +31,18 @@ void cml_poison_host_f32(float *h, size_t n) {
     memset(h, CML_POISON_BYTE, n * sizeof *h);
 }
 
+/* 1 when every got[i] is finite and equals ref[i], i < n: an exact comparison that passes (a data
+ * movement's whole output, lab 3.3's transpose: 67 M elements) in one pass without branches,
+ * which the compiler vectorises; the full loop then finds nothing to report. */
+static int all_equal_and_finite(const float *got, const double *ref, size_t n) {
+    int differ = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double g = got[i];
+        differ |= (g != ref[i]) | !(fabs(g) <= FLT_MAX); /* NaN and the poison fail both */
+    }
+    return !differ;
+}
+
 void cml_compare_f32(const float *got, size_t n_got, size_t cols, const size_t *idx,
                      const double *ref, const double *mag, size_t n, double gamma, double abs_floor,
                      cml_compare_result *out) {
@@ -41,6 +54,11 @@ void cml_compare_f32(const float *got, size_t n_got, size_t cols, const size_t *
     out->cols = cols;
     out->rows = n_got / cols;
     out->first_bad = -1;
+    /* Tolerance 0 and every element equal: no error, no bad element (rel_l2_err 0 either way) */
+    if (idx == NULL && mag == NULL && gamma == 0.0 && abs_floor == 0.0 &&
+        all_equal_and_finite(got, ref, n)) {
+        return;
+    }
 
     double err2 = 0.0, ref2 = 0.0; /* sums of squares for the relative L2 error */
     for (size_t i = 0; i < n; ++i) {

@@ -135,6 +135,27 @@ START_TEST(nan_and_inf_are_nonfinite) {
 }
 END_TEST
 
+START_TEST(exact_inf_equal_to_its_reference_is_nonfinite) {
+    /* An exact comparison (tolerance 0) whose every element equals its reference but one that
+     * is infinite in both, or NaN in both: still bad (the equal-everywhere shortcut of a data
+     * movement's whole output must not pass them). */
+    float got[4] = {1, INFINITY, 3, NAN};
+    double ref[4] = {1, INFINITY, 3, NAN};
+    cml_compare_result r;
+    cml_compare_f32(got, 4, 4, NULL, ref, NULL, 4, 0.0, 0.0, &r);
+    ck_assert_uint_eq(r.n_bad, 2);
+    ck_assert_uint_eq(r.n_nonfinite, 2);
+    ck_assert_int_eq(r.first_bad, 1);
+    got[3] = 4; /* 4 against a NaN reference: bad too, a finite error */
+    ref[1] = 2;
+    got[1] = 2;
+    cml_compare_f32(got, 4, 4, NULL, ref, NULL, 4, 0.0, 0.0, &r);
+    ck_assert_uint_eq(r.n_bad, 1);
+    ck_assert_uint_eq(r.n_nonfinite, 0);
+    ck_assert_int_eq(r.first_bad, 3);
+}
+END_TEST
+
 START_TEST(first_bad_coordinates_and_values) {
     float got[20] = {0};
     double ref[20] = {0};
@@ -241,6 +262,7 @@ Suite *make_compare_suite(void) {
     tcase_add_test(tc, rel_l2_over_finite_elements);
     tcase_add_test(tc, poison_counts_as_unwritten);
     tcase_add_test(tc, nan_and_inf_are_nonfinite);
+    tcase_add_test(tc, exact_inf_equal_to_its_reference_is_nonfinite);
     tcase_add_test(tc, first_bad_coordinates_and_values);
     tcase_add_test(tc, bounding_box_of_bad_elements);
     tcase_add_test(tc, idx_sample_compares_only_those_positions);
