@@ -207,6 +207,13 @@ double cml_time_part(int part);
  * for each of the two results (cml_fresh.h). Without it: gamma 0 compares within 2 abs_floor,
  * anything else within 5 % of the output's spread. */
 #define CML_EX_LINEAR 2u
+/* setup() reads the host values of its cml_input_uniform inputs only to compute the reference
+ * (nothing the launchers read is made from them on the host). The student's process, whose
+ * reference nobody compares, then gets zeros in their place instead of reading them back from
+ * the judge's buffers (an 8192 x 8192 image: 256 MB while the judge holds the GPU alone;
+ * cml_setup.h, cml_input_uniform). Not for inputs uploaded elsewhere by setup() (__constant__
+ * tables, textures): those need the values. */
+#define CML_EX_REFERENCE_ONLY_INPUTS 4u
 
 /* 1 when this run times the student's launch (--time), 0 otherwise. For a figure that only a
  * timed run needs and that costs a run of its own (lab 3.3's cuBLAS roof, timed by the judge in

@@ -34,6 +34,9 @@ struct cml_owned {
 static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
 
 static jmp_buf *g_setup_jump; /* set while a setup() runs */
+/* While a setup() runs on imported buffers for an exercise with CML_EX_REFERENCE_ONLY_INPUTS:
+ * its uniform inputs' host values are zeros, not read back (cml_input_uniform). */
+static int g_zero_host_inputs;
 
 static void out_of_host_memory(void) {
     if (g_setup_jump != NULL) {
@@ -116,9 +119,11 @@ const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_
          * copied again (an 8192 x 8192 input: 67 M draws and 256 MB to the device while the
          * judge waits for READY, in a timed run with the GPU held alone), the stream moved
          * past them so that later draws agree with the judge's. */
-        float *x = (float *)cml_scratch(p, n * sizeof(float));
+        float *x = (float *)host_alloc(p, OWN_SCRATCH, n * sizeof(float), g_zero_host_inputs);
         *slot = (float *)cml_device(p, n * sizeof(float));
-        CML_CHECK(cudaMemcpy(x, *slot, n * sizeof(float), cudaMemcpyDeviceToHost));
+        if (!g_zero_host_inputs) { /* zeros (calloc): pages nobody touches cost nothing */
+            CML_CHECK(cudaMemcpy(x, *slot, n * sizeof(float), cudaMemcpyDeviceToHost));
+        }
         cml_rng_skip(rng, n);
         h = x;
     } else {
@@ -256,10 +261,12 @@ const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long
     jmp_buf jump;
     const char *volatile message = kNoHostMemory;
     g_setup_jump = &jump;
+    g_zero_host_inputs = cml_devmem_importing() && (ex->flags & CML_EX_REFERENCE_ONLY_INPUTS);
     if (setjmp(jump) == 0) {
         message = ex->setup(p, size, seed);
     }
     g_setup_jump = NULL;
+    g_zero_host_inputs = 0;
     free_owned(p, OWN_SCRATCH);
     if (message != NULL) {
         free_owned(p, OWN_EVERY);

@@ -66,7 +66,9 @@ void *cml_device_copy(cml_problem *p, const void *src, size_t bytes);
  * distribution on the device (cml_fresh.h), so a result kept from other inputs is wrong.
  * Declare every input this way that is drawn uniform and read only through its slot. In the
  * student's process the buffer is the judge's, already holding the values: they are read
- * back from it, not drawn again (cml_devmem_importing). */
+ * back from it, not drawn again (cml_devmem_importing), or, for an exercise flagged
+ * CML_EX_REFERENCE_ONLY_INPUTS, zeros are returned in their place (that process's reference
+ * is never compared). */
 const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_t n, float lo,
                                float hi);
 

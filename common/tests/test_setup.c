@@ -1,12 +1,16 @@
 /* test_setup.c — what a setup() takes from the driver, and the driver frees (cml_setup.h).
  *
- * Host allocations only: no GPU needed, nothing here is tagged. Device buffers go through
+ * Host allocations, no GPU needed, but for the test case tagged "gpu": a setup() on imported
+ * device buffers (the student's process of a judged run). Device buffers otherwise go through
  * cml_dev_alloc, which every lab's selfcheck exercises on the GPU.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
+#include "cml_devmem.h"
 #include "cml_setup.h"
 #include "suites.h"
 
@@ -161,6 +165,50 @@ START_TEST(point_sets_the_output_and_fresh_input_slots_it_is_given) {
 }
 END_TEST
 
+/* One uniform input of size[0] floats; its host values kept in g_seen for the test. */
+static float g_seen[4];
+static const char *input_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    float **slot = (float **)cml_new_ctx(p, sizeof(float *));
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    const float *h = cml_input_uniform(p, &rng, slot, (size_t)size[0], 1.0f, 2.0f);
+    memcpy(g_seen, h, sizeof g_seen);
+    return NULL;
+}
+
+START_TEST(imported_inputs_are_read_back_or_zeros_for_the_reference_only) {
+    /* The student's process sets up on the judge's buffer, which holds the judge's values:
+     * read back, or zeros for an exercise whose host inputs only make the reference. */
+    const float judges[4] = {1.25f, 1.5f, 1.75f, 1.125f};
+    const long long size[1] = {4};
+    cml_exercise ex = {.name = "input", .dim_names = "n", .n_dims = 1, .setup = input_setup};
+    for (int flagged = 0; flagged < 2; ++flagged) {
+        float *d = NULL; /* the judge's buffer; the release frees it, as the process unmaps */
+        ck_assert_int_eq(cudaMalloc((void **)&d, sizeof judges), cudaSuccess);
+        ck_assert_int_eq(cudaMemcpy(d, judges, sizeof judges, cudaMemcpyHostToDevice),
+                         cudaSuccess);
+        cml_devmem_registry imports = {.n = 1};
+        imports.ptr[0] = d;
+        imports.bytes[0] = sizeof judges;
+        ex.flags = flagged ? CML_EX_REFERENCE_ONLY_INPUTS : 0u;
+        cml_problem p;
+        cml_devmem_use(CML_DEVMEM_IMPORT, NULL, NULL, &imports);
+        ck_assert_ptr_null(cml_problem_setup(&ex, &p, size, 7));
+        cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
+        ck_assert_ptr_eq(*(float **)p.ctx, d); /* the judge's buffer, not a new one */
+        for (int i = 0; i < 4; ++i) {
+            ck_assert_float_eq(g_seen[i], flagged ? 0.0f : judges[i]);
+        }
+        cml_problem_release(&ex, &p);
+    }
+    /* outside the student's process the flag changes nothing: the inputs are drawn */
+    cml_problem p;
+    ck_assert_ptr_null(cml_problem_setup(&ex, &p, size, 7));
+    ck_assert(g_seen[0] >= 1.0f && g_seen[0] < 2.0f);
+    cml_problem_release(&ex, &p);
+}
+END_TEST
+
 Suite *make_setup_suite(void) {
     Suite *s = suite_create("setup");
     TCase *tc = tcase_create("Ownership");
@@ -173,6 +221,10 @@ Suite *make_setup_suite(void) {
     tcase_add_test(tc, exercise_message_frees_everything);
     tcase_add_test(tc, size_over_max_size_never_reaches_setup);
     tcase_add_test(tc, array_of_2_31_elements_never_reaches_setup);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("GPU");
+    tcase_set_tags(tc, "gpu");
+    tcase_add_test(tc, imported_inputs_are_read_back_or_zeros_for_the_reference_only);
     suite_add_tcase(s, tc);
     return s;
 }
