@@ -284,7 +284,7 @@ static cublasHandle_t judge_cublas(cublasStatus_t *status) {
 }
 
 /* launch_check of matmul_tiled and sgemm: the baseline's output by cuBLAS's SGEMM in the judge
- * (0.3 ms at 4096^3 against matmul_naive's 23 ms, a check in each of the timing's samples), by
+ * (about 2.7 ms at 4096^3, 51 TFLOP/s, against matmul_naive's 23 ms, a check in each sample), by
  * matmul_naive where cuBLAS is missing or fails. cuBLAS sums in another order: the fresh check
  * holds both results to gamma_K * sum|a||b| each, which bounds any order's error. */
 static void matmul_launch_check(void *ctx) {
