@@ -84,23 +84,7 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
                     (double)M * (double)N * (double)K <= MATMUL_CHECK_ALL_MAX_WORK;
     cml_check_set *check = cml_check(p, M, N, all ? NULL : &kCheckSample, 1, &rng);
     c->check = check;
-    if (check->n >= N) { /* B^T once, for the reference's contiguous reads */
-        float *h_Bt = (float *)cml_scratch(p, N * K * sizeof(float));
-        transpose_ref(h_B, K, N, h_Bt);
-        for (size_t i = 0; i < check->n; ++i) {
-            const size_t pos = cml_check_set_pos(check, i);
-            matmul_ref_at(h_A, h_Bt, K, pos / N, pos % N, &check->ref[i], &check->mag[i]);
-        }
-    } else { /* fewer positions than columns (the student's process: one): each its column */
-        float *h_col = (float *)cml_scratch(p, K * sizeof(float));
-        for (size_t i = 0; i < check->n; ++i) {
-            const size_t pos = cml_check_set_pos(check, i);
-            for (size_t k = 0; k < K; ++k) {
-                h_col[k] = h_B[k * N + pos % N];
-            }
-            matmul_ref_at(h_A, h_col, K, pos / N, 0, &check->ref[i], &check->mag[i]);
-        }
-    }
+    matmul_ref_positions(h_A, h_B, N, K, check->idx, check->n, check->ref, check->mag);
 
     cml_output(p, &c->d_C, M, N);
     (void)judge_cublas(NULL); /* in a timed judge: made now, before the gate */

@@ -8,6 +8,9 @@
 #include "reference.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#include "cml_parallel.h"
 
 void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t col, double *exact,
                    double *mag) {
@@ -71,4 +74,42 @@ void conv2d_ref_at(const float *in, size_t width, size_t height, const float *fi
     }
     *exact = sum;
     *mag = sum_abs;
+}
+
+/* matmul_ref_positions' loop over positions [begin, end), for cml_parallel_for. */
+typedef struct matmul_positions {
+    const float *A, *B, *Bt; /* Bt NULL: each position's column of B gathered */
+    size_t N, K;
+    const size_t *pos;
+    double *exact, *mag;
+} matmul_positions;
+
+static void matmul_positions_range(void *ctx, size_t begin, size_t end) {
+    const matmul_positions *j = (const matmul_positions *)ctx;
+    float *column = j->Bt ? NULL : (float *)malloc(j->K * sizeof(float));
+    for (size_t i = begin; i < end; ++i) {
+        const size_t p = j->pos ? j->pos[i] : i, row = p / j->N, col = p % j->N;
+        if (j->Bt) {
+            matmul_ref_at(j->A, j->Bt, j->K, row, col, &j->exact[i], &j->mag[i]);
+        } else if (column) {
+            for (size_t k = 0; k < j->K; ++k) {
+                column[k] = j->B[k * j->N + col];
+            }
+            matmul_ref_at(j->A, column, j->K, row, 0, &j->exact[i], &j->mag[i]);
+        } else { /* no host memory for K floats: a reference nothing matches */
+            j->exact[i] = j->mag[i] = NAN;
+        }
+    }
+    free(column);
+}
+
+void matmul_ref_positions(const float *A, const float *B, size_t N, size_t K, const size_t *pos,
+                          size_t n, double *exact, double *mag) {
+    float *Bt = n >= N ? (float *)malloc(N * K * sizeof(float)) : NULL;
+    if (Bt) {
+        transpose_ref(B, K, N, Bt);
+    }
+    matmul_positions job = {A, B, Bt, N, K, pos, exact, mag};
+    cml_parallel_for(n, 4096, matmul_positions_range, &job);
+    free(Bt);
 }

@@ -130,6 +130,34 @@ START_TEST(test_matmul_partial_sums_match_one_sum) {
 }
 END_TEST
 
+/* matmul_ref_positions gives matmul_ref_at's results bit for bit: at every position of a
+ * (96, 96) x (96, 33) product (B transposed once; 9216 positions, so two or more threads where
+ * the host has two cores), and at a few positions of it (fewer than N: columns gathered). */
+START_TEST(test_matmul_positions_equal_the_element_reference) {
+    enum { M = 96, N = 96, K = 33 };
+    static float A[M * K], B[K * N], Bt[N * K];
+    static double exact[M * N], mag[M * N];
+    cml_rng rng;
+    cml_rng_seed(&rng, 5);
+    cml_rng_fill_uniform_f32(&rng, A, M * K, -1.0f, 1.0f);
+    cml_rng_fill_uniform_f32(&rng, B, K * N, -1.0f, 1.0f);
+    transpose_ref(B, K, N, Bt);
+    matmul_ref_positions(A, B, N, K, NULL, M * N, exact, mag);
+    for (size_t p = 0; p < M * N; ++p) {
+        double e, m;
+        matmul_ref_at(A, Bt, K, p / N, p % N, &e, &m);
+        ck_assert(e == exact[p] && m == mag[p]);
+    }
+    const size_t few[3] = {M * N - 1, 0, 5 * N + 77};
+    matmul_ref_positions(A, B, N, K, few, 3, exact, mag);
+    for (size_t i = 0; i < 3; ++i) {
+        double e, m;
+        matmul_ref_at(A, Bt, K, few[i] / N, few[i] % N, &e, &m);
+        ck_assert(e == exact[i] && m == mag[i]);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------
  * Transpose
  */
@@ -322,6 +350,7 @@ Suite *make_reference_suite(void) {
     tcase_add_test(tc_matmul, test_matmul_dot_and_outer);
     tcase_add_test(tc_matmul, test_matmul_against_direct_loop);
     tcase_add_test(tc_matmul, test_matmul_partial_sums_match_one_sum);
+    tcase_add_test(tc_matmul, test_matmul_positions_equal_the_element_reference);
     suite_add_tcase(s, tc_matmul);
 
     TCase *tc_transpose = tcase_create("Transpose");
