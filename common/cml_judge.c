@@ -659,11 +659,13 @@ static void end_span(double *sum, double *since) {
     }
 }
 
-/* Times the contenders; stats[3] = student, baseline, copy (per launch). Returns ANSWERED,
+/* Times the contenders, the baseline in the first baseline_reps (<= reps) of the timed rounds
+ * only (an information-only baseline, --info-baseline); stats[3] = student, baseline, copy
+ * (per launch). Returns ANSWERED,
  * a remote failure, or 2 when a timed student repetition was wrong (*check, *judged say
  * which). */
-static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare_result *check,
-                      cml_judged *judged, input_set *sets, int made) {
+static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats stats[3],
+                      cml_compare_result *check, cml_judged *judged, input_set *sets, int made) {
     static batch_state b;
     memset(&b, 0, sizeof b);
     b.batch = 1;
@@ -706,7 +708,7 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
         return GONE; /* cannot happen unless the machine is out of processes */
     }
 
-    double *samples = malloc(sizeof(double) * N_CONTENDERS * (size_t)reps);
+    double *samples = calloc((size_t)N_CONTENDERS * (size_t)reps, sizeof(double));
     double warm[N_CONTENDERS];
     if (!samples) {
         return GONE;
@@ -737,6 +739,9 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
         }
         const int is_verified = r - WARMUP == verified;
         for (int c = 0; c < N_CONTENDERS && rc == ANSWERED; ++c) {
+            if (c == C_BASELINE && r >= WARMUP + baseline_reps) {
+                continue; /* its samples are taken */
+            }
             end_span(&in_checks, &check_started);
             const input_set *set = NULL;
             if (c == C_STUDENT || (c == C_BASELINE && b.n_fresh == 0)) {
@@ -844,7 +849,7 @@ static int judge_time(judge *j, int reps, cml_timing_stats stats[3], cml_compare
             }
         }
         summarize(&s[(size_t)C_STUDENT * reps], reps, launches[C_STUDENT], &stats[0]);
-        summarize(&s[(size_t)C_BASELINE * reps], reps, launches[C_BASELINE], &stats[1]);
+        summarize(&s[(size_t)C_BASELINE * reps], baseline_reps, launches[C_BASELINE], &stats[1]);
         summarize(&s[(size_t)C_COPY * reps], reps, launches[C_COPY], &stats[2]);
     }
     free(samples);
@@ -1116,7 +1121,7 @@ static size_t case_bytes(const judged_case *c) {
  * `time` the timing; its document written as one line and flushed. Returns CML_EXIT_OK, or
  * the exit code after the document of a failure that ends the run (the student's process
  * failed or is gone: the grader runs the later cases in a fresh judged run). */
-static int judge_case(judge *j, judged_case *c, int time, int reps) {
+static int judge_case(judge *j, judged_case *c, int time, int reps, int baseline_reps) {
     const cml_exercise *ex = c->ex;
     cml_judged *judged = &c->judged;
     double t0 = cml_now_ms();
@@ -1147,7 +1152,7 @@ static int judge_case(judge *j, judged_case *c, int time, int reps) {
     cml_timing_stats stats[3];
     const cml_timing_stats *timing = NULL;
     if (time && check.n_bad == 0 && ex->launch_baseline) {
-        rc = judge_time(j, reps, stats, &check, judged, c->sets, c->made);
+        rc = judge_time(j, reps, baseline_reps, stats, &check, judged, c->sets, c->made);
         phase_end(judged, PH_TIMING, &t0);
         if (rc == ANSWERED) {
             timing = stats;
@@ -1226,8 +1231,7 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
             cml_lab_verify(c->ex->launch_baseline, &j->p, j->h_got, &baseline_check);
             if (baseline_check.n_bad != 0) {
                 return cml_lab_finish_error(
-                    "harness",
-                    "the baseline produced a wrong result (a course bug, please report)",
+                    "harness", "the baseline produced a wrong result (a course bug, please report)",
                     CML_EXIT_FAILED);
             }
         }
@@ -1267,7 +1271,11 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
         if (rc != ANSWERED) {
             return finish_remote_failure(j, rc);
         }
-        const int code = judge_case(j, c, time, opt->reps);
+        const int baseline_reps =
+            cml_info_baseline(opt, c->ex->name) && CML_INFO_BASELINE_REPS < opt->reps
+                ? CML_INFO_BASELINE_REPS
+                : opt->reps;
+        const int code = judge_case(j, c, time, opt->reps, baseline_reps);
         if (code != CML_EXIT_OK) {
             return code;
         }

@@ -29,6 +29,7 @@ enum {
     OPT_SERVE_NULL,
     OPT_GATE,
     OPT_CASE,
+    OPT_INFO_BASELINE,
     OPT_HELP = 'h'
 };
 
@@ -46,6 +47,7 @@ static const struct option long_options[] = {
     {"serve-null", required_argument, NULL, OPT_SERVE_NULL},
     {"gate", no_argument, NULL, OPT_GATE},
     {"case", required_argument, NULL, OPT_CASE},
+    {"info-baseline", required_argument, NULL, OPT_INFO_BASELINE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -77,7 +79,8 @@ const char *cml_usage(void) {
            "place of --size and --seed) runs several cases with one student's process, one\n"
            "document per line; with --time, every case is set up before the one gate and\n"
            "timed in turn. A case may name another exercise of the lab (--case EX:A,B@S);\n"
-           "the first is --exercise's.\n";
+           "the first is --exercise's. --info-baseline EX (repeatable, timed): EX's grade\n"
+           "does not divide by its baseline's time, which is then timed in fewer repetitions.\n";
 }
 
 static int fail(char *err, int err_len, const char *fmt, ...) {
@@ -266,6 +269,16 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
                 return -1;
             }
             break;
+        case OPT_INFO_BASELINE:
+            if (optarg[0] == '\0' || strlen(optarg) >= CML_MAX_NAME) {
+                return fail(err, err_len, "--info-baseline: '%s' is not an exercise's name",
+                            optarg);
+            }
+            if (opt->n_info_baselines == CML_MAX_CASES) {
+                return fail(err, err_len, "--info-baseline: at most %d", CML_MAX_CASES);
+            }
+            snprintf(opt->info_baseline[opt->n_info_baselines++], CML_MAX_NAME, "%s", optarg);
+            break;
         case OPT_SEED:
             seeded = 1;
             if (parse_u64(optarg, strlen(optarg), 1, UINT64_MAX, &v) != 0) {
@@ -339,6 +352,10 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
     if (opt->gate && !(peer && opt->time)) {
         return fail(err, err_len, "--gate is for the judge's timed runs (--peer FD --time)");
     }
+    if (opt->n_info_baselines > 0 && !(peer && opt->time)) {
+        return fail(err, err_len,
+                    "--info-baseline is for the judge's timed runs (--peer FD --time)");
+    }
     if (list && device_info) {
         return fail(err, err_len, "--list and --device-info cannot be combined");
     }
@@ -371,6 +388,15 @@ int cml_parse_options(int argc, char **argv, cml_options *opt, char *err, int er
     }
     if (opt->n_size == 0) {
         return fail(err, err_len, "--size is required for --exercise %s", opt->exercise);
+    }
+    return 0;
+}
+
+int cml_info_baseline(const cml_options *opt, const char *exercise) {
+    for (int i = 0; exercise && i < opt->n_info_baselines; ++i) {
+        if (strcmp(opt->info_baseline[i], exercise) == 0) {
+            return 1;
+        }
     }
     return 0;
 }

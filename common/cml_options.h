@@ -4,7 +4,8 @@
  *   lab --device-info [--json PATH]
  *   lab --exercise NAME --size A[,B[,C...]] [--seed S] [--time] [--reps R] [--json PATH]
  *   judge --exercise NAME --size ... --peer FD [--seed S] [--time] [--reps R] [--json PATH]
- *   judge --exercise NAME --case [EX:]A[,B...]@S [--case ...] --peer FD [--time --reps R]
+ *   judge --exercise NAME --case [EX:]A[,B...]@S [--case ...] --peer FD [--time --reps R
+ *                            [--info-baseline EX ...]]
  *                            several cases, one after the other, with one student's process
  *                            (cml_judge.c); one document per case, one per line; timed: all
  *                            set up before the one --gate, then timed in turn
@@ -62,7 +63,21 @@ typedef struct cml_options {
     uint64_t case_seed[CML_MAX_CASES];
     /* --case EX:A,B@S: the case's exercise; "" = --exercise's */
     char case_exercise[CML_MAX_CASES][CML_MAX_NAME];
+    /* --info-baseline EX (repeatable; the judge's timed runs): exercises whose grade does not
+     * divide by the baseline's time (a roof's percentage): their baseline is timed in
+     * CML_INFO_BASELINE_REPS of the repetitions only (cml_judge.c) */
+    int n_info_baselines;
+    char info_baseline[CML_MAX_CASES][CML_MAX_NAME];
 } cml_options;
+
+/* The repetitions of a baseline whose time only informs (--info-baseline): enough for its
+ * median, shown in the report and compared with the baseline timed alone (a GPU kept busy by
+ * the student's process slows every one of them), at a fraction of its cost (lab 3.3's SGEMM:
+ * matmul_naive, 23 ms a launch, beside a 3 ms kernel). */
+#define CML_INFO_BASELINE_REPS 7
+
+/* 1 when --info-baseline named `exercise`. */
+int cml_info_baseline(const cml_options *opt, const char *exercise);
 
 /* Parses argv. Returns 0 on success; on a usage error returns -1 and writes a one-line
  * message (without newline) into err[0..err_len). Sizes must be >= 1 and at most

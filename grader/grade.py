@@ -862,6 +862,7 @@ class Grading:
                     self.version,
                     box=self.box,
                     gate=gate,
+                    info_baselines={ex.name for ex in group if ex.performance.info_baseline},
                 )
             )
         return runs
@@ -900,6 +901,7 @@ class Grading:
                     time_reps=spec.reps if spec.timed else None,
                     box=self.box,
                     gate=gate if spec.timed else None,
+                    info_baseline=spec.info_baseline,
                 )
 
         run = first.run if first is not None else measure()

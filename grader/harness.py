@@ -39,7 +39,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, ContextManager
+from typing import Callable, Collection, ContextManager
 
 import os
 import signal
@@ -484,8 +484,11 @@ def run_judged(
     box: sandbox.Sandbox | None = None,
     gate: Callable[[], ContextManager[None]] | None = None,
     background: bool = False,
+    info_baseline: bool = False,
 ) -> CaseRun:
-    """One judged run of an exercise (timed by the judge with ``time_reps``). ``gate``
+    """One judged run of an exercise (timed by the judge with ``time_reps``; with
+    ``info_baseline``, its baseline only in ``--info-baseline``'s fewer repetitions: the
+    exercise's grade does not divide by its time, ``PerformanceSpec.info_baseline``). ``gate``
     (timed runs): a context held from the end of the judge's set-up to the end of the run,
     e.g. ``GpuLock.upgrade``: the judge (``--gate``) says "gate" once its inputs and
     references are made and waits for the grader's byte on its standard input before it
@@ -495,6 +498,8 @@ def run_judged(
     and is moved there at its gate, the student's process starts there."""
     args = case_args(exercise, size, seed, time_reps)
     timed = time_reps is not None
+    if timed and info_baseline:
+        args += ["--info-baseline", exercise]
     background = background and not timed
     gated = timed and gate is not None
     expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
@@ -783,14 +788,18 @@ class TimedCase:
 
 
 def _timed_cases_once(
-    judge, binary, cases, reps, timeout_s, version, box, gate
+    judge, binary, cases, reps, timeout_s, version, box, gate, info_baselines=()
 ) -> list[TimedCase]:
     """One gated judge and one student's process over ``cases`` ((exercise, size, seed)
-    each, timed with ``reps``): the results of the cases they finished, and of the one that
-    failed (crash, time limit, a process left behind) if any."""
+    each, timed with ``reps``, the baselines of ``info_baselines``' exercises in fewer): the
+    results of the cases they finished, and of the one that failed (crash, time limit, a
+    process left behind) if any."""
     first = cases[0][0]
     args = case_list_args(first, [(size, seed, ex) for ex, size, seed in cases])
     args += ["--time", "--reps", str(reps)]
+    for ex, _, _ in cases:
+        if ex in info_baselines:
+            args += ["--info-baseline", ex]
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     lines: list[bytes] = []
     arrivals: list[float] = []
@@ -856,9 +865,11 @@ def run_judged_timed_cases(
     version: int,
     box: sandbox.Sandbox | None = None,
     gate: Callable[[], ContextManager[None]] | None = None,
+    info_baselines: Collection[str] = (),
 ) -> dict[str, TimedCase]:
     """The timed runs of several exercises ((exercise, size, seed) each, one case per
-    exercise, timed with ``reps``) with one judge, one hold of ``gate`` and one student's
+    exercise, timed with ``reps``; the baselines of ``info_baselines``' exercises in
+    ``--info-baseline``'s fewer repetitions) with one judge, one hold of ``gate`` and one student's
     process (judge --case EX:... --time --gate; a batch's grading, issue 15,
     docs/design-notes.md, note 39): every case is set up before the gate, every baseline
     is timed alone after it and before the student's process starts, then each case is
@@ -870,7 +881,9 @@ def run_judged_timed_cases(
     results: dict[str, TimedCase] = {}
     todo = list(cases)
     while todo:
-        got = _timed_cases_once(judge, binary, todo, reps, timeout_s, version, box, gate)
+        got = _timed_cases_once(
+            judge, binary, todo, reps, timeout_s, version, box, gate, info_baselines
+        )
         for (ex, _, _), timed in zip(todo, got):
             results[ex] = timed
         todo = todo[len(got) :]

@@ -178,6 +178,14 @@ class PerformanceSpec:
     # "copy", the default, or "fp32" for a compute-bound kernel); None when untimed
     roof: str | None = roofs.DEFAULT
 
+    @property
+    def info_baseline(self) -> bool:
+        """The baseline's time only informs: a timed run whose every criterion is a roof's
+        percentage (pct_of_copy, pct_of_cublas), none the ratio over it. The judge then times
+        it in fewer repetitions (``--info-baseline``): still in the report and still compared
+        with its time alone (plausible.disturbed)."""
+        return self.timed and all(k.metric != "ratio" for k in self.criteria)
+
 
 @dataclass(frozen=True)
 class Lint:

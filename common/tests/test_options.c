@@ -117,6 +117,28 @@ START_TEST(bad_judged_run_options) {
 }
 END_TEST
 
+START_TEST(information_only_baselines_of_a_timed_judge) {
+    ck_assert_int_eq(parse("--exercise", "a", "--case", "a:3@1", "--case", "b:4@1", "--peer", "4",
+                           "--time", "--info-baseline", "b", "--info-baseline", "c", NULL),
+                     0);
+    ck_assert_int_eq(opt.n_info_baselines, 2);
+    ck_assert(cml_info_baseline(&opt, "b") && cml_info_baseline(&opt, "c"));
+    ck_assert(!cml_info_baseline(&opt, "a") && !cml_info_baseline(&opt, NULL));
+    ck_assert_int_eq(parse("--exercise", "a", "--size", "3", "--peer", "4", "--time", NULL), 0);
+    ck_assert(!cml_info_baseline(&opt, "a")); /* none named: every baseline in full */
+    /* only a judge's timing has a baseline to time less */
+    ck_assert_int_eq(
+        parse("--exercise", "a", "--size", "3", "--time", "--info-baseline", "a", NULL), -1);
+    ck_assert_str_eq(err, "--info-baseline is for the judge's timed runs (--peer FD --time)");
+    ck_assert_int_eq(
+        parse("--exercise", "a", "--size", "3", "--peer", "4", "--info-baseline", "a", NULL), -1);
+    ck_assert_int_eq(parse("--exercise", "a", "--size", "3", "--peer", "4", "--time",
+                           "--info-baseline", "", NULL),
+                     -1);
+    ck_assert_str_eq(err, "--info-baseline: '' is not an exercise's name");
+}
+END_TEST
+
 START_TEST(several_cases_for_the_judge) {
     ck_assert_int_eq(parse("--exercise", "e", "--case", "33,17,65@12", "--case", "1,1,1@0x10",
                            "--peer", "4", NULL),
@@ -330,6 +352,7 @@ Suite *make_options_suite(void) {
     tcase_add_test(tc, equals_form_and_any_order);
     tcase_add_test(tc, modes);
     tcase_add_test(tc, judged_run_modes);
+    tcase_add_test(tc, information_only_baselines_of_a_timed_judge);
     tcase_add_test(tc, usage_text_names_every_option);
     suite_add_tcase(s, tc);
     tc = tcase_create("Edges");

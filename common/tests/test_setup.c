@@ -185,8 +185,7 @@ START_TEST(imported_inputs_are_read_back_or_zeros_for_the_reference_only) {
     for (int flagged = 0; flagged < 2; ++flagged) {
         float *d = NULL; /* the judge's buffer; the release frees it, as the process unmaps */
         ck_assert_int_eq(cudaMalloc((void **)&d, sizeof judges), cudaSuccess);
-        ck_assert_int_eq(cudaMemcpy(d, judges, sizeof judges, cudaMemcpyHostToDevice),
-                         cudaSuccess);
+        ck_assert_int_eq(cudaMemcpy(d, judges, sizeof judges, cudaMemcpyHostToDevice), cudaSuccess);
         cml_devmem_registry imports = {.n = 1};
         imports.ptr[0] = d;
         imports.bytes[0] = sizeof judges;

@@ -124,6 +124,24 @@ def test_exercises_with_other_repetitions_run_apart(course, fake_gpu, tmp_path, 
 
 
 
+def test_a_roofs_percentage_times_its_baseline_as_information(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """An exercise graded on a roof's percentage, not on the ratio over its baseline, has the
+    judge time its baseline in fewer repetitions (--info-baseline; PerformanceSpec.
+    info_baseline), in a run over the lab and in its own run; one graded on the ratio not."""
+    toml = course / "labs" / "9.1-fake" / "lab.toml"
+    text = toml.read_text()
+    assert text.count('metric = "ratio"\n') == 2  # scale's, then offset's
+    i = text.rindex('metric = "ratio"\n')
+    toml.write_text(text[:i] + 'metric = "pct_of_copy"\n' + text[i + len('metric = "ratio"\n'):])
+    sub = course / "solutions" / "9.1-fake"
+    _, gates = _graded(course, sub, tmp_path, monkeypatch, True, "info")
+    assert gates == ["scale+offset;info=offset"]
+    _, gates = _graded(course, sub, tmp_path, monkeypatch, False, "info-apart")
+    assert gates == ["scale", "offset;info=offset"]
+
+
 def test_cases_past_the_judges_set_up_budget_run_apart(course, fake_gpu, tmp_path, monkeypatch):
     """A judge that cannot set every case up within its budget (cml_judge.c: "defer K"
     before its gate) times the first K; the grader times the rest in a fresh run, and the

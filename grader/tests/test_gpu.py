@@ -24,7 +24,8 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
     docs/design-notes.md note 39): lab 3.3's solution, its timed exercises with one judge,
     one gate and one student's process; each verified, timed and not disturbed (its
     baseline timed alone before the student's process started, and again among the
-    repetitions); only the first case waited at the gate."""
+    repetitions; transpose's and SGEMM's, which only inform, in 7 of them); only the first
+    case waited at the gate."""
     lab_dir = REPO / "labs" / "3.3-tiling"
     build = REPO / "build" / "3.3-tiling"
     judge, binary = build / "judge", build / "solution" / "lab"
@@ -37,9 +38,11 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
     with gpu_lock_file():
         lock = gpu_lock.for_process()
         with lock.shared():
+            info = {ex.name for ex in timed if ex.performance.info_baseline}
+            assert info == {"transpose_tiled", "sgemm"}
             runs = harness.run_judged_timed_cases(
                 judge, binary, cases, timed[0].performance.reps, lab.run_timeout_s,
-                harness.schema_version(REPO), gate=lock.upgrade,
+                harness.schema_version(REPO), gate=lock.upgrade, info_baselines=info,
             )
     assert list(runs) == [ex.name for ex in timed]
     for k, (name, t) in enumerate(runs.items()):
@@ -47,6 +50,8 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
         assert doc is not None and doc["status"] == "ok", (name, t.run.problem)
         timing = doc["timing"]
         assert timing["baseline_alone_ms"] > 0, name
+        # an information-only baseline is timed in 7 of the repetitions (--info-baseline)
+        assert timing["baseline_reps"] == (7 if name in info else timing["reps"]), name
         assert plausible.disturbed(doc) is None, (name, plausible.disturbed(doc))
         # a phase the judge did not time is left out of phases_ms
         assert ("gate" in timing["phases_ms"]) == (k == 0), (name, timing["phases_ms"])

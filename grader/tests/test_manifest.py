@@ -159,6 +159,21 @@ def test_lab_3_3_names_its_roofs():
     }
 
 
+def test_a_baseline_informs_where_no_criterion_is_its_ratio():
+    """PerformanceSpec.info_baseline (the judge's --info-baseline): lab 3.3's transpose (% of
+    copy) and SGEMM (% of cuBLAS) only inform with their baselines; matmul and conv2d are
+    graded on the ratio; a speed measured and shown, not scored, shows its ratio in full
+    (3.4a); an untimed run has no baseline to time (3.1b)."""
+    info = {
+        e.name: e.performance.info_baseline
+        for lab in ("3.3-tiling", "3.4-constant-texture", "3.1-registers")
+        for e in manifest.load(REPO / "labs" / lab).exercises
+        if e.performance is not None
+    }
+    assert {k for k, v in info.items() if v} == {"transpose_tiled", "sgemm"}
+    assert info["stencil_constant"] is False and info["latency_ladder"] is False
+
+
 INVALID = [
     (
         "unknown roof",

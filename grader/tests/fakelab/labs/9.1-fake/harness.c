@@ -95,8 +95,13 @@ static void close_out(FILE *f) {
 
 #define CLOSED 100 /* one_case in the student's process: the judge closed the socket */
 
+/* --info-baseline EX (cml_options.h): the exercises whose baseline only informs */
+static char g_info[64][64];
+static int g_n_info;
+
 /* cml_judge.c's await_gate: set up, now wait for the grader; FAKE_GATE_LOG gets a line per
- * gate passed, naming the run's exercises ("scale+offset" for a timed run over the lab).
+ * gate passed, naming the run's exercises ("scale+offset" for a timed run over the lab) and
+ * any --info-baseline's (";info=offset").
  * 0 on a usage error (--gate without --time) or when the grader is gone. */
 static int await_gate(int time, int n, const char *const *names) {
     if (!time) {
@@ -114,6 +119,9 @@ static int await_gate(int time, int n, const char *const *names) {
     if (g) {
         for (int k = 0; k < n; ++k) {
             fprintf(g, "%s%s", k ? "+" : "", names[k]);
+        }
+        for (int k = 0; k < g_n_info; ++k) {
+            fprintf(g, "%s%s", k ? "+" : ";info=", g_info[k]);
         }
         fputc('\n', g);
         fclose(g);
@@ -322,6 +330,8 @@ int main(int argc, char **argv) {
             o.seed = strtoull(argv[++i], NULL, 0);
         } else if (i + 1 < argc && !strcmp(argv[i], "--reps")) {
             ++i;
+        } else if (i + 1 < argc && !strcmp(argv[i], "--info-baseline") && g_n_info < 64) {
+            snprintf(g_info[g_n_info++], sizeof g_info[0], "%s", argv[++i]);
         } else if (i + 1 < argc && !strcmp(argv[i], "--peer")) {
             o.peer = atoi(argv[++i]);
         } else if (i + 1 < argc && !strcmp(argv[i], "--serve")) {
