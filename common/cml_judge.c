@@ -10,8 +10,9 @@
  *     (cml_devmem.h), the random positions it checks drawn from its own secret (so the
  *     student's process cannot know them), and hands the buffers to the student's process;
  *   - poisons the output, asks for one launch (RUN), reads the output back and compares it;
- *   - with --time, times the student (RUN .. DONE on its own clock), the baseline and a copy
- *     of the same bytes, interleaved, each repetition on fresh state: inputs no launch has
+ *   - with --time, times the student (RUN .. DONE on its own clock), the baseline (in fewer
+ *     repetitions where it only informs: --info-baseline) and a copy of the same bytes,
+ *     interleaved, each repetition on fresh state: inputs no launch has
  *     seen (every launch's own, drawn on the device, when the exercise declared them with
  *     cml_input_uniform; else one of INPUT_SETS sets the judge drew from secret seeds,
  *     copied in just before), so a result kept from an earlier launch is wrong; the outputs
@@ -661,9 +662,8 @@ static void end_span(double *sum, double *since) {
 
 /* Times the contenders, the baseline in the first baseline_reps (<= reps) of the timed rounds
  * only (an information-only baseline, --info-baseline); stats[3] = student, baseline, copy
- * (per launch). Returns ANSWERED,
- * a remote failure, or 2 when a timed student repetition was wrong (*check, *judged say
- * which). */
+ * (per launch). Returns ANSWERED, a remote failure, or 2 when a timed student repetition was
+ * wrong (*check, *judged say which). */
 static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats stats[3],
                       cml_compare_result *check, cml_judged *judged, input_set *sets, int made) {
     static batch_state b;
@@ -1117,6 +1117,22 @@ static size_t case_bytes(const judged_case *c) {
     return n;
 }
 
+static const char kWrongBaseline[] =
+    "the baseline produced a wrong result (a course bug, please report)";
+
+/* 1 when the exercise's baseline gives the right result on problem `own`. Where: an exercise
+ * without finish() is checked on the case's own buffers before the gate, when no student's
+ * process exists yet (the grader starts it after the gate), so nothing it does can make a
+ * right baseline look wrong. One with finish() is checked after the verified launch, inside
+ * the hold, on the judge's own input set 0 where there is one (the case's buffers are the
+ * student's process's too by then): its finish() may measure the machine the first time it
+ * runs (lab 3.2's host-link floor), which must happen with the GPU the run's alone. */
+static int check_baseline(judge *j, const cml_exercise *ex, const cml_problem *own) {
+    cml_compare_result baseline_check;
+    cml_lab_verify(ex->launch_baseline, own, j->h_got, &baseline_check);
+    return baseline_check.n_bad == 0;
+}
+
 /* Case c after its HELLO: the first launch verified, the exercise's extra figures, and with
  * `time` the timing; its document written as one line and flushed. Returns CML_EXIT_OK, or
  * the exit code after the document of a failure that ends the run (the student's process
@@ -1152,6 +1168,10 @@ static int judge_case(judge *j, judged_case *c, int time, int reps, int baseline
     cml_timing_stats stats[3];
     const cml_timing_stats *timing = NULL;
     if (time && check.n_bad == 0 && ex->launch_baseline) {
+        if (ex->finish != NULL && !check_baseline(j, ex, c->made > 0 ? &c->sets[0].p : &j->p)) {
+            return cml_lab_finish_error("harness", kWrongBaseline, CML_EXIT_FAILED);
+        }
+        t0 = cml_now_ms(); /* the baseline's own check is outside the phases */
         rc = judge_time(j, reps, baseline_reps, stats, &check, judged, c->sets, c->made);
         phase_end(judged, PH_TIMING, &t0);
         if (rc == ANSWERED) {
@@ -1178,11 +1198,11 @@ static int judge_case(judge *j, judged_case *c, int time, int reps, int baseline
 
 /* The cases of a judged run other than judge_cases' (one exercise's --size case, or a timed
  * run's --case list, one case per exercise of the lab: a batch's timed runs, issue 15).
- * Before the gate, every case is set up with its timing's input sets, and the empty-kernel
- * server started: host work that may overlap other gradings' untimed runs. After it (the GPU
- * held alone), every case's baseline is timed alone before the student's process exists,
- * then each case is sent with HELLO, verified, timed and written as one line. A failure of
- * the student's process ends the run with that case's document. */
+ * Before the gate, every case is set up with its timing's input sets, its baseline checked
+ * (check_baseline) and the empty-kernel server started: work that may overlap other gradings'
+ * untimed runs. After it (the GPU held alone), every case's baseline is timed alone before the
+ * student's process exists, then each case is sent with HELLO, verified, timed and written as
+ * one line. A failure of the student's process ends the run with that case's document. */
 static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercise *const *case_ex,
                              int pool_fd) {
     static judged_case cases[CML_MAX_CASES];
@@ -1222,17 +1242,11 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
              * course's, idle until a timing asks it for a launch. Where it cannot start,
              * judge_time tries again and reports it. */
             (void)start_null_server(j);
-            /* The baseline checked now, on the case's buffers, which no student's process
-             * shares before the gate (it starts after it): a wrong baseline is a course bug
-             * whatever the student's launcher does later, and its launch and the host-side
-             * comparison of a large output (lab 3.3's transpose: 67 M elements) stay out of
-             * the GPU's hold (issue 15). */
-            cml_compare_result baseline_check;
-            cml_lab_verify(c->ex->launch_baseline, &j->p, j->h_got, &baseline_check);
-            if (baseline_check.n_bad != 0) {
-                return cml_lab_finish_error(
-                    "harness", "the baseline produced a wrong result (a course bug, please report)",
-                    CML_EXIT_FAILED);
+            /* The baseline checked now, before the gate, where nothing of its check
+             * depends on the GPU being the run's alone (check_baseline): its launch and the
+             * host-side comparison of a large output stay out of the hold (issue 15). */
+            if (c->ex->finish == NULL && !check_baseline(j, c->ex, &j->p)) {
+                return cml_lab_finish_error("harness", kWrongBaseline, CML_EXIT_FAILED);
             }
         }
         phase_end(&c->judged, PH_SETS, &t0);

@@ -64,7 +64,8 @@ typedef struct cml_options {
     /* --case EX:A,B@S: the case's exercise; "" = --exercise's */
     char case_exercise[CML_MAX_CASES][CML_MAX_NAME];
     /* --info-baseline EX (repeatable; the judge's timed runs): exercises whose grade does not
-     * divide by the baseline's time (a roof's percentage): their baseline is timed in
+     * divide by the baseline's time (the percentage of a roof not timed among the
+     * repetitions: grader/manifest.py, info_baseline): their baseline is timed in
      * CML_INFO_BASELINE_REPS of the repetitions only (cml_judge.c) */
     int n_info_baselines;
     char info_baseline[CML_MAX_CASES][CML_MAX_NAME];

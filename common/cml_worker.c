@@ -3,9 +3,10 @@
  * This process holds the student's code, so nothing it does is believed: it only makes the
  * launches the judge asks for. It maps the judge's buffers (cml_devmem.h), runs the
  * exercise's setup() on them (the same code and seed as the judge's, so the context's
- * pointers and sizes agree; a sampled reference is cut to one position, since it never
- * compares anything, but a full one is still computed (docs/design-notes.md, note 35; its
- * uniform inputs are read back from the judge's buffers, not drawn again: cml_input_uniform),
+ * pointers and sizes agree; its reference is cut to one position, since it never compares
+ * anything (docs/design-notes.md, note 35); its uniform inputs are read back from the judge's
+ * buffers, not drawn again, or given as zeros where they only make that reference:
+ * cml_input_uniform, CML_EX_REFERENCE_ONLY_INPUTS, note 41),
  * answers READY, then serves RUN (one launch of the student's
  * launcher, checked: cudaGetLastError, cudaDeviceSynchronize; a timed RUN asks for several
  * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS and reading

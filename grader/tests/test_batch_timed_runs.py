@@ -124,22 +124,28 @@ def test_exercises_with_other_repetitions_run_apart(course, fake_gpu, tmp_path, 
 
 
 
-def test_a_roofs_percentage_times_its_baseline_as_information(
+def test_a_computed_roofs_percentage_times_its_baseline_as_information(
     course, fake_gpu, tmp_path, monkeypatch
 ):
-    """An exercise graded on a roof's percentage, not on the ratio over its baseline, has the
-    judge time its baseline in fewer repetitions (--info-baseline; PerformanceSpec.
-    info_baseline), in a run over the lab and in its own run; one graded on the ratio not."""
+    """An exercise graded on a roof not timed among the repetitions (here the FP32 peak), not
+    on the ratio over its baseline, has the judge time its baseline in fewer repetitions
+    (--info-baseline; PerformanceSpec.info_baseline), in a run over the lab and in its own
+    run; one graded on the ratio or on % of copy not."""
     toml = course / "labs" / "9.1-fake" / "lab.toml"
     text = toml.read_text()
     assert text.count('metric = "ratio"\n') == 2  # scale's, then offset's
     i = text.rindex('metric = "ratio"\n')
-    toml.write_text(text[:i] + 'metric = "pct_of_copy"\n' + text[i + len('metric = "ratio"\n'):])
     sub = course / "solutions" / "9.1-fake"
-    _, gates = _graded(course, sub, tmp_path, monkeypatch, True, "info")
-    assert gates == ["scale+offset;info=offset"]
-    _, gates = _graded(course, sub, tmp_path, monkeypatch, False, "info-apart")
-    assert gates == ["scale", "offset;info=offset"]
+    for metric, info in (("pct_of_fp32", ";info=offset"), ("pct_of_copy", "")):
+        toml.write_text(
+            text[:i] + f'roof = "fp32"\nmetric = "{metric}"\n' + text[i + 17 :]
+            if metric == "pct_of_fp32"
+            else text[:i] + f'metric = "{metric}"\n' + text[i + 17 :]
+        )
+        _, gates = _graded(course, sub, tmp_path, monkeypatch, True, f"{metric}-together")
+        assert gates == [f"scale+offset{info}"], metric
+        _, gates = _graded(course, sub, tmp_path, monkeypatch, False, f"{metric}-apart")
+        assert gates == ["scale", f"offset{info}"], metric
 
 
 def test_cases_past_the_judges_set_up_budget_run_apart(course, fake_gpu, tmp_path, monkeypatch):

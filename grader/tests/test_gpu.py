@@ -24,8 +24,8 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
     docs/design-notes.md note 39): lab 3.3's solution, its timed exercises with one judge,
     one gate and one student's process; each verified, timed and not disturbed (its
     baseline timed alone before the student's process started, and again among the
-    repetitions; transpose's and SGEMM's, which only inform, in 7 of them); only the first
-    case waited at the gate."""
+    repetitions; SGEMM's, which only informs, in 7 of them); only the first case waited at
+    the gate."""
     lab_dir = REPO / "labs" / "3.3-tiling"
     build = REPO / "build" / "3.3-tiling"
     judge, binary = build / "judge", build / "solution" / "lab"
@@ -39,7 +39,7 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
         lock = gpu_lock.for_process()
         with lock.shared():
             info = {ex.name for ex in timed if ex.performance.info_baseline}
-            assert info == {"transpose_tiled", "sgemm"}
+            assert info == {"sgemm"}
             runs = harness.run_judged_timed_cases(
                 judge, binary, cases, timed[0].performance.reps, lab.run_timeout_s,
                 harness.schema_version(REPO), gate=lock.upgrade, info_baselines=info,

@@ -84,7 +84,9 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
                     (double)M * (double)N * (double)K <= MATMUL_CHECK_ALL_MAX_WORK;
     cml_check_set *check = cml_check(p, M, N, all ? NULL : &kCheckSample, 1, &rng);
     c->check = check;
-    matmul_ref_positions(h_A, h_B, N, K, check->idx, check->n, check->ref, check->mag);
+    if (matmul_ref_positions(h_A, h_B, N, K, check->idx, check->n, check->ref, check->mag) != 0) {
+        return "out of host memory for the CPU reference";
+    }
 
     cml_output(p, &c->d_C, M, N);
     (void)judge_cublas(NULL); /* in a timed judge: made now, before the gate */

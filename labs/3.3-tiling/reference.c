@@ -82,34 +82,38 @@ typedef struct matmul_positions {
     size_t N, K;
     const size_t *pos;
     double *exact, *mag;
+    int no_memory; /* set (atomically) by a range that could not gather its columns */
 } matmul_positions;
 
 static void matmul_positions_range(void *ctx, size_t begin, size_t end) {
-    const matmul_positions *j = (const matmul_positions *)ctx;
+    matmul_positions *j = (matmul_positions *)ctx;
     float *column = j->Bt ? NULL : (float *)malloc(j->K * sizeof(float));
+    if (!j->Bt && !column) {
+        __atomic_store_n(&j->no_memory, 1, __ATOMIC_RELAXED);
+        return;
+    }
     for (size_t i = begin; i < end; ++i) {
         const size_t p = j->pos ? j->pos[i] : i, row = p / j->N, col = p % j->N;
         if (j->Bt) {
             matmul_ref_at(j->A, j->Bt, j->K, row, col, &j->exact[i], &j->mag[i]);
-        } else if (column) {
+        } else {
             for (size_t k = 0; k < j->K; ++k) {
                 column[k] = j->B[k * j->N + col];
             }
             matmul_ref_at(j->A, column, j->K, row, 0, &j->exact[i], &j->mag[i]);
-        } else { /* no host memory for K floats: a reference nothing matches */
-            j->exact[i] = j->mag[i] = NAN;
         }
     }
     free(column);
 }
 
-void matmul_ref_positions(const float *A, const float *B, size_t N, size_t K, const size_t *pos,
-                          size_t n, double *exact, double *mag) {
+int matmul_ref_positions(const float *A, const float *B, size_t N, size_t K, const size_t *pos,
+                         size_t n, double *exact, double *mag) {
     float *Bt = n >= N ? (float *)malloc(N * K * sizeof(float)) : NULL;
     if (Bt) {
         transpose_ref(B, K, N, Bt);
     }
-    matmul_positions job = {A, B, Bt, N, K, pos, exact, mag};
+    matmul_positions job = {A, B, Bt, N, K, pos, exact, mag, 0};
     cml_parallel_for(n, 4096, matmul_positions_range, &job);
     free(Bt);
+    return job.no_memory ? -1 : 0;
 }

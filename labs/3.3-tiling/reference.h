@@ -30,9 +30,10 @@ void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t
  * for contiguous reads (as matmul_ref_at takes it); with fewer (the student's process checks
  * one), or where the host has no memory for B^T, each position's column of B is gathered.
  * On several cores (common/cml_parallel.h): a 4096^3 case's 327 680 positions take about
- * 1 s of one core. The results are the same either way, bit for bit. */
-void matmul_ref_positions(const float *A, const float *B, size_t N, size_t K, const size_t *pos,
-                          size_t n, double *exact, double *mag);
+ * 1 s of one core. The results are the same either way, bit for bit. Returns 0, or -1 when
+ * the host had not even K floats to spare (some positions then hold no result). */
+int matmul_ref_positions(const float *A, const float *B, size_t N, size_t K, const size_t *pos,
+                         size_t n, double *exact, double *mag);
 
 /* out = in^T: in (rows, cols) row-major -> out (cols, rows) row-major; out(c, r) = in(r, c).
  * in and out must not overlap. */
