@@ -796,6 +796,19 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
             return usage_error(message);
         }
     }
+    /* --info-baseline EX: an exercise this run times (a name that is none would be a grader's
+     * slip that times every baseline in full, unseen) */
+    for (int i = 0; i < opt->n_info_baselines; ++i) {
+        int named = opt->n_cases == 0 && strcmp(opt->info_baseline[i], ex->name) == 0;
+        for (int k = 0; k < opt->n_cases && !named; ++k) {
+            named = strcmp(case_ex[k]->name, opt->info_baseline[i]) == 0;
+        }
+        if (!named) {
+            snprintf(message, sizeof message, "--info-baseline %s: no exercise of this run",
+                     opt->info_baseline[i]);
+            return usage_error(message);
+        }
+    }
     if (opt->peer_fd >= 0) {
         cml_run.role = CML_ROLE_JUDGE;
         cml_run.peer_fd = opt->peer_fd;

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import subprocess
 import sys
 
@@ -146,7 +147,27 @@ def test_judged_cases_without_a_device_answer_no_device_for_each_case():
     # a batch's timed run over the lab (--case ... --time --gate): the same
     timed = harness.run_judged_timed_cases(
         judge, binary, [("matmul_tiled", (64, 64, 64), 1), ("transpose_tiled", (64, 64), 2)],
-        20, 30, version, gate=contextlib.nullcontext,
+        20, 30, version, gate=contextlib.nullcontext, info_baselines={"transpose_tiled"},
     )
     assert {ex: t.run.doc["status"] for ex, t in timed.items()} == {
         "matmul_tiled": "no_device", "transpose_tiled": "no_device"}
+
+
+def test_the_judge_refuses_an_info_baseline_of_no_exercise_of_its_run():
+    """--info-baseline names an exercise the run times; any other name is a usage error (the
+    grader's slip would time that baseline in full, unseen), before any device is looked for
+    (a name the run times passes: test_judged_cases_without_a_device_...)."""
+    judge = REPO / "build" / "3.3-tiling" / "judge"
+    if not judge.is_file():
+        pytest.skip("build/3.3-tiling is not built (make all)")
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with ours, theirs:
+        out = subprocess.run(
+            [str(judge), "--exercise", "matmul_tiled", "--size", "64,64,64", "--time",
+             "--peer", str(ours.fileno()), "--info-baseline", "sgemm"],
+            capture_output=True, text=True, pass_fds=(ours.fileno(),), timeout=60,
+        )
+    assert out.returncode == 2, out.stderr
+    doc = json.loads(out.stdout.splitlines()[-1])
+    assert doc["error"] == {**doc["error"], "kind": "usage",
+                            "message": "--info-baseline sgemm: no exercise of this run"}
