@@ -170,6 +170,7 @@ def write_scripts(
                                               *o.grade_args)]
     grade_sh = _header("cml-grade", folder / "grade-%A_%a.log", o, o.time, gpu=True)
     grade_sh.append(f"#SBATCH --array=0-{len(shards) - 1}%{o.max_parallel}")
+    grade_sh.append("#SBATCH --ntasks=1")  # --gpus-per-task needs a task count (sbatch(1))
     if o.gpus_per_task > 0:
         grade_sh.append(f"#SBATCH --gpus-per-task={o.gpus_per_task}")
     if o.cpus_per_task:  # 8 or more: the task's grader keeps 3 for its timed runs (grader.cpus)
@@ -198,9 +199,9 @@ def _sbatch(args: list[str]) -> str:
         fix = ""
         if "gres" in why.lower() or "generic resource" in why.lower():
             fix = (
-                " (the cluster has no GPUs declared as a generic resource, gres, for this "
-                "partition: choose a GPU partition with --partition, or --gpus-per-task 0 to "
-                "ask for none)"
+                " (Slurm refused the GPU request: check that the partition has GPUs declared as "
+                "a generic resource, gres, and choose one with --partition, or ask for none "
+                "with --gpus-per-task 0)"
             )
         raise GraderError(f"sbatch {' '.join(args)} failed: {why}{fix}")
     return out.stdout.strip().split(";")[0]
@@ -245,7 +246,8 @@ def submit(
     folder, n_tasks = write_scripts(root, lab_dir, todo, out, o, [s.id for s in subs])
     commands = [
         ["build.sbatch"],
-        ["--dependency=afterok:{build}", "grade.sbatch"],
+        # a failed build cancels the array (afterok never met), and the merge still runs
+        ["--dependency=afterok:{build}", "--kill-on-invalid-dep=yes", "grade.sbatch"],
         ["--dependency=afterany:{grade}", "merge.sbatch"],
     ]
     print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -64,6 +65,7 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
     grade = (folder / "grade.sbatch").read_text()
     assert "#SBATCH --array=0-1%2" in grade  # 3 students, 2 per task
     assert "#SBATCH --gpus-per-task=1" in grade and "#SBATCH --partition=gpu" in grade
+    assert "#SBATCH --ntasks=1" in grade  # sbatch refuses --gpus-per-task without a count
     assert "#SBATCH --time=00:20:00" in grade and "--seed 7" in grade
     assert "--cpus-per-task" not in grade  # the cluster's default unless asked for
     assert '[ "$rc" -eq 3 ] && rc=0' in grade  # a partial grade is no failed job
@@ -74,7 +76,8 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
     assert "--stage build" in (folder / "build.sbatch").read_text()
     assert "--stage merge" in (folder / "merge.sbatch").read_text()
     # the scripts and commands on stdout (--dry-run > scripts.txt keeps them), the rest on stderr
-    assert "--dependency=afterok:{build}" in scripts and "--dependency=afterany:{grade}" in scripts
+    assert "--dependency=afterok:{build} --kill-on-invalid-dep=yes" in scripts  # no hang
+    assert "--dependency=afterany:{grade}" in scripts
     assert f"==> {folder / 'grade.sbatch'}" in scripts and "#SBATCH --array=0-1%2" in scripts
     assert "nothing submitted" in err and not (folder / "jobs.json").exists()
     grade_cli(
@@ -234,7 +237,7 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
     subs = _class(fake_root, tmp_path)
     out = tmp_path / "out"
     args = ["slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out,
-            "--gpus-per-task", "0", "--max-parallel", "2", "--seed", "1"]
+            "--gpus-per-task", "1", "--max-parallel", "2", "--seed", "1"]
     code, _, err = grade_cli(capsys, *args)
     assert code == 0, err
     last = slurm.read_jobs(out / "slurm")[-1]
@@ -243,6 +246,13 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
     assert len(rows) == 4, rows
     assert all(r.endswith(",graded") and ",17," in r for r in rows[1:]), rows
     assert "3 graded" in (out / "slurm" / f"merge-{last['merge']}.log").read_text()
+    # each array task was given a GPU of its own by Slurm (.ci/slurm-up declares two)
+    seen = {}
+    for log in (out / "slurm").glob(f"grade-{last['grade']}_*.log"):
+        m = re.search(r"^task (\d+) on .*, CUDA_VISIBLE_DEVICES=(.*)$", log.read_text(), re.M)
+        assert m, log.read_text()[-500:]
+        seen[int(m.group(1))] = m.group(2)
+    assert sorted(seen) == [0, 1, 2] and set(seen.values()) <= {"0", "1"}, seen
 
     code, _, err = grade_cli(capsys, *args)  # every grade is final: nothing to do
     assert code == 0 and "nothing to submit" in err
