@@ -575,6 +575,14 @@ class Grading:
             _zero_all(self.results, reason)
             return
         device = probe.doc.get("device") or {}
+        older = _older_than_build(device, self.grade.arch)
+        if older:
+            # no kernel of the build can run there: the grade waits for a GPU that can run it
+            # (a mixed Slurm partition gave this task an older one), not the student's fault;
+            # grade.device stays None, so no runtime step starts
+            self.step("device", Status.NOT_RUN, [older])
+            self.runtime_not_run(older)
+            return
         self.grade.device = device
         self.step("device", Status.PASSED, [_device_text(device)])
 
@@ -1134,6 +1142,25 @@ def _sanitizer_row(tool: str, size, seed: int, verdict: str, report: list, summa
         "report": report,
         "summary": summary,
     }
+
+
+def _older_than_build(device: dict, arch: str | None) -> str | None:
+    """Why the device cannot run a build for ``arch`` (its compute capability is below the
+    architecture's: SASS runs on its own major version from its minor up, and the PTX beside
+    it only on later GPUs), or None when it can or either is unknown."""
+    try:
+        major, minor = (int(x) for x in str(device.get("cc", "")).split("."))
+        built = manifest.arch_number(arch or "")
+    except ValueError:
+        return None
+    if 10 * major + minor >= built:
+        return None
+    return (
+        f"this GPU ({device.get('name', 'unnamed')}, compute capability {major}.{minor}) cannot "
+        f"run code built for {arch}: grade on a GPU of compute capability {built // 10}."
+        f"{built % 10} or later (on Slurm, a partition or --constraint with only such GPUs), "
+        f"or build for this one with --arch sm_{major}{minor}"
+    )
 
 
 def _device_text(device: dict) -> str:

@@ -104,6 +104,23 @@ def test_solution_without_a_device_is_3_with_static_passed(fake_root, capsys):
     assert "this is not a final grade; grade it again on a machine with a CUDA GPU\n" in out
 
 
+def test_a_gpu_older_than_the_build_leaves_the_grade_pending(
+    fake_root, fake_gpu, capsys, monkeypatch
+):
+    """A GPU of a lower compute capability than the build's architecture (a Slurm task given
+    an A100 for an sm_90 build) runs none of the submission's kernels: its runtime parts wait
+    for a GPU that can (exit 3, nothing lost), with the fix named, not a student's failure."""
+    monkeypatch.setenv("FAKE_CC", "8.0")
+    code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake")
+    assert code == 3, out
+    assert "  static       passed" in out
+    assert "cannot run code built for sm_90" in out and "--arch sm_80" in out, out
+    assert "NOT RUN: correctness, sanitizer, performance" in out
+    monkeypatch.setenv("FAKE_CC", "9.0")  # the same capability: graded in full
+    code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake")
+    assert code == 0, out
+
+
 def test_skeleton_without_a_device_loses_its_static_points_for_certain(
     fake_root, capsys, tmp_path
 ):

@@ -35,10 +35,13 @@ typedef struct {
 #include "fake.h"
 
 /* The device facts of both documents: FAKE_CLOCK_KHZ adds the SM clock (the FP32 roof of
- * grader/plausible.py and grader/roofs.py), absent otherwise. */
+ * grader/plausible.py and grader/roofs.py), absent otherwise; FAKE_CC is the compute
+ * capability (default 9.0). */
 static void put_device(FILE *f) {
     const char *clock = getenv("FAKE_CLOCK_KHZ");
-    fputs("{\"name\":\"Fake GPU\",\"cc\":\"9.0\",\"sm_count\":2,\"l2_bytes\":1024", f);
+    const char *cc = getenv("FAKE_CC");
+    fprintf(f, "{\"name\":\"Fake GPU\",\"cc\":\"%s\",\"sm_count\":2,\"l2_bytes\":1024",
+            cc ? cc : "9.0");
     if (clock) {
         fprintf(f, ",\"clock_khz\":%d", atoi(clock));
     }
