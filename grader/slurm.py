@@ -147,6 +147,21 @@ def _record_jobs(folder: Path, records: list[dict], record: dict) -> None:
     write_atomic(folder / JOBS, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
 
 
+def live_jobs(records: list[dict]) -> list[str]:
+    """The ids among ``records``' jobs that Slurm still lists (queued or running: ``squeue``,
+    an array task's id ``JOB_TASK`` as JOB); [] when none, or when ``squeue`` is missing or
+    fails (a machine that submits nothing, or a cluster that no longer knows them)."""
+    ids = [i for r in records for i in job_ids(r)]
+    squeue = shutil.which("squeue")
+    if not ids or squeue is None:
+        return []
+    out = subprocess.run([squeue, "-h", "-o", "%i"], capture_output=True, text=True)
+    if out.returncode != 0:
+        return []
+    listed = {line.strip().split("_")[0] for line in out.stdout.splitlines() if line.strip()}
+    return [i for i in ids if i in listed]
+
+
 def write_scripts(
     root: Path, lab_dir: Path, todo: list[batch.Submission], out: Path, o: Options,
     roster: list[str] | None = None,
@@ -242,7 +257,16 @@ def submit(
         print(f"slurm: every one of the {len(subs)} students has a final grade in {out}; "
               "nothing to submit (--force grades them again)", file=err)
         return 0
-    history = [] if dry_run else read_jobs(out / SCRIPTS)  # before anything is submitted
+    records = read_jobs(out / SCRIPTS)  # before anything is written or submitted
+    history = [] if dry_run else records
+    live = live_jobs(records)
+    if live:  # their tasks read the shards and roster that new scripts would rewrite
+        raise GraderError(
+            f"jobs of an earlier submission to {out} are still queued or running "
+            f"({', '.join(live)}): their tasks read {out / SCRIPTS}'s shards, which this "
+            f"would rewrite; wait for them (squeue -j {','.join(live)}) or cancel them "
+            f"(scancel {' '.join(live)}), then run this again"
+        )
     folder, n_tasks = write_scripts(root, lab_dir, todo, out, o, [s.id for s in subs])
     commands = [
         ["build.sbatch"],

@@ -104,6 +104,10 @@ def _fake_sbatch(tmp_path: Path, monkeypatch) -> Path:
         'echo "$n;fake-cluster"\n'
     )
     script.chmod(0o755)
+    # and an ``squeue`` that lists the job ids in folder/live (none unless a test writes them)
+    live = shlex.quote(str(folder / "live"))
+    (folder / "squeue").write_text(f"#!/bin/sh\ncat {live} 2>/dev/null\n")
+    (folder / "squeue").chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
     return count
 
@@ -192,6 +196,29 @@ def test_a_resubmission_keeps_the_history_of_job_ids(fake_root, capsys, tmp_path
     code, _, err = grade_cli(capsys, *args)
     assert code == 2 and "move it away" in err
     assert jobs.read_text() == "{not json" and count.read_text().strip() == "109"
+
+
+def test_jobs_still_queued_keep_their_scripts(fake_root, capsys, tmp_path, monkeypatch):
+    """While Slurm still lists a job of an earlier submission (an array task queued), neither
+    a resubmission nor a dry run rewrites the shards and roster its tasks read: both stop and
+    say what to wait for or cancel; once it is gone, the resubmission goes ahead."""
+    count = _fake_sbatch(tmp_path, monkeypatch)
+    subs = _class(fake_root, tmp_path)
+    out = tmp_path / "out"
+    args = ["slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out, "--seed", "1"]
+    code, _, err = grade_cli(capsys, *args)
+    assert code == 0, err
+    shards = {p.name: p.read_text() for p in (out / "slurm").glob("shard-*.txt")}
+    (count.parent / "live").write_text("102_2\n9999\n")  # the array's task 2, and another's
+    for extra in ([], ["--dry-run", "--per-task", "3"]):
+        code, _, err = grade_cli(capsys, *args, *extra)
+        assert code == 2, err
+        assert "still queued or running (102)" in err and "scancel 102" in err, err
+        assert {p.name: p.read_text() for p in (out / "slurm").glob("shard-*.txt")} == shards
+    assert count.read_text().strip() == "103"  # nothing submitted
+    (count.parent / "live").write_text("9999\n")
+    code, _, err = grade_cli(capsys, *args)
+    assert code == 0 and "follow with: squeue -j 104,105,106;" in err, err
 
 
 def test_the_merge_lists_the_class_of_the_roster(fake_root, capsys, tmp_path):
