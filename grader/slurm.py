@@ -192,6 +192,11 @@ def write_scripts(
         grade_sh.append(f"#SBATCH --cpus-per-task={o.cpus_per_task}")
     grade_sh += [
         "set -uo pipefail",
+        # the submitting shell's environment is inherited: a GPU lock file of its own would tie
+        # every node's tasks to one lock, and a GPU list of its own would name GPUs Slurm did
+        # not give this task (with --gpus-per-task 0, none: Slurm sets none)
+        "unset GRADER_GPU_LOCK",
+        *([] if o.gpus_per_task > 0 else ["export CUDA_VISIBLE_DEVICES="]),
         f'mapfile -t SUBS < {shlex.quote(str(folder))}/shard-"$SLURM_ARRAY_TASK_ID".txt',
         'echo "task $SLURM_ARRAY_TASK_ID on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-}"',
         _grader(root, "batch", lab, "--out", out, "--roster", folder / ROSTER, *o.grade_args,

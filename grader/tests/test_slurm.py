@@ -66,6 +66,8 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
     assert "#SBATCH --array=0-1%2" in grade  # 3 students, 2 per task
     assert "#SBATCH --gpus-per-task=1" in grade and "#SBATCH --partition=gpu" in grade
     assert "#SBATCH --ntasks=1" in grade  # sbatch refuses --gpus-per-task without a count
+    # nothing of the submitting shell's GPU lock or GPU list reaches a task
+    assert "\nunset GRADER_GPU_LOCK\n" in grade and "CUDA_VISIBLE_DEVICES=\n" not in grade
     assert "#SBATCH --time=00:20:00" in grade and "--seed 7" in grade
     assert "--cpus-per-task" not in grade  # the cluster's default unless asked for
     assert '[ "$rc" -eq 3 ] && rc=0' in grade  # a partial grade is no failed job
@@ -84,7 +86,14 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
         capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", tmp_path / "out2",
         "--partition", "gpu", "--cpu-partition", "cpu", "--dry-run",
     )
-    assert "#SBATCH --partition=gpu" in (tmp_path / "out2" / "slurm" / "grade.sbatch").read_text()
+    grade2 = (tmp_path / "out2" / "slurm" / "grade.sbatch").read_text()
+    assert "#SBATCH --partition=gpu" in grade2
+    grade_cli(
+        capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", tmp_path / "out3",
+        "--gpus-per-task", "0", "--dry-run",
+    )
+    grade3 = (tmp_path / "out3" / "slurm" / "grade.sbatch").read_text()
+    assert "--gpus-per-task" not in grade3 and "\nexport CUDA_VISIBLE_DEVICES=\n" in grade3
     for job in ("build", "merge"):
         assert "#SBATCH --partition=cpu" in (tmp_path / "out2" / "slurm" / f"{job}.sbatch").read_text()
 
