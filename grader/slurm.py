@@ -180,7 +180,9 @@ def write_scripts(
         text = "".join(f"{s.path.absolute()}\n" for s in shard)
         write_atomic(folder / f"shard-{i}.txt", text)
     lab = lab_dir.absolute()
-    build_sh = _header("cml-build", folder / "build-%j.log", o, "00:30:00")
+    # every job gets --time (a build takes minutes, a merge seconds; a fixed limit of their own
+    # could be over a partition's MaxTime, which would refuse them)
+    build_sh = _header("cml-build", folder / "build-%j.log", o, o.time)
     build_sh += ["set -uo pipefail", _grader(root, "slurm", lab, "--out", out, "--stage", "build",
                                               *o.grade_args)]
     grade_sh = _header("cml-grade", folder / "grade-%A_%a.log", o, o.time, gpu=True)
@@ -202,7 +204,7 @@ def write_scripts(
         _grader(root, "batch", lab, "--out", out, "--roster", folder / ROSTER, *o.grade_args,
                 *(["--force"] if o.force else []), tail=' "${SUBS[@]}"'),
     ]
-    merge_sh = _header("cml-merge", folder / "merge-%j.log", o, "00:10:00")
+    merge_sh = _header("cml-merge", folder / "merge-%j.log", o, o.time)
     merge_sh += ["set -uo pipefail", _grader(root, "slurm", lab, "--out", out, "--stage", "merge")]
     for name, lines in (("build", build_sh), ("grade", grade_sh), ("merge", merge_sh)):
         write_atomic(folder / f"{name}.sbatch", "\n".join(lines) + "\n")

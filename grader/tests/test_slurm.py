@@ -74,6 +74,7 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
     assert (folder / "shard-0.txt").read_text().splitlines() == [str(subs[0]), str(subs[1])]
     for job in ("build", "merge"):  # no GPU: --partition's, unless --cpu-partition
         assert "#SBATCH --partition=gpu" in (folder / f"{job}.sbatch").read_text()
+        assert "#SBATCH --time=00:20:00" in (folder / f"{job}.sbatch").read_text()  # --time's
     assert (folder / "shard-1.txt").read_text().splitlines() == [str(subs[2])]
     assert "--stage build" in (folder / "build.sbatch").read_text()
     assert "--stage merge" in (folder / "merge.sbatch").read_text()
