@@ -146,7 +146,9 @@ def _parser() -> argparse.ArgumentParser:
                    "timed runs)")
     u.add_argument("--max-parallel", type=_jobs, default=8, metavar="K",
                    help="array tasks running at once (default 8)")
-    u.add_argument("--time", default="01:00:00", metavar="T", help="per task (default 01:00:00)")
+    u.add_argument(
+        "--time", default="01:00:00", metavar="T", help="per job and task (default 01:00:00)"
+    )
     u.add_argument("--per-task", type=_jobs, default=1, metavar="M",
                    help="students per array task (default 1)")
     u.add_argument("--force", action="store_true", help="grade again those already graded")
