@@ -547,13 +547,15 @@ def read_roster(path: Path) -> list[str]:
 
 def default_jobs() -> int:
     """One grading per CPU the grader may use: those of its affinity (a Slurm job's cpuset,
-    not the whole node's ``os.cpu_count()``) and those it keeps for timed runs (grader.cpus),
-    which the timed part of each grading uses."""
+    not the whole node's ``os.cpu_count()``), or Slurm's share of them where tasks are not
+    bound to their CPUs (``cpus.slurm_share``), and those it keeps for timed runs
+    (grader.cpus), which the timed part of each grading uses."""
     try:
         allowed = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         allowed = os.cpu_count() or 1
-    return max(1, allowed + len(cpus.kept()))
+    share = cpus.slurm_share()
+    return max(1, (share if share is not None else allowed) + len(cpus.kept()))
 
 
 def batch(

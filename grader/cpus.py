@@ -40,6 +40,20 @@ _lock = threading.Lock()
 _kept: frozenset[int] = frozenset()
 
 
+def slurm_share() -> int | None:
+    """The CPUs Slurm gave this job on this node (``SLURM_CPUS_ON_NODE``) when they are fewer
+    than the CPUs the process may run on: a cluster that does not bind tasks to their CPUs
+    (``TaskPlugin=task/none``) lets every task of a node run on all of them, so which ones a
+    task may call its own is unknown, only how many. None outside Slurm, or where the task is
+    bound (its affinity is its allocation)."""
+    try:
+        share = int(os.environ.get("SLURM_CPUS_ON_NODE", ""))
+        allowed = len(os.sched_getaffinity(0))
+    except (ValueError, AttributeError, OSError):
+        return None
+    return share if 0 < share < allowed else None
+
+
 def split(allowed: set[int] | frozenset[int]) -> tuple[frozenset[int], frozenset[int]]:
     """(kept for timed runs, left for everything else) out of the CPUs ``allowed``: the
     highest-numbered ``TIMING_CPUS`` kept when there are at least ``MIN_CPUS``, else none."""
@@ -60,6 +74,8 @@ def reserve() -> frozenset[int]:
         if _kept:
             return _kept
         if shutil.which("taskset") is None:  # a student's process could not start there
+            return frozenset()
+        if slurm_share() is not None:  # CPUs shared with the node's other tasks: none ours
             return frozenset()
         try:
             kept, rest = split(os.sched_getaffinity(0))

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from grader import cpus
+from grader import batch, cpus
 from grader import run as runner
 
 
@@ -54,6 +54,27 @@ def test_reserve_without_taskset_keeps_nothing(monkeypatch):
     monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: set(range(16)))
     monkeypatch.setattr(cpus.os, "sched_setaffinity", lambda pid, s: moved.append(s))
     assert cpus.reserve() == frozenset() and moved == []
+
+
+def test_an_unbound_slurm_task_keeps_nothing_and_counts_its_share(monkeypatch):
+    """A Slurm task given 8 of a node's 16 CPUs but not bound to them (TaskPlugin=task/none:
+    its affinity is the whole node): it cannot tell which CPUs are its own, so it keeps none
+    for timed runs (every task of the node would keep the same 3), and a batch runs 8
+    gradings at once, not 16. Bound (affinity = its 8), it keeps 3 as anywhere."""
+    moved = []
+    monkeypatch.setattr(cpus, "_kept", frozenset())
+    monkeypatch.setattr(cpus.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: set(range(16)))
+    monkeypatch.setattr(cpus.os, "sched_setaffinity", lambda pid, s: moved.append(s))
+    monkeypatch.setenv("SLURM_CPUS_ON_NODE", "8")
+    assert cpus.slurm_share() == 8
+    assert cpus.reserve() == frozenset() and moved == []
+    assert batch.default_jobs() == 8
+    monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: set(range(8, 16)))
+    assert cpus.slurm_share() is None
+    assert cpus.reserve() == {13, 14, 15} and moved == [set(range(8, 13))]
+    monkeypatch.delenv("SLURM_CPUS_ON_NODE")
+    assert cpus.slurm_share() is None  # outside Slurm
 
 
 def test_reserve_on_a_small_machine_moves_nothing(monkeypatch):
