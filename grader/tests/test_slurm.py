@@ -166,13 +166,20 @@ def _final(out: Path, sid: str) -> None:
     (out / sid / "batch.json").write_text(json.dumps(row))
 
 
-def test_a_resubmission_keeps_the_history_of_job_ids(fake_root, capsys, tmp_path, monkeypatch):
+def _submitted(fake_root, capsys, tmp_path, monkeypatch):
+    """The class submitted once to the fake sbatch (jobs 101, 102, 103): (the fake's call
+    counter, the submissions, --out, the command's arguments, its standard error)."""
     count = _fake_sbatch(tmp_path, monkeypatch)
     subs = _class(fake_root, tmp_path)
     out = tmp_path / "out"
     args = ["slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out, "--seed", "1"]
     code, _, err = grade_cli(capsys, *args)
     assert code == 0, err
+    return count, subs, out, args, err
+
+
+def test_a_resubmission_keeps_the_history_of_job_ids(fake_root, capsys, tmp_path, monkeypatch):
+    count, subs, out, args, err = _submitted(fake_root, capsys, tmp_path, monkeypatch)
     assert "follow with: squeue -j 101,102,103;" in err
     jobs = out / "slurm" / "jobs.json"
     first = json.loads(jobs.read_text())["submissions"]
@@ -212,12 +219,7 @@ def test_jobs_still_queued_keep_their_scripts(fake_root, capsys, tmp_path, monke
     """While Slurm still lists a job of an earlier submission (an array task queued), neither
     a resubmission nor a dry run rewrites the shards and roster its tasks read: both stop and
     say what to wait for or cancel; once it is gone, the resubmission goes ahead."""
-    count = _fake_sbatch(tmp_path, monkeypatch)
-    subs = _class(fake_root, tmp_path)
-    out = tmp_path / "out"
-    args = ["slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out, "--seed", "1"]
-    code, _, err = grade_cli(capsys, *args)
-    assert code == 0, err
+    count, _, out, args, _ = _submitted(fake_root, capsys, tmp_path, monkeypatch)
     shards = {p.name: p.read_text() for p in (out / "slurm").glob("shard-*.txt")}
     (count.parent / "live").write_text("102_2\n9999\n")  # the array's task 2, and another's
     for extra in ([], ["--dry-run", "--per-task", "3"]):
