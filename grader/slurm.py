@@ -287,9 +287,10 @@ def submit(
         for name in ("build", "grade", "merge"):
             print(f"==> {folder / (name + '.sbatch')}", file=out_stream)
             print((folder / f"{name}.sbatch").read_text(), file=out_stream)
-        for args in commands:
-            line = "sbatch --parsable " + " ".join(args[:-1] + [str(folder / args[-1])])
-            print(line, file=out_stream)
+        for name, args in zip(STAGES, commands):  # shell lines to paste: each id in a variable
+            shown = [a.format(**{n: f"${n}" for n in STAGES}) for a in args[:-1]]
+            line = " ".join(["sbatch", "--parsable", *shown, shlex.quote(str(folder / args[-1]))])
+            print(f"{name}=$({line})", file=out_stream)
         print("slurm: --dry-run, nothing submitted", file=err)
         return 0
     ids: dict[str, str] = {}

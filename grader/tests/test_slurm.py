@@ -79,8 +79,11 @@ def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tm
     assert "--stage build" in (folder / "build.sbatch").read_text()
     assert "--stage merge" in (folder / "merge.sbatch").read_text()
     # the scripts and commands on stdout (--dry-run > scripts.txt keeps them), the rest on stderr
-    assert "--dependency=afterok:{build} --kill-on-invalid-dep=yes" in scripts  # no hang
-    assert "--dependency=afterany:{grade}" in scripts
+    # shell lines that submit as the command would (each id in a variable), to paste as they are
+    assert f"build=$(sbatch --parsable {folder / 'build.sbatch'})" in scripts
+    grade_line = "grade=$(sbatch --parsable --dependency=afterok:$build --kill-on-invalid-dep=yes "
+    assert grade_line in scripts
+    assert "merge=$(sbatch --parsable --dependency=afterany:$grade " in scripts
     assert f"==> {folder / 'grade.sbatch'}" in scripts and "#SBATCH --array=0-1%2" in scripts
     assert "nothing submitted" in err and not (folder / "jobs.json").exists()
     grade_cli(
