@@ -1148,13 +1148,14 @@ def _older_than_build(device: dict, arch: str | None) -> str | None:
     """Why the device cannot run a build for ``arch`` (its compute capability is below the
     architecture's: SASS runs on its own major version from its minor up, and the PTX beside
     it only on later GPUs), or None when it can or either is unknown."""
+    cc = plausible.compute_capability(device)
     try:
-        major, minor = (int(x) for x in str(device.get("cc", "")).split("."))
         built = manifest.arch_number(arch or "")
     except ValueError:
         return None
-    if 10 * major + minor >= built:
+    if cc is None or 10 * cc[0] + cc[1] >= built:
         return None
+    major, minor = cc
     return (
         f"this GPU ({device.get('name', 'unnamed')}, compute capability {major}.{minor}) cannot "
         f"run code built for {arch}: grade on a GPU of compute capability {built // 10}."

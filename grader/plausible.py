@@ -40,19 +40,30 @@ _FP32_LANES = {(7, 0): 64, (7, 5): 64, (8, 0): 64}
 _FP32_LANES_DEFAULT = 128  # 8.6, 8.7, 8.9, 9.0, 10.x, 12.x
 
 
-def fp32_gflops(device: dict | None) -> float | None:
-    """The device's FP32 roof in GFLOP/s from the judge's facts, or None when unknown."""
+def compute_capability(device: dict | None) -> tuple[int, int] | None:
+    """(major, minor) of the judge's device facts ("cc": "9.0"), or None when unknown."""
     if not isinstance(device, dict):
         return None
     try:
         major, minor = (int(x) for x in str(device.get("cc", "")).split("."))
+    except ValueError:
+        return None
+    return major, minor
+
+
+def fp32_gflops(device: dict | None) -> float | None:
+    """The device's FP32 roof in GFLOP/s from the judge's facts, or None when unknown."""
+    cc = compute_capability(device)
+    if cc is None:
+        return None
+    try:
         sm_count = int(device["sm_count"])
         clock_khz = int(device["clock_khz"])
     except (KeyError, TypeError, ValueError):
         return None
     if sm_count <= 0 or clock_khz <= 0:
         return None
-    lanes = _FP32_LANES.get((major, minor), _FP32_LANES_DEFAULT)
+    lanes = _FP32_LANES.get(cc, _FP32_LANES_DEFAULT)
     return 2.0 * lanes * sm_count * clock_khz * 1e3 / 1e9
 
 
