@@ -550,12 +550,8 @@ def default_jobs() -> int:
     not the whole node's ``os.cpu_count()``), or Slurm's share of them where tasks are not
     bound to their CPUs (``cpus.slurm_share``), and those it keeps for timed runs
     (grader.cpus), which the timed part of each grading uses."""
-    try:
-        allowed = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        allowed = os.cpu_count() or 1
     share = cpus.slurm_share()
-    return max(1, (share if share is not None else allowed) + len(cpus.kept()))
+    return max(1, (share if share is not None else cpus.allowed_count()) + len(cpus.kept()))
 
 
 def batch(

@@ -40,6 +40,15 @@ _lock = threading.Lock()
 _kept: frozenset[int] = frozenset()
 
 
+def allowed_count() -> int:
+    """How many CPUs the grader may run on: its affinity (a Slurm job's cpuset, not the whole
+    node's ``os.cpu_count()``), that count where affinity cannot be read."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def slurm_share() -> int | None:
     """The CPUs Slurm gave this job on this node (``SLURM_CPUS_ON_NODE``) when they are fewer
     than the CPUs the process may run on: a cluster that does not bind tasks to their CPUs
@@ -48,10 +57,9 @@ def slurm_share() -> int | None:
     bound (its affinity is its allocation)."""
     try:
         share = int(os.environ.get("SLURM_CPUS_ON_NODE", ""))
-        allowed = len(os.sched_getaffinity(0))
-    except (ValueError, AttributeError, OSError):
+    except ValueError:
         return None
-    return share if 0 < share < allowed else None
+    return share if 0 < share < allowed_count() else None
 
 
 def split(allowed: set[int] | frozenset[int]) -> tuple[frozenset[int], frozenset[int]]:
