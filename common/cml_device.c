@@ -17,6 +17,12 @@ int cml_device_count(void) {
     return n;
 }
 
+void cml_device_schedule(int timed) {
+    if (!timed && cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) {
+        cudaGetLastError(); /* a hint: a later check must not read its error as the run's */
+    }
+}
+
 cudaError_t cml_device_query(cml_device_facts *facts) {
     memset(facts, 0, sizeof *facts);
     int dev;

@@ -34,6 +34,16 @@ int cml_device_count(void);
 /* Fills *facts for the current device. */
 cudaError_t cml_device_query(cml_device_facts *facts);
 
+/* How this process's host threads wait for the GPU, set before its first kernel
+ * (cudaSetDeviceFlags; since CUDA 11 it also applies to an active primary context). timed = 0
+ * (correctness and compute-sanitizer runs): they block on a synchronisation primitive
+ * (cudaDeviceScheduleBlockingSync), so that the processes of a batch's untimed runs (16 at once
+ * on a 16-core machine, compute-sanitizer's slowed kernels among them) leave the CPUs to the
+ * work that needs them instead of spinning; timed = 1: the runtime's default (spin while the
+ * process has fewer contexts than CPUs), whose wake-up is the shortest. A failure (no device)
+ * is not the run's: it is cleared and the default kept. */
+void cml_device_schedule(int timed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -99,6 +99,8 @@ typedef struct cml_msg_hello {
     char exercise[64];
     int32_t n_size;
     int32_t n_buffers;
+    int32_t timed; /* 1 in a timed run: the student's process waits for the GPU spinning */
+    int32_t reserved;
     int64_t size[CML_MAX_DIMS];
     uint64_t seed;
     uint64_t bytes[CML_DEVMEM_MAX];

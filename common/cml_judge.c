@@ -118,7 +118,9 @@ static int remote_run(int sock, uint64_t token, uint32_t count, uint32_t part, c
         cml_msg_token token;
         cml_msg_error error;
     } in;
-    ssize_t got = cml_ipc_recv(sock, &in, sizeof in, NULL, 1);
+    /* A timed run polls (the answer's time is measured); an untimed one sleeps, leaving the
+     * CPU to the batch's other work while the student's kernel runs. */
+    ssize_t got = cml_ipc_recv(sock, &in, sizeof in, NULL, cml_run.timed);
     cml_msg_type type = cml_ipc_type(&in, got);
     if (type == CML_MSG_DONE && in.token.token == token) {
         return ANSWERED;
@@ -237,9 +239,12 @@ int cml_judge_serve_null(int sock) {
     if (cml_ipc_send_token(sock, CML_MSG_READY, 0) != 0) {
         return CML_EXIT_FAILED;
     }
-    for (;;) {
+    /* It sleeps until the first RUN, which comes after the judge's gate (a batch's judges
+     * wait there in turn, up to minutes: 13 servers polling took 13 of 16 cores in session 17's
+     * g66), then polls: each answer is timed, and the first is the timing's warm-up. */
+    for (int spin = 0;; spin = 1) {
         cml_msg_token in;
-        ssize_t got = cml_ipc_recv(sock, &in, sizeof in, NULL, 1);
+        ssize_t got = cml_ipc_recv(sock, &in, sizeof in, NULL, spin);
         cml_msg_type type = cml_ipc_type(&in, got);
         if (type != CML_MSG_RUN) {
             return CML_EXIT_OK;
@@ -937,6 +942,7 @@ static int hello(judge *j, int pool_fd) {
     }
     h.seed = cml_run.seed;
     h.n_buffers = j->shared.n;
+    h.timed = cml_run.timed;
     for (int i = 0; i < j->shared.n; ++i) {
         h.bytes[i] = j->shared.bytes[i];
         CML_CHECK(cml_devmem_export_ptr(j->shared.ptr[i], h.export_data[i]));
@@ -955,6 +961,30 @@ static void quit(judge *j) {
     }
 }
 
+/* The host buffer a case's output is copied back into for its checks: page-locked in a timed
+ * run, whose verify copies (transpose's and conv2d's 256 MB outputs among them) run while it
+ * holds the GPU alone, and whose set-up before the gate pays for the pinning; pageable in an
+ * untimed one (small cases). NULL when out of memory. */
+static float *result_alloc(size_t n) {
+    if (!cml_run.timed) {
+        return malloc(n * sizeof(float));
+    }
+    void *h = NULL;
+    if (cudaHostAlloc(&h, n * sizeof(float), cudaHostAllocDefault) != cudaSuccess) {
+        cudaGetLastError(); /* reported as out of host memory, not as a CUDA error */
+        return NULL;
+    }
+    return h;
+}
+
+static void result_free(float *h) {
+    if (h && cml_run.timed) {
+        CML_CHECK(cudaFreeHost(h));
+    } else {
+        free(h);
+    }
+}
+
 /* Sets the case up in the judge's exportable pool (j->shared lists its buffers, for HELLO)
  * and sizes j->h_got for its output. Returns CML_EXIT_OK, or the exit code after writing the
  * error document (the exercise rejected the size; a course bug). */
@@ -968,8 +998,8 @@ static int setup_case(judge *j, const long long *size, uint64_t seed) {
         return cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
     }
     const char *bug = cml_lab_problem_error(&j->p);
-    free(j->h_got);
-    j->h_got = bug ? NULL : malloc(j->p.n_out * sizeof *j->h_got);
+    result_free(j->h_got);
+    j->h_got = bug ? NULL : result_alloc(j->p.n_out);
     if (!bug && !j->h_got) {
         bug = "out of host memory for the result";
     }
@@ -1043,7 +1073,7 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *con
     if (prev_ex) {
         cml_problem_release(prev_ex, &prev);
     }
-    free(j->h_got);
+    result_free(j->h_got);
     j->h_got = NULL;
     return CML_EXIT_OK;
 }
@@ -1095,7 +1125,7 @@ static void release_case(judge *j, judged_case *c) {
     if (c->ex) {
         cml_problem_release(c->ex, &c->p);
     }
-    free(c->h_got);
+    result_free(c->h_got);
     c->h_got = NULL;
     for (int i = 0; i < j->n_spare; ++i) {
         CML_CHECK(cudaFree(j->spare[i]));

@@ -56,6 +56,7 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
     if (cml_ipc_type(&in.hello, got) != CML_MSG_HELLO || pool_fd < 0) {
         return send_error(sock, "protocol", "expected HELLO with the memory pool");
     }
+    cml_device_schedule(in.hello.timed); /* before the first CUDA call, the pool's import */
     return serve_case(sock, exercises, n_exercises, pool_fd);
 }
 
@@ -117,7 +118,8 @@ next_case:
         ins[0][k] = *p.fresh[k].slot;
     }
     for (;;) {
-        ssize_t got = cml_ipc_recv(sock, &in, sizeof in, &pool_fd, 1);
+        /* polls in a timed run (the judge times each answer), sleeps in an untimed one */
+        ssize_t got = cml_ipc_recv(sock, &in, sizeof in, &pool_fd, hello.timed);
         const cml_msg_type type = cml_ipc_type(&in, got);
         if (type == CML_MSG_HELLO && pool_fd >= 0) { /* the next case of a multi-case run */
             /* Unmaps this case's buffers before the judge frees them (after our READY): the

@@ -1,4 +1,5 @@
-/* test_timing_device.c — device facts (cml_device.h) and the timing method (cml_timing.h).
+/* test_timing_device.c — device facts and the host's wait for the GPU (cml_device.h), and the
+ * timing method (cml_timing.h).
  *
  * Test cases that need a GPU carry the tag "gpu" (CK_EXCLUDE_TAGS=gpu leaves them out);
  * they create the CUDA context inside the test, in Check's child process. The contenders
@@ -17,6 +18,24 @@ START_TEST(defaults_are_the_documented_ones) {
     ck_assert_int_eq(o.batch, 0);
     ck_assert(o.target_sample_ms == 1.0);
     ck_assert_int_eq(o.flush_l2, 1);
+}
+END_TEST
+
+/* An untimed run's host threads block while they wait for the GPU; a timed run keeps the
+ * runtime's default. */
+START_TEST(an_untimed_run_waits_blocking) {
+    cml_device_schedule(0);
+    unsigned int flags = 0;
+    ck_assert_int_eq(cudaGetDeviceFlags(&flags), cudaSuccess);
+    ck_assert_uint_eq(flags & cudaDeviceScheduleMask, cudaDeviceScheduleBlockingSync);
+}
+END_TEST
+
+START_TEST(a_timed_run_keeps_the_default_schedule) {
+    cml_device_schedule(1);
+    unsigned int flags = 0;
+    ck_assert_int_eq(cudaGetDeviceFlags(&flags), cudaSuccess);
+    ck_assert_uint_eq(flags & cudaDeviceScheduleMask, cudaDeviceScheduleAuto);
 }
 END_TEST
 
@@ -174,6 +193,8 @@ Suite *make_timing_device_suite(void) {
     tcase_add_test(tc, auto_batch_for_a_tiny_contender);
     tcase_add_test(tc, interleaved_contenders_share_the_batch);
     tcase_add_test(tc, a_failing_contender_is_reported);
+    tcase_add_test(tc, an_untimed_run_waits_blocking);
+    tcase_add_test(tc, a_timed_run_keeps_the_default_schedule);
     suite_add_tcase(s, tc);
     return s;
 }
