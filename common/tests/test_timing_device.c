@@ -21,21 +21,14 @@ START_TEST(defaults_are_the_documented_ones) {
 }
 END_TEST
 
-/* An untimed run's host threads block while they wait for the GPU; a timed run keeps the
- * runtime's default. */
-START_TEST(an_untimed_run_waits_blocking) {
-    cml_device_schedule(0);
+/* An untimed run's host threads block while they wait for the GPU (_i = 0); a timed run keeps
+ * the runtime's default (_i = 1). Each loop iteration runs in its own process (Check's fork). */
+START_TEST(the_wait_for_the_gpu_follows_the_run) {
+    static const unsigned int want[2] = {cudaDeviceScheduleBlockingSync, cudaDeviceScheduleAuto};
+    cml_device_schedule(_i);
     unsigned int flags = 0;
     ck_assert_int_eq(cudaGetDeviceFlags(&flags), cudaSuccess);
-    ck_assert_uint_eq(flags & cudaDeviceScheduleMask, cudaDeviceScheduleBlockingSync);
-}
-END_TEST
-
-START_TEST(a_timed_run_keeps_the_default_schedule) {
-    cml_device_schedule(1);
-    unsigned int flags = 0;
-    ck_assert_int_eq(cudaGetDeviceFlags(&flags), cudaSuccess);
-    ck_assert_uint_eq(flags & cudaDeviceScheduleMask, cudaDeviceScheduleAuto);
+    ck_assert_uint_eq(flags & cudaDeviceScheduleMask, want[_i]);
 }
 END_TEST
 
@@ -193,8 +186,7 @@ Suite *make_timing_device_suite(void) {
     tcase_add_test(tc, auto_batch_for_a_tiny_contender);
     tcase_add_test(tc, interleaved_contenders_share_the_batch);
     tcase_add_test(tc, a_failing_contender_is_reported);
-    tcase_add_test(tc, an_untimed_run_waits_blocking);
-    tcase_add_test(tc, a_timed_run_keeps_the_default_schedule);
+    tcase_add_loop_test(tc, the_wait_for_the_gpu_follows_the_run, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
