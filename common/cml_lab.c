@@ -809,16 +809,15 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
             return usage_error(message);
         }
     }
+    cml_device_schedule(opt->time); /* the judge's run or a plain one, before any context */
     if (opt->peer_fd >= 0) {
         cml_run.role = CML_ROLE_JUDGE;
         cml_run.peer_fd = opt->peer_fd;
-        cml_device_schedule(opt->time);
         return cml_judge_run(opt, ex, case_ex);
     }
     if (cml_device_count() == 0) {
         return cml_lab_no_device();
     }
-    cml_device_schedule(opt->time);
     CML_CHECK(cml_device_query(&cml_run.device));
     cml_run.have_device = 1;
     if (opt->n_cases == 0) {
