@@ -26,6 +26,10 @@
  *   RUN (token, 1, part k >= 1)            -> one launch of the exercise's launch_part(k - 1),
  *                                             checked (extra_metrics timing parts)
  *                                          <- DONE (token), or ERROR
+ *   RUN (token, 0, part 0)                 -> no launch: the exercise's prepare_student, the
+ *                                             state the next timed launch starts from
+ *                                             (timed runs, before each student's sample)
+ *                                          <- DONE (token), or ERROR
  *   QUIT (or the socket closes)            -> teardown, exit 0
  *
  * Source: unix(7) and cmsg(3) (SCM_RIGHTS), seqpacket sockets.
@@ -67,8 +71,9 @@ typedef struct cml_msg_head {
 typedef struct cml_msg_token {
     cml_msg_head head;
     uint64_t token;
-    uint32_t count; /* RUN: launches, one per output buffer (1: the case's own output) */
-    uint32_t part;  /* RUN: 0 the student's launcher; k >= 1 launch_part(k - 1), count 1 */
+    uint32_t
+        count;     /* RUN: launches, one per output buffer (1: the case's own output; 0: prepare) */
+    uint32_t part; /* RUN: 0 the student's launcher; k >= 1 launch_part(k - 1), count 1 */
 } cml_msg_token;
 
 /* More output buffers from the same pool, for RUN with count > 1 (launch i writes to

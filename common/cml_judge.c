@@ -645,8 +645,8 @@ static int launches_per_sample(double launch_ms, double cap) {
 
 static int choose_batch(const judge *j, const batch_state *b, double student_ms,
                         double overhead_ms) {
-    if (j->p.out_ref == NULL) {
-        return 1;
+    if (j->p.out_ref == NULL || j->ex->prepare_student || j->ex->prepare_baseline) {
+        return 1; /* one output; or a state to put back before each launch (cml_lab.h) */
     }
     size_t bytes = j->p.n_out * sizeof(float); /* a launch's own buffers */
     for (int k = 0; k < b->n_fresh; ++k) {
@@ -769,6 +769,15 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
                     CML_CHECK(
                         cudaMemsetAsync(b.outs[i], CML_POISON_BYTE, j->p.n_out * sizeof(float), 0));
                 }
+            }
+            /* The state the launch starts from, outside the sample (cml_lab.h, prepare_*). */
+            if (c == C_STUDENT && j->ex->prepare_student) {
+                rc = remote_run(j->sock, ++j->token, 0, 0, &j->err);
+                if (rc != ANSWERED) {
+                    break;
+                }
+            } else if (c == C_BASELINE && j->ex->prepare_baseline) {
+                j->ex->prepare_baseline(j->p.ctx); /* course code: a failure is the judge's */
             }
             if (d_flush) {
                 CML_CHECK(cudaMemsetAsync(d_flush, r, flush_bytes, 0));

@@ -724,9 +724,9 @@ static void time_contenders(const cml_exercise *ex, const cml_problem *p, int re
     CML_CHECK(cudaMalloc(&copy.d_src, copy.n_bytes));
     CML_CHECK(cudaMemset(copy.d_src, 0, copy.n_bytes));
 
-    cml_contender contenders[3] = {{"student", ex->launch_student, p->ctx},
-                                   {"baseline", ex->launch_baseline, p->ctx},
-                                   {"copy", launch_copy, &copy}};
+    cml_contender contenders[3] = {{"student", ex->launch_student, p->ctx, ex->prepare_student},
+                                   {"baseline", ex->launch_baseline, p->ctx, ex->prepare_baseline},
+                                   {"copy", launch_copy, &copy, NULL}};
     cml_timing_opts opts = cml_timing_defaults();
     opts.reps = reps;
     cml_run.in_launch = 1; /* a failure here is one of the contenders' launches */

@@ -167,6 +167,16 @@ typedef struct cml_exercise {
     /* Optional (NULL: none). One part of the student's work, `part` >= 0, launched without
      * synchronising; timed by extra_metrics through cml_time_part(). */
     void (*launch_part)(void *ctx, int part);
+    /* Optional (NULL: none). Course code that puts back the state a launch starts from, called
+     * before every timed sample of the student's launcher (prepare_student, in the process that
+     * runs the student's code: the judge asks for it with a RUN of count 0) and of the baseline
+     * (prepare_baseline, where the baseline runs), outside the sample: lab 3.2c moves its
+     * managed table back to host memory, so that the timing measures the launch's migration
+     * and not the move back. launch_student and launch_baseline must still start from that
+     * state by themselves (an untimed launch is not prepared); a prepare only takes the cost of
+     * getting there out of the samples. A timed sample of such an exercise holds one launch. */
+    void (*prepare_student)(void *ctx);
+    void (*prepare_baseline)(void *ctx);
     /* CML_EX_* bits (0: none). */
     unsigned flags;
     /* The student's code the exercise calls, as `lab --list` gives it to the grader (its only

@@ -72,8 +72,15 @@ cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
     for (int j = 0; j < n; ++j) {
         single_ms[j] = INFINITY;
     }
+    int prepared = 0; /* a contender puts back a state before each launch: batch 1 */
+    for (int j = 0; j < n; ++j) {
+        prepared |= contenders[j].prepare != NULL;
+    }
     for (int w = 0; w < warmup; ++w) {
         for (int j = 0; j < n; ++j) {
+            if (contenders[j].prepare) {
+                contenders[j].prepare(contenders[j].ctx);
+            }
             if (d_flush) {
                 TRY(cudaMemsetAsync(d_flush, 0, flush_bytes, 0));
             }
@@ -90,7 +97,7 @@ cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
 
     /* One batch for all, from the slowest contender: its sample lasts at least
      * target_sample_ms, and the faster ones' samples do not take ages. */
-    int batch = o.batch;
+    int batch = prepared ? 1 : o.batch;
     if (batch == 0) {
         double slowest_ms = 0.0;
         for (int j = 0; j < n; ++j) {
@@ -102,6 +109,10 @@ cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
 
     for (int r = 0; r < o.reps; ++r) {
         for (int j = 0; j < n; ++j) {
+            if (contenders[j].prepare) { /* on the host, between the previous stop event */
+                contenders[j].prepare(contenders[j].ctx); /* and this start event */
+                TRY(cudaGetLastError());
+            }
             if (d_flush) {
                 TRY(cudaMemsetAsync(d_flush, 0, flush_bytes, 0));
             }

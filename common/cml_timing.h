@@ -14,6 +14,8 @@
  * contender lasts at least target_sample_ms: batch = ceil(target / slowest single
  * launch), between 1 and 10000. Batched samples run with a warm L2 (the flush happens
  * once per sample), which is the honest choice for kernels whose data fits in L2 anyway.
+ * A contender's prepare (the state its launch starts from, e.g. lab 3.2c's managed table moved
+ * back to host memory) runs before each of its samples, outside the events, with batch 1.
  * Reported: median, 10th and 90th percentile over `reps` samples (reps >= 20).
  *
  * Source: DESIGN.md; FACTS.md "Timing noise on an H200"; nvbench's cold-L2 samples.
@@ -33,6 +35,10 @@ typedef struct cml_contender {
     const char *name; /* e.g. "student", "baseline", "copy" */
     cml_launch_fn launch;
     void *ctx;
+    /* Optional (NULL: none): puts back the state each launch starts from, on the host before
+     * the contender's sample, outside its events (it may synchronise). With one, every
+     * sample of every contender holds one launch (batch 1). */
+    cml_launch_fn prepare;
 } cml_contender;
 
 typedef struct cml_timing_opts {

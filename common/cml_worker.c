@@ -11,7 +11,8 @@
  * launcher, checked: cudaGetLastError, cudaDeviceSynchronize; a timed RUN asks for several
  * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS and reading
  * the i-th set of inputs it gave with INPUTS (cml_input_uniform's slots); or one launch
- * of the exercise's launch_part) until QUIT or the socket closes. A HELLO in place of a RUN
+ * of the exercise's launch_part; or, with count 0, no launch but the exercise's prepare_student)
+ * until QUIT or the socket closes. A HELLO in place of a RUN
  * starts the next case of a multi-case run (judge --case ...): this case's problem is released
  * (its imported buffers unmapped) and the new one set up the same way. A failed check sends ERROR
  * and ends the process (cml_lab_fail); when a launch call returned the error, the ERROR
@@ -146,6 +147,19 @@ next_case:
         }
         if (type == CML_MSG_RUN) {
             const uint32_t count = in.token.count, part = in.token.part;
+            if (count == 0 && part == 0) { /* the state the next timed launch starts from */
+                cml_launches_reset();
+                cml_run.in_launch = 1; /* a failure in it is reported as this RUN's */
+                if (ex->prepare_student) {
+                    ex->prepare_student(p.ctx);
+                }
+                CML_CHECK(cudaDeviceSynchronize());
+                cml_run.in_launch = 0;
+                if (cml_ipc_send_token(sock, CML_MSG_DONE, in.token.token) != 0) {
+                    break;
+                }
+                continue;
+            }
             if (count < 1 || count > (uint32_t)n_outs || (count > 1 && p.out_ref == NULL)) {
                 return send_error(sock, "protocol", "RUN asks for more outputs than it gave");
             }

@@ -37,7 +37,7 @@ static void no_launch(void *ctx) {
 }
 
 START_TEST(invalid_arguments_are_refused_before_any_cuda_call) {
-    cml_contender c = {"none", no_launch, NULL};
+    cml_contender c = {"none", no_launch, NULL, NULL};
     cml_timing_stats st;
     cml_timing_opts o = cml_timing_defaults();
     ck_assert_int_eq(cml_time_interleaved(&c, 0, &o, &st), cudaErrorInvalidValue);
@@ -102,7 +102,7 @@ static void assert_sane(const cml_timing_stats *s, int reps) {
 START_TEST(one_contender) {
     memset_ctx m;
     alloc_memset(&m, 64u << 20);
-    cml_contender c = {"memset", launch_memset, &m};
+    cml_contender c = {"memset", launch_memset, &m, NULL};
     cml_timing_stats st;
     ck_assert_int_eq(cml_time_interleaved(&c, 1, NULL, &st), cudaSuccess);
     assert_sane(&st, 25);
@@ -115,7 +115,7 @@ END_TEST
 START_TEST(fixed_batch_and_no_flush) {
     memset_ctx m;
     alloc_memset(&m, 1u << 20);
-    cml_contender c = {"memset", launch_memset, &m};
+    cml_contender c = {"memset", launch_memset, &m, NULL};
     cml_timing_opts o = cml_timing_defaults();
     o.reps = 20;
     o.batch = 4;
@@ -131,7 +131,7 @@ END_TEST
 START_TEST(auto_batch_for_a_tiny_contender) {
     memset_ctx m;
     alloc_memset(&m, 4);
-    cml_contender c = {"memset", launch_memset, &m};
+    cml_contender c = {"memset", launch_memset, &m, NULL};
     cml_timing_stats st;
     ck_assert_int_eq(cml_time_interleaved(&c, 1, NULL, &st), cudaSuccess);
     assert_sane(&st, 25);
@@ -145,7 +145,8 @@ START_TEST(interleaved_contenders_share_the_batch) {
     memset_ctx big, small;
     alloc_memset(&big, 256u << 20);
     alloc_memset(&small, 1u << 20);
-    cml_contender c[2] = {{"big", launch_memset, &big}, {"small", launch_memset, &small}};
+    cml_contender c[2] = {{"big", launch_memset, &big, NULL},
+                          {"small", launch_memset, &small, NULL}};
     cml_timing_stats st[2];
     ck_assert_int_eq(cml_time_interleaved(c, 2, NULL, st), cudaSuccess);
     assert_sane(&st[0], 25);
@@ -157,13 +158,53 @@ START_TEST(interleaved_contenders_share_the_batch) {
 }
 END_TEST
 
+/* A prepare that keeps the GPU busy far longer than the launch it precedes: four writes of the
+ * big buffer, then the wait for them (a prepare may synchronise). */
+static memset_ctx g_prepare_buf;
+static int g_prepares;
+
+static void prepare_busy(void *ctx) {
+    (void)ctx;
+    for (int i = 0; i < 4; ++i) {
+        launch_memset(&g_prepare_buf);
+    }
+    (void)cudaDeviceSynchronize();
+    ++g_prepares;
+}
+
+/* A contender's prepare runs before each of its samples (warm-up included), outside them, and
+ * makes every contender's sample one launch. */
+START_TEST(a_prepare_is_outside_the_sample) {
+    memset_ctx small;
+    alloc_memset(&small, 1u << 20);
+    alloc_memset(&g_prepare_buf, 1u << 30);
+    cml_contender c[2] = {{"prepared", launch_memset, &small, prepare_busy},
+                          {"plain", launch_memset, &small, NULL}};
+    cml_timing_stats st[2];
+    ck_assert_int_eq(cml_time_interleaved(c, 2, NULL, st), cudaSuccess);
+    assert_sane(&st[0], 25);
+    ck_assert_int_eq(g_prepares, 3 + 25);
+    ck_assert_int_eq(st[0].batch, 1);
+    ck_assert_int_eq(st[1].batch, 1);
+    /* The prepare alone: four 1 GiB writes, timed here the same way. */
+    cml_contender busy = {"busy", prepare_busy, NULL, NULL};
+    cml_timing_opts o = cml_timing_defaults();
+    o.reps = 20;
+    cml_timing_stats alone;
+    ck_assert_int_eq(cml_time_interleaved(&busy, 1, &o, &alone), cudaSuccess);
+    ck_assert(st[0].median_ms < 0.1 * alone.median_ms);
+    cudaFree(small.d_buf);
+    cudaFree(g_prepare_buf.d_buf);
+}
+END_TEST
+
 static void launch_bad_memset(void *ctx) {
     (void)ctx;
     (void)cudaMemsetAsync((void *)(uintptr_t)16, 0, 4, 0); /* not a device pointer */
 }
 
 START_TEST(a_failing_contender_is_reported) {
-    cml_contender c = {"bad", launch_bad_memset, NULL};
+    cml_contender c = {"bad", launch_bad_memset, NULL, NULL};
     cml_timing_stats st;
     ck_assert_int_ne(cml_time_interleaved(&c, 1, NULL, &st), cudaSuccess);
 }
@@ -186,6 +227,7 @@ Suite *make_timing_device_suite(void) {
     tcase_add_test(tc, auto_batch_for_a_tiny_contender);
     tcase_add_test(tc, interleaved_contenders_share_the_batch);
     tcase_add_test(tc, a_failing_contender_is_reported);
+    tcase_add_test(tc, a_prepare_is_outside_the_sample);
     tcase_add_loop_test(tc, the_wait_for_the_gpu_follows_the_run, 0, 2);
     suite_add_tcase(s, tc);
     return s;
