@@ -7,7 +7,7 @@
 # the other known-bad fixtures as far as the time allows.
 set -uo pipefail
 LIMIT=${LIMIT:-300}
-source bench/device_prelude.sh g68 "$1"
+source bench/device_prelude.sh "${CML_CALL:-g68}" "$1"  # session 18 re-ran it as g69
 s 90 build make -k -j16 all
 ids() {  # the known-bad fixtures' test ids; $1 = 1: those losing performance, 0: the others
     python3 - "$1" <<'PY'
