@@ -620,13 +620,37 @@ def performance_text(
     return value, text
 
 
-def slow_summary(ex: Exercise, crit: Criterion, value: float, cause: str | None = None) -> str:
-    """A criterion short of full points, and its cause: ``cause`` when it was measured
-    (grader.counters), else the lab's hint."""
+def _criterion_name(crit: Criterion) -> str:
+    """What a criterion measures, in the report's words: "ratio", "% of copy", "% of the
+    cuBLAS roof", or the metric's own name."""
     what = {"ratio": "ratio", "pct_of_copy": "% of copy"}.get(crit.metric)
     if what is None and crit.metric in roofs.COMPUTED:
         what = f"% of the {roofs.COMPUTED[crit.metric].label} roof"
-    what = what or crit.metric
+    return what or crit.metric
+
+
+def ramp_text(ex: Exercise) -> str | None:
+    """How the exercise's timed run is scored, for a report whose performance part did not run
+    (no GPU): "graded when timed: ratio of matmul_naive / yours, full points at ≥ 1.05, none
+    at ≤ 1"; None when nothing is scored."""
+    perf = ex.performance
+    if perf is None:
+        return None
+    ramps = []
+    for crit in perf.criteria:
+        if crit.full is None or crit.zero is None:
+            continue
+        what = _criterion_name(crit)
+        if crit.metric == "ratio" and ex.baseline:
+            what = f"ratio {ex.baseline} / yours"
+        ramps.append(f"{what}, full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}")
+    return f"graded when timed: {'; '.join(ramps)}" if ramps else None
+
+
+def slow_summary(ex: Exercise, crit: Criterion, value: float, cause: str | None = None) -> str:
+    """A criterion short of full points, and its cause: ``cause`` when it was measured
+    (grader.counters), else the lab's hint."""
+    what = _criterion_name(crit)
     return (
         f"{ex.name}: {what} {value:.3g}, full credit from {crit.full:g}: "
         f"{cause or hint(ex, 'slow')}"

@@ -267,6 +267,7 @@ class Grading:
             self._run(Path(tmp))
         scoring.score(self.grade)
         self._not_run_summary()
+        self._pending_ramps()
         return self.grade
 
     def _run(self, tmp: Path) -> None:
@@ -1083,6 +1084,17 @@ class Grading:
         if cause is None:  # neither conflicts nor uncoalesced accesses: the lab's hint stays
             cause = f"{diagnose.hint(ex, 'slow')} (measured: {measured})"
         part.finding = diagnose.slow_summary(ex, *short, cause=cause)
+
+    def _pending_ramps(self) -> None:
+        """A performance part whose points are pending (not run: no GPU, or its correctness
+        did not run) says how it will be scored, so that a student grading without a GPU sees
+        the bar (diagnose.ramp_text)."""
+        for result in self.grade.exercises:
+            part = result.parts["performance"]
+            if part.status in DID_NOT_RUN and state(part).pending:
+                text = diagnose.ramp_text(self.lab.exercise(result.name))
+                if text:
+                    part.messages.append(text)
 
     def _not_run_summary(self) -> None:
         """ "correctness, sanitizer, performance — no CUDA device (...)" lines: the parts

@@ -40,6 +40,12 @@ def test_solution_without_gpu(lab_dir, capsys, tmp_path):
     for ex, exr in zip(lab.exercises, rep["exercises"]):
         if ex.static is not None:
             assert exr["parts"]["static"]["status"] == "passed", exr["parts"]["static"]
+        # a pending performance part says how it will be scored: the bar, without a GPU
+        ramps = [c for c in ex.performance.criteria if c.full is not None] if ex.performance else []
+        said = [m for m in exr["parts"]["performance"]["messages"] if "graded when timed" in m]
+        assert len(said) == (1 if ramps else 0), exr["parts"]["performance"]
+        for crit in ramps:
+            assert f"full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}" in said[0]
     assert "NOT RUN: correctness, sanitizer, performance — no CUDA device" in out
     steps = step_statuses(rep)
     assert [steps[n] for n in ("assemble", "build", "symbols")] == ["passed"] * 3
