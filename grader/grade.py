@@ -350,6 +350,12 @@ class Grading:
         lock = self.gpu_lock
         t = self.grade.timings
         start = time.monotonic()
+        # One shared hold from the device probe to the timed run's gate: the untimed runs,
+        # then the timed run's set-up, with no hand-back between them. Writers go first, so a
+        # grading that gave the hold back after its untimed runs waited for the whole queue of
+        # timed runs before its set-up could start, and reached its gate one read phase later
+        # (design note 44: a batch alternated untimed phases and queues of holds, and each
+        # grading needed two of the untimed phases).
         with lock.shared() if lock else contextlib.nullcontext():
             self._count_wait(time.monotonic() - start)
             start = time.monotonic()
@@ -366,15 +372,12 @@ class Grading:
                 self._sanitizer(ex)
             t["untimed"] = time.monotonic() - start
             t["sanitizer"] = t["untimed"] - t["correctness"]
-        # Timed runs: with a batch's lock, each judge sets up under the shared hold, beside
-        # other gradings' untimed runs, and measures under the exclusive one (its gate,
-        # GpuLock.upgrade). A judge waiting at its gate stops new untimed runs (writers go
-        # first), so set-ups run side by side and the timings then follow one another;
-        # alone, the judge needs no gate.
-        # Two or more timed exercises are timed in one judged run, one hold (note 39).
-        start = time.monotonic()
-        with lock.shared() if lock else contextlib.nullcontext():
-            self._count_wait(time.monotonic() - start)
+            # Timed runs: with a batch's lock, each judge sets up under the shared hold,
+            # beside other gradings' untimed runs, and measures under the exclusive one (its
+            # gate, GpuLock.upgrade). A judge waiting at its gate stops new untimed runs
+            # (writers go first), so set-ups run side by side and the timings then follow one
+            # another; alone, the judge needs no gate.
+            # Two or more timed exercises are timed in one judged run, one hold (note 39).
             start, waited = time.monotonic(), self._gpu_wait
             gate = self._timing_gate if lock else None
             timed = self._timed_lab_runs(gate)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from grader import gpu_lock, report
 from grader import grade as grading
-from grader import report
 from grader.gpu_lock import GpuLock
 from test_grade_pipeline import OFFSET_POINTS, _offset_performance
 from test_pipeline_fake import course_with, variant
@@ -159,3 +159,27 @@ def test_cases_past_the_judges_set_up_budget_run_apart(course, fake_gpu, tmp_pat
     alone, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
     assert gates == ["scale", "offset"]
     assert rep == alone and rep["total"] == rep["max"]
+
+
+def test_the_untimed_runs_and_the_set_up_are_one_shared_hold(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """A batch's grading holds the GPU shared from its device probe to its judge's gate
+    (design note 44): before its first hold alone the lock's trace shows the shared hold taken
+    once, so timed runs queued by other gradings cannot come between its untimed runs and its
+    set-up."""
+    trace = tmp_path / "lock.trace"
+    monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=course / "solutions" / "9.1-fake", seed=5, one_process=True),
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()
+    rep = report.to_json(g.run())
+    assert rep["total"] == rep["max"]
+    lines = trace.read_text().splitlines()
+    rows = [tuple(int(x) for x in line.split()[1:]) for line in lines if line]
+    first_alone = next(i for i, (_, _, writer) in enumerate(rows) if writer)
+    before = [readers for readers, _, _ in rows[:first_alone]]
+    takes = sum(1 for a, b in zip([0, *before], before) if b > a)  # the shared hold taken
+    assert takes == 1, rows  # once, not again between the untimed runs and the set-up
