@@ -71,9 +71,8 @@ typedef struct cml_msg_head {
 typedef struct cml_msg_token {
     cml_msg_head head;
     uint64_t token;
-    uint32_t
-        count;     /* RUN: launches, one per output buffer (1: the case's own output; 0: prepare) */
-    uint32_t part; /* RUN: 0 the student's launcher; k >= 1 launch_part(k - 1), count 1 */
+    uint32_t count; /* RUN: launches, one per output buffer (1: the case's own; 0: prepare) */
+    uint32_t part;  /* RUN: 0 the student's launcher; k >= 1 launch_part(k - 1), count 1 */
 } cml_msg_token;
 
 /* More output buffers from the same pool, for RUN with count > 1 (launch i writes to

@@ -16,7 +16,9 @@
  *     seen (every launch's own, drawn on the device, when the exercise declared them with
  *     cml_input_uniform; else one of INPUT_SETS sets the judge drew from secret seeds,
  *     copied in just before), so a result kept from an earlier launch is wrong; the outputs
- *     poisoned (so a launch that skips work leaves poison), the L2 flushed. After each
+ *     poisoned (so a launch that skips work leaves poison), the L2 flushed, and the state
+ *     the launch starts from put back first where the exercise has one (prepare_student in
+ *     the student's process, a RUN of count 0; prepare_baseline here). After each
  *     student repetition PROBES random positions of the outputs must hold no poison (work
  *     still running when the student's process said DONE shows there), one launch is
  *     compared with the baseline (or the exercise's launch_check) on the same fresh inputs
@@ -748,6 +750,18 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
                 continue; /* its samples are taken */
             }
             end_span(&in_checks, &check_started);
+            /* The state the launch starts from, outside the sample (cml_lab.h, prepare_*),
+             * before the inputs and the poison: nothing the student's process does while it
+             * prepares can see this sample's inputs or write its outputs ahead of the RUN. */
+            if (c == C_STUDENT && j->ex->prepare_student) {
+                rc = remote_run(j->sock, ++j->token, 0, 0, &j->err);
+                if (rc != ANSWERED) {
+                    break;
+                }
+            } else if (c == C_BASELINE && j->ex->prepare_baseline) {
+                j->ex->prepare_baseline(j->p.ctx); /* course code: a failure is the judge's */
+                CML_CHECK(cudaGetLastError());
+            }
             const input_set *set = NULL;
             if (c == C_STUDENT || (c == C_BASELINE && b.n_fresh == 0)) {
                 /* Fresh inputs: every launch's drawn anew, but launch 0's in the verified
@@ -769,15 +783,6 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
                     CML_CHECK(
                         cudaMemsetAsync(b.outs[i], CML_POISON_BYTE, j->p.n_out * sizeof(float), 0));
                 }
-            }
-            /* The state the launch starts from, outside the sample (cml_lab.h, prepare_*). */
-            if (c == C_STUDENT && j->ex->prepare_student) {
-                rc = remote_run(j->sock, ++j->token, 0, 0, &j->err);
-                if (rc != ANSWERED) {
-                    break;
-                }
-            } else if (c == C_BASELINE && j->ex->prepare_baseline) {
-                j->ex->prepare_baseline(j->p.ctx); /* course code: a failure is the judge's */
             }
             if (d_flush) {
                 CML_CHECK(cudaMemsetAsync(d_flush, r, flush_bytes, 0));
@@ -911,6 +916,10 @@ static double baseline_alone(judge *j) {
     single.outs[0] = j->p.d_out;
     double t[ALONE_REPS + 1]; /* the first is a warm-up */
     for (int r = 0; r <= ALONE_REPS; ++r) {
+        if (j->ex->prepare_baseline) { /* its starting state, as among the repetitions */
+            j->ex->prepare_baseline(j->p.ctx);
+            CML_CHECK(cudaGetLastError());
+        }
         cml_lab_poison(&j->p);
         if (d_flush) {
             CML_CHECK(cudaMemsetAsync(d_flush, r, flush_bytes, 0));

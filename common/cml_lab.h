@@ -174,7 +174,9 @@ typedef struct cml_exercise {
      * managed table back to host memory, so that the timing measures the launch's migration
      * and not the move back. launch_student and launch_baseline must still start from that
      * state by themselves (an untimed launch is not prepared); a prepare only takes the cost of
-     * getting there out of the samples. A timed sample of such an exercise holds one launch. */
+     * getting there out of the samples. A timed sample of such an exercise holds one launch.
+     * The judge prepares before it loads the sample's inputs and poisons its output, so a
+     * prepare must not depend on them. */
     void (*prepare_student)(void *ctx);
     void (*prepare_baseline)(void *ctx);
     /* CML_EX_* bits (0: none). */

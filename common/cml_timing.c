@@ -80,6 +80,7 @@ cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
         for (int j = 0; j < n; ++j) {
             if (contenders[j].prepare) {
                 contenders[j].prepare(contenders[j].ctx);
+                TRY(cudaGetLastError());
             }
             if (d_flush) {
                 TRY(cudaMemsetAsync(d_flush, 0, flush_bytes, 0));
@@ -109,8 +110,12 @@ cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
 
     for (int r = 0; r < o.reps; ++r) {
         for (int j = 0; j < n; ++j) {
-            if (contenders[j].prepare) { /* on the host, between the previous stop event */
-                contenders[j].prepare(contenders[j].ctx); /* and this start event */
+            if (contenders[j].prepare) {
+                /* on the host, after the previous contender's sample has ended (a prepare
+                 * on another stream, or on the host alone, would overlap it otherwise) and
+                 * before this one's start event */
+                TRY(cudaDeviceSynchronize());
+                contenders[j].prepare(contenders[j].ctx);
                 TRY(cudaGetLastError());
             }
             if (d_flush) {

@@ -11,8 +11,8 @@
  * launcher, checked: cudaGetLastError, cudaDeviceSynchronize; a timed RUN asks for several
  * launches, the i-th writing the i-th output buffer the judge gave with OUTPUTS and reading
  * the i-th set of inputs it gave with INPUTS (cml_input_uniform's slots); or one launch
- * of the exercise's launch_part; or, with count 0, no launch but the exercise's prepare_student)
- * until QUIT or the socket closes. A HELLO in place of a RUN
+ * of the exercise's launch_part; or, with count 0, no launch but the exercise's
+ * prepare_student) until QUIT or the socket closes. A HELLO in place of a RUN
  * starts the next case of a multi-case run (judge --case ...): this case's problem is released
  * (its imported buffers unmapped) and the new one set up the same way. A failed check sends ERROR
  * and ends the process (cml_lab_fail); when a launch call returned the error, the ERROR
@@ -153,6 +153,7 @@ next_case:
                 if (ex->prepare_student) {
                     ex->prepare_student(p.ctx);
                 }
+                CML_CHECK(cudaGetLastError());
                 CML_CHECK(cudaDeviceSynchronize());
                 cml_run.in_launch = 0;
                 if (cml_ipc_send_token(sock, CML_MSG_DONE, in.token.token) != 0) {

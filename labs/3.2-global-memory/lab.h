@@ -143,11 +143,11 @@ void overlap_pipeline(const float *d_in, float *d_out, size_t n, size_t chunk, i
  * stream. Without the prefetch the kernel's first touch of each page faults, and the driver
  * migrates the pages on demand, fault by fault: the course's baseline. Sizes in bytes:
  * n * sizeof(float). Return without synchronising (the harness synchronises the device).
- * Every launch moves n floats across the host link, host to device (the harness's check at
- * index n: 1 when the launch, the harness's move back to the host included, took at least the
- * fastest page-locked host-to-device copy of n floats, measured in the same run, / 1.5); a
- * launch that never touches um_weights is faster than that on the large cases and gets 0
- * there. Preconditions: 1 <= n <= UNIFIED_MAX_N; the device
+ * Every launch moves n floats across the host link, host to device (the harness moves them
+ * back to host memory before each launch; its check at index n: 1 when the launch took at
+ * least the fastest page-locked host-to-device copy of n floats, measured in the same run,
+ * / 1.5); a launch that never touches um_weights is faster than that on the large cases and
+ * gets 0 there. Preconditions: 1 <= n <= UNIFIED_MAX_N; the device
  * supports concurrent managed access (cudaDevAttrConcurrentManagedAccess: H100, H200, A100). */
 void unified_memory(const float *d_in, const float *um_weights, float *d_out, size_t n);
 
