@@ -1,7 +1,9 @@
 """A class of lab 3.3 submissions for batch grading on the course's GPU machine (issue 6).
 
     python3 bench/class_batch.py make DIR        # write the submissions into DIR
+    python3 bench/class_batch.py make --size 100 DIR   # the same class, extended to 100
     python3 bench/class_batch.py run DIR OUT     # grade them twice, compare, time it
+    python3 bench/class_batch.py run --once DIR OUT    # grade them once (a class's time)
     python3 bench/class_batch.py run --gpus 0,1 DIR OUT   # the two gradings at once, one per GPU
     python3 bench/class_batch.py run --only s01,h16 DIR OUT  # only these students (a short check)
 
@@ -14,6 +16,9 @@ the course tree, a read of solutions/, a network connection, a forged result lin
 redefined timing function, a static constructor that exits 0, a segfault, an out-of-bounds
 device write, a huge allocation, 16 GiB of host memory written, a solution read into the
 object by the assembler at build time, a unicode file name with spaces, a zip-slip archive).
+``--size N`` extends it to N students (issue 15: a class of 100) with the lab's alternative
+correct solutions (grader/tests/alternatives/3.3-tiling, each expected to keep the parts its
+fixture lists), then copies of the reference solution.
 Every submission is the reference solution with exact text replacements (as the fixtures
 are: grader/fixtures.py), so the set follows the solution when it changes and fails loudly
 when a replacement no longer applies. ``expected.json`` beside them says, per student,
@@ -314,7 +319,7 @@ def _write(out: Path, student: str, kind: str, files: dict[str, str]) -> Path:
     return path
 
 
-def make(out: Path) -> int:
+def make(out: Path, size: int | None = None) -> int:
     if out.exists() and any(out.iterdir()):
         raise SystemExit(f"class_batch: {out} is not empty")
     out.mkdir(parents=True, exist_ok=True)
@@ -354,6 +359,25 @@ def make(out: Path) -> int:
         z.writestr("kernels.cu", solution)
         z.writestr("../../../tmp/pwned.cu", "int pwned;\n")
     expected["z01_mallory"] = {"total": "zero", "status": "rejected"}
+
+    if size is not None:
+        if size < len(expected):
+            raise SystemExit(f"class_batch: --size {size} is under the class's {len(expected)}")
+        for path in fixtures.find(ROOT, LAB, alternatives=True):
+            if len(expected) >= size:
+                break
+            fx = fixtures.load(path)
+            edits = [(r["old"], r["new"]) for r in fx["replace"] if r["file"] == "kernels.cu"]
+            student = f"b{len(expected):03d}_{path.stem}"
+            _write(out, student, kinds[len(expected) % 3], {"kernels.cu": _edit(solution, edits)})
+            expected[student] = {
+                "total": "any",
+                "keeps": {fx["expect"]["exercise"]: list(fx["expect"]["keeps"])},
+            }
+        while len(expected) < size:
+            student = f"c{len(expected):03d}_reference_copy"
+            _write(out, student, kinds[len(expected) % 3], {"kernels.cu": solution})
+            expected[student] = {"total": "full"}
 
     (out / "expected.json").write_text(json.dumps(expected, indent=1, ensure_ascii=False) + "\n")
     n = len(expected)
@@ -395,6 +419,15 @@ def _check(
         problems.append(f"status '{row['status']}', expected '{expect['status']}…'")
     if "says" in expect and expect["says"] not in json.dumps(report, ensure_ascii=False):
         problems.append(f"the report does not say '{expect['says']}'")
+    for exercise, parts in expect.get("keeps", {}).items():
+        ex = next((e for e in (report or {}).get("exercises", []) if e["name"] == exercise), None)
+        if ex is None:
+            problems.append("no report")
+            continue
+        for part in parts:
+            p = ex["parts"][part]
+            if p["points"] != p["max"]:
+                problems.append(f"{exercise} {part}: {p['points']}/{p['max']}, expected full")
     for exercise, parts in expect.get("lost", {}).items():
         if report is None:
             problems.append("no report")
@@ -424,9 +457,12 @@ def _phase_totals(dest: Path) -> str:
     )
 
 
-def summarize(out: Path, expected: dict, books: list, walls: list, lab_toml: bytes) -> int:
+def summarize(
+    out: Path, expected: dict, books: list, walls: list, lab_toml: bytes, once: bool = False
+) -> int:
     """Checks every verdict of the first grading and, once there are two, their agreement;
-    writes OUT/summary.txt and OUT/summary.json; returns the exit status."""
+    writes OUT/summary.txt and OUT/summary.json; returns the exit status (0: every verdict as
+    expected, the course tree unchanged, and the two gradings the same, or one with ``once``)."""
     lines = [f"grading {i + 1}: {w:.0f} s wall, exit {rc}" for i, (w, rc) in enumerate(walls)]
     unchanged = (ROOT / "labs" / LAB / "lab.toml").read_bytes() == lab_toml
     unchanged = unchanged and not PWNED.exists()
@@ -478,7 +514,8 @@ def summarize(out: Path, expected: dict, books: list, walls: list, lab_toml: byt
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     print(text, end="", flush=True)
-    return 0 if failures == 0 and differ == 0 and unchanged and len(books) == 2 else 1
+    graded = len(books) == (1 if once else 2)
+    return 0 if failures == 0 and differ == 0 and unchanged and graded else 1
 
 
 def _grading(i: int, subs: list, out: Path, extra: list[str], gpu: str | None):
@@ -512,11 +549,13 @@ def run(
     extra: list[str],
     gpus: list[str] | None = None,
     only: list[str] | None = None,
+    once: bool = False,
 ) -> int:
     """Grades the class twice. Without ``gpus`` one grading after the other, on the default
     GPU; with two GPUs (``--gpus 0,1``) both at once, grading i alone on GPU i - 1 with half
     the CPU cores, so that neither grading's timed runs share a GPU with the other's runs.
-    ``only``: the students whose id starts with one of these prefixes (a short check)."""
+    ``only``: the students whose id starts with one of these prefixes (a short check).
+    ``once``: one grading (a class's wall time on one GPU; nothing to compare)."""
     expected = json.loads((sub_dir / "expected.json").read_text())
     subs = sorted(p for p in sub_dir.iterdir() if p.name != "expected.json")
     if only:
@@ -542,12 +581,12 @@ def run(
             books.append(book)
         print(f"== after gradings 1 and 2 (at once, on GPUs {', '.join(gpus)})", flush=True)
         return summarize(out, expected, books, walls, lab_toml)
-    for i in (1, 2):
+    for i in (1,) if once else (1, 2):
         wall, book = _wait(i, _grading(i, subs, out, extra, None), out)
         walls.append(wall)
         books.append(book)
         print(f"== after grading {i}", flush=True)
-        rc = summarize(out, expected, books, walls, lab_toml)  # a cut-off run keeps one
+        rc = summarize(out, expected, books, walls, lab_toml, once)  # a cut-off run keeps one
     return rc
 
 
@@ -556,6 +595,7 @@ def main() -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     m = sub.add_parser("make")
     m.add_argument("dir", type=Path)
+    m.add_argument("--size", type=int, help="extend the class to this many students")
     r = sub.add_parser("run")
     r.add_argument("dir", type=Path)
     r.add_argument("out", type=Path)
@@ -569,13 +609,16 @@ def main() -> int:
         type=lambda t: t.split(","),
         help="grade only the students whose id starts with one of these, e.g. s01,h16,h17",
     )
+    r.add_argument("--once", action="store_true", help="grade once, not twice")
     r.add_argument("extra", nargs="*", help="more grader batch options, e.g. --no-perf")
     args = ap.parse_args()
     if args.cmd == "make":
-        return make(args.dir)
+        return make(args.dir, args.size)
     if args.gpus is not None and len(args.gpus) != 2:
         ap.error("--gpus takes two CUDA devices, e.g. 0,1")
-    return run(args.dir, args.out, args.extra, args.gpus, args.only)
+    if args.once and args.gpus is not None:
+        ap.error("--once grades on one GPU: leave --gpus out")
+    return run(args.dir, args.out, args.extra, args.gpus, args.only, args.once)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,38 @@
+"""bench/class_batch.py, the class a batch's throughput is measured on (issue 15): extended to
+100 students, and the expectation that an alternative keeps the parts its fixture lists."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+from helpers import REPO
+
+spec = importlib.util.spec_from_file_location("class_batch", REPO / "bench" / "class_batch.py")
+class_batch = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(class_batch)
+
+
+def test_a_class_extended_to_100(tmp_path):
+    assert class_batch.make(tmp_path / "class", 100) == 0
+    expected = json.loads((tmp_path / "class" / "expected.json").read_text())
+    assert len(expected) == 100
+    assert len([p for p in (tmp_path / "class").iterdir() if p.name != "expected.json"]) == 100
+    alternatives = {k: v for k, v in expected.items() if k.startswith("b")}
+    assert alternatives and all(v["keeps"] for v in alternatives.values())
+    # the base class first, then the lab's alternatives, then copies of the solution
+    assert "s01_reference" in expected and "h01_kernel_infinite_loop" in expected
+
+
+def _report(points):
+    parts = {"correctness": {"points": 10, "max": 10}, "performance": {"points": points, "max": 5}}
+    return {"exercises": [{"name": "matmul_tiled", "parts": parts}]}
+
+
+def test_an_alternative_that_loses_a_kept_part_is_not_as_expected():
+    row = {"total": "15", "max": "20", "status": "graded"}
+    expect = {"total": "any", "keeps": {"matmul_tiled": ["correctness", "performance"]}}
+    assert class_batch._check("b", row, _report(5), expect, True, True) == []
+    (problem,) = class_batch._check("b", row, _report(2.5), expect, True, True)
+    assert "matmul_tiled performance: 2.5/5" in problem
+    assert class_batch._check("b", row, None, expect, True, True) == ["no report"]
