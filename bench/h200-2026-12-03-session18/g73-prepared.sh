@@ -2,8 +2,8 @@
 # PREPARED in session 18, NOT RUN (its device time was spent): what session 18 changed after its
 # last GPU call, in one call of about 300 s (LIMIT):
 # - the judge prepares a sample before its inputs and poison, and before each baseline timed
-#   alone (design note 43, after the review): lab 3.2c's known-bad fixtures and its alternative
-#   in the GPU tests, selfcheck of lab 3.2, bench/calibrate.py over unified_memory twice
+#   alone (design note 43, after the review): lab 3.2c's known-bad fixtures (the new
+#   hostile_weights_recomputed among them) and its alternative in the GPU tests, selfcheck of lab 3.2, bench/calibrate.py over unified_memory twice
 #   (timing.baseline_alone_ms should now be near the baseline among the repetitions);
 # - a batch's grading holds the GPU shared once, up to its gate (note 44): a batch of 16 copies
 #   of the 3.3 solution with the lock's trace (g66: 145 s; g65: 143 s) and the Check tests.
@@ -17,7 +17,8 @@ grep -E "Checks|fail" $L/check.log | head -8
 KB=grader/tests/test_known_bad.py::test_known_bad_verdict
 s 120 knownbad python3 -m pytest -ra -m gpu -n 4 -p no:cacheprovider \
     "$KB[3.2-global-memory/prefetch_elements_not_bytes]" "$KB[3.2-global-memory/advise_without_prefetch]" \
-    "$KB[3.2-global-memory/prefetch_to_host]" grader/tests/test_alternatives.py -k "unified_read_mostly or prefetch"
+    "$KB[3.2-global-memory/prefetch_to_host]" "$KB[3.2-global-memory/hostile_weights_recomputed]" \
+    grader/tests/test_alternatives.py -k "unified_read_mostly or prefetch or weights_recomputed"
 tail -3 $L/knownbad.log
 s 90 selfcheck python3 -m grader selfcheck --lab 3.2
 tail -4 $L/selfcheck.log
