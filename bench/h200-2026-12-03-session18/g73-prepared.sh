@@ -3,8 +3,9 @@
 # last GPU call, in one call of about 300 s (LIMIT):
 # - the judge prepares a sample before its inputs and poison, and before each baseline timed
 #   alone (design note 43, after the review): lab 3.2c's known-bad fixtures (the new
-#   hostile_weights_recomputed among them) and its alternative in the GPU tests, selfcheck of lab 3.2, bench/calibrate.py over unified_memory twice
-#   (timing.baseline_alone_ms should now be near the baseline among the repetitions);
+#   hostile_weights_recomputed among them) and its alternative in the GPU tests, selfcheck of
+#   lab 3.2, bench/calibrate.py over unified_memory twice (timing.baseline_alone_ms should now
+#   be near the baseline among the repetitions);
 # - a batch's grading holds the GPU shared once, up to its gate (note 44): a batch of 16 copies
 #   of the 3.3 solution with the lock's trace (g66: 145 s; g65: 143 s) and the Check tests.
 # Run as: LIMIT=300 bash bench/h200-2026-12-03-session18/g73-prepared.sh $OUT
