@@ -61,8 +61,9 @@ timed ones: a timed run's judge makes its inputs and references under the shared
 waits at its gate (``--gate``) until the grader holds the GPU alone (``GpuLock.upgrade``),
 so set-ups run beside other submissions' untimed runs instead of inside the exclusive hold
 (a judge waiting at its gate stops new untimed runs; the timings then follow one another).
-A grading holds the shared lock once, from its device probe to its judge's gate, so that a
-queue of timed runs cannot come between its untimed runs and its set-up (note 44).
+A grading's timed run is set up beside its own untimed runs, from the device probe on, and
+passes its gate once they are done (note 45): its shared holds overlap from the probe to the
+gate, so a queue of timed runs cannot come between its untimed runs and its set-up.
 This keeps
 the one grading pipeline of ``grader.grade`` instead of a second, split one. The course
 library is built once up front, so parallel builds only read it. Threads, not processes:

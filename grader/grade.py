@@ -350,12 +350,13 @@ class Grading:
         lock = self.gpu_lock
         t = self.grade.timings
         start = time.monotonic()
-        # One shared hold from the device probe to the timed run's gate: the untimed runs,
-        # then the timed run's set-up, with no hand-back between them. Writers go first, so a
-        # grading that gave the hold back after its untimed runs waited for the whole queue of
-        # timed runs before its set-up could start, and reached its gate one read phase later
-        # (design note 44: a batch alternated untimed phases and queues of holds, and each
-        # grading needed two of the untimed phases).
+        # With a batch's lock, the timed runs over the lab are set up beside the untimed runs
+        # (``_EarlyTimedRuns``, design note 45): their judge holds the GPU shared from the
+        # device probe to its gate, and passes the gate only once the untimed runs are done and
+        # every exercise it sets up is still due. A grading's shared holds then overlap from
+        # its probe to its gate, so a queue of timed runs never comes between its untimed runs
+        # and its set-up (note 44), and the set-up costs no wall time of its own.
+        early = None
         with lock.shared() if lock else contextlib.nullcontext():
             self._count_wait(time.monotonic() - start)
             start = time.monotonic()
@@ -363,24 +364,35 @@ class Grading:
             if self.grade.device is None:
                 t["gpu_wait"] = self._gpu_wait
                 return
-            self._correctness_lab_runs()
-            for ex in self.lab.exercises:
-                self._correctness(ex)
-            t["correctness"] = time.monotonic() - start
-            self._sanitizer_lab_runs()
-            for ex in self.lab.exercises:
-                self._sanitizer(ex)
+            if lock is not None:
+                early = _EarlyTimedRuns(self, lock)
+            try:
+                self._correctness_lab_runs()
+                for ex in self.lab.exercises:
+                    self._correctness(ex)
+                t["correctness"] = time.monotonic() - start
+                self._sanitizer_lab_runs()
+                for ex in self.lab.exercises:
+                    self._sanitizer(ex)
+            except BaseException:
+                if early is not None:
+                    early.give_up()  # the grading stops: nothing more is timed
+                raise
+            if early is not None:
+                early.untimed_done.set()  # its gate may open (or it gives up)
             t["untimed"] = time.monotonic() - start
             t["sanitizer"] = t["untimed"] - t["correctness"]
-            # Timed runs: with a batch's lock, each judge sets up under the shared hold,
-            # beside other gradings' untimed runs, and measures under the exclusive one (its
-            # gate, GpuLock.upgrade). A judge waiting at its gate stops new untimed runs
-            # (writers go first), so set-ups run side by side and the timings then follow one
-            # another; alone, the judge needs no gate.
-            # Two or more timed exercises are timed in one judged run, one hold (note 39).
-            start, waited = time.monotonic(), self._gpu_wait
+        # Timed runs: each judge sets up under the shared hold, beside other gradings' untimed
+        # runs, and measures under the exclusive one (its gate, GpuLock.upgrade). A judge
+        # waiting at its gate stops new untimed runs (writers go first), so set-ups run side
+        # by side and the timings then follow one another; alone, the judge needs no gate.
+        # Two or more timed exercises are timed in one judged run, one hold (note 39).
+        start, waited = time.monotonic(), self._gpu_wait
+        timed = early.result() if early is not None else {}
+        with lock.shared() if lock else contextlib.nullcontext():
             gate = self._timing_gate if lock else None
-            timed = self._timed_lab_runs(gate)
+            if early is None:
+                timed = self._timed_lab_runs(gate)
             for ex in self.lab.exercises:
                 self._performance(ex, gate=gate, first=timed.get(ex.name))
             t["timed"] = time.monotonic() - start - (self._gpu_wait - waited)
@@ -1135,6 +1147,60 @@ class _ToolRun:
     message: str | None = None  # the finding and the case's size, when not clean
     finding: str | None = None
     not_run: str | None = None  # why the tool could not run (the part is then not run)
+
+
+class _NotDue(Exception):
+    """An early timed run's exercise is no longer due when its gate would open (a correctness
+    case past its limit, or its performance part settled by the untimed runs)."""
+
+
+class _EarlyTimedRuns:
+    """A batch's timed runs over the lab (``Grading._timed_lab_runs``) started in a thread of
+    their own as soon as the device is known, beside the grading's untimed runs (design note
+    45). The thread holds ``lock`` shared for the judge's set-up; the gate waits for
+    ``untimed_done``, then passes to the exclusive hold only if every exercise that was due at
+    the start still is; else the judge is stopped before it times anything, and ``result()``
+    is empty, so that ``_performance`` makes each exercise's own runs as the sequential order
+    would. ``result()`` also re-raises the thread's grader error."""
+
+    def __init__(self, grading: Grading, lock: GpuLock) -> None:
+        self._grading = grading
+        self._lock = lock
+        self._due = [ex for ex in grading.lab.exercises if grading._timed_ready(ex)]
+        self.untimed_done = threading.Event()
+        self._given_up = False
+        self._runs: dict[str, harness.TimedCase] = {}
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="early-timed", daemon=True)
+        self._thread.start()
+
+    def give_up(self) -> None:
+        """The grading stopped before its untimed runs were done: the judge times nothing."""
+        self._given_up = True
+        self.untimed_done.set()
+
+    @contextlib.contextmanager
+    def _gate(self):
+        self.untimed_done.wait()
+        if self._given_up or not all(self._grading._timed_ready(ex) for ex in self._due):
+            raise _NotDue()
+        with self._grading._timing_gate():
+            yield
+
+    def _run(self) -> None:
+        try:
+            with self._lock.shared():
+                self._runs = self._grading._timed_lab_runs(self._gate)
+        except _NotDue:
+            self._runs = {}
+        except BaseException as e:  # noqa: BLE001 - handed to the grading's thread
+            self._error = e
+
+    def result(self) -> dict[str, harness.TimedCase]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._runs
 
 
 def _side_by_side(calls) -> list:

@@ -392,7 +392,12 @@ def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitSta
     if at_gate or judge_proc.poll() is None:
         # at its gate, or still setting up past the time limit (it may reach the gate
         # later): either way it times only with the GPU held alone
-        held_gate.enter_context(gate())
+        try:
+            held_gate.enter_context(gate())
+        except BaseException:
+            judge_proc.kill()  # the gate will not open (grade._NotDue): it times nothing
+            judge_proc.wait()
+            raise
     cpus.pin(judge_proc.pid)  # with its empty-kernel server, before it times
     try:
         judge_proc.stdin.write(b"g")

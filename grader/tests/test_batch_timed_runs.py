@@ -13,6 +13,7 @@ from grader import gpu_lock, report
 from grader import grade as grading
 from grader.gpu_lock import GpuLock
 from test_grade_pipeline import OFFSET_POINTS, _offset_performance
+from test_one_process import HANG_AT_33
 from test_pipeline_fake import course_with, variant
 
 pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
@@ -95,6 +96,23 @@ def test_after_a_failure_the_next_exercise_is_timed_in_a_fresh_run(
     assert offset["parts"]["performance"]["points"] == offset["parts"]["performance"]["max"]
 
 
+def test_a_correctness_hang_keeps_the_set_up_from_its_gate(course, fake_gpu, tmp_path, monkeypatch):
+    """scale's correctness case 33 x 65 never ends: the run over the lab, set up beside the
+    untimed runs (design note 45), must not pass its gate (it would time a hanging exercise);
+    offset is timed in a run of its own, and the report is the one without runs over the lab."""
+    toml = course / "labs" / "9.1-fake" / "lab.toml"
+    toml.write_text(toml.read_text().replace("run_timeout_s = 5\n", "run_timeout_s = 2\n"))
+    sub = variant(course, tmp_path / "hang", *HANG_AT_33)
+    rep, gates = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    alone, alone_gates = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert gates == alone_gates == ["offset"]
+    assert rep == alone
+    scale, offset = rep["exercises"]
+    perf = scale["parts"]["performance"]
+    assert (perf["status"], perf["reason"]) == ("not_run", "a correctness case did not finish")
+    assert offset["parts"]["performance"]["points"] == offset["parts"]["performance"]["max"]
+
+
 def test_a_spread_run_is_timed_again_on_its_own(course, fake_gpu, tmp_path, monkeypatch):
     """scale's samples spread in the run over the lab: scale alone is timed once more
     (through its own gate) and that run graded, as a run of its own would be."""
@@ -161,13 +179,14 @@ def test_cases_past_the_judges_set_up_budget_run_apart(course, fake_gpu, tmp_pat
     assert rep == alone and rep["total"] == rep["max"]
 
 
-def test_the_untimed_runs_and_the_set_up_are_one_shared_hold(
+def test_the_set_up_overlaps_the_untimed_runs_under_one_shared_presence(
     course, fake_gpu, tmp_path, monkeypatch
 ):
-    """A batch's grading holds the GPU shared from its device probe to its judge's gate
-    (design note 44): before its first hold alone the lock's trace shows the shared hold taken
-    once, so timed runs queued by other gradings cannot come between its untimed runs and its
-    set-up."""
+    """A batch's grading sets its timed run up beside its untimed runs (design notes 44 and
+    45): in the lock's trace the grading holds the GPU shared twice at once (the untimed runs
+    and the judge's set-up), and from its first shared hold to the upgrade before its first
+    hold alone it never holds none, so timed runs queued by other gradings cannot come
+    between its untimed runs and its set-up."""
     trace = tmp_path / "lock.trace"
     monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
     g = grading.Grading(
@@ -179,7 +198,8 @@ def test_the_untimed_runs_and_the_set_up_are_one_shared_hold(
     assert rep["total"] == rep["max"]
     lines = trace.read_text().splitlines()
     rows = [tuple(int(x) for x in line.split()[1:]) for line in lines if line]
-    first_alone = next(i for i, (_, _, writer) in enumerate(rows) if writer)
-    before = [readers for readers, _, _ in rows[:first_alone]]
-    takes = sum(1 for a, b in zip([0, *before], before) if b > a)  # the shared hold taken
-    assert takes == 1, rows  # once, not again between the untimed runs and the set-up
+    first_wait = next(i for i, (_, waiting, writer) in enumerate(rows) if waiting or writer)
+    readers = [r for r, _, _ in rows[: first_wait - 1]]  # the last: the upgrade's drop
+    assert readers and max(readers) == 2, rows
+    assert 0 not in readers[readers.index(1):], rows
+    assert any(writer for _, _, writer in rows), rows  # the gate was passed alone
