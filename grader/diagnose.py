@@ -631,8 +631,8 @@ def _criterion_name(crit: Criterion) -> str:
 
 def ramp_text(ex: Exercise) -> str | None:
     """How the exercise's timed run is scored, for a report whose performance part did not run
-    (no GPU): "graded when timed: ratio of matmul_naive / yours, full points at ≥ 1.05, none
-    at ≤ 1"; None when nothing is scored."""
+    (no GPU): "graded when timed: ratio of matmul_naive's time to yours, full points at ≥ 1.05,
+    none at ≤ 1"; None when nothing is scored."""
     perf = ex.performance
     if perf is None:
         return None
@@ -642,7 +642,7 @@ def ramp_text(ex: Exercise) -> str | None:
             continue
         what = _criterion_name(crit)
         if crit.metric == "ratio" and ex.baseline:
-            what = f"ratio {ex.baseline} / yours"
+            what = f"ratio of {ex.baseline}'s time to yours"
         ramps.append(f"{what}, full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}")
     return f"graded when timed: {'; '.join(ramps)}" if ramps else None
 
