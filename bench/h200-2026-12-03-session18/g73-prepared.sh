@@ -6,8 +6,9 @@
 #   hostile_weights_recomputed among them) and its alternative in the GPU tests, selfcheck of
 #   lab 3.2, bench/calibrate.py over unified_memory twice (timing.baseline_alone_ms should now
 #   be near the baseline among the repetitions);
-# - a batch's grading holds the GPU shared once, up to its gate (note 44): a batch of 16 copies
-#   of the 3.3 solution with the lock's trace (g66: 145 s; g65: 143 s) and the Check tests.
+# - a batch's timed run set up beside the same grading's untimed runs (notes 44 and 45): a batch
+#   of 16 copies of the 3.3 solution with the lock's trace (g66: 145 s; g65: 143 s) and the
+#   Check tests.
 # Run as: LIMIT=300 bash bench/h200-2026-12-03-session18/g73-prepared.sh $OUT
 set -uo pipefail
 LIMIT=${LIMIT:-300}

@@ -5,7 +5,8 @@
 # alternatives, then 14 copies of the solution), graded once with the lock's trace, `top` and
 # `nvidia-smi dmon` beside it, as far as LIMIT (about 585 s) allows; every verdict checked
 # against expected.json (summary.txt). Session 17's g67 graded 60 copies of the solution in
-# 492 s (8.2 s a submission); note 44 expects about 6.3 s with one shared hold per grading.
+# 492 s (8.2 s a submission); note 45 expects about 5.5 s with the set-up beside the untimed
+# runs.
 # Run as: LIMIT=585 bash bench/h200-2026-12-03-session18/g74-prepared.sh $OUT
 set -uo pipefail
 LIMIT=${LIMIT:-585}
