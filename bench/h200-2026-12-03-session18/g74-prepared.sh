@@ -13,16 +13,11 @@ LIMIT=${LIMIT:-585}
 source bench/device_prelude.sh g74 "$1"
 s 90 build make -k -j16 all
 rm -rf /tmp/class100 && python3 bench/class_batch.py make --size 100 /tmp/class100 | tee -a $L/summary.txt
-top -b -d 2 -w 512 > $L/top100.txt &
-TOP=$!
-nvidia-smi dmon -s u -d 2 > $L/dmon100.txt 2>&1 &
-DMON=$!
-export GRADER_GPU_LOCK_TRACE=$L/trace100.txt
+watch_start 100
 a=$(date +%s)
 s $(($(left) - 15)) class100 python3 bench/class_batch.py run --once /tmp/class100 $L/class100
 echo "class100: $(ls $L/class100/grading-1/*/report.json 2>/dev/null | wc -l) reports in $(($(date +%s) - a)) s" | tee -a $L/summary.txt
-unset GRADER_GPU_LOCK_TRACE
-kill $TOP $DMON
+watch_stop
 gzip -f $L/top100.txt
 python3 bench/throughput/lock_trace.py $L/trace100.txt | tee -a $L/summary.txt
 tail -3 $L/class100/summary.txt 2>/dev/null | tee -a $L/summary.txt
