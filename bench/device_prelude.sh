@@ -7,6 +7,7 @@
 #   seconds appended to /tmp/NAME/summary.txt;
 # - left: the seconds left of LIMIT (default 580) since the script started, at least 5;
 # - check_make: `make check-tests` with the unpacked Check (a step: s 60 check bash -c check_make).
+# - watch_start TAG / watch_stop: top, nvidia-smi dmon and the GPU lock's trace beside a batch.
 # A device machine keeps ignored build outputs between calls; their times can be newer than the
 # sources carried, so the build step removes build/ first (session 7, g26a ran stale binaries).
 CML_NAME=$1
