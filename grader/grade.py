@@ -351,11 +351,10 @@ class Grading:
         t = self.grade.timings
         start = time.monotonic()
         # With a batch's lock, the timed runs over the lab are set up beside the untimed runs
-        # (``_EarlyTimedRuns``, design note 45): their judge holds the GPU shared from the
-        # device probe to its gate, and passes the gate only once the untimed runs are done and
-        # every exercise it sets up is still due. A grading's shared holds then overlap from
-        # its probe to its gate, so a queue of timed runs never comes between its untimed runs
-        # and its set-up (note 44), and the set-up costs no wall time of its own.
+        # (``_EarlyTimedRuns``, design note 45), under this one shared hold, kept until the
+        # judge waits at its gate; the gate opens once the untimed runs are done and every
+        # exercise it set up is still due. A queue of timed runs never comes between the
+        # untimed runs and the set-up (note 44), and the set-up costs no wall time of its own.
         early = None
         with lock.shared() if lock else contextlib.nullcontext():
             self._count_wait(time.monotonic() - start)
@@ -364,7 +363,7 @@ class Grading:
             if self.grade.device is None:
                 t["gpu_wait"] = self._gpu_wait
                 return
-            if lock is not None:
+            if lock is not None and _EarlyTimedRuns.worth_it(self):
                 early = _EarlyTimedRuns(self, lock)
             try:
                 self._correctness_lab_runs()
@@ -377,21 +376,25 @@ class Grading:
             except BaseException:
                 if early is not None:
                     early.give_up()  # the grading stops: nothing more is timed
+                    early.set_up_done.wait()  # its judge's GPU work ends under this hold
                 raise
-            if early is not None:
-                early.untimed_done.set()  # its gate may open (or it gives up)
             t["untimed"] = time.monotonic() - start
             t["sanitizer"] = t["untimed"] - t["correctness"]
+            if early is not None:
+                early.untimed_done.set()  # its gate may open (or it gives up)
+                early.set_up_done.wait()  # its set-up's GPU work is under this shared hold
         # Timed runs: each judge sets up under the shared hold, beside other gradings' untimed
         # runs, and measures under the exclusive one (its gate, GpuLock.upgrade). A judge
         # waiting at its gate stops new untimed runs (writers go first), so set-ups run side
         # by side and the timings then follow one another; alone, the judge needs no gate.
         # Two or more timed exercises are timed in one judged run, one hold (note 39).
         start, waited = time.monotonic(), self._gpu_wait
-        timed = early.result() if early is not None else {}
+        timed = early.result() if early is not None else None
+        asked = time.monotonic()
         with lock.shared() if lock else contextlib.nullcontext():
+            self._count_wait(time.monotonic() - asked)
             gate = self._timing_gate if lock else None
-            if early is None:
+            if timed is None:  # no early run, or its exercises were no longer all due
                 timed = self._timed_lab_runs(gate)
             for ex in self.lab.exercises:
                 self._performance(ex, gate=gate, first=timed.get(ex.name))
@@ -1157,22 +1160,37 @@ class _NotDue(Exception):
 class _EarlyTimedRuns:
     """A batch's timed runs over the lab (``Grading._timed_lab_runs``) started in a thread of
     their own as soon as the device is known, beside the grading's untimed runs (design note
-    45). The thread holds ``lock`` shared for the judge's set-up; the gate waits for
-    ``untimed_done``, then passes to the exclusive hold only if every exercise that was due at
-    the start still is; else the judge is stopped before it times anything, and ``result()``
-    is empty, so that ``_performance`` makes each exercise's own runs as the sequential order
-    would. ``result()`` also re-raises the thread's grader error."""
+    45). The thread takes no hold of the lock before its first gate: its judge's set-up runs
+    under the grading's own shared hold, which the grading keeps until ``set_up_done`` (the
+    judge at its gate, or the thread ended), so a queue of timed runs never comes between them
+    and the set-up never runs unheld. The gate waits for ``untimed_done``, then takes the GPU
+    alone (``lock.exclusive``, its wait counted) only if the grading did not give up and every
+    exercise due at the start still is; after it the thread holds the lock shared for the set-up
+    of any later run (a fresh run after a failure: ``lock.upgrade`` at its gate), as the
+    sequential order's upgrade does. Else the judge is killed before it times anything and
+    ``result()`` is None, so that the grading makes its runs over the lab afterwards, as the
+    sequential order would. ``result()`` also re-raises the thread's grader error."""
 
     def __init__(self, grading: Grading, lock: GpuLock) -> None:
         self._grading = grading
         self._lock = lock
         self._due = [ex for ex in grading.lab.exercises if grading._timed_ready(ex)]
         self.untimed_done = threading.Event()
+        self.set_up_done = threading.Event()
         self._given_up = False
-        self._runs: dict[str, harness.TimedCase] = {}
+        self._held = contextlib.ExitStack()  # this thread's shared hold after its first gate
+        self._holding = False
+        self._runs: dict[str, harness.TimedCase] | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="early-timed", daemon=True)
         self._thread.start()
+
+    @staticmethod
+    def worth_it(grading: Grading) -> bool:
+        """True when a run over the lab would be made: two or more exercises due."""
+        return grading.options.one_process and (
+            sum(1 for ex in grading.lab.exercises if grading._timed_ready(ex)) >= 2
+        )
 
     def give_up(self) -> None:
         """The grading stopped before its untimed runs were done: the judge times nothing."""
@@ -1181,22 +1199,34 @@ class _EarlyTimedRuns:
 
     @contextlib.contextmanager
     def _gate(self):
+        self.set_up_done.set()  # the judge is idle at its gate: the grading may let go
         self.untimed_done.wait()
         if self._given_up or not all(self._grading._timed_ready(ex) for ex in self._due):
             raise _NotDue()
-        with self._grading._timing_gate():
+        asked = time.monotonic()
+        # The first gate: no hold of this thread's yet (the grading's covered the set-up). A
+        # later one (a fresh run after a failure, a run deferred past the judge's set-up
+        # budget) was set up under this thread's own shared hold, taken after the first.
+        with self._lock.upgrade() if self._holding else self._lock.exclusive():
+            self._grading._count_wait(time.monotonic() - asked)
             yield
+        if not self._holding:
+            self._held.enter_context(self._lock.shared())
+            self._holding = True
 
     def _run(self) -> None:
         try:
-            with self._lock.shared():
-                self._runs = self._grading._timed_lab_runs(self._gate)
+            self._runs = self._grading._timed_lab_runs(self._gate)
         except _NotDue:
-            self._runs = {}
+            self._runs = None
         except BaseException as e:  # noqa: BLE001 - handed to the grading's thread
             self._error = e
+        finally:
+            self._held.close()
+            self.set_up_done.set()
 
-    def result(self) -> dict[str, harness.TimedCase]:
+    def result(self) -> dict[str, harness.TimedCase] | None:
+        """The runs over the lab, or None when they must be made again (``_NotDue``)."""
         self._thread.join()
         if self._error is not None:
             raise self._error

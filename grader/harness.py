@@ -395,8 +395,12 @@ def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitSta
         try:
             held_gate.enter_context(gate())
         except BaseException:
-            judge_proc.kill()  # the gate will not open (grade._NotDue): it times nothing
-            judge_proc.wait()
+            # the gate will not open (grade._NotDue): the judge and its empty-kernel server
+            # (its session) end before they time anything, their pipes closed here
+            _kill(judge_proc)
+            for pipe in (judge_proc.stdin, judge_proc.stdout):
+                if pipe is not None:
+                    pipe.close()
             raise
     cpus.pin(judge_proc.pid)  # with its empty-kernel server, before it times
     try:
@@ -816,6 +820,7 @@ def _timed_cases_once(
         tempfile.TemporaryDirectory(prefix="grader-judge-") as jtmp,
         tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
         open(Path(jtmp) / "judge.log", "w+") as log,
+        contextlib.closing(theirs),
         contextlib.ExitStack() as held_gate,
     ):
         judge_proc = _start_judge(judge, args, ours, jtmp, log, gated, kept_cpus=not gated)

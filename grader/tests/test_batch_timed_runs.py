@@ -7,6 +7,9 @@ fresh judged run, through a gate of their own."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from grader import gpu_lock, report
@@ -103,7 +106,11 @@ def test_a_correctness_hang_keeps_the_set_up_from_its_gate(course, fake_gpu, tmp
     toml = course / "labs" / "9.1-fake" / "lab.toml"
     toml.write_text(toml.read_text().replace("run_timeout_s = 5\n", "run_timeout_s = 2\n"))
     sub = variant(course, tmp_path / "hang", *HANG_AT_33)
+    starts = tmp_path / "starts.log"
+    monkeypatch.setenv("FAKE_JUDGE_LOG", str(starts))
     rep, gates = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    early = [line for line in starts.read_text().splitlines() if line.endswith(" 2 timed")]
+    assert early == ["scale 2 timed"]  # the run over the lab was set up, then let go
     alone, alone_gates = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
     assert gates == alone_gates == ["offset"]
     assert rep == alone
@@ -183,9 +190,9 @@ def test_the_set_up_overlaps_the_untimed_runs_under_one_shared_presence(
     course, fake_gpu, tmp_path, monkeypatch
 ):
     """A batch's grading sets its timed run up beside its untimed runs (design notes 44 and
-    45): in the lock's trace the grading holds the GPU shared twice at once (the untimed runs
-    and the judge's set-up), and from its first shared hold to the upgrade before its first
-    hold alone it never holds none, so timed runs queued by other gradings cannot come
+    45), even while another grading's timed run waits for the GPU: the run over the lab starts
+    before the untimed runs end, and in the lock's trace the grading's shared hold lasts from
+    its start to the drop before a hold alone, so timed runs queued elsewhere cannot come
     between its untimed runs and its set-up."""
     trace = tmp_path / "lock.trace"
     monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
@@ -194,12 +201,39 @@ def test_the_set_up_overlaps_the_untimed_runs_under_one_shared_presence(
         grading.Options(submission=course / "solutions" / "9.1-fake", seed=5, one_process=True),
     )
     g.pipelined, g.gpu_lock = False, GpuLock()
+    when: dict[str, float] = {}
+    probe, untimed, timed = g._probe, g._sanitizer_lab_runs, g._timed_lab_runs
+    other = threading.Thread(target=lambda: _hold_alone(g.gpu_lock, 0.5))
+
+    def probed():
+        probe()
+        other.start()  # another grading's timed run asks for the GPU alone now
+        time.sleep(0.05)
+
+    def untimed_then():
+        untimed()
+        when["untimed_end"] = time.monotonic()
+
+    def timed_then(gate):
+        when["timed_start"] = time.monotonic()
+        return timed(gate)
+
+    monkeypatch.setattr(g, "_probe", probed)
+    monkeypatch.setattr(g, "_sanitizer_lab_runs", untimed_then)
+    monkeypatch.setattr(g, "_timed_lab_runs", timed_then)
     rep = report.to_json(g.run())
+    other.join()
     assert rep["total"] == rep["max"]
+    assert when["timed_start"] < when["untimed_end"]
     lines = trace.read_text().splitlines()
     rows = [tuple(int(x) for x in line.split()[1:]) for line in lines if line]
-    first_wait = next(i for i, (_, waiting, writer) in enumerate(rows) if waiting or writer)
-    readers = [r for r, _, _ in rows[: first_wait - 1]]  # the last: the upgrade's drop
-    assert readers and max(readers) == 2, rows
-    assert 0 not in readers[readers.index(1):], rows
-    assert any(writer for _, _, writer in rows), rows  # the gate was passed alone
+    holds = [k for k in range(1, len(rows)) if rows[k][2] and not rows[k - 1][2]]
+    assert len(holds) == 2, rows  # the other grading's hold alone, then this one's
+    readers = [0] + [r for r, _, _ in rows[: holds[-1]]]
+    takes = sum(1 for a, b in zip(readers, readers[1:]) if b and not a)
+    assert takes == 1, rows  # one shared hold over the untimed runs and the set-up
+
+
+def _hold_alone(lock: GpuLock, seconds: float) -> None:
+    with lock.exclusive():
+        time.sleep(seconds)
