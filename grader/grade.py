@@ -1163,7 +1163,9 @@ class _EarlyTimedRuns:
     45). The thread takes no hold of the lock before its first gate: its judge's set-up runs
     under the grading's own shared hold, which the grading keeps until ``set_up_done`` (the
     judge at its gate, or the thread ended), so a queue of timed runs never comes between them
-    and the set-up never runs unheld. The gate waits for ``untimed_done``, then takes the GPU
+    (a judge still setting up past its time limit is let through its gate all the same, as
+    ``upgrade`` lets it in the sequential order: its set-up's end may then overlap another
+    grading's hold alone). The gate waits for ``untimed_done``, then takes the GPU
     alone (``lock.exclusive``, its wait counted) only if the grading did not give up and every
     exercise due at the start still is; after it the thread holds the lock shared for the set-up
     of any later run (a fresh run after a failure: ``lock.upgrade`` at its gate), as the
@@ -1174,7 +1176,11 @@ class _EarlyTimedRuns:
     def __init__(self, grading: Grading, lock: GpuLock) -> None:
         self._grading = grading
         self._lock = lock
-        self._due = [ex for ex in grading.lab.exercises if grading._timed_ready(ex)]
+        # the exercises its runs over the lab set up: those due, in groups of two or more
+        # with the same repetitions (``_timed_lab_runs``)
+        due = [ex for ex in grading.lab.exercises if grading._timed_ready(ex)]
+        reps = [ex.performance.reps for ex in due]
+        self._due = [ex for ex in due if reps.count(ex.performance.reps) >= 2]
         self.untimed_done = threading.Event()
         self.set_up_done = threading.Event()
         self._given_up = False
@@ -1211,7 +1217,9 @@ class _EarlyTimedRuns:
             self._grading._count_wait(time.monotonic() - asked)
             yield
         if not self._holding:
+            asked = time.monotonic()
             self._held.enter_context(self._lock.shared())
+            self._grading._count_wait(time.monotonic() - asked)
             self._holding = True
 
     def _run(self) -> None:

@@ -196,6 +196,7 @@ def test_the_set_up_overlaps_the_untimed_runs_under_one_shared_presence(
     between its untimed runs and its set-up."""
     trace = tmp_path / "lock.trace"
     monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
+    monkeypatch.setenv("FAKE_SETUP_MS", "800")  # the set-up outlasts the untimed runs
     g = grading.Grading(
         course / "labs" / "9.1-fake",
         grading.Options(submission=course / "solutions" / "9.1-fake", seed=5, one_process=True),
@@ -216,7 +217,12 @@ def test_the_set_up_overlaps_the_untimed_runs_under_one_shared_presence(
 
     def timed_then(gate):
         when["timed_start"] = time.monotonic()
-        return timed(gate)
+
+        def gate_then():
+            when.setdefault("at_gate", time.monotonic())
+            return gate()
+
+        return timed(gate_then)
 
     monkeypatch.setattr(g, "_probe", probed)
     monkeypatch.setattr(g, "_sanitizer_lab_runs", untimed_then)
@@ -232,6 +238,10 @@ def test_the_set_up_overlaps_the_untimed_runs_under_one_shared_presence(
     readers = [0] + [r for r, _, _ in rows[: holds[-1]]]
     takes = sum(1 for a, b in zip(readers, readers[1:]) if b and not a)
     assert takes == 1, rows  # one shared hold over the untimed runs and the set-up
+    # ... kept until the judge waits at its gate, well after the untimed runs ended
+    stamps = [float(line.split()[0]) for line in lines if line]
+    let_go = next(stamps[k] for k in range(1, len(rows)) if rows[k - 1][0] and not rows[k][0])
+    assert when["untimed_end"] + 0.5 < when["at_gate"] <= let_go, (when, let_go)
 
 
 def _hold_alone(lock: GpuLock, seconds: float) -> None:

@@ -7,12 +7,15 @@
  * student's process (`lab --serve FD`) for the output, which that process sends back over the
  * socket (the real judge reads it from shared device memory). The fake timing is the
  * launcher's `*speed`, as the student's process reports it. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep (FAKE_SETUP_MS) under -std=c11 */
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 extern const int cml_judge_build __attribute__((weak));
@@ -104,12 +107,19 @@ static int g_n_info;
 
 /* cml_judge.c's await_gate: set up, now wait for the grader; FAKE_GATE_LOG gets a line per
  * gate passed, naming the run's exercises ("scale+offset" for a timed run over the lab) and
- * any --info-baseline's (";info=offset").
+ * any --info-baseline's (";info=offset"). FAKE_SETUP_MS=N: a set-up of N ms before the gate
+ * (a real judge's set-up takes seconds).
  * 0 on a usage error (--gate without --time) or when the grader is gone. */
 static int await_gate(int time, int n, const char *const *names) {
     if (!time) {
         fprintf(stderr, "usage error: --gate without --time\n");
         return 0;
+    }
+    const char *setup_ms = getenv("FAKE_SETUP_MS");
+    if (setup_ms) {
+        const long ms = atol(setup_ms);
+        struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+        nanosleep(&t, NULL);
     }
     fputs("gate\n", stdout);
     fflush(stdout);
