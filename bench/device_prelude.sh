@@ -42,12 +42,12 @@ export D
 export -f check_make
 rm -rf build
 git rev-parse --short HEAD 2>/dev/null | sed 's/^/device .git HEAD (may be stale; the tree is the carried one): /'
-# watch_start TAG: `top` and `nvidia-smi dmon` beside a batch ($L/topTAG.txt, $L/dmonTAG.txt) and
+# watch_start TAG: `top` and `nvidia-smi dmon` (utilisation and memory) beside a batch ($L/topTAG.txt, $L/dmonTAG.txt) and
 # the GPU lock's trace ($L/traceTAG.txt, bench/throughput/lock_trace.py); watch_stop ends them.
 watch_start() {
     top -b -d 2 -w 512 >"$L/top$1.txt" &
     CML_TOP=$!
-    nvidia-smi dmon -s u -d 2 >"$L/dmon$1.txt" 2>&1 &
+    nvidia-smi dmon -s um -d 2 >"$L/dmon$1.txt" 2>&1 &
     CML_DMON=$!
     export GRADER_GPU_LOCK_TRACE=$L/trace$1.txt
 }
