@@ -42,8 +42,9 @@ export D
 export -f check_make
 rm -rf build
 git rev-parse --short HEAD 2>/dev/null | sed 's/^/device .git HEAD (may be stale; the tree is the carried one): /'
-# watch_start TAG: `top` and `nvidia-smi dmon` (utilisation and memory) beside a batch ($L/topTAG.txt, $L/dmonTAG.txt) and
-# the GPU lock's trace ($L/traceTAG.txt, bench/throughput/lock_trace.py); watch_stop ends them.
+# watch_start TAG: `top` and `nvidia-smi dmon` (utilisation and memory) beside a batch
+# ($L/topTAG.txt, $L/dmonTAG.txt) and the GPU lock's trace ($L/traceTAG.txt,
+# bench/throughput/lock_trace.py); watch_stop ends them.
 watch_start() {
     top -b -d 2 -w 512 >"$L/top$1.txt" &
     CML_TOP=$!
