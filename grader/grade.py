@@ -855,22 +855,26 @@ class Grading:
             and ex.name not in self.hung
         )
 
+    def _lab_run_groups(self) -> dict[int, list[Exercise]]:
+        """The exercises a run over the lab times now: {reps: exercises} of those due, two or
+        more with the same repetitions (one judged run each); empty without one process for
+        the student's code."""
+        if not self.options.one_process:
+            return {}
+        by_reps: dict[int, list[Exercise]] = {}
+        for ex in self.lab.exercises:
+            if self._timed_ready(ex):
+                by_reps.setdefault(ex.performance.reps, []).append(ex)
+        return {reps: group for reps, group in by_reps.items() if len(group) >= 2}
+
     def _timed_lab_runs(self, gate) -> dict[str, harness.TimedCase]:
         """The first timed run of every exercise whose timed run is due, when two or more
         are, in one judged run with one hold of the GPU (issue 15, docs/design-notes.md,
         note 39; exercises timed with other repetitions than the first's in runs of their
         own): {exercise: its TimedCase}, which ``_performance`` grades as the run it would
         have made itself. Empty when fewer than two are due: each makes its own."""
-        due = [ex for ex in self.lab.exercises if self._timed_ready(ex)]
-        if len(due) < 2 or not self.options.one_process:
-            return {}
-        by_reps: dict[int, list[Exercise]] = {}
-        for ex in due:
-            by_reps.setdefault(ex.performance.reps, []).append(ex)
         runs: dict[str, harness.TimedCase] = {}
-        for reps, group in by_reps.items():
-            if len(group) < 2:
-                continue
+        for reps, group in self._lab_run_groups().items():
             cases = [
                 (
                     ex.name,
@@ -1176,11 +1180,8 @@ class _EarlyTimedRuns:
     def __init__(self, grading: Grading, lock: GpuLock) -> None:
         self._grading = grading
         self._lock = lock
-        # the exercises its runs over the lab set up: those due, in groups of two or more
-        # with the same repetitions (``_timed_lab_runs``)
-        due = [ex for ex in grading.lab.exercises if grading._timed_ready(ex)]
-        reps = [ex.performance.reps for ex in due]
-        self._due = [ex for ex in due if reps.count(ex.performance.reps) >= 2]
+        # the exercises its runs over the lab set up
+        self._due = [ex for group in grading._lab_run_groups().values() for ex in group]
         self.untimed_done = threading.Event()
         self.set_up_done = threading.Event()
         self._given_up = False
@@ -1193,10 +1194,8 @@ class _EarlyTimedRuns:
 
     @staticmethod
     def worth_it(grading: Grading) -> bool:
-        """True when a run over the lab would be made: two or more exercises due."""
-        return grading.options.one_process and (
-            sum(1 for ex in grading.lab.exercises if grading._timed_ready(ex)) >= 2
-        )
+        """True when a run over the lab would be made (``Grading._lab_run_groups``)."""
+        return bool(grading._lab_run_groups())
 
     def give_up(self) -> None:
         """The grading stopped before its untimed runs were done: the judge times nothing."""
