@@ -658,6 +658,15 @@ static int choose_batch(const judge *j, const batch_state *b, double student_ms,
     return launches_per_sample(student_ms - overhead_ms, by_memory);
 }
 
+/* The state the baseline's next sample starts from (cml_lab.h, prepare_baseline), where the
+ * exercise has one: course code, so a failure is the judge's. */
+static void prepare_baseline(judge *j) {
+    if (j->ex->prepare_baseline) {
+        j->ex->prepare_baseline(j->p.ctx);
+        CML_CHECK(cudaGetLastError());
+    }
+}
+
 /* Adds the span begun at *since (ms, 0: none open) to *sum and closes it (judge_time's
  * phase parts). */
 static void end_span(double *sum, double *since) {
@@ -758,9 +767,8 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
                 if (rc != ANSWERED) {
                     break;
                 }
-            } else if (c == C_BASELINE && j->ex->prepare_baseline) {
-                j->ex->prepare_baseline(j->p.ctx); /* course code: a failure is the judge's */
-                CML_CHECK(cudaGetLastError());
+            } else if (c == C_BASELINE) {
+                prepare_baseline(j);
             }
             const input_set *set = NULL;
             if (c == C_STUDENT || (c == C_BASELINE && b.n_fresh == 0)) {
@@ -916,10 +924,7 @@ static double baseline_alone(judge *j) {
     single.outs[0] = j->p.d_out;
     double t[ALONE_REPS + 1]; /* the first is a warm-up */
     for (int r = 0; r <= ALONE_REPS; ++r) {
-        if (j->ex->prepare_baseline) { /* its starting state, as among the repetitions */
-            j->ex->prepare_baseline(j->p.ctx);
-            CML_CHECK(cudaGetLastError());
-        }
+        prepare_baseline(j); /* its starting state, as among the repetitions */
         cml_lab_poison(&j->p);
         if (d_flush) {
             CML_CHECK(cudaMemsetAsync(d_flush, r, flush_bytes, 0));

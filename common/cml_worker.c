@@ -147,30 +147,25 @@ next_case:
         }
         if (type == CML_MSG_RUN) {
             const uint32_t count = in.token.count, part = in.token.part;
-            if (count == 0 && part == 0) { /* the state the next timed launch starts from */
-                cml_launches_reset();
-                cml_run.in_launch = 1; /* a failure in it is reported as this RUN's */
-                if (ex->prepare_student) {
-                    ex->prepare_student(p.ctx);
-                }
-                CML_CHECK(cudaGetLastError());
-                CML_CHECK(cudaDeviceSynchronize());
-                cml_run.in_launch = 0;
-                if (cml_ipc_send_token(sock, CML_MSG_DONE, in.token.token) != 0) {
-                    break;
-                }
-                continue;
-            }
-            if (count < 1 || count > (uint32_t)n_outs || (count > 1 && p.out_ref == NULL)) {
+            /* count 0, part 0: no launch, the state the next timed launch starts from */
+            const int prepare = count == 0 && part == 0;
+            if (!prepare &&
+                (count < 1 || count > (uint32_t)n_outs || (count > 1 && p.out_ref == NULL))) {
                 return send_error(sock, "protocol", "RUN asks for more outputs than it gave");
             }
             if (part > 0 && (count != 1 || ex->launch_part == NULL || part > INT32_MAX)) {
                 return send_error(sock, "protocol", "RUN asks for a part the exercise lacks");
             }
-            cml_launches_reset(); /* a launch that fails now is this RUN's */
+            cml_launches_reset(); /* a launch (or a prepare) that fails now is this RUN's */
             cml_run.in_launch = 1;
             if (count > 1 && n_ins > 1 && count > (uint32_t)n_ins) {
                 return send_error(sock, "protocol", "RUN asks for more inputs than it gave");
+            }
+            if (prepare) {
+                if (ex->prepare_student) {
+                    ex->prepare_student(p.ctx);
+                }
+                CML_CHECK(cudaGetLastError());
             }
             for (uint32_t i = 0; i < count; ++i) {
                 /* outs[0] and ins[0] are the case's own: launch 0 reads what setup() made */
