@@ -31,6 +31,21 @@ cml_timing_opts cml_timing_defaults(void) {
         }                                                                                          \
     } while (0)
 
+/* A contender's prepare, where it has one: on the host, after the previous contender's sample
+ * has ended (a prepare on another stream, or on the host alone, would overlap it otherwise) and
+ * before this one's start event. */
+static cudaError_t prepare_sample(const cml_contender *c) {
+    if (!c->prepare) {
+        return cudaSuccess;
+    }
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        return err;
+    }
+    c->prepare(c->ctx);
+    return cudaGetLastError();
+}
+
 cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
                                  const cml_timing_opts *opts, cml_timing_stats *stats) {
     cml_timing_opts o = opts ? *opts : cml_timing_defaults();
@@ -78,10 +93,7 @@ cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
     }
     for (int w = 0; w < warmup; ++w) {
         for (int j = 0; j < n; ++j) {
-            if (contenders[j].prepare) {
-                contenders[j].prepare(contenders[j].ctx);
-                TRY(cudaGetLastError());
-            }
+            TRY(prepare_sample(&contenders[j]));
             if (d_flush) {
                 TRY(cudaMemsetAsync(d_flush, 0, flush_bytes, 0));
             }
@@ -110,14 +122,7 @@ cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
 
     for (int r = 0; r < o.reps; ++r) {
         for (int j = 0; j < n; ++j) {
-            if (contenders[j].prepare) {
-                /* on the host, after the previous contender's sample has ended (a prepare
-                 * on another stream, or on the host alone, would overlap it otherwise) and
-                 * before this one's start event */
-                TRY(cudaDeviceSynchronize());
-                contenders[j].prepare(contenders[j].ctx);
-                TRY(cudaGetLastError());
-            }
+            TRY(prepare_sample(&contenders[j]));
             if (d_flush) {
                 TRY(cudaMemsetAsync(d_flush, 0, flush_bytes, 0));
             }
