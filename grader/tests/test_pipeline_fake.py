@@ -219,6 +219,26 @@ def test_wrong_on_fresh_inputs_in_a_timed_launch(fake_root, fake_gpu, capsys, tm
     assert "a race between threads" not in out
 
 
+def test_wrong_only_at_the_far_edge_of_a_timed_launch(fake_root, fake_gpu, capsys, tmp_path):
+    """A kernel right on every correctness case but wrong only in the last column of the timed
+    size (lab 3.2's host-link check lives in the output's last element): the finding gives the
+    lab's edge hint, not a race (g75: hostile_weights_recomputed was told "a race")."""
+    sub = variant(
+        fake_root,
+        tmp_path,
+        "out[i] = 2.0f * in[i] + 1.0f;",
+        "out[i] = (rows * cols >= 128 * 128 && i % cols == cols - 1) ? 0.0f : 2.0f * in[i] + 1.0f;",
+    )
+    code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
+    scale = rep["exercises"][0]
+    assert scale["parts"]["correctness"]["points"] == 6
+    assert scale["parts"]["performance"]["points"] == 0
+    assert "the output was wrong in the timed run at 128×128" in out
+    assert "only in columns 127 of the 128×128 output" in out
+    assert "the kernel passed every correctness case; FAKE-EDGE-HINT" in out
+    assert "a race between threads" not in out
+
+
 def test_a_timed_run_whose_samples_spread_is_timed_again(
     fake_root, fake_gpu, capsys, tmp_path, monkeypatch
 ):
