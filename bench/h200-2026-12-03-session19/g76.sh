@@ -23,7 +23,7 @@ unset CML_ALTERNATIVE_FIGURES
 cat $L/figures/*.txt > $L/points.txt 2>/dev/null
 echo "alts34: $(grep -cE ' PASSED' $L/alts34.log) passed, $(grep -cE ' FAILED' $L/alts34.log) failed, $(wc -l < $L/points.txt) figures" | tee -a $L/summary.txt
 grep -E " FAILED" $L/alts34.log | head -10
-s 120 cpu python3 bench/throughput/grade_cpu.py labs/3.3-tiling solutions/3.3-tiling $L/cpu
+s 140 cpu python3 bench/throughput/grade_cpu.py labs/3.3-tiling solutions/3.3-tiling $L/cpu
 cat $L/cpu.log
 ids() {  # the known-bad fixtures' test ids; $1 = 1: those losing performance, 0: the others
     python3 - "$1" <<'PY'
