@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Session 19, call 5 (about 60 s of work): g78 showed lone sgemm grades pinned to the 3 kept CPUs
-# timing their samples in 10.85 s three times out of three, 0.35 s with nothing kept. Here: where
+# PREPARED in session 19, NOT RUN (too little device time was left to start a machine); about 60 s
+# of work: g78 showed lone sgemm grades pinned to the 3 kept CPUs timing their samples in 10.85 s
+# three times out of three, 0.35 s with nothing kept. Here: where
 # each thread of the timed run runs (ps -L's psr, sampled every 0.5 s) with 3 kept CPUs, then two
 # grades with 4 kept (cpus.TIMING_CPUS patched on this machine only).
-# Run as: LIMIT=120 bash bench/h200-2026-12-03-session19/g79.sh $OUT
+# Run as: LIMIT=120 bash bench/h200-2026-12-03-session19/g79-prepared.sh $OUT
 set -uo pipefail
 LIMIT=${LIMIT:-120}
 source bench/device_prelude.sh g79 "$1"
