@@ -352,7 +352,24 @@ def _table(grade: Grade) -> list[str]:
     if grade.manual_pending:
         pending = f"{grade.manual_pending} pending"
         rows.append(f"{'manual review':<{width}}  {'':>{len(head) - width - 15}}{pending:>13}")
+    legend = _legend(rows[2:])
+    if legend:
+        rows.append(legend)
     return rows
+
+
+def _legend(rows: list[str]) -> str:
+    """The line under the score table that says what its marks mean, those it shows only
+    ("" when it shows none)."""
+    text = " ".join(rows)
+    keys = []
+    if "—/" in text:
+        keys.append("—/N: not run, its N points pending")
+    if "+" in text:
+        keys.append("N/M+: more points pending")
+    if "·" in text:
+        keys.append("·: no such part, or measured and not scored")
+    return "(" + "; ".join(keys) + ")" if keys else ""
 
 
 def _verdict(grade: Grade) -> str:

@@ -696,6 +696,20 @@ def test_quiet_prints_only_the_table(fake_root, capsys):
     assert "assemble" not in out
 
 
+def test_the_table_says_what_its_marks_mean(fake_root, capsys):
+    """Without a device the runtime parts are pending: the line under the score table says
+    what "—/N" and "N/M+" mean (and only the marks the table shows)."""
+    code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", "--quiet")
+    assert code == 3
+    lines = out.splitlines()
+    legend = next(line for line in lines if line.startswith("(—/N"))
+    assert "—/N: not run, its N points pending" in legend
+    assert "N/M+: more points pending" in legend
+    table = lines[: lines.index(legend)]
+    assert any("—/" in line for line in table) and any("+" in line for line in table)
+    assert ("·" in " ".join(table)) == ("·: no such part" in legend)
+
+
 def test_selfcheck_with_a_device(fake_root, fake_gpu, capsys):
     code, out, _ = grade_cli(capsys, "selfcheck", "--root", fake_root)
     assert code == 0, out
