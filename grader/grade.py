@@ -191,6 +191,7 @@ class Grading:
         # exercises for a later GPU than this grade builds for: shown, never built or run
         self.arch_skipped = self._skip_below_arch()
         self.arch_skipped_kernels: dict[str, str] = {}  # their kernels: why (once bound)
+        self.other_kernels: set[str] = set()  # kernels of exercises --exercise left out
         spec = self.lab.report
         if spec is not None and not options.exercises:
             self.grade.report = ReportResult(spec.file, spec.filled, spec.manual)
@@ -298,6 +299,14 @@ class Grading:
             for e in listing.get("exercises", [])
             if isinstance(e, dict) and e.get("name") in self.arch_skipped
             and isinstance(e.get("kernel"), str)
+        }
+        # with --exercise, the kernels of the exercises left out: not on the spaces line
+        graded = {ex.name for ex in self.lab.exercises}
+        self.other_kernels = {
+            e["kernel"]
+            for e in listing.get("exercises", [])
+            if isinstance(e, dict) and isinstance(e.get("kernel"), str)
+            and e.get("name") not in graded
         }
         for name, lines in lint.warnings(self.lab, asm.src).items():
             self.results[name].warnings.extend(lines)
@@ -555,7 +564,7 @@ class Grading:
                 )
             return
         # evidence for the student (no points): where each kernel's data lives
-        found = spaces.lines(dumped, self.arch_skipped_kernels) or [
+        found = spaces.lines(dumped, self.arch_skipped_kernels, self.other_kernels) or [
             "no kernels in the student files"
         ]
         self.step("spaces", Status.INFO, [*found, f"(SASS read with {cuobjdump.path})"])

@@ -10,8 +10,8 @@ Utilities, "Instruction Set Reference"):
 - global: LDG (other than the read-only path), STG, ATOMG, ATOM, RED, REDG (sm_90's
   reduction to global memory, ``atomicAdd`` whose result is unused)
 - read-only: LDG…CONSTANT (``__ldg`` / ``const __restrict__``)
-- constant bank: any operand ``c[0x3][…]`` (``__constant__`` variables; bank 0x0 holds the
-  kernel's parameters and is not counted)
+- constant bank c[0x3]: any operand ``c[0x3][…]`` (``__constant__`` variables; bank 0x0 holds
+  the kernel's parameters and is not counted; the label names the bank, as handout 3.4 does)
 - texture: TEX, TLD, TLD4, TXD, TXQ; surface: SULD, SUST, SUATOM, SURED
 - local (spills or run-time-indexed per-thread arrays): LDL, STL
 - barrier: BAR, sm_90's thread-block-cluster barrier UCGABAR_ARV / UCGABAR_WAIT, and the mbarrier
@@ -22,14 +22,17 @@ Utilities, "Instruction Set Reference"):
   long-latency results, such as a texture fetch's (a lab 3.4 trial read "barrier (DEPBAR×2)"
   in a texture kernel and looked for a __syncthreads that was not there)
 
-A 64- or 128-bit access keeps its width in the count (``LDG.128×1``: a float4 load), so a
-vectorised kernel shows as one.
+Each instruction is named by its opcode's first word and its width: a 64- or 128-bit access
+keeps it (``LDG.128×1``: a float4 load, ``LDG.E.128`` in the SASS), so a vectorised kernel shows
+as one, and the read-only path's loads end in ``.CONSTANT`` (``LDG.E.CONSTANT`` in the SASS is
+``LDG.CONSTANT`` here).
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Collection
 
 from grader import tools
 from grader.sass import Dump, Function, plain_name
@@ -48,8 +51,8 @@ _OPCODES = (
 _CONSTANT_BANK = re.compile(r"c\[0x3\]\[")
 _WIDTH = re.compile(r"\.(64|128)(?=\.|$)")  # a vector access: LDG.E.128, STS.64
 ORDER = (
-    "shared", "global", "read-only", "constant bank", "texture", "surface", "local", "barrier",
-    "wait",
+    "shared", "global", "read-only", "constant bank c[0x3]", "texture", "surface", "local",
+    "barrier", "wait",
 )
 
 
@@ -69,7 +72,7 @@ def of_function(fn: Function) -> dict[str, dict[str, int]]:
                 counts[mnemonic] = counts.get(mnemonic, 0) + 1
                 break
         if _CONSTANT_BANK.search(ins.body):
-            counts = found.setdefault("constant bank", {})
+            counts = found.setdefault("constant bank c[0x3]", {})
             counts[mnemonic] = counts.get(mnemonic, 0) + 1
     return found
 
@@ -111,13 +114,17 @@ def _with_template_args(demangled: str, name: str) -> str:
     return name
 
 
-def lines(dumped: Dump, skipped: dict[str, str] | None = None) -> list[str]:
+def lines(
+    dumped: Dump, skipped: dict[str, str] | None = None, hidden: Collection[str] = ()
+) -> list[str]:
     """One line per function of the student objects, in the listing's order:
     "scale_rows_kernel: global (LDG×3, STG×1)"; functions of several architectures once.
     Instances of one template are told apart by their arguments ("blur_tile_kernel<true>").
     ``skipped``: {kernel: why} of the exercises this architecture does not grade (lab 3.2g on
     sm_80): such a kernel without memory instructions is said to be that, not "not written
-    yet?" (a student trial's finished kernel, built for sm_80, read as unwritten)."""
+    yet?" (a student trial's finished kernel, built for sm_80, read as unwritten). ``hidden``:
+    kernels (plain names) left out, those of the exercises a grade of some exercises
+    (--exercise) does not grade."""
     skipped = skipped or {}
     out, seen = [], set()
     by_name: dict[str, set[str]] = {}
@@ -126,7 +133,7 @@ def lines(dumped: Dump, skipped: dict[str, str] | None = None) -> list[str]:
     twins = sorted(m for group in by_name.values() if len(group) > 1 for m in group)
     full = _demangled(twins)
     for fn in dumped.functions:
-        if fn.mangled in seen:
+        if fn.mangled in seen or fn.name in hidden:
             continue
         seen.add(fn.mangled)
         found = of_function(fn)

@@ -365,7 +365,7 @@ def test_memory_spaces_of_each_kernel(compiled):
     )
     assert "read-only (LDG.CONSTANT×1)" in by_kernel["ro_kernel"]
     assert "local (LDL×" in by_kernel["spill_kernel"] and "STL×" in by_kernel["spill_kernel"]
-    assert "constant bank (" in by_kernel["const_divergent_kernel"]
+    assert "constant bank c[0x3] (" in by_kernel["const_divergent_kernel"]
     assert "constant bank" not in by_kernel["plain_kernel"]  # parameters (bank 0x0) do not count
     assert by_kernel["plain_kernel"] == "plain_kernel: global (STG×1)"
     # 128-bit accesses keep their width: a student can show vectorisation
@@ -427,6 +427,21 @@ def test_a_kernel_this_architecture_does_not_grade_is_not_called_unwritten():
     assert spaces.lines(Dump([empty], {})) == [f"tma_cluster_kernel: {spaces.NO_MEMORY}"]
     assert spaces.lines(Dump([empty], {}), {"tma_cluster_kernel": "needs sm_90"}) == [
         "tma_cluster_kernel: not graded here (needs sm_90)"
+    ]
+
+
+def test_a_grade_of_some_exercises_leaves_the_others_kernels_off_the_spaces_line():
+    from grader import spaces
+
+    graded = Function("_Z14unified_kernelPf", "sm_90", [])
+    other = Function("_Z18tma_cluster_kernelPf", "sm_90", [])
+    helper = Function("_Z6helperv", "sm_90", [])  # no exercise's kernel: still shown
+    dumped = Dump([graded, other, helper], {})
+    assert [line.split(":")[0] for line in spaces.lines(dumped)] == [
+        "unified_kernel", "tma_cluster_kernel", "helper"
+    ]
+    assert [line.split(":")[0] for line in spaces.lines(dumped, {}, {"tma_cluster_kernel"})] == [
+        "unified_kernel", "helper"
     ]
 
 
