@@ -75,6 +75,35 @@ def test_a_symbol_size_without_sizeof_is_warned_of(tmp_path, size, warned):
     assert len(found) == int(warned), found
 
 
+POINTER_MARK = "size of the pointer h_coef"
+
+
+@pytest.mark.parametrize(
+    ("size", "warned"),
+    [
+        ("sizeof(h_coef)", True),  # seed 002's size, inside a function taking a pointer: 8 B
+        ("sizeof h_coef", True),
+        ("sizeof( h_coef ), 0, cudaMemcpyHostToDevice", True),
+        ("STENCIL_DIAM * sizeof(float)", False),  # the reference solution
+        ("sizeof(c_stencil_coef)", False),  # the __constant__ array's own size: right
+        ("STENCIL_DIAM * sizeof(*h_coef)", False),
+    ],
+)
+def test_the_size_of_the_coefficients_pointer_is_warned_of(tmp_path, size, warned):
+    """cudaMemcpyToSymbol(c_coef, h_coef, sizeof(h_coef)) copies 8 bytes (handout 3.4, section
+    2; a student's trial in session 19 wrote it and got no warning): warned of where the whole
+    size is that sizeof, and only there."""
+    lab = manifest.load(LAB)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    text = (REPO / "solutions" / LAB.name / "kernels.cu").read_text()
+    call = f"    cudaMemcpyToSymbol(c_stencil_coef, h_coef, {size});"
+    (sub / "kernels.cu").write_text(text.replace(SOLUTION_CALL, call))
+    found = [w for ws in lint.warnings(lab, sub).values() for w in ws if POINTER_MARK in w]
+    assert len(found) == int(warned), found
+    assert not any(SIZE_MARK in w for ws in lint.warnings(lab, sub).values() for w in ws)
+
+
 def test_no_size_warning_on_the_solution_or_any_fixture_of_the_lab(tmp_path):
     """Every alternative and known-bad fixture of lab 3.4 gives its sizes with sizeof (the
     one known-bad about cudaMemcpyToSymbol passes &symbol, a warning of its own)."""
@@ -86,7 +115,10 @@ def test_no_size_warning_on_the_solution_or_any_fixture_of_the_lab(tmp_path):
         kind = fixture.parent.parent.name  # known_bad or alternatives
         subs[fixture.stem] = fixtures.apply(REPO, fixture, tmp_path / f"{kind}-{fixture.stem}")
     for name, sub in subs.items():
-        found = [w for ws in lint.warnings(lab, sub).values() for w in ws if SIZE_MARK in w]
+        found = [
+            w for ws in lint.warnings(lab, sub).values() for w in ws
+            if SIZE_MARK in w or POINTER_MARK in w
+        ]
         assert found == [], name
 
 
