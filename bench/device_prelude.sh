@@ -6,7 +6,8 @@
 # - s TIMEOUT STEP CMD...: runs one step, its output in /tmp/NAME/STEP.log, its exit status and
 #   seconds appended to /tmp/NAME/summary.txt;
 # - left: the seconds left of LIMIT (default 580) since the script started, at least 5;
-# - check_make: `make check-tests` with the unpacked Check (a step: s 60 check bash -c check_make).
+# - check_make: `make check-tests` with the unpacked Check (a step: s 60 check bash -c check_make);
+# - known_bad_ids 1 / 0: the known-bad fixtures' GPU test ids, those losing performance or not.
 # - watch_start TAG / watch_stop: top, nvidia-smi dmon and the GPU lock's trace beside a batch.
 # A device machine keeps ignored build outputs between calls; their times can be newer than the
 # sources carried, so the build step removes build/ first (session 7, g26a ran stale binaries).
@@ -40,6 +41,18 @@ check_make() {
 }
 export D
 export -f check_make
+# known_bad_ids 1: the GPU test ids of the known-bad fixtures that must lose performance
+# points; known_bad_ids 0: those of the others (pytest arguments).
+known_bad_ids() {
+    python3 - "$1" <<'PY'
+import sys, tomllib
+from pathlib import Path
+want = sys.argv[1] == "1"
+for p in sorted(Path("grader/tests/known_bad").glob("*/*.toml")):
+    if ("performance" in tomllib.loads(p.read_text())["expect"]["lost"]) == want:
+        print(f"grader/tests/test_known_bad.py::test_known_bad_verdict[{p.parent.name}/{p.stem}]")
+PY
+}
 rm -rf build
 git rev-parse --short HEAD 2>/dev/null | sed 's/^/device .git HEAD (may be stale; the tree is the carried one): /'
 # watch_start TAG: `top` and `nvidia-smi dmon` (utilisation and memory) beside a batch

@@ -12,19 +12,9 @@ set -uo pipefail
 LIMIT=${LIMIT:-480}
 source bench/device_prelude.sh g75 "$1"
 s 90 build make -k -j16 all
-ids() {  # the known-bad fixtures' test ids; $1 = 1: those losing performance, 0: the others
-    python3 - "$1" <<'PY'
-import sys, tomllib
-from pathlib import Path
-want = sys.argv[1] == "1"
-for p in sorted(Path("grader/tests/known_bad").glob("*/*.toml")):
-    if ("performance" in tomllib.loads(p.read_text())["expect"]["lost"]) == want:
-        print(f"grader/tests/test_known_bad.py::test_known_bad_verdict[{p.parent.name}/{p.stem}]")
-PY
-}
 s 60 check bash -c check_make
 grep -E "Checks|fail" $L/check.log | head -8
-s 170 knownbad-perf python3 -m pytest -ra -m gpu -n 8 -p no:cacheprovider $(ids 1) \
+s 170 knownbad-perf python3 -m pytest -ra -m gpu -n 8 -p no:cacheprovider $(known_bad_ids 1) \
     "grader/tests/test_alternatives.py::test_alternative_keeps_its_points_on_the_gpu[3.2-global-memory/unified_read_mostly]"
 tail -4 $L/knownbad-perf.log
 s 90 selfcheck python3 -m grader selfcheck --lab 3.2

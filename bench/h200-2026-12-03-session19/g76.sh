@@ -25,17 +25,7 @@ echo "alts34: $(grep -cE ' PASSED' $L/alts34.log) passed, $(grep -cE ' FAILED' $
 grep -E " FAILED" $L/alts34.log | head -10
 s 140 cpu python3 bench/throughput/grade_cpu.py labs/3.3-tiling solutions/3.3-tiling $L/cpu
 cat $L/cpu.log
-ids() {  # the known-bad fixtures' test ids; $1 = 1: those losing performance, 0: the others
-    python3 - "$1" <<'PY'
-import sys, tomllib
-from pathlib import Path
-want = sys.argv[1] == "1"
-for p in sorted(Path("grader/tests/known_bad").glob("*/*.toml")):
-    if ("performance" in tomllib.loads(p.read_text())["expect"]["lost"]) == want:
-        print(f"grader/tests/test_known_bad.py::test_known_bad_verdict[{p.parent.name}/{p.stem}]")
-PY
-}
-s $(($(left) - 5)) knownbad-other python3 -m pytest -ra -m gpu -n 8 -p no:cacheprovider $(ids 0)
+s $(($(left) - 5)) knownbad-other python3 -m pytest -ra -m gpu -n 8 -p no:cacheprovider $(known_bad_ids 0)
 tail -4 $L/knownbad-other.log
 s $(left) selfcheck python3 -m grader selfcheck --lab 3.1 --lab 3.4 --lab 3.5
 tail -14 $L/selfcheck.log
