@@ -36,7 +36,8 @@ submission (retried on the next run).
 
 **Resuming.** A student whose ``batch.json`` and reports exist in DIR is skipped unless
 ``--force``, or unless their grade is not final ("partial ..."): it is graded again, so the
-same command run again on the GPU machine completes a class first graded without one.
+same command run again on the GPU machine completes a class first graded without one; or
+unless their submission changed since (``digest``: a fixed resubmission at the same id).
 ``gradebook.csv`` is rebuilt from the ``*/batch.json`` in DIR of this batch's submissions
 after each submission and at the end, so an interrupted batch leaves a complete gradebook
 of the students done so far, and running the same command again continues.
@@ -95,6 +96,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import hashlib
 import io
 import json
 import os
@@ -135,6 +137,47 @@ class Submission:
     id: str
     path: Path
     kind: str  # "dir", "zip" or "tar"
+
+
+def digest(path: Path) -> str:
+    """What a submission holds, as a SHA-256 (hex): an archive's bytes, or a folder's files
+    (their paths below it, sizes and contents, links by their targets, in sorted order),
+    read up to the archives' limits (``archives.MAX_MEMBERS`` files, ``MAX_TOTAL_BYTES``);
+    past them, only paths and sizes. A row whose digest differs is graded again: a fixed
+    resubmission at the same id must not keep its old grade (an instructor's trial, session
+    19). Unreadable entries count by their names."""
+    h = hashlib.sha256()
+    budget = archives.MAX_TOTAL_BYTES
+
+    def feed(p: Path, rel: str) -> None:
+        nonlocal budget
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            if p.is_symlink():
+                h.update(b"link:" + os.readlink(p).encode("utf-8", "surrogateescape"))
+                return
+            size = p.stat().st_size
+            h.update(str(size).encode() + b"\0")
+            if size <= budget:
+                budget -= size
+                with open(p, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        h.update(block)
+        except OSError:
+            h.update(b"unreadable")
+
+    if not path.is_dir() or path.is_symlink():
+        feed(path, path.name)
+        return h.hexdigest()
+    entries = []
+    for top, dirs, names in os.walk(path):  # links to folders are not followed
+        dirs.sort()
+        entries += [Path(top) / n for n in sorted(names)]
+        if len(entries) > archives.MAX_MEMBERS:
+            break
+    for p in entries[: archives.MAX_MEMBERS]:
+        feed(p, p.relative_to(path).as_posix())
+    return h.hexdigest()
 
 
 def _class_folder_error(text: str, path: Path, required: tuple[str, ...]) -> str | None:
@@ -210,15 +253,19 @@ def status_of(g: Grade) -> str:
     return "graded"
 
 
-def _row(sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elapsed: float):
+def _row(
+    sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elapsed: float,
+    held: str | None = None,
+):
     """The gradebook row of one student (``<id>/batch.json``): ``total`` and ``exercises``
     hold the points earned, so far when ``pending_points`` (automatic points not known yet,
-    the status then "partial ...") is not 0."""
+    the status then "partial ...") is not 0; ``held``: the submission's ``digest``."""
     return {
         "batch_row": ROW_SCHEMA,
         "id": sub.id,
         "lab": lab.id,
         "submission": str(sub.path),
+        "digest": held,  # what it held when graded (digest): a change grades it again
         "status": status,
         "exercises": {ex.name: ex.total for ex in g.exercises} if g else {},
         "report": g.report.points if g and g.report else None,
@@ -241,6 +288,13 @@ def _is_done(folder: Path) -> bool:
     return (
         row is not None and not row["status"].startswith("error:") and row_is_final(row["status"])
     )
+
+
+def changed_since(folder: Path, sub: Submission) -> bool:
+    """Whether ``sub`` holds something else than when its row in ``folder`` was written (its
+    ``digest`` differs); False for a row from before digests, or none."""
+    row = _read_row(folder / "batch.json")
+    return row is not None and row.get("digest") not in (None, digest(sub.path))
 
 
 def _read_row(path: Path) -> dict | None:
@@ -404,16 +458,29 @@ class Batch:
 
         n, k = len(self.subs), 0
         rows: dict[str, dict] = {}
-        todo = []
+        todo, other_seed = [], []
         for sub in self.subs:
             folder = self.out / sub.id
             if not self.force and _is_done(folder):
+                if changed_since(folder, sub):
+                    print(f"{sub.id}: changed since it was graded: graded again", file=self.err)
+                    todo.append(sub)
+                    continue
                 k += 1
                 rows[sub.id] = _read_row(folder / "batch.json")
-                r = rows[sub.id]
-                self._progress(k, n, r, "already graded; --force grades it again")
+                self._progress(k, n, rows[sub.id], "already graded; --force grades it again")
+                if rows[sub.id].get("seed") != self.options.seed:
+                    other_seed.append(sub.id)
             else:
                 todo.append(sub)
+        if other_seed and todo:
+            # the kept rows and the ones graded now would not share one seed (grade --seed)
+            print(
+                f"batch: {len(other_seed)} kept from an earlier run with another --seed "
+                f"({', '.join(other_seed[:3])}{', ...' if len(other_seed) > 3 else ''}): "
+                "--force grades every one with this run's",
+                file=self.err,
+            )
         start, graded = time.monotonic(), 0
         pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="grade")
         try:
@@ -496,12 +563,13 @@ class Batch:
         """Grades ``sub`` and writes its files; never raises for the submission's faults.
         ``retimed``: why it is graded again (``_grade_strays_again``), kept in its row."""
         start = time.monotonic()
+        held = digest(sub.path)  # before grading: a change while it is graded is seen next run
         try:
             g, status = self._grade(sub)
         except Exception as e:  # the grader failed on this one: a row, retried next run
             if not isinstance(e, GraderError):
                 traceback.print_exc(file=self.err)
-            row = _row(sub, self.lab, None, f"error: {e}", time.monotonic() - start)
+            row = _row(sub, self.lab, None, f"error: {e}", time.monotonic() - start, held)
             folder = self.out / sub.id
             folder.mkdir(exist_ok=True)
             write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
@@ -514,7 +582,7 @@ class Batch:
         write_atomic(folder / "report.txt", report.text(g))
         doc = gradescope.results(g, elapsed)
         write_atomic(folder / "results.json", json.dumps(doc, indent=2) + "\n")
-        row = _row(sub, self.lab, g, status, elapsed)
+        row = _row(sub, self.lab, g, status, elapsed, held)
         if retimed:
             row["retimed"] = retimed
         write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")

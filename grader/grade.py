@@ -253,6 +253,26 @@ class Grading:
             if only is None or ex.name == only:
                 _set_not_run(ex.parts, ("correctness", "sanitizer", "performance"), reason)
 
+    def _ignored(self) -> list[str]:
+        """The line naming what the submission holds beside its student files, which the
+        grade never reads ([] when nothing, or when the lab's own folder is graded): an
+        instructor's trial found a student's helper.cu dropped without a word."""
+        if self.submission.resolve() == self.lab_dir.resolve():
+            return []
+        try:
+            names = sorted(
+                e.name for e in self.submission.iterdir()
+                if not e.name.startswith(".") and e.name not in self.lab.student_files
+            )
+        except OSError:
+            return []
+        if not names:
+            return []
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        only = ", ".join(self.lab.student_files)
+        verb = "is" if len(self.lab.student_files) == 1 else "are"
+        return [f"not graded (only {only} {verb}): {shown}"]
+
     def rerun_hint(self, ex: Exercise, size, seed: int) -> str:
         own = self.submission.resolve() == self.lab_dir.resolve()
         binary = f"build/{self.lab.name}/student/lab" if own else "<lab binary>"
@@ -279,7 +299,7 @@ class Grading:
             _zero_all(self.results, "; ".join(asm.problems))
             return
         files = ", ".join(self.lab.student_files)
-        self.step("assemble", Status.PASSED, [f"student files: {files}"])
+        self.step("assemble", Status.PASSED, [f"student files: {files}", *self._ignored()])
         self.strip_paths = [str(asm.src), str(asm.src.resolve())]
 
         nvcc = tools.find("nvcc")

@@ -259,10 +259,13 @@ def submit(
     lab = manifest.load(lab_dir)
     subs = batch.collect(paths, lab.required_files)
     out = out.absolute()
-    todo = [s for s in subs if o.force or not batch._is_done(out / s.id)]
+    todo = [
+        s for s in subs
+        if o.force or not batch._is_done(out / s.id) or batch.changed_since(out / s.id, s)
+    ]
     if not todo:
-        print(f"slurm: every one of the {len(subs)} students has a final grade in {out}; "
-              "nothing to submit (--force grades them again)", file=err)
+        print(f"slurm: every one of the {len(subs)} students has a final grade in {out} for "
+              "what they hand in now; nothing to submit (--force grades them again)", file=err)
         return 0
     records = read_jobs(out / SCRIPTS)  # before anything is written or submitted
     history = [] if dry_run else records

@@ -325,6 +325,75 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     assert json.loads((out / "solution" / "report.json").read_text())["final"] is True
 
 
+def test_a_changed_submission_is_graded_again(fake_root, tmp_path, monkeypatch):
+    """A final row (a build failure) is skipped on the next run while its submission is
+    unchanged; once the student's file is fixed (or the folder or archive holds anything
+    else), the same command grades it again (an instructor's trial: a fixed resubmission kept
+    its 0)."""
+    monkeypatch.delenv("FAKE_GPU", raising=False)
+    sol = (fake_root / "solutions/9.1-fake/kernels.cu").read_text()
+    broken = submission(tmp_path / "subs" / "dana", sol.replace("*speed = 2.5;", "*speed = 2.5 +;"))
+    out = tmp_path / "out"
+    code, err = run_batch(fake_root, [broken], out)
+    assert gradebook(out)["dana"]["status"] == "build failed"
+    row = json.loads((out / "dana" / "batch.json").read_text())
+    assert row["digest"] == batching.digest(broken)
+    code, err = run_batch(fake_root, [broken], out)  # unchanged: kept
+    assert "dana: 0/" in err and "already graded" in err and "changed since" not in err
+    (broken / "kernels.cu").write_text(sol)  # fixed at the same id
+    code, err = run_batch(fake_root, [broken], out)
+    assert "dana: changed since it was graded: graded again" in err
+    assert "already graded" not in err
+    assert gradebook(out)["dana"]["status"] == "partial (no GPU)"  # built now; no GPU here
+    report = (out / "dana" / "report.txt").read_text()
+    assert "not graded" not in report  # nothing beside kernels.cu
+    (broken / "helper.cu").write_text("int helper;")
+    (broken / "notes.txt").write_text("n")
+    code, err = run_batch(fake_root, [broken], out)
+    assert "dana: changed since it was graded" not in err  # partial: graded again anyway
+    report = (out / "dana" / "report.txt").read_text()
+    assert "not graded (only kernels.cu is): helper.cu, notes.txt" in report
+    # a copy elsewhere with the same files is the same submission
+    moved = tmp_path / "moved" / "dana"
+    moved.parent.mkdir()
+    (tmp_path / "subs" / "dana").rename(moved)
+    assert batching.digest(moved) == json.loads((out / "dana" / "batch.json").read_text())[
+        "digest"
+    ]
+
+
+def test_a_rerun_with_another_seed_says_the_kept_rows_had_another(fake_root, subs, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.delenv("FAKE_GPU", raising=False)
+    out = tmp_path / "out"
+    run_batch(fake_root, [subs["solution"], subs["compile"]], out)  # --seed 7
+    code, err = run_batch(fake_root, [subs["solution"], subs["compile"]], out, "--seed", "8")
+    assert "batch: 1 kept from an earlier run with another --seed (compile)" in err
+    code, err = run_batch(fake_root, [subs["solution"], subs["compile"]], out, "--seed", "8")
+    assert "another --seed" in err  # still: compile's row keeps seed 7 until --force
+    code, err = run_batch(fake_root, [subs["solution"], subs["compile"]], out)
+    assert "another --seed" not in err
+
+
+def test_the_digest_reads_files_archives_and_links(tmp_path):
+    a = tmp_path / "a"
+    a.mkdir()
+    (a / "kernels.cu").write_text("x")
+    first = batching.digest(a)
+    assert batching.digest(a) == first
+    (a / "notes.txt").write_text("n")
+    assert batching.digest(a) != first  # anything else it holds counts
+    (a / "notes.txt").unlink()
+    (a / "kernels.cu").write_text("y")
+    assert batching.digest(a) != first
+    (a / "kernels.cu").write_text("x")
+    assert batching.digest(a) == first
+    (a / "link").symlink_to("/etc/passwd")  # by its target, never read through
+    assert batching.digest(a) != first
+    z = _zip(tmp_path / "z.zip", {"kernels.cu": "x"})
+    assert len(batching.digest(z)) == 64 and batching.digest(z) == batching.digest(z)
+
+
 def test_a_partial_grade_keeps_the_points_earned_so_far(fake_root, subs, tmp_path, monkeypatch):
     # a GPU but no compute-sanitizer: 15 of 17 earned, the sanitizer's 2 pending (exit 3)
     monkeypatch.setenv("FAKE_GPU", "1")
