@@ -366,7 +366,7 @@ def _legend(rows: list[str]) -> str:
     if "—/" in text:
         keys.append("—/N: not run, its N points pending")
     if "+" in text:
-        keys.append("N/M+: more points pending")
+        keys.append("N/M+: N points so far of M, more pending")
     if "·" in text:
         keys.append("·: no such part, or measured and not scored")
     return "(" + "; ".join(keys) + ")" if keys else ""

@@ -704,7 +704,7 @@ def test_the_table_says_what_its_marks_mean(fake_root, capsys):
     lines = out.splitlines()
     legend = next(line for line in lines if line.startswith("(—/N"))
     assert "—/N: not run, its N points pending" in legend
-    assert "N/M+: more points pending" in legend
+    assert "N/M+: N points so far of M, more pending" in legend
     table = lines[: lines.index(legend)]
     assert any("—/" in line for line in table) and any("+" in line for line in table)
     assert ("·" in " ".join(table)) == ("·: no such part" in legend)
