@@ -462,8 +462,9 @@ def exercise_summary(
     fb = first_bad(run.doc.get("check") or {}) or case_message(run, lab.correctness_timeout_s)
     if passed:
         sizes = ", ".join(size_text(t[0]) for t in failed)
+        public = " public" if ex.n_hidden else ""  # hidden cases: counted apart (the table)
         return (
-            f"{ex.name}: {len(failed)} of {len(kinds)} sizes wrong ({sizes}); at "
+            f"{ex.name}: {len(failed)} of {len(kinds)}{public} sizes wrong ({sizes}); at "
             f"{size_text(size)}: {fb}. {ex.hints.get('wrong') or GENERIC['sizes']}"
         )
     return f"{ex.name}: at {size_text(size)}: {fb}: {hint(ex, 'wrong')}"

@@ -134,6 +134,10 @@ def test_some_sizes_wrong_names_them():
         "offset: 1 of 2 sizes wrong (1000); at 1000: first wrong element "
         "at index 517: expected 4, got 5"
     )
+    # with hidden cases, which the table counts but the summary never names: "public"
+    hidden = dataclasses.replace(OFFSET, n_hidden=1)
+    summary = diagnose.exercise_summary(LAB, hidden, [((100,), ok), ((1000,), bad)])
+    assert summary.startswith("offset: 1 of 2 public sizes wrong (1000)")
 
 
 def test_one_dimensional_edge():
