@@ -367,6 +367,14 @@ def test_static_and_sanitizer_hints():
     assert diagnose.static_summary(SCALE, ["k: its SASS has no LDS"], ["LDS"]).endswith(
         diagnose.GENERIC["static"]
     )
+    # a hint of the lab's own for every missing pattern names it: the message is not repeated
+    own = dataclasses.replace(SCALE, hints={**SCALE.hints, "static.LDS": "no LDS: load a tile"})
+    assert diagnose.static_summary(own, ["k: its SASS has no LDS"], ["LDS"]) == (
+        "scale: no LDS: load a tile"
+    )
+    assert diagnose.static_summary(own, ["k: its SASS has no LDS, BAR"], ["LDS", "BAR"]).startswith(
+        "scale: k: its SASS has no LDS, BAR: "
+    )
     assert diagnose.sanitizer_summary(SCALE, "racecheck", ["Error: Race"]).endswith(
         "FAKE-RACE-HINT"
     )
