@@ -98,7 +98,10 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--gradescope", metavar="FILE", help="also write Gradescope's results.json to FILE"
     )
-    g.add_argument("--seed", type=_seed, help="derive every run's seed from S (repeatable)")
+    g.add_argument(
+        "--seed", type=_seed, metavar="S",
+        help="derive every run's seed from S (the same S gives the same inputs again)",
+    )
     g.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
     g.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
     g.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
@@ -123,7 +126,10 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--jobs", type=_jobs, help="parallel gradings (default: one per CPU the grader may use)"
     )
-    b.add_argument("--seed", type=_seed, help="derive every run's seed from S (repeatable)")
+    b.add_argument(
+        "--seed", type=_seed, metavar="S",
+        help="derive every run's seed from S (the same S gives the same inputs again)",
+    )
     b.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
     b.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
     b.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
@@ -153,7 +159,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="students per array task (default 1)")
     u.add_argument("--force", action="store_true", help="grade again those already graded")
     u.add_argument("--dry-run", action="store_true", help="write and print the scripts only")
-    u.add_argument("--seed", type=_seed, help="derive every run's seed from S (repeatable)")
+    u.add_argument(
+        "--seed", type=_seed, metavar="S",
+        help="derive every run's seed from S (the same S gives the same inputs again)",
+    )
     u.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
     u.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
     u.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
@@ -162,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("selfcheck", help="solutions full marks, skeletons zero (instructors)")
     s.add_argument("--lab", action="append", metavar="ID", help="only this lab (repeatable)")
     s.add_argument("--json", metavar="FILE", help="also write the results as JSON")
-    s.add_argument("--seed", type=_seed, help="derive every run's seed from S")
+    s.add_argument("--seed", type=_seed, metavar="S", help="derive every run's seed from S")
     s.add_argument("--root", metavar="DIR", help=argparse.SUPPRESS)
 
     k = sub.add_parser("skeleton", help="generate labs/ student files from solutions/")
