@@ -73,6 +73,14 @@ def _read_student_file(path: Path, name: str) -> tuple[bytes | None, str | None]
             os.close(fd)
 
 
+def shown_name(name: str, limit: int = 60) -> str:
+    """An entry's name as a report may print it: a submission names its own files, so a name
+    with a control character (a newline, a terminal escape) or bytes that are not UTF-8 is
+    shown escaped (Python's ``ascii``), and a long one cut to ``limit`` characters."""
+    text = name if name.isprintable() else ascii(name)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _missing_hint(folder: Path, name: str, student_files: tuple[str, ...]) -> str:
     """What a submission missing the student file ``name`` holds instead, when it tells the
     fix: the same name in other letter cases, an empty folder, or (none of the lab's student
@@ -83,11 +91,11 @@ def _missing_hint(folder: Path, name: str, student_files: tuple[str, ...]) -> st
         return ""
     near = [e for e in entries if e.lower() == name.lower()]
     if near:
-        return f" (it has {near[0]}: file names are case-sensitive, name it {name})"
+        return f" (it has {shown_name(near[0])}: file names are case-sensitive, name it {name})"
     if not entries:
         return " (the folder is empty)"
     if not set(entries) & set(student_files):
-        shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+        shown = ", ".join(map(shown_name, entries[:5])) + (", ..." if len(entries) > 5 else "")
         return f" (it holds {shown})"
     return ""
 

@@ -100,6 +100,7 @@ import hashlib
 import io
 import json
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -139,44 +140,84 @@ class Submission:
     kind: str  # "dir", "zip" or "tar"
 
 
-def digest(path: Path) -> str:
-    """What a submission holds, as a SHA-256 (hex): an archive's bytes, or a folder's files
-    (their paths below it, sizes and contents, links by their targets, in sorted order),
-    read up to the archives' limits (``archives.MAX_MEMBERS`` files, ``MAX_TOTAL_BYTES``);
-    past them, only paths and sizes. A row whose digest differs is graded again: a fixed
-    resubmission at the same id must not keep its old grade (an instructor's trial, session
-    19). Unreadable entries count by their names."""
+def digest(path: Path, required: tuple[str, ...] = ()) -> str:
+    """What a submission holds, as a SHA-256 (hex), so that a re-run can tell a changed
+    submission from the one graded (an instructor's trial, session 19: a fixed resubmission
+    at the same id kept its 0). ``path`` is followed if it is itself a link (grading follows
+    it). An archive: its bytes (up to ``archives.MAX_TOTAL_BYTES``). A folder: first the
+    ``required`` student files where the grade finds them (``archives.find_student_files``),
+    in full; then the path and size of every other entry not named ".*" (a ``.git`` folder
+    that git rewrites changes nothing graded), walked without following links, at most
+    ``archives.MAX_MEMBERS`` entries and 32 levels deep. Only regular files are opened
+    (never a FIFO or a device), without following a link, for at most the size they had.
+    Anything unreadable counts by its name; the digest never raises."""
     h = hashlib.sha256()
-    budget = archives.MAX_TOTAL_BYTES
 
-    def feed(p: Path, rel: str) -> None:
-        nonlocal budget
-        h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+    def content(p: Path, limit: int) -> None:
         try:
-            if p.is_symlink():
-                h.update(b"link:" + os.readlink(p).encode("utf-8", "surrogateescape"))
-                return
-            size = p.stat().st_size
-            h.update(str(size).encode() + b"\0")
-            if size <= budget:
-                budget -= size
-                with open(p, "rb") as f:
-                    for block in iter(lambda: f.read(1 << 20), b""):
-                        h.update(block)
+            fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
-            h.update(b"unreadable")
+            h.update(b"unreadable\0")
+            return
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                h.update(b"not a file\0")
+                return
+            h.update(f"{st.st_size}\0".encode())
+            left = min(st.st_size, limit)
+            while left > 0:
+                block = os.read(fd, min(left, 1 << 20))
+                if not block:
+                    break
+                h.update(block)
+                left -= len(block)
+        except OSError:
+            h.update(b"unreadable\0")
+        finally:
+            os.close(fd)
 
-    if not path.is_dir() or path.is_symlink():
-        feed(path, path.name)
-        return h.hexdigest()
-    entries = []
-    for top, dirs, names in os.walk(path):  # links to folders are not followed
-        dirs.sort()
-        entries += [Path(top) / n for n in sorted(names)]
-        if len(entries) > archives.MAX_MEMBERS:
-            break
-    for p in entries[: archives.MAX_MEMBERS]:
-        feed(p, p.relative_to(path).as_posix())
+    def name(text: str) -> None:
+        h.update(text.encode("utf-8", "surrogateescape") + b"\0")
+
+    try:
+        top = path.resolve()
+        if not top.is_dir():
+            name(top.name)
+            content(top, archives.MAX_TOTAL_BYTES)
+            return h.hexdigest()
+        held = archives.find_student_files(top, required) if required else top
+        for n in required:
+            name(f"student file {n}")
+            content(held / n, archives.MAX_TOTAL_BYTES)
+        seen, stack = 0, [(top, 0)]
+        while stack and seen < archives.MAX_MEMBERS:
+            folder, depth = stack.pop()
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
+            except OSError:
+                name(f"unreadable {folder.relative_to(top).as_posix()}")
+                continue
+            for e in entries:
+                if e.name.startswith(".") or seen >= archives.MAX_MEMBERS:
+                    continue
+                seen += 1
+                rel = Path(e.path).relative_to(top).as_posix()
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    name(f"unreadable {rel}")
+                    continue
+                if stat.S_ISLNK(st.st_mode):
+                    name(f"link {rel} -> {os.readlink(e.path)}")
+                elif stat.S_ISDIR(st.st_mode):
+                    name(f"folder {rel}")
+                    if depth < 32:
+                        stack.append((Path(e.path), depth + 1))
+                else:
+                    name(f"entry {rel} {st.st_size}")
+    except Exception as e:  # never a batch's end: a digest that differs grades it again
+        name(f"digest failed: {type(e).__name__}")
     return h.hexdigest()
 
 
@@ -290,11 +331,12 @@ def _is_done(folder: Path) -> bool:
     )
 
 
-def changed_since(folder: Path, sub: Submission) -> bool:
+def changed_since(folder: Path, sub: Submission, required: tuple[str, ...]) -> bool:
     """Whether ``sub`` holds something else than when its row in ``folder`` was written (its
-    ``digest`` differs); False for a row from before digests, or none."""
+    ``digest`` over the lab's ``required`` student files differs); False for a row from
+    before digests (``Batch.run`` counts those), or none."""
     row = _read_row(folder / "batch.json")
-    return row is not None and row.get("digest") not in (None, digest(sub.path))
+    return row is not None and row.get("digest") not in (None, digest(sub.path, required))
 
 
 def _read_row(path: Path) -> dict | None:
@@ -458,21 +500,30 @@ class Batch:
 
         n, k = len(self.subs), 0
         rows: dict[str, dict] = {}
-        todo, other_seed = [], []
+        todo, other_seed, undigested = [], [], []
         for sub in self.subs:
             folder = self.out / sub.id
             if not self.force and _is_done(folder):
-                if changed_since(folder, sub):
+                if changed_since(folder, sub, self.lab.required_files):
                     print(f"{sub.id}: changed since it was graded: graded again", file=self.err)
                     todo.append(sub)
                     continue
                 k += 1
                 rows[sub.id] = _read_row(folder / "batch.json")
                 self._progress(k, n, rows[sub.id], "already graded; --force grades it again")
+                if rows[sub.id].get("digest") is None:
+                    undigested.append(sub.id)
                 if rows[sub.id].get("seed") != self.options.seed:
                     other_seed.append(sub.id)
             else:
                 todo.append(sub)
+        if undigested:
+            print(
+                f"batch: {len(undigested)} kept from an older grader's run, which recorded "
+                "nothing of what it graded: a resubmission changed since is not seen (--force "
+                "grades them again)",
+                file=self.err,
+            )
         if other_seed and todo:
             # the kept rows and the ones graded now would not share one seed (grade --seed)
             print(
@@ -563,25 +614,26 @@ class Batch:
         """Grades ``sub`` and writes its files; never raises for the submission's faults.
         ``retimed``: why it is graded again (``_grade_strays_again``), kept in its row."""
         start = time.monotonic()
-        held = digest(sub.path)  # before grading: a change while it is graded is seen next run
+        # before grading: a change while it is graded is seen next run
+        held = digest(sub.path, self.lab.required_files)
+        folder = self.out / sub.id
         try:
             g, status = self._grade(sub)
+            elapsed = time.monotonic() - start
+            g.submission = str(sub.path)
+            folder.mkdir(exist_ok=True)
+            write_atomic(folder / "report.json", json.dumps(report.to_json(g), indent=2) + "\n")
+            write_atomic(folder / "report.txt", report.text(g))
+            doc = gradescope.results(g, elapsed)
+            write_atomic(folder / "results.json", json.dumps(doc, indent=2) + "\n")
         except Exception as e:  # the grader failed on this one: a row, retried next run
+            # (its reports too: one that cannot be written must not end the class's batch)
             if not isinstance(e, GraderError):
                 traceback.print_exc(file=self.err)
             row = _row(sub, self.lab, None, f"error: {e}", time.monotonic() - start, held)
-            folder = self.out / sub.id
             folder.mkdir(exist_ok=True)
             write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
             return row
-        elapsed = time.monotonic() - start
-        g.submission = str(sub.path)
-        folder = self.out / sub.id
-        folder.mkdir(exist_ok=True)
-        write_atomic(folder / "report.json", json.dumps(report.to_json(g), indent=2) + "\n")
-        write_atomic(folder / "report.txt", report.text(g))
-        doc = gradescope.results(g, elapsed)
-        write_atomic(folder / "results.json", json.dumps(doc, indent=2) + "\n")
         row = _row(sub, self.lab, g, status, elapsed, held)
         if retimed:
             row["retimed"] = retimed

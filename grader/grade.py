@@ -268,7 +268,8 @@ class Grading:
             return []
         if not names:
             return []
-        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        shown = ", ".join(map(assembler.shown_name, names[:8]))
+        shown += f" and {len(names) - 8} more" if len(names) > 8 else ""
         only = ", ".join(self.lab.student_files)
         verb = "is" if len(self.lab.student_files) == 1 else "are"
         return [f"not graded (only {only} {verb}): {shown}"]
@@ -1033,10 +1034,11 @@ class Grading:
                         "inputs, or work skipped in some launches? Each timed launch gets inputs "
                         "of its own: keep nothing between calls (lab.h))"
                     )
-                elif k == "edge":
-                    # wrong only at the far end: the lab's edge hint names what lives there (lab
-                    # 3.2's host-link check in the output's last element; a partial last tile)
-                    part.finding = f"{head}; {diagnose.hint(ex, 'edge')}"
+                elif k == "edge" and "timed_edge" in ex.hints:
+                    # wrong only at the far end, where the lab keeps something of the timed
+                    # run's (lab 3.2's host-link check in the output's last element); a
+                    # partial tile's hint would contradict the correctness cases just passed
+                    part.finding = f"{head}; {ex.hints['timed_edge']}"
                 else:
                     part.finding = (
                         f"{head}, so its result depends on the run (a race between threads?)"

@@ -261,7 +261,7 @@ def submit(
     out = out.absolute()
     todo = [
         s for s in subs
-        if o.force or not batch._is_done(out / s.id) or batch.changed_since(out / s.id, s)
+        if o.force or not batch._is_done(out / s.id) or batch.changed_since(out / s.id, s, lab.required_files)
     ]
     if not todo:
         print(f"slurm: every one of the {len(subs)} students has a final grade in {out} for "

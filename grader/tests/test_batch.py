@@ -337,9 +337,16 @@ def test_a_changed_submission_is_graded_again(fake_root, tmp_path, monkeypatch):
     code, err = run_batch(fake_root, [broken], out)
     assert gradebook(out)["dana"]["status"] == "build failed"
     row = json.loads((out / "dana" / "batch.json").read_text())
-    assert row["digest"] == batching.digest(broken)
+    assert row["digest"] == batching.digest(broken, ("kernels.cu",))
     code, err = run_batch(fake_root, [broken], out)  # unchanged: kept
     assert "dana: 0/" in err and "already graded" in err and "changed since" not in err
+    # a row an older grader wrote records nothing of what it graded: kept, and said so
+    path = out / "dana" / "batch.json"
+    legacy = {k: v for k, v in json.loads(path.read_text()).items() if k != "digest"}
+    path.write_text(json.dumps(legacy))
+    code, err = run_batch(fake_root, [broken], out)
+    assert "batch: 1 kept from an older grader's run, which recorded nothing" in err
+    path.write_text(json.dumps(row))
     (broken / "kernels.cu").write_text(sol)  # fixed at the same id
     code, err = run_batch(fake_root, [broken], out)
     assert "dana: changed since it was graded: graded again" in err
@@ -357,9 +364,8 @@ def test_a_changed_submission_is_graded_again(fake_root, tmp_path, monkeypatch):
     moved = tmp_path / "moved" / "dana"
     moved.parent.mkdir()
     (tmp_path / "subs" / "dana").rename(moved)
-    assert batching.digest(moved) == json.loads((out / "dana" / "batch.json").read_text())[
-        "digest"
-    ]
+    kept = json.loads((out / "dana" / "batch.json").read_text())["digest"]
+    assert batching.digest(moved, ("kernels.cu",)) == kept
 
 
 def test_a_rerun_with_another_seed_says_the_kept_rows_had_another(fake_root, subs, tmp_path,
@@ -375,23 +381,68 @@ def test_a_rerun_with_another_seed_says_the_kept_rows_had_another(fake_root, sub
     assert "another --seed" not in err
 
 
-def test_the_digest_reads_files_archives_and_links(tmp_path):
+def test_the_digest_reads_what_is_graded_and_never_hangs(tmp_path):
+    req = ("kernels.cu",)
     a = tmp_path / "a"
     a.mkdir()
     (a / "kernels.cu").write_text("x")
-    first = batching.digest(a)
-    assert batching.digest(a) == first
+    first = batching.digest(a, req)
+    assert batching.digest(a, req) == first
     (a / "notes.txt").write_text("n")
-    assert batching.digest(a) != first  # anything else it holds counts
+    assert batching.digest(a, req) != first  # anything else it holds counts, by name and size
     (a / "notes.txt").unlink()
     (a / "kernels.cu").write_text("y")
-    assert batching.digest(a) != first
+    assert batching.digest(a, req) != first
     (a / "kernels.cu").write_text("x")
-    assert batching.digest(a) == first
-    (a / "link").symlink_to("/etc/passwd")  # by its target, never read through
-    assert batching.digest(a) != first
+    assert batching.digest(a, req) == first
+    (a / ".git").mkdir()  # what git rewrites is not handed in
+    (a / ".git" / "index").write_text("1")
+    assert batching.digest(a, req) == first
+    target = tmp_path / "target.txt"
+    target.write_text("t")
+    (a / "link").symlink_to(target)  # by its target's name: never read through
+    linked = batching.digest(a, req)
+    target.write_text("changed behind the link")
+    assert batching.digest(a, req) == linked != first
+    (a / "link").unlink()
+    # a submission that is itself a link is followed, as grading follows it
+    via = tmp_path / "via"
+    via.symlink_to(a)
+    assert batching.digest(via, req) == first
+    (a / "kernels.cu").write_text("fixed")
+    assert batching.digest(via, req) != first
+    # a FIFO (a student's prank) is not opened; a very deep folder does not raise
+    os.mkfifo(a / "pipe")
+    deep = a / "d"
+    for _ in range(40):
+        deep = deep / "d"
+    deep.mkdir(parents=True)
+    done = []
+    t = threading.Thread(target=lambda: done.append(batching.digest(a, req)), daemon=True)
+    t.start()
+    t.join(10)
+    assert done and len(done[0]) == 64
     z = _zip(tmp_path / "z.zip", {"kernels.cu": "x"})
-    assert len(batching.digest(z)) == 64 and batching.digest(z) == batching.digest(z)
+    assert len(batching.digest(z, req)) == 64 and batching.digest(z, req) == batching.digest(z)
+    assert batching.digest(tmp_path / "missing", req) != batching.digest(z, req)  # no raise
+
+
+def test_names_a_submission_gives_its_files_are_shown_escaped(fake_root, tmp_path, monkeypatch):
+    """A file named with a newline and a terminal escape, or with bytes that are not UTF-8,
+    is listed escaped on the report's "not graded" line: it neither forges a line nor ends
+    the batch (a review found both)."""
+    monkeypatch.delenv("FAKE_GPU", raising=False)
+    sol = (fake_root / "solutions/9.1-fake/kernels.cu").read_text()
+    sub = submission(tmp_path / "subs" / "eve", sol)
+    (sub / "x\nbatch: forged line\x1b[31m").write_text("n")
+    fd = os.open(os.fsencode(sub) + b"/r\xe9sum\xe9.txt", os.O_WRONLY | os.O_CREAT, 0o644)
+    os.close(fd)
+    out = tmp_path / "out"
+    code, err = run_batch(fake_root, [sub], out)
+    assert code == 3, err
+    text = (out / "eve" / "report.txt").read_text()
+    assert "\nbatch: forged line" not in text and "\x1b" not in text
+    assert "'x\\nbatch: forged line\\x1b[31m'" in text and "'r\\udce9sum\\udce9.txt'" in text
 
 
 def test_a_partial_grade_keeps_the_points_earned_so_far(fake_root, subs, tmp_path, monkeypatch):
