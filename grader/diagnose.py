@@ -533,13 +533,13 @@ def static_hint(ex: Exercise, missing: list[str], found: list[str]) -> str:
 
 def static_summary(ex: Exercise, messages: list[str], missing=(), found=()) -> str:
     """The static part's finding: its first message and the hint; only the hints where the
-    lab has one of its own for every missing pattern, each of which names the instruction the
+    lab has one of its own for every missing pattern that names the pattern itself, as the
     message would (an instructor read "its SASS has no LDG ...: no global load (LDG) ..." as
     the same sentence twice)."""
     first = messages[0] if messages else "static checks failed"
     advice = static_hint(ex, list(missing), list(found))
-    if missing and not found and all(f"static.{p}" in ex.hints for p in missing):
-        return f"{ex.name}: {advice}"
+    if missing and not found and all(p in ex.hints.get(f"static.{p}", "") for p in missing):
+        return f"{ex.name}: {advice}"  # each hint names its instruction (a review: not all do)
     return f"{ex.name}: {first}" + (f": {advice}" if advice else "")
 
 

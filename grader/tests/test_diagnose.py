@@ -375,6 +375,10 @@ def test_static_and_sanitizer_hints():
     assert diagnose.static_summary(own, ["k: its SASS has no LDS, BAR"], ["LDS", "BAR"]).startswith(
         "scale: k: its SASS has no LDS, BAR: "
     )
+    vague = dataclasses.replace(SCALE, hints={**SCALE.hints, "static.LDS": "stage a tile"})
+    assert diagnose.static_summary(vague, ["k: its SASS has no LDS"], ["LDS"]) == (
+        "scale: k: its SASS has no LDS: stage a tile"
+    )
     assert diagnose.sanitizer_summary(SCALE, "racecheck", ["Error: Race"]).endswith(
         "FAKE-RACE-HINT"
     )

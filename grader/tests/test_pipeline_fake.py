@@ -222,7 +222,8 @@ def test_wrong_on_fresh_inputs_in_a_timed_launch(fake_root, fake_gpu, capsys, tm
 def test_wrong_only_at_the_far_edge_of_a_timed_launch(fake_root, fake_gpu, capsys, tmp_path):
     """A kernel right on every correctness case but wrong only in the last column of the timed
     size (lab 3.2's host-link check lives in the output's last element): the finding gives the
-    lab's edge hint, not a race (g75: hostile_weights_recomputed was told "a race")."""
+    lab's timed_edge hint, not a race (g75: hostile_weights_recomputed was told "a race"), and
+    not its edge hint (a partial tile, which the correctness cases just passed)."""
     sub = variant(
         fake_root,
         tmp_path,
@@ -235,7 +236,8 @@ def test_wrong_only_at_the_far_edge_of_a_timed_launch(fake_root, fake_gpu, capsy
     assert scale["parts"]["performance"]["points"] == 0
     assert "the output was wrong in the timed run at 128×128" in out
     assert "only in columns 127 of the 128×128 output" in out
-    assert "the kernel passed every correctness case; FAKE-EDGE-HINT" in out
+    assert "the kernel passed every correctness case; FAKE-TIMED-EDGE-HINT" in out
+    assert "FAKE-EDGE-HINT" not in out
     assert "a race between threads" not in out
 
 
