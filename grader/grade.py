@@ -254,15 +254,20 @@ class Grading:
                 _set_not_run(ex.parts, ("correctness", "sanitizer", "performance"), reason)
 
     def _ignored(self) -> list[str]:
-        """The line naming what the submission holds beside its student files, which the
-        grade never reads ([] when nothing, or when the lab's own folder is graded): an
-        instructor's trial found a student's helper.cu dropped without a word."""
+        """The line naming what the submission holds beside its student files and the lab's
+        own files, which the grade never reads ([] when nothing, or when the lab's own folder
+        is graded): an instructor's trial found a student's helper.cu dropped without a
+        word."""
         if self.submission.resolve() == self.lab_dir.resolve():
             return []
         try:
+            # the lab's own files (a copy of the lab's folder handed in) and an archiver's
+            # folder are not the student's extras
+            course = {e.name for e in self.lab_dir.iterdir()} | {"__MACOSX"}
             names = sorted(
                 e.name for e in self.submission.iterdir()
                 if not e.name.startswith(".") and e.name not in self.lab.student_files
+                and e.name not in course
             )
         except OSError:
             return []

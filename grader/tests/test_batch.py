@@ -356,6 +356,8 @@ def test_a_changed_submission_is_graded_again(fake_root, tmp_path, monkeypatch):
     assert "not graded" not in report  # nothing beside kernels.cu
     (broken / "helper.cu").write_text("int helper;")
     (broken / "notes.txt").write_text("n")
+    (broken / "lab.toml").write_text("x")  # a copy of the lab's own files: not the student's
+    (broken / "__MACOSX").mkdir()
     code, err = run_batch(fake_root, [broken], out)
     assert "dana: changed since it was graded" not in err  # partial: graded again anyway
     report = (out / "dana" / "report.txt").read_text()
