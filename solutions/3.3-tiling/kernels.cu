@@ -57,7 +57,8 @@
  * is the per-block maximum. Each element loaded from global memory is used T = 32 times: on an
  * H200 at 4096^3, 8.7 TFLOP/s, 1.48x the coalesced naive kernel (bench/h200.md, 3 runs), 17 % of
  * cuBLAS; going further takes register blocking (docs/facts.md; siboehm's SGEMM worklog,
- * kernels 4-5). */
+ * kernels 4-5). Another T is yours to choose; with blockIdx.y over rows of C, the grid's 65535
+ * blocks along y then reach M = 65535 T (1 048 560 at T = 16, below lab.h's MATMUL_MAX_M). */
 #define MATMUL_TILE 32
 
 /* C = A B.  A: (M, K) row-major, B: (K, N) row-major, C: (M, N) row-major.
