@@ -295,8 +295,7 @@ def status_of(g: Grade) -> str:
 
 
 def _row(
-    sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elapsed: float,
-    held: str | None = None,
+    sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elapsed: float, held: str
 ):
     """The gradebook row of one student (``<id>/batch.json``): ``total`` and ``exercises``
     hold the points earned, so far when ``pending_points`` (automatic points not known yet,
@@ -320,23 +319,24 @@ def _row(
     }
 
 
-def _is_done(folder: Path) -> bool:
+def final_row(folder: Path) -> dict | None:
+    """The row of a student graded in ``folder`` for good: its reports and ``batch.json``
+    there, neither a grader error (retried) nor a partial grade (no GPU, checks left out:
+    graded again, so that running the same command on the GPU machine completes it); else
+    None."""
     if not all((folder / name).is_file() for name in STUDENT_FILES):
-        return False
+        return None
     row = _read_row(folder / "batch.json")
-    # a grader error is retried; a partial grade (no GPU, checks left out) is graded again,
-    # so that running the same command on the GPU machine completes it
-    return (
-        row is not None and not row["status"].startswith("error:") and row_is_final(row["status"])
-    )
+    if row is None or row["status"].startswith("error:") or not row_is_final(row["status"]):
+        return None
+    return row
 
 
-def changed_since(folder: Path, sub: Submission, required: tuple[str, ...]) -> bool:
-    """Whether ``sub`` holds something else than when its row in ``folder`` was written (its
-    ``digest`` over the lab's ``required`` student files differs); False for a row from
-    before digests (``Batch.run`` counts those), or none."""
-    row = _read_row(folder / "batch.json")
-    return row is not None and row.get("digest") not in (None, digest(sub.path, required))
+def changed(row: dict, sub: Submission, required: tuple[str, ...]) -> bool:
+    """Whether ``sub`` holds something else than when ``row`` was written (its ``digest``
+    over the lab's ``required`` student files differs); False for a row from before digests
+    (``Batch.run`` counts those)."""
+    return row.get("digest") not in (None, digest(sub.path, required))
 
 
 def _read_row(path: Path) -> dict | None:
@@ -502,21 +502,20 @@ class Batch:
         rows: dict[str, dict] = {}
         todo, other_seed, undigested = [], [], []
         for sub in self.subs:
-            folder = self.out / sub.id
-            if not self.force and _is_done(folder):
-                if changed_since(folder, sub, self.lab.required_files):
-                    print(f"{sub.id}: changed since it was graded: graded again", file=self.err)
-                    todo.append(sub)
-                    continue
-                k += 1
-                rows[sub.id] = _read_row(folder / "batch.json")
-                self._progress(k, n, rows[sub.id], "already graded; --force grades it again")
-                if rows[sub.id].get("digest") is None:
-                    undigested.append(sub.id)
-                if rows[sub.id].get("seed") != self.options.seed:
-                    other_seed.append(sub.id)
-            else:
+            row = None if self.force else final_row(self.out / sub.id)
+            if row is None:
                 todo.append(sub)
+            elif changed(row, sub, self.lab.required_files):
+                print(f"{sub.id}: changed since it was graded: graded again", file=self.err)
+                todo.append(sub)
+            else:
+                k += 1
+                rows[sub.id] = row
+                self._progress(k, n, row, "already graded; --force grades it again")
+                if row.get("digest") is None:
+                    undigested.append(sub.id)
+                if row.get("seed") != self.options.seed:
+                    other_seed.append(sub.id)
         if undigested:
             print(
                 f"batch: {len(undigested)} kept from an older grader's run, which recorded "

@@ -246,6 +246,13 @@ def _cancel(ids: list[str], err) -> None:
               "them by hand with scancel", file=err)
 
 
+def _regraded(folder: Path, sub: batch.Submission, required: tuple[str, ...]) -> bool:
+    """Whether the student in ``folder`` is graded (again) by this submission: no final row
+    there, or what they hand in changed since (``batch.changed``), as ``batch`` decides."""
+    row = batch.final_row(folder)
+    return row is None or batch.changed(row, sub, required)
+
+
 def submit(
     lab_dir: Path, paths: list[str], out: Path, o: Options, dry_run: bool, err, out_stream=None
 ) -> int:
@@ -259,10 +266,7 @@ def submit(
     lab = manifest.load(lab_dir)
     subs = batch.collect(paths, lab.required_files)
     out = out.absolute()
-    todo = [
-        s for s in subs
-        if o.force or not batch._is_done(out / s.id) or batch.changed_since(out / s.id, s, lab.required_files)
-    ]
+    todo = [s for s in subs if o.force or _regraded(out / s.id, s, lab.required_files)]
     if not todo:
         print(f"slurm: every one of the {len(subs)} students has a final grade in {out} for "
               "what they hand in now; nothing to submit (--force grades them again)", file=err)
