@@ -253,12 +253,18 @@ class Grading:
             if only is None or ex.name == only:
                 _set_not_run(ex.parts, ("correctness", "sanitizer", "performance"), reason)
 
+    @functools.cached_property
+    def _own_folder(self) -> bool:
+        """Whether the lab's own folder is graded (a student's working copy in the course
+        tree), not a submission handed in elsewhere."""
+        return self.submission.resolve() == self.lab_dir.resolve()
+
     def _ignored(self) -> list[str]:
         """The line naming what the submission holds beside its student files and the lab's
         own files, which the grade never reads ([] when nothing, or when the lab's own folder
         is graded): an instructor's trial found a student's helper.cu dropped without a
         word."""
-        if self.submission.resolve() == self.lab_dir.resolve():
+        if self._own_folder:
             return []
         try:
             # the lab's own files (a copy of the lab's folder handed in) and an archiver's
@@ -280,8 +286,7 @@ class Grading:
         return [f"not graded (only {only} {verb}): {shown}"]
 
     def rerun_hint(self, ex: Exercise, size, seed: int) -> str:
-        own = self.submission.resolve() == self.lab_dir.resolve()
-        binary = f"build/{self.lab.name}/student/lab" if own else "<lab binary>"
+        binary = f"build/{self.lab.name}/student/lab" if self._own_folder else "<lab binary>"
         return (
             f"reproduce: {binary} --exercise {ex.name} --size {','.join(map(str, size))} "
             f"--seed {seed}"
@@ -398,8 +403,9 @@ class Grading:
             if self.grade.device is None:
                 t["gpu_wait"] = self._gpu_wait
                 return
-            if lock is not None and _EarlyTimedRuns.worth_it(self):
-                early = _EarlyTimedRuns(self, lock)
+            groups = self._lab_run_groups() if lock is not None else {}
+            if groups:  # a run over the lab will be made
+                early = _EarlyTimedRuns(self, lock, [ex for g in groups.values() for ex in g])
             try:
                 self._correctness_lab_runs()
                 for ex in self.lab.exercises:
@@ -1218,11 +1224,10 @@ class _EarlyTimedRuns:
     ``result()`` is None, so that the grading makes its runs over the lab afterwards, as the
     sequential order would. ``result()`` also re-raises the thread's grader error."""
 
-    def __init__(self, grading: Grading, lock: GpuLock) -> None:
+    def __init__(self, grading: Grading, lock: GpuLock, due: list[Exercise]) -> None:
         self._grading = grading
         self._lock = lock
-        # the exercises its runs over the lab set up
-        self._due = [ex for group in grading._lab_run_groups().values() for ex in group]
+        self._due = due  # the exercises its runs over the lab set up (_lab_run_groups)
         self.untimed_done = threading.Event()
         self.set_up_done = threading.Event()
         self._given_up = False
@@ -1232,11 +1237,6 @@ class _EarlyTimedRuns:
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="early-timed", daemon=True)
         self._thread.start()
-
-    @staticmethod
-    def worth_it(grading: Grading) -> bool:
-        """True when a run over the lab would be made (``Grading._lab_run_groups``)."""
-        return bool(grading._lab_run_groups())
 
     def give_up(self) -> None:
         """The grading stopped before its untimed runs were done: the judge times nothing."""
