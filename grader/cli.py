@@ -54,6 +54,17 @@ from grader import grade as grading
 from grader.errors import GraderError
 
 
+def _run_options(p: argparse.ArgumentParser) -> None:
+    """The options of how a grading runs, the same for grade, batch and slurm."""
+    p.add_argument(
+        "--seed", type=_seed, metavar="S",
+        help="derive every run's seed from S (the same S gives the same inputs again)",
+    )
+    p.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
+    p.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
+    p.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text, 0)
@@ -98,13 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--gradescope", metavar="FILE", help="also write Gradescope's results.json to FILE"
     )
-    g.add_argument(
-        "--seed", type=_seed, metavar="S",
-        help="derive every run's seed from S (the same S gives the same inputs again)",
-    )
-    g.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
-    g.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
-    g.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
+    _run_options(g)
     g.add_argument("--quiet", action="store_true", help="print only the score table")
     g.add_argument(
         "--exercise",
@@ -126,13 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--jobs", type=_jobs, help="parallel gradings (default: one per CPU the grader may use)"
     )
-    b.add_argument(
-        "--seed", type=_seed, metavar="S",
-        help="derive every run's seed from S (the same S gives the same inputs again)",
-    )
-    b.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
-    b.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
-    b.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
+    _run_options(b)
     # the class the gradebook lists, when it is more than these submissions (grader.slurm's
     # array tasks: a JSON list of ids)
     b.add_argument("--roster", metavar="FILE", help=argparse.SUPPRESS)
@@ -159,13 +158,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="students per array task (default 1)")
     u.add_argument("--force", action="store_true", help="grade again those already graded")
     u.add_argument("--dry-run", action="store_true", help="write and print the scripts only")
-    u.add_argument(
-        "--seed", type=_seed, metavar="S",
-        help="derive every run's seed from S (the same S gives the same inputs again)",
-    )
-    u.add_argument("--arch", type=_arch, help="GPU architecture to build for (default sm_90)")
-    u.add_argument("--no-sanitizer", action="store_true", help="leave out compute-sanitizer")
-    u.add_argument("--no-perf", action="store_true", help="leave out the performance runs")
+    _run_options(u)
     u.add_argument("--stage", choices=("build", "merge"), help=argparse.SUPPRESS)
 
     s = sub.add_parser("selfcheck", help="solutions full marks, skeletons zero (instructors)")
