@@ -49,10 +49,11 @@ _OPCODES = (
     ("wait", re.compile(r"(LDGDEPBAR|DEPBAR)\b")),
 )
 _CONSTANT_BANK = re.compile(r"c\[0x3\]\[")
+CONSTANT_BANK = "constant bank c[0x3]"  # the space of operands _CONSTANT_BANK finds
 _WIDTH = re.compile(r"\.(64|128)(?=\.|$)")  # a vector access: LDG.E.128, STS.64
 ORDER = (
-    "shared", "global", "read-only", "constant bank c[0x3]", "texture", "surface", "local",
-    "barrier", "wait",
+    "shared", "global", "read-only", CONSTANT_BANK, "texture", "surface", "local", "barrier",
+    "wait",
 )
 
 
@@ -72,7 +73,7 @@ def of_function(fn: Function) -> dict[str, dict[str, int]]:
                 counts[mnemonic] = counts.get(mnemonic, 0) + 1
                 break
         if _CONSTANT_BANK.search(ins.body):
-            counts = found.setdefault("constant bank c[0x3]", {})
+            counts = found.setdefault(CONSTANT_BANK, {})
             counts[mnemonic] = counts.get(mnemonic, 0) + 1
     return found
 
