@@ -308,10 +308,12 @@ static void stop_null_server(judge *j) {
 /* ---------------------------------------------------------------------------------------
  * Timing.
  *
- * A timed sample of a contender is `batch` launches back to back, launch i writing output
+ * A timed sample of the student is `batch` launches back to back, launch i writing output
  * buffer i (cml_problem.out_ref), all on one input set: the switch between the two
  * processes' GPU contexts costs about 0.15 ms and varies by tens of microseconds, so a
- * sample lasts at least TARGET_SAMPLE_MS and that variation is a small part of it. Each
+ * sample lasts at least TARGET_SAMPLE_MS and that variation is a small part of it. With
+ * fresh inputs the baseline's sample is the first `baseline_batch` of those launches, as
+ * many as last TARGET_SAMPLE_MS by its own time alone (all `batch` without them). Each
  * output is poisoned before the sample; the L2 is flushed once per sample, as the plain
  * timing does for batched samples (cml_timing.h). */
 
@@ -319,7 +321,8 @@ static void stop_null_server(judge *j) {
 #define BATCH_MEMORY_BYTES ((size_t)8 << 30) /* for the extra outputs and fresh inputs */
 
 typedef struct batch_state {
-    int batch;                      /* launches per sample of the student and the baseline */
+    int batch;                      /* launches per sample of the student */
+    int baseline_batch;             /* of the baseline: its first launches of the student's */
     int copy_batch;                 /* copies per sample of the copy roof */
     float *outs[CML_IPC_MAX_BATCH]; /* [0] the case's output, then the extra ones */
     /* Fresh inputs (cml_input_uniform): launch i of a sample reads ins[i][0..n_fresh), [0]
@@ -608,7 +611,7 @@ static double sample(judge *j, int c, const batch_state *b, const copy_ctx *copy
         break;
     case C_BASELINE:
         cml_run.in_launch = 1;
-        for (int i = 0; i < b->batch; ++i) {
+        for (int i = 0; i < b->baseline_batch; ++i) {
             cml_problem_point(&j->p, b->outs[i], b->ins[i], b->n_fresh);
             j->ex->launch_baseline(j->p.ctx);
             CML_CHECK(cudaGetLastError());
@@ -685,6 +688,7 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
     static batch_state b;
     memset(&b, 0, sizeof b);
     b.batch = 1;
+    b.baseline_batch = 1;
     b.copy_batch = 1;
     b.outs[0] = j->p.d_out;
     if (uses_fresh_inputs(j)) {
@@ -746,6 +750,19 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
              * cost on the host clock). */
             b.copy_batch =
                 b.batch > 1 ? b.batch : launches_per_sample(warm[C_COPY], CML_IPC_MAX_BATCH);
+            /* With fresh inputs the baseline's batch is its own (design note 47): as many
+             * of the student's launches' buffers as make its sample last TARGET_SAMPLE_MS
+             * too, not the student's count (transpose's naive kernel, 1.0 ms, beside a
+             * 0.14 ms tiled one took 14 launches a sample, most of the timed hold). Each of
+             * those launches reads inputs of its own after the flush, so fewer of them
+             * measure the same per-launch time; launches that share one input set would not
+             * (the later ones find it in L2), and keep the student's count. From its time
+             * alone, taken before the student's process existed: the warm-up's, which that
+             * process could slow, would let it shrink the batch and raise the baseline's
+             * per-launch time. */
+            b.baseline_batch = b.n_fresh > 0 && judged->baseline_alone_ms > 0.0
+                                   ? launches_per_sample(judged->baseline_alone_ms, b.batch)
+                                   : b.batch;
             if (b.batch > 1) {
                 rc = give_outputs(j, &b);
                 if (rc != ANSWERED) {
@@ -865,7 +882,7 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
         judged->worker_overhead_ms = overhead;
         const int launches[N_CONTENDERS] = {[C_STUDENT] = b.batch,
                                             [C_NULL_WORKER] = 1,
-                                            [C_BASELINE] = b.batch,
+                                            [C_BASELINE] = b.baseline_batch,
                                             [C_NULL_JUDGE] = 1,
                                             [C_COPY] = b.copy_batch};
         for (int i = 0; i < reps; ++i) {
@@ -920,7 +937,7 @@ static double baseline_alone(judge *j) {
         CML_CHECK(cudaMalloc(&d_flush, flush_bytes));
     }
     static batch_state single; /* one launch into the case's own output */
-    single.batch = single.copy_batch = 1;
+    single.batch = single.baseline_batch = single.copy_batch = 1;
     single.outs[0] = j->p.d_out;
     double t[ALONE_REPS + 1]; /* the first is a warm-up */
     for (int r = 0; r <= ALONE_REPS; ++r) {

@@ -349,6 +349,8 @@ static void emit_timing_and_metrics(cml_json *w, const cml_doc *d) {
         cml_json_int(w, d->judged->verified_rep);
         cml_json_key(w, "baseline_reps");
         cml_json_int(w, t[1].reps);
+        cml_json_key(w, "baseline_batch");
+        cml_json_int(w, t[1].batch);
         cml_json_key(w, "baseline_alone_ms");
         if (d->judged->baseline_alone_ms >= 0) {
             cml_json_double(w, d->judged->baseline_alone_ms);

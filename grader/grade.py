@@ -997,9 +997,12 @@ class Grading:
         # where a timed run's time goes (issue 15): the grader's wall clock around the whole
         # run, and the judge's phases (docs/protocol.md, timing.phases_ms)
         row["wall_s"] = round(wall, 3)  # the graded run's
-        phases = ((run.doc or {}).get("timing") or {}).get("phases_ms")
+        timing = (run.doc or {}).get("timing") or {}
+        phases = timing.get("phases_ms")
         if isinstance(phases, dict):
             row["phases_ms"] = phases
+            # launches per sample: the student's and the baseline's (design note 47)
+            row["batch"] = [timing.get("batch"), timing.get("baseline_batch")]
         # the course code's own figures of the run, the same for every submission on one
         # device: a batch compares them across the class (grader.class_figures)
         course = class_figures.course_figures(run.doc)

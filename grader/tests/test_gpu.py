@@ -24,8 +24,8 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
     docs/design-notes.md note 39): lab 3.3's solution, its timed exercises with one judge,
     one gate and one student's process; each verified, timed and not disturbed (its
     baseline timed alone before the student's process started, and again among the
-    repetitions; SGEMM's, which only informs, in 7 of them); only the first case waited at
-    the gate."""
+    repetitions; SGEMM's, which only informs, in 7 of them; transpose's in fewer launches a
+    sample than the student's); only the first case waited at the gate."""
     lab_dir = REPO / "labs" / "3.3-tiling"
     build = REPO / "build" / "3.3-tiling"
     judge, binary = build / "judge", build / "solution" / "lab"
@@ -53,6 +53,14 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
         # an information-only baseline is timed in 7 of the repetitions (--info-baseline)
         assert timing["baseline_reps"] == (7 if name in info else timing["reps"]), name
         assert plausible.disturbed(doc) is None, (name, plausible.disturbed(doc))
+        # the baseline's launches per sample: with fresh inputs as many as last 2 ms by its
+        # time alone (transpose's naive kernel, about 7 times the tiled one's time, fewer
+        # than the student's), else the student's count (design note 47)
+        assert 1 <= timing["baseline_batch"] <= timing["batch"], (name, timing)
+        if timing["fresh_inputs"] == 0:
+            assert timing["baseline_batch"] == timing["batch"], (name, timing)
+        if name == "transpose_tiled":
+            assert timing["baseline_batch"] < timing["batch"], timing
         # a phase the judge did not time is left out of phases_ms
         assert ("gate" in timing["phases_ms"]) == (k == 0), (name, timing["phases_ms"])
         assert t.wall_s > 0
