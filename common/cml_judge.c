@@ -154,8 +154,8 @@ static int await_ready(judge *j) {
 }
 
 const char *const cml_judge_phase_names[CML_JUDGE_PHASES] = {
-    "setup",  "input_sets", "gate",   "baseline_alone", "hello",
-    "verify", "extra",      "timing", "timing_samples", "timing_checks"};
+    "setup",  "input_sets", "gate",   "baseline_alone", "hello",          "verify",
+    "extra",  "timing",     "timing_samples", "timing_checks", "null_server", "baseline_check"};
 enum {
     PH_SETUP,
     PH_SETS,
@@ -166,7 +166,9 @@ enum {
     PH_EXTRA,
     PH_TIMING,
     PH_T_SAMPLES, /* parts of PH_TIMING (cml_judged.phase_ms) */
-    PH_T_CHECKS
+    PH_T_CHECKS,
+    PH_S_NULL, /* parts of PH_SETS */
+    PH_S_BASELINE
 };
 
 /* A judged run's record before anything is known: the first launch's check, no sample
@@ -1311,12 +1313,21 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
             /* The empty-kernel server too (a process and a CUDA context: 0.1-0.5 s): the
              * course's, idle until a timing asks it for a launch. Where it cannot start,
              * judge_time tries again and reports it. */
-            (void)start_null_server(j);
+            double part = cml_now_ms();
+            if (j->null_sock < 0) { /* the first case starts it; the later ones find it */
+                (void)start_null_server(j);
+                c->judged.phase_ms[PH_S_NULL] = cml_now_ms() - part;
+            }
             /* The baseline checked now, before the gate, where nothing of its check
              * depends on the GPU being the run's alone (check_baseline): its launch and the
              * host-side comparison of a large output stay out of the hold (issue 15). */
-            if (c->ex->finish == NULL && !check_baseline(j, c->ex, &j->p)) {
-                return cml_lab_finish_error("harness", kWrongBaseline, CML_EXIT_FAILED);
+            if (c->ex->finish == NULL) {
+                part = cml_now_ms();
+                const int right = check_baseline(j, c->ex, &j->p);
+                c->judged.phase_ms[PH_S_BASELINE] = cml_now_ms() - part;
+                if (!right) {
+                    return cml_lab_finish_error("harness", kWrongBaseline, CML_EXIT_FAILED);
+                }
             }
         }
         phase_end(&c->judged, PH_SETS, &t0);

@@ -48,7 +48,7 @@ typedef struct cml_run_ctx {
 extern cml_run_ctx cml_run;
 
 /* What a judged run's document adds (docs/protocol.md, "Judged runs"). */
-enum { CML_JUDGE_PHASES = 10 };
+enum { CML_JUDGE_PHASES = 12 };
 extern const char *const cml_judge_phase_names[CML_JUDGE_PHASES];
 
 typedef struct cml_judged {
@@ -66,7 +66,8 @@ typedef struct cml_judged {
      * repetitions: the samples themselves (every contender's, warm-up included) and the
      * checks of the student's launches (copies back, the baseline on fresh inputs, the
      * comparisons); the rest of the repetitions is preparing them (inputs, poison, the L2
-     * flush). -1: not reached. */
+     * flush); two parts of the input sets' phase: the empty-kernel server's start and the
+     * baseline's check. -1: not reached. */
     double phase_ms[CML_JUDGE_PHASES];
 } cml_judged;
 
