@@ -441,7 +441,8 @@ def _start_judge(
     """Starts ``judge ARGS --peer FD [--gate]`` on our end of the socket pair (closed here
     once the judge holds it): its own session, its document on a pipe only the grader reads,
     its standard input a pipe when gated, its stderr into ``log``; nicer when
-    ``background`` (grader.run); on the CPUs kept for timed runs when ``kept_cpus``
+    ``background`` (grader.run), its CUDA context with one hardware work queue
+    (``runner.child_env``); on the CPUs kept for timed runs when ``kept_cpus``
     (grader.cpus)."""
     judge_proc = subprocess.Popen(
         [
@@ -453,6 +454,7 @@ def _start_judge(
             *(["--gate"] if gated else []),
         ],
         cwd=cwd,
+        env=runner.child_env(None, background),
         stdin=subprocess.PIPE if gated else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=log,

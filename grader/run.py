@@ -44,6 +44,14 @@ batch of 16 on 16 cores the timed run's HELLO took 0.5-2.6 s).
 ``timed``: the child is a timed run's student's process and starts on the CPUs kept for
 timed runs (``grader.cpus``: niceness alone did not keep a batch's other work off them).
 
+CUDA's hardware work queues (``child_env``): a background child's CUDA contexts open one
+(``CUDA_DEVICE_MAX_CONNECTIONS=1``), every other child's the driver's default (the variable
+removed, whatever the grader's own environment says). Opening the default eight is what CUDA
+processes started side by side wait for each other in: on the H200, 16 small correctness
+runs at once took 3.7 s with eight each and 1.2 s with one (docs/design-notes.md, note 48).
+One queue serialises a process's streams, which changes no result (streams promise no
+concurrency); a timed run keeps the default its thresholds were measured with.
+
 ``sandbox``: a ``grader.sandbox.Sandbox`` that wraps ``argv`` (bubblewrap), with ``cwd`` as
 the only writable directory and ``readable`` re-exposed read-only under the fresh /tmp.
 bwrap reports a child killed by signal N as exit status 128 + N; such a status is read
@@ -123,6 +131,23 @@ def background_prefix(background: bool) -> list[str]:
     or where no ``nice`` is installed (the child then runs at the grader's priority)."""
     nice = _nice() if background else None
     return [nice, "-n", str(BACKGROUND_NICE)] if nice else []
+
+
+CONNECTIONS_VAR = "CUDA_DEVICE_MAX_CONNECTIONS"
+BACKGROUND_CONNECTIONS = "1"
+
+
+def child_env(env: dict[str, str] | None, background: bool) -> dict[str, str]:
+    """The environment a child starts with: ``env`` (default the grader's own) with
+    ``CUDA_DEVICE_MAX_CONNECTIONS`` set to 1 for background work (an untimed run: its CUDA
+    contexts open one hardware work queue, not eight) and removed for anything else (a timed
+    run gets the driver's default). Module docstring; docs/design-notes.md, note 48."""
+    env = dict(os.environ if env is None else env)
+    if background:
+        env[CONNECTIONS_VAR] = BACKGROUND_CONNECTIONS
+    else:
+        env.pop(CONNECTIONS_VAR, None)
+    return env
 
 
 def priority_prefix(background: bool, timed: bool = False) -> list[str]:
@@ -223,7 +248,7 @@ def run(
         proc = subprocess.Popen(
             argv,
             cwd=cwd,
-            env=env,
+            env=child_env(env, background),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,

@@ -292,3 +292,23 @@ def test_a_document_past_the_last_case_stops_the_grading(tmp_path, monkeypatch):
     with pytest.raises(GraderError, match="the judge failed in offset at 5: cuda: invalid"):
         harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
                                        gate=contextlib.nullcontext)
+
+
+def test_an_untimed_judge_opens_one_cuda_work_queue_and_a_timed_one_the_default(
+    tmp_path, monkeypatch
+):
+    """The judge of correctness runs (background) starts with CUDA_DEVICE_MAX_CONNECTIONS=1,
+    a timed run's judge without it (runner.child_env, design note 48)."""
+    import socket
+
+    judge = tmp_path / "judge"
+    judge.write_text('#!/bin/sh\necho "${CUDA_DEVICE_MAX_CONNECTIONS-unset}"\n')
+    judge.chmod(0o755)
+    monkeypatch.setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8")
+    for background, want in ((True, b"1"), (False, b"unset")):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with open(tmp_path / "log", "w+") as log:
+            proc = harness._start_judge(judge, [], ours, str(tmp_path), log, background=background)
+            out, _ = proc.communicate(timeout=30)
+        theirs.close()
+        assert out.strip() == want, (background, out)

@@ -114,3 +114,22 @@ def test_background_work_runs_nicer_and_timed_work_does_not():
         assert int(out.stdout) == mine + run.BACKGROUND_NICE, out.describe()
     out = run.run(probe, timeout_s=30)
     assert int(out.stdout) == mine, out.describe()
+
+
+def test_untimed_runs_open_one_cuda_work_queue_and_timed_runs_the_default(monkeypatch):
+    """A background child (an untimed run: correctness, sanitizer, the probe) starts with
+    CUDA_DEVICE_MAX_CONNECTIONS=1, whatever the caller's or the grader's environment says;
+    any other child (a timed run's) without the variable, so the driver's default applies
+    (design note 48: eight queues per context are what CUDA processes started together wait
+    for)."""
+    probe = ["python3", "-c", "import os; print(os.environ.get('CUDA_DEVICE_MAX_CONNECTIONS'))"]
+    monkeypatch.setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32")
+    for env in (None, {"PATH": os.environ["PATH"], "CUDA_DEVICE_MAX_CONNECTIONS": "4"}):
+        out = run.run(probe, timeout_s=30, env=env, background=True)
+        assert out.stdout.strip() == "1", out.describe()
+        out = run.run(probe, timeout_s=30, env=env, timed=True)
+        assert out.stdout.strip() == "None", out.describe()
+    # the caller's mapping is not changed
+    mine = {"PATH": os.environ["PATH"]}
+    assert run.child_env(mine, True)["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"
+    assert mine == {"PATH": os.environ["PATH"]}
