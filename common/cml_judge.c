@@ -170,6 +170,7 @@ enum {
     PH_S_NULL, /* parts of PH_SETS */
     PH_S_BASELINE
 };
+_Static_assert(PH_S_BASELINE + 1 == CML_JUDGE_PHASES, "every phase has its name");
 
 /* A judged run's record before anything is known: the first launch's check, no sample
  * verified, nothing timed, no phase reached. */
@@ -315,7 +316,8 @@ static void stop_null_server(judge *j) {
  * processes' GPU contexts costs about 0.15 ms and varies by tens of microseconds, so a
  * sample lasts at least TARGET_SAMPLE_MS and that variation is a small part of it. With
  * fresh inputs the baseline's sample is the first `baseline_batch` of those launches, as
- * many as last TARGET_SAMPLE_MS by its own time alone (all `batch` without them). Each
+ * many as fit in TARGET_SAMPLE_MS by its own time alone, at least one (all `batch` without
+ * them). Each
  * output is poisoned before the sample; the L2 is flushed once per sample, as the plain
  * timing does for batched samples (cml_timing.h). */
 

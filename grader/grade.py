@@ -343,7 +343,10 @@ class Grading:
             self.results[name].warnings.extend(lines)
         # the build and every run of the submission from here on are in this sandbox
         # (grader.sandbox): the preprocessor and the assembler read what the source names
-        self.box = sandbox.choose([self.root], self.options.sandbox_default)
+        self.box = dataclasses.replace(
+            sandbox.choose([self.root], self.options.sandbox_default),
+            own_streams=self.lab.own_streams,
+        )
         status = Status.PASSED if self.box.kind in ("bwrap", "user") else Status.SKIPPED
         self.step("sandbox", status, [self.box.notice, cgroup.status()])
         out_dir = tmp / "out"

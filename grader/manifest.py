@@ -281,6 +281,13 @@ class Lab:
         return self.dir.name
 
     @property
+    def own_streams(self) -> bool:
+        """Whether submissions may make CUDA streams of their own (``allow_calls`` names a
+        ``cudaStreamCreate*``): their untimed runs then keep the driver's work queues
+        (grader.run.child_env; docs/design-notes.md, note 48)."""
+        return any(call.startswith("cudaStreamCreate") for call in self.allow_calls)
+
+    @property
     def max_points(self) -> int:
         """The automatic points: the exercises' and a report's ``filled`` points."""
         filled = self.report.filled if self.report else 0

@@ -49,8 +49,10 @@ CUDA's hardware work queues (``child_env``): a background child's CUDA contexts 
 removed, whatever the grader's own environment says). Opening the default eight is what CUDA
 processes started side by side wait for each other in: on the H200, 16 small correctness
 runs at once took 3.7 s with eight each and 1.2 s with one (docs/design-notes.md, note 48).
-One queue serialises a process's streams, which changes no result (streams promise no
-concurrency); a timed run keeps the default its thresholds were measured with.
+One queue runs a process's streams one after another in the order their work was issued;
+a timed run keeps the default its thresholds were measured with, and so does the untimed
+run of a submission whose lab lets it make streams of its own (``sandbox.own_streams``),
+where a race between its streams may show only when they run side by side.
 
 ``sandbox``: a ``grader.sandbox.Sandbox`` that wraps ``argv`` (bubblewrap), with ``cwd`` as
 the only writable directory and ``readable`` re-exposed read-only under the fresh /tmp.
@@ -137,13 +139,16 @@ CONNECTIONS_VAR = "CUDA_DEVICE_MAX_CONNECTIONS"
 BACKGROUND_CONNECTIONS = "1"
 
 
-def child_env(env: dict[str, str] | None, background: bool) -> dict[str, str]:
+def child_env(
+    env: dict[str, str] | None, background: bool, own_streams: bool = False
+) -> dict[str, str]:
     """The environment a child starts with: ``env`` (default the grader's own) with
     ``CUDA_DEVICE_MAX_CONNECTIONS`` set to 1 for background work (an untimed run: its CUDA
     contexts open one hardware work queue, not eight) and removed for anything else (a timed
-    run gets the driver's default). Module docstring; docs/design-notes.md, note 48."""
+    run gets the driver's default) and for the submission runs of a lab whose submissions
+    make streams of their own (``own_streams``). Module docstring; design note 48."""
     env = dict(os.environ if env is None else env)
-    if background:
+    if background and not own_streams:
         env[CONNECTIONS_VAR] = BACKGROUND_CONNECTIONS
     else:
         env.pop(CONNECTIONS_VAR, None)
@@ -248,7 +253,7 @@ def run(
         proc = subprocess.Popen(
             argv,
             cwd=cwd,
-            env=child_env(env, background),
+            env=child_env(env, background, sandbox is not None and sandbox.own_streams),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,

@@ -128,6 +128,10 @@ class Sandbox:
     user: tuple[int, int] | None = None  # kind "user": the grading's (uid, gid)
     setpriv: str | None = None
     protected: tuple[str, ...] = ()  # kind "user": hidden paths it made unreadable to others
+    # the submission may make streams of its own (its lab's allow_calls): its untimed runs
+    # keep the driver's CUDA work queues, where a race between streams can show
+    # (grader.run.child_env; docs/design-notes.md, note 48)
+    own_streams: bool = False
 
     @property
     def notice(self) -> str:

@@ -584,3 +584,10 @@ def test_every_real_lab_agrees_with_its_judge_binary():
                     assert any("__device_stub__" in d and e.kernel in d for d in defined), (
                         f"{lab_dir.name} {e.name}: the solution has no kernel {e.kernel}"
                     )
+
+
+def test_only_a_lab_that_allows_streams_keeps_the_default_work_queues():
+    """Lab 3.2 lets submissions make streams (allow_calls): its untimed runs keep the
+    driver's CUDA work queues (grader.run.child_env, design note 48); the other labs not."""
+    labs = {p.name: manifest.load(p) for p in sorted((REPO / "labs").glob("3.*"))}
+    assert {name for name, lab in labs.items() if lab.own_streams} == {"3.2-global-memory"}

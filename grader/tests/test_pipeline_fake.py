@@ -84,6 +84,7 @@ def test_solution_full_marks_with_a_device(fake_root, fake_gpu, capsys, tmp_path
         row["phases_ms"]
     ), row
     assert "gate" not in row["phases_ms"]  # a single grade: no gate
+    assert row["batch"] == [1, 1]  # launches per sample: the student's, the baseline's
     assert sum(row["phases_ms"].values()) / 1000 <= row["wall_s"]
     # every phase is timed (an instructor's batch says where its hours went)
     assert set(rep["timings_s"]) == {

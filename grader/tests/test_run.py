@@ -121,7 +121,7 @@ def test_untimed_runs_open_one_cuda_work_queue_and_timed_runs_the_default(monkey
     CUDA_DEVICE_MAX_CONNECTIONS=1, whatever the caller's or the grader's environment says;
     any other child (a timed run's) without the variable, so the driver's default applies
     (design note 48: eight queues per context are what CUDA processes started together wait
-    for)."""
+    for), and so does an untimed run of a submission that may make streams of its own."""
     probe = ["python3", "-c", "import os; print(os.environ.get('CUDA_DEVICE_MAX_CONNECTIONS'))"]
     monkeypatch.setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32")
     for env in (None, {"PATH": os.environ["PATH"], "CUDA_DEVICE_MAX_CONNECTIONS": "4"}):
@@ -129,6 +129,14 @@ def test_untimed_runs_open_one_cuda_work_queue_and_timed_runs_the_default(monkey
         assert out.stdout.strip() == "1", out.describe()
         out = run.run(probe, timeout_s=30, env=env, timed=True)
         assert out.stdout.strip() == "None", out.describe()
+    # a submission whose lab lets it make streams keeps the default in its untimed runs too
+    from grader.sandbox import Sandbox
+
+    streams = Sandbox(kind="none", off=True, own_streams=True)
+    out = run.run(probe, timeout_s=30, background=True, sandbox=streams)
+    assert out.stdout.strip() == "None", out.describe()
+    out = run.run(probe, timeout_s=30, background=True, sandbox=Sandbox(kind="none", off=True))
+    assert out.stdout.strip() == "1", out.describe()
     # the caller's mapping is not changed
     mine = {"PATH": os.environ["PATH"]}
     assert run.child_env(mine, True)["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"

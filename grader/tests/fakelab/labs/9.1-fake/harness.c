@@ -294,7 +294,8 @@ static int one_case(opts o, int have_gpu) {
         char alone[32];
         snprintf(alone, sizeof alone, "%.6g", slow);
         fprintf(f,
-                "\"timing\":{\"reps\":20,\"batch\":1,\"student\":{\"median_ms\":%.6g,"
+                "\"timing\":{\"reps\":20,\"batch\":1,\"baseline_batch\":1,"
+                "\"student\":{\"median_ms\":%.6g,"
                 "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"baseline\":{\"median_ms\":%.6g,"
                 "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"copy\":{\"median_ms\":%.6g,"
                 "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"ratio\":%.6g,\"baseline_alone_ms\":%s,"
