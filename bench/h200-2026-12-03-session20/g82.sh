@@ -16,22 +16,6 @@ watch_start 16
 s $(left) batch16 python3 -m grader batch labs/3.3-tiling /tmp/class16/s* --out $L/batch16
 watch_stop
 python3 bench/throughput/lock_trace.py $L/trace16.txt | tee -a $L/summary.txt
-python3 - $L/batch16 <<'PY' | tee -a $L/summary.txt
-import json, sys, glob, statistics
-rows = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/s*/report.json"))]
-print(len(rows), "reports, totals", sorted({(r["total"], r["max"]) for r in rows}))
-for k in rows[0]["timings_s"]:
-    v = [r["timings_s"][k] for r in rows]
-    print(f"  {k}: median {statistics.median(v):.1f} min {min(v):.1f} max {max(v):.1f}")
-for ex in rows[0]["exercises"]:
-    ds = [d for r in rows for e in r["exercises"] if e["name"] == ex["name"]
-          for d in e["parts"]["performance"].get("details") or []]
-    out = {}
-    for k in ("setup", "input_sets", "null_server", "baseline_check", "gate"):
-        v = [d.get("phases_ms", {}).get(k) for d in ds if d.get("phases_ms", {}).get(k) is not None]
-        if v:
-            out[k] = (round(statistics.median(v)), round(min(v)), round(max(v)))
-    print(" ", ex["name"], "ms (median, min, max):", out)
-PY
+python3 bench/throughput/batch_phases.py $L/batch16 | tee -a $L/summary.txt
 cat $L/summary.txt
 tar czf "$CML_OUT/$CML_NAME.tgz" -C /tmp "$CML_NAME"

@@ -23,6 +23,7 @@ watch_stop
 gzip -f $L/top100.txt
 python3 bench/throughput/lock_trace.py $L/trace100.txt | tee -a $L/summary.txt
 tail -3 .scratch/class100/summary.txt 2>/dev/null | tee -a $L/summary.txt
+python3 bench/throughput/batch_phases.py .scratch/class100/grading-1 | tee -a $L/summary.txt
 grep -c "NOT AS EXPECTED" .scratch/class100/summary.txt 2>/dev/null | sed 's/^/not as expected: /' | tee -a $L/summary.txt
 cp -r .scratch/class100 $L/class100
 cat $L/summary.txt

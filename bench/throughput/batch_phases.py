@@ -1,0 +1,41 @@
+"""Where a batch's time went, from its students' report.json (issue 15): how many reports and
+their totals, each of ``timings_s`` as median, min and max over the students (seconds), and
+for each exercise the judge's phases of its timed run (median, min, max in ms; a part such as
+``null_server`` is inside its phase, ``input_sets``), with every fifth of its scored values.
+
+Usage: python3 bench/throughput/batch_phases.py OUT   (a ``grader batch --out`` folder)"""
+
+from __future__ import annotations
+
+import glob
+import json
+import statistics
+import sys
+
+PHASES = ("setup", "input_sets", "null_server", "baseline_check", "gate", "timing")
+
+
+def main(out: str) -> None:
+    rows = [json.load(open(f)) for f in sorted(glob.glob(out + "/*/report.json"))]
+    if not rows:
+        sys.exit(f"no */report.json under {out}")
+    print(len(rows), "reports, totals", sorted({(r["total"], r["max"]) for r in rows}))
+    for k in rows[0]["timings_s"]:
+        v = [r["timings_s"][k] for r in rows]
+        print(f"  {k}: median {statistics.median(v):.1f} min {min(v):.1f} max {max(v):.1f}")
+    for ex in rows[0]["exercises"]:
+        ds = [d for r in rows for e in r["exercises"] if e["name"] == ex["name"]
+              for d in e["parts"]["performance"].get("details") or []]
+        found = {}
+        for k in PHASES:
+            v = [d["phases_ms"][k] for d in ds if k in (d.get("phases_ms") or {})]
+            if v:
+                found[k] = (round(statistics.median(v)), round(min(v)), round(max(v)))
+        values = sorted(round(d.get("value") or -1, 3) for d in ds)[::5]
+        print(" ", ex["name"], "ms (median, min, max):", found, "values", values)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
