@@ -755,8 +755,8 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
             b.copy_batch =
                 b.batch > 1 ? b.batch : launches_per_sample(warm[C_COPY], CML_IPC_MAX_BATCH);
             /* With fresh inputs the baseline's batch is its own (design note 47): as many
-             * of the student's launches' buffers as make its sample last TARGET_SAMPLE_MS
-             * too, not the student's count (transpose's naive kernel, 1.0 ms, beside a
+             * of the student's launches' buffers as fit in TARGET_SAMPLE_MS by its time, at
+             * least one, not the student's count (transpose's naive kernel, 1.0 ms, beside a
              * 0.14 ms tiled one took 14 launches a sample, most of the timed hold). Each of
              * those launches reads inputs of its own after the flush, so fewer of them
              * measure the same per-launch time; launches that share one input set would not
