@@ -47,6 +47,11 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             "measured": [{"metric": .., "value": ..}],
                                             "retimed": "timed twice: ..",  # if it was
                                             "first_wall_s": ..,
+                                            "wall_s": ..,  # the grader's clock, the run
+                                            "phases_ms": {"setup": .., ..},  # the judge's
+                                            "batch": [8, 1],  # launches a sample: the
+                                            # student's, the baseline's (timing.batch,
+                                            # timing.baseline_batch)
                                             "gbps": .., "copy_gbps": ..,
                                             "pct_of_copy": ..,  # the judge's, GB/s
                                             "roof": "copy" | "fp32",
