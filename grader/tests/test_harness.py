@@ -299,8 +299,6 @@ def test_an_untimed_judge_opens_one_cuda_work_queue_and_a_timed_one_the_default(
 ):
     """The judge of correctness runs (background) starts with CUDA_DEVICE_MAX_CONNECTIONS=1,
     a timed run's judge without it (runner.child_env, design note 48)."""
-    import socket
-
     judge = tmp_path / "judge"
     judge.write_text('#!/bin/sh\necho "${CUDA_DEVICE_MAX_CONNECTIONS-unset}"\n')
     judge.chmod(0o755)

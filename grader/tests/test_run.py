@@ -8,6 +8,7 @@ import time
 import pytest
 
 from grader import run
+from grader.sandbox import Sandbox
 
 
 def _alive(pid: int) -> bool:
@@ -130,8 +131,6 @@ def test_untimed_runs_open_one_cuda_work_queue_and_timed_runs_the_default(monkey
         out = run.run(probe, timeout_s=30, env=env, timed=True)
         assert out.stdout.strip() == "None", out.describe()
     # a submission whose lab lets it make streams keeps the default in its untimed runs too
-    from grader.sandbox import Sandbox
-
     streams = Sandbox(kind="none", off=True, own_streams=True)
     out = run.run(probe, timeout_s=30, background=True, sandbox=streams)
     assert out.stdout.strip() == "None", out.describe()
