@@ -20,11 +20,13 @@ def main(out: str) -> None:
     if not rows:
         sys.exit(f"no */report.json under {out}")
     print(len(rows), "reports, totals", sorted({(r["total"], r["max"]) for r in rows}))
-    for k in rows[0]["timings_s"]:
-        v = [r["timings_s"][k] for r in rows]
-        print(f"  {k}: median {statistics.median(v):.1f} min {min(v):.1f} max {max(v):.1f}")
-    for ex in rows[0]["exercises"]:
-        ds = [d for r in rows for e in r["exercises"] if e["name"] == ex["name"]
+    keys = dict.fromkeys(k for r in rows for k in r["timings_s"])  # a hostile's may lack some
+    for k in keys:
+        v = [r["timings_s"][k] for r in rows if k in r["timings_s"]]
+        print(f"  {k} ({len(v)}): median {statistics.median(v):.1f} min {min(v):.1f} max {max(v):.1f}")
+    names = dict.fromkeys(e["name"] for r in rows for e in r["exercises"])
+    for name in names:
+        ds = [d for r in rows for e in r["exercises"] if e["name"] == name
               for d in e["parts"]["performance"].get("details") or []]
         found = {}
         for k in PHASES:
@@ -32,7 +34,7 @@ def main(out: str) -> None:
             if v:
                 found[k] = (round(statistics.median(v)), round(min(v)), round(max(v)))
         values = sorted(round(d.get("value") or -1, 3) for d in ds)[::5]
-        print(" ", ex["name"], "ms (median, min, max):", found, "values", values)
+        print(" ", name, "ms (median, min, max):", found, "values", values)
 
 
 if __name__ == "__main__":
