@@ -61,10 +61,15 @@ class GpuLock:
             self._note()
         try:
             self._hold_shared()
-            try:
-                yield
-            finally:
-                self._drop_shared()
+            yield
+        finally:
+            self._leave_shared()
+
+    def _leave_shared(self) -> None:
+        """Ends one shared hold of this thread's (``shared()``, or ``exclusive``'s
+        ``then_shared``)."""
+        try:
+            self._drop_shared()
         finally:
             with self._cond:
                 self._readers -= 1
@@ -106,10 +111,18 @@ class GpuLock:
             self._hold_shared()
 
     @contextlib.contextmanager
-    def exclusive(self) -> Iterator[None]:
-        """Held around timed GPU work: no other run of any kind on the GPU meanwhile."""
+    def exclusive(self, then_shared: contextlib.ExitStack | None = None) -> Iterator[None]:
+        """Held around timed GPU work: no other run of any kind on the GPU meanwhile.
+
+        ``then_shared``: on leaving, the hold becomes a shared one at once, ahead of the timed
+        runs waiting (a downgrade: nothing starts in between), held until that stack closes
+        (in this thread). For what follows a grading's own timed run: grading what it
+        measured, or, rarely, a fresh run's set-up. The next timed run waits for it as for
+        any untimed run, and the grading does not wait for the class's queue of timed runs
+        before it can end (docs/design-notes.md, note 49)."""
         with self._cond:
             self._wait_alone()
+        downgrade = False
         try:
             self._hold_alone()
             try:
@@ -119,8 +132,14 @@ class GpuLock:
         finally:
             with self._cond:
                 self._writer = False
+                if then_shared is not None:
+                    self._readers += 1
+                    downgrade = True
                 self._note()
                 self._cond.notify_all()
+            if downgrade:  # here too when the body failed: the stack ends the hold
+                then_shared.callback(self._leave_shared)  # first: a failed hold is undone
+                self._hold_shared()
 
     # Other processes' share of the GPU: none here (FileGpuLock). Called outside ``_cond``:
     # _hold_shared once this thread counts among the readers, _drop_shared before it stops

@@ -434,14 +434,15 @@ class Grading:
         # Two or more timed exercises are timed in one judged run, one hold (note 39).
         start, waited = time.monotonic(), self._gpu_wait
         timed = early.result() if early is not None else None
-        asked = time.monotonic()
-        with lock.shared() if lock else contextlib.nullcontext():
-            self._count_wait(time.monotonic() - asked)
+        # The shared hold is taken only for a run still to make (design note 49): grading the
+        # early runs' documents needs no GPU, and must not wait behind the class's queue.
+        with _SharedWhenNeeded(lock, self._count_wait) as hold:
             gate = self._timing_gate if lock else None
             if timed is None:  # no early run, or its exercises were no longer all due
+                hold()
                 timed = self._timed_lab_runs(gate)
             for ex in self.lab.exercises:
-                self._performance(ex, gate=gate, first=timed.get(ex.name))
+                self._performance(ex, gate=gate, first=timed.get(ex.name), hold=hold)
             t["timed"] = time.monotonic() - start - (self._gpu_wait - waited)
         t["gpu_wait"] = self._gpu_wait
 
@@ -942,11 +943,14 @@ class Grading:
             )
         return runs
 
-    def _performance(self, ex: Exercise, gate=None, first: harness.TimedCase | None = None) -> None:
+    def _performance(
+        self, ex: Exercise, gate=None, first: harness.TimedCase | None = None, hold=None
+    ) -> None:
         """The performance part of ``ex``: its timed (or untimed, measuring) run, graded.
         ``first``: its timed run made already in a run over the lab (``_timed_lab_runs``),
         graded as the run this would make, and timed again here, like that one, when its
-        samples spread."""
+        samples spread. ``hold``: called before any run of its own on the GPU (a
+        ``_SharedWhenNeeded``); None where the caller holds the lock already."""
         er = self.results[ex.name]
         part = er.parts["performance"]
         spec = ex.performance
@@ -964,6 +968,8 @@ class Grading:
         started = time.monotonic()
 
         def measure() -> harness.CaseRun:
+            if hold is not None:
+                hold()
             with gate() if gate and not spec.timed else contextlib.nullcontext():
                 return harness.run_judged(
                     self.judge.path,
@@ -1139,6 +1145,8 @@ class Grading:
         if short is not None and ex.kernel and short[0].metric in ("ratio", *roofs.METRICS):
             # ncu alone on the GPU, like a timing: two sessions at once left one without
             # counters (docs/design-notes.md, note 24)
+            if hold is not None:
+                hold()
             with gate() if gate else contextlib.nullcontext():
                 self._counters(ex, part, spec.size, seed, short)
 
@@ -1224,11 +1232,11 @@ class _EarlyTimedRuns:
     ``upgrade`` lets it in the sequential order: its set-up's end may then overlap another
     grading's hold alone). The gate waits for ``untimed_done``, then takes the GPU
     alone (``lock.exclusive``, its wait counted) only if the grading did not give up and every
-    exercise due at the start still is; after it the thread holds the lock shared for the set-up
-    of any later run (a fresh run after a failure: ``lock.upgrade`` at its gate), as the
-    sequential order's upgrade does. Else the judge is killed before it times anything and
-    ``result()`` is None, so that the grading makes its runs over the lab afterwards, as the
-    sequential order would. ``result()`` also re-raises the thread's grader error."""
+    exercise due at the start still is; leaving it, the thread holds the lock shared at once (a
+    downgrade, note 49: no queue of timed runs to wait behind) for the set-up of any later run
+    (a fresh run after a failure: ``lock.upgrade`` at its gate), and lets it go when it ends.
+    Else the judge is killed before it times anything and ``result()`` is None, so that the
+    grading makes its runs over the lab afterwards, as the sequential order would. ``result()`` also re-raises the thread's grader error."""
 
     def __init__(self, grading: Grading, lock: GpuLock, due: list[Exercise]) -> None:
         self._grading = grading
@@ -1256,17 +1264,20 @@ class _EarlyTimedRuns:
         if self._given_up or not all(self._grading._timed_ready(ex) for ex in self._due):
             raise _NotDue()
         asked = time.monotonic()
-        # The first gate: no hold of this thread's yet (the grading's covered the set-up). A
-        # later one (a fresh run after a failure, a run deferred past the judge's set-up
-        # budget) was set up under this thread's own shared hold, taken after the first.
-        with self._lock.upgrade() if self._holding else self._lock.exclusive():
+        # The first gate: no hold of this thread's yet (the grading's covered the set-up). It
+        # ends in this thread's own shared hold at once (a downgrade, design note 49), under
+        # which a later run (a fresh run after a failure, a run deferred past the judge's
+        # set-up budget) is set up and upgraded at its gate; the thread lets it go when it
+        # ends, so that a grading whose runs are done does not queue behind the class's
+        # timed runs waiting.
+        if self._holding:
+            alone = self._lock.upgrade()
+        else:
+            alone = self._lock.exclusive(then_shared=self._held)
+            self._holding = True
+        with alone:
             self._grading._count_wait(time.monotonic() - asked)
             yield
-        if not self._holding:
-            asked = time.monotonic()
-            self._held.enter_context(self._lock.shared())
-            self._grading._count_wait(time.monotonic() - asked)
-            self._holding = True
 
     def _run(self) -> None:
         try:
@@ -1285,6 +1296,34 @@ class _EarlyTimedRuns:
         if self._error is not None:
             raise self._error
         return self._runs
+
+
+class _SharedWhenNeeded:
+    """The lock's shared hold for the end of a batch's grading (``Grading._runtime``), taken
+    when first called (before a run on the GPU: a timed run not made early, one timed again,
+    ncu) and held until the ``with`` block ends; never taken when nothing needs it, so that a
+    grading whose timed runs are done ends at once (design note 49). ``lock`` None: nothing
+    to hold. Its waits are counted with ``count_wait(seconds)``."""
+
+    def __init__(self, lock: GpuLock | None, count_wait) -> None:
+        self._lock = lock
+        self._count_wait = count_wait
+        self._stack = contextlib.ExitStack()
+        self._held = False
+
+    def __enter__(self) -> _SharedWhenNeeded:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stack.close()
+
+    def __call__(self) -> None:
+        if self._lock is None or self._held:
+            return
+        asked = time.monotonic()
+        self._stack.enter_context(self._lock.shared())
+        self._count_wait(time.monotonic() - asked)
+        self._held = True
 
 
 def _side_by_side(calls) -> list:

@@ -7,6 +7,7 @@ fresh judged run, through a gate of their own."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -247,3 +248,39 @@ def test_the_set_up_overlaps_the_untimed_runs_under_one_shared_presence(
 def _hold_alone(lock: GpuLock, seconds: float) -> None:
     with lock.exclusive():
         time.sleep(seconds)
+
+
+def test_a_grading_ends_without_waiting_behind_the_queue_of_timed_runs(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """Design note 49: once its run over the lab has been timed, a batch's grading ends while
+    another grading's timed run, queued during its hold alone, still holds the GPU (before,
+    it took the shared hold again behind that queue: the class went in waves)."""
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=course / "solutions" / "9.1-fake", seed=5, one_process=True),
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()
+    timed = g._timed_lab_runs
+    other = threading.Thread(target=lambda: _hold_alone(g.gpu_lock, 3.0))
+    when: dict[str, float] = {}
+
+    def timed_then(gate):
+        @contextlib.contextmanager
+        def gate_then():
+            with gate():
+                other.start()  # queues behind this hold alone
+                while g.gpu_lock._writers_waiting == 0:
+                    time.sleep(0.005)
+                yield
+            when["let_go"] = time.monotonic()
+
+        return timed(gate_then)
+
+    monkeypatch.setattr(g, "_timed_lab_runs", timed_then)
+    rep = report.to_json(g.run())
+    ended = time.monotonic()
+    assert other.is_alive(), "the grading waited for the other timed run"
+    other.join()
+    assert rep["total"] == rep["max"]
+    assert ended - when["let_go"] < 2.0, ended - when["let_go"]

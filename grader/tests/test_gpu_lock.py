@@ -4,6 +4,7 @@ timed run is not starved by a stream of untimed ones — between the threads of 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import multiprocessing
 import threading
@@ -127,6 +128,67 @@ def test_upgrade_measures_alone_and_sets_up_alongside(new_lock):
         t.join(10)
     assert not any(t.is_alive() for t in threads), "deadlock"
     assert state["both_set_up"] and not state["overlap"]
+
+
+def test_a_hold_alone_ends_in_a_shared_hold_ahead_of_the_queue(new_lock):
+    """``exclusive(then_shared=stack)`` (design note 49): leaving its hold alone, a grading
+    holds the GPU shared at once, while another timed run and an untimed run wait; the
+    timed run starts only when the stack closes, and the untimed run after it (writers
+    first). The same when the body fails: the stack still ends the shared hold."""
+    lock = new_lock()
+    events: list[str] = []
+    log = threading.Lock()
+
+    def note(what):
+        with log:
+            events.append(what)
+
+    inside, queued, release = threading.Event(), threading.Event(), threading.Event()
+
+    def grading():
+        with contextlib.ExitStack() as stack:
+            with lock.exclusive(then_shared=stack):
+                note("A+")
+                inside.set()
+                queued.wait(5)
+            note("A shared")
+            assert lock._readers == 1 and not lock._writer
+            release.wait(5)
+            note("A-")
+
+    def timed():
+        with lock.exclusive():
+            note("T")
+
+    def untimed():
+        with lock.shared():
+            note("U")
+
+    a = threading.Thread(target=grading)
+    a.start()
+    inside.wait(5)
+    t = threading.Thread(target=timed)
+    t.start()
+    while lock._writers_waiting == 0:
+        time.sleep(0.005)
+    u = threading.Thread(target=untimed)
+    u.start()
+    time.sleep(0.05)  # the untimed run now waits behind the timed one
+    queued.set()
+    time.sleep(0.2)  # A holds shared: neither may start
+    assert events == ["A+", "A shared"], events
+    release.set()
+    for th in (a, t, u):
+        th.join(5)
+    assert events == ["A+", "A shared", "A-", "T", "U"], events
+
+    with pytest.raises(RuntimeError):
+        with contextlib.ExitStack() as stack:
+            with lock.exclusive(then_shared=stack):
+                raise RuntimeError("the timed run failed")
+    assert lock._readers == 0 and not lock._writer and lock._writers_waiting == 0
+    with lock.exclusive():  # the lock is free again
+        pass
 
 
 def test_the_lock_file_is_held_shared_then_alone(tmp_path):
