@@ -26,6 +26,18 @@ def new_lock(request, tmp_path):
     return lambda: FileGpuLock(tmp_path / "gpu.lock")
 
 
+def _recorder():
+    """(events, note): ``note(what)`` appends to the list ``events``, from any thread."""
+    events: list[str] = []
+    log = threading.Lock()
+
+    def note(what: str) -> None:
+        with log:
+            events.append(what)
+
+    return events, note
+
+
 def test_untimed_runs_share_the_gpu(new_lock):
     lock = new_lock()
     inside = threading.Barrier(3, timeout=5)  # all three must be inside at once
@@ -45,13 +57,7 @@ def test_untimed_runs_share_the_gpu(new_lock):
 
 def test_a_timed_run_is_alone_and_not_starved(new_lock):
     lock = new_lock()
-    events: list[str] = []
-    log = threading.Lock()
-
-    def note(what):
-        with log:
-            events.append(what)
-
+    events, note = _recorder()
     first_in = threading.Event()
 
     def untimed(name, hold):
@@ -136,13 +142,7 @@ def test_a_hold_alone_ends_in_a_shared_hold_ahead_of_the_queue(new_lock):
     timed run starts only when the stack closes, and the untimed run after it (writers
     first). The same when the body fails: the stack still ends the shared hold."""
     lock = new_lock()
-    events: list[str] = []
-    log = threading.Lock()
-
-    def note(what):
-        with log:
-            events.append(what)
-
+    events, note = _recorder()
     inside, queued, release = threading.Event(), threading.Event(), threading.Event()
 
     def grading():
