@@ -1144,7 +1144,10 @@ class Grading:
         # (lab 3.1b's l2_over_l1: a one-thread chase is "uncoalesced" by design)
         if short is not None and ex.kernel and short[0].metric in ("ratio", *roofs.METRICS):
             # ncu alone on the GPU, like a timing: two sessions at once left one without
-            # counters (docs/design-notes.md, note 24)
+            # counters (docs/design-notes.md, note 24); without ncu nothing runs: no hold
+            if tools.find("ncu") is None:
+                self._counters(ex, part, spec.size, seed, short)
+                return
             if hold is not None:
                 hold()
             with gate() if gate else contextlib.nullcontext():
@@ -1236,7 +1239,8 @@ class _EarlyTimedRuns:
     downgrade, note 49: no queue of timed runs to wait behind) for the set-up of any later run
     (a fresh run after a failure: ``lock.upgrade`` at its gate), and lets it go when it ends.
     Else the judge is killed before it times anything and ``result()`` is None, so that the
-    grading makes its runs over the lab afterwards, as the sequential order would. ``result()`` also re-raises the thread's grader error."""
+    grading makes its runs over the lab afterwards, as the sequential order would.
+    ``result()`` also re-raises the thread's grader error."""
 
     def __init__(self, grading: Grading, lock: GpuLock, due: list[Exercise]) -> None:
         self._grading = grading

@@ -47,6 +47,8 @@ def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str):
     if not lab_runs:
         monkeypatch.setattr(g, "_timed_lab_runs", lambda gate: {})
     rep = report.to_json(g.run())
+    lock = g.gpu_lock  # every hold let go, on every path (a fresh run, a retimed one)
+    assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
     rep.pop("timings_s")
     for ex in rep["exercises"]:
         for row in ex["parts"]["performance"]["details"]:

@@ -187,6 +187,8 @@ def test_a_hold_alone_ends_in_a_shared_hold_ahead_of_the_queue(new_lock):
             with lock.exclusive(then_shared=stack):
                 raise RuntimeError("the timed run failed")
     assert lock._readers == 0 and not lock._writer and lock._writers_waiting == 0
+    if isinstance(lock, FileGpuLock):  # the file let go too
+        assert lock._shares == 0 and lock._shared_fd is None and lock._alone_fd is None
     with lock.exclusive():  # the lock is free again
         pass
 
