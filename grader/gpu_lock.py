@@ -116,11 +116,11 @@ class GpuLock:
 
         ``then_shared``: on leaving, the hold becomes a shared one at once, ahead of the timed
         runs waiting (a downgrade: nothing of this process starts in between; a timed run of
-        another process sharing the lock file may, and this hold then waits for it), held until
-        that stack closes (in this thread). For what follows a grading's own timed run: grading what it
-        measured, or, rarely, a fresh run's set-up. The next timed run waits for it as for
-        any untimed run, and the grading does not wait for the class's queue of timed runs
-        before it can end (docs/design-notes.md, note 49)."""
+        another process sharing the lock file may, and this hold then waits for it), held
+        until that stack closes (in this thread). For what follows a grading's own timed run:
+        grading what it measured, or, rarely, a fresh run's set-up. The next timed run waits
+        for it as for any untimed run, and the grading does not wait for the class's queue of
+        timed runs before it can end (docs/design-notes.md, note 49)."""
         with self._cond:
             self._wait_alone()
         downgrade = False

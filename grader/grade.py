@@ -1143,24 +1143,24 @@ class Grading:
         # counters explain a time (a ratio, a share of a roof), not an exercise's own figure
         # (lab 3.1b's l2_over_l1: a one-thread chase is "uncoalesced" by design)
         if short is not None and ex.kernel and short[0].metric in ("ratio", *roofs.METRICS):
-            # ncu alone on the GPU, like a timing: two sessions at once left one without
-            # counters (docs/design-notes.md, note 24); without ncu nothing runs: no hold
-            if tools.find("ncu") is None:
-                self._counters(ex, part, spec.size, seed, short)
-                return
-            if hold is not None:
-                hold()
-            with gate() if gate else contextlib.nullcontext():
-                self._counters(ex, part, spec.size, seed, short)
+            self._counters(ex, part, spec.size, seed, short, gate=gate, hold=hold)
 
-    def _counters(self, ex: Exercise, part, size: tuple[int, ...], seed: int, short) -> None:
+    def _counters(
+        self, ex: Exercise, part, size: tuple[int, ...], seed: int, short, gate=None, hold=None
+    ) -> None:
         """A slow kernel's cause from its hardware counters (grader.counters), in place of
-        the lab's guess; the figures go into the part's messages either way."""
+        the lab's guess; the figures go into the part's messages either way. ``gate`` and
+        ``hold`` as ``_performance``'s: ncu runs alone on the GPU, like a timing (two
+        sessions at once left one without counters, docs/design-notes.md, note 24); without
+        ncu nothing runs, and nothing is held."""
         ncu = tools.find("ncu")
         if ncu is None:
             part.messages.append(f"no counters measured: {tools.not_found('ncu')}")
             return
-        prof = counters.profile(ncu, self.binary, ex.name, ex.kernel, size, seed, box=self.box)
+        if hold is not None:
+            hold()
+        with gate() if gate else contextlib.nullcontext():
+            prof = counters.profile(ncu, self.binary, ex.name, ex.kernel, size, seed, box=self.box)
         if prof.counters is None:
             part.messages.append(f"no counters measured: {prof.problem}")
             return

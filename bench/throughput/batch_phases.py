@@ -23,7 +23,8 @@ def main(out: str) -> None:
     keys = dict.fromkeys(k for r in rows for k in r["timings_s"])  # a hostile's may lack some
     for k in keys:
         v = [r["timings_s"][k] for r in rows if k in r["timings_s"]]
-        print(f"  {k} ({len(v)}): median {statistics.median(v):.1f} min {min(v):.1f} max {max(v):.1f}")
+        print(f"  {k} ({len(v)}): median {statistics.median(v):.1f} "
+              f"min {min(v):.1f} max {max(v):.1f}")
     names = dict.fromkeys(e["name"] for r in rows for e in r["exercises"])
     for name in names:
         ds = [d for r in rows for e in r["exercises"] if e["name"] == name
