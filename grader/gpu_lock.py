@@ -9,7 +9,8 @@ concurrent kernels would corrupt each other's timings").
 ``GpuLock`` is a readers–writer lock: ``shared()`` for untimed runs, ``exclusive()`` for a
 timed one. Writers are preferred: once a timed run waits, no new untimed run starts, so
 the performance runs of a large class are not starved by the correctness runs of the
-others. (Python's standard library has no readers–writer lock; this is the textbook one
+others. Waiting timed runs hold the GPU in the order they asked for it (first come, first
+served: which thread a ``notify_all`` wakes first must not decide it). (Python's standard library has no readers–writer lock; this is the textbook one
 on a ``threading.Condition``.)
 
 ``FileGpuLock`` extends it to other processes through a lock file (``GRADER_GPU_LOCK``): two
@@ -19,6 +20,7 @@ batches, or a batch and a grade, or pytest's workers grading fixtures, on one GP
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import fcntl
 import os
@@ -39,6 +41,7 @@ class GpuLock:
         self._readers = 0  # untimed runs in progress
         self._writer = False  # a timed run in progress
         self._writers_waiting = 0
+        self._queue: collections.deque[object] = collections.deque()  # waiting timed runs
         trace = os.environ.get(TRACE_ENV, "").strip()
         self._trace = open(trace, "a", buffering=1) if trace else None
 
@@ -78,12 +81,23 @@ class GpuLock:
                     self._cond.notify_all()
 
     def _wait_alone(self) -> None:
-        """With ``_cond`` held: waits until no run holds the GPU, then holds it alone."""
+        """With ``_cond`` held: waits until no run holds the GPU and the timed runs that asked
+        before this one have had it, then holds it alone."""
+        me = object()
+        self._queue.append(me)
         self._writers_waiting += 1
         self._note()
         self._cond.notify_all()
-        while self._writer or self._readers:
-            self._cond.wait()
+        try:
+            while self._writer or self._readers or self._queue[0] is not me:
+                self._cond.wait()
+        except BaseException:  # interrupted while waiting: the runs behind it go on
+            self._queue.remove(me)
+            self._writers_waiting -= 1
+            self._note()
+            self._cond.notify_all()
+            raise
+        self._queue.popleft()
         self._writers_waiting -= 1
         self._writer = True
         self._note()

@@ -211,8 +211,10 @@ def test_the_set_up_overlaps_the_untimed_runs_under_one_shared_presence(
 
     def probed():
         probe()
-        other.start()  # another grading's timed run asks for the GPU alone now
-        time.sleep(0.05)
+        other.start()  # another grading's timed run asks for the GPU alone now, first
+        deadline = time.monotonic() + 10
+        while g.gpu_lock._writers_waiting == 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
 
     def untimed_then():
         untimed()

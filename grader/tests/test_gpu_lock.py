@@ -87,6 +87,30 @@ def test_a_timed_run_is_alone_and_not_starved(new_lock):
     assert events == ["a+", "a-", "T+", "T-", "b+", "b-"], events
 
 
+def test_timed_runs_hold_the_gpu_in_the_order_they_asked(new_lock):
+    """Five timed runs queue behind an untimed run, one after the other: each holds the GPU
+    alone in the order it asked, not in the order the condition's wake-up happens to pick."""
+    lock = new_lock()
+    events, note = _recorder()
+
+    def timed(name):
+        with lock.exclusive():
+            note(name)
+
+    threads = []
+    with lock.shared():
+        for k in range(5):
+            threads.append(threading.Thread(target=timed, args=(f"T{k}",)))
+            threads[-1].start()
+            deadline = time.monotonic() + 5
+            while lock._writers_waiting < k + 1 and time.monotonic() < deadline:
+                time.sleep(0.002)
+    for th in threads:
+        th.join(5)
+    assert events == [f"T{k}" for k in range(5)], events
+    assert lock._writers_waiting == 0 and not lock._queue
+
+
 def test_upgrade_measures_alone_and_sets_up_alongside(new_lock):
     """Two gradings each set a timed run up under ``shared()`` and measure under
     ``upgrade()`` (the judge's gate): the set-ups overlap each other and an untimed run, the
