@@ -889,8 +889,13 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
                                             [C_BASELINE] = b.baseline_batch,
                                             [C_NULL_JUDGE] = 1,
                                             [C_COPY] = b.copy_batch};
+        judged->under_overhead = 0;
         for (int i = 0; i < reps; ++i) {
             double *t = &s[(size_t)C_STUDENT * reps + i];
+            /* A sample no longer than the exchange with the empty-kernel server says that
+             * exchange was slowed (by the host, design note 51), not that the launches took
+             * nothing: counted, and the grader times such a run again (grader/plausible.py) */
+            judged->under_overhead += *t - overhead <= 1e-6;
             *t = *t - overhead > 1e-6 ? *t - overhead : 1e-6;
             for (int c = C_STUDENT; c < N_CONTENDERS; ++c) {
                 s[(size_t)c * reps + i] /= launches[c];

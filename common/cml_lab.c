@@ -341,6 +341,8 @@ static void emit_timing_and_metrics(cml_json *w, const cml_doc *d) {
         cml_json_string(w, "judge");
         cml_json_key(w, "worker_overhead_ms");
         cml_json_double(w, d->judged->worker_overhead_ms);
+        cml_json_key(w, "under_overhead");
+        cml_json_int(w, d->judged->under_overhead);
         cml_json_key(w, "input_sets");
         cml_json_int(w, d->judged->input_sets);
         cml_json_key(w, "fresh_inputs");

@@ -54,6 +54,8 @@ extern const char *const cml_judge_phase_names[CML_JUDGE_PHASES];
 typedef struct cml_judged {
     const char *phase;         /* which run `check` is: "first", "timed" or "fresh" */
     double worker_overhead_ms; /* subtracted from each student sample */
+    int under_overhead; /* student samples no longer than worker_overhead_ms (each then
+                         * counted as 1e-6 ms): the host's delays, not the launches */
     int input_sets;            /* input sets the repetitions rotated among; 0: the case's own */
     int fresh_inputs;          /* inputs drawn anew for every launch (cml_fresh.h); 0: none */
     int verified_rep;          /* the timed repetition verified in full (0-based), -1: none */

@@ -992,10 +992,14 @@ class Grading:
         # (plausible.spread): timed once more, and the second run graded, whatever it shows.
         # A submission can spread its own samples to force that second run, never to choose
         # the better of the two (docs/design-notes.md, note 33).
+        # So is one that measured the host's delays rather than the launches (note 51).
         ratio = plausible.spread(run.doc) if spec.timed and run.status == "ok" else None
+        bound = plausible.exchange_bound(run.doc) if spec.timed and run.status == "ok" else None
         row = {"size": list(spec.size), "seed": seed}
-        if ratio is not None and ratio > plausible.SPREAD_LIMIT:
-            row["retimed"] = plausible.spread_text(ratio)
+        if bound or (ratio is not None and ratio > plausible.SPREAD_LIMIT):
+            row["retimed"] = (
+                f"timed twice: in the first run {bound}" if bound else plausible.spread_text(ratio)
+            )
             part.messages.append(row["retimed"])
             row["first_wall_s"] = round(wall, 3)
             started = time.monotonic()
@@ -1020,6 +1024,13 @@ class Grading:
         part.details.append(row)
         if k == "no_device":
             _set_not_run(er.parts, ("performance",), "no CUDA device")
+            return
+        bound = plausible.exchange_bound(run.doc) if k == "ok" else None
+        if bound:  # twice: the host's doing, not the submission's (note 51): points pending
+            msg = f"timing not trusted at {diagnose.size_text(spec.size)}: {bound}"
+            part.messages.append(msg)
+            row["message"] = msg
+            _set_not_run(er.parts, ("performance",), plausible.EXCHANGE_BOUND)
             return
         part.status = Status.FAILED
         part.fraction = 0

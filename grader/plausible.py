@@ -105,6 +105,32 @@ def disturbed(doc: dict) -> str | None:
     return None
 
 
+def exchange_bound(doc: dict | None) -> str | None:
+    """Why the timed run ``doc`` measured the host rather than the student's launches (None
+    when it did not): half its samples or more were no longer than the exchange with the
+    course's empty-kernel server that the judge subtracts from each (``timing.under_overhead``,
+    docs/protocol.md). Such a sample says that exchange was slowed (processes waiting for a
+    CPU, design note 51), not that the launches took nothing: its figure would be
+    "implausible", blaming the submission for the host. Not the student's doing, short of
+    slowing the course's own process: the grader times such a run again and leaves its
+    points pending when the second is no better."""
+    timing = (doc or {}).get("timing") or {}
+    under, reps, over = (timing.get(k) for k in ("under_overhead", "reps", "worker_overhead_ms"))
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (under, reps))
+    if not numbers or reps <= 0 or 2 * under < reps:
+        return None
+    took = f" ({over:.3f} ms)" if isinstance(over, (int, float)) else ""
+    return (
+        f"{under} of the {reps} samples of your launches took no longer than the exchange with "
+        f"the course's empty-kernel process{took} that is subtracted from each: the host's "
+        "delays were measured, not your kernel"
+    )
+
+
+# Where a run stays bound by the exchange when timed again: its performance points pending.
+EXCHANGE_BOUND = "the timing measured the host, not the kernel (twice): grade again"
+
+
 # A timed run's samples spread: the median of the student's samples over their fastest tenth.
 # The 153 undisturbed timed runs of lab 3.3 kept in bench/ (sessions 6-10, solutions in
 # batches of 16 and alone) stay within 1.032; the three that lost points to a busy host were

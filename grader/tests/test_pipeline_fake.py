@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader import grade as grading
-from grader import report, tools
+from grader import plausible, report, tools
 from grader.results import Part
 from grader.status import Status
 from helpers import grade_cli, submission
@@ -261,6 +261,44 @@ def test_a_timed_run_whose_samples_spread_is_timed_again(
     row = perf["details"][0]
     assert row["retimed"].startswith("timed twice") and row["first_wall_s"] >= 0
     assert out.count("timed twice") == 1
+
+
+def test_a_run_that_measured_the_host_is_timed_again(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """A timed run whose samples were no longer than the exchange the judge subtracts (g88's
+    lab 3.5 pipeline, FAKE_EXCHANGE_BOUND: each sample 1e-6 ms, its "% of copy" far above the
+    copy) is timed once more and the second graded; never called implausible."""
+    flag = tmp_path / "bound-once"
+    flag.touch()
+    monkeypatch.setenv("FAKE_EXCHANGE_BOUND", str(flag))
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r.json"
+    )
+    assert not flag.exists()  # the first timed run was the bound one
+    assert code == 0 and rep["total"] == rep["max"], out
+    assert "timed twice: in the first run 20 of the 20 samples of your launches" in out
+    assert "implausible" not in out
+
+
+def test_a_run_that_measured_the_host_twice_leaves_its_points_pending(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """Bound by the exchange in both runs: the performance points are pending with a reason
+    that says to grade again (exit 3), not lost to a verdict on the student's work."""
+    monkeypatch.setenv("FAKE_EXCHANGE_BOUND", "always")
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r.json"
+    )
+    assert code == 3, out
+    timed = [e for e in rep["exercises"] if e["parts"]["performance"].get("details")]
+    assert timed
+    for ex in timed:
+        perf = ex["parts"]["performance"]
+        assert perf["status"] == "not_run" and perf["points"] is None, perf
+        assert perf["reason"] == plausible.EXCHANGE_BOUND
+        assert perf["details"][0]["message"].startswith("timing not trusted at ")
+    assert "implausible" not in out and "grade again" in out
 
 
 def test_an_undisturbed_run_is_timed_once(fake_root, fake_gpu, capsys, tmp_path, monkeypatch):

@@ -81,3 +81,26 @@ def test_the_spread_of_a_run_is_its_median_over_its_fastest_tenth():
 )
 def test_no_spread_without_both_figures(doc):
     assert plausible.spread(doc) is None
+
+
+def _exchanged(under, reps=25, over=1.2):
+    return {"timing": {"under_overhead": under, "reps": reps, "worker_overhead_ms": over}}
+
+
+def test_a_run_whose_samples_fit_in_the_exchange_measured_the_host():
+    """g88's lab 3.5 pipeline: every sample no longer than the exchange subtracted from it
+    (each then 1e-6 ms, "1889327 % of the copy"); half is enough to make the median one."""
+    why = plausible.exchange_bound(_exchanged(25))
+    assert why.startswith("25 of the 25 samples of your launches took no longer than")
+    assert "(1.200 ms)" in why and "not your kernel" in why
+    assert plausible.exchange_bound(_exchanged(13)) is not None
+    assert plausible.exchange_bound(_exchanged(12)) is None  # the median is a real sample
+    assert plausible.exchange_bound(_exchanged(0)) is None
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [None, {}, {"timing": None}, _exchanged(None), _exchanged(True, 1), _exchanged(3, 0)],
+)
+def test_no_exchange_verdict_without_the_judges_count(doc):
+    assert plausible.exchange_bound(doc) is None

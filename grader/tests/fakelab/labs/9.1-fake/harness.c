@@ -291,10 +291,21 @@ static int one_case(opts o, int have_gpu) {
         const char *spread_flag = getenv("FAKE_SPREAD_ONCE");
         const double spread = spread_flag && unlink(spread_flag) == 0 ? 2.4 : 1.02;
         student *= spread > 2.0 ? 1.5 : 1.0;
+        /* FAKE_EXCHANGE_BOUND=FILE: the first timed run that removes FILE (=always: every
+         * timed run) took its samples while the exchanges with the empty-kernel server were
+         * slowed (bench/h200-2026-12-04-session21/g88): all 20 no longer than the 2 ms
+         * subtracted from each, so each counts as 1e-6 ms (cml_judge.c, under_overhead). */
+        const char *bound_flag = getenv("FAKE_EXCHANGE_BOUND");
+        const int bound = bound_flag && (strcmp(bound_flag, "always") == 0 || unlink(bound_flag) == 0);
+        if (bound) {
+            student = 1e-6;
+        }
+        fprintf(f, "\"timing\":{\"worker_overhead_ms\":%s,\"under_overhead\":%d,",
+                bound ? "2.0" : "0.15", bound ? 20 : 0);
         char alone[32];
         snprintf(alone, sizeof alone, "%.6g", slow);
         fprintf(f,
-                "\"timing\":{\"reps\":20,\"batch\":1,\"baseline_batch\":1,"
+                "\"reps\":20,\"batch\":1,\"baseline_batch\":1,"
                 "\"student\":{\"median_ms\":%.6g,"
                 "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"baseline\":{\"median_ms\":%.6g,"
                 "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"copy\":{\"median_ms\":%.6g,"
