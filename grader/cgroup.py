@@ -17,7 +17,10 @@ its process tracking hold for them too. Under cgroup v2 a cgroup that holds proc
 cannot give controllers to children ("no internal processes"), so where the grader's own
 cgroup is not the hierarchy's root and cannot delegate, no per-run group is made: the
 enclosing cgroup's limits are the ones in force, and ``status()`` says so rather than
-claiming limits of its own. Each group has
+claiming limits of its own. Where the grader's cgroup is not in the hierarchy mounted at
+``/sys/fs/cgroup`` at all (a container's mount of another view) and the grader is not in a
+Slurm job, the groups are made at the mount's root, and ``status()`` says that too. Each
+group has
 
 - ``pids.max`` = ``MAX_PIDS`` (processes and threads);
 - ``memory.max`` = ``MAX_MEMORY_BYTES`` of host memory (RAM and page cache the run
@@ -79,6 +82,7 @@ class _Parents:
     v2: bool
     folders: dict[str, Path]  # controller -> parent folder ("pids", "memory")
     missing: dict[str, str]  # controller -> why there is none
+    where: str = ""  # where the groups are, when not inside the grader's own cgroup
 
 
 def own_cgroup(controller: str | None) -> str:
@@ -111,6 +115,18 @@ def _v2_parent(controllers: list[str]) -> _Parents:
         return _Parents(True, {}, missing)
     own = own_cgroup(None)
     base = _inside(ROOT_V2, own)
+    where = ""
+    if not base.is_dir():
+        # The grader's cgroup is not in the hierarchy mounted here (a container's mount of
+        # another view: bench/h200-2026-12-04-session21/g88). Inside a Slurm job that view
+        # is no reason to leave the job's cgroup; elsewhere the runs' groups are made at
+        # the mount's root, and the status says so (design note 52).
+        if os.environ.get("SLURM_JOB_ID"):
+            why = (f"the grader's cgroup {own} is not in the hierarchy mounted at {ROOT_V2}: "
+                   "the runs share the Slurm job's limits")
+            return _Parents(True, {}, {c: why for c in ("pids", "memory")})
+        own, base = "/", ROOT_V2
+        where = f"at the root of {ROOT_V2}: the grader's cgroup is not in it"
     parent = base / PARENT
     try:
         parent.mkdir(exist_ok=True)
@@ -133,7 +149,7 @@ def _v2_parent(controllers: list[str]) -> _Parents:
         else:
             why = f"cannot make a cgroup ({e.strerror or e})"
         return _Parents(True, {}, {c: why for c in ("pids", "memory")})
-    return _Parents(True, {c: parent for c in wanted}, missing)
+    return _Parents(True, {c: parent for c in wanted}, missing, where)
 
 
 def _v1_parents() -> _Parents:
@@ -170,7 +186,8 @@ def status() -> str:
         have.append(f"at most {MAX_PIDS} processes and threads")
     if "memory" in p.folders:
         have.append(f"{size_text(MAX_MEMORY_BYTES)} of memory")
-    lines = [f"{' and '.join(have)} per run (cgroup)"] if have else []
+    where = f", {p.where}" if p.where else ""
+    lines = [f"{' and '.join(have)} per run (cgroup{where})"] if have else []
     pids, memory = p.missing.get("pids"), p.missing.get("memory")
     if pids is not None and pids == memory:  # one reason, said once
         lines.append(f"no process limit and no memory limit: {pids}")

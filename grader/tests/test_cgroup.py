@@ -189,6 +189,42 @@ def test_v2_without_delegation_reports_the_enclosing_limits(tmp_path, monkeypatc
     assert not (base / "cml-grader").exists()  # nothing left behind in the job's cgroup
 
 
+def test_v2_groups_at_the_mounts_root_where_the_graders_cgroup_is_not_in_it(
+    tmp_path, monkeypatch
+):
+    """g88's machine: /proc/self/cgroup names /process_api/<id>, which the mounted hierarchy
+    does not hold (mkdir there: ENOENT). Outside a Slurm job the groups are made at the
+    mount's root, and the status line says where; a fork bomb is held again."""
+    root = tmp_path / "cgroup"
+    root.mkdir()
+    (root / "cgroup.controllers").write_text("cpuset cpu io memory hugetlb pids\n")
+    (root / "cgroup.subtree_control").write_text("")
+    (root / "cml-grader").mkdir()  # the kernel gives a new cgroup its files; a test folder not
+    (root / "cml-grader" / "cgroup.subtree_control").write_text("")
+    monkeypatch.setattr(cgroup, "ROOT_V2", root)
+    proc = tmp_path / "proc-self-cgroup"
+    proc.write_text("0::/process_api/682b690542ef60232390555046b33216\n")
+    monkeypatch.setattr(cgroup, "PROC_SELF_CGROUP", proc)
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    p = cgroup._v2_parent(["cpuset", "cpu", "io", "memory", "hugetlb", "pids"])
+    assert p.folders == {"pids": root / "cml-grader", "memory": root / "cml-grader"}
+    assert p.missing == {} and "is not in it" in p.where
+    monkeypatch.setattr(cgroup, "_parents", lambda: p)
+    assert cgroup.status() == (
+        f"at most {cgroup.MAX_PIDS} processes and threads and 6 GiB of memory per run "
+        f"(cgroup, at the root of {root}: the grader's cgroup is not in it)"
+    )
+
+    # in a Slurm job the job's limits are the ones in force: nothing is made at the root
+    monkeypatch.setenv("SLURM_JOB_ID", "7")
+    (root / "cml-grader" / "cgroup.subtree_control").unlink()
+    (root / "cml-grader").rmdir()
+    p = cgroup._v2_parent(["memory", "pids"])
+    assert p.folders == {} and not (root / "cml-grader").exists()
+    assert "is not in the hierarchy mounted at" in p.missing["pids"]
+    assert "the runs share the Slurm job's limits" in p.missing["memory"]
+
+
 def test_v1_groups_are_made_inside_each_controllers_own_cgroup(tmp_path, monkeypatch):
     roots = {c: tmp_path / c for c in ("pids", "memory")}
     for r in roots.values():
