@@ -1016,6 +1016,13 @@ class Grading:
             row["phases_ms"] = phases
             # launches per sample: the student's and the baseline's (design note 47)
             row["batch"] = [timing.get("batch"), timing.get("baseline_batch")]
+            # the exchange subtracted from each sample, and the samples no longer (note 51)
+            exchange = {"exchange_ms": "worker_overhead_ms", "under_exchange": "under_overhead"}
+            row.update(
+                (name, timing[key])
+                for name, key in exchange.items()
+                if isinstance(timing.get(key), (int, float))
+            )
         # the course code's own figures of the run, the same for every submission on one
         # device: a batch compares them across the class (grader.class_figures)
         course = class_figures.course_figures(run.doc)

@@ -52,6 +52,9 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             "batch": [8, 1],  # launches a sample: the
                                             # student's, the baseline's (timing.batch,
                                             # timing.baseline_batch)
+                                            "exchange_ms": 0.15,  # subtracted from each
+                                            "under_exchange": 0,  # sample; samples no
+                                            # longer (worker_overhead_ms, under_overhead)
                                             "gbps": .., "copy_gbps": ..,
                                             "pct_of_copy": ..,  # the judge's, GB/s
                                             "roof": "copy" | "fp32",

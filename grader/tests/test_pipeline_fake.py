@@ -279,6 +279,9 @@ def test_a_run_that_measured_the_host_is_timed_again(
     assert code == 0 and rep["total"] == rep["max"], out
     assert "timed twice: in the first run 20 of the 20 samples of your launches" in out
     assert "implausible" not in out
+    rows = [e["parts"]["performance"]["details"][0] for e in rep["exercises"]
+            if e["parts"]["performance"].get("details")]
+    assert rows and all(r["exchange_ms"] == 0.15 and r["under_exchange"] == 0 for r in rows)
 
 
 def test_a_run_that_measured_the_host_twice_leaves_its_points_pending(
@@ -298,6 +301,7 @@ def test_a_run_that_measured_the_host_twice_leaves_its_points_pending(
         assert perf["status"] == "not_run" and perf["points"] is None, perf
         assert perf["reason"] == plausible.EXCHANGE_BOUND
         assert perf["details"][0]["message"].startswith("timing not trusted at ")
+        assert perf["details"][0]["under_exchange"] == 20
     assert "implausible" not in out and "grade again" in out
 
 
