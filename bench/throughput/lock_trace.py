@@ -6,7 +6,10 @@ last, spent in each state:
   drain    a timed run waited while untimed runs (set-ups, correctness, sanitizer) still held it
   shared   untimed runs held it and no timed run waited
   idle     nobody held it
-and the number of holds alone with their mean length. Usage: python3 lock_trace.py FILE."""
+the number of holds alone with their mean length, and the longest drains (when they began,
+from the first line): a drain that lasts a case's time limit is an untimed run that hung while
+timed runs waited (g87: 3 of 29-43 s made 101 of its 148.5 s of drain). Usage: python3
+lock_trace.py FILE."""
 
 from __future__ import annotations
 
@@ -34,6 +37,22 @@ def states(lines: list[str]) -> tuple[Counter, int, float]:
     return spent, holds, span
 
 
+def drains(lines: list[str]) -> list[tuple[float, float]]:
+    """The trace's drains, longest first: (seconds, start in seconds from the first line)."""
+    rows = [tuple(float(x) for x in line.split()) for line in lines if line.strip()]
+    spans, start = [], None
+    for t, readers, waiting, writer in rows:
+        draining = bool(readers and waiting and not writer)
+        if draining and start is None:
+            start = t
+        elif not draining and start is not None:
+            spans.append((t - start, start - rows[0][0]))
+            start = None
+    if start is not None:  # still draining at the trace's last line
+        spans.append((rows[-1][0] - start, start - rows[0][0]))
+    return sorted(spans, reverse=True)
+
+
 def main() -> None:
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -45,6 +64,10 @@ def main() -> None:
         print(f"{state:<7} {spent[state]:8.1f} s {pct:5.1f} %")
     if holds:
         print(f"{holds} holds alone, {spent['alone'] / holds:.2f} s each on average")
+    with open(sys.argv[1]) as f:
+        longest = drains(f.readlines())[:5]
+    if longest:
+        print("longest drains: " + ", ".join(f"{d:.1f} s at {t:.1f} s" for d, t in longest))
 
 
 if __name__ == "__main__":

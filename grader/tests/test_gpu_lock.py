@@ -400,3 +400,5 @@ def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypa
     spent, holds, span = lock_trace.states(trace.read_text().splitlines())
     assert holds == 1
     assert 0.15 < spent["drain"] < 1.0 and 0.08 < spent["alone"] < 1.0
+    ((drained, began),) = lock_trace.drains(trace.read_text().splitlines())
+    assert drained == pytest.approx(spent["drain"]) and 0.0 <= began < 0.1
