@@ -10,8 +10,9 @@ concurrent kernels would corrupt each other's timings").
 timed one. Writers are preferred: once a timed run waits, no new untimed run starts, so
 the performance runs of a large class are not starved by the correctness runs of the
 others. Waiting timed runs hold the GPU in the order they asked for it (first come, first
-served: which thread a ``notify_all`` wakes first must not decide it). (Python's standard library has no readers–writer lock; this is the textbook one
-on a ``threading.Condition``.)
+served: which thread a ``notify_all`` wakes first must not decide it; design note 50).
+(Python's standard library has no readers–writer lock; this is the textbook one on a
+``threading.Condition``.)
 
 ``FileGpuLock`` extends it to other processes through a lock file (``GRADER_GPU_LOCK``): two
 batches, or a batch and a grade, or pytest's workers grading fixtures, on one GPU
