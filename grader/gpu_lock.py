@@ -87,15 +87,14 @@ class GpuLock:
         me = object()
         self._queue.append(me)
         self._writers_waiting += 1
-        self._note()
-        self._cond.notify_all()
         try:
+            self._note()
+            self._cond.notify_all()
             while self._writer or self._readers or self._queue[0] is not me:
                 self._cond.wait()
-        except BaseException:  # interrupted while waiting: the runs behind it go on
+        except BaseException:  # interrupted (or the trace failed): the runs behind it go on
             self._queue.remove(me)
             self._writers_waiting -= 1
-            self._note()
             self._cond.notify_all()
             raise
         self._queue.popleft()

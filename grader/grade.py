@@ -1032,13 +1032,6 @@ class Grading:
         if k == "no_device":
             _set_not_run(er.parts, ("performance",), "no CUDA device")
             return
-        bound = plausible.exchange_bound(run.doc) if k == "ok" else None
-        if bound:  # twice: the host's doing, not the submission's (note 51): points pending
-            msg = f"timing not trusted at {diagnose.size_text(spec.size)}: {bound}"
-            part.messages.append(msg)
-            row["message"] = msg
-            _set_not_run(er.parts, ("performance",), plausible.EXCHANGE_BOUND)
-            return
         part.status = Status.FAILED
         part.fraction = 0
         if k != "ok":
@@ -1088,16 +1081,27 @@ class Grading:
         # timings the judge does not believe (grader/plausible.py): no performance points
         at = diagnose.size_text(spec.size)
         busy = plausible.disturbed(run.doc)
+        # bound by the exchange in both runs (note 51): the host's delays or the submission's
+        # (its process shares the kept CPUs with the course's): nothing is believed of it
+        bound = plausible.exchange_bound(run.doc)
         why = plausible.implausible(run.doc, self.grade.device)
-        if busy or why:
+        if busy or bound or why:
             # unscored, nothing is at stake: the figure is not to be believed, no more
             verdict = "no performance points" if spec.scored else "measured, not scored"
-            msg = (
-                f"disturbed timing at {at}: {busy}; {verdict}"
-                if busy
-                else f"implausible timing at {at}: {why}; {verdict} (was the work "
-                "done outside the timed launch, or kept from an earlier one?)"
-            )
+            if busy:
+                msg = f"disturbed timing at {at}: {busy}; {verdict}"
+            elif bound:
+                msg = (
+                    f"timing not trusted at {at} (timed twice): {bound}; {verdict} (a "
+                    "process of yours busy on the CPU while its launches waited slows that "
+                    "exchange; if yours does nothing but launch, ask for a grade alone on an "
+                    "idle machine)"
+                )
+            else:
+                msg = (
+                    f"implausible timing at {at}: {why}; {verdict} (was the work done "
+                    "outside the timed launch, or kept from an earlier one?)"
+                )
             if not spec.scored:
                 part.status, part.fraction, part.info = Status.INFO, None, msg
                 row["message"] = msg

@@ -111,9 +111,10 @@ def exchange_bound(doc: dict | None) -> str | None:
     course's empty-kernel server that the judge subtracts from each (``timing.under_overhead``,
     docs/protocol.md). Such a sample says that exchange was slowed (processes waiting for a
     CPU, design note 51), not that the launches took nothing: its figure would be
-    "implausible", blaming the submission for the host. Not the student's doing, short of
-    slowing the course's own process: the grader times such a run again and leaves its
-    points pending when the second is no better."""
+    "implausible". The grader times such a run again; bound again, it scores no performance:
+    the host's delays cannot be told from a submission's own process keeping the kept CPUs
+    busy to slow the course's exchange (which, overdone, would otherwise be a risk-free way
+    past the copy roof), and the message says both."""
     timing = (doc or {}).get("timing") or {}
     under, reps, over = (timing.get(k) for k in ("under_overhead", "reps", "worker_overhead_ms"))
     numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (under, reps))
@@ -126,9 +127,6 @@ def exchange_bound(doc: dict | None) -> str | None:
         "delays were measured, not your kernel"
     )
 
-
-# Where a run stays bound by the exchange when timed again: its performance points pending.
-EXCHANGE_BOUND = "the timing measured the host, not the kernel (twice): grade again"
 
 
 # A timed run's samples spread: the median of the student's samples over their fastest tenth.

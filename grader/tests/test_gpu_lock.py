@@ -105,10 +105,42 @@ def test_timed_runs_hold_the_gpu_in_the_order_they_asked(new_lock):
             deadline = time.monotonic() + 5
             while lock._writers_waiting < k + 1 and time.monotonic() < deadline:
                 time.sleep(0.002)
+            assert lock._writers_waiting == k + 1  # queued before the next one starts
     for th in threads:
         th.join(5)
     assert events == [f"T{k}" for k in range(5)], events
     assert lock._writers_waiting == 0 and not lock._queue
+
+
+def test_a_timed_run_that_fails_while_queued_leaves_the_queue(monkeypatch):
+    """A waiting timed run that fails (here its trace line cannot be written) leaves the
+    queue: the timed run behind it and later untimed runs still get the GPU."""
+    lock = GpuLock()
+    calls = {"n": 0}
+    note = lock._note
+
+    def failing_once():
+        calls["n"] += 1
+        if calls["n"] == 2:  # the first writer's "waiting" line
+            raise OSError(28, "No space left on device")
+        note()
+
+    monkeypatch.setattr(lock, "_note", failing_once)
+    with lock.shared():  # calls 1
+        with pytest.raises(OSError):
+            with lock.exclusive():
+                pass
+    assert not lock._queue and lock._writers_waiting == 0
+    done = threading.Event()
+
+    def timed():
+        with lock.exclusive():
+            done.set()
+
+    threading.Thread(target=timed).start()
+    assert done.wait(5)
+    with lock.shared():
+        pass
 
 
 def test_upgrade_measures_alone_and_sets_up_alongside(new_lock):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader import grade as grading
-from grader import plausible, report, tools
+from grader import report, tools
 from grader.results import Part
 from grader.status import Status
 from helpers import grade_cli, submission
@@ -284,25 +284,36 @@ def test_a_run_that_measured_the_host_is_timed_again(
     assert rows and all(r["exchange_ms"] == 0.15 and r["under_exchange"] == 0 for r in rows)
 
 
-def test_a_run_that_measured_the_host_twice_leaves_its_points_pending(
+def test_a_run_that_measured_the_host_twice_scores_no_performance(
     fake_root, fake_gpu, capsys, tmp_path, monkeypatch
 ):
-    """Bound by the exchange in both runs: the performance points are pending with a reason
-    that says to grade again (exit 3), not lost to a verdict on the student's work."""
+    """Bound by the exchange in both runs: no performance points (a submission's own busy
+    process could cause it, and pending points would make overdoing that risk-free), with a
+    message that names both causes instead of calling the work implausible. A run that is
+    also disturbed (the baseline slowed, FAKE_BASELINE_ALONE_MS) is called disturbed."""
     monkeypatch.setenv("FAKE_EXCHANGE_BOUND", "always")
     code, out, _, rep = grade(
         capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r.json"
     )
-    assert code == 3, out
+    assert code == 1, out
     timed = [e for e in rep["exercises"] if e["parts"]["performance"].get("details")]
     assert timed
     for ex in timed:
         perf = ex["parts"]["performance"]
-        assert perf["status"] == "not_run" and perf["points"] is None, perf
-        assert perf["reason"] == plausible.EXCHANGE_BOUND
-        assert perf["details"][0]["message"].startswith("timing not trusted at ")
-        assert perf["details"][0]["under_exchange"] == 20
-    assert "implausible" not in out and "grade again" in out
+        assert perf["status"] == "failed" and perf["points"] == 0, perf
+        row = perf["details"][0]
+        assert row["message"].startswith("timing not trusted at ") and "(timed twice)" in row[
+            "message"
+        ]
+        assert "a process of yours busy on the CPU" in row["message"]
+        assert row["under_exchange"] == 20 and row["retimed"].startswith("timed twice")
+    assert "implausible" not in out
+
+    monkeypatch.setenv("FAKE_BASELINE_ALONE_MS", "0.4")
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r2.json"
+    )
+    assert code == 1 and "disturbed timing at" in out and "timing not trusted" not in out
 
 
 def test_an_undisturbed_run_is_timed_once(fake_root, fake_gpu, capsys, tmp_path, monkeypatch):
