@@ -39,7 +39,8 @@ A *pending* part (its points not known yet: it could not run or was left out —
 compute-sanitizer, ``--no-perf`` — or its own check ran but its points wait for a
 correctness that did not run) is neither earned nor lost, so its test is neither passed
 nor failed: it has no ``score``, ``max_score`` or ``status`` (like the manual-review test
-below), its name ends "(N points pending: not run yet)", it is tagged "pending", its
+below), its name ends "(N points pending: not run yet)" (or "ran, its points wait", for a
+check that ran and passed whose points wait for correctness), it is tagged "pending", its
 ``extra_data`` is ``{"pending": true, "max_score": N, "reason": ..}``, and its output
 starts with ``pending, not run yet: <reason>``. Gradescope has no "pending" status, and a
 test with a score below its maximum shows as failing, so leaving the score out is the one
@@ -101,13 +102,16 @@ def _test(ex: ExerciseResult, number: str, part: Part) -> dict:
     st = state(part)
     if st is State.PENDING:  # neither earned nor lost (module docstring)
         reason = _pending_reason(ex, part)
+        # a check that ran (static, passed) whose points wait for correctness is not "not run"
+        waits = "ran, its points wait" if ran(part.status) else "not run yet"
         lines.insert(
             0,
-            f"pending, not run yet: {reason}; its {part.max} points are neither earned nor "
-            "lost, and the score is not final until it runs",
+            f"pending, {waits}: {reason}; its {part.max} points are neither earned nor "
+            "lost, and the score is not final until "
+            + ("correctness runs" if ran(part.status) else "it runs"),
         )
         return {
-            "name": f"{ex.name}: {part.name} ({part.max} points pending: not run yet)",
+            "name": f"{ex.name}: {part.name} ({part.max} points pending: {waits})",
             "number": number,
             "output": "\n".join(lines) + "\n",
             "visibility": "visible",
