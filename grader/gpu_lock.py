@@ -41,10 +41,14 @@ class GpuLock:
         self._cond = threading.Condition()
         self._readers = 0  # untimed runs in progress
         self._writer = False  # a timed run in progress
-        self._writers_waiting = 0
         self._queue: collections.deque[object] = collections.deque()  # waiting timed runs
         trace = os.environ.get(TRACE_ENV, "").strip()
         self._trace = open(trace, "a", buffering=1) if trace else None
+
+    @property
+    def _writers_waiting(self) -> int:
+        """Timed runs waiting for the GPU, in the order they asked (``_queue``)."""
+        return len(self._queue)
 
     def _note(self) -> None:
         """With ``_cond`` held: appends "SECONDS READERS WRITERS_WAITING WRITER" (a monotonic
@@ -86,7 +90,6 @@ class GpuLock:
         before this one have had it, then holds it alone."""
         me = object()
         self._queue.append(me)
-        self._writers_waiting += 1
         try:
             self._note()
             self._cond.notify_all()
@@ -94,11 +97,9 @@ class GpuLock:
                 self._cond.wait()
         except BaseException:  # interrupted (or the trace failed): the runs behind it go on
             self._queue.remove(me)
-            self._writers_waiting -= 1
             self._cond.notify_all()
             raise
         self._queue.popleft()
-        self._writers_waiting -= 1
         self._writer = True
         self._note()
 

@@ -17,10 +17,15 @@ import sys
 from collections import Counter
 
 
+def _rows(lines: list[str]) -> list[tuple[float, ...]]:
+    """The trace's lines as (seconds, readers, writers waiting, writer)."""
+    return [tuple(float(x) for x in line.split()) for line in lines if line.strip()]
+
+
 def states(lines: list[str]) -> tuple[Counter, int, float]:
     """(seconds per state, holds alone, span in seconds) of the trace's lines."""
     spent: Counter = Counter()
-    rows = [tuple(float(x) for x in line.split()) for line in lines if line.strip()]
+    rows = _rows(lines)
     holds = sum(1 for a, b in zip(rows, rows[1:]) if b[3] and not a[3])
     holds += bool(rows and rows[0][3])
     for (t, readers, waiting, writer), nxt in zip(rows, rows[1:]):
@@ -39,7 +44,7 @@ def states(lines: list[str]) -> tuple[Counter, int, float]:
 
 def drains(lines: list[str]) -> list[tuple[float, float]]:
     """The trace's drains, longest first: (seconds, start in seconds from the first line)."""
-    rows = [tuple(float(x) for x in line.split()) for line in lines if line.strip()]
+    rows = _rows(lines)
     spans, start = [], None
     for t, readers, waiting, writer in rows:
         draining = bool(readers and waiting and not writer)
@@ -57,15 +62,15 @@ def main() -> None:
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     with open(sys.argv[1]) as f:
-        spent, holds, span = states(f.readlines())
+        lines = f.readlines()
+    spent, holds, span = states(lines)
     print(f"span {span:.1f} s")
     for state in ("alone", "drain", "shared", "idle"):
         pct = 100 * spent[state] / span if span else 0.0
         print(f"{state:<7} {spent[state]:8.1f} s {pct:5.1f} %")
     if holds:
         print(f"{holds} holds alone, {spent['alone'] / holds:.2f} s each on average")
-    with open(sys.argv[1]) as f:
-        longest = drains(f.readlines())[:5]
+    longest = drains(lines)[:5]
     if longest:
         print("longest drains: " + ", ".join(f"{d:.1f} s at {t:.1f} s" for d, t in longest))
 

@@ -296,7 +296,8 @@ static int one_case(opts o, int have_gpu) {
          * slowed (bench/h200-2026-12-04-session21/g88): all 20 no longer than the 2 ms
          * subtracted from each, so each counts as 1e-6 ms (cml_judge.c, under_overhead). */
         const char *bound_flag = getenv("FAKE_EXCHANGE_BOUND");
-        const int bound = bound_flag && (strcmp(bound_flag, "always") == 0 || unlink(bound_flag) == 0);
+        const int bound =
+            bound_flag && (strcmp(bound_flag, "always") == 0 || unlink(bound_flag) == 0);
         if (bound) {
             student = 1e-6;
         }
