@@ -10,16 +10,17 @@ useful bound. The kernel's cgroup controllers hold for root and count what a run
 uses (Linux kernel documentation: "Process Number Controller", "Memory Resource
 Controller", and "Control Group v2" for ``pids.max``, ``memory.max``, ``memory.events``).
 
-``group()`` makes a fresh cgroup under ``cml-grader``, itself made inside the grader's own
-cgroup (``/proc/self/cgroup``), never above it: a grader that runs in a Slurm job's cgroup
-(or a container's, or a systemd unit's) keeps its runs inside it, so the job's ``--mem`` and
-its process tracking hold for them too. Under cgroup v2 a cgroup that holds processes
-cannot give controllers to children ("no internal processes"), so where the grader's own
-cgroup is not the hierarchy's root and cannot delegate, no per-run group is made: the
-enclosing cgroup's limits are the ones in force, and ``status()`` says so rather than
-claiming limits of its own. Where the grader's cgroup is not in the hierarchy mounted at
-``/sys/fs/cgroup`` at all (a container's mount of another view) and the grader is not in a
-Slurm job, the groups are made at the mount's root, and ``status()`` says that too. Each
+``group()`` makes a fresh cgroup under ``cml-grader``, made inside the grader's own cgroup
+(``/proc/self/cgroup``) where that cgroup can delegate: a grader that runs in a delegated
+cgroup keeps its runs inside it, so its limits hold for them too. Under cgroup v2 a cgroup
+that holds processes cannot give controllers to children ("no internal processes", EBUSY),
+nor give one its own ``cgroup.controllers`` lacks (ENOENT). Where the grader's cgroup cannot
+delegate (or is not in the hierarchy mounted at ``/sys/fs/cgroup``): inside a Slurm job
+(``SLURM_JOB_ID``) no per-run group is made, since leaving the job's cgroup would escape its
+``--mem`` and process tracking, and ``status()`` says the job's limits are the ones in force;
+elsewhere the groups are made at the mount's root where it may be written (the course's H200
+machine: design note 53), and ``status()`` says where and why; where neither, none, and
+``status()`` says so rather than claiming limits of its own. Each
 group has
 
 - ``pids.max`` = ``MAX_PIDS`` (processes and threads);
@@ -108,48 +109,74 @@ def _inside(root: Path, own: str) -> Path:
     return root / own.strip("/") if own.strip("/") else root
 
 
+def _delegate(base: Path, parent: Path, wanted: list[str]) -> None:
+    """Makes ``parent`` under ``base`` and enables ``wanted`` for the children of each;
+    OSError where a level cannot: a controller its own ``cgroup.controllers`` lacks (ENOENT)
+    or a level that holds processes (EBUSY, "no internal processes"). Nothing is left
+    behind on failure."""
+    try:
+        parent.mkdir(exist_ok=True)
+        if not os.access(parent, os.W_OK):  # made by root earlier: not ours to fill
+            raise PermissionError(13, "Permission denied")
+        for level in (base, parent):
+            enabled = (level / "cgroup.subtree_control").read_text().split()
+            for c in wanted:
+                if c not in enabled:
+                    (level / "cgroup.subtree_control").write_text(f"+{c}")
+    except OSError:
+        with contextlib.suppress(OSError):
+            parent.rmdir()  # nothing of ours left in a cgroup that is not ours to fill
+        raise
+
+
+def _offered(level: Path) -> list[str]:
+    """The controllers a cgroup folder may give its children (its ``cgroup.controllers``)."""
+    try:
+        return (level / "cgroup.controllers").read_text().split()
+    except OSError:
+        return []
+
+
 def _v2_parent(controllers: list[str]) -> _Parents:
+    """The runs' parent under cgroup v2 (``controllers``: the mount root's
+    ``cgroup.controllers``): inside the grader's own cgroup where it can delegate; else,
+    outside a Slurm job, at the mount's root; else none, and why (design notes 52, 53)."""
     wanted = [c for c in ("pids", "memory") if c in controllers]
     missing = {c: "cgroup v2 without the controller" for c in ("pids", "memory") if c not in wanted}
     if not wanted:
         return _Parents(True, {}, missing)
     own = own_cgroup(None)
     base = _inside(ROOT_V2, own)
-    where = ""
-    if not base.is_dir():
-        # The grader's cgroup is not in the hierarchy mounted here (a container's mount of
-        # another view: bench/h200-2026-12-04-session21/g88). Inside a Slurm job that view
-        # is no reason to leave the job's cgroup; elsewhere the runs' groups are made at
-        # the mount's root, and the status says so (design note 52).
-        if os.environ.get("SLURM_JOB_ID"):
-            why = (f"the grader's cgroup {own} is not in the hierarchy mounted at {ROOT_V2}: "
-                   "the runs share the Slurm job's limits")
-            return _Parents(True, {}, {c: why for c in ("pids", "memory")})
-        own, base = "/", ROOT_V2
-        where = f"at the root of {ROOT_V2}: the grader's cgroup is not in it"
-    parent = base / PARENT
-    try:
-        parent.mkdir(exist_ok=True)
-        if not os.access(parent, os.W_OK):  # made by root earlier: not ours to fill
-            raise PermissionError(13, "Permission denied")
-        # a controller must be enabled for the children of each level on the way; below
-        # the root, the grader's own cgroup holds its processes and cannot (EBUSY)
-        for level in (base, parent):
-            enabled = (level / "cgroup.subtree_control").read_text().split()
-            for c in wanted:
-                if c not in enabled:
-                    (level / "cgroup.subtree_control").write_text(f"+{c}")
-    except OSError as e:
-        with contextlib.suppress(OSError):
-            parent.rmdir()  # nothing of ours left in a cgroup that is not ours to fill
-        if own != "/":
-            why = (f"runs share the grader's cgroup {own} and its limits (a Slurm job's "
-                   f"--mem, a container's): it cannot delegate to a group per run "
+    if own.strip("/") and not base.is_dir():
+        why = f"the grader's cgroup {own} is not in the hierarchy mounted at {ROOT_V2}"
+    else:
+        offered = [c for c in wanted if c in _offered(base)]
+        try:
+            if offered != wanted:  # the kernel's answer to "+pids" there would be ENOENT
+                lacks = " and ".join(c for c in wanted if c not in offered)
+                raise OSError(0, f"it offers no {lacks} controller to its children")
+            _delegate(base, base / PARENT, wanted)
+            return _Parents(True, {c: base / PARENT for c in wanted}, missing)
+        except OSError as e:
+            if not own.strip("/"):
+                why = f"cannot make a cgroup ({e.strerror or e})"
+                return _Parents(True, {}, {c: why for c in ("pids", "memory")})
+            why = (f"the grader's cgroup {own} cannot delegate to a group per run "
                    f"({e.strerror or e})")
-        else:
-            why = f"cannot make a cgroup ({e.strerror or e})"
+    # The grader's cgroup gives its runs no group of their own. Inside a Slurm job that is
+    # no reason to leave the job's cgroup (part 3 of issue 15): the job's limits hold. Else
+    # the runs' groups are made at the mount's root, and the status says so.
+    if os.environ.get("SLURM_JOB_ID"):
+        why = f"runs share the Slurm job's cgroup and its limits (--mem): {why}"
         return _Parents(True, {}, {c: why for c in ("pids", "memory")})
-    return _Parents(True, {c: parent for c in wanted}, missing, where)
+    try:
+        _delegate(ROOT_V2, ROOT_V2 / PARENT, wanted)
+    except OSError as e:
+        why = f"runs share the grader's cgroup and its limits (a container's): {why}; " \
+              f"nor at the root of {ROOT_V2} ({e.strerror or e})"
+        return _Parents(True, {}, {c: why for c in ("pids", "memory")})
+    return _Parents(True, {c: ROOT_V2 / PARENT for c in wanted}, missing,
+                    f"at the root of {ROOT_V2}: {why}")
 
 
 def _v1_parents() -> _Parents:

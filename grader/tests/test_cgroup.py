@@ -153,12 +153,17 @@ def test_the_limit_and_the_oom_killer_are_read_from_the_controller_files(tmp_pat
 # -- where the groups are made: inside the grader's own cgroup (a Slurm job's, say) --------
 
 
-def _fake_v2(tmp_path, monkeypatch, own: str) -> Path:
+def _fake_v2(tmp_path, monkeypatch, own: str, offered: str = "cpu pids memory") -> Path:
+    """A cgroup2 mount at tmp_path/cgroup whose root offers cpu, pids and memory, the
+    grader's cgroup ``own`` in it offering ``offered`` to its children; outside Slurm."""
     root = tmp_path / "cgroup"
     base = root / own.strip("/")
     base.mkdir(parents=True)
     (root / "cgroup.controllers").write_text("cpu pids memory\n")
+    (root / "cgroup.subtree_control").write_text("")
+    (base / "cgroup.controllers").write_text(f"{offered}\n")
     (base / "cgroup.subtree_control").write_text("")
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
     monkeypatch.setattr(cgroup, "ROOT_V2", root)
     proc = tmp_path / "proc-self-cgroup"
     proc.write_text(f"0::{own}\n")
@@ -177,24 +182,61 @@ def test_v2_groups_are_made_inside_the_graders_own_cgroup(tmp_path, monkeypatch)
     assert (base / "cgroup.subtree_control").read_text() in ("+memory", "+pids")  # enabled
 
 
-def test_v2_without_delegation_reports_the_enclosing_limits(tmp_path, monkeypatch):
+def test_v2_without_delegation_in_a_slurm_job_reports_the_jobs_limits(tmp_path, monkeypatch):
     """The job's cgroup holds the grader's processes and cannot give controllers to
-    children (EBUSY): no group per run, and the status says whose limits apply."""
+    children (EBUSY): no group per run, nothing made at the root, and the status says
+    whose limits apply."""
     base = _fake_v2(tmp_path, monkeypatch, "/system.slice/job_7/step_0")
+    monkeypatch.setenv("SLURM_JOB_ID", "7")
     (base / "cgroup.subtree_control").unlink()
     (base / "cgroup.subtree_control").mkdir()  # writing it fails, as EBUSY would
     p = cgroup._v2_parent(["pids", "memory"])
     assert p.folders == {}
-    assert "runs share the grader's cgroup /system.slice/job_7/step_0" in p.missing["pids"]
+    assert p.missing["pids"].startswith("runs share the Slurm job's cgroup and its limits")
+    assert "/system.slice/job_7/step_0 cannot delegate" in p.missing["memory"]
     assert not (base / "cml-grader").exists()  # nothing left behind in the job's cgroup
+    assert not (tmp_path / "cgroup" / "cml-grader").exists()
+
+
+def test_v2_groups_at_the_mounts_root_where_the_graders_cgroup_offers_no_pids(
+    tmp_path, monkeypatch
+):
+    """The H200 machine (bench/h200-2026-12-04-session23/cgroup_steps.log): the grader's
+    cgroup /process_api/<id> offers only memory to its children, so "+pids" in its
+    subtree_control fails (ENOENT), and it holds processes. Outside a Slurm job the runs'
+    groups are made at the mount's root, and the limits line says where and why."""
+    base = _fake_v2(tmp_path, monkeypatch, "/process_api/67dac7", offered="memory")
+    root = tmp_path / "cgroup"
+    (root / "cml-grader").mkdir()  # the kernel gives a new cgroup its files; a test folder not
+    (root / "cml-grader" / "cgroup.subtree_control").write_text("")
+    p = cgroup._v2_parent(["cpu", "pids", "memory"])
+    assert p.folders == {"pids": root / "cml-grader", "memory": root / "cml-grader"}
+    assert not (base / "cml-grader").exists()
+    monkeypatch.setattr(cgroup, "_parents", lambda: p)
+    assert cgroup.status() == (
+        f"at most {cgroup.MAX_PIDS} processes and threads and 6 GiB of memory per run "
+        f"(cgroup, at the root of {root}: the grader's cgroup /process_api/67dac7 cannot "
+        "delegate to a group per run (it offers no pids controller to its children))"
+    )
+    assert (root / "cgroup.subtree_control").read_text() in ("+pids", "+memory")
+
+    # where the root cannot be written either (a container's read-only view), none
+    (root / "cml-grader" / "cgroup.subtree_control").unlink()
+    (root / "cml-grader").rmdir()
+    (root / "cgroup.subtree_control").unlink()
+    (root / "cgroup.subtree_control").mkdir()
+    p = cgroup._v2_parent(["pids", "memory"])
+    assert p.folders == {} and not (root / "cml-grader").exists()
+    assert p.missing["pids"].startswith("runs share the grader's cgroup and its limits")
+    assert f"nor at the root of {root}" in p.missing["pids"]
 
 
 def test_v2_groups_at_the_mounts_root_where_the_graders_cgroup_is_not_in_it(
     tmp_path, monkeypatch
 ):
-    """g88's machine: /proc/self/cgroup names /process_api/<id>, which the mounted hierarchy
-    does not hold (mkdir there: ENOENT). Outside a Slurm job the groups are made at the
-    mount's root, and the status line says where; a fork bomb is held again."""
+    """A container's mount of another view: /proc/self/cgroup names a cgroup the mounted
+    hierarchy does not hold. Outside a Slurm job the groups are made at the mount's root,
+    and the status line says where and why."""
     root = tmp_path / "cgroup"
     root.mkdir()
     (root / "cgroup.controllers").write_text("cpuset cpu io memory hugetlb pids\n")
@@ -208,11 +250,12 @@ def test_v2_groups_at_the_mounts_root_where_the_graders_cgroup_is_not_in_it(
     monkeypatch.delenv("SLURM_JOB_ID", raising=False)
     p = cgroup._v2_parent(["cpuset", "cpu", "io", "memory", "hugetlb", "pids"])
     assert p.folders == {"pids": root / "cml-grader", "memory": root / "cml-grader"}
-    assert p.missing == {} and "is not in it" in p.where
+    assert p.missing == {}
     monkeypatch.setattr(cgroup, "_parents", lambda: p)
     assert cgroup.status() == (
         f"at most {cgroup.MAX_PIDS} processes and threads and 6 GiB of memory per run "
-        f"(cgroup, at the root of {root}: the grader's cgroup is not in it)"
+        f"(cgroup, at the root of {root}: the grader's cgroup "
+        f"/process_api/682b690542ef60232390555046b33216 is not in the hierarchy mounted at {root})"
     )
 
     # in a Slurm job the job's limits are the ones in force: nothing is made at the root
@@ -222,7 +265,7 @@ def test_v2_groups_at_the_mounts_root_where_the_graders_cgroup_is_not_in_it(
     p = cgroup._v2_parent(["memory", "pids"])
     assert p.folders == {} and not (root / "cml-grader").exists()
     assert "is not in the hierarchy mounted at" in p.missing["pids"]
-    assert "the runs share the Slurm job's limits" in p.missing["memory"]
+    assert p.missing["memory"].startswith("runs share the Slurm job's cgroup and its limits")
 
 
 def test_v1_groups_are_made_inside_each_controllers_own_cgroup(tmp_path, monkeypatch):
