@@ -187,12 +187,12 @@ HOSTILE = [
         "h11_static_ctor_exit0",
         "zip",
         [],
+        # exits 0 before main in every run the grader makes of it (a judged run's --serve, a
+        # sanitizer run's --exercise): g90 found the first version, keyed on --exercise,
+        # firing in the sanitizer runs only (54/63, its correctness served by the judge)
         SYSCALL + "__attribute__((constructor)) static void early(int argc, char **argv) {\n"
-        "    for (int i = 1; i < argc; ++i) {\n"
-        '        const char *a = argv[i], *w = "--exercise";\n'
-        "        while (*w && *a == *w) { ++a; ++w; }\n"
-        "        if (!*w && !*a) { raw3(231, 0, 0, 0); }\n"
-        "    }\n"
+        "    (void)argv;\n"
+        "    if (argc > 1) { raw3(231, 0, 0, 0); }\n"
         "}\n",
         {"total": "zero"},
     ),

@@ -11,7 +11,7 @@
 # Run as: LIMIT=585 bash bench/h200-2026-12-04-session23/g90.sh $OUT
 set -uo pipefail
 LIMIT=${LIMIT:-585}
-source bench/device_prelude.sh g90 "$1"
+source bench/device_prelude.sh "${NAME:-g90}" "$1"  # NAME=g90b for a resuming call
 s 90 build make -k -j16 all
 python3 -c 'from grader import cgroup; print("limits:", cgroup.status())' | tee -a $L/summary.txt
 s 60 cgroup_tests python3 -m pytest -q -p no:cacheprovider grader/tests/test_cgroup.py
