@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import io
 import json
 import os
@@ -294,9 +295,19 @@ def _edit(text: str, edits, head: str = "") -> str:
     return head + text
 
 
+def _member(name: str) -> zipfile.ZipInfo:
+    """A zip member with a fixed date: the same class made twice is the same bytes, so a
+    batch resumed over a class made again skips the students it graded (g90b, g90c: made
+    with the clock's date, every zip and tarball was "changed since it was graded")."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.external_attr = 0o600 << 16  # as writestr(name, ...) sets it: rw for the owner
+    return info
+
+
 def _write(out: Path, student: str, kind: str, files: dict[str, str]) -> Path:
     """One student's submission as a folder, a .zip or a .tar.gz (files wrapped in a folder
-    for the tarballs, as some LMS exports are)."""
+    for the tarballs, as some LMS exports are); archives without dates, the same bytes each
+    time."""
     if kind == "dir":
         d = out / student
         d.mkdir(parents=True)
@@ -307,10 +318,11 @@ def _write(out: Path, student: str, kind: str, files: dict[str, str]) -> Path:
         path = out / f"{student}.zip"
         with zipfile.ZipFile(path, "w") as z:
             for name, text in files.items():
-                z.writestr(name, text)
+                z.writestr(_member(name), text)
         return path
     path = out / f"{student}.tar.gz"
-    with tarfile.open(path, "w:gz") as t:
+    with open(path, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", mtime=0) as g, \
+            tarfile.open(fileobj=g, mode="w") as t:
         for name, text in files.items():
             data = text.encode()
             info = tarfile.TarInfo(f"{student}/{name}")
@@ -356,8 +368,8 @@ def make(out: Path, size: int | None = None) -> int:
     expected[unicode_name] = {"total": "full"}
     # zip slip: a member that would land outside the extraction folder
     with zipfile.ZipFile(out / "z01_mallory.zip", "w") as z:
-        z.writestr("kernels.cu", solution)
-        z.writestr("../../../tmp/pwned.cu", "int pwned;\n")
+        z.writestr(_member("kernels.cu"), solution)
+        z.writestr(_member("../../../tmp/pwned.cu"), "int pwned;\n")
     expected["z01_mallory"] = {"total": "zero", "status": "rejected"}
 
     if size is not None:

@@ -36,3 +36,17 @@ def test_an_alternative_that_loses_a_kept_part_is_not_as_expected():
     (problem,) = class_batch._check("b", row, _report(2.5), expect, True, True)
     assert "matmul_tiled performance: 2.5/5" in problem
     assert class_batch._check("b", row, None, expect, True, True) == ["no report"]
+
+
+def test_a_class_made_twice_is_the_same_bytes(tmp_path, monkeypatch):
+    """A batch resumed over the class made again skips the students it graded only if their
+    archives did not change: g90b and g90c (bench/h200-2026-12-04-session23) regraded every
+    zip and tarball, made with the clock's date."""
+    clock = iter([1.0e9, 1.5e9])
+    class_batch.make(tmp_path / "a")
+    monkeypatch.setattr(class_batch.time, "time", lambda: next(clock, 2.0e9))
+    class_batch.make(tmp_path / "b")
+    archives = sorted(p.name for p in (tmp_path / "a").iterdir() if p.suffix in (".zip", ".gz"))
+    assert any(a.endswith(".zip") for a in archives) and any(a.endswith(".gz") for a in archives)
+    for name in archives:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
