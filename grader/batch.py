@@ -94,6 +94,7 @@ final (runtime checks could not run, e.g. no GPU, or were left out).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import hashlib
@@ -103,6 +104,7 @@ import os
 import stat
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -131,6 +133,19 @@ from grader.status import PARTIAL_NO_GPU, PARTIAL_NOT_RUN, Status, is_final, row
 ROW_SCHEMA = 1
 GRADEBOOK = "gradebook.csv"
 STUDENT_FILES = ("report.json", "report.txt", "results.json", "batch.json")
+
+
+@contextlib.contextmanager
+def _thread_named(name: str):
+    """The current thread renamed ``name`` while the block runs: the GPU lock's trace names
+    the thread of each hold, so a drain is told by the grading it waited for
+    (bench/throughput/lock_trace.py)."""
+    me = threading.current_thread()
+    before, me.name = me.name, name
+    try:
+        yield
+    finally:
+        me.name = before
 
 
 @dataclass
@@ -617,7 +632,8 @@ class Batch:
         held = digest(sub.path, self.lab.required_files)
         folder = self.out / sub.id
         try:
-            g, status = self._grade(sub)
+            with _thread_named(f"grade {sub.id}"):
+                g, status = self._grade(sub)
             elapsed = time.monotonic() - start
             g.submission = str(sub.path)
             folder.mkdir(exist_ok=True)

@@ -51,12 +51,14 @@ class GpuLock:
         return len(self._queue)
 
     def _note(self) -> None:
-        """With ``_cond`` held: appends "SECONDS READERS WRITERS_WAITING WRITER" (a monotonic
-        clock, then the state just reached) to the trace file, when ``TRACE_ENV`` names one."""
+        """With ``_cond`` held: appends "SECONDS READERS WRITERS_WAITING WRITER THREAD" (a
+        monotonic clock, the state just reached, and the name of the thread that changed it:
+        a batch's grading is named after its student) to the trace file, when ``TRACE_ENV``
+        names one."""
         if self._trace:
             self._trace.write(
                 f"{time.monotonic():.6f} {self._readers} {self._writers_waiting} "
-                f"{int(self._writer)}\n"
+                f"{int(self._writer)} {threading.current_thread().name}\n"
             )
 
     @contextlib.contextmanager

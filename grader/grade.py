@@ -1275,7 +1275,9 @@ class _EarlyTimedRuns:
         self._holding = False
         self._runs: dict[str, harness.TimedCase] | None = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="early-timed", daemon=True)
+        self._thread = threading.Thread(  # named after its grading's (a batch's: the student)
+            target=self._run, name=f"{threading.current_thread().name} early-timed", daemon=True
+        )
         self._thread.start()
 
     def give_up(self) -> None:

@@ -1,13 +1,14 @@
 """How a batch used the GPU lock (issue 15): reads the trace a batch run with
 GRADER_GPU_LOCK_TRACE=FILE wrote (grader/gpu_lock.py: one line "SECONDS READERS
-WRITERS_WAITING WRITER" at every change) and prints the seconds, from the first line to the
+WRITERS_WAITING WRITER THREAD" at every change) and prints the seconds, from the first line to the
 last, spent in each state:
   alone    a timed run held the GPU alone (its measuring part: the judge past its gate)
   drain    a timed run waited while untimed runs (set-ups, correctness, sanitizer) still held it
   shared   untimed runs held it and no timed run waited
   idle     nobody held it
 the number of holds alone with their mean length, and the longest drains (when they began,
-from the first line): a drain that lasts a case's time limit is an untimed run that hung while
+from the first line, and the thread whose shared hold ended each: a batch's grading is named
+after its student): a drain that lasts a case's time limit is an untimed run that hung while
 timed runs waited (g87: 3 of 29-43 s made 101 of its 148.5 s of drain). Usage: python3
 lock_trace.py FILE."""
 
@@ -19,7 +20,13 @@ from collections import Counter
 
 def _rows(lines: list[str]) -> list[tuple[float, ...]]:
     """The trace's lines as (seconds, readers, writers waiting, writer)."""
-    return [tuple(float(x) for x in line.split()) for line in lines if line.strip()]
+    return [tuple(float(x) for x in line.split()[:4]) for line in lines if line.strip()]
+
+
+def _names(lines: list[str]) -> list[str]:
+    """The name of the thread that wrote each of the trace's lines ("" in a trace written
+    before the lines carried it)."""
+    return [(line.split(maxsplit=4)[4:] or [""])[0].strip() for line in lines if line.strip()]
 
 
 def states(lines: list[str]) -> tuple[Counter, int, float]:
@@ -42,19 +49,20 @@ def states(lines: list[str]) -> tuple[Counter, int, float]:
     return spent, holds, span
 
 
-def drains(lines: list[str]) -> list[tuple[float, float]]:
-    """The trace's drains, longest first: (seconds, start in seconds from the first line)."""
-    rows = _rows(lines)
+def drains(lines: list[str]) -> list[tuple[float, float, str]]:
+    """The trace's drains, longest first: (seconds, start in seconds from the first line, the
+    thread whose untimed run ended it: the last to leave, which the timed runs waited for)."""
+    rows, names = _rows(lines), _names(lines)
     spans, start = [], None
-    for t, readers, waiting, writer in rows:
+    for (t, readers, waiting, writer), name in zip(rows, names):
         draining = bool(readers and waiting and not writer)
         if draining and start is None:
             start = t
         elif not draining and start is not None:
-            spans.append((t - start, start - rows[0][0]))
+            spans.append((t - start, start - rows[0][0], name))
             start = None
     if start is not None:  # still draining at the trace's last line
-        spans.append((rows[-1][0] - start, start - rows[0][0]))
+        spans.append((rows[-1][0] - start, start - rows[0][0], "(still held)"))
     return sorted(spans, reverse=True)
 
 
@@ -72,7 +80,9 @@ def main() -> None:
         print(f"{holds} holds alone, {spent['alone'] / holds:.2f} s each on average")
     longest = drains(lines)[:5]
     if longest:
-        print("longest drains: " + ", ".join(f"{d:.1f} s at {t:.1f} s" for d, t in longest))
+        print("longest drains:")
+        for d, t, name in longest:
+            print(f"  {d:6.1f} s at {t:6.1f} s, ended by {name or '(not traced)'}")
 
 
 if __name__ == "__main__":

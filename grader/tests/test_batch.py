@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader import batch as batching
-from grader import files
+from grader import files, gpu_lock
 from grader import cli
 from grader.errors import GraderError
 from helpers import FAKE_BIN, grade_cli, submission
@@ -72,12 +72,19 @@ def gate_log(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def gpu_env(gate_log):
+def lock_trace(tmp_path_factory) -> Path:
+    """Where the batches' GPU lock writes its trace (GRADER_GPU_LOCK_TRACE)."""
+    return tmp_path_factory.mktemp("trace") / "lock.trace"
+
+
+@pytest.fixture(scope="module")
+def gpu_env(gate_log, lock_trace):
     """FAKE_GPU=1 and the fake compute-sanitizer for the whole module (fake_gpu is
     per-test; the batch runs are shared between tests)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("FAKE_GPU", "1")
         mp.setenv("FAKE_GATE_LOG", str(gate_log))
+        mp.setenv(gpu_lock.TRACE_ENV, str(lock_trace))
         mp.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
         yield
 
@@ -159,6 +166,15 @@ def test_timed_runs_pass_the_judges_gate(graded, gate_log):
     ]
     assert gates and set(gates) == {"scale"}
     assert len(gates) == len(reached)
+
+
+def test_the_locks_trace_names_the_grading_of_each_hold(graded, lock_trace):
+    """Each line of the GPU lock's trace names the thread that changed the lock's state, a
+    batch's grading after its student (its early timed run's thread after it too), so
+    lock_trace.py can tell which grading a drain waited for."""
+    names = {line.split(maxsplit=4)[4] for line in lock_trace.read_text().splitlines()}
+    assert {"grade solution", "grade alice", f"grade {UNICODE_ID}"} <= names, names
+    assert all(n.startswith(("grade ", "MainThread")) for n in names), names  # no "grade_3"
 
 
 def test_per_student_files(graded, subs):

@@ -237,7 +237,7 @@ def test_the_set_up_overlaps_the_untimed_runs_under_one_shared_presence(
     assert rep["total"] == rep["max"]
     assert when["timed_start"] < when["untimed_end"]
     lines = trace.read_text().splitlines()
-    rows = [tuple(int(x) for x in line.split()[1:]) for line in lines if line]
+    rows = [tuple(int(x) for x in line.split()[1:4]) for line in lines if line]
     holds = [k for k in range(1, len(rows)) if rows[k][2] and not rows[k - 1][2]]
     assert len(holds) == 2, rows  # the other grading's hold alone, then this one's
     readers = [0] + [r for r, _, _ in rows[: holds[-1]]]

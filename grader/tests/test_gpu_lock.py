@@ -398,8 +398,9 @@ def test_a_failed_retake_after_an_upgrade_leaves_the_lock_consistent(tmp_path, m
 
 
 def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypatch):
-    """GRADER_GPU_LOCK_TRACE: a line per change of state; a set-up (shared), its upgrade to a
-    hold alone while another untimed run drains, then the shared hold again."""
+    """GRADER_GPU_LOCK_TRACE: a line per change of state, naming the thread that changed it;
+    a set-up (shared), its upgrade to a hold alone while another untimed run drains, then
+    the shared hold again; lock_trace.py names the run the drain waited for."""
     import importlib.util
 
     trace = tmp_path / "trace.txt"
@@ -412,7 +413,7 @@ def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypa
             other_in.set()
             other_out.wait(5)
 
-    t = threading.Thread(target=other)
+    t = threading.Thread(target=other, name="grade bob")
     t.start()
     other_in.wait(5)
     with lock.shared():
@@ -420,7 +421,11 @@ def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypa
         with lock.upgrade():
             time.sleep(0.1)
     t.join()
-    rows = [tuple(int(x) for x in line.split()[1:]) for line in trace.read_text().splitlines()]
+    lines = trace.read_text().splitlines()
+    rows = [tuple(int(x) for x in line.split()[1:4]) for line in lines]
+    me = threading.current_thread().name
+    assert [line.split(maxsplit=4)[4] for line in lines] == [
+        "grade bob", me, me, me, "grade bob", me, me, me, me]
     # (readers, writers waiting, writer): other in, we in, we upgrade (drop, wait), other
     # out, we alone, we done, back to shared, out
     assert rows == [(1, 0, 0), (2, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1),
@@ -432,5 +437,8 @@ def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypa
     spent, holds, span = lock_trace.states(trace.read_text().splitlines())
     assert holds == 1
     assert 0.15 < spent["drain"] < 1.0 and 0.08 < spent["alone"] < 1.0
-    ((drained, began),) = lock_trace.drains(trace.read_text().splitlines())
+    ((drained, began, ended_by),) = lock_trace.drains(trace.read_text().splitlines())
     assert drained == pytest.approx(spent["drain"]) and 0.0 <= began < 0.1
+    assert ended_by == "grade bob"  # the untimed run the timed one waited for
+    old = [" ".join(line.split()[:4]) for line in lines]  # a trace from before the names
+    assert lock_trace.drains(old)[0][2] == "" and lock_trace.states(old) == (spent, holds, span)
