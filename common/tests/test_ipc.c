@@ -152,6 +152,11 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+static int by_value(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* Two polling readers (spin = 1) on one CPU, as the judge and a process it exchanges with
  * may be on the CPUs kept for a timed run: each must let the other answer at once. Without
  * the yield in cml_ipc_recv an exchange waited for the poller's time slice to end (8 ms an
@@ -181,20 +186,25 @@ START_TEST(pollers_sharing_a_cpu_answer_promptly) {
         }
         _exit(0);
     }
-    const double t0 = now_ms();
+    double took[EXCHANGES];
     for (int i = 0; i < EXCHANGES; ++i) {
+        const double t0 = now_ms();
         ck_assert_int_eq(cml_ipc_send_token(pair[0], CML_MSG_RUN, (uint64_t)i), 0);
         cml_msg_token out;
         ssize_t n = cml_ipc_recv(pair[0], &out, sizeof out, NULL, 1);
         ck_assert_int_eq(cml_ipc_type(&out, n), CML_MSG_DONE);
         ck_assert_uint_eq(out.token, (uint64_t)i);
+        took[i] = now_ms() - t0;
     }
-    const double per_exchange = (now_ms() - t0) / EXCHANGES;
     int status = 0;
     ck_assert_int_eq(waitpid(peer, &status, 0), peer);
     ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    ck_assert_msg(per_exchange < 0.5, "%.3f ms per exchange of two pollers on CPU %d",
-                  per_exchange, cpu);
+    /* the median: another process of a busy machine (CI's compilers) taking the CPU for a
+     * few exchanges moves the mean, not it; without the yield every exchange is slow */
+    qsort(took, EXCHANGES, sizeof took[0], by_value);
+    const double median = took[EXCHANGES / 2];
+    ck_assert_msg(median < 0.5, "%.3f ms an exchange (median) of two pollers on CPU %d", median,
+                  cpu);
 }
 END_TEST
 
