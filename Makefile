@@ -228,9 +228,9 @@ grade: $(LIBCML)
 	@mkdir -p $(BUILD)
 	@$(PYTHON) -m grader grade $(dir $(lab_dir)) --json $(BUILD)/last-grade.json; rc=$$?; \
 	  if [ $$rc -eq 1 ] && ! $(PYTHON) -c "import json, sys; sys.exit(not json.load(open('$(BUILD)/last-grade.json'))['final'])"; then \
-	    rc=3; fi; \
+	    rc=3; lost="; some points are already lost for certain (see the report above)"; fi; \
 	  if [ $$rc -eq 3 ]; then \
-	    echo "make grade: exit 3 — the checks that need a GPU were not run (see NOT RUN above)"; fi; \
+	    echo "make grade: exit 3 — the checks that need a GPU were not run (see NOT RUN above)$$lost"; fi; \
 	  if [ $$rc -eq 1 ]; then exit 0; else exit $$rc; fi
 
 .PHONY: selfcheck
