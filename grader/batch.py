@@ -519,6 +519,10 @@ class Batch:
         for sub in self.subs:
             row = None if self.force else final_row(self.out / sub.id)
             if row is None:
+                before = None if self.force else _read_row(self.out / sub.id / "batch.json")
+                if before is not None:  # a partial grade or a grader error, not final
+                    print(f"{sub.id}: not final last time ({before['status']}): graded again",
+                          file=self.err)
                 todo.append(sub)
             elif changed(row, sub, self.lab.required_files):
                 print(f"{sub.id}: changed since it was graded: graded again", file=self.err)

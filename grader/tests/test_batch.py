@@ -336,6 +336,7 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     code, err = run_batch(fake_root, [subs["solution"], subs["compile"]], out)
     assert err.count("already graded") == 1 and "compile: 0/" in err
+    assert "solution: not final last time (partial (no GPU)): graded again" in err
     rows = gradebook(out)
     assert rows["solution"]["status"] == "graded" and rows["solution"]["total"] != ""
     assert json.loads((out / "solution" / "report.json").read_text())["final"] is True
