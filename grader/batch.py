@@ -582,13 +582,17 @@ class Batch:
 
     def _progress(self, k: int, n: int, row: dict, note: str) -> None:
         """``[3/30] alice: 17/17 graded (...)``; a partial grade shows the points earned so
-        far and those pending: ``[4/30] bob: 15 so far of 17, 2 pending; partial (...)``."""
+        far, those pending and any lost for certain (as the gradebook's columns): ``[4/30]
+        bob: 10 so far of 17, 2 pending, 5 lost; partial (...)``."""
         total = report._points(row["total"])
         if row_is_final(row["status"]):
             score = f"{total}/{row['max']} "
         else:
             pending = row.get("pending_points")
             more = f", {pending} pending" if pending is not None else ", more pending"
+            lost = round(row["max"] - row["total"] - (pending or 0), 2)
+            if pending is not None and lost > 0:
+                more += f", {report._points(lost)} lost"
             score = f"{total} so far of {row['max']}{more}; "
         print(f"[{k}/{n}] {row['id']}: {score}{row['status']} ({note})", file=self.err)
         self.err.flush()

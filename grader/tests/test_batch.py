@@ -631,3 +631,20 @@ def test_only_a_folder_of_several_submissions_is_taken_for_the_class(tmp_path):
     with pytest.raises(GraderError, match=r"2 of its folders do \(a, b\).*e\.g\. .*class/\*"):
         batching.collect([str(tmp_path / "class")], names)
     assert [s.id for s in batching.collect([str(tmp_path / "class")])] == ["class"]  # no lab
+
+
+def test_the_progress_line_of_a_partial_grade_says_the_points_lost_for_certain():
+    """A partial grade's progress line reads like the gradebook's lost and pending columns:
+    a skeleton that lost 5 points for certain while 2 wait is not shown as 'so far' alone."""
+    import types
+
+    me = types.SimpleNamespace(err=io.StringIO())
+    row = {"id": "bob", "total": 10.0, "max": 17, "pending_points": 2,
+           "status": "partial (no GPU)"}
+    batching.Batch._progress(me, 4, 30, row, "elapsed 9 s")
+    assert me.err.getvalue() == (
+        "[4/30] bob: 10 so far of 17, 2 pending, 5 lost; partial (no GPU) (elapsed 9 s)\n")
+    row["total"] = 15.0  # nothing lost: the line says nothing of it
+    batching.Batch._progress(me, 5, 30, row, "x")
+    last = me.err.getvalue().splitlines()[-1]
+    assert last == "[5/30] bob: 15 so far of 17, 2 pending; partial (no GPU) (x)"
