@@ -12,7 +12,9 @@ Controller", and "Control Group v2" for ``pids.max``, ``memory.max``, ``memory.e
 
 ``group()`` makes a fresh cgroup under ``cml-grader``, made inside the grader's own cgroup
 (``/proc/self/cgroup``) where that cgroup can delegate: a grader that runs in a delegated
-cgroup keeps its runs inside it, so its limits hold for them too. Under cgroup v2 a cgroup
+cgroup keeps its runs inside it, so its limits hold for them too (in practice the
+hierarchy's root, or a delegated cgroup that holds no process: the grader's own cgroup
+holds the grader). Under cgroup v2 a cgroup
 that holds processes cannot give controllers to children ("no internal processes", EBUSY),
 nor give one its own ``cgroup.controllers`` lacks (ENOENT). Where the grader's cgroup cannot
 delegate (or is not in the hierarchy mounted at ``/sys/fs/cgroup``): inside a Slurm job
@@ -110,37 +112,48 @@ def _inside(root: Path, own: str) -> Path:
 
 
 def _delegate(base: Path, parent: Path, wanted: list[str]) -> None:
-    """Makes ``parent`` under ``base`` and enables ``wanted`` for the children of each;
+    """Makes ``parent`` under ``base`` and enables ``wanted`` for the children of each, the
+    controllers missing at a level in one write (the kernel enables all of them or none);
     OSError where a level cannot: a controller its own ``cgroup.controllers`` lacks (ENOENT)
-    or a level that holds processes (EBUSY, "no internal processes"). Nothing is left
-    behind on failure."""
+    or a level that holds processes (EBUSY, "no internal processes"; a threaded controller
+    such as ``pids`` alone would be let in). On failure nothing of this call is left: the
+    controllers it enabled are disabled again, and ``parent`` is removed."""
+    enabled_here: list[tuple[Path, list[str]]] = []  # (level, controllers this call enabled)
     try:
         parent.mkdir(exist_ok=True)
         if not os.access(parent, os.W_OK):  # made by root earlier: not ours to fill
             raise PermissionError(13, "Permission denied")
         for level in (base, parent):
-            enabled = (level / "cgroup.subtree_control").read_text().split()
-            for c in wanted:
-                if c not in enabled:
-                    (level / "cgroup.subtree_control").write_text(f"+{c}")
+            control = level / "cgroup.subtree_control"
+            new = [c for c in wanted if c not in control.read_text().split()]
+            if new:
+                control.write_text(" ".join(f"+{c}" for c in new))
+                enabled_here.append((level, new))
     except OSError:
         with contextlib.suppress(OSError):
             parent.rmdir()  # nothing of ours left in a cgroup that is not ours to fill
+        for level, new in reversed(enabled_here):
+            if level != parent:
+                with contextlib.suppress(OSError):
+                    (level / "cgroup.subtree_control").write_text(
+                        " ".join(f"-{c}" for c in new))
         raise
 
 
-def _offered(level: Path) -> list[str]:
-    """The controllers a cgroup folder may give its children (its ``cgroup.controllers``)."""
+def _offered(level: Path) -> list[str] | None:
+    """The controllers a cgroup folder may give its children (its ``cgroup.controllers``);
+    None where that file cannot be read."""
     try:
         return (level / "cgroup.controllers").read_text().split()
     except OSError:
-        return []
+        return None
 
 
 def _v2_parent(controllers: list[str]) -> _Parents:
     """The runs' parent under cgroup v2 (``controllers``: the mount root's
-    ``cgroup.controllers``): inside the grader's own cgroup where it can delegate; else,
-    outside a Slurm job, at the mount's root; else none, and why (design notes 52, 53)."""
+    ``cgroup.controllers``): inside the grader's own cgroup where it can delegate (in
+    practice the hierarchy's root, or a delegated cgroup holding no process); else, outside
+    a Slurm job, at the mount's root; else none, and why (design notes 52, 53)."""
     wanted = [c for c in ("pids", "memory") if c in controllers]
     missing = {c: "cgroup v2 without the controller" for c in ("pids", "memory") if c not in wanted}
     if not wanted:
@@ -150,11 +163,14 @@ def _v2_parent(controllers: list[str]) -> _Parents:
     if own.strip("/") and not base.is_dir():
         why = f"the grader's cgroup {own} is not in the hierarchy mounted at {ROOT_V2}"
     else:
-        offered = [c for c in wanted if c in _offered(base)]
+        offered = _offered(base)
         try:
-            if offered != wanted:  # the kernel's answer to "+pids" there would be ENOENT
-                lacks = " and ".join(c for c in wanted if c not in offered)
-                raise OSError(0, f"it offers no {lacks} controller to its children")
+            if offered is None:
+                raise OSError(0, f"its {base / 'cgroup.controllers'} cannot be read")
+            lacks = [c for c in wanted if c not in offered]
+            if lacks:  # the kernel's answer to "+pids" there would be ENOENT
+                raise OSError(0, f"it offers no {' and no '.join(lacks)} controller to its "
+                                 "children")
             _delegate(base, base / PARENT, wanted)
             return _Parents(True, {c: base / PARENT for c in wanted}, missing)
         except OSError as e:
@@ -172,8 +188,8 @@ def _v2_parent(controllers: list[str]) -> _Parents:
     try:
         _delegate(ROOT_V2, ROOT_V2 / PARENT, wanted)
     except OSError as e:
-        why = f"runs share the grader's cgroup and its limits (a container's): {why}; " \
-              f"nor at the root of {ROOT_V2} ({e.strerror or e})"
+        why = (f"runs share the grader's cgroup and its limits: {why}, nor could groups be "
+               f"made at the root of {ROOT_V2} ({e.strerror or e})")
         return _Parents(True, {}, {c: why for c in ("pids", "memory")})
     return _Parents(True, {c: ROOT_V2 / PARENT for c in wanted}, missing,
                     f"at the root of {ROOT_V2}: {why}")

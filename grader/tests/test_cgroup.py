@@ -179,7 +179,8 @@ def test_v2_groups_are_made_inside_the_graders_own_cgroup(tmp_path, monkeypatch)
     (base / "cml-grader" / "cgroup.subtree_control").write_text("")
     p = cgroup._v2_parent(["cpu", "pids", "memory"])
     assert p.folders == {"pids": base / "cml-grader", "memory": base / "cml-grader"}
-    assert (base / "cgroup.subtree_control").read_text() in ("+memory", "+pids")  # enabled
+    # both enabled in one write: the kernel enables all of them or none
+    assert (base / "cgroup.subtree_control").read_text() == "+pids +memory"
 
 
 def test_v2_without_delegation_in_a_slurm_job_reports_the_jobs_limits(tmp_path, monkeypatch):
@@ -196,6 +197,37 @@ def test_v2_without_delegation_in_a_slurm_job_reports_the_jobs_limits(tmp_path, 
     assert "/system.slice/job_7/step_0 cannot delegate" in p.missing["memory"]
     assert not (base / "cml-grader").exists()  # nothing left behind in the job's cgroup
     assert not (tmp_path / "cgroup" / "cml-grader").exists()
+    assert (tmp_path / "cgroup" / "cgroup.subtree_control").read_text() == ""  # root untouched
+
+
+def test_a_failed_delegation_disables_what_it_enabled(tmp_path, monkeypatch):
+    """The kernel lets a threaded controller (pids) into a cgroup that holds processes and
+    refuses memory: whatever this grader enabled on the way is disabled again, so the job's
+    (or unit's) cgroup is left as it was."""
+    base = _fake_v2(tmp_path, monkeypatch, "/system.slice/job_7/step_0")
+    monkeypatch.setenv("SLURM_JOB_ID", "7")
+    (base / "cml-grader").mkdir()
+    (base / "cml-grader" / "cgroup.subtree_control").mkdir()  # this level's write fails
+    p = cgroup._v2_parent(["pids", "memory"])
+    assert p.folders == {}
+    assert (base / "cgroup.subtree_control").read_text() == "-pids -memory"  # undone
+
+
+def test_v2_groups_inside_the_root_cgroup_where_the_grader_runs_there(tmp_path, monkeypatch):
+    """A grader in the hierarchy's root cgroup (a machine without systemd, a container's own
+    namespace) makes its runs' parent there and says no more; where that fails, it says it
+    cannot make a cgroup, and tries nothing else."""
+    root = _fake_v2(tmp_path, monkeypatch, "/")
+    (root / "cml-grader").mkdir()
+    (root / "cml-grader" / "cgroup.subtree_control").write_text("")
+    p = cgroup._v2_parent(["pids", "memory"])
+    assert p.folders == {"pids": root / "cml-grader", "memory": root / "cml-grader"}
+    assert p.where == "" and p.missing == {}
+    (root / "cgroup.controllers").write_text("cpu memory\n")  # a root without pids to give
+    p = cgroup._v2_parent(["pids", "memory"])
+    assert p.folders == {}
+    why = "cannot make a cgroup (it offers no pids controller to its children)"
+    assert p.missing == {"pids": why, "memory": why}
 
 
 def test_v2_groups_at_the_mounts_root_where_the_graders_cgroup_offers_no_pids(
@@ -218,7 +250,7 @@ def test_v2_groups_at_the_mounts_root_where_the_graders_cgroup_offers_no_pids(
         f"(cgroup, at the root of {root}: the grader's cgroup /process_api/67dac7 cannot "
         "delegate to a group per run (it offers no pids controller to its children))"
     )
-    assert (root / "cgroup.subtree_control").read_text() in ("+pids", "+memory")
+    assert (root / "cgroup.subtree_control").read_text() == "+pids +memory"
 
     # where the root cannot be written either (a container's read-only view), none
     (root / "cml-grader" / "cgroup.subtree_control").unlink()
@@ -228,7 +260,7 @@ def test_v2_groups_at_the_mounts_root_where_the_graders_cgroup_offers_no_pids(
     p = cgroup._v2_parent(["pids", "memory"])
     assert p.folders == {} and not (root / "cml-grader").exists()
     assert p.missing["pids"].startswith("runs share the grader's cgroup and its limits")
-    assert f"nor at the root of {root}" in p.missing["pids"]
+    assert f"nor could groups be made at the root of {root}" in p.missing["pids"]
 
 
 def test_v2_groups_at_the_mounts_root_where_the_graders_cgroup_is_not_in_it(
