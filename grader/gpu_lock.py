@@ -25,6 +25,7 @@ import collections
 import contextlib
 import fcntl
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -43,7 +44,12 @@ class GpuLock:
         self._writer = False  # a timed run in progress
         self._queue: collections.deque[object] = collections.deque()  # waiting timed runs
         trace = os.environ.get(TRACE_ENV, "").strip()
-        self._trace = open(trace, "a", buffering=1) if trace else None
+        # UTF-8 whatever the locale, a name that cannot be encoded (a student id from a
+        # file name that is not UTF-8) escaped, never an error inside the lock
+        self._trace = (
+            open(trace, "a", buffering=1, encoding="utf-8", errors="backslashreplace")
+            if trace else None
+        )
 
     @property
     def _writers_waiting(self) -> int:
@@ -56,10 +62,15 @@ class GpuLock:
         a batch's grading is named after its student) to the trace file, when ``TRACE_ENV``
         names one."""
         if self._trace:
-            self._trace.write(
-                f"{time.monotonic():.6f} {self._readers} {self._writers_waiting} "
-                f"{int(self._writer)} {threading.current_thread().name}\n"
-            )
+            name = " ".join(threading.current_thread().name.split())  # one line, always
+            try:
+                self._trace.write(
+                    f"{time.monotonic():.6f} {self._readers} {self._writers_waiting} "
+                    f"{int(self._writer)} {name}\n"
+                )
+            except (OSError, ValueError) as e:  # a full disk: the grading goes on untraced
+                self._trace = None
+                print(f"grader: the GPU lock's trace stopped: {e}", file=sys.stderr)
 
     @contextlib.contextmanager
     def shared(self) -> Iterator[None]:

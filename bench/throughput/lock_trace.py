@@ -51,7 +51,8 @@ def states(lines: list[str]) -> tuple[Counter, int, float]:
 
 def drains(lines: list[str]) -> list[tuple[float, float, str]]:
     """The trace's drains, longest first: (seconds, start in seconds from the first line, the
-    thread whose untimed run ended it: the last to leave, which the timed runs waited for)."""
+    thread whose untimed run ended it: the last to leave, which the timed runs waited for; or,
+    "NAME giving up its wait", the timed run's thread that stopped waiting)."""
     rows, names = _rows(lines), _names(lines)
     spans, start = [], None
     for (t, readers, waiting, writer), name in zip(rows, names):
@@ -59,6 +60,8 @@ def drains(lines: list[str]) -> list[tuple[float, float, str]]:
         if draining and start is None:
             start = t
         elif not draining and start is not None:
+            if readers and not writer:  # untimed runs still in: the timed one stopped waiting
+                name = f"{name} giving up its wait"
             spans.append((t - start, start - rows[0][0], name))
             start = None
     if start is not None:  # still draining at the trace's last line

@@ -442,3 +442,42 @@ def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypa
     assert ended_by == "grade bob"  # the untimed run the timed one waited for
     old = [" ".join(line.split()[:4]) for line in lines]  # a trace from before the names
     assert lock_trace.drains(old)[0][2] == "" and lock_trace.states(old) == (spent, holds, span)
+
+
+def test_the_trace_takes_any_thread_name_on_one_line(tmp_path, monkeypatch):
+    """A student id from a file name that is not UTF-8 (a surrogate) or holding a line break
+    names its thread: the trace escapes it on one line, and the lock works on."""
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
+    monkeypatch.setenv("LC_ALL", "C")
+    lock = GpuLock()
+
+    def run(name):
+        threading.current_thread().name = name
+        with lock.shared():
+            pass
+        with lock.exclusive():
+            pass
+
+    for name in ("grade Jos\udce9", "grade a\nb"):
+        t = threading.Thread(target=run, args=(name,), daemon=True)  # a deadlock fails, not hangs
+        t.start()
+        t.join(5)
+    lines = trace.read_text(encoding="utf-8").splitlines()
+    # in, out; queued, alone, out: five lines a thread, each whole
+    assert len(lines) == 10 and lock._readers == 0 and not lock._writer
+    assert [line.split(maxsplit=4)[4] for line in lines[::5]] == ["grade Jos\\udce9", "grade a b"]
+
+
+def test_a_drain_a_timed_run_gave_up_is_said_so():
+    """lock_trace.py: a drain that ends because the waiting timed run stopped waiting (its
+    grading gave up) is not laid at the door of that run's thread as the one waited for."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "lock_trace", REPO / "bench" / "throughput" / "lock_trace.py")
+    lock_trace = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lock_trace)
+    lines = ["0.0 1 0 0 grade bob", "1.0 1 1 0 grade amy", "3.0 1 0 0 grade amy",
+             "4.0 0 0 0 grade bob"]
+    assert lock_trace.drains(lines) == [(2.0, 1.0, "grade amy giving up its wait")]
