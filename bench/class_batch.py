@@ -13,7 +13,8 @@ known-bad fixture of the lab (grader/tests/known_bad/3.3-tiling), correct altern
 other tile shapes, and hostile submissions (issue 6, part 4: kernel and host infinite loops,
 a barrier deadlock, a fork bomb by raw system call, a 10 GB flood of stdout, a write into
 the course tree, a read of solutions/, a network connection, a forged result line, a
-redefined timing function, a static constructor that exits 0, a segfault, an out-of-bounds
+redefined timing function, a static constructor that exits 0 (in every run, and only
+where argv holds --exercise), a segfault, an out-of-bounds
 device write, a huge allocation, 16 GiB of host memory written, a solution read into the
 object by the assembler at build time, a unicode file name with spaces, a zip-slip archive).
 ``--size N`` extends it to N students (issue 15: a class of 100) with the lab's alternative
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -63,6 +65,10 @@ KERNEL = "__global__ void transpose_tiled_kernel(const float *in, float *out, in
 
 # Raw system calls (x86-64 Linux): no libc symbol, so the symbol check cannot see them and
 # the sandbox must contain them.
+# the lab's exercises, as its lab.toml lists them
+EXERCISES = tuple(
+    e["name"] for e in tomllib.loads((ROOT / "labs" / LAB / "lab.toml").read_text())["exercise"]
+)
 SYSCALL = """#include <cstdint>
 static long raw3(long n, long a, long b, long c) {
     long r;
@@ -196,6 +202,27 @@ HOSTILE = [
         "    if (argc > 1) { raw3(231, 0, 0, 0); }\n"
         "}\n",
         {"total": "zero"},
+    ),
+    (
+        # h11's first version (g90: 54/63): exits 0 before main only where argv holds
+        # --exercise, which the sanitizer runs pass and the judge's served runs do not. An
+        # exit 0 there is not believed (every sanitizer part lost); what the judge served,
+        # the reference's code, keeps its points.
+        "h18_exit0_under_exercise_flag",
+        "zip",
+        [],
+        SYSCALL + "__attribute__((constructor)) static void early(int argc, char **argv) {\n"
+        "    for (int i = 1; i < argc; ++i) {\n"
+        '        const char *a = argv[i], *w = "--exercise";\n'
+        "        while (*w && *a == *w) { ++a; ++w; }\n"
+        "        if (!*w && !*a) { raw3(231, 0, 0, 0); }\n"
+        "    }\n"
+        "}\n",
+        {
+            "total": "partial",
+            "lost": {ex: ["sanitizer"] for ex in EXERCISES},
+            "keeps": {ex: ["correctness", "performance"] for ex in EXERCISES},
+        },
     ),
     (
         "h12_segfault",
