@@ -14,16 +14,15 @@ Controller", and "Control Group v2" for ``pids.max``, ``memory.max``, ``memory.e
 (``/proc/self/cgroup``) where that cgroup can delegate: a grader that runs in a delegated
 cgroup keeps its runs inside it, so its limits hold for them too (in practice the
 hierarchy's root, or a delegated cgroup that holds no process: the grader's own cgroup
-holds the grader). Under cgroup v2 a cgroup
-that holds processes cannot give controllers to children ("no internal processes", EBUSY),
-nor give one its own ``cgroup.controllers`` lacks (ENOENT). Where the grader's cgroup cannot
-delegate (or is not in the hierarchy mounted at ``/sys/fs/cgroup``): inside a Slurm job
-(``SLURM_JOB_ID``) no per-run group is made, since leaving the job's cgroup would escape its
-``--mem`` and process tracking, and ``status()`` says the job's limits are the ones in force;
-elsewhere the groups are made at the mount's root where it may be written (the course's H200
-machine: design note 53), and ``status()`` says where and why; where neither, none, and
-``status()`` says so rather than claiming limits of its own. Each
-group has
+holds the grader). Under cgroup v2 a cgroup that holds processes cannot give controllers
+to children ("no internal processes", EBUSY), nor give one its own ``cgroup.controllers``
+lacks (ENOENT). Where the grader's cgroup cannot delegate (or is not in the hierarchy
+mounted at ``/sys/fs/cgroup``): inside a Slurm job (``SLURM_JOB_ID``, or a cgroup path with
+``/job_<id>``) no per-run group is made, since leaving the job's cgroup would escape its
+``--mem`` and process tracking, and ``status()`` says the job's limits are the ones in
+force; elsewhere the groups are made at the mount's root where it may be written (the
+course's H200 machine: design note 53), and ``status()`` says where and why; where neither,
+none, and ``status()`` says so rather than claiming limits of its own. Each group has
 
 - ``pids.max`` = ``MAX_PIDS`` (processes and threads);
 - ``memory.max`` = ``MAX_MEMORY_BYTES`` of host memory (RAM and page cache the run
@@ -52,6 +51,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import signal
 import time
 import uuid
@@ -140,6 +140,13 @@ def _delegate(base: Path, parent: Path, wanted: list[str]) -> None:
         raise
 
 
+def _in_slurm_job(own: str) -> bool:
+    """Whether the grader runs in a Slurm job: ``SLURM_JOB_ID`` (which ``sudo`` clears), or
+    its cgroup's path, which Slurm's cgroup plugins name ``.../job_<id>/...`` (v2:
+    ``/system.slice/slurmstepd.scope/job_7/step_0/user/task_0``)."""
+    return bool(os.environ.get("SLURM_JOB_ID")) or re.search(r"/job_\d+(/|$)", own) is not None
+
+
 def _offered(level: Path) -> list[str] | None:
     """The controllers a cgroup folder may give its children (its ``cgroup.controllers``);
     None where that file cannot be read."""
@@ -182,7 +189,7 @@ def _v2_parent(controllers: list[str]) -> _Parents:
     # The grader's cgroup gives its runs no group of their own. Inside a Slurm job that is
     # no reason to leave the job's cgroup (part 3 of issue 15): the job's limits hold. Else
     # the runs' groups are made at the mount's root, and the status says so.
-    if os.environ.get("SLURM_JOB_ID"):
+    if _in_slurm_job(own):
         why = f"runs share the Slurm job's cgroup and its limits (--mem): {why}"
         return _Parents(True, {}, {c: why for c in ("pids", "memory")})
     try:

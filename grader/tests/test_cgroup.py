@@ -313,3 +313,15 @@ def test_v1_groups_are_made_inside_each_controllers_own_cgroup(tmp_path, monkeyp
     p = cgroup._v1_parents()
     assert p.folders["pids"] == roots["pids"] / "cml-grader"
     assert p.folders["memory"] == roots["memory"] / "slurm" / "uid_0" / "job_7" / "cml-grader"
+
+
+def test_a_slurm_jobs_cgroup_is_known_by_its_path_without_slurm_job_id(tmp_path, monkeypatch):
+    """`sudo` clears SLURM_JOB_ID; the job's cgroup path (Slurm's cgroup/v2 plugin:
+    .../job_<id>/step_<n>/...) still says the grader is in a job: nothing is made at the
+    root, and the line says the job's limits hold. A path that merely holds "job" is no job."""
+    own = "/system.slice/slurmstepd.scope/job_42/step_0/user/task_0"
+    base = _fake_v2(tmp_path, monkeypatch, own, offered="memory")
+    p = cgroup._v2_parent(["pids", "memory"])
+    assert p.folders == {} and p.missing["pids"].startswith("runs share the Slurm job's cgroup")
+    assert not (tmp_path / "cgroup" / "cml-grader").exists() and not (base / "cml-grader").exists()
+    assert not cgroup._in_slurm_job("/user.slice/jobs_1/x") and cgroup._in_slurm_job("/a/job_7")
