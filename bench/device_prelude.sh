@@ -9,6 +9,7 @@
 # - check_make: `make check-tests` with the unpacked Check (a step: s 60 check bash -c check_make);
 # - known_bad_ids 1 / 0: the known-bad fixtures' GPU test ids, those losing performance or not.
 # - watch_start TAG / watch_stop: top, nvidia-smi dmon and the GPU lock's trace beside a batch.
+# - class_run SIZE: bench/class_batch.py's class graded, watched and checked (resumable).
 # A device machine keeps ignored build outputs between calls; their times can be newer than the
 # sources carried, so the build step removes build/ first (session 7, g26a ran stale binaries).
 CML_NAME=$1
@@ -68,4 +69,25 @@ watch_start() {
 watch_stop() {
     unset GRADER_GPU_LOCK_TRACE
     kill "$CML_TOP" "$CML_DMON" 2>/dev/null
+}
+# class_run SIZE: bench/class_batch.py's class of SIZE graded once (resuming the grading in
+# .scratch/classSIZE, carried), watched (watch_start), up to 25 s before the call's LIMIT;
+# its lock trace, phases and verdicts appended to summary.txt, the grading copied into $L.
+class_run() {
+    local n=$1 a
+    rm -rf /tmp/class$n && python3 bench/class_batch.py make --size $n /tmp/class$n | tail -2 |
+        tee -a $L/summary.txt
+    mkdir -p .scratch/class$n
+    watch_start $n
+    a=$(date +%s)
+    s $(($(left) - 25)) class$n python3 bench/class_batch.py run --once /tmp/class$n .scratch/class$n
+    echo "class$n: $(ls .scratch/class$n/grading-1/*/report.json 2>/dev/null | wc -l) reports" \
+        "in $(($(date +%s) - a)) s (this call)" | tee -a $L/summary.txt
+    watch_stop
+    gzip -f $L/top$n.txt
+    python3 bench/throughput/lock_trace.py $L/trace$n.txt | tee -a $L/summary.txt
+    python3 bench/throughput/batch_phases.py .scratch/class$n/grading-1 | tee -a $L/summary.txt
+    python3 bench/throughput/class_verdicts.py .scratch/class$n/grading-1 \
+        /tmp/class$n/expected.json | tee $L/verdicts.txt | tail -4 | tee -a $L/summary.txt
+    cp -r .scratch/class$n $L/class$n
 }
