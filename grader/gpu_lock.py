@@ -116,6 +116,29 @@ class GpuLock:
         self._writer = True
         self._note()
 
+    def let_timed_runs_pass(self) -> bool:
+        """Called by a thread inside ``shared()`` between two of its untimed runs, with no GPU
+        work of its own in flight: when timed runs wait, gives its shared hold up until they
+        have had the GPU, then takes it back; True when it did. So a grading whose untimed
+        runs go on and on (a fresh process after each crash: design note 54) keeps the
+        queue of timed runs waiting for one run at most, not for all of them. Sees the timed
+        runs of this process (a ``FileGpuLock``'s other processes' are not counted here)."""
+        with self._cond:
+            if not self._writers_waiting:
+                return False
+        self._drop_shared()
+        with self._cond:
+            self._readers -= 1
+            self._note()
+            if self._readers == 0:
+                self._cond.notify_all()
+            while self._writer or self._writers_waiting:
+                self._cond.wait()
+            self._readers += 1
+            self._note()
+        self._hold_shared()
+        return True
+
     @contextlib.contextmanager
     def upgrade(self) -> Iterator[None]:
         """Held, by a thread inside ``shared()``, around the measuring part of a timed run:

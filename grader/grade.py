@@ -216,6 +216,10 @@ class Grading:
         self._lab_clean: dict[tuple[str, str], str] = {}
         # exercise: its correctness cases' runs, made over the lab's (_correctness_lab_runs)
         self._lab_runs: dict[str, list[harness.CaseRun]] = {}
+        # a batch's: the lock held shared over the untimed runs, and the early timed run set
+        # up under that hold (_runtime), for _let_timed_runs_pass
+        self._shared_lock: GpuLock | None = None
+        self._early: _EarlyTimedRuns | None = None
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -409,6 +413,7 @@ class Grading:
             groups = self._lab_run_groups() if lock is not None else {}
             if groups:  # a run over the lab will be made
                 early = _EarlyTimedRuns(self, lock, [ex for g in groups.values() for ex in g])
+            self._shared_lock, self._early = lock, early
             try:
                 self._correctness_lab_runs()
                 for ex in self.lab.exercises:
@@ -422,6 +427,7 @@ class Grading:
                     early.give_up()  # the grading stops: nothing more is timed
                     early.set_up_done.wait()  # its judge's GPU work ends under this hold
                 raise
+            self._shared_lock = None  # no more untimed runs: nothing to let pass
             t["untimed"] = time.monotonic() - start
             t["sanitizer"] = t["untimed"] - t["correctness"]
             if early is not None:
@@ -662,7 +668,7 @@ class Grading:
         if together is None and self.options.one_process and ex.name not in self.hung:
             together = harness.run_judged_cases(
                 self.judge.path, self.binary, ex.name, cases, timeout_s, self.version,
-                box=self.box,
+                box=self.box, between=self._let_timed_runs_pass,
             )
         for i, size in enumerate(ex.cases):
             hidden = ex.is_hidden(i)
@@ -749,8 +755,22 @@ class Grading:
             return
         self._lab_runs = harness.run_judged_lab_cases(
             self.judge.path, self.binary, cases, self.lab.correctness_timeout_s, self.version,
-            box=self.box,
+            box=self.box, between=self._let_timed_runs_pass,
         )
+
+    def _let_timed_runs_pass(self) -> None:
+        """Between two of a batch's grading's untimed runs (a fresh process after a crash):
+        the timed runs waiting for the GPU go first, so that a submission that crashes case
+        after case keeps them waiting for one run, not all of its cases (design note 54;
+        g90b: one grading's correctness took 90 s, 18 processes). Not while the early timed
+        run still sets up under the grading's hold (its GPU work must stay held) or when no
+        hold is kept here (a single grade, the pipeline)."""
+        lock, early = self._shared_lock, self._early
+        if lock is None or (early is not None and not early.set_up_done.is_set()):
+            return
+        asked = time.monotonic()
+        if lock.let_timed_runs_pass():
+            self._count_wait(time.monotonic() - asked)
 
     def _sanitizer_lab_runs(self) -> None:
         """Each sanitizer tool over the sanitizer cases of every exercise that names it, in

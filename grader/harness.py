@@ -735,6 +735,7 @@ def run_judged_cases(
     timeout_s: float,
     version: int,
     box: sandbox.Sandbox | None = None,
+    between: Callable[[], object] | None = None,
 ) -> list[CaseRun]:
     """The untimed judged runs of ``cases`` ((size, seed) each) with one judge and one
     student's process (judge --case ..., docs/protocol.md, "Judged runs"): one CaseRun per
@@ -743,9 +744,11 @@ def run_judged_cases(
     is that case's result; the cases after a crash run again in fresh processes, and none
     run after a case that went past its limit (one hang is enough evidence: a hanging kernel
     must not cost the limit once per case). Issue 15: one CUDA context pair per exercise
-    instead of one per case."""
+    instead of one per case. ``between``: as ``run_judged_lab_cases``'s."""
     results: list[CaseRun] = []
     while len(results) < len(cases):
+        if between is not None and results:
+            between()
         got = _run_cases_once(
             judge, binary, exercise, cases[len(results) :], timeout_s, version, box
         )
@@ -762,6 +765,7 @@ def run_judged_lab_cases(
     timeout_s: float,
     version: int,
     box: sandbox.Sandbox | None = None,
+    between: Callable[[], object] | None = None,
 ) -> dict[str, list[CaseRun]]:
     """``run_judged_cases`` over the cases of several exercises ((exercise, size, seed) each,
     an exercise's cases together; a batch's grading, issue 15): one judge and one student's
@@ -769,10 +773,14 @@ def run_judged_lab_cases(
     its correctness instead of 8. Each exercise's CaseRuns, in its cases' order, each as
     ``run_judged_cases`` would give it: the cases after a crash run again in fresh processes;
     after a case past its limit, none of that exercise's later cases run (its list ends
-    there), and the next exercise's cases go on in fresh processes."""
+    there), and the next exercise's cases go on in fresh processes. ``between``: called
+    before each fresh process, when none of these runs is in flight (a batch's grading lets
+    the timed runs waiting pass there: ``GpuLock.let_timed_runs_pass``)."""
     results: dict[str, list[CaseRun]] = {ex: [] for ex, _, _ in cases}
     todo = list(cases)
     while todo:
+        if between is not None and len(todo) < len(cases):
+            between()
         first = todo[0][0]
         got = _run_cases_once(
             judge, binary, first, [(size, seed, ex) for ex, size, seed in todo], timeout_s,

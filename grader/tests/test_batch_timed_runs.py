@@ -17,7 +17,7 @@ from grader import gpu_lock, report
 from grader import grade as grading
 from grader.gpu_lock import GpuLock
 from test_grade_pipeline import OFFSET_POINTS, _offset_performance
-from test_one_process import HANG_AT_33
+from test_one_process import CRASH_AT_33, HANG_AT_33
 from test_pipeline_fake import course_with, variant
 
 pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
@@ -288,3 +288,61 @@ def test_a_grading_ends_without_waiting_behind_the_queue_of_timed_runs(
     other.join()
     assert rep["total"] == rep["max"]
     assert ended - when["let_go"] < 2.0, ended - when["let_go"]
+
+
+def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """Design note 54: scale's correctness case 33 x 65 crashes, so its later cases run in a
+    fresh process. Another grading's timed run that asks for the GPU alone while the crash
+    is graded holds it before that fresh process starts (once the run over the lab has set
+    up), instead of after all of this grading's untimed runs; the report is the same as with
+    no timed run waiting, and every hold is let go."""
+    sub = variant(course, tmp_path / "crash", *CRASH_AT_33)
+    quiet, _ = _graded(course, sub, tmp_path, monkeypatch, True, "quiet")
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub, seed=5, one_process=True),
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()
+    lock, when = g.gpu_lock, {}
+    real_lock_pass, real_untimed = lock.let_timed_runs_pass, g._sanitizer_lab_runs
+    real_grading_pass = g._let_timed_runs_pass
+
+    def other():
+        with lock.exclusive():
+            when["other_alone"] = time.monotonic()
+
+    def lock_pass():
+        when["passed"] = real_lock_pass()
+        return when["passed"]
+
+    def passing():
+        if g._early is not None:
+            g._early.set_up_done.wait(10)  # as the early run's set-up would be by now
+        t = threading.Thread(target=other)
+        t.start()
+        deadline = time.monotonic() + 10
+        while lock._writers_waiting == 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        real_grading_pass()
+        when["back"] = time.monotonic()
+        t.join(10)
+
+    def untimed_then():
+        when["untimed_start"] = time.monotonic()
+        real_untimed()
+
+    monkeypatch.setattr(lock, "let_timed_runs_pass", lock_pass)
+    monkeypatch.setattr(g, "_let_timed_runs_pass", passing)
+    monkeypatch.setattr(g, "_sanitizer_lab_runs", untimed_then)
+    rep = report.to_json(g.run())
+    assert when["passed"] is True
+    assert when["other_alone"] < when["back"] < when["untimed_start"]
+    assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
+    rep.pop("timings_s")
+    for ex in rep["exercises"]:
+        for row in ex["parts"]["performance"]["details"]:
+            row.pop("wall_s")
+            row.pop("first_wall_s", None)
+    assert rep == quiet

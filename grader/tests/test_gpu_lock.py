@@ -481,3 +481,30 @@ def test_a_drain_a_timed_run_gave_up_is_said_so():
     lines = ["0.0 1 0 0 grade bob", "1.0 1 1 0 grade amy", "3.0 1 0 0 grade amy",
              "4.0 0 0 0 grade bob"]
     assert lock_trace.drains(lines) == [(2.0, 1.0, "grade amy giving up its wait")]
+
+
+@pytest.mark.parametrize("kind", ["thread", "file"])
+def test_a_reader_lets_the_waiting_timed_runs_pass_and_takes_its_hold_back(tmp_path, kind):
+    """let_timed_runs_pass (design note 54): without a timed run waiting it does nothing;
+    with one, the reader's hold is given up until that run has had the GPU alone, then taken
+    back; every hold is let go at the end (the lock file's too)."""
+    lock = GpuLock() if kind == "thread" else FileGpuLock(tmp_path / "gpu.lock")
+    order = []
+    with lock.shared():
+        assert lock.let_timed_runs_pass() is False and lock._readers == 1
+
+        def timed():
+            with lock.exclusive():
+                order.append("timed alone")
+
+        t = threading.Thread(target=timed, daemon=True)
+        t.start()
+        deadline = time.monotonic() + 5
+        while lock._writers_waiting == 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert lock.let_timed_runs_pass() is True
+        order.append("back")
+        assert lock._readers == 1 and not lock._writer
+        t.join(5)
+    assert order == ["timed alone", "back"]
+    assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
