@@ -228,6 +228,12 @@ def _parents() -> _Parents:
     return _v2_parent(controllers)
 
 
+def in_force() -> bool:
+    """Whether each run gets a group of its own (a limit of either kind): then no process of
+    a run outlives it, since the group is emptied and removed before the run returns."""
+    return bool(_parents().folders)
+
+
 def status() -> str:
     """One line for the report: the limits in force, or why one is missing."""
     p = _parents()

@@ -132,10 +132,12 @@ class GpuLock:
             self._note()
             if self._readers == 0:
                 self._cond.notify_all()
-            while self._writer or self._writers_waiting:
-                self._cond.wait()
-            self._readers += 1
-            self._note()
+            try:
+                while self._writer or self._writers_waiting:
+                    self._cond.wait()
+            finally:  # counted back in even when interrupted: shared()'s exit counts it out
+                self._readers += 1
+                self._note()
         self._hold_shared()
         return True
 

@@ -423,6 +423,7 @@ class Grading:
                 for ex in self.lab.exercises:
                     self._sanitizer(ex)
             except BaseException:
+                self._shared_lock = None  # the hold ends here: nothing to let pass
                 if early is not None:
                     early.give_up()  # the grading stops: nothing more is timed
                     early.set_up_done.wait()  # its judge's GPU work ends under this hold
@@ -764,9 +765,13 @@ class Grading:
         after case keeps them waiting for one run, not all of its cases (design note 54;
         g90b: one grading's correctness took 90 s, 18 processes). Not while the early timed
         run still sets up under the grading's hold (its GPU work must stay held) or when no
-        hold is kept here (a single grade, the pipeline)."""
+        hold is kept here (a single grade, the pipeline), nor without a cgroup per run
+        (a process killed at its limit could still be tearing its GPU context down; a run's
+        group is emptied before the run returns)."""
         lock, early = self._shared_lock, self._early
-        if lock is None or (early is not None and not early.set_up_done.is_set()):
+        if lock is None or (early is not None and not early.idle()):
+            return
+        if not cgroup.in_force():  # a killed run's process may linger on the GPU a moment
             return
         asked = time.monotonic()
         if lock.let_timed_runs_pass():
@@ -1290,6 +1295,8 @@ class _EarlyTimedRuns:
         self._due = due  # the exercises its runs over the lab set up (_lab_run_groups)
         self.untimed_done = threading.Event()
         self.set_up_done = threading.Event()
+        self.at_gate = threading.Event()  # its judge reached its first gate, set-up done
+        self.ended = threading.Event()  # the thread ended: no judge of its left
         self._given_up = False
         self._held = contextlib.ExitStack()  # this thread's shared hold after its first gate
         self._holding = False
@@ -1327,15 +1334,25 @@ class _EarlyTimedRuns:
             self._grading._count_wait(time.monotonic() - asked)
             yield
 
+    def idle(self) -> bool:
+        """Whether none of its GPU work can be in flight: its judge waits at its first gate
+        (not merely let through it past its set-up's time limit), or the thread ended."""
+        return self.at_gate.is_set() or self.ended.is_set()
+
     def _run(self) -> None:
+        def gate():
+            return self._gate()
+
+        gate.reached = self.at_gate.set  # harness._pass_gate: the judge wrote its gate line
         try:
-            self._runs = self._grading._timed_lab_runs(self._gate)
+            self._runs = self._grading._timed_lab_runs(gate)
         except _NotDue:
             self._runs = None
         except BaseException as e:  # noqa: BLE001 - handed to the grading's thread
             self._error = e
         finally:
             self._held.close()
+            self.ended.set()
             self.set_up_done.set()
 
     def result(self) -> dict[str, harness.TimedCase] | None:

@@ -389,6 +389,8 @@ def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitSta
     ``held_gate``, so it is held to the end of the run): what the judge wrote after its
     gate line (with a "defer K" line before it), or all it wrote when it ended first."""
     at_gate, head = _await_gate(judge_proc, timeout_s)
+    if at_gate:  # its set-up done (a gate may want to know: grade._EarlyTimedRuns)
+        getattr(gate, "reached", lambda: None)()
     if at_gate or judge_proc.poll() is None:
         # at its gate, or still setting up past the time limit (it may reach the gate
         # later): either way it times only with the GPU held alone

@@ -300,6 +300,7 @@ def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
     no timed run waiting, and every hold is let go."""
     sub = variant(course, tmp_path / "crash", *CRASH_AT_33)
     quiet, _ = _graded(course, sub, tmp_path, monkeypatch, True, "quiet")
+    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)  # each run in its own group
     g = grading.Grading(
         course / "labs" / "9.1-fake",
         grading.Options(submission=sub, seed=5, one_process=True),
@@ -346,3 +347,39 @@ def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
             row.pop("wall_s")
             row.pop("first_wall_s", None)
     assert rep == quiet
+
+
+@pytest.mark.parametrize("why", ["the early run still sets up", "no cgroup per run"])
+def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
+    course, fake_gpu, tmp_path, monkeypatch, why
+):
+    """Design note 54's exceptions: between the crashing submission's processes the grading
+    keeps its hold while its early timed run's judge is still setting up (its GPU work must
+    stay held: the fake judge's set-up lasts 3 s here), and without a cgroup per run (a
+    killed process could still be tearing its GPU context down)."""
+    sub = variant(course, tmp_path / "crash", *CRASH_AT_33)
+    if why == "the early run still sets up":
+        monkeypatch.setenv("FAKE_SETUP_MS", "3000")
+        monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)
+    else:
+        monkeypatch.setattr(grading.cgroup, "in_force", lambda: False)
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub, seed=5, one_process=True),
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()
+    asked, passed = [], []
+    real_grading_pass = g._let_timed_runs_pass
+
+    def asking():
+        asked.append(g._early is None or g._early.idle())
+        real_grading_pass()
+
+    monkeypatch.setattr(g.gpu_lock, "let_timed_runs_pass", lambda: passed.append(1) or False)
+    monkeypatch.setattr(g, "_let_timed_runs_pass", asking)
+    rep = report.to_json(g.run())
+    assert asked and passed == []
+    if why == "the early run still sets up":
+        assert asked == [False]  # the judge was not at its gate yet
+    assert rep["exercises"][0]["parts"]["correctness"]["points"] < rep["exercises"][0][
+        "parts"]["correctness"]["max"]

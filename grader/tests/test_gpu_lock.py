@@ -508,3 +508,36 @@ def test_a_reader_lets_the_waiting_timed_runs_pass_and_takes_its_hold_back(tmp_p
         t.join(5)
     assert order == ["timed alone", "back"]
     assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
+
+
+def test_an_interrupted_pass_leaves_the_counts_right():
+    """A thread interrupted while it lets timed runs pass (a KeyboardInterrupt in its wait)
+    counts itself back in, so that leaving shared() counts it out once: no negative count of
+    readers for the timed runs to wait on forever (a review's finding)."""
+    lock = GpuLock()
+    me, got = threading.current_thread(), threading.Event()
+
+    def timed():
+        with lock.exclusive():
+            got.set()
+
+    real_wait, interrupted = lock._cond.wait, []
+
+    def wait(*args, **kwargs):
+        if threading.current_thread() is me and not interrupted:
+            interrupted.append(1)
+            raise RuntimeError("interrupted")
+        return real_wait(*args, **kwargs)
+
+    with pytest.raises(RuntimeError, match="interrupted"):
+        with lock.shared():
+            t = threading.Thread(target=timed, daemon=True)
+            t.start()
+            deadline = time.monotonic() + 5
+            while lock._writers_waiting == 0 and not got.is_set() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            lock._cond.wait = wait
+            lock.let_timed_runs_pass()
+    t.join(5)
+    assert got.is_set() and interrupted
+    assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
