@@ -63,12 +63,12 @@ HOST = "void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M,
 PWNED = ROOT / "labs" / "h06-was-here"  # what h06 tries to create in the course tree
 KERNEL = "__global__ void transpose_tiled_kernel(const float *in, float *out, int rows, int cols) {"
 
-# Raw system calls (x86-64 Linux): no libc symbol, so the symbol check cannot see them and
-# the sandbox must contain them.
 # the lab's exercises, as its lab.toml lists them
 EXERCISES = tuple(
     e["name"] for e in tomllib.loads((ROOT / "labs" / LAB / "lab.toml").read_text())["exercise"]
 )
+# Raw system calls (x86-64 Linux): no libc symbol, so the symbol check cannot see them and
+# the sandbox must contain them.
 SYSCALL = """#include <cstdint>
 static long raw3(long n, long a, long b, long c) {
     long r;

@@ -126,20 +126,34 @@ class GpuLock:
         with self._cond:
             if not self._writers_waiting:
                 return False
+        self._step_out()
+        self._rejoin_shared()
+        return True
+
+    def _step_out(self) -> None:
+        """Gives this thread's shared hold up for a while (``upgrade``,
+        ``let_timed_runs_pass``), to take it back with ``_rejoin_shared``. Where giving it up
+        fails it still counts as held, so that leaving ``shared()`` counts it out once."""
         self._drop_shared()
         with self._cond:
             self._readers -= 1
             self._note()
             if self._readers == 0:
                 self._cond.notify_all()
+
+    def _rejoin_shared(self) -> None:
+        """Takes back the shared hold this thread gave up for a while (``_step_out``),
+        behind the timed runs then waiting. Counted back in even when its wait is
+        interrupted, since leaving ``shared()`` counts it out (a review's finding: else the
+        count of readers went negative and the timed runs waited forever)."""
+        with self._cond:
             try:
                 while self._writer or self._writers_waiting:
                     self._cond.wait()
-            finally:  # counted back in even when interrupted: shared()'s exit counts it out
+            finally:
                 self._readers += 1
                 self._note()
         self._hold_shared()
-        return True
 
     @contextlib.contextmanager
     def upgrade(self) -> Iterator[None]:
@@ -148,20 +162,12 @@ class GpuLock:
         back afterwards (after any timed run then waiting). So a judge's set-up (inputs,
         references: host work and copies) overlaps other gradings' untimed runs, and only
         its timing excludes them (the judge's ``--gate``, grader/harness.py)."""
-        self._drop_shared()
-        with self._cond:
-            self._readers -= 1
-            self._note()
+        self._step_out()
         try:
             with self.exclusive():
                 yield
         finally:
-            with self._cond:
-                while self._writer or self._writers_waiting:
-                    self._cond.wait()
-                self._readers += 1
-                self._note()
-            self._hold_shared()
+            self._rejoin_shared()
 
     @contextlib.contextmanager
     def exclusive(self, then_shared: contextlib.ExitStack | None = None) -> Iterator[None]:

@@ -423,12 +423,12 @@ class Grading:
                 for ex in self.lab.exercises:
                     self._sanitizer(ex)
             except BaseException:
-                self._shared_lock = None  # the hold ends here: nothing to let pass
                 if early is not None:
                     early.give_up()  # the grading stops: nothing more is timed
                     early.set_up_done.wait()  # its judge's GPU work ends under this hold
                 raise
-            self._shared_lock = None  # no more untimed runs: nothing to let pass
+            finally:
+                self._shared_lock = None  # no more untimed runs: nothing to let pass
             t["untimed"] = time.monotonic() - start
             t["sanitizer"] = t["untimed"] - t["correctness"]
             if early is not None:
