@@ -135,6 +135,12 @@ GRADEBOOK = "gradebook.csv"
 STUDENT_FILES = ("report.json", "report.txt", "results.json", "batch.json")
 
 
+def _lost(row: dict) -> float:
+    """The automatic points a row lost for certain, final or not: its maximum less the
+    points earned and those pending (the gradebook's "lost", the progress line's)."""
+    return round(max(0.0, row["max"] - row["total"] - (row.get("pending_points") or 0)), 2)
+
+
 @contextlib.contextmanager
 def _thread_named(name: str):
     """The current thread renamed ``name`` while the block runs: the GPU lock's trace names
@@ -451,7 +457,7 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
         # for its GPU checks (an instructor's trial)
         pending = r.get("pending_points") or 0
         failed = str(r["status"]).startswith("error:")  # retried next run, nothing known
-        lost = "" if failed else report._points(round(max(0.0, r["max"] - r["total"] - pending), 2))
+        lost = "" if failed else report._points(_lost(r))
         # the automatic points that wait for checks not run (0 when final): with lost, what a
         # partial row's empty cells hide, without opening each batch.json (an instructor's
         # trial)
@@ -590,9 +596,8 @@ class Batch:
         else:
             pending = row.get("pending_points")
             more = f", {pending} pending" if pending is not None else ", more pending"
-            lost = round(row["max"] - row["total"] - (pending or 0), 2)
-            if pending is not None and lost > 0:
-                more += f", {report._points(lost)} lost"
+            if pending is not None and _lost(row) > 0:
+                more += f", {report._points(_lost(row))} lost"
             score = f"{total} so far of {row['max']}{more}; "
         print(f"[{k}/{n}] {row['id']}: {score}{row['status']} ({note})", file=self.err)
         self.err.flush()
