@@ -72,7 +72,8 @@ watch_stop() {
 }
 # class_run SIZE: bench/class_batch.py's class of SIZE graded once (resuming the grading in
 # .scratch/classSIZE, carried), watched (watch_start), up to 25 s before the call's LIMIT;
-# its lock trace, phases and verdicts appended to summary.txt, the grading copied into $L.
+# its lock trace, phases and verdicts appended to summary.txt, the grading copied into $L
+# (MARGIN: the seconds kept back from LIMIT for those, default 25).
 class_run() {
     local n=$1 a
     rm -rf /tmp/class$n && python3 bench/class_batch.py make --size $n /tmp/class$n | tail -2 |
@@ -80,7 +81,7 @@ class_run() {
     mkdir -p .scratch/class$n
     watch_start $n
     a=$(date +%s)
-    s $(($(left) - 25)) class$n python3 bench/class_batch.py run --once /tmp/class$n .scratch/class$n
+    s $(($(left) - ${MARGIN:-25})) class$n python3 bench/class_batch.py run --once /tmp/class$n .scratch/class$n
     echo "class$n: $(ls .scratch/class$n/grading-1/*/report.json 2>/dev/null | wc -l) reports" \
         "in $(($(date +%s) - a)) s (this call)" | tee -a $L/summary.txt
     watch_stop

@@ -20,6 +20,13 @@ server) by ``pin`` when it reaches its gate, the student's process by ``prefix``
 when it starts. Only one timed run holds the GPU at a time (grader.gpu_lock), so the kept CPUs
 serve one run.
 
+Untimed runs under a batch's shared hold (its gradings' probes, correctness and sanitizer
+runs, a judge's set-up before its gate) may run on the kept CPUs too (``everywhere``): no
+timed run holds the GPU while any of them runs (a timed run waits for every shared hold to
+end, grader.gpu_lock), and a batch's read phase is bound by its CPUs (g91,
+bench/h200-2026-12-04-session24: 13 of 16 busy through it, the 3 kept idle; design note 55).
+Work outside a hold (builds, SASS reads) keeps off them: a timed run may be holding the GPU.
+
 Trust: nothing here is a defence. A student's process may move itself anywhere the grader may
 run (onto the kept CPUs too, where it runs nicer than the timed run, or off them, which only
 slows its own timing); it is the judge's samples and the class's figures
@@ -28,6 +35,7 @@ slows its own timing); it is the judge's samples and the class's figures
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
@@ -38,6 +46,8 @@ MIN_CPUS = 8  # with fewer, keeping 3 would starve the rest: nothing is kept
 
 _lock = threading.Lock()
 _kept: frozenset[int] = frozenset()
+_all: frozenset[int] = frozenset()  # the kept CPUs and the rest: what the grader may use
+_thread = threading.local()  # .everywhere: this thread's untimed runs may use _all
 
 
 def allowed_count() -> int:
@@ -77,7 +87,7 @@ def reserve() -> frozenset[int]:
     fewer than ``MIN_CPUS``, where affinity cannot be read or set, or where no ``taskset`` is
     installed to start a student's process on the kept CPUs). Call it before any
     thread starts: a thread already running keeps its CPUs. Idempotent."""
-    global _kept
+    global _kept, _all
     with _lock:
         if _kept:
             return _kept
@@ -91,7 +101,7 @@ def reserve() -> frozenset[int]:
                 os.sched_setaffinity(0, rest)
         except (AttributeError, OSError):  # no affinity on this system: nothing is kept
             return frozenset()
-        _kept = kept
+        _kept, _all = kept, kept | rest
         return kept
 
 
@@ -109,6 +119,28 @@ def prefix() -> list[str]:
     kept or no ``taskset`` is installed (the process then runs beside the other work)."""
     taskset = shutil.which("taskset") if _kept else None
     return [taskset, "-c", _cpu_list(_kept)] if taskset else []
+
+
+@contextlib.contextmanager
+def everywhere():
+    """Within it, the children this thread starts that are not timed may run on every CPU
+    the grader may use, the kept ones too (``untimed_prefix``): for a batch's grading while
+    it holds the GPU shared, when no timed run can hold it (module docstring)."""
+    before = getattr(_thread, "everywhere", False)
+    _thread.everywhere = True
+    try:
+        yield
+    finally:
+        _thread.everywhere = before
+
+
+def untimed_prefix() -> list[str]:
+    """``taskset -c ALL`` (every CPU the grader may use) to put before an untimed child's
+    argv inside ``everywhere``; [] elsewhere, where nothing is kept or no ``taskset`` is
+    installed (the child then runs on the CPUs the grader runs on)."""
+    taskset = shutil.which("taskset") if _kept and getattr(_thread, "everywhere", False) else None
+    every = _all or _kept | frozenset(os.sched_getaffinity(0))  # _all is set by reserve
+    return [taskset, "-c", _cpu_list(every)] if taskset else []
 
 
 def _children_of() -> dict[int, list[int]]:

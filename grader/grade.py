@@ -44,6 +44,7 @@ from grader import build as builder
 from grader import (
     class_figures,
     counters,
+    cpus,
     plausible,
     roofs,
     cgroup,
@@ -403,7 +404,12 @@ class Grading:
         # exercise it set up is still due. A queue of timed runs never comes between the
         # untimed runs and the set-up (note 44), and the set-up costs no wall time of its own.
         early = None
-        with lock.shared() if lock else contextlib.nullcontext():
+        # Under the shared hold no timed run holds the GPU, so the untimed runs may use the
+        # CPUs kept for timed runs too (grader.cpus, design note 55).
+        with (
+            lock.shared() if lock else contextlib.nullcontext(),
+            cpus.everywhere() if lock else contextlib.nullcontext(),
+        ):
             self._count_wait(time.monotonic() - start)
             start = time.monotonic()
             self._probe()
@@ -1345,7 +1351,10 @@ class _EarlyTimedRuns:
 
         gate.reached = self.at_gate.set  # harness._pass_gate: the judge wrote its gate line
         try:
-            self._runs = self._grading._timed_lab_runs(gate)
+            # Its judges set up under a shared hold (the grading's, then this thread's own),
+            # on every CPU; each is moved onto the kept ones at its gate (grader.cpus).
+            with cpus.everywhere():
+                self._runs = self._grading._timed_lab_runs(gate)
         except _NotDue:
             self._runs = None
         except BaseException as e:  # noqa: BLE001 - handed to the grading's thread

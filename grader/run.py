@@ -158,8 +158,9 @@ def child_env(
 def priority_prefix(background: bool, timed: bool = False) -> list[str]:
     """What goes before a child's argv for its priority and CPUs: ``nice`` for background
     work (``background_prefix``), ``taskset`` onto the CPUs kept for timed runs for a timed
-    run's process (``grader.cpus``); [] for neither."""
-    return [*background_prefix(background), *(cpus.prefix() if timed else [])]
+    run's process, or onto every CPU for an untimed one started under a batch's shared hold
+    (``grader.cpus``: ``prefix``, ``untimed_prefix``); [] for neither."""
+    return [*background_prefix(background), *(cpus.prefix() if timed else cpus.untimed_prefix())]
 
 
 def _limits(cpu_s: int):

@@ -8,12 +8,14 @@ fresh judged run, through a gate of their own."""
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
 import threading
 import time
 
 import pytest
 
-from grader import gpu_lock, report
+from grader import cpus, gpu_lock, report
 from grader import grade as grading
 from grader.gpu_lock import GpuLock
 from test_grade_pipeline import OFFSET_POINTS, _offset_performance
@@ -383,3 +385,56 @@ def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
         assert asked == [False]  # the judge was not at its gate yet
     assert rep["exercises"][0]["parts"]["correctness"]["points"] < rep["exercises"][0][
         "parts"]["correctness"]["max"]
+
+
+def test_untimed_runs_and_set_ups_use_every_cpu_and_timed_processes_the_kept_ones(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """Design note 55: under a batch's grading's shared hold its untimed runs (probe,
+    correctness, sanitizer) and its judge's set-up start on every CPU the grader may use;
+    the build and the SASS reads, outside the hold, on the grader's own (no taskset); the
+    timed run's student's process on the kept CPUs. A lone grade's pipeline, whose untimed
+    runs may run beside its timed one, keeps every untimed run off the kept CPUs."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("one CPU: nothing to keep")
+    monkeypatch.setattr(cpus, "_kept", frozenset(allowed[-1:]))
+    monkeypatch.setattr(cpus, "_all", frozenset(allowed))
+    every, kept = ",".join(map(str, allowed)), str(allowed[-1])
+    started: list[list[str]] = []
+    real = subprocess.Popen
+
+    class Recorded(real):
+        def __init__(self, args, *more, **kw):
+            started.append([str(a) for a in args])
+            super().__init__(args, *more, **kw)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+
+    def cpus_of(argv):
+        return argv[argv.index("-c") + 1] if any(a.endswith("/taskset") for a in argv) else None
+
+    def runs(marker):
+        return [cpus_of(a) for a in started if any(marker in x for x in a)]
+
+    sub = course / "solutions" / "9.1-fake"
+    rep, _ = _graded(course, sub, tmp_path, monkeypatch, True, "cpus")
+    assert rep["total"] == rep["max"]
+    judges = [a for a in started if "--peer" in a]
+    assert any("--time" in a for a in judges) and any("--time" not in a for a in judges)
+    assert {cpus_of(a) for a in judges} == {every}  # set-ups (pinned at the gate) and correctness
+    assert set(runs("compute-sanitizer")) == {every}
+    serving = [a for a in started if "--serve" in a]  # the student's processes
+    timed = [a for a in serving if not a[0].endswith("/nice")]  # background work runs nicer
+    assert timed and {cpus_of(a) for a in timed} == {kept}
+    assert {cpus_of(a) for a in serving if a not in timed} == {every}  # its correctness runs
+    assert set(runs("cuobjdump")) | set(runs("make")) == {None}  # outside the hold
+
+    started.clear()
+    g = grading.Grading(
+        course / "labs" / "9.1-fake", grading.Options(submission=sub, seed=5, one_process=True)
+    )
+    assert g.pipelined  # a lone grade
+    g.run()
+    assert every not in {cpus_of(a) for a in started} and kept in set(runs("--serve"))
+    assert (cpus.kept(), cpus.untimed_prefix()) == ({allowed[-1]}, [])  # nothing left behind

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -138,3 +139,43 @@ def test_a_batch_grades_one_submission_per_cpu_it_may_use(monkeypatch):
     assert batch.default_jobs() == 4
     monkeypatch.setattr(cpus, "_kept", frozenset({13, 14, 15}))
     assert batch.default_jobs() == 7
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="no taskset (util-linux)")
+def test_untimed_runs_under_a_shared_hold_may_use_the_kept_cpus_too(monkeypatch):
+    """Inside ``everywhere`` (a batch's grading holding the GPU shared, design note 55) an
+    untimed child starts on every CPU the grader may use; outside it, and in another thread,
+    on the grader's own; a timed one on the kept CPUs whatever the thread."""
+    allowed = os.sched_getaffinity(0)
+    cpu = _one_cpu()
+    monkeypatch.setattr(cpus, "_kept", frozenset({cpu}))
+    monkeypatch.setattr(cpus, "_all", frozenset(allowed))
+    show = [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"]
+    assert runner.priority_prefix(True) == runner.background_prefix(True)
+    seen = {}
+    with cpus.everywhere():
+        prefix = runner.priority_prefix(True)
+        assert prefix[-3:] == [shutil.which("taskset"), "-c", ",".join(map(str, sorted(allowed)))]
+        # the grader's own CPUs narrowed to the others, as reserve() leaves them
+        others = allowed - {cpu} or allowed
+        os.sched_setaffinity(0, others)
+        try:
+            inside = runner.run(show, timeout_s=30, limits=False, background=True)
+            timed = runner.run(show, timeout_s=30, limits=False, timed=True)
+            thread = threading.Thread(
+                target=lambda: seen.update(other=runner.priority_prefix(True))
+            )
+            thread.start()
+            thread.join()
+        finally:
+            os.sched_setaffinity(0, allowed)
+    assert inside.stdout.strip() == str(sorted(allowed))
+    assert timed.stdout.strip() == f"[{cpu}]"
+    assert seen["other"] == runner.background_prefix(True)  # another thread: not inside
+    assert runner.priority_prefix(True) == runner.background_prefix(True)  # left again
+
+
+def test_without_kept_cpus_everywhere_changes_nothing(monkeypatch):
+    monkeypatch.setattr(cpus, "_kept", frozenset())
+    with cpus.everywhere():
+        assert cpus.untimed_prefix() == []
