@@ -18,7 +18,8 @@ int cml_device_count(void) {
 }
 
 void cml_device_schedule(int timed) {
-    if (!timed && cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) {
+    const unsigned int flags = timed ? cudaDeviceScheduleAuto : cudaDeviceScheduleBlockingSync;
+    if (cudaSetDeviceFlags(flags) != cudaSuccess) {
         cudaGetLastError(); /* a hint: a later check must not read its error as the run's */
     }
 }

@@ -40,8 +40,10 @@ cudaError_t cml_device_query(cml_device_facts *facts);
  * (cudaDeviceScheduleBlockingSync), so that the processes of a batch's untimed runs (16 at once
  * on a 16-core machine, compute-sanitizer's slowed kernels among them) leave the CPUs to the
  * work that needs them instead of spinning; timed = 1: the runtime's default (spin while the
- * process has fewer contexts than CPUs), whose wake-up is the shortest. A failure (no device)
- * is not the run's: it is cleared and the default kept. */
+ * process has fewer contexts than CPUs), whose wake-up is the shortest. A gated judge sets up
+ * with timed = 0 and calls it again with timed = 1 at its gate, on its active context (design
+ * note 55: a batch's judges spun through their set-ups beside the untimed runs). A failure
+ * (no device) is not the run's: it is cleared and the flags kept. */
 void cml_device_schedule(int timed);
 
 #ifdef __cplusplus

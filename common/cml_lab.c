@@ -813,7 +813,10 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
             return usage_error(message);
         }
     }
-    cml_device_schedule(opt->time); /* the judge's run or a plain one, before any context */
+    /* the judge's run or a plain one, before any context; a gated judge's set-up waits
+     * blocking like an untimed run's, beside a batch's untimed runs, and spins from its gate
+     * (cml_judge.c) */
+    cml_device_schedule(opt->time && !opt->gate);
     if (opt->peer_fd >= 0) {
         cml_run.role = CML_ROLE_JUDGE;
         cml_run.peer_fd = opt->peer_fd;

@@ -6,6 +6,8 @@
  * are cudaMemsetAsync calls, so no kernel is needed.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "cml_device.h"
 #include "cml_timing.h"
@@ -29,6 +31,47 @@ START_TEST(the_wait_for_the_gpu_follows_the_run) {
     unsigned int flags = 0;
     ck_assert_int_eq(cudaGetDeviceFlags(&flags), cudaSuccess);
     ck_assert_uint_eq(flags & cudaDeviceScheduleMask, want[_i]);
+}
+END_TEST
+
+/* The host thread's CPU seconds per second of wall while it waits for `n` 1 GiB memsets
+ * (about 0.3 ms each on an H200) in cudaDeviceSynchronize. */
+static double cpu_share_of_a_wait(int n) {
+    void *d = NULL;
+    ck_assert_int_eq(cudaMalloc(&d, (size_t)1 << 30), cudaSuccess);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    for (int i = 0; i < n; ++i) {
+        ck_assert_int_eq(cudaMemsetAsync(d, i, (size_t)1 << 30, 0), cudaSuccess);
+    }
+    struct timespec w0, c0, w1, c1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+    const double wall = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
+    const double cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+    ck_assert_msg(wall > 0.02, "the wait took %.4f s: too short to tell a spin from a block", wall);
+    return cpu / wall;
+}
+
+/* A gated judge sets up like an untimed run and times like a timed one (design note 55): on
+ * its active context, the second call makes its waits spin, which the first made block. */
+START_TEST(a_gate_turns_a_blocking_context_into_a_spinning_one) {
+    cml_device_schedule(0);
+    ck_assert_int_eq(cudaFree(0), cudaSuccess); /* the context exists from here */
+    unsigned int flags = 0;
+    ck_assert_int_eq(cudaGetDeviceFlags(&flags), cudaSuccess);
+    ck_assert_uint_eq(flags & cudaDeviceScheduleMask, cudaDeviceScheduleBlockingSync);
+    const double blocking = cpu_share_of_a_wait(400);
+    cml_device_schedule(1);
+    ck_assert_int_eq(cudaGetDeviceFlags(&flags), cudaSuccess);
+    ck_assert_uint_eq(flags & cudaDeviceScheduleMask, cudaDeviceScheduleAuto);
+    const double spinning = cpu_share_of_a_wait(400);
+    fprintf(stderr, "a wait's CPU share: %.3f blocking, %.3f after the gate\n", blocking, spinning);
+    ck_assert_msg(blocking < 0.3 && spinning > 0.7, "blocking %.3f, spinning %.3f", blocking,
+                  spinning);
 }
 END_TEST
 
@@ -229,6 +272,7 @@ Suite *make_timing_device_suite(void) {
     tcase_add_test(tc, a_failing_contender_is_reported);
     tcase_add_test(tc, a_prepare_is_outside_the_sample);
     tcase_add_loop_test(tc, the_wait_for_the_gpu_follows_the_run, 0, 2);
+    tcase_add_test(tc, a_gate_turns_a_blocking_context_into_a_spinning_one);
     suite_add_tcase(s, tc);
     return s;
 }
