@@ -34,7 +34,7 @@ ab() {  # ab TREE TAG: the 16 graded from tree TREE, watched as TAG
     [ "$(left)" -gt 110 ] || { echo "$tag: skipped, $(left) s left" | tee -a $L/summary.txt; return; }
     watch_start "$tag"
     a=$(date +%s)
-    (cd "$t" && timeout -k 5 $(($(left) - 15)) python3 bench/class_batch.py run --once --only "$ONLY" \
+    (cd "$t" && PYTHONPATH="$t" timeout -k 5 $(($(left) - 15)) python3 bench/class_batch.py run --once --only "$ONLY" \
         /tmp/class100 "/tmp/out$tag") >"$L/run$tag.log" 2>&1
     echo "$tag: exit $? in $(($(date +%s) - a)) s, $(ls /tmp/out$tag/grading-1/*/report.json 2>/dev/null | wc -l) reports" |
         tee -a $L/summary.txt
