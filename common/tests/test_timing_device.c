@@ -5,6 +5,7 @@
  * they create the CUDA context inside the test, in Check's child process. The contenders
  * are cudaMemsetAsync calls, so no kernel is needed.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
