@@ -6,7 +6,8 @@ last, spent in each state:
   drain    a timed run waited while untimed runs (set-ups, correctness, sanitizer) still held it
   shared   untimed runs held it and no timed run waited
   idle     nobody held it
-the number of holds alone with their mean length, and the longest drains (when they began,
+the number of holds alone with their mean and median length, the read phases between runs of
+holds (``cycles``), and the longest drains (when they began,
 from the first line, and the thread whose shared hold ended each: a batch's grading is named
 after its student): a drain that lasts a case's time limit is an untimed run that hung while
 timed runs waited (g87: 3 of 29-43 s made 101 of its 148.5 s of drain). Usage: python3
@@ -14,6 +15,7 @@ lock_trace.py FILE."""
 
 from __future__ import annotations
 
+import statistics
 import sys
 from collections import Counter
 
@@ -69,6 +71,27 @@ def drains(lines: list[str]) -> list[tuple[float, float, str]]:
     return sorted(spans, reverse=True)
 
 
+def cycles(lines: list[str], gap_s: float = 1.0) -> tuple[list[float], list[tuple[float, float]]]:
+    """(the holds alone, in seconds, in order; the read phases between them as (start in
+    seconds from the first line, seconds)): a read phase is the time from the end of one hold
+    alone, or the trace's start, to the next hold, where it lasts at least ``gap_s`` (a
+    batch's convoy, design note 55: each cohort's probes, correctness, sanitizer runs and
+    set-ups, then its holds back to back)."""
+    rows = _rows(lines)
+    holds, phases = [], []
+    began = None  # the current hold's start
+    ended = rows[0][0] if rows else 0.0  # the last hold's end
+    for t, _readers, _waiting, writer in rows:
+        if writer and began is None:
+            began = t
+            if t - ended >= gap_s:
+                phases.append((ended - rows[0][0], t - ended))
+        elif not writer and began is not None:
+            holds.append(t - began)
+            began, ended = None, t
+    return holds, phases
+
+
 def main() -> None:
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -81,6 +104,11 @@ def main() -> None:
         print(f"{state:<7} {spent[state]:8.1f} s {pct:5.1f} %")
     if holds:
         print(f"{holds} holds alone, {spent['alone'] / holds:.2f} s each on average")
+    held, phases = cycles(lines)
+    if held:
+        print(f"holds alone: median {statistics.median(held):.2f} s")
+    if phases:
+        print("read phases (start s, seconds): " + ", ".join(f"{t:.0f} {d:.1f}" for t, d in phases))
     longest = drains(lines)[:5]
     if longest:
         print("longest drains:")

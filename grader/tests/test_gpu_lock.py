@@ -541,3 +541,22 @@ def test_an_interrupted_pass_leaves_the_counts_right():
     t.join(5)
     assert got.is_set() and interrupted
     assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
+
+
+def test_lock_trace_reads_a_convoy_as_read_phases_and_holds():
+    """bench/throughput/lock_trace.py's ``cycles`` (design note 55): two holds alone back to
+    back after a read phase of 20 s, then a read phase of 5 s and one hold; a gap under a
+    second between holds is no read phase."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "lock_trace", REPO / "bench" / "throughput" / "lock_trace.py")
+    lock_trace = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lock_trace)
+    # seconds readers waiting writer
+    trace = ["100 1 0 0", "110 3 1 0", "120 0 2 1", "123.5 0 1 0", "123.6 0 1 1",
+             "127 1 0 0", "130 1 1 0", "132 0 0 1", "135 0 0 0"]
+    holds, phases = lock_trace.cycles(trace)
+    assert holds == pytest.approx([3.5, 3.4, 3.0])
+    assert phases == [(0.0, 20.0), (27.0, 5.0)]
+    assert lock_trace.cycles([]) == ([], [])
