@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -178,6 +179,7 @@ static cml_judged judged_defaults(void) {
     cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1.0};
     for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
         judged.phase_ms[i] = -1.0;
+        judged.phase_cpu_ms[i] = -1.0;
     }
     return judged;
 }
@@ -1128,10 +1130,33 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *con
 }
 
 /* Ends phase `i` begun at *t0 (cml_judged.phase_ms) and begins the next one. */
+/* The judge's CPU milliseconds so far: user and system, every thread of its (getrusage;
+ * -1 where it cannot be read). */
+static double cpu_now_ms(void) {
+    struct rusage u;
+    if (getrusage(RUSAGE_SELF, &u) != 0) {
+        return -1.0;
+    }
+    return 1e3 * ((double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+                  1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec));
+}
+
+static double g_cpu_mark; /* cpu_now_ms() at the last phase_mark or phase_end */
+
+/* A phase starts: its wall clock in *t0, and the CPU time from here on is its. */
+static void phase_mark(double *t0) {
+    *t0 = cml_now_ms();
+    g_cpu_mark = cpu_now_ms();
+}
+
+/* Phase i ends: its wall milliseconds since *t0 and its CPU milliseconds since the last mark
+ * (where the host's work went: design note 55); the next phase starts. */
 static void phase_end(cml_judged *judged, int i, double *t0) {
-    const double now = cml_now_ms();
+    const double now = cml_now_ms(), cpu = cpu_now_ms();
     judged->phase_ms[i] = now - *t0;
+    judged->phase_cpu_ms[i] = cpu >= 0 && g_cpu_mark >= 0 ? cpu - g_cpu_mark : -1.0;
     *t0 = now;
+    g_cpu_mark = cpu;
 }
 
 /* A case of a judged run that is not judge_cases' (a timed run: one exercise's, or one per
@@ -1219,7 +1244,8 @@ static int check_baseline(judge *j, const cml_exercise *ex, const cml_problem *o
 static int judge_case(judge *j, judged_case *c, int time, int reps, int baseline_reps) {
     const cml_exercise *ex = c->ex;
     cml_judged *judged = &c->judged;
-    double t0 = cml_now_ms();
+    double t0;
+    phase_mark(&t0);
     cml_compare_result check;
     int rc = remote_verify(j, &j->p, &check);
     phase_end(judged, PH_VERIFY, &t0);
@@ -1250,7 +1276,7 @@ static int judge_case(judge *j, judged_case *c, int time, int reps, int baseline
         if (ex->finish != NULL && !check_baseline(j, ex, c->made > 0 ? &c->sets[0].p : &j->p)) {
             return cml_lab_finish_error("harness", kWrongBaseline, CML_EXIT_FAILED);
         }
-        t0 = cml_now_ms(); /* the baseline's own check is outside the phases */
+        phase_mark(&t0); /* the baseline's own check is outside the phases */
         rc = judge_time(j, reps, baseline_reps, stats, &check, judged, c->sets, c->made);
         phase_end(judged, PH_TIMING, &t0);
         if (rc == ANSWERED) {
@@ -1292,7 +1318,8 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
         judged_case *c = &cases[k];
         memset(c, 0, sizeof *c);
         c->judged = judged_defaults();
-        double t0 = cml_now_ms();
+        double t0;
+        phase_mark(&t0);
         c->ex = case_ex[k];
         c->n_size = opt->n_cases > 0 ? opt->case_n_size[k] : opt->n_size;
         memcpy(c->size, opt->n_cases > 0 ? opt->case_size[k] : opt->size, sizeof c->size);
@@ -1349,7 +1376,8 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
             fflush(stdout);
         }
     }
-    double t0 = cml_now_ms();
+    double t0;
+    phase_mark(&t0);
     if (opt->gate) {
         await_gate();
         cml_device_schedule(1); /* the timing's waits spin (cml_device.h); the set-up's blocked */
@@ -1365,7 +1393,7 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
     for (int k = 0; k < n; ++k) {
         judged_case *c = &cases[k];
         use_case(j, c);
-        t0 = cml_now_ms();
+        phase_mark(&t0);
         const int rc = hello(j, pool_fd);
         phase_end(&c->judged, PH_HELLO, &t0);
         if (k > 0) {

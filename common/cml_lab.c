@@ -359,15 +359,18 @@ static void emit_timing_and_metrics(cml_json *w, const cml_doc *d) {
         } else {
             cml_json_null(w);
         }
-        cml_json_key(w, "phases_ms");
-        cml_json_begin_object(w);
-        for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
-            if (d->judged->phase_ms[i] >= 0) {
-                cml_json_key(w, cml_judge_phase_names[i]);
-                cml_json_double(w, d->judged->phase_ms[i]);
+        const double *phases[2] = {d->judged->phase_ms, d->judged->phase_cpu_ms};
+        for (int k = 0; k < 2; ++k) {
+            cml_json_key(w, k == 0 ? "phases_ms" : "phases_cpu_ms");
+            cml_json_begin_object(w);
+            for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
+                if (phases[k][i] >= 0) {
+                    cml_json_key(w, cml_judge_phase_names[i]);
+                    cml_json_double(w, phases[k][i]);
+                }
             }
+            cml_json_end_object(w);
         }
-        cml_json_end_object(w);
     }
     cml_json_end_object(w);
 

@@ -71,6 +71,10 @@ typedef struct cml_judged {
      * flush); two parts of the input sets' phase: the empty-kernel server's start and the
      * baseline's check. -1: not reached. */
     double phase_ms[CML_JUDGE_PHASES];
+    /* CPU milliseconds of the judge process (user and system, all its threads) in each of
+     * the phases above but the parts (the repetitions', the input sets'), -1: not reached
+     * (design note 55: where a batch's read phase spends its CPUs). */
+    double phase_cpu_ms[CML_JUDGE_PHASES];
 } cml_judged;
 
 /* The contents of one document beyond the context. */

@@ -1045,6 +1045,9 @@ class Grading:
         phases = timing.get("phases_ms")
         if isinstance(phases, dict):
             row["phases_ms"] = phases
+            cpu = timing.get("phases_cpu_ms")  # the judge's CPU in them (design note 55)
+            if isinstance(cpu, dict):
+                row["phases_cpu_ms"] = cpu
             # launches per sample: the student's and the baseline's (design note 47)
             row["batch"] = [timing.get("batch"), timing.get("baseline_batch")]
             # the exchange subtracted from each sample, and the samples no longer (note 51)

@@ -49,6 +49,7 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             "first_wall_s": ..,
                                             "wall_s": ..,  # the grader's clock, the run
                                             "phases_ms": {"setup": .., ..},  # the judge's
+                                            "phases_cpu_ms": {"setup": .., ..},  # its CPU
                                             "batch": [8, 1],  # launches a sample: the
                                             # student's, the baseline's (timing.batch,
                                             # timing.baseline_batch)

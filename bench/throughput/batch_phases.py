@@ -1,7 +1,9 @@
 """Where a batch's time went, from its students' report.json (issue 15): how many reports and
 their totals, each of ``timings_s`` as median, min and max over the students (seconds), and
 for each exercise the judge's phases of its timed run (median, min, max in ms; a part such as
-``null_server`` is inside its phase, ``input_sets``), with every fifth of its scored values.
+``null_server`` is inside its phase, ``input_sets``), with every fifth of its scored values,
+and the judge's CPU in its phases (``phases_cpu_ms``, median ms; design note 55) where the
+reports have it.
 
 Usage: python3 bench/throughput/batch_phases.py OUT   (a ``grader batch --out`` folder)"""
 
@@ -36,6 +38,12 @@ def main(out: str) -> None:
                 found[k] = (round(statistics.median(v)), round(min(v)), round(max(v)))
         values = sorted(round(d.get("value") or -1, 3) for d in ds)[::5]
         print(" ", name, "ms (median, min, max):", found, "values", values)
+        cpu = {}
+        for k in dict.fromkeys(k for d in ds for k in d.get("phases_cpu_ms") or {}):
+            v = [d["phases_cpu_ms"][k] for d in ds if k in (d.get("phases_cpu_ms") or {})]
+            cpu[k] = round(statistics.median(v))
+        if cpu:
+            print(" ", name, "judge's CPU ms (median):", cpu)
 
 
 if __name__ == "__main__":

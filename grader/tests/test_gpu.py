@@ -67,4 +67,12 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
         assert "baseline_check" in timing["phases_ms"], (name, timing["phases_ms"])
         # a phase the judge did not time is left out of phases_ms
         assert ("gate" in timing["phases_ms"]) == (k == 0), (name, timing["phases_ms"])
+        # the judge's CPU in its phases (design note 55): none in a part's, and the wait at
+        # its gate (a read of its standard input) costs next to none
+        cpu = timing["phases_cpu_ms"]
+        assert set(cpu) <= set(timing["phases_ms"]) - {"timing_samples", "timing_checks",
+                                                        "null_server", "baseline_check"}, cpu
+        assert all(v >= 0 for v in cpu.values()), cpu
+        if "gate" in cpu:
+            assert cpu["gate"] <= 0.2 * timing["phases_ms"]["gate"] + 20, (cpu, timing)
         assert t.wall_s > 0

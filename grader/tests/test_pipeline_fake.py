@@ -84,6 +84,9 @@ def test_solution_full_marks_with_a_device(fake_root, fake_gpu, capsys, tmp_path
         row["phases_ms"]
     ), row
     assert "gate" not in row["phases_ms"]  # a single grade: no gate
+    # and the judge's CPU in them, as its document gave it (design note 55)
+    assert row["phases_cpu_ms"] == {"setup": 1, "input_sets": 0, "hello": 0, "verify": 1,
+                                    "timing": 4}
     assert row["batch"] == [1, 1]  # launches per sample: the student's, the baseline's
     assert sum(row["phases_ms"].values()) / 1000 <= row["wall_s"]
     # every phase is timed (an instructor's batch says where its hours went)

@@ -312,7 +312,9 @@ static int one_case(opts o, int have_gpu) {
                 "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"copy\":{\"median_ms\":%.6g,"
                 "\"p10_ms\":%.6g,\"p90_ms\":%.6g},\"ratio\":%.6g,\"baseline_alone_ms\":%s,"
                 "\"phases_ms\":{\"setup\":1,\"input_sets\":1,\"baseline_alone\":1,"
-                "\"hello\":1,\"verify\":1,\"timing\":5}},",
+                "\"hello\":1,\"verify\":1,\"timing\":5},"
+                "\"phases_cpu_ms\":{\"setup\":1,\"input_sets\":0,\"hello\":0,\"verify\":1,"
+                "\"timing\":4}},",
                 student, student / spread, 1.05 * student, slow, 0.98 * slow, 1.05 * slow, 0.5 * slow,
                 0.5 * slow, 0.5 * slow, slow / student,
                 getenv("FAKE_BASELINE_ALONE_MS") ? getenv("FAKE_BASELINE_ALONE_MS") : alone);
