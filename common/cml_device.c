@@ -18,10 +18,19 @@ int cml_device_count(void) {
 }
 
 void cml_device_schedule(int timed) {
-    const unsigned int flags = timed ? cudaDeviceScheduleAuto : cudaDeviceScheduleBlockingSync;
-    if (cudaSetDeviceFlags(flags) != cudaSuccess) {
+    if (!timed && cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) {
         cudaGetLastError(); /* a hint: a later check must not read its error as the run's */
     }
+}
+
+int cml_device_spin_from_here(void) {
+    unsigned int flags = 0;
+    if (cudaSetDeviceFlags(cudaDeviceScheduleAuto) != cudaSuccess ||
+        cudaGetDeviceFlags(&flags) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return (flags & cudaDeviceScheduleMask) == cudaDeviceScheduleAuto ? 0 : -1;
 }
 
 cudaError_t cml_device_query(cml_device_facts *facts) {

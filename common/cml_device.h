@@ -40,11 +40,17 @@ cudaError_t cml_device_query(cml_device_facts *facts);
  * (cudaDeviceScheduleBlockingSync), so that the processes of a batch's untimed runs (16 at once
  * on a 16-core machine, compute-sanitizer's slowed kernels among them) leave the CPUs to the
  * work that needs them instead of spinning; timed = 1: the runtime's default (spin while the
- * process has fewer contexts than CPUs), whose wake-up is the shortest. A gated judge sets up
- * with timed = 0 and calls it again with timed = 1 at its gate, on its active context (design
- * note 55: a batch's judges spun through their set-ups beside the untimed runs). A failure
- * (no device) is not the run's: it is cleared and the flags kept. */
+ * process has fewer contexts than CPUs), whose wake-up is the shortest; nothing is set. A
+ * gated judge sets up with timed = 0 and spins from its gate (cml_device_spin_from_here). A
+ * failure (no device) is not the run's: it is cleared and the flags kept. */
 void cml_device_schedule(int timed);
+
+/* The runtime's default schedule (cudaDeviceScheduleAuto: spin) on the current device's
+ * active context, for the waits from here on: a gated judge's at its gate, after a set-up
+ * with blocking waits beside other gradings' untimed runs (design note 55). 0 when the flags
+ * read back are the default's; -1 (the error cleared) when they could not be set, where a
+ * timing would measure blocking waits instead of the thresholds' spinning ones. */
+int cml_device_spin_from_here(void);
 
 #ifdef __cplusplus
 }

@@ -1380,7 +1380,12 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
     phase_mark(&t0);
     if (opt->gate) {
         await_gate();
-        cml_device_schedule(1); /* the timing's waits spin (cml_device.h); the set-up's blocked */
+        if (cml_device_spin_from_here() != 0) { /* the set-up's waits blocked (cml_lab.c) */
+            return cml_lab_finish_error("harness",
+                                        "the judge could not make its waits spin for the timing "
+                                        "(cudaSetDeviceFlags); a course bug, please report",
+                                        CML_EXIT_FAILED);
+        }
         phase_end(&cases[0].judged, PH_GATE, &t0); /* the run's one wait, on its first case */
     }
     for (int k = 0; time && k < n; ++k) {

@@ -816,9 +816,9 @@ static int run_exercise(const cml_options *opt, const cml_exercise *exercises, i
             return usage_error(message);
         }
     }
-    /* the judge's run or a plain one, before any context; a gated judge's set-up waits
-     * blocking like an untimed run's, beside a batch's untimed runs, and spins from its gate
-     * (cml_judge.c) */
+    /* the judge's run or a plain one, before any context; a gated judge's set-up (a batch's
+     * or a lone grade's pipeline: beside untimed runs) waits blocking like an untimed run's,
+     * and spins from its gate (cml_judge.c, design note 55) */
     cml_device_schedule(opt->time && !opt->gate);
     if (opt->peer_fd >= 0) {
         cml_run.role = CML_ROLE_JUDGE;

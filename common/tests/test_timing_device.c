@@ -58,21 +58,20 @@ static double cpu_share_of_a_wait(int n) {
 }
 
 /* A gated judge sets up like an untimed run and times like a timed one (design note 55): on
- * its active context, the second call makes its waits spin, which the first made block. */
-START_TEST(a_gate_turns_a_blocking_context_into_a_spinning_one) {
+ * its active context, cml_device_spin_from_here makes the waits spin that blocked before. */
+START_TEST(spin_from_here_turns_a_blocking_context_into_a_spinning_one) {
     cml_device_schedule(0);
     ck_assert_int_eq(cudaFree(0), cudaSuccess); /* the context exists from here */
     unsigned int flags = 0;
     ck_assert_int_eq(cudaGetDeviceFlags(&flags), cudaSuccess);
     ck_assert_uint_eq(flags & cudaDeviceScheduleMask, cudaDeviceScheduleBlockingSync);
     const double blocking = cpu_share_of_a_wait(400);
-    cml_device_schedule(1);
-    ck_assert_int_eq(cudaGetDeviceFlags(&flags), cudaSuccess);
-    ck_assert_uint_eq(flags & cudaDeviceScheduleMask, cudaDeviceScheduleAuto);
+    ck_assert_int_eq(cml_device_spin_from_here(), 0);
     const double spinning = cpu_share_of_a_wait(400);
-    fprintf(stderr, "a wait's CPU share: %.3f blocking, %.3f after the gate\n", blocking, spinning);
-    ck_assert_msg(blocking < 0.3 && spinning > 0.7, "blocking %.3f, spinning %.3f", blocking,
-                  spinning);
+    fprintf(stderr, "a wait's CPU share: %.3f blocking, %.3f spinning\n", blocking, spinning);
+    /* relative, against other load on the machine: a spin takes most of the wait's CPU */
+    ck_assert_msg(spinning > 0.5 && spinning > 3 * blocking, "blocking %.3f, spinning %.3f",
+                  blocking, spinning);
 }
 END_TEST
 
@@ -273,7 +272,7 @@ Suite *make_timing_device_suite(void) {
     tcase_add_test(tc, a_failing_contender_is_reported);
     tcase_add_test(tc, a_prepare_is_outside_the_sample);
     tcase_add_loop_test(tc, the_wait_for_the_gpu_follows_the_run, 0, 2);
-    tcase_add_test(tc, a_gate_turns_a_blocking_context_into_a_spinning_one);
+    tcase_add_test(tc, spin_from_here_turns_a_blocking_context_into_a_spinning_one);
     suite_add_tcase(s, tc);
     return s;
 }
