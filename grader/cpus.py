@@ -21,10 +21,14 @@ when it starts. Only one timed run holds the GPU at a time (grader.gpu_lock), so
 serve one run.
 
 Untimed runs under a batch's shared hold (its gradings' probes, correctness and sanitizer
-runs, a judge's set-up before its gate) may run on the kept CPUs too (``everywhere``): no
-timed run holds the GPU while any of them runs (a timed run waits for every shared hold to
-end, grader.gpu_lock), and a batch's read phase is bound by its CPUs (g91,
-bench/h200-2026-12-04-session24: 13 of 16 busy through it, the 3 kept idle; design note 55).
+runs, and its early timed run's judge from its start) may run on the kept CPUs too
+(``everywhere``), where each run has a cgroup, emptied before the run returns: a batch's read
+phase is bound by its CPUs (g91, bench/h200-2026-12-04-session24: 13 of 16 busy through it,
+the 3 kept idle; design note 55), and none of those processes works while a timed run holds
+the GPU alone: a timed run waits for every shared hold to end, and what outlives one, a judge
+waiting at its gate with its empty-kernel server, blocks (a read of its standard input, a
+blocking receive, blocking CUDA waits) until its own hold, when ``pin`` moves it here. A
+gate that polled would put those processes on the kept CPUs through other gradings' holds.
 Work outside a hold (builds, SASS reads) keeps off them: a timed run may be holding the GPU.
 
 Trust: nothing here is a defence. A student's process may move itself anywhere the grader may
@@ -135,12 +139,19 @@ def everywhere():
 
 
 def untimed_prefix() -> list[str]:
-    """``taskset -c ALL`` (every CPU the grader may use) to put before an untimed child's
-    argv inside ``everywhere``; [] elsewhere, where nothing is kept or no ``taskset`` is
-    installed (the child then runs on the CPUs the grader runs on)."""
-    taskset = shutil.which("taskset") if _kept and getattr(_thread, "everywhere", False) else None
-    every = _all or _kept | frozenset(os.sched_getaffinity(0))  # _all is set by reserve
-    return [taskset, "-c", _cpu_list(every)] if taskset else []
+    """``taskset -c ALL`` (every CPU the grader may use, kept by ``reserve``) to put before
+    an untimed child's argv inside ``everywhere``; [] elsewhere, where nothing is kept or no
+    ``taskset`` is installed (the child then runs on the CPUs the grader runs on)."""
+    if not (_kept and _all and getattr(_thread, "everywhere", False)):
+        return []
+    taskset = shutil.which("taskset")
+    return [taskset, "-c", _cpu_list(_all)] if taskset else []
+
+
+def others() -> frozenset[int]:
+    """The CPUs the grader may use that are not kept for timed runs (empty where none are
+    kept, or before ``reserve``)."""
+    return _all - _kept
 
 
 def _children_of() -> dict[int, list[int]]:

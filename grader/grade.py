@@ -405,10 +405,11 @@ class Grading:
         # untimed runs and the set-up (note 44), and the set-up costs no wall time of its own.
         early = None
         # Under the shared hold no timed run holds the GPU, so the untimed runs may use the
-        # CPUs kept for timed runs too (grader.cpus, design note 55).
+        # CPUs kept for timed runs too, where each run's processes end with it (a cgroup
+        # each: none is left behind on them; grader.cpus, design note 55).
         with (
             lock.shared() if lock else contextlib.nullcontext(),
-            cpus.everywhere() if lock else contextlib.nullcontext(),
+            cpus.everywhere() if lock and cgroup.in_force() else contextlib.nullcontext(),
         ):
             self._count_wait(time.monotonic() - start)
             start = time.monotonic()
@@ -1323,10 +1324,12 @@ class _EarlyTimedRuns:
 
     @contextlib.contextmanager
     def _gate(self):
-        self.set_up_done.set()  # the judge is idle at its gate: the grading may let go
         self.untimed_done.wait()
         if self._given_up or not all(self._grading._timed_ready(ex) for ex in self._due):
+            # the judge is killed before the thread ends (harness._pass_gate), under the
+            # grading's hold: its teardown never overlaps another grading's hold alone
             raise _NotDue()
+        self.set_up_done.set()  # the judge is idle at its gate and due: the grading may let go
         asked = time.monotonic()
         # The first gate: no hold of this thread's yet (the grading's covered the set-up). It
         # ends in this thread's own shared hold at once (a downgrade, design note 49), under
@@ -1355,8 +1358,10 @@ class _EarlyTimedRuns:
         gate.reached = self.at_gate.set  # harness._pass_gate: the judge wrote its gate line
         try:
             # Its judges set up under a shared hold (the grading's, then this thread's own),
-            # on every CPU; each is moved onto the kept ones at its gate (grader.cpus).
-            with cpus.everywhere():
+            # on every CPU where each run's processes end with it (a cgroup each); each is
+            # moved onto the kept ones at its gate (grader.cpus).
+            spread = cpus.everywhere() if cgroup.in_force() else contextlib.nullcontext()
+            with spread:
                 self._runs = self._grading._timed_lab_runs(gate)
         except _NotDue:
             self._runs = None

@@ -393,7 +393,10 @@ def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitSta
         getattr(gate, "reached", lambda: None)()
     if at_gate or judge_proc.poll() is None:
         # at its gate, or still setting up past the time limit (it may reach the gate
-        # later): either way it times only with the GPU held alone
+        # later): either way it times only with the GPU held alone; still setting up, it
+        # keeps off the CPUs kept for timed runs until its hold (grader.cpus, note 55)
+        if not at_gate:
+            cpus.pin(judge_proc.pid, cpus.others())
         try:
             held_gate.enter_context(gate())
         except BaseException:

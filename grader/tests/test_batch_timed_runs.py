@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -387,17 +388,23 @@ def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
         "parts"]["correctness"]["max"]
 
 
+@pytest.mark.skipif(
+    shutil.which("taskset") is None or shutil.which("nice") is None,
+    reason="no taskset or nice: no CPUs kept, no background work told apart",
+)
 def test_untimed_runs_and_set_ups_use_every_cpu_and_timed_processes_the_kept_ones(
     course, fake_gpu, tmp_path, monkeypatch
 ):
     """Design note 55: under a batch's grading's shared hold its untimed runs (probe,
-    correctness, sanitizer) and its judge's set-up start on every CPU the grader may use;
-    the build and the SASS reads, outside the hold, on the grader's own (no taskset); the
-    timed run's student's process on the kept CPUs. A lone grade's pipeline, whose untimed
-    runs may run beside its timed one, keeps every untimed run off the kept CPUs."""
+    correctness, sanitizer) and its early judge's set-up start on every CPU the grader may
+    use, where each run has a cgroup; the build and the SASS reads, outside the hold, on the
+    grader's own (no taskset); the timed run's student's process on the kept CPUs. Without a
+    cgroup per run, and in a lone grade's pipeline (whose untimed runs may run beside its
+    timed one), no untimed run starts on the kept CPUs."""
     allowed = sorted(os.sched_getaffinity(0))
     if len(allowed) < 2:
         pytest.skip("one CPU: nothing to keep")
+    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)  # each run in its own group
     monkeypatch.setattr(cpus, "_kept", frozenset(allowed[-1:]))
     monkeypatch.setattr(cpus, "_all", frozenset(allowed))
     every, kept = ",".join(map(str, allowed)), str(allowed[-1])
@@ -437,4 +444,42 @@ def test_untimed_runs_and_set_ups_use_every_cpu_and_timed_processes_the_kept_one
     assert g.pipelined  # a lone grade
     g.run()
     assert every not in {cpus_of(a) for a in started} and kept in set(runs("--serve"))
+
+    started.clear()
+    monkeypatch.setattr(grading.cgroup, "in_force", lambda: False)  # a run may leave some behind
+    rep, _ = _graded(course, sub, tmp_path, monkeypatch, True, "no-cgroups")
+    assert rep["total"] == rep["max"]
+    assert every not in {cpus_of(a) for a in started} and kept in set(runs("--serve"))
     assert (cpus.kept(), cpus.untimed_prefix()) == ({allowed[-1]}, [])  # nothing left behind
+
+
+def test_a_judge_not_due_is_killed_under_the_gradings_hold(course, fake_gpu, tmp_path, monkeypatch):
+    """A correctness hang leaves the early run over the lab not due: its judge is killed
+    (harness._kill) while the grading still holds the GPU shared, so its teardown never
+    overlaps another grading's hold alone (design note 55). The check of what is due is made
+    slow here: the grading must not let go of its hold while it runs."""
+    toml = course / "labs" / "9.1-fake" / "lab.toml"
+    toml.write_text(toml.read_text().replace("run_timeout_s = 5\n", "run_timeout_s = 2\n"))
+    sub = variant(course, tmp_path / "hang", *HANG_AT_33)
+    g = grading.Grading(
+        course / "labs" / "9.1-fake", grading.Options(submission=sub, seed=5, one_process=True)
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()
+    real_ready, real_kill = g._timed_ready, grading.harness._kill
+    readers_at_kill = []
+
+    def slow_ready(ex):
+        time.sleep(0.3)
+        return real_ready(ex)
+
+    def kill(proc):
+        if threading.current_thread().name.endswith("early-timed"):  # the run over the lab's
+            readers_at_kill.append(g.gpu_lock._readers)
+        real_kill(proc)
+
+    monkeypatch.setattr(g, "_timed_ready", slow_ready)
+    monkeypatch.setattr(grading.harness, "_kill", kill)
+    rep = report.to_json(g.run())
+    scale = rep["exercises"][0]["parts"]["performance"]
+    assert (scale["status"], scale["reason"]) == ("not_run", "a correctness case did not finish")
+    assert readers_at_kill and min(readers_at_kill) >= 1, readers_at_kill

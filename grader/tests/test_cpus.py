@@ -3,6 +3,7 @@ a timed run's processes moved onto them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -14,6 +15,13 @@ import pytest
 
 from grader import batch, cpus
 from grader import run as runner
+
+
+@pytest.fixture(autouse=True)
+def _module_state_restored(monkeypatch):
+    """Each test leaves the CPUs kept as it found them (``reserve`` sets ``_kept``, ``_all``)."""
+    monkeypatch.setattr(cpus, "_kept", cpus._kept)
+    monkeypatch.setattr(cpus, "_all", cpus._all)
 
 
 def test_a_large_machine_keeps_its_last_three_cpus():
@@ -38,6 +46,7 @@ def test_a_small_machine_keeps_none(n):
 def test_reserve_moves_the_grader_off_the_kept_cpus(monkeypatch):
     moved = []
     monkeypatch.setattr(cpus, "_kept", frozenset())
+    monkeypatch.setattr(cpus, "_all", frozenset())
     monkeypatch.setattr(cpus.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: set(range(16)))
     monkeypatch.setattr(cpus.os, "sched_setaffinity", lambda pid, s: moved.append((pid, set(s))))
@@ -64,6 +73,7 @@ def test_an_unbound_slurm_task_keeps_nothing_and_counts_its_share(monkeypatch):
     gradings at once, not 16. Bound (affinity = its 8), it keeps 3 as anywhere."""
     moved = []
     monkeypatch.setattr(cpus, "_kept", frozenset())
+    monkeypatch.setattr(cpus, "_all", frozenset())
     monkeypatch.setattr(cpus.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(cpus.os, "sched_getaffinity", lambda pid: set(range(16)))
     monkeypatch.setattr(cpus.os, "sched_setaffinity", lambda pid, s: moved.append(s))
@@ -179,3 +189,38 @@ def test_without_kept_cpus_everywhere_changes_nothing(monkeypatch):
     monkeypatch.setattr(cpus, "_kept", frozenset())
     with cpus.everywhere():
         assert cpus.untimed_prefix() == []
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="no taskset (util-linux)")
+def test_a_judge_let_through_its_gate_still_setting_up_keeps_off_the_kept_cpus(monkeypatch):
+    """A gated judge past its set-up's time limit, started on every CPU (design note 55), is
+    moved off the kept CPUs before its gate is entered (it may set up on while another
+    grading's timed run holds the GPU), and onto them once its gate is held."""
+    from grader import harness
+
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("one CPU: nothing to keep")
+    kept = frozenset(allowed[-1:])
+    monkeypatch.setattr(cpus, "_kept", kept)
+    monkeypatch.setattr(cpus, "_all", frozenset(allowed))
+    judge = subprocess.Popen(  # never writes its gate line: still setting up
+        ["sleep", "30"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
+    )
+    seen = {}
+
+    @contextlib.contextmanager
+    def gate():
+        seen["entering"] = os.sched_getaffinity(judge.pid)
+        yield
+
+    try:
+        with contextlib.ExitStack() as held:
+            harness._pass_gate(judge, gate, held, timeout_s=0.2)
+            seen["held"] = os.sched_getaffinity(judge.pid)
+    finally:
+        judge.kill()
+        judge.wait()
+        judge.stdout.close()
+    assert seen["entering"] == set(allowed) - kept
+    assert seen["held"] == kept
