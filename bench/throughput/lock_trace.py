@@ -72,7 +72,8 @@ def drains(lines: list[str]) -> list[tuple[float, float, str]]:
 
 
 def cycles(lines: list[str], gap_s: float = 1.0) -> tuple[list[float], list[tuple[float, float]]]:
-    """(the holds alone, in seconds, in order; the read phases between them as (start in
+    """(the holds alone, in seconds, in order, one still going at the last line up to it; the
+    read phases between them as (start in
     seconds from the first line, seconds)): a read phase is the time from the end of one hold
     alone, or the trace's start, to the next hold, where it lasts at least ``gap_s`` (a
     batch's convoy, design note 55: each cohort's probes, correctness, sanitizer runs and
@@ -89,6 +90,8 @@ def cycles(lines: list[str], gap_s: float = 1.0) -> tuple[list[float], list[tupl
         elif not writer and began is not None:
             holds.append(t - began)
             began, ended = None, t
+    if began is not None:  # a hold still going at the trace's last line
+        holds.append(rows[-1][0] - began)
     return holds, phases
 
 

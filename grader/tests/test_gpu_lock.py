@@ -401,8 +401,6 @@ def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypa
     """GRADER_GPU_LOCK_TRACE: a line per change of state, naming the thread that changed it;
     a set-up (shared), its upgrade to a hold alone while another untimed run drains, then
     the shared hold again; lock_trace.py names the run the drain waited for."""
-    import importlib.util
-
     trace = tmp_path / "trace.txt"
     monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
     lock = GpuLock()
@@ -430,10 +428,7 @@ def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypa
     # out, we alone, we done, back to shared, out
     assert rows == [(1, 0, 0), (2, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1),
                     (0, 0, 0), (1, 0, 0), (0, 0, 0)]
-    spec = importlib.util.spec_from_file_location(
-        "lock_trace", REPO / "bench" / "throughput" / "lock_trace.py")
-    lock_trace = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(lock_trace)
+    lock_trace = _lock_trace()
     spent, holds, span = lock_trace.states(trace.read_text().splitlines())
     assert holds == 1
     assert 0.15 < spent["drain"] < 1.0 and 0.08 < spent["alone"] < 1.0
@@ -472,12 +467,7 @@ def test_the_trace_takes_any_thread_name_on_one_line(tmp_path, monkeypatch):
 def test_a_drain_a_timed_run_gave_up_is_said_so():
     """lock_trace.py: a drain that ends because the waiting timed run stopped waiting (its
     grading gave up) is not laid at the door of that run's thread as the one waited for."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "lock_trace", REPO / "bench" / "throughput" / "lock_trace.py")
-    lock_trace = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(lock_trace)
+    lock_trace = _lock_trace()
     lines = ["0.0 1 0 0 grade bob", "1.0 1 1 0 grade amy", "3.0 1 0 0 grade amy",
              "4.0 0 0 0 grade bob"]
     assert lock_trace.drains(lines) == [(2.0, 1.0, "grade amy giving up its wait")]
@@ -547,12 +537,7 @@ def test_lock_trace_reads_a_convoy_as_read_phases_and_holds():
     """bench/throughput/lock_trace.py's ``cycles`` (design note 55): two holds alone back to
     back after a read phase of 20 s, then a read phase of 5 s and one hold; a gap under a
     second between holds is no read phase."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "lock_trace", REPO / "bench" / "throughput" / "lock_trace.py")
-    lock_trace = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(lock_trace)
+    lock_trace = _lock_trace()
     # seconds readers waiting writer
     trace = ["100 1 0 0", "110 3 1 0", "120 0 2 1", "123.5 0 1 0", "123.6 0 1 1",
              "127 1 0 0", "130 1 1 0", "132 0 0 1", "135 0 0 0"]
@@ -560,3 +545,15 @@ def test_lock_trace_reads_a_convoy_as_read_phases_and_holds():
     assert holds == pytest.approx([3.5, 3.4, 3.0])
     assert phases == [(0.0, 20.0), (27.0, 5.0)]
     assert lock_trace.cycles([]) == ([], [])
+    assert lock_trace.cycles(trace + ["136 0 0 1", "138.5 0 1 1"])[0][-1] == pytest.approx(2.5)
+
+
+def _lock_trace():
+    """bench/throughput/lock_trace.py, imported from its file (bench/ is no package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "lock_trace", REPO / "bench" / "throughput" / "lock_trace.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
