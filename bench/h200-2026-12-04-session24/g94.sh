@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepared for session 25 (not run): what session 24 built after its last call, checked on
 # the H200 before the class of 100 (g92.sh) is graded with it: the Check tests on the GPU
-# (a_gate_turns_a_blocking_context_into_a_spinning_one: a wait's CPU share with blocking
+# (spin_from_here_turns_a_blocking_context_into_a_spinning_one: a wait's CPU share with blocking
 # waits and after the gate's switch) and test_gpu.py (a judged run's document, its new
 # timing.phases_cpu_ms among it), then one grade of the 3.3 solution with its report's
 # phases_cpu_ms printed.
