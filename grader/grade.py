@@ -1287,10 +1287,11 @@ class _EarlyTimedRuns:
     their own as soon as the device is known, beside the grading's untimed runs (design note
     45). The thread takes no hold of the lock before its first gate: its judge's set-up runs
     under the grading's own shared hold, which the grading keeps until ``set_up_done`` (the
-    judge at its gate, or the thread ended), so a queue of timed runs never comes between them
-    (a judge still setting up past its time limit is let through its gate all the same, as
-    ``upgrade`` lets it in the sequential order: its set-up's end may then overlap another
-    grading's hold alone). The gate waits for ``untimed_done``, then takes the GPU
+    judge at its gate with its exercises still due, or the thread ended, a judge not due
+    killed first: design note 55), so a queue of timed runs never comes between them (a judge
+    still setting up past its time limit is let through its gate all the same, as ``upgrade``
+    lets it in the sequential order: its set-up's end may then overlap another grading's hold
+    alone, off the CPUs kept for timed runs). The gate waits for ``untimed_done``, then takes the GPU
     alone (``lock.exclusive``, its wait counted) only if the grading did not give up and every
     exercise due at the start still is; leaving it, the thread holds the lock shared at once (a
     downgrade, note 49: no queue of timed runs to wait behind) for the set-up of any later run
