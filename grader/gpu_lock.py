@@ -92,11 +92,16 @@ class GpuLock:
         try:
             self._drop_shared()
         finally:
-            with self._cond:
-                self._readers -= 1
-                self._note()
-                if self._readers == 0:
-                    self._cond.notify_all()
+            self._count_out()
+
+    def _count_out(self) -> None:
+        """One reader fewer (a shared hold ended or given up for a while); the timed runs
+        waiting are woken when it was the last."""
+        with self._cond:
+            self._readers -= 1
+            self._note()
+            if self._readers == 0:
+                self._cond.notify_all()
 
     def _wait_alone(self) -> None:
         """With ``_cond`` held: waits until no run holds the GPU and the timed runs that asked
@@ -135,11 +140,7 @@ class GpuLock:
         ``let_timed_runs_pass``), to take it back with ``_rejoin_shared``. Where giving it up
         fails it still counts as held, so that leaving ``shared()`` counts it out once."""
         self._drop_shared()
-        with self._cond:
-            self._readers -= 1
-            self._note()
-            if self._readers == 0:
-                self._cond.notify_all()
+        self._count_out()
 
     def _rejoin_shared(self) -> None:
         """Takes back the shared hold this thread gave up for a while (``_step_out``),
