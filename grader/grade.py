@@ -409,7 +409,7 @@ class Grading:
         # each: none is left behind on them; grader.cpus, design note 55).
         with (
             lock.shared() if lock else contextlib.nullcontext(),
-            cpus.everywhere() if lock and cgroup.in_force() else contextlib.nullcontext(),
+            _on_every_cpu() if lock else contextlib.nullcontext(),
         ):
             self._count_wait(time.monotonic() - start)
             start = time.monotonic()
@@ -1291,11 +1291,12 @@ class _EarlyTimedRuns:
     killed first: design note 55), so a queue of timed runs never comes between them (a judge
     still setting up past its time limit is let through its gate all the same, as ``upgrade``
     lets it in the sequential order: its set-up's end may then overlap another grading's hold
-    alone, off the CPUs kept for timed runs). The gate waits for ``untimed_done``, then takes the GPU
-    alone (``lock.exclusive``, its wait counted) only if the grading did not give up and every
-    exercise due at the start still is; leaving it, the thread holds the lock shared at once (a
-    downgrade, note 49: no queue of timed runs to wait behind) for the set-up of any later run
-    (a fresh run after a failure: ``lock.upgrade`` at its gate), and lets it go when it ends.
+    alone, off the CPUs kept for timed runs). The gate waits for ``untimed_done``, then takes
+    the GPU alone (``lock.exclusive``, its wait counted) only if the grading did not give up
+    and every exercise due at the start still is; leaving it, the thread holds the lock shared
+    at once (a downgrade, note 49: no queue of timed runs to wait behind) for the set-up of any
+    later run (a fresh run after a failure: ``lock.upgrade`` at its gate), and lets it go when
+    it ends.
     Else the judge is killed before it times anything and ``result()`` is None, so that the
     grading makes its runs over the lab afterwards, as the sequential order would.
     ``result()`` also re-raises the thread's grader error."""
@@ -1361,8 +1362,7 @@ class _EarlyTimedRuns:
             # Its judges set up under a shared hold (the grading's, then this thread's own),
             # on every CPU where each run's processes end with it (a cgroup each); each is
             # moved onto the kept ones at its gate (grader.cpus).
-            spread = cpus.everywhere() if cgroup.in_force() else contextlib.nullcontext()
-            with spread:
+            with _on_every_cpu():
                 self._runs = self._grading._timed_lab_runs(gate)
         except _NotDue:
             self._runs = None
@@ -1407,6 +1407,13 @@ class _SharedWhenNeeded:
         self._stack.enter_context(self._lock.shared())
         self._count_wait(time.monotonic() - asked)
         self._held = True
+
+
+def _on_every_cpu():
+    """``cpus.everywhere()`` where each run has a cgroup of its own, emptied before the run
+    returns (no process of an untimed run is left behind on the CPUs kept for timed runs);
+    else nothing (design note 55). For what a batch's grading starts under its shared hold."""
+    return cpus.everywhere() if cgroup.in_force() else contextlib.nullcontext()
 
 
 def _side_by_side(calls) -> list:
