@@ -14,9 +14,9 @@ other tile shapes, and hostile submissions (issue 6, part 4: kernel and host inf
 a barrier deadlock, a fork bomb by raw system call, a 10 GB flood of stdout, a write into
 the course tree, a read of solutions/, a network connection, a forged result line, a
 redefined timing function, a static constructor that exits 0 (in every run, and only
-where argv holds --exercise), a segfault, an out-of-bounds
-device write, a huge allocation, 16 GiB of host memory written, a solution read into the
-object by the assembler at build time, a unicode file name with spaces, a zip-slip archive).
+where argv holds --exercise), a segfault, an out-of-bounds device write, a huge allocation,
+16 GiB of host memory written, a solution read into the object by the assembler at build
+time, a unicode file name with spaces, a zip-slip archive).
 ``--size N`` extends it to N students (issue 15: a class of 100) with the lab's alternative
 correct solutions (grader/tests/alternatives/3.3-tiling, each expected to keep the parts its
 fixture lists), then copies of the reference solution.

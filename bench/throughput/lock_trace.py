@@ -1,15 +1,14 @@
 """How a batch used the GPU lock (issue 15): reads the trace a batch run with
 GRADER_GPU_LOCK_TRACE=FILE wrote (grader/gpu_lock.py: one line "SECONDS READERS
-WRITERS_WAITING WRITER THREAD" at every change) and prints the seconds, from the first line to the
-last, spent in each state:
+WRITERS_WAITING WRITER THREAD" at every change) and prints the seconds, from the first line
+to the last, spent in each state:
   alone    a timed run held the GPU alone (its measuring part: the judge past its gate)
   drain    a timed run waited while untimed runs (set-ups, correctness, sanitizer) still held it
   shared   untimed runs held it and no timed run waited
   idle     nobody held it
 the number of holds alone with their mean and median length, the read phases between runs of
-holds (``cycles``), and the longest drains (when they began,
-from the first line, and the thread whose shared hold ended each: a batch's grading is named
-after its student): a drain that lasts a case's time limit is an untimed run that hung while
+holds (``cycles``), and the longest drains (when they began, from the first line, and the
+thread whose shared hold ended each: a batch's grading is named after its student): a drain that lasts a case's time limit is an untimed run that hung while
 timed runs waited (g87: 3 of 29-43 s made 101 of its 148.5 s of drain). Usage: python3
 lock_trace.py FILE."""
 
@@ -73,11 +72,10 @@ def drains(lines: list[str]) -> list[tuple[float, float, str]]:
 
 def cycles(lines: list[str], gap_s: float = 1.0) -> tuple[list[float], list[tuple[float, float]]]:
     """(the holds alone, in seconds, in order, one still going at the last line up to it; the
-    read phases between them as (start in
-    seconds from the first line, seconds)): a read phase is the time from the end of one hold
-    alone, or the trace's start, to the next hold, where it lasts at least ``gap_s`` (a
-    batch's convoy, design note 55: each cohort's probes, correctness, sanitizer runs and
-    set-ups, then its holds back to back)."""
+    read phases between them as (start in seconds from the first line, seconds)): a read
+    phase is the time from the end of one hold alone, or the trace's start, to the next hold,
+    where it lasts at least ``gap_s`` (a batch's convoy, design note 55: each cohort's probes,
+    correctness, sanitizer runs and set-ups, then its holds back to back)."""
     rows = _rows(lines)
     holds, phases = [], []
     began = None  # the current hold's start
