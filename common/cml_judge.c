@@ -1141,22 +1141,23 @@ static double cpu_now_ms(void) {
                   1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec));
 }
 
-static double g_cpu_mark; /* cpu_now_ms() at the last phase_mark or phase_end */
+/* Where a phase started: the wall clock and the judge's CPU time (milliseconds). */
+typedef struct phase_clock {
+    double wall_ms, cpu_ms;
+} phase_clock;
 
-/* A phase starts: its wall clock in *t0, and the CPU time from here on is its. */
-static void phase_mark(double *t0) {
-    *t0 = cml_now_ms();
-    g_cpu_mark = cpu_now_ms();
+/* A phase starts now. */
+static void phase_mark(phase_clock *t0) {
+    *t0 = (phase_clock){cml_now_ms(), cpu_now_ms()};
 }
 
-/* Phase i ends: its wall milliseconds since *t0 and its CPU milliseconds since the last mark
- * (where the host's work went: design note 55); the next phase starts. */
-static void phase_end(cml_judged *judged, int i, double *t0) {
-    const double now = cml_now_ms(), cpu = cpu_now_ms();
-    judged->phase_ms[i] = now - *t0;
-    judged->phase_cpu_ms[i] = cpu >= 0 && g_cpu_mark >= 0 ? cpu - g_cpu_mark : -1.0;
+/* Phase i ends: its wall and CPU milliseconds since *t0 (where the host's work went: design
+ * note 55); the next phase starts. */
+static void phase_end(cml_judged *judged, int i, phase_clock *t0) {
+    const phase_clock now = {cml_now_ms(), cpu_now_ms()};
+    judged->phase_ms[i] = now.wall_ms - t0->wall_ms;
+    judged->phase_cpu_ms[i] = now.cpu_ms >= 0 && t0->cpu_ms >= 0 ? now.cpu_ms - t0->cpu_ms : -1.0;
     *t0 = now;
-    g_cpu_mark = cpu;
 }
 
 /* A case of a judged run that is not judge_cases' (a timed run: one exercise's, or one per
@@ -1244,7 +1245,7 @@ static int check_baseline(judge *j, const cml_exercise *ex, const cml_problem *o
 static int judge_case(judge *j, judged_case *c, int time, int reps, int baseline_reps) {
     const cml_exercise *ex = c->ex;
     cml_judged *judged = &c->judged;
-    double t0;
+    phase_clock t0;
     phase_mark(&t0);
     cml_compare_result check;
     int rc = remote_verify(j, &j->p, &check);
@@ -1318,7 +1319,7 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
         judged_case *c = &cases[k];
         memset(c, 0, sizeof *c);
         c->judged = judged_defaults();
-        double t0;
+        phase_clock t0;
         phase_mark(&t0);
         c->ex = case_ex[k];
         c->n_size = opt->n_cases > 0 ? opt->case_n_size[k] : opt->n_size;
@@ -1376,7 +1377,7 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
             fflush(stdout);
         }
     }
-    double t0;
+    phase_clock t0;
     phase_mark(&t0);
     if (opt->gate) {
         await_gate();
