@@ -323,7 +323,7 @@ def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
 
     def passing():
         if g._early is not None:
-            g._early.set_up_done.wait(10)  # as the early run's set-up would be by now
+            g._early.at_gate.wait(10)  # its judge at its gate, as it would be by now
         t = threading.Thread(target=other)
         t.start()
         deadline = time.monotonic() + 10
