@@ -71,9 +71,9 @@ watch_stop() {
     kill "$CML_TOP" "$CML_DMON" 2>/dev/null
 }
 # class_run SIZE: bench/class_batch.py's class of SIZE graded once (resuming the grading in
-# .scratch/classSIZE, carried), watched (watch_start), up to 25 s before the call's LIMIT;
-# its lock trace, phases and verdicts appended to summary.txt, the grading copied into $L
-# (MARGIN: the seconds kept back from LIMIT for those, default 25).
+# .scratch/classSIZE, carried), watched (watch_start), up to MARGIN seconds (default 25)
+# before the call's LIMIT, kept for what follows: its lock trace, phases and verdicts
+# appended to summary.txt, the grading copied into $L.
 class_run() {
     local n=$1 a
     rm -rf /tmp/class$n && python3 bench/class_batch.py make --size $n /tmp/class$n | tail -2 |
