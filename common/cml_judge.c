@@ -498,13 +498,16 @@ static int same_inputs_as_case(judge *j, const input_set *s) {
  * that replays the output of its first call would pass the verified repetition. Returns how
  * many it made (`want` of at most INPUT_SETS): 0 when the exercise keeps inputs outside its
  * buffers (CML_EX_FIXED_INPUTS) or a set's buffers do not match the case's. Sets from
- * `with_reference` on get no reference (one checked position): the baseline's own problem of
- * a timing with fresh inputs compares with none, and lab 3.3's matmul reference at 4096^3
- * takes about a second. */
+ * `with_reference` on get no reference (one checked position) and inputs drawn on the device:
+ * the baseline's own problem of a timing with fresh inputs compares with none and has its inputs
+ * overwritten before each launch (own_inputs), and lab 3.3's matmul reference at 4096^3 takes
+ * about a second. With fresh inputs, the sets with a reference (set 0, the verified
+ * repetition's) check random positions only (cml_check_set_light). */
 static int make_input_sets(judge *j, input_set *sets, int want, int with_reference) {
     if (j->ex->flags & CML_EX_FIXED_INPUTS) {
         return 0;
     }
+    const int fresh = uses_fresh_inputs(j);
     int made = 0, same = 1;
     for (int k = 0; k < want && same; ++k) {
         const char *message = NULL;
@@ -512,11 +515,17 @@ static int make_input_sets(judge *j, input_set *sets, int want, int with_referen
             memset(&sets[k], 0, sizeof sets[k]);
             cml_devmem_use(CML_DEVMEM_PLAIN, &sets[k].reg, NULL, NULL);
             cml_check_set_minimal(k >= with_reference); /* no reference nobody compares with */
+            /* ... nor inputs drawn on the host for it (the judge overwrites them); the verified
+             * repetition's set checks random positions only (cml_check_set_light) */
+            cml_setup_inputs_on_device(k >= with_reference);
+            cml_check_set_light(k < with_reference && fresh);
             /* a seed of the kernel's: the set's values could give it away, and with it
              * j->secret's stream (the verified sample, the probes, the checked positions) */
             message = cml_problem_setup(j->ex, &sets[k].p, (const long long *)cml_run.size,
                                         secret_seed());
             cml_check_set_minimal(0);
+            cml_setup_inputs_on_device(0);
+            cml_check_set_light(0);
             cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
             if (message != NULL) {
                 break;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cml_hostmem.h"
+
 static int compare_size_t(const void *a, const void *b) {
     const size_t x = *(const size_t *)a;
     const size_t y = *(const size_t *)b;
@@ -68,6 +70,7 @@ size_t *cml_sample_positions(size_t rows, size_t cols, const cml_sample_spec *sp
 /* The driver's settings for the sample's random positions (cml_check_set_secret, _minimal). */
 static cml_rng *check_secret;
 static int check_minimal;
+static int check_light;
 
 void cml_check_set_secret(cml_rng *secret) {
     check_secret = secret;
@@ -75,6 +78,10 @@ void cml_check_set_secret(cml_rng *secret) {
 
 void cml_check_set_minimal(int on) {
     check_minimal = on;
+}
+
+void cml_check_set_light(int on) {
+    check_light = on;
 }
 
 int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sample_spec *sample,
@@ -94,6 +101,15 @@ int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sam
             return 0;
         }
     }
+    if (check_light && check_secret && !check_minimal && rows * cols > CML_CHECK_LIGHT_RANDOM) {
+        static const cml_sample_spec light = {0, 0, 0, 0, CML_CHECK_LIGHT_RANDOM};
+        free(s->idx);
+        s->idx = cml_sample_positions(rows, cols, &light, check_secret, &s->n);
+        if (s->idx == NULL) {
+            s->n = 0;
+            return 0;
+        }
+    }
     if (check_minimal) { /* a sample or every position, but nobody compares: position 0 */
         free(s->idx);
         s->n = rows * cols > 0 ? 1 : 0;
@@ -105,8 +121,10 @@ int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sam
     }
     const size_t n_alloc = s->n > 0 ? s->n : 1; /* malloc(0) may return NULL */
     s->ref = malloc(n_alloc * sizeof *s->ref);
+    (void)cml_hugepage_hint(s->ref, n_alloc * sizeof *s->ref); /* 512 MiB for 2^26 positions */
     if (with_mag) {
         s->mag = malloc(n_alloc * sizeof *s->mag);
+        (void)cml_hugepage_hint(s->mag, n_alloc * sizeof *s->mag);
     }
     if (s->ref == NULL || (with_mag && s->mag == NULL)) {
         cml_check_set_free(s);

@@ -16,6 +16,8 @@
 
 #include "cml_check.h"
 #include "cml_devmem.h"
+#include "cml_fresh.h"
+#include "cml_hostmem.h"
 
 typedef enum owned_kind {
     OWN_HOST,
@@ -37,6 +39,12 @@ static jmp_buf *g_setup_jump; /* set while a setup() runs */
 /* While a setup() runs on imported buffers for an exercise with CML_EX_REFERENCE_ONLY_INPUTS:
  * its uniform inputs' host values are zeros, not read back (cml_input_uniform). */
 static int g_zero_host_inputs;
+/* cml_setup_inputs_on_device: inputs drawn on the device, zeros on the host. */
+static int g_inputs_on_device;
+
+void cml_setup_inputs_on_device(int on) {
+    g_inputs_on_device = on;
+}
 
 static void out_of_host_memory(void) {
     if (g_setup_jump != NULL) {
@@ -67,6 +75,7 @@ static void *host_alloc(cml_problem *p, owned_kind kind, size_t bytes, int zeroe
     if (ptr == NULL) {
         out_of_host_memory();
     }
+    (void)cml_hugepage_hint(ptr, bytes); /* an input of 67 M floats: 128 faults, not 65 536 */
     own(p, kind, ptr);
     return ptr;
 }
@@ -125,6 +134,11 @@ const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_
             CML_CHECK(cudaMemcpy(x, *slot, n * sizeof(float), cudaMemcpyDeviceToHost));
         }
         cml_rng_skip(rng, n);
+        h = x;
+    } else if (g_inputs_on_device) {
+        float *x = (float *)host_alloc(p, OWN_SCRATCH, n * sizeof(float), 1); /* untouched */
+        *slot = (float *)cml_device(p, n * sizeof(float));
+        CML_CHECK((cudaError_t)cml_fresh_draw(*slot, n, lo, hi, cml_rng_u64(rng)));
         h = x;
     } else {
         h = cml_scratch_uniform(p, rng, n, lo, hi);

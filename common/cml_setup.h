@@ -72,6 +72,15 @@ void *cml_device_copy(cml_problem *p, const void *src, size_t bytes);
 const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_t n, float lo,
                                float hi);
 
+/* Driver setting (the judge's input sets; harnesses never call it): with `on`, the
+ * cml_input_uniform inputs of the setups that follow are drawn on the device (cml_fresh_draw,
+ * a seed from the caller's rng: the same distribution, not the host's values) and their host
+ * scratch is zeros no one touched: a set nobody computes a reference for
+ * (cml_check_set_minimal), whose inputs the judge overwrites before any launch reads them,
+ * costs no host draw, page faults or copy (issue 15: 200 M floats a lab 3.3 grade). 0 restores
+ * the default. */
+void cml_setup_inputs_on_device(int on);
+
 /* Points the context at one launch's buffers: its output slot (p->out_ref, when it has one)
  * at out, and the slots of its first n_ins fresh inputs (p->fresh) at ins[0..n_ins). A judged
  * timing's launch i reads its own (cml_judge.c, cml_worker.c); launch 0's are the case's. */

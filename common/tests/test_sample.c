@@ -413,6 +413,54 @@ START_TEST(check_set_minimal_full) {
 }
 END_TEST
 
+/* The verified repetition's set (cml_check_set_light): a sample's bands and a full set alike
+ * become CML_CHECK_LIGHT_RANDOM secret positions on a large output; the caller's generator
+ * advances as without it; a small output, or no secret generator, keeps its set. */
+START_TEST(check_set_light) {
+    const cml_sample_spec spec = {0, 32, 0, 32, 500};
+    const size_t rows = 1024, cols = 512; /* 524288 positions, over CML_CHECK_LIGHT_RANDOM */
+    cml_rng a, b, secret;
+    cml_rng_seed(&a, 7);
+    cml_rng_seed(&b, 7);
+    cml_rng_seed(&secret, 11);
+    cml_check_set plain, light, full, small, unsecret;
+    ck_assert_int_eq(cml_check_set_init(&plain, rows, cols, &spec, 1, &a), 1);
+    cml_check_set_light(1);
+    ck_assert_int_eq(cml_check_set_init(&unsecret, rows, cols, NULL, 0, NULL), 1);
+    cml_check_set_secret(&secret);
+    ck_assert_int_eq(cml_check_set_init(&light, rows, cols, &spec, 1, &b), 1);
+    ck_assert_int_eq(cml_check_set_init(&full, rows, cols, NULL, 0, NULL), 1);
+    ck_assert_int_eq(cml_check_set_init(&small, 60, 90, NULL, 0, NULL), 1);
+    cml_check_set_secret(NULL);
+    cml_check_set_light(0);
+    ck_assert_uint_eq(a.state, b.state);
+    ck_assert_uint_eq(unsecret.n, rows * cols); /* no secret: every position, as asked */
+    ck_assert_ptr_null(unsecret.idx);
+    ck_assert_uint_eq(small.n, 60 * 90);
+    ck_assert_ptr_null(small.idx);
+    const cml_check_set *sets[2] = {&light, &full};
+    for (int k = 0; k < 2; ++k) {
+        const cml_check_set *s = sets[k];
+        ck_assert_ptr_nonnull(s->idx);
+        ck_assert_uint_le(s->n, CML_CHECK_LIGHT_RANDOM);
+        ck_assert_uint_gt(s->n, CML_CHECK_LIGHT_RANDOM - 8192); /* few repeats among 2^19 */
+        ck_assert(sorted_unique_below(s->idx, s->n, rows * cols));
+        size_t in_bands = 0;
+        for (size_t i = 0; i < s->n; ++i) {
+            in_bands += in_band(&spec, rows, cols, s->idx[i] / cols, s->idx[i] % cols);
+        }
+        /* the bands are 12 % of the output: random positions land there as often, no more */
+        ck_assert_uint_lt(in_bands, s->n / 5);
+    }
+    ck_assert_uint_gt(plain.n, 32 * cols); /* the plain sample holds the bands in full */
+    cml_check_set_free(&plain);
+    cml_check_set_free(&light);
+    cml_check_set_free(&full);
+    cml_check_set_free(&small);
+    cml_check_set_free(&unsecret);
+}
+END_TEST
+
 Suite *make_sample_suite(void) {
     Suite *s = suite_create("sample");
     TCase *tc = tcase_create("Correctness");
@@ -425,6 +473,7 @@ Suite *make_sample_suite(void) {
     tcase_add_test(tc, check_set_secret_positions);
     tcase_add_test(tc, check_set_minimal);
     tcase_add_test(tc, check_set_minimal_full);
+    tcase_add_test(tc, check_set_light);
     suite_add_tcase(s, tc);
     tc = tcase_create("Edges");
     tcase_add_test(tc, small_output_is_everything);

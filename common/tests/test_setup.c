@@ -208,6 +208,39 @@ START_TEST(imported_inputs_are_read_back_or_zeros_for_the_reference_only) {
 }
 END_TEST
 
+/* The judge's set without a reference (cml_setup_inputs_on_device): the device buffer holds
+ * values drawn there, in range and not the host draw of the seed; the host values are zeros. */
+START_TEST(inputs_on_device_are_drawn_there_and_zeros_on_the_host) {
+    enum { N = 4096 };
+    const long long size[1] = {N};
+    cml_exercise ex = {.name = "input", .dim_names = "n", .n_dims = 1, .setup = input_setup};
+    cml_problem plain, on_device;
+    ck_assert_ptr_null(cml_problem_setup(&ex, &plain, size, 7));
+    float host_draw[4];
+    memcpy(host_draw, g_seen, sizeof host_draw);
+    cml_setup_inputs_on_device(1);
+    ck_assert_ptr_null(cml_problem_setup(&ex, &on_device, size, 7));
+    cml_setup_inputs_on_device(0);
+    for (int i = 0; i < 4; ++i) {
+        ck_assert_float_eq(g_seen[i], 0.0f);
+    }
+    static float got[N];
+    ck_assert_int_eq(
+        cudaMemcpy(got, *(float **)on_device.ctx, sizeof got, cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    int distinct = 0;
+    for (int i = 0; i < N; ++i) {
+        ck_assert(got[i] >= 1.0f && got[i] < 2.0f);
+        distinct += i > 0 && got[i] != got[i - 1];
+    }
+    ck_assert_int_gt(distinct, N - 16);
+    ck_assert(memcmp(got, host_draw, sizeof host_draw) != 0);
+    ck_assert_int_eq(on_device.n_fresh, 1); /* still a fresh input the judge can redraw */
+    cml_problem_release(&ex, &plain);
+    cml_problem_release(&ex, &on_device);
+}
+END_TEST
+
 Suite *make_setup_suite(void) {
     Suite *s = suite_create("setup");
     TCase *tc = tcase_create("Ownership");
@@ -224,6 +257,7 @@ Suite *make_setup_suite(void) {
     tc = tcase_create("GPU");
     tcase_set_tags(tc, "gpu");
     tcase_add_test(tc, imported_inputs_are_read_back_or_zeros_for_the_reference_only);
+    tcase_add_test(tc, inputs_on_device_are_drawn_there_and_zeros_on_the_host);
     suite_add_tcase(s, tc);
     return s;
 }
