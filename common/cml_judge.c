@@ -501,8 +501,9 @@ static int same_inputs_as_case(judge *j, const input_set *s) {
  * `with_reference` on get no reference (one checked position) and inputs drawn on the device:
  * the baseline's own problem of a timing with fresh inputs compares with none and has its inputs
  * overwritten before each launch (own_inputs), and lab 3.3's matmul reference at 4096^3 takes
- * about a second. With fresh inputs, the sets with a reference (set 0, the verified
- * repetition's) check random positions only (cml_check_set_light). */
+ * about a second. With fresh inputs, a set with a reference (set 0, the verified repetition's)
+ * checks a sample's random positions without its bands (cml_check_set_light; a full check set
+ * stays full). */
 static int make_input_sets(judge *j, input_set *sets, int want, int with_reference) {
     if (j->ex->flags & CML_EX_FIXED_INPUTS) {
         return 0;
@@ -723,7 +724,7 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
         if (j->ex->flags & CML_EX_LINEAR) {
             CML_CHECK(cudaMalloc((void **)&b.mag, j->p.n_out * sizeof(float)));
         }
-    } else if (b.n_fresh > 0) {
+    } else if (b.n_fresh > 0) { /* (no lab's sets differ so; set 0 then rotates, light) */
         b.n_fresh = 0;
         n_sets = made > 0 ? 1 : 0; /* set 1 was made without a reference: not for rotation */
     }

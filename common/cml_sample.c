@@ -101,7 +101,8 @@ int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sam
             return 0;
         }
     }
-    if (check_light && check_secret && !check_minimal && rows * cols > CML_CHECK_LIGHT_RANDOM) {
+    if (check_light && sample != NULL && check_secret && !check_minimal &&
+        rows * cols > CML_CHECK_LIGHT_RANDOM) {
         static const cml_sample_spec light = {0, 0, 0, 0, CML_CHECK_LIGHT_RANDOM};
         free(s->idx);
         s->idx = cml_sample_positions(rows, cols, &light, check_secret, &s->n);

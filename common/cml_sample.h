@@ -84,14 +84,16 @@ int cml_check_set_init(cml_check_set *s, size_t rows, size_t cols, const cml_sam
 void cml_check_set_secret(cml_rng *secret);
 void cml_check_set_minimal(int on);
 
-/* cml_check_set_light(1), with a secret generator set: a check set of an output of more than
- * CML_CHECK_LIGHT_RANDOM positions, a sample's bands or every position, holds
- * CML_CHECK_LIGHT_RANDOM positions drawn from the secret generator instead (repeats dropped;
- * the caller's generator still advances exactly as before). The judge's input set for the
- * verified repetition of a timing with fresh inputs: the case's own check keeps the bands and
- * every position, each timed sample's launch is checked against the baseline everywhere on the
- * device, and this set's reference, computed before the gate, costs a fifth of the case's on
- * lab 3.3's matmul (issue 15). 0 restores the default. */
+/* cml_check_set_light(1), with a secret generator set: a sample (not a full check set) of an
+ * output of more than CML_CHECK_LIGHT_RANDOM positions holds CML_CHECK_LIGHT_RANDOM positions
+ * drawn from the secret generator instead, without its bands (repeats dropped; the caller's
+ * generator still advances exactly as before). The judge's input set for the verified
+ * repetition of a timing with fresh inputs: the case's own check keeps the bands, each timed
+ * sample's launch is checked against the baseline everywhere on the device, and this set's
+ * reference, computed before the gate, costs a fifth of the case's on lab 3.3's matmul
+ * (issue 15). A full set stays full: a harness may compute its reference for every position
+ * at once (lab 3.4's jacobi_texture, when check->n is the output's size). 0 restores the
+ * default. */
 #define CML_CHECK_LIGHT_RANDOM 65536
 void cml_check_set_light(int on);
 

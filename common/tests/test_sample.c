@@ -413,51 +413,73 @@ START_TEST(check_set_minimal_full) {
 }
 END_TEST
 
-/* The verified repetition's set (cml_check_set_light): a sample's bands and a full set alike
- * become CML_CHECK_LIGHT_RANDOM secret positions on a large output; the caller's generator
- * advances as without it; a small output, or no secret generator, keeps its set. */
+/* The verified repetition's set (cml_check_set_light): a sample becomes CML_CHECK_LIGHT_RANDOM
+ * secret positions without its bands on a large output; the caller's generator advances as
+ * without it; a full set, a small output, or no secret generator keeps its set; the student's
+ * process (minimal) keeps its one position; another secret draws other positions. */
+static size_t light_in_bands(const cml_check_set *s, const cml_sample_spec *spec, size_t rows,
+                             size_t cols) {
+    size_t in_bands = 0;
+    for (size_t i = 0; i < s->n; ++i) {
+        in_bands += in_band(spec, rows, cols, s->idx[i] / cols, s->idx[i] % cols);
+    }
+    return in_bands;
+}
+
 START_TEST(check_set_light) {
     const cml_sample_spec spec = {0, 32, 0, 32, 500};
     const size_t rows = 1024, cols = 512; /* 524288 positions, over CML_CHECK_LIGHT_RANDOM */
-    cml_rng a, b, secret;
+    cml_rng a, b, c, secret;
     cml_rng_seed(&a, 7);
     cml_rng_seed(&b, 7);
-    cml_rng_seed(&secret, 11);
-    cml_check_set plain, light, full, small, unsecret;
+    cml_rng_seed(&c, 7);
+    cml_check_set plain, unsecret, light, full, small, minimal, other;
     ck_assert_int_eq(cml_check_set_init(&plain, rows, cols, &spec, 1, &a), 1);
     cml_check_set_light(1);
-    ck_assert_int_eq(cml_check_set_init(&unsecret, rows, cols, NULL, 0, NULL), 1);
+    ck_assert_int_eq(cml_check_set_init(&unsecret, rows, cols, &spec, 0, &c), 1);
+    cml_rng_seed(&secret, 11);
     cml_check_set_secret(&secret);
     ck_assert_int_eq(cml_check_set_init(&light, rows, cols, &spec, 1, &b), 1);
     ck_assert_int_eq(cml_check_set_init(&full, rows, cols, NULL, 0, NULL), 1);
-    ck_assert_int_eq(cml_check_set_init(&small, 60, 90, NULL, 0, NULL), 1);
+    ck_assert_int_eq(cml_check_set_init(&small, 60, 90, &spec, 0, &c), 1);
+    cml_check_set_minimal(1);
+    ck_assert_int_eq(cml_check_set_init(&minimal, rows, cols, &spec, 0, &c), 1);
+    cml_check_set_minimal(0);
+    cml_rng_seed(&secret, 12);
+    ck_assert_int_eq(cml_check_set_init(&other, rows, cols, &spec, 0, &c), 1);
     cml_check_set_secret(NULL);
     cml_check_set_light(0);
-    ck_assert_uint_eq(a.state, b.state);
-    ck_assert_uint_eq(unsecret.n, rows * cols); /* no secret: every position, as asked */
-    ck_assert_ptr_null(unsecret.idx);
-    ck_assert_uint_eq(small.n, 60 * 90);
-    ck_assert_ptr_null(small.idx);
-    const cml_check_set *sets[2] = {&light, &full};
-    for (int k = 0; k < 2; ++k) {
-        const cml_check_set *s = sets[k];
-        ck_assert_ptr_nonnull(s->idx);
-        ck_assert_uint_le(s->n, CML_CHECK_LIGHT_RANDOM);
-        ck_assert_uint_gt(s->n, CML_CHECK_LIGHT_RANDOM - 8192); /* few repeats among 2^19 */
-        ck_assert(sorted_unique_below(s->idx, s->n, rows * cols));
-        size_t in_bands = 0;
-        for (size_t i = 0; i < s->n; ++i) {
-            in_bands += in_band(&spec, rows, cols, s->idx[i] / cols, s->idx[i] % cols);
+
+    ck_assert_uint_eq(a.state, b.state); /* the caller's stream as without light */
+    size_t n_band = 0;
+    /* kept: the bands in full without a secret, on a small output, and in the plain sample */
+    ck_assert_uint_eq(band_positions_found(unsecret.idx, unsecret.n, &spec, rows, cols, &n_band),
+                      n_band);
+    ck_assert_uint_eq(band_positions_found(plain.idx, plain.n, &spec, rows, cols, &n_band),
+                      n_band);
+    ck_assert_uint_eq(band_positions_found(small.idx, small.n, &spec, 60, 90, &n_band), n_band);
+    ck_assert_ptr_null(full.idx); /* a full set stays full */
+    ck_assert_uint_eq(full.n, rows * cols);
+    ck_assert_uint_eq(minimal.n, 1);
+    /* light: random secret positions only, the bands no more often than their 9 % share */
+    ck_assert_ptr_nonnull(light.idx);
+    ck_assert_uint_le(light.n, CML_CHECK_LIGHT_RANDOM);
+    ck_assert_uint_gt(light.n, CML_CHECK_LIGHT_RANDOM - 8192); /* few repeats among 2^19 */
+    ck_assert(sorted_unique_below(light.idx, light.n, rows * cols));
+    ck_assert_uint_lt(light_in_bands(&light, &spec, rows, cols), light.n / 8);
+    ck_assert_ptr_nonnull(light.mag);
+    size_t common = 0;
+    for (size_t i = 0, k = 0; i < other.n; ++i) {
+        while (k < light.n && light.idx[k] < other.idx[i]) {
+            ++k;
         }
-        /* the bands are 12 % of the output: random positions land there as often, no more */
-        ck_assert_uint_lt(in_bands, s->n / 5);
+        common += k < light.n && light.idx[k] == other.idx[i];
     }
-    ck_assert_uint_gt(plain.n, 32 * cols); /* the plain sample holds the bands in full */
-    cml_check_set_free(&plain);
-    cml_check_set_free(&light);
-    cml_check_set_free(&full);
-    cml_check_set_free(&small);
-    cml_check_set_free(&unsecret);
+    ck_assert_uint_lt(common, other.n / 4); /* another secret: other positions */
+    cml_check_set *sets[] = {&plain, &unsecret, &light, &full, &small, &minimal, &other};
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; ++k) {
+        cml_check_set_free(sets[k]);
+    }
 }
 END_TEST
 
