@@ -426,6 +426,9 @@ class Grading:
                 for ex in self.lab.exercises:
                     self._correctness(ex)
                 t["correctness"] = time.monotonic() - start
+                # and between the correctness and the sanitizer runs: a queue of timed runs
+                # then waits for one step of this grading, not all of it (design note 57)
+                self._let_timed_runs_pass()
                 self._sanitizer_lab_runs()
                 for ex in self.lab.exercises:
                     self._sanitizer(ex)
@@ -767,14 +770,16 @@ class Grading:
         )
 
     def _let_timed_runs_pass(self) -> None:
-        """Between two of a batch's grading's untimed runs (a fresh process after a crash):
-        the timed runs waiting for the GPU go first, so that a submission that crashes case
-        after case keeps them waiting for one run, not all of its cases (design note 54;
-        g90b: one grading's correctness took 90 s, 18 processes). Not while the early timed
-        run still sets up under the grading's hold (its GPU work must stay held) or when no
-        hold is kept here (a single grade, the pipeline), nor without a cgroup per run
-        (a process killed at its limit could still be tearing its GPU context down; a run's
-        group is emptied before the run returns)."""
+        """Between two of a batch's grading's untimed runs (a fresh process after a crash,
+        and between its correctness runs and its sanitizer runs): the timed runs waiting for
+        the GPU go first, so that a submission that crashes case after case keeps them
+        waiting for one run, not all of its cases (design note 54; g90b: one grading's
+        correctness took 90 s, 18 processes), and a grading still in its correctness when
+        they queue keeps them waiting for that step, not its sanitizer runs too (note 57).
+        Not while the early timed run still sets up under the grading's hold (its GPU work
+        must stay held) or when no hold is kept here (a single grade, the pipeline), nor
+        without a cgroup per run (a process killed at its limit could still be tearing its
+        GPU context down; a run's group is emptied before the run returns)."""
         lock, early = self._shared_lock, self._early
         if lock is None or (early is not None and not early.idle()):
             return

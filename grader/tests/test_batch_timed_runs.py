@@ -352,6 +352,60 @@ def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
     assert rep == quiet
 
 
+def test_a_timed_run_waiting_passes_between_the_correctness_and_the_sanitizer_runs(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """Design note 57: another grading's timed run that asks for the GPU alone while this
+    grading's correctness runs end holds it before this grading's sanitizer runs start (once
+    the run over the lab has set up), not after them; the report is the same as with no
+    timed run waiting, and every hold is let go."""
+    sub = course / "solutions" / "9.1-fake"
+    quiet, _ = _graded(course, sub, tmp_path, monkeypatch, True, "quiet")
+    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)  # each run in its own group
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub, seed=5, one_process=True),
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()
+    lock, when = g.gpu_lock, {}
+    real_correctness, real_untimed = g._correctness, g._sanitizer_lab_runs
+    last = g.lab.exercises[-1].name
+
+    def other():
+        with lock.exclusive():
+            when["other_alone"] = time.monotonic()
+
+    def correctness_then(ex):
+        real_correctness(ex)
+        if ex.name != last:
+            return
+        if g._early is not None:
+            g._early.at_gate.wait(10)  # its judge at its gate, as it would be by now
+        t = threading.Thread(target=other)
+        t.start()
+        deadline = time.monotonic() + 10
+        while lock._writers_waiting == 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        when["thread"] = t
+
+    def untimed_then():
+        when["untimed_start"] = time.monotonic()
+        real_untimed()
+
+    monkeypatch.setattr(g, "_correctness", correctness_then)
+    monkeypatch.setattr(g, "_sanitizer_lab_runs", untimed_then)
+    rep = report.to_json(g.run())
+    when["thread"].join(10)
+    assert when["other_alone"] < when["untimed_start"]
+    assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
+    rep.pop("timings_s")
+    for ex in rep["exercises"]:
+        for row in ex["parts"]["performance"]["details"]:
+            row.pop("wall_s")
+            row.pop("first_wall_s", None)
+    assert rep == quiet
+
+
 @pytest.mark.parametrize("why", ["the early run still sets up", "no cgroup per run"])
 def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
     course, fake_gpu, tmp_path, monkeypatch, why
@@ -381,9 +435,13 @@ def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
     monkeypatch.setattr(g.gpu_lock, "let_timed_runs_pass", lambda: passed.append(1) or False)
     monkeypatch.setattr(g, "_let_timed_runs_pass", asking)
     rep = report.to_json(g.run())
-    assert asked and passed == []
+    # asked after the crash and again before the sanitizer runs (note 57)
+    assert len(asked) == 2
     if why == "the early run still sets up":
-        assert asked == [False]  # the judge was not at its gate yet
+        assert asked[0] is False  # the judge was not at its gate at the crash
+        assert passed == [1 for idle in asked if idle]  # asked the lock only once it was
+    else:
+        assert passed == []
     assert rep["exercises"][0]["parts"]["correctness"]["points"] < rep["exercises"][0][
         "parts"]["correctness"]["max"]
 
