@@ -293,6 +293,48 @@ def test_a_grading_ends_without_waiting_behind_the_queue_of_timed_runs(
     assert ended - when["let_go"] < 2.0, ended - when["let_go"]
 
 
+def _queued_grading(course, sub, monkeypatch):
+    """A batch's kind of grading of sub (seed 5, a lock of its own, a cgroup per run
+    assumed), its lock, a dict of instants, and a thread body that holds the lock alone
+    once and notes when ("other_alone"): another grading's timed run queueing."""
+    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)  # each run in its own group
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub, seed=5, one_process=True),
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()
+    lock, when = g.gpu_lock, {}
+
+    def other():
+        with lock.exclusive():
+            when["other_alone"] = time.monotonic()
+
+    return g, lock, when, other
+
+
+def _queue_behind(g, lock, other) -> threading.Thread:
+    """Starts `other` once the grading's early judge is at its gate (as it would be by now)
+    and returns when it waits for the lock (at most 10 s each)."""
+    if g._early is not None:
+        g._early.at_gate.wait(10)
+    t = threading.Thread(target=other)
+    t.start()
+    deadline = time.monotonic() + 10
+    while lock._writers_waiting == 0 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return t
+
+
+def _without_walls(rep: dict) -> dict:
+    """The report less its timings and the performance rows' wall times."""
+    rep.pop("timings_s")
+    for ex in rep["exercises"]:
+        for row in ex["parts"]["performance"]["details"]:
+            row.pop("wall_s")
+            row.pop("first_wall_s", None)
+    return rep
+
+
 def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
     course, fake_gpu, tmp_path, monkeypatch
 ):
@@ -303,32 +345,16 @@ def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
     no timed run waiting, and every hold is let go."""
     sub = variant(course, tmp_path / "crash", *CRASH_AT_33)
     quiet, _ = _graded(course, sub, tmp_path, monkeypatch, True, "quiet")
-    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)  # each run in its own group
-    g = grading.Grading(
-        course / "labs" / "9.1-fake",
-        grading.Options(submission=sub, seed=5, one_process=True),
-    )
-    g.pipelined, g.gpu_lock = False, GpuLock()
-    lock, when = g.gpu_lock, {}
+    g, lock, when, other = _queued_grading(course, sub, monkeypatch)
     real_lock_pass, real_untimed = lock.let_timed_runs_pass, g._sanitizer_lab_runs
     real_grading_pass = g._let_timed_runs_pass
-
-    def other():
-        with lock.exclusive():
-            when["other_alone"] = time.monotonic()
 
     def lock_pass():
         when["passed"] = real_lock_pass()
         return when["passed"]
 
     def passing():
-        if g._early is not None:
-            g._early.at_gate.wait(10)  # its judge at its gate, as it would be by now
-        t = threading.Thread(target=other)
-        t.start()
-        deadline = time.monotonic() + 10
-        while lock._writers_waiting == 0 and time.monotonic() < deadline:
-            time.sleep(0.005)
+        t = _queue_behind(g, lock, other)
         real_grading_pass()
         when["back"] = time.monotonic()
         t.join(10)
@@ -344,12 +370,7 @@ def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
     assert when["passed"] is True
     assert when["other_alone"] < when["back"] < when["untimed_start"]
     assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
-    rep.pop("timings_s")
-    for ex in rep["exercises"]:
-        for row in ex["parts"]["performance"]["details"]:
-            row.pop("wall_s")
-            row.pop("first_wall_s", None)
-    assert rep == quiet
+    assert _without_walls(rep) == quiet
 
 
 def test_a_timed_run_waiting_passes_between_the_correctness_and_the_sanitizer_runs(
@@ -361,32 +382,14 @@ def test_a_timed_run_waiting_passes_between_the_correctness_and_the_sanitizer_ru
     timed run waiting, and every hold is let go."""
     sub = course / "solutions" / "9.1-fake"
     quiet, _ = _graded(course, sub, tmp_path, monkeypatch, True, "quiet")
-    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)  # each run in its own group
-    g = grading.Grading(
-        course / "labs" / "9.1-fake",
-        grading.Options(submission=sub, seed=5, one_process=True),
-    )
-    g.pipelined, g.gpu_lock = False, GpuLock()
-    lock, when = g.gpu_lock, {}
+    g, lock, when, other = _queued_grading(course, sub, monkeypatch)
     real_correctness, real_untimed = g._correctness, g._sanitizer_lab_runs
     last = g.lab.exercises[-1].name
 
-    def other():
-        with lock.exclusive():
-            when["other_alone"] = time.monotonic()
-
     def correctness_then(ex):
         real_correctness(ex)
-        if ex.name != last:
-            return
-        if g._early is not None:
-            g._early.at_gate.wait(10)  # its judge at its gate, as it would be by now
-        t = threading.Thread(target=other)
-        t.start()
-        deadline = time.monotonic() + 10
-        while lock._writers_waiting == 0 and time.monotonic() < deadline:
-            time.sleep(0.005)
-        when["thread"] = t
+        if ex.name == last:
+            when["thread"] = _queue_behind(g, lock, other)
 
     def untimed_then():
         when["untimed_start"] = time.monotonic()
@@ -398,12 +401,7 @@ def test_a_timed_run_waiting_passes_between_the_correctness_and_the_sanitizer_ru
     when["thread"].join(10)
     assert when["other_alone"] < when["untimed_start"]
     assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
-    rep.pop("timings_s")
-    for ex in rep["exercises"]:
-        for row in ex["parts"]["performance"]["details"]:
-            row.pop("wall_s")
-            row.pop("first_wall_s", None)
-    assert rep == quiet
+    assert _without_walls(rep) == quiet
 
 
 @pytest.mark.parametrize("why", ["the early run still sets up", "no cgroup per run"])
