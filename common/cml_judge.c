@@ -156,7 +156,8 @@ static int await_ready(judge *j) {
 
 const char *const cml_judge_phase_names[CML_JUDGE_PHASES] = {
     "setup",  "input_sets", "gate",   "baseline_alone", "hello",          "verify",
-    "extra",  "timing",     "timing_samples", "timing_checks", "null_server", "baseline_check"};
+    "extra",  "timing",     "timing_samples", "timing_checks", "null_server", "baseline_check",
+    "verify_run"};
 enum {
     PH_SETUP,
     PH_SETS,
@@ -169,9 +170,10 @@ enum {
     PH_T_SAMPLES, /* parts of PH_TIMING (cml_judged.phase_ms) */
     PH_T_CHECKS,
     PH_S_NULL, /* parts of PH_SETS */
-    PH_S_BASELINE
+    PH_S_BASELINE,
+    PH_V_RUN /* part of PH_VERIFY: the student's launch, the RUN sent to its DONE */
 };
-_Static_assert(PH_S_BASELINE + 1 == CML_JUDGE_PHASES, "every phase has its name");
+_Static_assert(PH_V_RUN + 1 == CML_JUDGE_PHASES, "every phase has its name");
 
 /* A judged run's record before anything is known: the first launch's check, no sample
  * verified, nothing timed, no phase reached. */
@@ -223,12 +225,16 @@ static int finish_remote_failure(judge *j, int rc) {
 
 /* Poison, one remote launch, finish, read back, compare against `ref` (whose output buffer is
  * the shared one). Returns ANSWERED with *check filled, or the remote failure. */
-static int remote_verify(judge *j, const cml_problem *ref, cml_compare_result *check) {
+static int remote_verify(judge *j, const cml_problem *ref, cml_compare_result *check,
+                         double *run_ms) {
     const cml_problem *p = &j->p;
     cml_lab_poison(p);
     CML_CHECK(cudaDeviceSynchronize());
     const double t0 = cml_now_ms();
     int rc = remote_run(j->sock, ++j->token, 1, 0, &j->err);
+    if (run_ms != NULL) {
+        *run_ms = cml_now_ms() - t0;
+    }
     if (rc != ANSWERED) {
         return rc;
     }
@@ -1110,7 +1116,7 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *con
         }
         cml_compare_result check;
         if (rc == ANSWERED) {
-            rc = remote_verify(j, &j->p, &check);
+            rc = remote_verify(j, &j->p, &check, NULL);
         }
         if (rc != ANSWERED) {
             return finish_remote_failure(j, rc);
@@ -1258,7 +1264,7 @@ static int judge_case(judge *j, judged_case *c, int time, int reps, int baseline
     phase_clock t0;
     phase_mark(&t0);
     cml_compare_result check;
-    int rc = remote_verify(j, &j->p, &check);
+    int rc = remote_verify(j, &j->p, &check, &judged->phase_ms[PH_V_RUN]);
     phase_end(judged, PH_VERIFY, &t0);
     if (rc != ANSWERED) {
         return finish_remote_failure(j, rc);

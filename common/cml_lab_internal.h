@@ -48,7 +48,7 @@ typedef struct cml_run_ctx {
 extern cml_run_ctx cml_run;
 
 /* What a judged run's document adds (docs/protocol.md, "Judged runs"). */
-enum { CML_JUDGE_PHASES = 12 };
+enum { CML_JUDGE_PHASES = 13 };
 extern const char *const cml_judge_phase_names[CML_JUDGE_PHASES];
 
 typedef struct cml_judged {

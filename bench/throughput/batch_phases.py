@@ -14,7 +14,8 @@ import json
 import statistics
 import sys
 
-PHASES = ("setup", "input_sets", "null_server", "baseline_check", "gate", "timing")
+PHASES = ("setup", "input_sets", "null_server", "baseline_check", "gate", "hello", "verify",
+          "verify_run", "timing", "timing_checks")
 
 
 def main(out: str) -> None:

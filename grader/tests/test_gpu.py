@@ -70,8 +70,12 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
         # the judge's CPU in its phases (design note 55): none in a part's, and the wait at
         # its gate (a read of its standard input) costs next to none
         cpu = timing["phases_cpu_ms"]
-        assert set(cpu) <= set(timing["phases_ms"]) - {"timing_samples", "timing_checks",
-                                                        "null_server", "baseline_check"}, cpu
+        parts = {"timing_samples", "timing_checks", "null_server", "baseline_check",
+                 "verify_run"}
+        assert set(cpu) <= set(timing["phases_ms"]) - parts, cpu
+        # the student's first launch (RUN to DONE), a part of the verify phase
+        ms = timing["phases_ms"]
+        assert 0 < ms["verify_run"] <= ms["verify"], ms
         assert all(v >= 0 for v in cpu.values()), cpu
         if "gate" in cpu:
             assert cpu["gate"] <= 0.2 * timing["phases_ms"]["gate"] + 20, (cpu, timing)
