@@ -427,8 +427,12 @@ class Grading:
                     self._correctness(ex)
                 t["correctness"] = time.monotonic() - start
                 # and between the correctness and the sanitizer runs: a queue of timed runs
-                # then waits for one step of this grading, not all of it (design note 57)
-                self._let_timed_runs_pass()
+                # then waits for one step of this grading, not all of it (design note 57);
+                # the wait is gpu_wait's, not the sanitizer's
+                waited = self._gpu_wait
+                if self._sanitizer_to_run():
+                    self._let_timed_runs_pass()
+                stepped_out = self._gpu_wait - waited
                 self._sanitizer_lab_runs()
                 for ex in self.lab.exercises:
                     self._sanitizer(ex)
@@ -439,7 +443,7 @@ class Grading:
                 raise
             finally:
                 self._shared_lock = None  # no more untimed runs: nothing to let pass
-            t["untimed"] = time.monotonic() - start
+            t["untimed"] = time.monotonic() - start - stepped_out
             t["sanitizer"] = t["untimed"] - t["correctness"]
             if early is not None:
                 early.untimed_done.set()  # its gate may open (or it gives up)
@@ -826,6 +830,18 @@ class Grading:
             if clean:
                 for ex in exercises:
                     self._lab_clean[(ex.name, name)] = summary
+
+    def _sanitizer_to_run(self) -> bool:
+        """Whether some exercise's sanitizer part may still run (``_sanitizer_tool``'s
+        conditions but the tool's presence, without marking any part): else a grading
+        that steps out for the timed runs before its sanitizer runs would only lose its
+        place in the queue (design note 57)."""
+        return self.options.sanitizer and any(
+            ex.sanitizer is not None
+            and self.results[ex.name].parts["sanitizer"].reason is None
+            and ex.name not in self.hung
+            for ex in self.lab.exercises
+        )
 
     def _sanitizer_tool(self, ex: Exercise) -> tools.Tool | None:
         """compute-sanitizer, when the exercise's sanitizer part is to run; else None, the

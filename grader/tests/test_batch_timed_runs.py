@@ -404,11 +404,27 @@ def test_a_timed_run_waiting_passes_between_the_correctness_and_the_sanitizer_ru
     assert _without_walls(rep) == quiet
 
 
+@pytest.mark.parametrize("sanitizer", [True, False])
+def test_the_pass_before_the_sanitizer_runs_only_when_some_will_run(
+    course, fake_gpu, monkeypatch, sanitizer
+):
+    """Note 57's pass is asked for only when a sanitizer run follows: without one
+    (--no-sanitizer) a grading that stepped out would only lose its place in the queue."""
+    g, _, _, _ = _queued_grading(course, course / "solutions" / "9.1-fake", monkeypatch)
+    g.options.sanitizer = sanitizer
+    asked = []
+    monkeypatch.setattr(g, "_let_timed_runs_pass", lambda: asked.append(1))
+    rep = report.to_json(g.run())
+    assert asked == ([1] if sanitizer else [])
+    assert rep["total"] == rep["max"] if sanitizer else rep["total"] <= rep["max"]
+
+
 @pytest.mark.parametrize("why", ["the early run still sets up", "no cgroup per run"])
 def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
     course, fake_gpu, tmp_path, monkeypatch, why
 ):
-    """Design note 54's exceptions: between the crashing submission's processes the grading
+    """Design note 54's exceptions, at its pass and note 57's: between the crashing
+    submission's processes, and between its correctness and sanitizer runs, the grading
     keeps its hold while its early timed run's judge is still setting up (its GPU work must
     stay held: the fake judge's set-up lasts 3 s here), and without a cgroup per run (a
     killed process could still be tearing its GPU context down)."""
@@ -426,18 +442,22 @@ def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
     asked, passed = [], []
     real_grading_pass = g._let_timed_runs_pass
 
+    def idle():
+        return g._early is None or g._early.idle()
+
     def asking():
-        asked.append(g._early is None or g._early.idle())
+        asked.append(idle())
         real_grading_pass()
 
-    monkeypatch.setattr(g.gpu_lock, "let_timed_runs_pass", lambda: passed.append(1) or False)
+    # the lock is asked (and notes whether the judge was at its gate then) only when allowed
+    monkeypatch.setattr(g.gpu_lock, "let_timed_runs_pass", lambda: passed.append(idle()) or False)
     monkeypatch.setattr(g, "_let_timed_runs_pass", asking)
     rep = report.to_json(g.run())
     # asked after the crash and again before the sanitizer runs (note 57)
     assert len(asked) == 2
     if why == "the early run still sets up":
         assert asked[0] is False  # the judge was not at its gate at the crash
-        assert passed == [1 for idle in asked if idle]  # asked the lock only once it was
+        assert all(passed) and len(passed) <= 1  # the lock asked only with the judge there
     else:
         assert passed == []
     assert rep["exercises"][0]["parts"]["correctness"]["points"] < rep["exercises"][0][
