@@ -1145,9 +1145,8 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *con
     return CML_EXIT_OK;
 }
 
-/* Ends phase `i` begun at *t0 (cml_judged.phase_ms) and begins the next one. */
-/* The judge's CPU milliseconds so far: user and system, every thread of its (getrusage;
- * -1 where it cannot be read). */
+/* The judge's CPU milliseconds so far: user and system, all its threads (getrusage; -1 where
+ * it cannot be read). */
 static double cpu_now_ms(void) {
     struct rusage u;
     if (getrusage(RUSAGE_SELF, &u) != 0) {
@@ -1170,7 +1169,8 @@ static void phase_mark(phase_clock *t0) {
 /* Phase i ends: its wall and CPU milliseconds since *t0 (where the host's work went: design
  * note 55); the next phase starts. */
 static void phase_end(cml_judged *judged, int i, phase_clock *t0) {
-    const phase_clock now = {cml_now_ms(), cpu_now_ms()};
+    phase_clock now;
+    phase_mark(&now);
     judged->phase_ms[i] = now.wall_ms - t0->wall_ms;
     judged->phase_cpu_ms[i] = now.cpu_ms >= 0 && t0->cpu_ms >= 0 ? now.cpu_ms - t0->cpu_ms : -1.0;
     *t0 = now;

@@ -596,8 +596,9 @@ class Batch:
         else:
             pending = row.get("pending_points")
             more = f", {pending} pending" if pending is not None else ", more pending"
-            if pending is not None and _lost(row) > 0:
-                more += f", {report._points(_lost(row))} lost"
+            lost = _lost(row)
+            if pending is not None and lost > 0:
+                more += f", {report._points(lost)} lost"
             score = f"{total} so far of {row['max']}{more}; "
         print(f"[{k}/{n}] {row['id']}: {score}{row['status']} ({note})", file=self.err)
         self.err.flush()

@@ -429,10 +429,7 @@ class Grading:
                 # and between the correctness and the sanitizer runs: a queue of timed runs
                 # then waits for one step of this grading, not all of it (design note 57);
                 # the wait is gpu_wait's, not the sanitizer's
-                waited = self._gpu_wait
-                if self._sanitizer_to_run():
-                    self._let_timed_runs_pass()
-                stepped_out = self._gpu_wait - waited
+                stepped_out = self._let_timed_runs_pass() if self._sanitizer_to_run() else 0.0
                 self._sanitizer_lab_runs()
                 for ex in self.lab.exercises:
                     self._sanitizer(ex)
@@ -773,7 +770,7 @@ class Grading:
             box=self.box, between=self._let_timed_runs_pass,
         )
 
-    def _let_timed_runs_pass(self) -> None:
+    def _let_timed_runs_pass(self) -> float:
         """Between two of a batch's grading's untimed runs (a fresh process after a crash,
         and between its correctness runs and its sanitizer runs): the timed runs waiting for
         the GPU go first, so that a submission that crashes case after case keeps them
@@ -783,15 +780,19 @@ class Grading:
         Not while the early timed run still sets up under the grading's hold (its GPU work
         must stay held) or when no hold is kept here (a single grade, the pipeline), nor
         without a cgroup per run (a process killed at its limit could still be tearing its
-        GPU context down; a run's group is emptied before the run returns)."""
+        GPU context down; a run's group is emptied before the run returns). Returns the
+        seconds it waited (counted in gpu_wait), 0 when it did not step out."""
         lock, early = self._shared_lock, self._early
         if lock is None or (early is not None and not early.idle()):
-            return
+            return 0.0
         if not cgroup.in_force():  # a killed run's process may linger on the GPU a moment
-            return
+            return 0.0
         asked = time.monotonic()
-        if lock.let_timed_runs_pass():
-            self._count_wait(time.monotonic() - asked)
+        if not lock.let_timed_runs_pass():
+            return 0.0
+        waited = time.monotonic() - asked
+        self._count_wait(waited)
+        return waited
 
     def _sanitizer_lab_runs(self) -> None:
         """Each sanitizer tool over the sanitizer cases of every exercise that names it, in

@@ -8,9 +8,9 @@ to the last, spent in each state:
   idle     nobody held it
 the number of holds alone with their mean and median length, the read phases between runs of
 holds (``cycles``), and the longest drains (when they began, from the first line, and the
-thread whose shared hold ended each: a batch's grading is named after its student): a drain that lasts a case's time limit is an untimed run that hung while
-timed runs waited (g87: 3 of 29-43 s made 101 of its 148.5 s of drain). Usage: python3
-lock_trace.py FILE."""
+thread whose shared hold ended each: a batch's grading is named after its student): a drain
+that lasts a case's time limit is an untimed run that hung while timed runs waited (g87: 3 of
+29-43 s made 101 of its 148.5 s of drain). Usage: python3 lock_trace.py FILE."""
 
 from __future__ import annotations
 

@@ -355,9 +355,10 @@ def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
 
     def passing():
         t = _queue_behind(g, lock, other)
-        real_grading_pass()
+        waited = real_grading_pass()
         when["back"] = time.monotonic()
         t.join(10)
+        return waited
 
     def untimed_then():
         when["untimed_start"] = time.monotonic()
@@ -413,7 +414,7 @@ def test_the_pass_before_the_sanitizer_runs_only_when_some_will_run(
     g, _, _, _ = _queued_grading(course, course / "solutions" / "9.1-fake", monkeypatch)
     g.options.sanitizer = sanitizer
     asked = []
-    monkeypatch.setattr(g, "_let_timed_runs_pass", lambda: asked.append(1))
+    monkeypatch.setattr(g, "_let_timed_runs_pass", lambda: asked.append(1) or 0.0)
     rep = report.to_json(g.run())
     assert asked == ([1] if sanitizer else [])
     assert rep["total"] == rep["max"] if sanitizer else rep["total"] <= rep["max"]
@@ -447,7 +448,7 @@ def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
 
     def asking():
         asked.append(idle())
-        real_grading_pass()
+        return real_grading_pass()
 
     # the lock is asked (and notes whether the judge was at its gate then) only when allowed
     monkeypatch.setattr(g.gpu_lock, "let_timed_runs_pass", lambda: passed.append(idle()) or False)
