@@ -10,7 +10,11 @@ concurrent kernels would corrupt each other's timings").
 timed one. Writers are preferred: once a timed run waits, no new untimed run starts, so
 the performance runs of a large class are not starved by the correctness runs of the
 others. Waiting timed runs hold the GPU in the order they asked for it (first come, first
-served: which thread a ``notify_all`` wakes first must not decide it; design note 50).
+served: which thread a ``notify_all`` wakes first must not decide it; design note 50). And
+when the GPU falls free with no timed run waiting, every untimed run waiting then is let in
+at once, counted in by the thread that freed it, so a timed run that asks before those
+threads wake up waits for them (design note 58: else the first grading of a new read phase
+to ask for its timed run shut out the others still waking, for a whole cycle of holds).
 (Python's standard library has no readers–writer lock; this is the textbook one on a
 ``threading.Condition``.)
 
@@ -43,6 +47,8 @@ class GpuLock:
         self._readers = 0  # untimed runs in progress
         self._writer = False  # a timed run in progress
         self._queue: collections.deque[object] = collections.deque()  # waiting timed runs
+        self._waiting = 0  # untimed runs waiting for the GPU to fall free (``_let_in``)
+        self._openings = 0  # times it fell free with untimed runs waiting (``_let_waiting_in``)
         trace = os.environ.get(TRACE_ENV, "").strip()
         # UTF-8 whatever the locale, a name that cannot be encoded (a student id from a
         # file name that is not UTF-8) escaped, never an error inside the lock
@@ -76,15 +82,45 @@ class GpuLock:
     def shared(self) -> Iterator[None]:
         """Held around untimed GPU work (device probe, correctness, sanitizer)."""
         with self._cond:
-            while self._writer or self._writers_waiting:
-                self._cond.wait()
-            self._readers += 1
-            self._note()
+            self._let_in()
         try:
             self._hold_shared()
             yield
         finally:
             self._leave_shared()
+
+    def _let_in(self) -> None:
+        """With ``_cond`` held: counts this thread among the readers, at once where no timed
+        run holds the GPU or waits for it, else when the GPU next falls free with no timed run
+        waiting (``_let_waiting_in``), even if one asks before this thread wakes up.
+        Interrupted, it raises without having counted this thread in."""
+        if not (self._writer or self._writers_waiting):
+            self._readers += 1
+            self._note()
+            return
+        opening = self._openings
+        self._waiting += 1
+        try:
+            while self._openings == opening:
+                self._cond.wait()
+        except BaseException:
+            if self._openings == opening:  # not let in yet: no longer waiting either
+                self._waiting -= 1
+            else:  # let in just as it was interrupted: counted out again
+                self._count_out()
+            raise
+        self._note()  # the state written when it was let in, again under this thread's name
+
+    def _let_waiting_in(self) -> None:
+        """With ``_cond`` held: where no timed run holds the GPU or waits for it, lets in
+        every untimed run waiting (counted among the readers here, so that a timed run that
+        asks before they wake up waits for them) and wakes them."""
+        if self._waiting and not (self._writer or self._writers_waiting):
+            self._readers += self._waiting
+            self._waiting = 0
+            self._openings += 1
+            self._note()
+            self._cond.notify_all()
 
     def _leave_shared(self) -> None:
         """Ends one shared hold of this thread's (``shared()``, or ``exclusive``'s
@@ -115,6 +151,7 @@ class GpuLock:
                 self._cond.wait()
         except BaseException:  # interrupted (or the trace failed): the runs behind it go on
             self._queue.remove(me)
+            self._let_waiting_in()
             self._cond.notify_all()
             raise
         self._queue.popleft()
@@ -144,16 +181,16 @@ class GpuLock:
 
     def _rejoin_shared(self) -> None:
         """Takes back the shared hold this thread gave up for a while (``_step_out``),
-        behind the timed runs then waiting. Counted back in even when its wait is
-        interrupted, since leaving ``shared()`` counts it out (a review's finding: else the
+        behind the timed runs then waiting (``_let_in``). Counted back in even when its wait
+        is interrupted, since leaving ``shared()`` counts it out (a review's finding: else the
         count of readers went negative and the timed runs waited forever)."""
         with self._cond:
             try:
-                while self._writer or self._writers_waiting:
-                    self._cond.wait()
-            finally:
+                self._let_in()
+            except BaseException:
                 self._readers += 1
                 self._note()
+                raise
         self._hold_shared()
 
     @contextlib.contextmanager
@@ -197,6 +234,7 @@ class GpuLock:
                     self._readers += 1
                     downgrade = True
                 self._note()
+                self._let_waiting_in()
                 self._cond.notify_all()
             if downgrade:  # here too when the body failed: the stack ends the hold
                 then_shared.callback(self._leave_shared)  # first: a failed hold is undone

@@ -112,6 +112,97 @@ def test_timed_runs_hold_the_gpu_in_the_order_they_asked(new_lock):
     assert lock._writers_waiting == 0 and not lock._queue
 
 
+def _waiting_untimed_runs(lock, n: int, note) -> list[threading.Thread]:
+    """Starts n threads that each take ``lock.shared()`` (noting "untimed") while the caller
+    holds the GPU alone, and returns once all n wait to be let in."""
+    def untimed():
+        with lock.shared():
+            note("untimed")
+
+    threads = [threading.Thread(target=untimed, daemon=True) for _ in range(n)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 5
+    while lock._waiting < n and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert lock._waiting == n
+    return threads
+
+
+def test_untimed_runs_waiting_when_the_gpu_falls_free_go_before_a_timed_run_asking_then(
+    new_lock,
+):
+    """Design note 58 (g98: a read phase of 7 gradings where 15 waited): when a hold alone
+    ends with no timed run queued, the untimed runs waiting then are all let in, and a timed
+    run that asks before they wake up (here: before any can take the condition) waits for
+    them. Without it that timed run held the GPU first and the others waited for it."""
+    lock = new_lock()
+    events, note = _recorder()
+    first = lock.exclusive()
+    first.__enter__()
+    threads = _waiting_untimed_runs(lock, 4, note)
+    with lock._cond:  # reentrant: nobody else can take it before the next timed run asks
+        first.__exit__(None, None, None)
+        with lock.exclusive():
+            note("timed")
+    for t in threads:
+        t.join(5)
+    assert events == ["untimed"] * 4 + ["timed"], events
+    assert (lock._readers, lock._writer, lock._writers_waiting, lock._waiting) == (0, False, 0, 0)
+
+
+def test_untimed_runs_wait_behind_the_next_timed_run_in_the_queue(new_lock):
+    """Writers still go first: a hold alone that ends with another timed run queued lets no
+    untimed run in; they come in when the last queued one ends."""
+    lock = new_lock()
+    events, note = _recorder()
+    first = lock.exclusive()
+    first.__enter__()
+    threads = _waiting_untimed_runs(lock, 3, note)
+    second = threading.Thread(target=lambda: _timed(lock, note), daemon=True)
+    second.start()
+    deadline = time.monotonic() + 5
+    while lock._writers_waiting < 1 and time.monotonic() < deadline:
+        time.sleep(0.002)
+    first.__exit__(None, None, None)
+    for t in [second, *threads]:
+        t.join(5)
+    assert events == ["timed"] + ["untimed"] * 3, events
+
+
+def _timed(lock, note) -> None:
+    with lock.exclusive():
+        note("timed")
+
+
+def test_an_untimed_run_interrupted_while_it_waits_is_not_counted(monkeypatch):
+    """A shared() whose wait is interrupted leaves no count behind, let in or not, and the
+    timed runs after it still get the GPU."""
+    lock = GpuLock()
+    real_wait = lock._cond.wait
+
+    for let_in_first in (False, True):
+        first = lock.exclusive()
+        first.__enter__()
+
+        def wait(*args, **kwargs):
+            if let_in_first:  # the GPU falls free (and lets this run in) just before
+                lock._writer = False
+                lock._let_waiting_in()
+                lock._writer = True
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(lock._cond, "wait", wait)
+        with pytest.raises(KeyboardInterrupt):
+            with lock.shared():
+                pass
+        monkeypatch.setattr(lock._cond, "wait", real_wait)
+        first.__exit__(None, None, None)
+        assert (lock._readers, lock._writer, lock._waiting) == (0, False, 0), let_in_first
+        with lock.exclusive():
+            pass
+
+
 def test_a_timed_run_that_fails_while_queued_leaves_the_queue(monkeypatch):
     """A waiting timed run that fails (here its trace line cannot be written) leaves the
     queue: the timed run behind it and later untimed runs still get the GPU."""
