@@ -83,6 +83,11 @@ class GpuLock:
         """Held around untimed GPU work (device probe, correctness, sanitizer)."""
         with self._cond:
             self._let_in()
+            try:
+                self._note()
+            except BaseException:  # (the trace's report to stderr failed) not held after all
+                self._count_out()
+                raise
         try:
             self._hold_shared()
             yield
@@ -93,10 +98,11 @@ class GpuLock:
         """With ``_cond`` held: counts this thread among the readers, at once where no timed
         run holds the GPU or waits for it, else when the GPU next falls free with no timed run
         waiting (``_let_waiting_in``), even if one asks before this thread wakes up.
-        Interrupted, it raises without having counted this thread in."""
+        Interrupted, it raises without having counted this thread in. Writes no trace line:
+        the caller does, once it knows it counts (a line that fails must not leave the count
+        in doubt: a review's finding)."""
         if not (self._writer or self._writers_waiting):
             self._readers += 1
-            self._note()
             return
         opening = self._openings
         self._waiting += 1
@@ -109,7 +115,6 @@ class GpuLock:
             else:  # let in just as it was interrupted: counted out again
                 self._count_out()
             raise
-        self._note()  # the state written when it was let in, again under this thread's name
 
     def _let_waiting_in(self) -> None:
         """With ``_cond`` held: where no timed run holds the GPU or waits for it, lets in
@@ -191,6 +196,7 @@ class GpuLock:
                 self._readers += 1
                 self._note()
                 raise
+            self._note()  # counted in: leaving shared() counts it out, whatever this does
         self._hold_shared()
 
     @contextlib.contextmanager

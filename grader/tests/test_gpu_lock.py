@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import multiprocessing
+import sys
 import threading
 import time
 
@@ -201,6 +202,71 @@ def test_an_untimed_run_interrupted_while_it_waits_is_not_counted(monkeypatch):
         assert (lock._readers, lock._writer, lock._waiting) == (0, False, 0), let_in_first
         with lock.exclusive():
             pass
+
+
+def test_untimed_runs_waiting_behind_a_timed_run_that_gives_up_get_in():
+    """A timed run that stops waiting (its wait raises) while untimed runs wait behind it
+    lets them in at once, beside the untimed run that held the GPU (a review's finding: its
+    queue's end must open the read phase, as a hold's end does)."""
+    lock = GpuLock()
+    real_wait, got = lock._cond.wait, threading.Event()
+
+    def wait(*args, **kwargs):
+        if threading.current_thread().name == "gives up":
+            real_wait(0.1)
+            raise RuntimeError("gave up")
+        return real_wait(*args, **kwargs)
+
+    lock._cond.wait = wait
+
+    def timed():
+        with contextlib.suppress(RuntimeError), lock.exclusive():
+            pass
+
+    def untimed():
+        with lock.shared():
+            got.set()
+
+    with lock.shared():
+        gives_up = threading.Thread(target=timed, name="gives up", daemon=True)
+        gives_up.start()
+        deadline = time.monotonic() + 5
+        while not lock._queue and time.monotonic() < deadline:
+            time.sleep(0.002)
+        threading.Thread(target=untimed, daemon=True).start()
+        while not lock._waiting and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert lock._waiting == 1
+        gives_up.join(5)
+        assert got.wait(5)  # while this run still holds the GPU shared
+    assert (lock._readers, lock._writer, lock._writers_waiting, lock._waiting) == (0, False, 0, 0)
+
+
+def test_a_failed_trace_line_as_a_reader_comes_back_leaves_one_count(monkeypatch):
+    """Where the trace's line fails (its report to stderr raises) as a grading takes its
+    shared hold back after its timed run (upgrade), the grading counts once and leaving
+    shared() counts it out: the next timed run gets the GPU (a review's finding: counted
+    twice, every later timed run waited forever)."""
+    lock = GpuLock()
+    note, failed = lock._note, []
+
+    def note_failing_on_the_way_back():
+        callers = {sys._getframe(k).f_code.co_name for k in (1, 2, 3)}
+        if "_rejoin_shared" in callers and not failed:  # its first line, once counted in
+            failed.append(1)
+            raise BrokenPipeError("stderr is gone")
+        note()
+
+    monkeypatch.setattr(lock, "_note", note_failing_on_the_way_back)
+    with pytest.raises(BrokenPipeError):
+        with lock.shared():
+            with lock.upgrade():
+                pass
+    assert failed == [1]
+    assert (lock._readers, lock._writer, lock._writers_waiting, lock._waiting) == (0, False, 0, 0)
+    done = threading.Event()
+    threading.Thread(target=lambda: _timed(lock, lambda _: done.set()), daemon=True).start()
+    assert done.wait(5)
 
 
 def test_a_timed_run_that_fails_while_queued_leaves_the_queue(monkeypatch):
