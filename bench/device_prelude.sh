@@ -73,7 +73,7 @@ watch_stop() {
 # class_run SIZE: bench/class_batch.py's class of SIZE graded once (resuming the grading in
 # .scratch/classSIZE, carried), watched (watch_start), up to MARGIN seconds (default 25)
 # before the call's LIMIT, kept for what follows: its lock trace, phases and verdicts
-# appended to summary.txt, the grading copied into $L.
+# appended to summary.txt, the grading copied into $L. CLASS_EXTRA: more batch options.
 class_run() {
     local n=$1 a
     rm -rf /tmp/class$n && python3 bench/class_batch.py make --size $n /tmp/class$n | tail -2 |
@@ -81,7 +81,9 @@ class_run() {
     mkdir -p .scratch/class$n
     watch_start $n
     a=$(date +%s)
-    s $(($(left) - ${MARGIN:-25})) class$n python3 bench/class_batch.py run --once /tmp/class$n .scratch/class$n
+    # shellcheck disable=SC2086 # CLASS_EXTRA: more grader batch options, e.g. "--jobs 20"
+    s $(($(left) - ${MARGIN:-25})) class$n python3 bench/class_batch.py run --once /tmp/class$n \
+        .scratch/class$n ${CLASS_EXTRA:+-- $CLASS_EXTRA}
     echo "class$n: $(ls .scratch/class$n/grading-1/*/report.json 2>/dev/null | wc -l) reports" \
         "in $(($(date +%s) - a)) s (this call)" | tee -a $L/summary.txt
     watch_stop
