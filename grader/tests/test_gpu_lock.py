@@ -176,6 +176,40 @@ def _timed(lock, note) -> None:
         note("timed")
 
 
+def test_a_timed_run_that_gives_up_its_wait_says_so_in_the_trace(tmp_path, monkeypatch):
+    """A queued timed run that stops waiting writes the queue one shorter, under its name, so
+    that lock_trace.py ends the drain there and says it was given up (a review's finding:
+    without waiting untimed runs to let in, no line said so, and the drain ran on to the
+    next line, laid at another thread's door)."""
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
+    lock = GpuLock()
+    real_wait = lock._cond.wait
+
+    def wait(*args, **kwargs):
+        if threading.current_thread().name == "grade amy":
+            real_wait(0.05)
+            raise RuntimeError("gave up")
+        return real_wait(*args, **kwargs)
+
+    monkeypatch.setattr(lock._cond, "wait", wait)
+
+    def timed():
+        with contextlib.suppress(RuntimeError), lock.exclusive():
+            pass
+
+    with lock.shared():
+        amy = threading.Thread(target=timed, name="grade amy", daemon=True)
+        amy.start()
+        amy.join(5)
+        time.sleep(0.05)
+    lines = trace.read_text().splitlines()
+    assert [line.split(maxsplit=1)[1] for line in lines[1:3]] == [
+        "1 1 0 grade amy", "1 0 0 grade amy"]
+    ((_, _, ended_by),) = _lock_trace().drains(lines)
+    assert ended_by == "grade amy giving up its wait"
+
+
 def test_an_untimed_run_interrupted_while_it_waits_is_not_counted(monkeypatch):
     """A shared() whose wait is interrupted leaves no count behind, let in or not, and the
     timed runs after it still get the GPU."""
