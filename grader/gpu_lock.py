@@ -66,7 +66,9 @@ class GpuLock:
         """With ``_cond`` held: appends "SECONDS READERS WRITERS_WAITING WRITER THREAD" (a
         monotonic clock, the state just reached, and the name of the thread that changed it:
         a batch's grading is named after its student) to the trace file, when ``TRACE_ENV``
-        names one."""
+        names one. Never raises (but for an interrupt): it runs between the lock's changes of
+        state, which a failure there would leave half made (a review found a count left
+        wrong, a waiting run never let in, a writer never let go)."""
         if self._trace:
             name = " ".join(threading.current_thread().name.split())  # one line, always
             try:
@@ -74,9 +76,10 @@ class GpuLock:
                     f"{time.monotonic():.6f} {self._readers} {self._writers_waiting} "
                     f"{int(self._writer)} {name}\n"
                 )
-            except (OSError, ValueError) as e:  # a full disk: the grading goes on untraced
+            except Exception as e:  # a full disk: the grading goes on untraced
                 self._trace = None
-                print(f"grader: the GPU lock's trace stopped: {e}", file=sys.stderr)
+                with contextlib.suppress(Exception):  # (stderr may be gone too)
+                    print(f"grader: the GPU lock's trace stopped: {e}", file=sys.stderr)
 
     @contextlib.contextmanager
     def shared(self) -> Iterator[None]:
@@ -124,8 +127,8 @@ class GpuLock:
             self._readers += self._waiting
             self._waiting = 0
             self._openings += 1
-            self._note()
             self._cond.notify_all()
+            self._note()
 
     def _leave_shared(self) -> None:
         """Ends one shared hold of this thread's (``shared()``, or ``exclusive``'s
@@ -241,9 +244,9 @@ class GpuLock:
                 if then_shared is not None:
                     self._readers += 1
                     downgrade = True
-                self._note()
-                self._let_waiting_in()
+                self._let_waiting_in()  # the state first, then the trace's line
                 self._cond.notify_all()
+                self._note()
             if downgrade:  # here too when the body failed: the stack ends the hold
                 then_shared.callback(self._leave_shared)  # first: a failed hold is undone
                 self._hold_shared()

@@ -210,6 +210,39 @@ def test_a_timed_run_that_gives_up_its_wait_says_so_in_the_trace(tmp_path, monke
     assert ended_by == "grade amy giving up its wait"
 
 
+def test_a_trace_that_fails_with_stderr_gone_leaves_the_lock_whole(tmp_path, monkeypatch):
+    """The trace's line never raises: its file failing, and then its report to a stderr that
+    is gone too, leave every count right, and the timed run after them gets the GPU (a
+    review's finding: a line that raised between two changes of state left a waiting run
+    never let in, a count of -1, or a writer never let go)."""
+    class Gone:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setenv(gpu_lock.TRACE_ENV, str(tmp_path / "trace.txt"))
+    lock = GpuLock()
+    lock._trace.close()  # every write now raises ValueError
+    monkeypatch.setattr(sys, "stderr", Gone())
+    with lock.shared():
+        with lock.upgrade():
+            pass
+    assert lock._trace is None  # the trace stopped, the lock went on
+    events, note = _recorder()
+    first = lock.exclusive()
+    first.__enter__()
+    threads = _waiting_untimed_runs(lock, 2, note)
+    first.__exit__(None, None, None)
+    for t in threads:
+        t.join(5)
+    with lock.exclusive():
+        note("timed")
+    assert events == ["untimed", "untimed", "timed"]
+    assert (lock._readers, lock._writer, lock._writers_waiting, lock._waiting) == (0, False, 0, 0)
+
+
 def test_an_untimed_run_interrupted_while_it_waits_is_not_counted(monkeypatch):
     """A shared() whose wait is interrupted leaves no count behind, let in or not, and the
     timed runs after it still get the GPU."""
