@@ -86,11 +86,7 @@ class GpuLock:
         """Held around untimed GPU work (device probe, correctness, sanitizer)."""
         with self._cond:
             self._let_in()
-            try:
-                self._note()
-            except BaseException:  # (the trace's report to stderr failed) not held after all
-                self._count_out()
-                raise
+            self._note()
         try:
             self._hold_shared()
             yield
@@ -161,8 +157,7 @@ class GpuLock:
             self._queue.remove(me)
             self._let_waiting_in()
             self._cond.notify_all()
-            with contextlib.suppress(Exception):  # its own failure must not hide this one's
-                self._note()  # one waiting fewer: lock_trace.py sees the drain given up
+            self._note()  # one waiting fewer: lock_trace.py sees the drain given up
             raise
         self._queue.popleft()
         self._writer = True

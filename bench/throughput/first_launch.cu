@@ -65,16 +65,13 @@ int main(int argc, char **argv) {
     const double context_ms = now_ms() - t;
 
     t = now_ms();
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const size_t value = strtoull(argv[i + 1], NULL, 10);
-        if (strcmp(argv[i], "stack") == 0) {
-            CHECK(cudaDeviceSetLimit(cudaLimitStackSize, value));
-        } else if (strcmp(argv[i], "heap") == 0) {
-            CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, value));
-        } else if (strcmp(argv[i], "fifo") == 0) {
-            CHECK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, value));
-        } else {
-            --i; /* a schedule word: one argument */
+    for (int i = 1; i + 1 < argc; ++i) { /* NAME BYTES pairs; the schedule words were read */
+        const cudaLimit limit = strcmp(argv[i], "stack") == 0  ? cudaLimitStackSize
+                                : strcmp(argv[i], "heap") == 0 ? cudaLimitMallocHeapSize
+                                : strcmp(argv[i], "fifo") == 0 ? cudaLimitPrintfFifoSize
+                                                               : (cudaLimit)-1;
+        if (limit != (cudaLimit)-1) {
+            CHECK(cudaDeviceSetLimit(limit, strtoull(argv[++i], NULL, 10)));
         }
     }
     const double limits_ms = now_ms() - t;
