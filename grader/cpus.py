@@ -138,6 +138,21 @@ def everywhere():
         _thread.everywhere = before
 
 
+def carried(call):
+    """``call`` (no arguments) made to run with this thread's ``everywhere``, in whichever
+    thread runs it: for the runs a grading hands to threads of its own (its sanitizer tools
+    side by side, grade._side_by_side), which would otherwise start on the grader's CPUs
+    only."""
+    if not getattr(_thread, "everywhere", False):
+        return call
+
+    def run():
+        with everywhere():
+            return call()
+
+    return run
+
+
 def untimed_prefix() -> list[str]:
     """``taskset -c ALL`` (every CPU the grader may use, kept by ``reserve``) to put before
     an untimed child's argv inside ``everywhere``; [] elsewhere, where nothing is kept or no

@@ -738,11 +738,15 @@ class Grading:
             part.finding = f"{ex.name}: {early[0]}"
 
     def _sanitizer(self, ex: Exercise) -> None:
-        """The sanitizer part, its tools one after the other (the first that cannot run
-        stops the rest)."""
+        """The sanitizer part of a batch's grading, its tools side by side (a thread each,
+        as in the pipeline): the grading's untimed runs, which a queue of timed runs waits
+        for, last as long as its slowest tool rather than all of them (design note 59)."""
         tool = self._sanitizer_tool(ex)
         if tool is not None:
-            runs = (self._sanitizer_run(tool, ex, name) for name in ex.sanitizer.tools)
+            runs = _side_by_side(
+                functools.partial(self._sanitizer_run, tool, ex, name)
+                for name in ex.sanitizer.tools
+            )
             self._sanitizer_part(ex, runs)
 
     def _correctness_lab_runs(self) -> None:
@@ -811,6 +815,7 @@ class Grading:
         todo = [(ex, self._sanitizer_tool(ex)) for ex in self.lab.exercises]
         todo = [(ex, tool) for ex, tool in todo if tool is not None]
         names = list(dict.fromkeys(name for ex, _ in todo for name in ex.sanitizer.tools))
+        runs = []  # (the tool's name, its exercises, the call that runs it over them)
         for name in names:
             exercises = [ex for ex, _ in todo if name in ex.sanitizer.tools]
             cases = [
@@ -823,11 +828,16 @@ class Grading:
             # the limit of the longest exercise's own run: a hang under the tool is found
             # there again, so it is not waited for longer here than there
             longest = max(len(ex.sanitizer.cases) for ex in exercises)
-            clean, summary = sanitizer.all_clean(
+            call = functools.partial(
+                sanitizer.all_clean,
                 todo[0][1], name, self.binary, exercises[0].name, cases,
                 self.lab.sanitizer_timeout_s, self.version, box=self.box,
                 limit_s=self.lab.sanitizer_timeout_s * longest,
             )
+            runs.append((name, exercises, call))
+        # the tools side by side (design note 59): each run is its own process and verdict
+        results = _side_by_side(call for _, _, call in runs)
+        for (name, exercises, _), (clean, summary) in zip(runs, results):
             if clean:
                 for ex in exercises:
                     self._lab_clean[(ex.name, name)] = summary
@@ -1441,8 +1451,9 @@ def _on_every_cpu():
 def _side_by_side(calls) -> list:
     """Each of ``calls`` (no arguments) in a thread of its own: their results, in order. The
     first error, in order, is raised once every call has ended (a grader error in one thread
-    stops the grade, as it would one after the other)."""
-    calls = list(calls)
+    stops the grade, as it would one after the other). Each thread starts its runs on the
+    CPUs the calling thread's would (``cpus.carried``)."""
+    calls = [cpus.carried(call) for call in calls]
     with concurrent.futures.ThreadPoolExecutor(len(calls) or 1) as pool:
         futures = [pool.submit(call) for call in calls]
     return [f.result() for f in futures]

@@ -81,6 +81,53 @@ def test_one_process_per_tool_when_the_lab_is_clean(course, fake_gpu, tmp_path, 
         assert details and all(d["verdict"] == "clean" for d in details)
 
 
+def _spans(path) -> list[tuple[str, float, float]]:
+    """The fake compute-sanitizer's runs as (tool, start, end), in the order they started
+    (``FAKE_SANITIZER_SPANS``; each tool's runs in turn, as a tool runs them)."""
+    starts: dict[str, list[float]] = {}
+    runs = []
+    for tool, what, when in (line.split() for line in path.read_text().splitlines()):
+        if what == "start":
+            starts.setdefault(tool, []).append(float(when))
+        else:
+            runs.append((tool, starts[tool].pop(0), float(when)))
+    return sorted(runs, key=lambda run: run[1])
+
+
+def _overlap(a, b) -> bool:
+    return a[1] < b[2] and b[1] < a[2]
+
+
+@pytest.mark.parametrize(
+    "name, change, lab_runs", [("lab", None, True), ("own", None, False), ("race", RACE, True)]
+)
+def test_the_tools_run_side_by_side(
+    course, fake_gpu, tmp_path, monkeypatch, name, change, lab_runs
+):
+    """Design note 59: a batch's grading runs its sanitizer tools side by side, over the lab
+    and in an exercise's own runs, so its untimed runs last as long as its slowest tool; the
+    report is the one of the tools one after the other."""
+    sub = course / "solutions" / "9.1-fake"
+    if change is not None:
+        sub = variant(course, tmp_path / name, *change)
+    spans = tmp_path / f"{name}-spans.log"
+    monkeypatch.setenv("FAKE_SANITIZER_SPANS", str(spans))
+    rep, _, _ = _graded(course, sub, tmp_path, monkeypatch, lab_runs, name)
+    runs = _spans(spans)
+    if change is None:  # memcheck and racecheck together: over the lab, or each exercise's
+        assert len(runs) == (2 if lab_runs else 4)
+        for first, second in zip(runs[::2], runs[1::2]):
+            assert {first[0], second[0]} == {"memcheck", "racecheck"} and _overlap(first, second)
+    else:  # both over the lab, then racecheck in each exercise's own runs (memcheck clean)
+        assert {runs[0][0], runs[1][0]} == {"memcheck", "racecheck"}
+        assert _overlap(runs[0], runs[1])
+        assert {tool for tool, _, _ in runs[2:]} == {"racecheck"} and rep["total"] < rep["max"]
+    monkeypatch.delenv("FAKE_SANITIZER_SPANS")
+    monkeypatch.setattr(grading, "_side_by_side", lambda calls: [call() for call in calls])
+    apart, _, _ = _graded(course, sub, tmp_path, monkeypatch, lab_runs, f"{name}-apart")
+    assert rep == apart
+
+
 def test_a_finding_goes_back_to_the_exercises_own_runs(course, fake_gpu, tmp_path, monkeypatch):
     """scale's race makes racecheck's lab-wide run not clean: each exercise's racecheck then
     runs as before (scale's case by case, with its hazard report), offset's clean."""

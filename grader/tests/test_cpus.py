@@ -185,6 +185,29 @@ def test_untimed_runs_under_a_shared_hold_may_use_the_kept_cpus_too(monkeypatch)
     assert runner.priority_prefix(True) == runner.background_prefix(True)  # left again
 
 
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="no taskset (util-linux)")
+def test_a_call_carried_to_another_thread_keeps_the_callers_cpus(monkeypatch):
+    """``carried``: a call made in a thread of the grading's own (its sanitizer tools side by
+    side, design note 59) starts its untimed runs where the grading's would: on every CPU
+    inside ``everywhere``, on the grader's own outside it."""
+    monkeypatch.setattr(cpus, "_kept", frozenset({_one_cpu()}))
+    monkeypatch.setattr(cpus, "_all", frozenset(os.sched_getaffinity(0)))
+    seen = {}
+
+    def in_a_thread(name, call):
+        thread = threading.Thread(target=lambda: seen.update({name: call()}))
+        thread.start()
+        thread.join()
+
+    with cpus.everywhere():
+        inside = cpus.untimed_prefix()
+        in_a_thread("carried", cpus.carried(cpus.untimed_prefix))
+        in_a_thread("plain", cpus.untimed_prefix)
+    in_a_thread("outside", cpus.carried(cpus.untimed_prefix))
+    assert inside and seen["carried"] == inside
+    assert seen["plain"] == [] and seen["outside"] == []
+
+
 def test_without_kept_cpus_everywhere_changes_nothing(monkeypatch):
     monkeypatch.setattr(cpus, "_kept", frozenset())
     with cpus.everywhere():
