@@ -847,25 +847,28 @@ class Grading:
         conditions but the tool's presence, without marking any part): else a grading
         that steps out for the timed runs before its sanitizer runs would only lose its
         place in the queue (design note 57)."""
-        return self.options.sanitizer and any(
-            ex.sanitizer is not None
-            and self.results[ex.name].parts["sanitizer"].reason is None
-            and ex.name not in self.hung
-            for ex in self.lab.exercises
-        )
+        return any(self._sanitizer_left_out(ex) is None for ex in self.lab.exercises)
+
+    def _sanitizer_left_out(self, ex: Exercise) -> tuple[str, Status] | tuple[()] | None:
+        """Why the exercise's sanitizer part is not to run, the tool's presence aside: ()
+        where it has no sanitizer part or its part is already decided, (reason, status) to
+        mark it with, None where it is to run."""
+        if ex.sanitizer is None or self.results[ex.name].parts["sanitizer"].reason is not None:
+            return ()
+        if not self.options.sanitizer:
+            return "left out (--no-sanitizer)", Status.SKIPPED
+        if ex.name in self.hung:
+            return "a correctness case did not finish", Status.NOT_RUN
+        return None
 
     def _sanitizer_tool(self, ex: Exercise) -> tools.Tool | None:
         """compute-sanitizer, when the exercise's sanitizer part is to run; else None, the
         part marked skipped or not run with the reason."""
         er = self.results[ex.name]
-        part = er.parts["sanitizer"]
-        if ex.sanitizer is None or part.reason is not None:
-            return None
-        if not self.options.sanitizer:
-            _set_not_run(er.parts, ("sanitizer",), "left out (--no-sanitizer)", Status.SKIPPED)
-            return None
-        if ex.name in self.hung:
-            _set_not_run(er.parts, ("sanitizer",), "a correctness case did not finish")
+        left_out = self._sanitizer_left_out(ex)
+        if left_out is not None:
+            if left_out:
+                _set_not_run(er.parts, ("sanitizer",), *left_out)
             return None
         tool = tools.find("compute-sanitizer")
         if tool is None:
