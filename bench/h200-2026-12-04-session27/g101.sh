@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Prepared in session 26, revised in session 27 (no GPU was lent then; not run). In order:
+# 1. bench/throughput/first_launch.cu (20 s): a fresh process's first launch with the context's
+#    limits as they are and set before it (stack 0, spin waits, small heap and printf FIFO):
+#    the student's first launch costs ~270 ms of each hold (g98, g100), not module loading (g99).
+#    FIRST=0 leaves it out.
+# 2. The class of 100 with JOBS gradings at once (default 16, one per CPU: the batch's own
+#    default), on the tree of design note 59 (a grading's sanitizer tools side by side): its
+#    pace against g100's (graded by 100 / 200 / 300 / 400 / 470 s: 15 / 30 / 47 / 67 / 76), its
+#    drains (g100: 118 s of 474) and the GPU's memory peak (g100: 90 GB of 143 with 16; up to
+#    three compute-sanitizer contexts a grading now). JOBS=20: g100's cohorts shrank to 5-10
+#    from the hostile submissions on, slots held by gradings waiting out a hung case or letting
+#    timed runs pass.
+# 3. h01_kernel_infinite_loop graded alone (81 s of correctness in g100's class for one 30 s
+#    hang: where does the rest go?). H01=0 leaves it out.
+# Run as, one call each:
+#   NAME=g101 LIMIT=590 MARGIN=110 bash bench/h200-2026-12-04-session27/g101.sh $OUT
+#   NAME=g102 LIMIT=590 MARGIN=25 JOBS=20 FIRST=0 H01=0 bash bench/h200-2026-12-04-session27/g101.sh $OUT
+# carrying .debs (and .scratch/wheels); never .scratch/class100, which would resume a class.
+set -uo pipefail
+LIMIT=${LIMIT:-590}
+source bench/device_prelude.sh "${NAME:-g101}" "$1"
+s 90 build make -k -j16 all
+first_launch() {
+    nvcc -O2 -arch=sm_90 bench/throughput/first_launch.cu -o /tmp/first_launch || return 1
+    for v in "" "stack 0" "spin" "stack 0 spin" "heap 1048576 fifo 1048576"; do
+        for k in 1 2 3 4 5; do
+            # shellcheck disable=SC2086
+            echo "[$v] $(/tmp/first_launch $v 2>&1)"
+        done
+    done
+}
+export -f first_launch
+if [ "${FIRST:-1}" = 1 ]; then
+    s 60 first_launch bash -c first_launch
+    grep "first launch" $L/first_launch.log | tee -a $L/summary.txt
+fi
+CLASS_EXTRA="--jobs ${JOBS:-16}" class_run 100
+grep -v "^#" $L/dmon100.txt | awk '{print $8}' | sort -n | tail -1 | sed 's/^/GPU memory peak MB: /' |
+    tee -a $L/summary.txt
+if [ "${H01:-1}" = 1 ]; then
+    s $(($(left) - 3)) h01 python3 -m grader grade labs/3.3-tiling \
+        --submission /tmp/class100/h01_kernel_infinite_loop --json $L/h01.json
+    python3 -c 'import json,sys; print("h01 alone", json.load(open(sys.argv[1])).get("timings_s"))' \
+        $L/h01.json | tee -a $L/summary.txt
+fi
+cat $L/summary.txt
+tar czf "$CML_OUT/$CML_NAME.tgz" -C /tmp "$CML_NAME"
