@@ -31,6 +31,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import functools
+import math
 import os
 import tempfile
 import threading
@@ -750,29 +751,76 @@ class Grading:
             self._sanitizer_part(ex, runs)
 
     def _correctness_lab_runs(self) -> None:
-        """Every exercise's correctness cases with one judge and one student's process
-        (issue 15; the runtime steps of a batch's grading, ``_runtime``): a lab 3.3 grading
-        starts 2 processes for its correctness instead of 8. Each exercise's runs, as its
-        own ``run_judged_cases`` would give them (``harness.run_judged_lab_cases``), wait in
-        ``self._lab_runs`` for ``_correctness``, which makes its part from them as before.
-        Left to the exercises' own runs: one exercise, or more cases than one run takes
-        (``harness.MAX_CASES``). Not quite an exercise's own run: its cases follow other
-        exercises' in the same student's process, with their state still there and the
-        process's output, memory and CPU-time limits shared with them (as an exercise's
-        later cases already follow its first; design note 37)."""
+        """Every exercise's correctness cases in two judged runs side by side, the exercises
+        shared between them by their cases' sizes (``_two_groups``; issue 15, the runtime
+        steps of a batch's grading, ``_runtime``): a lab 3.3 grading starts 4 processes for
+        its correctness instead of 8, and its correctness lasts the longer run, not both
+        (design note 60). Each exercise's runs, as its own ``run_judged_cases`` would give
+        them (``harness.run_judged_lab_cases``), wait in ``self._lab_runs`` for
+        ``_correctness``, which makes its part from them as before. Left to the exercises'
+        own runs: one exercise, or more cases than one run takes (``harness.MAX_CASES``).
+        Not quite an exercise's own run: its cases follow other exercises' in the same
+        student's process, with their state still there and the process's output, memory
+        and CPU-time limits shared with them (as an exercise's later cases already follow
+        its first; design note 37).
+
+        The second group runs one judged run in a thread of its own; the cases a failure
+        there leaves (a crash: the cases after it, in fresh processes) run after the first
+        group's, in this thread. So only this thread lets the timed runs pass between fresh
+        processes (``_let_timed_runs_pass``: this thread took the grading's shared hold),
+        and only once the other thread's run has ended: with it still on the GPU the
+        grading keeps its hold, as it did before note 54."""
         if not self.options.one_process or len(self.lab.exercises) < 2:
             return
-        cases = [
-            (ex.name, size, self.seeds.seed(ex.name, "correctness", size))
+        cases = {
+            ex.name: [
+                (ex.name, size, self.seeds.seed(ex.name, "correctness", size))
+                for size in ex.cases
+            ]
             for ex in self.lab.exercises
-            for size in ex.cases
-        ]
-        if len(cases) > harness.MAX_CASES:
+        }
+        if sum(map(len, cases.values())) > harness.MAX_CASES:
             return
-        self._lab_runs = harness.run_judged_lab_cases(
-            self.judge.path, self.binary, cases, self.lab.correctness_timeout_s, self.version,
-            box=self.box, between=self._let_timed_runs_pass,
+        first, second = (
+            [case for ex in group for case in cases[ex.name]]
+            for group in _two_groups(self.lab.exercises)
         )
+        args = (self.lab.correctness_timeout_s, self.version)
+        if not first or not second:  # one group has no cases: one run, as the lab's
+            self._lab_runs = harness.run_judged_lab_cases(
+                self.judge.path, self.binary, first + second, *args, box=self.box,
+                between=self._let_timed_runs_pass,
+            )
+            return
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            other = pool.submit(
+                cpus.carried(
+                    functools.partial(
+                        harness.lab_cases_once, self.judge.path, self.binary, second, *args,
+                        box=self.box,
+                    )
+                )
+            )
+
+            def between() -> None:  # the other run on the GPU: the grading keeps its hold
+                if other.done():
+                    self._let_timed_runs_pass()
+
+            runs = harness.run_judged_lab_cases(
+                self.judge.path, self.binary, first, *args, box=self.box, between=between
+            )
+            got, left = other.result()
+        if left:  # after a failure in the other run: in fresh processes, passing as before
+            self._let_timed_runs_pass()
+            more = harness.run_judged_lab_cases(
+                self.judge.path, self.binary, left, *args, box=self.box,
+                between=self._let_timed_runs_pass,
+            )
+            for ex, ex_runs in more.items():
+                got[ex] = got.get(ex, []) + ex_runs
+        for ex, _, _ in second:  # every exercise with cases has its list, as in one run
+            runs[ex] = got.get(ex, [])
+        self._lab_runs = runs
 
     def _let_timed_runs_pass(self) -> float:
         """Between two of a batch's grading's untimed runs (a fresh process after a crash,
@@ -1449,6 +1497,26 @@ def _on_every_cpu():
     returns (no process of an untimed run is left behind on the CPUs kept for timed runs);
     else nothing (design note 55). For what a batch's grading starts under its shared hold."""
     return cpus.everywhere() if cgroup.in_force() else contextlib.nullcontext()
+
+
+def _two_groups(exercises: list[Exercise]) -> tuple[list[Exercise], list[Exercise]]:
+    """The exercises in two groups of about the same work, each in the lab's order: the
+    heaviest first, each to the lighter group, an exercise's work being the sum over its
+    correctness cases of their sizes' products (a matmul case M x N x K, a transpose's
+    rows x cols: what its reference and its launch cost, roughly). Both groups hold one
+    exercise at least (given two)."""
+    def work(ex: Exercise) -> int:
+        return sum(math.prod(size) for size in ex.cases)
+
+    groups: tuple[list[Exercise], list[Exercise]] = ([], [])
+    loads = [0, 0]
+    for ex in sorted(exercises, key=work, reverse=True):
+        lighter = 0 if (loads[0], len(groups[0])) <= (loads[1], len(groups[1])) else 1
+        groups[lighter].append(ex)
+        loads[lighter] += work(ex)
+    order = {ex.name: i for i, ex in enumerate(exercises)}
+    first, second = (sorted(g, key=lambda ex: order[ex.name]) for g in groups)
+    return first, second
 
 
 def _side_by_side(calls) -> list:

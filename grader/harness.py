@@ -774,8 +774,8 @@ def run_judged_lab_cases(
 ) -> dict[str, list[CaseRun]]:
     """``run_judged_cases`` over the cases of several exercises ((exercise, size, seed) each,
     an exercise's cases together; a batch's grading, issue 15): one judge and one student's
-    process for all of them (``--case EX:...``), so a lab 3.3 grading starts 2 processes for
-    its correctness instead of 8. Each exercise's CaseRuns, in its cases' order, each as
+    process for all of them (``--case EX:...``; a batch's grading makes two such runs side
+    by side, grade.Grading._correctness_lab_runs). Each exercise's CaseRuns, in its cases' order, each as
     ``run_judged_cases`` would give it: the cases after a crash run again in fresh processes;
     after a case past its limit, none of that exercise's later cases run (its list ends
     there), and the next exercise's cases go on in fresh processes. ``between``: called
@@ -786,18 +786,37 @@ def run_judged_lab_cases(
     while todo:
         if between is not None and len(todo) < len(cases):
             between()
-        first = todo[0][0]
-        got = _run_cases_once(
-            judge, binary, first, [(size, seed, ex) for ex, size, seed in todo], timeout_s,
-            version, box,
-        )
-        ran, todo = todo[: len(got)], todo[len(got) :]
-        for (ex, _, _), run in zip(ran, got):
-            results[ex].append(run)
-        if got[-1].doc is None and got[-1].outcome.kind == "timeout":
-            hung = ran[-1][0]
-            todo = [case for case in todo if case[0] != hung]
+        got, todo = lab_cases_once(judge, binary, todo, timeout_s, version, box)
+        for ex, runs in got.items():
+            results[ex] += runs
     return results
+
+
+def lab_cases_once(
+    judge: Path,
+    binary: Path,
+    cases: list[tuple[str, tuple[int, ...], int]],
+    timeout_s: float,
+    version: int,
+    box: sandbox.Sandbox | None = None,
+) -> tuple[dict[str, list[CaseRun]], list[tuple[str, tuple[int, ...], int]]]:
+    """One judge and one student's process over ``cases`` (``run_judged_lab_cases``' step):
+    the CaseRuns of the cases they finished and of the one that failed, by exercise (those
+    with none left out), and the cases still to run in a fresh process: none after a
+    failure's when all finished, and none of a hung exercise's."""
+    first = cases[0][0]
+    got = _run_cases_once(
+        judge, binary, first, [(size, seed, ex) for ex, size, seed in cases], timeout_s,
+        version, box,
+    )
+    ran, todo = cases[: len(got)], cases[len(got) :]
+    results: dict[str, list[CaseRun]] = {}
+    for (ex, _, _), run in zip(ran, got):
+        results.setdefault(ex, []).append(run)
+    if got[-1].doc is None and got[-1].outcome.kind == "timeout":
+        hung = ran[-1][0]
+        todo = [case for case in todo if case[0] != hung]
+    return results, todo
 
 
 @dataclass

@@ -8,6 +8,10 @@ whatever the submission does (a crash, a hang, a failed launch, a race)."""
 from __future__ import annotations
 
 import re
+import threading
+import time
+import types
+from pathlib import Path
 
 import pytest
 
@@ -160,26 +164,46 @@ def test_the_grader_knows_the_harness_case_limit():
     assert limit and int(limit.group(1)) == harness.MAX_CASES
 
 
-def test_one_judge_for_the_lab_when_every_case_passes(course, fake_gpu, tmp_path, monkeypatch):
+def _one_group(monkeypatch) -> None:
+    """Every exercise in the first group: one judged run over the lab, as a lab whose
+    exercises' cases the split leaves in one group (design note 60)."""
+    monkeypatch.setattr(grading, "_two_groups", lambda exercises: (list(exercises), []))
+
+
+@pytest.mark.parametrize("groups", ["two", "one"])
+def test_a_judge_for_each_group_when_every_case_passes(
+    course, fake_gpu, tmp_path, monkeypatch, groups
+):
+    """Design note 60: the lab's cases in two judged runs side by side (the fake lab's two
+    exercises, one in each), or in one when one group holds them all (note 37)."""
+    if groups == "one":
+        _one_group(monkeypatch)
     sub = course / "solutions" / "9.1-fake"
     rep, _, judged = _graded(course, sub, tmp_path, monkeypatch, True, "together")
     alone, _, alone_judged = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
     assert rep == alone and rep["total"] == rep["max"]
     n = {ex["name"]: len(ex["parts"]["correctness"]["details"]) for ex in rep["exercises"]}
-    assert judged == [["scale", str(n["scale"] + n["offset"])]]
+    if groups == "one":
+        assert judged == [["scale", str(n["scale"] + n["offset"])]]
+    else:
+        assert sorted(judged) == sorted([name, str(k)] for name, k in n.items())
     assert sorted(alone_judged) == sorted([name, str(k)] for name, k in n.items())
 
 
+@pytest.mark.parametrize("groups", ["two", "one"])
 @pytest.mark.parametrize(
     "name, change",
     [("crash", CRASH_AT_33), ("launch_error", LAUNCH_ERROR), ("race", RACE), ("hang", HANG_AT_33)],
 )
 def test_the_same_report_as_the_exercises_own_runs(
-    course, fake_gpu, tmp_path, monkeypatch, name, change
+    course, fake_gpu, tmp_path, monkeypatch, name, change, groups
 ):
-    """After scale's crash or failed launch its later cases and offset's run again in fresh
-    processes; after its hang none of its later cases run, offset's do; a race goes back to
-    the exercise's own racecheck runs. Every part, row, message and seed the same."""
+    """After scale's crash or failed launch its later cases (and, in one run over the lab,
+    offset's) run again in fresh processes; after its hang none of its later cases run,
+    offset's do; a race goes back to the exercise's own racecheck runs. Every part, row,
+    message and seed the same."""
+    if groups == "one":
+        _one_group(monkeypatch)
     if name == "hang":  # the cases' limit 2 s (5 by default): a shorter wait, twice
         toml = course / "labs" / "9.1-fake" / "lab.toml"
         limit = "run_timeout_s = 5\n"
@@ -189,12 +213,81 @@ def test_the_same_report_as_the_exercises_own_runs(
     rep, _, judged = _graded(course, sub, tmp_path, monkeypatch, True, "together")
     alone, _, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
     assert rep == alone
-    # the lab's run, then (after a crash, a failed launch or a hang) fresh ones
-    assert judged[0][0] == "scale" and (len(judged) == 1) == (name == "race"), judged
-    if name == "hang":  # no more of scale's cases: offset's start the next process
-        assert [start[0] for start in judged] == ["scale", "offset"], judged
+    again = name in ("crash", "launch_error")  # fresh processes after scale's case 33
+    if groups == "one":  # the lab's run, then (after a crash, a failed launch or a hang) fresh ones
+        assert judged[0][0] == "scale" and (len(judged) == 1) == (name == "race"), judged
+        if name == "hang":  # no more of scale's cases: offset's start the next process
+            assert [start[0] for start in judged] == ["scale", "offset"], judged
+    else:  # offset's run beside scale's, never again; scale's again after its failure
+        scale = [start for start in judged if start[0] == "scale"]
+        assert [start for start in judged if start[0] == "offset"] == [["offset", "3"]]
+        assert scale[0] == ["scale", "4"] and (len(scale) > 1) == again, judged
     offset = rep["exercises"][1]["parts"]["correctness"]
     assert offset["status"] == "passed", offset
+
+
+OFFSET_CRASH_AT_100 = ("*speed = 1.0;", "*speed = 1.0;\n    if (n == 100) { *(volatile int *)0 = 1; }")
+
+
+def test_a_failure_in_the_second_group_runs_its_later_cases_after_the_first(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """offset (the second group, its own thread) crashes at its case 100: its case 1000 runs
+    in a fresh process once scale's run is done, and the report is the exercises' own."""
+    sub = variant(course, tmp_path / "offset-crash", *OFFSET_CRASH_AT_100)
+    rep, _, judged = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    alone, _, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
+    assert rep == alone
+    assert sorted(judged[:2]) == [["offset", "3"], ["scale", "4"]] and judged[2:] == [
+        ["offset", "1"]
+    ], judged
+    offset = rep["exercises"][1]["parts"]["correctness"]
+    assert [row["status"] for row in offset["details"]][:2] == ["ok", "crash"], offset
+
+
+def test_the_grading_steps_out_only_with_no_run_of_its_own_on_the_gpu(course, monkeypatch):
+    """Design note 60: a fresh process of the first group (after a crash) lets the timed
+    runs pass (``_let_timed_runs_pass``) only once the second group's run has ended, and
+    the cases that run left run after the first group's, a pass before them."""
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=course / "solutions" / "9.1-fake", one_process=True, seed=5),
+    )
+    g.judge, g.binary = types.SimpleNamespace(path=Path("judge")), Path("lab")
+    passes: list[str] = []
+    g._let_timed_runs_pass = lambda: passes.append("pass") or 0.0
+    release, ended = threading.Event(), threading.Event()
+    seen = {}
+
+    def other_run(judge, binary, cases, *args, **kwargs):  # the second group: offset's
+        assert [case[0] for case in cases] == ["offset"] * 3
+        release.wait(10)
+        ended.set()
+        return {"offset": ["run 1"]}, cases[1:]  # crashed at its second case
+
+    def lab_run(judge, binary, cases, *args, between=None, **kwargs):
+        exercises = list(dict.fromkeys(case[0] for case in cases))
+        if exercises == ["scale"]:
+            between()  # scale crashed while offset's run is on the GPU: no pass
+            seen["while the other ran"] = list(passes)
+            release.set()
+            ended.wait(10)
+            deadline = time.monotonic() + 10
+            while not passes and time.monotonic() < deadline:
+                between()  # its run has ended (its future done a moment later): a pass
+            passes.append("scale's fresh process")
+        else:
+            seen["left"] = [case[1] for case in cases]
+        return {ex: [f"{ex} {case[1]}" for case in cases if case[0] == ex] for ex in exercises}
+
+    monkeypatch.setattr(grading.harness, "lab_cases_once", other_run)
+    monkeypatch.setattr(grading.harness, "run_judged_lab_cases", lab_run)
+    g._correctness_lab_runs()
+    assert seen["while the other ran"] == []
+    assert passes == ["pass", "scale's fresh process", "pass"]  # and one before offset's rest
+    assert seen["left"] == [(100,), (1000,)]
+    assert g._lab_runs["offset"] == ["run 1", "offset (100,)", "offset (1000,)"]
+    assert len(g._lab_runs["scale"]) == 4
 
 
 def test_rows_name_the_seeds_that_ran(course, fake_gpu, tmp_path, monkeypatch):
@@ -202,13 +295,16 @@ def test_rows_name_the_seeds_that_ran(course, fake_gpu, tmp_path, monkeypatch):
     before each exercise writes its rows: every row and reproduce command must still name
     the seed its case ran with."""
     ran = {}
-    real = grading.harness.run_judged_lab_cases
 
-    def recording(judge, binary, cases, *args, **kwargs):
-        ran.update({(ex, tuple(size)): seed for ex, size, seed in cases})
-        return real(judge, binary, cases, *args, **kwargs)
+    def recording(real):
+        def run(judge, binary, cases, *args, **kwargs):
+            ran.update({(ex, tuple(size)): seed for ex, size, seed in cases})
+            return real(judge, binary, cases, *args, **kwargs)
 
-    monkeypatch.setattr(grading.harness, "run_judged_lab_cases", recording)
+        return run
+
+    for name in ("run_judged_lab_cases", "lab_cases_once"):  # the two groups' runs
+        monkeypatch.setattr(grading.harness, name, recording(getattr(grading.harness, name)))
     sub = course / "solutions" / "9.1-fake"
     rep, _, _ = _graded(course, sub, tmp_path, monkeypatch, True, "fresh", seed=None)
     rows = [

@@ -293,6 +293,13 @@ def test_a_grading_ends_without_waiting_behind_the_queue_of_timed_runs(
     assert ended - when["let_go"] < 2.0, ended - when["let_go"]
 
 
+def _one_run_over_the_lab(monkeypatch) -> None:
+    """The lab's correctness cases in one judged run (note 37), not two side by side (note
+    60): its crash's fresh processes then follow one another on this thread, each with its
+    pass, whatever the other run's pace."""
+    monkeypatch.setattr(grading, "_two_groups", lambda exercises: (list(exercises), []))
+
+
 def _queued_grading(course, sub, monkeypatch):
     """A batch's kind of grading of sub (seed 5, a lock of its own, a cgroup per run
     assumed), its lock, a dict of instants, and a thread body that holds the lock alone
@@ -344,6 +351,7 @@ def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
     up), instead of after all of this grading's untimed runs; the report is the same as with
     no timed run waiting, and every hold is let go."""
     sub = variant(course, tmp_path / "crash", *CRASH_AT_33)
+    _one_run_over_the_lab(monkeypatch)
     quiet, _ = _graded(course, sub, tmp_path, monkeypatch, True, "quiet")
     g, lock, when, other = _queued_grading(course, sub, monkeypatch)
     real_lock_pass, real_untimed = lock.let_timed_runs_pass, g._sanitizer_lab_runs
@@ -430,6 +438,7 @@ def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
     stay held: the fake judge's set-up lasts 3 s here), and without a cgroup per run (a
     killed process could still be tearing its GPU context down)."""
     sub = variant(course, tmp_path / "crash", *CRASH_AT_33)
+    _one_run_over_the_lab(monkeypatch)
     if why == "the early run still sets up":
         monkeypatch.setenv("FAKE_SETUP_MS", "3000")
         monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)
