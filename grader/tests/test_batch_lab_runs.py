@@ -245,6 +245,19 @@ def test_a_failure_in_the_second_group_runs_its_later_cases_after_the_first(
     assert [row["status"] for row in offset["details"]][:2] == ["ok", "crash"], offset
 
 
+def test_two_groups_of_about_the_same_work_each_in_the_labs_order():
+    """``_two_groups``: the heaviest first, each to the lighter group (an exercise's work is
+    its cases' sizes' products and ``CASE_WORK`` a case); each group keeps the lab's order,
+    and each holds one exercise at least, even with no cases at all."""
+    big, small = [(1000, 1000, 1000)], [(10, 10)] * 3
+    names = [("a", small), ("b", big), ("c", small), ("d", big), ("e", small)]
+    exercises = [types.SimpleNamespace(name=n, cases=c) for n, c in names]
+    first, second = grading._two_groups(exercises)
+    assert ([e.name for e in first], [e.name for e in second]) == (["a", "b", "e"], ["c", "d"])
+    empty = [types.SimpleNamespace(name=n, cases=[]) for n in "xy"]
+    assert [[e.name for e in g] for g in grading._two_groups(empty)] == [["x"], ["y"]]
+
+
 def test_the_grading_steps_out_only_with_no_run_of_its_own_on_the_gpu(course, monkeypatch):
     """Design note 60: a fresh process of the first group (after a crash) lets the timed
     runs pass (``_let_timed_runs_pass``) only once the second group's run has ended, and
