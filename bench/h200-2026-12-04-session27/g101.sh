@@ -5,7 +5,8 @@
 #    the student's first launch costs ~270 ms of each hold (g98, g100), not module loading (g99).
 #    FIRST=0 leaves it out.
 # 2. The class of 100 with JOBS gradings at once (default 16, one per CPU: the batch's own
-#    default), on the tree of design note 59 (a grading's sanitizer tools side by side): its
+#    default), on the tree of design notes 59 and 60 (a grading's sanitizer tools, and its
+#    correctness in two judged runs, side by side): its
 #    pace against g100's (graded by 100 / 200 / 300 / 400 / 470 s: 15 / 30 / 47 / 67 / 76), its
 #    drains (g100: 118 s of 474) and the GPU's memory peak (g100: 90 GB of 143 with 16; up to
 #    three compute-sanitizer contexts a grading now). JOBS=20: g100's cohorts shrank to 5-10
