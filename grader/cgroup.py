@@ -62,7 +62,10 @@ from pathlib import Path
 MAX_PIDS = 512  # CUDA starts ~10 threads, compute-sanitizer a few dozen more
 # Host memory per run. The largest peak measured on the H200 is in bench/h200.md
 # ("Host memory per run"); the limit leaves room above it, and 16 runs at their limit at
-# once (batch grading's untimed phase on the 16-core course machine) fit in its 128 GiB.
+# once fit in the course machine's 128 GiB. A batch's grading now makes up to three untimed
+# runs at once (its sanitizer tools side by side, design note 59), so 16 gradings' runs at
+# their limit at once would not: that takes five or more memory-hogging submissions graded
+# at the same time (one submission's runs reach 18 GiB at most); not bounded yet.
 MAX_MEMORY_BYTES = 6 * 2**30
 ROOT_V2 = Path("/sys/fs/cgroup")
 ROOT_V1 = {"pids": ROOT_V2 / "pids", "memory": ROOT_V2 / "memory"}

@@ -744,10 +744,22 @@ class Grading:
         for, last as long as its slowest tool rather than all of them (design note 59)."""
         tool = self._sanitizer_tool(ex)
         if tool is not None:
-            runs = _side_by_side(
-                functools.partial(self._sanitizer_run, tool, ex, name)
-                for name in ex.sanitizer.tools
+            outcomes = _side_by_side(
+                (
+                    functools.partial(self._sanitizer_run, tool, ex, name)
+                    for name in ex.sanitizer.tools
+                ),
+                errors=True,
             )
+            # read as the tools one after the other would have left them: an error raised
+            # where its tool's turn came, nothing after a tool that could not run
+            runs = []
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                runs.append(outcome)
+                if outcome.not_run is not None:
+                    break
             self._sanitizer_part(ex, runs)
 
     def _correctness_lab_runs(self) -> None:
@@ -1526,14 +1538,18 @@ def _two_groups(exercises: list[Exercise]) -> tuple[list[Exercise], list[Exercis
     return first, second
 
 
-def _side_by_side(calls) -> list:
-    """Each of ``calls`` (no arguments) in a thread of its own: their results, in order. The
-    first error, in order, is raised once every call has ended (a grader error in one thread
-    stops the grade, as it would one after the other). Each thread starts its runs on the
-    CPUs the calling thread's would (``cpus.carried``)."""
+def _side_by_side(calls, errors: bool = False) -> list:
+    """Each of ``calls`` (no arguments) in a thread of its own (named after the calling
+    thread): their results, in order, once every call has ended. The first error, in order,
+    is then raised (a grader error in one thread stops the grade, the others' runs having
+    ended); with ``errors`` each call's error takes its result's place instead. Each thread
+    starts its runs on the CPUs the calling thread's would (``cpus.carried``)."""
     calls = [cpus.carried(call) for call in calls]
-    with concurrent.futures.ThreadPoolExecutor(len(calls) or 1) as pool:
+    name = threading.current_thread().name
+    with concurrent.futures.ThreadPoolExecutor(len(calls) or 1, thread_name_prefix=name) as pool:
         futures = [pool.submit(call) for call in calls]
+    if errors:
+        return [f.exception() or f.result() for f in futures]
     return [f.result() for f in futures]
 
 

@@ -18,6 +18,7 @@ import pytest
 from grader import grade as grading
 from grader import harness
 from grader import report
+from grader.errors import GraderError
 from helpers import REPO
 from test_one_process import CRASH_AT_33, HANG_AT_33, LAUNCH_ERROR, RACE
 from test_pipeline_fake import course_with, variant
@@ -98,6 +99,19 @@ def _spans(path) -> list[tuple[str, float, float]]:
     return sorted(runs, key=lambda run: run[1])
 
 
+def _one_after_the_other(calls, errors: bool = False) -> list:
+    """``grade._side_by_side`` without threads: each call in turn."""
+    out = []
+    for call in calls:
+        try:
+            out.append(call())
+        except Exception as e:
+            if not errors:
+                raise
+            out.append(e)
+    return out
+
+
 def _overlap(a, b) -> bool:
     return a[1] < b[2] and b[1] < a[2]
 
@@ -127,9 +141,37 @@ def test_the_tools_run_side_by_side(
         assert _overlap(runs[0], runs[1])
         assert {tool for tool, _, _ in runs[2:]} == {"racecheck"} and rep["total"] < rep["max"]
     monkeypatch.delenv("FAKE_SANITIZER_SPANS")
-    monkeypatch.setattr(grading, "_side_by_side", lambda calls: [call() for call in calls])
+    monkeypatch.setattr(grading, "_side_by_side", _one_after_the_other)
     apart, _, _ = _graded(course, sub, tmp_path, monkeypatch, lab_runs, f"{name}-apart")
     assert rep == apart
+
+
+def test_side_by_side_the_part_reads_as_the_tools_one_after_the_other(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """A review's finding (note 59): memcheck cannot run (an internal sanitizer error) while
+    racecheck's run, beside it, stops with a grader error (a run document of another schema):
+    one after the other racecheck would never have run, so the part is not run with
+    memcheck's reason and the grading goes on; racecheck's error alone stops it."""
+    def tool_run(fail_first):
+        def run(self, tool, ex, name):
+            if name == "memcheck" and fail_first:
+                return grading._ToolRun(not_run="compute-sanitizer could not run: Internal Error")
+            if name == "racecheck":
+                raise GraderError("the lab binary wrote run document schema 0, not 1")
+            return grading._ToolRun()
+
+        return run
+
+    sub = course / "solutions" / "9.1-fake"
+    monkeypatch.setattr(grading.Grading, "_sanitizer_run", tool_run(True))
+    rep, _, _ = _graded(course, sub, tmp_path, monkeypatch, False, "not-run")
+    for ex in rep["exercises"]:
+        part = ex["parts"]["sanitizer"]
+        assert part["status"] == "not_run" and "Internal Error" in part["reason"], part
+    monkeypatch.setattr(grading.Grading, "_sanitizer_run", tool_run(False))
+    with pytest.raises(GraderError, match="schema 0"):
+        _graded(course, sub, tmp_path, monkeypatch, False, "error")
 
 
 def test_a_finding_goes_back_to_the_exercises_own_runs(course, fake_gpu, tmp_path, monkeypatch):
