@@ -36,6 +36,7 @@ import os
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -791,20 +792,21 @@ class Grading:
             ]
             for ex in self.lab.exercises
         }
-        if sum(map(len, cases.values())) > harness.MAX_CASES:
-            return
-        first, second = (
-            [case for ex in group for case in cases[ex.name]]
-            for group in _two_groups(self.lab.exercises)
-        )
+        groups = _two_groups(self.lab.exercises)
+        first, second = ([case for ex in g for case in cases[ex.name]] for g in groups)
         args = (self.lab.correctness_timeout_s, self.version)
         if not first or not second:  # one group has no cases: one run, as the lab's
+            if len(first + second) > harness.MAX_CASES:
+                return
             self._lab_runs = harness.run_judged_lab_cases(
                 self.judge.path, self.binary, first + second, *args, box=self.box,
                 between=self._let_timed_runs_pass,
             )
             return
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        if max(len(first), len(second)) > harness.MAX_CASES:  # a run's limit
+            return
+        name = threading.current_thread().name
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=name) as pool:
             other = pool.submit(
                 cpus.carried(
                     functools.partial(
@@ -830,8 +832,9 @@ class Grading:
             )
             for ex, ex_runs in more.items():
                 got[ex] = got.get(ex, []) + ex_runs
-        for ex, _, _ in second:  # every exercise with cases has its list, as in one run
-            runs[ex] = got.get(ex, [])
+        for ex in groups[1]:  # every exercise with cases has its list, as in one run
+            if cases[ex.name]:
+                runs[ex.name] = got.get(ex.name, [])
         self._lab_runs = runs
 
     def _let_timed_runs_pass(self) -> float:
@@ -1517,7 +1520,7 @@ def _on_every_cpu():
 CASE_WORK = 1e8
 
 
-def _two_groups(exercises: list[Exercise]) -> tuple[list[Exercise], list[Exercise]]:
+def _two_groups(exercises: Sequence[Exercise]) -> tuple[list[Exercise], list[Exercise]]:
     """The exercises in two groups of about the same work, each in the lab's order: the
     heaviest first, each to the lighter group, an exercise's work being the sum over its
     correctness cases of their sizes' products (a matmul case M x N x K, a transpose's

@@ -774,13 +774,14 @@ def run_judged_lab_cases(
 ) -> dict[str, list[CaseRun]]:
     """``run_judged_cases`` over the cases of several exercises ((exercise, size, seed) each,
     an exercise's cases together; a batch's grading, issue 15): one judge and one student's
-    process for all of them (``--case EX:...``; a batch's grading makes two such runs side
-    by side, grade.Grading._correctness_lab_runs). Each exercise's CaseRuns, in its cases' order, each as
-    ``run_judged_cases`` would give it: the cases after a crash run again in fresh processes;
-    after a case past its limit, none of that exercise's later cases run (its list ends
-    there), and the next exercise's cases go on in fresh processes. ``between``: called
-    before each fresh process, when none of these runs is in flight (a batch's grading lets
-    the timed runs waiting pass there: ``GpuLock.let_timed_runs_pass``)."""
+    process for all of them (``--case EX:...``; a batch's grading runs two groups of its
+    exercises side by side, one through ``lab_cases_once`` in a thread of its own,
+    grade.Grading._correctness_lab_runs). Each exercise's CaseRuns, in its cases' order,
+    each as ``run_judged_cases`` would give it: the cases after a crash run again in fresh
+    processes; after a case past its limit, none of that exercise's later cases run (its
+    list ends there), and the next exercise's cases go on in fresh processes. ``between``:
+    called before each fresh process, when none of these runs is in flight (a batch's
+    grading lets the timed runs waiting pass there: ``GpuLock.let_timed_runs_pass``)."""
     results: dict[str, list[CaseRun]] = {ex: [] for ex, _, _ in cases}
     todo = list(cases)
     while todo:

@@ -206,6 +206,35 @@ def test_the_grader_knows_the_harness_case_limit():
     assert limit and int(limit.group(1)) == harness.MAX_CASES
 
 
+def _recorded_runs(monkeypatch) -> list[dict]:
+    """The grading's runs over the lab as they are made: ``run_judged_lab_cases`` in the
+    grading's thread, ``lab_cases_once`` in the other (the first calls it too, for each of
+    its processes: those are left out); each its exercises, its thread and its start and end
+    (``time.monotonic``), appended once it has ended."""
+    spans: list[dict] = []
+    grading_thread = threading.current_thread()
+
+    def recording(real, name):
+        def run(judge, binary, cases, *args, **kwargs):
+            start = time.monotonic()
+            try:
+                return real(judge, binary, cases, *args, **kwargs)
+            finally:
+                thread = threading.current_thread()
+                if name == "run_judged_lab_cases" or thread is not grading_thread:
+                    spans.append({
+                        "exercises": sorted({case[0] for case in cases}), "thread": thread,
+                        "start": start, "end": time.monotonic(),
+                    })
+
+        return run
+
+    for name in ("run_judged_lab_cases", "lab_cases_once"):
+        real = getattr(grading.harness, name)
+        monkeypatch.setattr(grading.harness, name, recording(real, name))
+    return spans
+
+
 def _one_group(monkeypatch) -> None:
     """Every exercise in the first group: one judged run over the lab, as a lab whose
     exercises' cases the split leaves in one group (design note 60)."""
@@ -221,6 +250,7 @@ def test_a_judge_for_each_group_when_every_case_passes(
     if groups == "one":
         _one_group(monkeypatch)
     sub = course / "solutions" / "9.1-fake"
+    spans = _recorded_runs(monkeypatch)
     rep, _, judged = _graded(course, sub, tmp_path, monkeypatch, True, "together")
     alone, _, alone_judged = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
     assert rep == alone and rep["total"] == rep["max"]
@@ -229,6 +259,8 @@ def test_a_judge_for_each_group_when_every_case_passes(
         assert judged == [["scale", str(n["scale"] + n["offset"])]]
     else:
         assert sorted(judged) == sorted([name, str(k)] for name, k in n.items())
+        a, b = spans  # side by side: each started before the other ended
+        assert a["start"] < b["end"] and b["start"] < a["end"], spans
     assert sorted(alone_judged) == sorted([name, str(k)] for name, k in n.items())
 
 
@@ -268,7 +300,10 @@ def test_the_same_report_as_the_exercises_own_runs(
     assert offset["status"] == "passed", offset
 
 
-OFFSET_CRASH_AT_100 = ("*speed = 1.0;", "*speed = 1.0;\n    if (n == 100) { *(volatile int *)0 = 1; }")
+OFFSET_CRASH_AT_100 = (
+    "*speed = 1.0;",
+    "*speed = 1.0;\n    if (n == 100) { *(volatile int *)0 = 1; }",
+)
 
 
 def test_a_failure_in_the_second_group_runs_its_later_cases_after_the_first(
@@ -277,9 +312,15 @@ def test_a_failure_in_the_second_group_runs_its_later_cases_after_the_first(
     """offset (the second group, its own thread) crashes at its case 100: its case 1000 runs
     in a fresh process once scale's run is done, and the report is the exercises' own."""
     sub = variant(course, tmp_path / "offset-crash", *OFFSET_CRASH_AT_100)
+    spans = _recorded_runs(monkeypatch)
     rep, _, judged = _graded(course, sub, tmp_path, monkeypatch, True, "together")
     alone, _, _ = _graded(course, sub, tmp_path, monkeypatch, False, "apart")
     assert rep == alone
+    # offset's case left after its crash: on the grading's thread, after scale's run ended
+    (scale,) = [span for span in spans if span["exercises"] == ["scale"]]
+    (left,) = [span for span in spans if span["thread"] is threading.current_thread()
+               and span["exercises"] == ["offset"]]
+    assert left["start"] >= scale["end"], spans
     assert sorted(judged[:2]) == [["offset", "3"], ["scale", "4"]] and judged[2:] == [
         ["offset", "1"]
     ], judged
@@ -310,7 +351,14 @@ def test_the_grading_steps_out_only_with_no_run_of_its_own_on_the_gpu(course, mo
     )
     g.judge, g.binary = types.SimpleNamespace(path=Path("judge")), Path("lab")
     passes: list[str] = []
-    g._let_timed_runs_pass = lambda: passes.append("pass") or 0.0
+    threads = set()
+
+    def passing():
+        threads.add(threading.current_thread())
+        passes.append("pass")
+        return 0.0
+
+    g._let_timed_runs_pass = passing
     release, ended = threading.Event(), threading.Event()
     seen = {}
 
@@ -339,6 +387,7 @@ def test_the_grading_steps_out_only_with_no_run_of_its_own_on_the_gpu(course, mo
     monkeypatch.setattr(grading.harness, "run_judged_lab_cases", lab_run)
     g._correctness_lab_runs()
     assert seen["while the other ran"] == []
+    assert threads == {threading.current_thread()}  # the thread that took the hold
     assert passes == ["pass", "scale's fresh process", "pass"]  # and one before offset's rest
     assert seen["left"] == [(100,), (1000,)]
     assert g._lab_runs["offset"] == ["run 1", "offset (100,)", "offset (1000,)"]
