@@ -90,6 +90,7 @@ typedef struct judge {
     cml_msg_error err; /* the student's process's last ERROR */
     int null_sock;     /* the empty-kernel server of a timing, -1 when none */
     pid_t null_pid;
+    int null_ready;    /* its READY received (await_null_server) */
     cudaMemPool_t pool; /* the buffers the student's process maps */
     /* A timing's extra outputs and inputs (give_outputs): freed once the student's process
      * answered the next case's HELLO (it unmaps them then) or ended. */
@@ -169,8 +170,8 @@ enum {
     PH_TIMING,
     PH_T_SAMPLES, /* parts of PH_TIMING (cml_judged.phase_ms) */
     PH_T_CHECKS,
-    PH_S_NULL, /* parts of PH_SETS */
-    PH_S_BASELINE,
+    PH_S_NULL,     /* the wait for the empty-kernel server before the gate: in no phase */
+    PH_S_BASELINE, /* part of PH_SETS */
     PH_V_RUN /* part of PH_VERIFY: the student's launch, the RUN sent to its DONE */
 };
 _Static_assert(PH_V_RUN + 1 == CML_JUDGE_PHASES, "every phase has its name");
@@ -270,9 +271,10 @@ int cml_judge_serve_null(int sock) {
     }
 }
 
-/* Starts /proc/self/exe --serve-null on a new socket pair; 0 when it answered READY (or was
- * already running: cml_judge_run starts it before the gate, judge_time asks again). */
-static int start_null_server(judge *j) {
+/* Forks /proc/self/exe --serve-null on a new socket pair without waiting for its READY
+ * (await_null_server), so that its CUDA context is made while the judge sets its cases up;
+ * 0, or -1 when it could not be started. Nothing when one is running already. */
+static int spawn_null_server(judge *j) {
     if (j->null_sock >= 0) {
         return 0;
     }
@@ -296,15 +298,35 @@ static int start_null_server(judge *j) {
     close(sv[1]);
     j->null_sock = sv[0];
     j->null_pid = pid;
+    j->null_ready = 0;
+    return 0;
+}
+
+/* Waits for the spawned server's READY; 0 when it came (now or before), else -1 with the
+ * server reaped (a later start_null_server spawns another). */
+static int await_null_server(judge *j) {
+    if (j->null_sock < 0) {
+        return -1;
+    }
+    if (j->null_ready) {
+        return 0;
+    }
     cml_msg_token ready;
-    ssize_t got = cml_ipc_recv(sv[0], &ready, sizeof ready, NULL, 0);
+    ssize_t got = cml_ipc_recv(j->null_sock, &ready, sizeof ready, NULL, 0);
     if (cml_ipc_type(&ready, got) != CML_MSG_READY) {
-        close(sv[0]);
-        waitpid(pid, NULL, 0);
+        close(j->null_sock);
+        waitpid(j->null_pid, NULL, 0);
         j->null_sock = -1;
         return -1;
     }
+    j->null_ready = 1;
     return 0;
+}
+
+/* The empty-kernel server, started if need be; 0 when it answered READY (judge_timed_cases
+ * spawns it before the set-up and awaits it before the gate; judge_time asks again). */
+static int start_null_server(judge *j) {
+    return spawn_null_server(j) == 0 ? await_null_server(j) : -1;
 }
 
 static void stop_null_server(judge *j) {
@@ -1331,6 +1353,18 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
     int n = opt->n_cases > 0 ? opt->n_cases : 1;
     const int time = opt->time;
     size_t held = 0; /* device bytes of the cases set up so far */
+    /* The empty-kernel server (a process and a CUDA context: 0.1-0.5 s alone, 1.9-4.4 s in a
+     * batch's read phase, g100): the course's, idle until a timing asks it for a launch,
+     * started now so that its context is made while the cases are set up, and awaited before
+     * the gate, its GPU work under the grading's shared hold (design note 61). Where it cannot
+     * start, judge_time tries again and reports it. */
+    int null_for = -1; /* the first case with a baseline: its set-up phases get the wait */
+    for (int k = 0; time && k < n && null_for < 0; ++k) {
+        null_for = case_ex[k]->launch_baseline ? k : -1;
+    }
+    if (null_for >= 0) {
+        (void)spawn_null_server(j);
+    }
     for (int k = 0; k < n; ++k) {
         judged_case *c = &cases[k];
         memset(c, 0, sizeof *c);
@@ -1361,19 +1395,11 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
         if (time && c->ex->launch_baseline) {
             c->made =
                 make_input_sets(j, c->sets, INPUT_SETS, uses_fresh_inputs(j) ? 1 : INPUT_SETS);
-            /* The empty-kernel server too (a process and a CUDA context: 0.1-0.5 s): the
-             * course's, idle until a timing asks it for a launch. Where it cannot start,
-             * judge_time tries again and reports it. */
-            double part = cml_now_ms();
-            if (j->null_sock < 0) { /* the first case starts it; the later ones find it */
-                (void)start_null_server(j);
-                c->judged.phase_ms[PH_S_NULL] = cml_now_ms() - part;
-            }
             /* The baseline checked now, before the gate, where nothing of its check
              * depends on the GPU being the run's alone (check_baseline): its launch and the
              * host-side comparison of a large output stay out of the hold (issue 15). */
             if (c->ex->finish == NULL) {
-                part = cml_now_ms();
+                const double part = cml_now_ms();
                 const int right = check_baseline(j, c->ex, &j->p);
                 c->judged.phase_ms[PH_S_BASELINE] = cml_now_ms() - part;
                 if (!right) {
@@ -1391,6 +1417,13 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
             n = k;
             printf("defer %d\n", n);
             fflush(stdout);
+        }
+    }
+    if (null_for >= 0) { /* awaited even for cases deferred: no GPU work past the gate */
+        const double part = cml_now_ms();
+        (void)await_null_server(j);
+        if (null_for < n) {
+            cases[null_for].judged.phase_ms[PH_S_NULL] = cml_now_ms() - part;
         }
     }
     phase_clock t0;
