@@ -763,14 +763,12 @@ def run_judged_cases(
     return results
 
 
+LabCase = tuple[str, tuple[int, ...], int]  # a case of a run over the lab: exercise, size, seed
+
+
 def run_judged_lab_cases(
-    judge: Path,
-    binary: Path,
-    cases: list[tuple[str, tuple[int, ...], int]],
-    timeout_s: float,
-    version: int,
-    box: sandbox.Sandbox | None = None,
-    between: Callable[[], object] | None = None,
+    judge: Path, binary: Path, cases: list[LabCase], timeout_s: float, version: int,
+    box: sandbox.Sandbox | None = None, between: Callable[[], object] | None = None,
 ) -> dict[str, list[CaseRun]]:
     """``run_judged_cases`` over the cases of several exercises ((exercise, size, seed) each,
     an exercise's cases together; a batch's grading, issue 15): one judge and one student's
@@ -794,13 +792,9 @@ def run_judged_lab_cases(
 
 
 def lab_cases_once(
-    judge: Path,
-    binary: Path,
-    cases: list[tuple[str, tuple[int, ...], int]],
-    timeout_s: float,
-    version: int,
+    judge: Path, binary: Path, cases: list[LabCase], timeout_s: float, version: int,
     box: sandbox.Sandbox | None = None,
-) -> tuple[dict[str, list[CaseRun]], list[tuple[str, tuple[int, ...], int]]]:
+) -> tuple[dict[str, list[CaseRun]], list[LabCase]]:
     """One judge and one student's process over ``cases`` (``run_judged_lab_cases``' step):
     the CaseRuns of the cases they finished and of the one that failed, by exercise (those
     with none left out), and the cases still to run in a fresh process: none after a
