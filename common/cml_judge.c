@@ -37,6 +37,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,9 +330,16 @@ static int start_null_server(judge *j) {
     return spawn_null_server(j) == 0 ? await_null_server(j) : -1;
 }
 
+/* Ends the empty-kernel server and waits until it is gone: one not yet READY (the judge
+ * leaving on an error during its set-up) is killed, not left making its CUDA context after
+ * the judge has ended, outside its grading's hold (design note 61). Nothing when none. */
 static void stop_null_server(judge *j) {
     if (j->null_sock >= 0) {
-        (void)cml_ipc_send_token(j->null_sock, CML_MSG_QUIT, 0);
+        if (j->null_ready) {
+            (void)cml_ipc_send_token(j->null_sock, CML_MSG_QUIT, 0);
+        } else {
+            kill(j->null_pid, SIGKILL);
+        }
         close(j->null_sock);
         waitpid(j->null_pid, NULL, 0);
         j->null_sock = -1;
@@ -1358,7 +1366,7 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
      * started now so that its context is made while the cases are set up, and awaited before
      * the gate, its GPU work under the grading's shared hold (design note 61). Where it cannot
      * start, judge_time tries again and reports it. */
-    int null_for = -1; /* the first case with a baseline: its set-up phases get the wait */
+    int null_for = -1; /* the first case with a baseline: its null_server phase is the wait */
     for (int k = 0; time && k < n && null_for < 0; ++k) {
         null_for = case_ex[k]->launch_baseline ? k : -1;
     }
@@ -1499,6 +1507,7 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex,
     }
     const cml_exercise *const one[1] = {ex};
     const int code = judge_timed_cases(&j, opt, opt->n_cases > 0 ? case_ex : one, pool_fd);
+    stop_null_server(&j); /* on an error's return too: its server ends before the judge */
     close(pool_fd);
     cml_check_set_secret(NULL);
     return code;

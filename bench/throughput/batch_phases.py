@@ -1,9 +1,10 @@
 """Where a batch's time went, from its students' report.json (issue 15): how many reports and
 their totals, each of ``timings_s`` as median, min and max over the students (seconds), and
 for each exercise the judge's phases of its timed run (median, min, max in ms; a part such as
-``baseline_check`` is inside its phase, ``input_sets``), with every fifth of its scored values,
-and the judge's CPU in its phases (``phases_cpu_ms``, median ms; design note 55) where the
-reports have it.
+``baseline_check`` is inside its phase, ``input_sets``; ``null_server``, the wait for the
+empty-kernel server before the gate, is in none since design note 61), with every fifth of its
+scored values, and the judge's CPU in its phases (``phases_cpu_ms``, median ms; design note
+55) where the reports have it.
 
 Usage: python3 bench/throughput/batch_phases.py OUT   (a ``grader batch --out`` folder)"""
 

@@ -61,8 +61,8 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
             assert timing["baseline_batch"] == timing["batch"], (name, timing)
         if name == "transpose_tiled":
             assert timing["baseline_batch"] < timing["batch"], timing
-        # the input sets' parts: the empty-kernel server starts with the first case, and
-        # each baseline (none of lab 3.3's has a finish()) is checked before the gate
+        # the wait for the empty-kernel server (started before the set-up) on the first
+        # case, and each baseline (none of lab 3.3's has a finish()) checked before the gate
         assert ("null_server" in timing["phases_ms"]) == (k == 0), (name, timing["phases_ms"])
         assert "baseline_check" in timing["phases_ms"], (name, timing["phases_ms"])
         # a phase the judge did not time is left out of phases_ms
