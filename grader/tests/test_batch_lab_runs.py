@@ -264,10 +264,18 @@ def test_a_judge_for_each_group_when_every_case_passes(
     assert sorted(alone_judged) == sorted([name, str(k)] for name, k in n.items())
 
 
-@pytest.mark.parametrize("groups", ["two", "one"])
 @pytest.mark.parametrize(
-    "name, change",
-    [("crash", CRASH_AT_33), ("launch_error", LAUNCH_ERROR), ("race", RACE), ("hang", HANG_AT_33)],
+    "name, change, groups",
+    [
+        ("crash", CRASH_AT_33, "two"),
+        ("launch_error", LAUNCH_ERROR, "two"),
+        ("race", RACE, "two"),
+        ("hang", HANG_AT_33, "two"),
+        # one run over several exercises (a group holding them all): its fresh processes
+        # after a crash, and its next exercise's after a hang
+        ("crash", CRASH_AT_33, "one"),
+        ("hang", HANG_AT_33, "one"),
+    ],
 )
 def test_the_same_report_as_the_exercises_own_runs(
     course, fake_gpu, tmp_path, monkeypatch, name, change, groups
