@@ -250,6 +250,7 @@ static int remote_verify(judge *j, const cml_problem *ref, cml_compare_result *c
  * The course's empty-kernel server (judge --serve-null FD). */
 
 int cml_judge_serve_null(int sock) {
+    prctl(PR_SET_NAME, "judge-null", 0, 0, 0); /* else "exe", from /proc/self/exe */
     CML_CHECK(cudaFree(0)); /* the context, before READY */
     if (cml_ipc_send_token(sock, CML_MSG_READY, 0) != 0) {
         return CML_EXIT_FAILED;
@@ -1491,6 +1492,8 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex,
     /* Not dumpable: other processes of the same user (the student's, when the grader runs
      * without the sandbox) cannot open /proc/<judge>/fd or read its memory (the secret). */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    /* its name in top and ps (a batch's CPU by command, bench/throughput/top_by_command.py) */
+    prctl(PR_SET_NAME, opt->time ? "judge-timed" : "judge-cases", 0, 0, 0);
     cml_rng_seed(&j.secret, secret_seed());
 
     if (cml_device_count() == 0) {

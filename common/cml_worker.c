@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "cml_check.h"
@@ -58,6 +59,9 @@ int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises) {
         return send_error(sock, "protocol", "expected HELLO with the memory pool");
     }
     cml_device_schedule(in.hello.timed); /* before the first CUDA call, the pool's import */
+    /* its name in top and ps (a batch's CPU by command, bench/throughput/top_by_command.py):
+     * a timed run's student's process, or an untimed one's; a plain run stays "lab" */
+    prctl(PR_SET_NAME, in.hello.timed ? "lab-timed" : "lab-cases", 0, 0, 0);
     return serve_case(sock, exercises, n_exercises, pool_fd);
 }
 

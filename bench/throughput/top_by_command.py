@@ -2,7 +2,10 @@
 printed while the batch ran and prints, per command name, the CPU seconds summed over the
 samples (%CPU x SECONDS / 100: the processes alive at a sample, so processes shorter than a
 sample are undercounted), then the whole machine's user / nice / system / idle shares from
-top's "%Cpu(s)" lines. Usage: python3 top_by_command.py TOP_OUTPUT SECONDS."""
+top's "%Cpu(s)" lines. Since session 27 the course's processes name their role: judge-timed,
+judge-cases (correctness), judge-null (the empty-kernel server, "exe" before), lab-timed and
+lab-cases (the student's processes of judged runs), lab (a plain run: compute-sanitizer's).
+Usage: python3 top_by_command.py TOP_OUTPUT SECONDS."""
 
 from __future__ import annotations
 
