@@ -357,11 +357,12 @@ def _await_hello(sock: socket.socket, judge_proc: subprocess.Popen, timeout_s: f
             return
 
 
-def _await_gate(judge_proc: subprocess.Popen, timeout_s: float) -> tuple[bool, bytes]:
-    """Reads the judge's standard output up to its "gate" line (``--gate``): (True, what
-    followed it), or (False, all it wrote) when it ended or went past ``timeout_s`` first (a
-    set-up that failed writes its document without a gate). A "defer K" line before the
-    gate is kept at the head of what is returned."""
+def _await_gate(judge_proc: subprocess.Popen, timeout_s: float) -> tuple[str, bytes]:
+    """Reads the judge's standard output up to its "gate" line (``--gate``): ("gate", what
+    followed it); ("done", all it wrote) when it wrote a document instead (a set-up that
+    failed writes one without a gate, and ends) or ended; ("late", all it wrote) past
+    ``timeout_s`` with neither. A "defer K" line before the gate is kept at the head of what
+    is returned."""
     fd = judge_proc.stdout.fileno()
     head, got = b"", b""
     deadline = time.monotonic() + timeout_s
@@ -370,28 +371,31 @@ def _await_gate(judge_proc: subprocess.Popen, timeout_s: float) -> tuple[bool, b
         if ready:
             chunk = os.read(fd, 4096)
             if not chunk:
-                return False, head + got
+                return "done", head + got
             got += chunk
             while b"\n" in got:
                 line, _, rest = got.partition(b"\n")
                 if line == GATE_LINE:
-                    return True, head + rest
+                    return "gate", head + rest
                 if not line.startswith(DEFER_LINE):
-                    return False, head + got  # a document, not a gate
+                    return "done", head + got  # a document, not a gate
                 head, got = head + line + b"\n", rest
         elif judge_proc.poll() is not None:
-            return False, head + got
-    return False, head + got
+            return "done", head + got
+    return "late", head + got
 
 
 def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitStack, timeout_s):
     """Lets a gated judge (``--gate``) through once ``gate`` is held (entered on
     ``held_gate``, so it is held to the end of the run): what the judge wrote after its
     gate line (with a "defer K" line before it), or all it wrote when it ended first."""
-    at_gate, head = _await_gate(judge_proc, timeout_s)
+    state, head = _await_gate(judge_proc, timeout_s)
+    at_gate = state == "gate"
     if at_gate:  # its set-up done (a gate may want to know: grade._EarlyTimedRuns)
         getattr(gate, "reached", lambda: None)()
-    if at_gate or judge_proc.poll() is None:
+    # a judge that wrote its document instead of its gate line times nothing: no hold for it,
+    # even while it is still ending (its process not yet gone)
+    if at_gate or (state == "late" and judge_proc.poll() is None):
         # at its gate, or still setting up past the time limit (it may reach the gate
         # later): either way it times only with the GPU held alone; still setting up, it
         # keeps off the CPUs kept for timed runs until its hold (grader.cpus, note 55)

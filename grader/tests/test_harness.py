@@ -310,3 +310,39 @@ def test_an_untimed_judge_opens_one_cuda_work_queue_and_a_timed_one_the_default(
             out, _ = proc.communicate(timeout=30)
         theirs.close()
         assert out.strip() == want, (background, out)
+
+
+def test_a_judge_that_wrote_its_document_instead_of_its_gate_gets_no_hold():
+    """A gated judge whose set-up failed writes its document and ends, without a gate line:
+    while it is still ending (its process not yet gone) it must not be taken for one still
+    setting up, which would wait for and take the GPU alone for a run that times nothing (a
+    review's finding, session 27)."""
+    import subprocess
+    import sys
+
+    writes_and_lingers = (
+        "import sys, time\n"
+        "sys.stdout.write('{\"schema\": 1, \"status\": \"error\"}\\n')\n"
+        "sys.stdout.flush()\n"
+        "time.sleep(30)\n"
+    )
+    judge = subprocess.Popen(
+        [sys.executable, "-c", writes_and_lingers],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
+    )
+    entered = []
+
+    @contextlib.contextmanager
+    def gate():
+        entered.append(True)
+        yield
+
+    try:
+        with contextlib.ExitStack() as held:
+            head = harness._pass_gate(judge, gate, held, timeout_s=20)
+        assert judge.poll() is None  # it was still there when the gate was decided
+    finally:
+        judge.kill()
+        judge.wait()
+        judge.stdout.close()
+    assert entered == [] and head.startswith(b'{"schema": 1')
