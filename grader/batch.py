@@ -53,7 +53,8 @@ skipped, and the gradebook lists them all. (The Slurm jobs pass the whole class 
 ``--roster`` of each task's batch: ``grader.slurm``.)
 
 **Parallelism.** Gradings run in a thread pool (``--jobs``, default one per CPU the grader
-may use: ``default_jobs``).
+may use, ``default_jobs``, or fewer where the GPU's memory holds fewer,
+``gradings_in_gpu_memory``).
 Builds and the untimed GPU runs (device probe, correctness, compute-sanitizer) of
 different submissions run side by side; a performance run has the GPU to itself, since
 concurrent kernels would corrupt its timing: one ``grader.gpu_lock.GpuLock`` for the class
@@ -118,6 +119,7 @@ from grader import (
     cpus,
     gpu_lock,
     gradescope,
+    harness,
     manifest,
     report,
     tools,
@@ -484,7 +486,8 @@ def make_private(out: Path) -> None:
 
 class Batch:
     """One batch run; ``run()`` returns the exit status. ``roster``: the ids the gradebook
-    lists (default: the ids of ``subs``)."""
+    lists (default: the ids of ``subs``); ``jobs`` None: one grading per CPU, fewer where
+    the GPU's memory holds fewer (``gradings_in_gpu_memory``)."""
 
     def __init__(
         self, lab_dir: Path, lab: manifest.Lab, subs: list[Submission], out: Path, options,
@@ -517,7 +520,18 @@ class Batch:
             raise GraderError(f"cannot build: {tools.not_found('nvcc')}")
         # once: the parallel gradings only read them (their own make finds nothing to do)
         builder.build_common(root, nvcc, self.options.arch)
-        builder.build_judge(root, nvcc, self.options.arch, self.lab.name)
+        judge = builder.build_judge(root, nvcc, self.options.arch, self.lab.name)
+        if self.jobs is None:  # one per CPU, as many as the GPU's memory holds
+            self.jobs = default_jobs()
+            fit = gradings_in_gpu_memory(judge, harness.schema_version(root))
+            if fit is not None and fit < self.jobs:
+                print(
+                    f"batch: {fit} at once, not {self.jobs} (one per CPU): the GPU's memory "
+                    f"holds {fit} grading{'s' if fit > 1 else ''} at "
+                    f"{GPU_BYTES_PER_GRADING / 2**30:g} GiB each (--jobs sets the number)",
+                    file=self.err,
+                )
+                self.jobs = fit
 
         n, k = len(self.subs), 0
         rows: dict[str, dict] = {}
@@ -697,6 +711,25 @@ def read_roster(path: Path) -> list[str]:
     return ids
 
 
+# GPU memory a batch's grading may hold at once: its timed run's set-up keeps at most 6 GiB
+# of cases (the judge's SETUP_BUDGET_BYTES), beside a few CUDA contexts (its untimed runs',
+# its judges', compute-sanitizer's). Lab 3.3's class on the H200 peaked at 90 GB with 16
+# gradings (g100, bench/h200-2026-12-04-session26): 5.6 GB each.
+GPU_BYTES_PER_GRADING = 8 * 2**30
+
+
+def gradings_in_gpu_memory(judge: Path, version: int) -> int | None:
+    """How many gradings the GPU's memory holds at ``GPU_BYTES_PER_GRADING`` each (at least
+    one), from the judge's device probe (the device the runs use, as ``CUDA_VISIBLE_DEVICES``
+    gives it); None when the probe gives no memory size (no device)."""
+    probe = harness.device_info(judge, version, box=harness.TRUSTED)
+    device = (probe.doc or {}).get("device") or {}
+    total = device.get("global_mem_bytes")
+    if not isinstance(total, int) or total <= 0:
+        return None
+    return max(1, total // GPU_BYTES_PER_GRADING)
+
+
 def default_jobs() -> int:
     """One grading per CPU the grader may use: those of its affinity (a Slurm job's cpuset,
     not the whole node's ``os.cpu_count()``), or Slurm's share of them where tasks are not
@@ -715,5 +748,4 @@ def batch(
     lab_dir = course.lab_folder(lab_dir)
     lab = manifest.load(lab_dir)
     subs = collect(paths, lab.required_files)
-    jobs = jobs or default_jobs()
     return Batch(lab_dir, lab, subs, out, options, force, jobs, err or sys.stderr, roster).run()

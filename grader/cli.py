@@ -129,7 +129,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--out", required=True, metavar="DIR", help="gradebook and reports go here")
     b.add_argument("--force", action="store_true", help="grade again those already graded")
     b.add_argument(
-        "--jobs", type=_jobs, help="parallel gradings (default: one per CPU the grader may use)"
+        "--jobs", type=_jobs,
+        help="parallel gradings (default: one per CPU the grader may use, fewer where the "
+        "GPU's memory holds fewer at 8 GiB each)",
     )
     _run_options(b)
     # the class the gradebook lists, when it is more than these submissions (grader.slurm's

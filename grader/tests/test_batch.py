@@ -648,3 +648,37 @@ def test_the_progress_line_of_a_partial_grade_says_the_points_lost_for_certain()
     batching.Batch._progress(me, 5, 30, row, "x")
     last = me.err.getvalue().splitlines()[-1]
     assert last == "[5/30] bob: 15 so far of 17, 2 pending; partial (no GPU) (x)"
+
+
+def test_a_gpu_with_less_memory_grades_fewer_at_once(fake_root, subs, tmp_path, monkeypatch):
+    """Without --jobs a batch grades one submission per CPU, but no more than the GPU's
+    memory holds at ``batch.GPU_BYTES_PER_GRADING`` each (its device probe's
+    ``global_mem_bytes``); --jobs is taken as given."""
+    from grader import batch
+
+    monkeypatch.setenv("FAKE_GPU", "1")
+    monkeypatch.setattr(batch, "default_jobs", lambda: 4)
+    monkeypatch.setenv("FAKE_GLOBAL_MEM_BYTES", str(batch.GPU_BYTES_PER_GRADING * 2 + 1))
+    pools = []
+    real = batch.ThreadPoolExecutor
+    monkeypatch.setattr(
+        batch, "ThreadPoolExecutor", lambda max_workers, **kw: pools.append(max_workers)
+        or real(max_workers=max_workers, **kw),
+    )
+    argv = ["batch", fake_root / LAB, subs["alice"], "--out", tmp_path / "out", "--no-perf"]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        cli.main([str(a) for a in argv])  # partial (--no-perf): 3
+    assert pools == [2] and "2 at once, not 4 (one per CPU)" in err.getvalue(), err.getvalue()
+    pools.clear()
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        argv = [*argv[:4], tmp_path / "out2", "--no-perf", "--jobs", "3"]
+        cli.main([str(a) for a in argv])
+    assert pools == [3] and "at once" not in err.getvalue(), err.getvalue()
+    monkeypatch.delenv("FAKE_GLOBAL_MEM_BYTES")  # no memory size: one per CPU
+    pools.clear()
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        cli.main([str(a) for a in [*argv[:4], tmp_path / "out3", "--no-perf"]])
+    assert pools == [4]
+

@@ -43,10 +43,14 @@ typedef struct {
 static void put_device(FILE *f) {
     const char *clock = getenv("FAKE_CLOCK_KHZ");
     const char *cc = getenv("FAKE_CC");
+    const char *mem = getenv("FAKE_GLOBAL_MEM_BYTES");
     fprintf(f, "{\"name\":\"Fake GPU\",\"cc\":\"%s\",\"sm_count\":2,\"l2_bytes\":1024",
             cc ? cc : "9.0");
     if (clock) {
         fprintf(f, ",\"clock_khz\":%d", atoi(clock));
+    }
+    if (mem) {
+        fprintf(f, ",\"global_mem_bytes\":%lld", atoll(mem));
     }
     fputc('}', f);
 }
