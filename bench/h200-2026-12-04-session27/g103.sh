@@ -4,7 +4,8 @@
 # 1. every lab's solution graded and the selfcheck (gpu_check.sh's grade and selfcheck steps):
 #    a timed judge now starts its empty-kernel server before its set-up and stops it on every
 #    return (design note 61), for every lab's timed runs, lone grades included;
-# 2. test_gpu.py's timed run over the lab (its null_server phase on the first case);
+# 2. the Check tests (common/ changed: cml_judge.c, cml_worker.c) and test_gpu.py's timed run
+#    over the lab (its null_server phase on the first case);
 # 3. labs 3.1, 3.2, 3.4 and 3.5 each graded as a batch of its solution and known-bad fixtures
 #    (bench/throughput/lab_batch.py): notes 59 and 60 change only a batch's grading (its
 #    correctness in two judged runs side by side, its sanitizer tools side by side), which the
@@ -17,8 +18,10 @@ set -uo pipefail
 LIMIT=${LIMIT:-590}
 source bench/device_prelude.sh "${NAME:-g103}" "$1"
 s 90 build make -k -j16 all
-s 240 gpucheck env STEPS="grade selfcheck" bash grader/gpu_check.sh $L/gpucheck
+s 280 gpucheck env STEPS="grade selfcheck" bash grader/gpu_check.sh $L/gpucheck
 tail -30 $L/gpucheck/summary.txt | tee -a $L/summary.txt
+s 40 check bash -c check_make
+grep -E "Checks|Errors|Failures" $L/check.log | tail -8 | tee -a $L/summary.txt
 s 60 gpu_tests python3 -m pytest -q -p no:cacheprovider grader/tests/test_gpu.py \
     -k timed_run_over_the_lab
 tail -3 $L/gpu_tests.log | tee -a $L/summary.txt
