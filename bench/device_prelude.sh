@@ -8,7 +8,8 @@
 # - left: the seconds left of LIMIT (default 580) since the script started, at least 5;
 # - check_make: `make check-tests` with the unpacked Check (a step: s 60 check bash -c check_make);
 # - known_bad_ids 1 / 0: the known-bad fixtures' GPU test ids, those losing performance or not.
-# - watch_start TAG / watch_stop: top, nvidia-smi dmon and the GPU lock's trace beside a batch.
+# - watch_start TAG / watch_stop: top, nvidia-smi dmon, each process's GPU memory and the GPU
+#   lock's trace beside a batch.
 # - class_run SIZE: bench/class_batch.py's class graded, watched and checked (resumable).
 # A device machine keeps ignored build outputs between calls; their times can be newer than the
 # sources carried, so the build step removes build/ first (session 7, g26a ran stale binaries).
@@ -56,19 +57,24 @@ PY
 }
 rm -rf build
 git rev-parse --short HEAD 2>/dev/null | sed 's/^/device .git HEAD (may be stale; the tree is the carried one): /'
-# watch_start TAG: `top` and `nvidia-smi dmon` (utilisation and memory) beside a batch
-# ($L/topTAG.txt, $L/dmonTAG.txt) and the GPU lock's trace ($L/traceTAG.txt,
+# watch_start TAG: `top`, `nvidia-smi dmon` (utilisation and memory) and each process's GPU
+# memory (nvidia-smi --query-compute-apps) beside a batch ($L/topTAG.txt, $L/dmonTAG.txt,
+# $L/appsTAG.txt) and the GPU lock's trace ($L/traceTAG.txt,
 # bench/throughput/lock_trace.py); watch_stop ends them.
 watch_start() {
     top -b -d 2 -w 512 >"$L/top$1.txt" &
     CML_TOP=$!
     nvidia-smi dmon -s um -d 2 >"$L/dmon$1.txt" 2>&1 &
     CML_DMON=$!
+    # each process's GPU memory (bench/throughput/gpu_memory_by_command.py joins it with top)
+    nvidia-smi --query-compute-apps=timestamp,pid,used_memory --format=csv,noheader,nounits \
+        -l 2 >"$L/apps$1.txt" 2>&1 &
+    CML_APPS=$!
     export GRADER_GPU_LOCK_TRACE=$L/trace$1.txt
 }
 watch_stop() {
     unset GRADER_GPU_LOCK_TRACE
-    kill "$CML_TOP" "$CML_DMON" 2>/dev/null
+    kill "$CML_TOP" "$CML_DMON" "$CML_APPS" 2>/dev/null
 }
 # class_run SIZE: bench/class_batch.py's class of SIZE graded once (resuming the grading in
 # .scratch/classSIZE, carried), watched (watch_start), up to MARGIN seconds (default 25)
@@ -87,7 +93,11 @@ class_run() {
     echo "class$n: $(ls .scratch/class$n/grading-1/*/report.json 2>/dev/null | wc -l) reports" \
         "in $(($(date +%s) - a)) s (this call)" | tee -a $L/summary.txt
     watch_stop
-    gzip -f $L/top$n.txt
+    python3 bench/throughput/top_by_command.py $L/top$n.txt 2 >$L/cpu_by_command$n.txt
+    head -12 $L/cpu_by_command$n.txt | tee -a $L/summary.txt
+    python3 bench/throughput/gpu_memory_by_command.py $L/apps$n.txt $L/top$n.txt |
+        tee $L/gpu_memory_by_command$n.txt | head -10 | tee -a $L/summary.txt
+    gzip -f $L/top$n.txt $L/apps$n.txt
     python3 bench/throughput/lock_trace.py $L/trace$n.txt | tee -a $L/summary.txt
     python3 bench/throughput/batch_phases.py .scratch/class$n/grading-1 | tee -a $L/summary.txt
     python3 bench/throughput/class_verdicts.py .scratch/class$n/grading-1 \
