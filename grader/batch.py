@@ -431,10 +431,21 @@ def stale_ids(out: Path, lab: manifest.Lab, roster) -> list[str]:
     return [r["id"] for r in _lab_rows(out, lab) if r["id"] not in names]
 
 
+NOT_GRADED = "not graded: no result yet"  # a roster's student without a batch.json row
+
+
+def missing_ids(rows: list[dict], roster) -> list[str]:
+    """The ids of ``roster`` (None: none) that no row of ``rows`` has, sorted."""
+    have = {r["id"] for r in rows}
+    return sorted(set(roster or ()) - have)
+
+
 def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
     """Rebuilds ``out/gradebook.csv`` from the ``out/*/batch.json`` rows of this lab whose
     id is in ``roster`` (the ids of the batch's class; None: every row), sorted by id;
-    returns those rows. A student of the roster not graded yet has no row."""
+    returns those rows. A student of the roster not graded yet (its Slurm task not run yet,
+    or ended without a result) is listed too, every cell empty and its status
+    ``NOT_GRADED``: the gradebook lists the whole class."""
     rows = _lab_rows(out, lab)
     if roster is not None:
         names = set(roster)
@@ -445,6 +456,7 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
     w = csv.writer(buf)
     head = ["id", *names, *(["report"] if has_report else []), "total", "max"]
     w.writerow([*head, "lost", "pending", *(["manual_pending"] if has_report else []), "status"])
+    lines: list[tuple[str, list]] = []  # (id, cells): the rows, then the roster's missing
     for r in rows:
         final = row_is_final(r["status"])
         cells = [
@@ -467,7 +479,14 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
         row = [_cell(r["id"]), *cells, total, r["max"], lost, waiting]
         if has_report:
             row.append(r.get("manual_pending", lab.manual_points))
-        w.writerow([*row, _cell(r["status"])])
+        lines.append((r["id"], [*row, _cell(r["status"])]))
+    for sid in missing_ids(rows, roster):
+        row = [_cell(sid), *[""] * len(names), *([""] if has_report else []), "",
+               lab.max_points, "", ""]
+        if has_report:
+            row.append(lab.manual_points)
+        lines.append((sid, [*row, NOT_GRADED]))
+    w.writerows(line for _, line in sorted(lines, key=lambda pair: pair[0]))
     write_atomic(out / GRADEBOOK, buf.getvalue())
     return rows
 

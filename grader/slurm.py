@@ -21,7 +21,9 @@ Only students without a final grade in DIR go into the array (``grader.batch``'s
 rule; ``--force`` takes them all), so running the same command again resubmits only those.
 The gradebook lists the whole class named on the command line (``roster.json``), those
 graded by an earlier submission too, and no other results DIR may hold (``grader.batch``,
-"The gradebook is this batch's class").
+"The gradebook is this batch's class"); a student without a result (a task that ended
+without one, or never ran) has a row whose status is ``batch.NOT_GRADED``, and the merge
+names them and exits 3.
 
 Everything the jobs need is in ``DIR/slurm/``: ``build.sbatch``, ``grade.sbatch``,
 ``merge.sbatch``, ``shard-<i>.txt`` (one submission path per line), ``roster.json`` (the
@@ -347,4 +349,14 @@ def stage(lab_dir: Path, out: Path, which: str, arch: str | None, err) -> int:
         print(batch._stale_line(stale, out.absolute()), file=err)
     statuses = [r["status"] for r in rows]
     print(batch._closing_line(statuses, out.absolute() / batch.GRADEBOOK), file=err)
-    return 0 if all(map(row_is_final, statuses)) else 3
+    missing = batch.missing_ids(rows, roster)
+    if missing:  # listed, not graded: their tasks ended without a result (or never ran)
+        names = ", ".join(missing[:10]) + (f", … ({len(missing) - 10} more)"
+                                           if len(missing) > 10 else "")
+        print(
+            f"slurm: {len(missing)} of the class's {len(roster)} have no result ({names}): "
+            "their tasks ended without one (see slurm/grade-*.log and squeue); run the same "
+            "command again to grade them",
+            file=err,
+        )
+    return 0 if all(map(row_is_final, statuses)) and not missing else 3

@@ -245,10 +245,19 @@ def test_the_merge_lists_the_class_of_the_roster(fake_root, capsys, tmp_path):
     code, _, err = grade_cli(
         capsys, "slurm", fake_root / "labs" / "9.1-fake", "--out", out, "--stage", "merge"
     )
-    assert code == 0, err
+    # carol's task ended without a result: she is listed, not graded, and named (an
+    # instructor's trial: she was left out and the merge said nothing, exit 0)
+    assert code == 3, err
     rows = (out / "gradebook.csv").read_text().splitlines()
-    assert [r.split(",")[0] for r in rows[1:]] == ["alice", "bob"]
+    assert [r.split(",")[0] for r in rows[1:]] == ["alice", "bob", "carol"]
+    assert rows[3].endswith(",not graded: no result yet") and ",,,," in rows[3], rows[3]
     assert "left out of the gradebook: dave" in err
+    assert "1 of the class's 3 have no result (carol)" in err and "run the same command" in err
+    _final(out, "carol")
+    code, _, err = grade_cli(
+        capsys, "slurm", fake_root / "labs" / "9.1-fake", "--out", out, "--stage", "merge"
+    )
+    assert code == 0 and "no result" not in err, err
 
 
 def _slurm_answers() -> str | None:
