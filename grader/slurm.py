@@ -169,8 +169,15 @@ def write_scripts(
     roster: list[str] | None = None,
 ) -> tuple[Path, int]:
     """Writes DIR/slurm/'s scripts, shards and roster (the ids the gradebook lists; default
-    those of ``todo``); returns the folder and the number of tasks."""
+    those of ``todo``); returns the folder and the number of tasks. GraderError for an
+    ``out`` whose absolute path holds white space: the jobs' logs are named in ``#SBATCH
+    --output=`` lines, which sbatch splits at white space like a command line."""
     folder = out / SCRIPTS
+    if any(c.isspace() for c in str(folder.absolute())):
+        raise GraderError(
+            f"--out {folder.absolute().parent} holds white space, which the jobs' '#SBATCH "
+            "--output=' lines cannot: choose a folder whose path has none"
+        )
     batch.make_private(out)
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("shard-*.txt"):

@@ -317,3 +317,18 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
     _wait(slurm.job_ids(records[1]))
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert len(rows) == 4 and rows[2].startswith("bob,") and rows[2].endswith(",graded"), rows
+
+
+def test_an_out_folder_with_white_space_is_refused_before_anything_is_written(
+    fake_root, capsys, tmp_path
+):
+    """The jobs' logs are named in '#SBATCH --output=' lines, which sbatch splits at white
+    space (an instructor's trial): such an --out is refused, naming the fix."""
+    out = tmp_path / "my grades"
+    subs = _class(fake_root, tmp_path)
+    code, _, err = grade_cli(
+        capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out, "--dry-run"
+    )
+    assert code == 2 and "holds white space" in err and "choose a folder" in err, err
+    assert not out.exists()
+
