@@ -542,7 +542,8 @@ class Batch:
         judge = builder.build_judge(root, nvcc, self.options.arch, self.lab.name)
         if self.jobs is None:  # one per CPU, as many as the GPU's memory holds
             self.jobs = default_jobs()
-            fit = gradings_in_gpu_memory(judge, harness.schema_version(root))
+            with self.options.gpu_lock.shared():  # a context: never beside a timed run
+                fit = gradings_in_gpu_memory(judge, harness.schema_version(root))
             if fit is not None and fit < self.jobs:
                 print(
                     f"batch: {fit} at once, not {self.jobs} (one per CPU): the GPU's memory "
@@ -730,10 +731,12 @@ def read_roster(path: Path) -> list[str]:
     return ids
 
 
-# GPU memory a batch's grading may hold at once: its timed run's set-up keeps at most 6 GiB
-# of cases (the judge's SETUP_BUDGET_BYTES), beside a few CUDA contexts (its untimed runs',
-# its judges', compute-sanitizer's). Lab 3.3's class on the H200 peaked at 90 GB with 16
-# gradings (g100, bench/h200-2026-12-04-session26): 5.6 GB each.
+# GPU memory a batch's grading may hold at once: its timed run's set-up keeps about 6 GiB of
+# cases at most (the judge's SETUP_BUDGET_BYTES, its first case whatever its size), beside a
+# few CUDA contexts (its untimed runs', its judges', compute-sanitizer's). Lab 3.3's class on
+# the H200 peaked at 90 GB with 16 gradings (g100, bench/h200-2026-12-04-session26): 5.6 GB
+# each, before design notes 59 and 60 added contexts; other labs not measured. The GPU's
+# whole memory is counted: batches sharing one GPU (GRADER_GPU_LOCK) each count all of it.
 GPU_BYTES_PER_GRADING = 8 * 2**30
 
 

@@ -413,8 +413,9 @@ def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitSta
             raise
     cpus.pin(judge_proc.pid)  # with its empty-kernel server, before it times
     try:
-        judge_proc.stdin.write(b"g")
-        judge_proc.stdin.close()
+        if at_gate or state == "late":  # the gate is held: it may time
+            judge_proc.stdin.write(b"g")
+        judge_proc.stdin.close()  # else only closed: a judge at its gate then ends untimed
     except OSError:
         pass  # it ended: its document, if any, is in head and the pipe
     judge_proc.stdin = None  # closed here: communicate() must not flush it

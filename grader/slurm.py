@@ -12,7 +12,8 @@ Slurm schedules; the grader only writes job scripts and submits them with ``sbat
    sees the GPU through the ``CUDA_VISIBLE_DEVICES`` Slurm sets), at most ``--max-parallel``
    tasks at once (``--array=0-N%K``), with ``--cpus-per-task`` CPUs where it is given (8 or
    more let the task's grader keep 3 for its timed runs, ``grader.cpus``; a task's batch
-   grades one student per CPU it has); a task's students write only their own folders of DIR;
+   grades one student per CPU it has, fewer where its GPU's memory holds fewer,
+   ``grader.batch``); a task's students write only their own folders of DIR;
 3. **merge** — after every task, however it ended (``--dependency=afterany``: a partial
    grade exits 3), rebuilds ``DIR/gradebook.csv`` from every student's ``batch.json``
    (``slurm --stage merge``).

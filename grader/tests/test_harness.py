@@ -346,3 +346,37 @@ def test_a_judge_that_wrote_its_document_instead_of_its_gate_gets_no_hold():
         judge.wait()
         judge.stdout.close()
     assert entered == [] and head.startswith(b'{"schema": 1')
+
+
+def test_a_judge_past_a_stray_line_is_never_let_through_its_gate_without_a_hold():
+    """The other side of the test above (a review's finding): a judge that wrote some other
+    line before its gate is given no hold, so it must not be let through either: its
+    standard input is closed without the byte, and a judge at its gate then ends untimed."""
+    import subprocess
+    import sys
+
+    stray_then_gate = (
+        "import sys, time\n"
+        "sys.stdout.write('warning: something\\n'); sys.stdout.flush()\n"
+        "time.sleep(0.5)\n"
+        "sys.stdout.write('gate\\n'); sys.stdout.flush()\n"
+        "got = sys.stdin.buffer.read(1)\n"
+        "sys.stdout.write('TIMED without hold\\n' if got == b'g' else 'refused\\n')\n"
+    )
+    judge = subprocess.Popen(
+        [sys.executable, "-c", stray_then_gate],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
+    )
+    entered = []
+
+    @contextlib.contextmanager
+    def gate():
+        entered.append(True)
+        yield
+
+    with contextlib.ExitStack() as held:
+        harness._pass_gate(judge, gate, held, timeout_s=20)
+    rest, _ = judge.communicate(timeout=10)
+    judge.stdout.close()
+    assert entered == [] and b"refused" in rest and b"TIMED" not in rest, rest
+
