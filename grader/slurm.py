@@ -298,8 +298,12 @@ def submit(
         ["--dependency=afterok:{build}", "--kill-on-invalid-dep=yes", "grade.sbatch"],
         ["--dependency=afterany:{grade}", "merge.sbatch"],
     ]
+    kept = sorted({s.id for s in subs} - {s.id for s in todo})
+    named = ", ".join(kept[:10]) + (f", … ({len(kept) - 10} more)" if len(kept) > 10 else "")
     print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "
-          f"(at most {o.max_parallel} at once); scripts in {folder}", file=err)
+          f"(at most {o.max_parallel} at once); scripts in {folder}"
+          + (f"; kept, their grades final: {named} (--force grades them again)" if kept else ""),
+          file=err)
     if dry_run:  # the scripts and commands on stdout (to keep: --dry-run > scripts.txt)
         for name in ("build", "grade", "merge"):
             print(f"==> {folder / (name + '.sbatch')}", file=out_stream)

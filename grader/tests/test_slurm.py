@@ -196,6 +196,7 @@ def test_a_resubmission_keeps_the_history_of_job_ids(fake_root, capsys, tmp_path
     _final(out, "alice")  # alice's grade is final: bob and carol go again
     code, _, err = grade_cli(capsys, *args)
     assert code == 0 and "2 of 3 students to grade" in err, err
+    assert "kept, their grades final: alice (--force grades them again)" in err, err
     assert "follow with: squeue -j 104,105,106;" in err and "the 1 earlier submission(s) of this folder are kept" in err
     records = slurm.read_jobs(out / "slurm")
     assert records[0] == first[0]  # the first submission's record is kept, not overwritten
