@@ -49,6 +49,7 @@ the run then has the other limits only.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import re
@@ -64,9 +65,15 @@ MAX_PIDS = 512  # CUDA starts ~10 threads, compute-sanitizer a few dozen more
 # ("Host memory per run"); the limit leaves room above it, and 16 runs at their limit at
 # once fit in the course machine's 128 GiB. A batch's grading now makes up to three untimed
 # runs at once (its sanitizer tools side by side, design note 59), so 16 gradings' runs at
-# their limit at once would not: that takes five or more memory-hogging submissions graded
-# at the same time (one submission's runs reach 18 GiB at most); not bounded yet.
+# their limit at once would not: the runs' parent group bounds them all together
+# (ALL_RUNS_SHARE of the machine's memory, design note 64).
 MAX_MEMORY_BYTES = 6 * 2**30
+# The share of the machine's memory (MemTotal) all runs may use together, in their parent
+# group: the rest stays for the grader, its judges (course code, in no run's group), builds
+# and the system. A run that pushes the runs past it is one the kernel's OOM killer ends (the
+# largest process of the runs: a memory hog's), not one of the machine's.
+ALL_RUNS_SHARE = 0.75
+PROC_MEMINFO = Path("/proc/meminfo")
 ROOT_V2 = Path("/sys/fs/cgroup")
 ROOT_V1 = {"pids": ROOT_V2 / "pids", "memory": ROOT_V2 / "memory"}
 PROC_SELF_CGROUP = Path("/proc/self/cgroup")
@@ -89,6 +96,7 @@ class _Parents:
     folders: dict[str, Path]  # controller -> parent folder ("pids", "memory")
     missing: dict[str, str]  # controller -> why there is none
     where: str = ""  # where the groups are, when not inside the grader's own cgroup
+    all_runs_bytes: int | None = None  # the memory limit of the parent: all runs together
 
 
 def own_cgroup(controller: str | None) -> str:
@@ -222,13 +230,41 @@ def _v1_parents() -> _Parents:
     return _Parents(False, folders, missing)
 
 
+def _machine_memory() -> int | None:
+    """The machine's memory in bytes (``MemTotal`` of /proc/meminfo), None where unread."""
+    try:
+        for line in PROC_MEMINFO.read_text().splitlines():
+            fields = line.split()  # MemTotal:  131072000 kB
+            if fields[:1] == ["MemTotal:"] and len(fields) >= 2 and fields[1].isdigit():
+                return int(fields[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _bound_all_runs(p: _Parents) -> _Parents:
+    """``p`` with the memory parent's own limit written: ``ALL_RUNS_SHARE`` of the machine's
+    memory, no less than one run's ``MAX_MEMORY_BYTES`` (``all_runs_bytes``); ``p`` as it
+    is where there is no memory parent or the limit cannot be written (not ours to limit)."""
+    parent = p.folders.get("memory")
+    total = _machine_memory()
+    if parent is None or total is None:
+        return p
+    bound = max(MAX_MEMORY_BYTES, int(total * ALL_RUNS_SHARE) // 2**30 * 2**30)  # whole GiB
+    try:
+        (parent / ("memory.max" if p.v2 else "memory.limit_in_bytes")).write_text(str(bound))
+    except OSError:
+        return p
+    return dataclasses.replace(p, all_runs_bytes=bound)
+
+
 @functools.lru_cache(maxsize=None)
 def _parents() -> _Parents:
     try:
         controllers = (ROOT_V2 / "cgroup.controllers").read_text().split()
     except OSError:
-        return _v1_parents()
-    return _v2_parent(controllers)
+        return _bound_all_runs(_v1_parents())
+    return _bound_all_runs(_v2_parent(controllers))
 
 
 def in_force() -> bool:
@@ -246,7 +282,11 @@ def status() -> str:
     if "memory" in p.folders:
         have.append(f"{size_text(MAX_MEMORY_BYTES)} of memory")
     where = f", {p.where}" if p.where else ""
-    lines = [f"{' and '.join(have)} per run (cgroup{where})"] if have else []
+    together = (
+        f", {size_text(p.all_runs_bytes)} of memory for all runs together"
+        if p.all_runs_bytes else ""
+    )
+    lines = [f"{' and '.join(have)} per run{together} (cgroup{where})"] if have else []
     pids, memory = p.missing.get("pids"), p.missing.get("memory")
     if pids is not None and pids == memory:  # one reason, said once
         lines.append(f"no process limit and no memory limit: {pids}")
