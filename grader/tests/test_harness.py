@@ -312,59 +312,15 @@ def test_an_untimed_judge_opens_one_cuda_work_queue_and_a_timed_one_the_default(
         assert out.strip() == want, (background, out)
 
 
-def test_a_judge_that_wrote_its_document_instead_of_its_gate_gets_no_hold():
-    """A gated judge whose set-up failed writes its document and ends, without a gate line:
-    while it is still ending (its process not yet gone) it must not be taken for one still
-    setting up, which would wait for and take the GPU alone for a run that times nothing (a
-    review's finding, session 27)."""
+def _gated(script: str):
+    """A fake gated judge (a Python ``script``: its standard input and output are the
+    judge's pipes) and ``_pass_gate`` run on it with a gate that notes when it is entered:
+    (the process, what ``_pass_gate`` returned, whether the gate was entered)."""
     import subprocess
     import sys
 
-    writes_and_lingers = (
-        "import sys, time\n"
-        "sys.stdout.write('{\"schema\": 1, \"status\": \"error\"}\\n')\n"
-        "sys.stdout.flush()\n"
-        "time.sleep(30)\n"
-    )
     judge = subprocess.Popen(
-        [sys.executable, "-c", writes_and_lingers],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
-    )
-    entered = []
-
-    @contextlib.contextmanager
-    def gate():
-        entered.append(True)
-        yield
-
-    try:
-        with contextlib.ExitStack() as held:
-            head = harness._pass_gate(judge, gate, held, timeout_s=20)
-        assert judge.poll() is None  # it was still there when the gate was decided
-    finally:
-        judge.kill()
-        judge.wait()
-        judge.stdout.close()
-    assert entered == [] and head.startswith(b'{"schema": 1')
-
-
-def test_a_judge_past_a_stray_line_is_never_let_through_its_gate_without_a_hold():
-    """The other side of the test above (a review's finding): a judge that wrote some other
-    line before its gate is given no hold, so it must not be let through either: its
-    standard input is closed without the byte, and a judge at its gate then ends untimed."""
-    import subprocess
-    import sys
-
-    stray_then_gate = (
-        "import sys, time\n"
-        "sys.stdout.write('warning: something\\n'); sys.stdout.flush()\n"
-        "time.sleep(0.5)\n"
-        "sys.stdout.write('gate\\n'); sys.stdout.flush()\n"
-        "got = sys.stdin.buffer.read(1)\n"
-        "sys.stdout.write('TIMED without hold\\n' if got == b'g' else 'refused\\n')\n"
-    )
-    judge = subprocess.Popen(
-        [sys.executable, "-c", stray_then_gate],
+        [sys.executable, "-c", script],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
     )
     entered = []
@@ -375,8 +331,44 @@ def test_a_judge_past_a_stray_line_is_never_let_through_its_gate_without_a_hold(
         yield
 
     with contextlib.ExitStack() as held:
-        harness._pass_gate(judge, gate, held, timeout_s=20)
+        head = harness._pass_gate(judge, gate, held, timeout_s=20)
+    return judge, head, bool(entered)
+
+
+def test_a_judge_that_wrote_its_document_instead_of_its_gate_gets_no_hold():
+    """A gated judge whose set-up failed writes its document and ends, without a gate line:
+    while it is still ending (its process not yet gone) it must not be taken for one still
+    setting up, which would wait for and take the GPU alone for a run that times nothing (a
+    review's finding, session 27)."""
+    writes_and_lingers = (
+        "import sys, time\n"
+        "sys.stdout.write('{\"schema\": 1, \"status\": \"error\"}\\n')\n"
+        "sys.stdout.flush()\n"
+        "time.sleep(30)\n"
+    )
+    judge, head, entered = _gated(writes_and_lingers)
+    try:
+        assert judge.poll() is None  # it was still there when the gate was decided
+    finally:
+        judge.kill()
+        judge.wait()
+        judge.stdout.close()
+    assert not entered and head.startswith(b'{"schema": 1')
+
+
+def test_a_judge_past_a_stray_line_is_never_let_through_its_gate_without_a_hold():
+    """The other side of the test above (a review's finding): a judge that wrote some other
+    line before its gate is given no hold, so it must not be let through either: its
+    standard input is closed without the byte, and a judge at its gate then ends untimed."""
+    stray_then_gate = (
+        "import sys, time\n"
+        "sys.stdout.write('warning: something\\n'); sys.stdout.flush()\n"
+        "time.sleep(0.5)\n"
+        "sys.stdout.write('gate\\n'); sys.stdout.flush()\n"
+        "got = sys.stdin.buffer.read(1)\n"
+        "sys.stdout.write('TIMED without hold\\n' if got == b'g' else 'refused\\n')\n"
+    )
+    judge, _, entered = _gated(stray_then_gate)
     rest, _ = judge.communicate(timeout=10)
     judge.stdout.close()
-    assert entered == [] and b"refused" in rest and b"TIMED" not in rest, rest
-
+    assert not entered and b"refused" in rest and b"TIMED" not in rest, rest
