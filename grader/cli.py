@@ -286,9 +286,10 @@ def main(argv: list[str] | None = None) -> int:
     except GraderError as e:
         print(f"grader: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("grader: interrupted", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:  # 128 + SIGINT, the shell's own code: not a usage error
+        print("grader: interrupted (a batch run again resumes: what it graded is kept)",
+              file=sys.stderr)
+        return 130
     except Exception:
         print("grader: internal error (a bug in the grader; please report it):", file=sys.stderr)
         traceback.print_exc()

@@ -682,3 +682,14 @@ def test_a_gpu_with_less_memory_grades_fewer_at_once(fake_root, subs, tmp_path, 
         cli.main([str(a) for a in [*argv[:4], tmp_path / "out3", "--no-perf"]])
     assert pools == [4]
 
+
+def test_an_interrupted_command_exits_130_and_says_a_batch_resumes(monkeypatch, capsys):
+    """Ctrl-C is not a usage error (2, an instructor's trial): the shell's 130, and the line
+    says that running a batch again resumes it."""
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "run", interrupted)
+    assert cli.main(["batch"]) == 130
+    assert "interrupted (a batch run again resumes" in capsys.readouterr().err
+
