@@ -399,9 +399,15 @@ def _closing_line(
     return f"{text}; gradebook: {manifest.display_path(gradebook)}"
 
 
+def name_list(ids: list[str], shown: int = 10) -> str:
+    """``a, b, c`` for a line of the batch's: the first ``shown`` ids, and how many more."""
+    more = f", … ({len(ids) - shown} more)" if len(ids) > shown else ""
+    return ", ".join(ids[:shown]) + more
+
+
 def _stale_line(stale: list[str], out: Path) -> str:
     """The line naming the results in DIR that the gradebook left out (module docstring)."""
-    names = ", ".join(stale[:10]) + (f", … ({len(stale) - 10} more)" if len(stale) > 10 else "")
+    names = name_list(stale)
     return (
         f"batch: {len(stale)} earlier result(s) in {manifest.display_path(out)} are not in "
         f"this batch and are left out of the gradebook: {names} (their folders are kept; "

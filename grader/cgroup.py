@@ -73,7 +73,6 @@ MAX_MEMORY_BYTES = 6 * 2**30
 # and the system. A run that pushes the runs past it is one the kernel's OOM killer ends (the
 # largest process of the runs: a memory hog's), not one of the machine's.
 ALL_RUNS_SHARE = 0.75
-PROC_MEMINFO = Path("/proc/meminfo")
 ROOT_V2 = Path("/sys/fs/cgroup")
 ROOT_V1 = {"pids": ROOT_V2 / "pids", "memory": ROOT_V2 / "memory"}
 PROC_SELF_CGROUP = Path("/proc/self/cgroup")
@@ -231,15 +230,12 @@ def _v1_parents() -> _Parents:
 
 
 def _machine_memory() -> int | None:
-    """The machine's memory in bytes (``MemTotal`` of /proc/meminfo), None where unread."""
+    """The machine's memory in bytes (the kernel's total RAM, /proc/meminfo's ``MemTotal``),
+    None where the system does not say."""
     try:
-        for line in PROC_MEMINFO.read_text().splitlines():
-            fields = line.split()  # MemTotal:  131072000 kB
-            if fields[:1] == ["MemTotal:"] and len(fields) >= 2 and fields[1].isdigit():
-                return int(fields[1]) * 1024
-    except OSError:
-        pass
-    return None
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return None
 
 
 def _bound_all_runs(p: _Parents) -> _Parents:

@@ -805,8 +805,7 @@ class Grading:
             return
         if max(len(first), len(second)) > harness.MAX_CASES:  # a run's limit
             return
-        name = threading.current_thread().name
-        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=name) as pool:
+        with _threads(1) as pool:
             other = pool.submit(
                 cpus.carried(
                     functools.partial(
@@ -1541,6 +1540,14 @@ def _two_groups(exercises: Sequence[Exercise]) -> tuple[list[Exercise], list[Exe
     return first, second
 
 
+def _threads(workers: int) -> concurrent.futures.ThreadPoolExecutor:
+    """A pool for runs a grading hands to threads of its own, named after the calling thread
+    (the grading's: a stack dump says whose they are)."""
+    return concurrent.futures.ThreadPoolExecutor(
+        workers, thread_name_prefix=threading.current_thread().name
+    )
+
+
 def _side_by_side(calls, errors: bool = False) -> list:
     """Each of ``calls`` (no arguments) in a thread of its own (named after the calling
     thread): their results, in order, once every call has ended. The first error, in order,
@@ -1548,8 +1555,7 @@ def _side_by_side(calls, errors: bool = False) -> list:
     ended); with ``errors`` each call's error takes its result's place instead. Each thread
     starts its runs on the CPUs the calling thread's would (``cpus.carried``)."""
     calls = [cpus.carried(call) for call in calls]
-    name = threading.current_thread().name
-    with concurrent.futures.ThreadPoolExecutor(len(calls) or 1, thread_name_prefix=name) as pool:
+    with _threads(len(calls) or 1) as pool:
         futures = [pool.submit(call) for call in calls]
     if errors:
         return [f.exception() or f.result() for f in futures]

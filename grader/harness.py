@@ -394,8 +394,9 @@ def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitSta
     if at_gate:  # its set-up done (a gate may want to know: grade._EarlyTimedRuns)
         getattr(gate, "reached", lambda: None)()
     # a judge that wrote its document instead of its gate line times nothing: no hold for it,
-    # even while it is still ending (its process not yet gone)
-    if at_gate or (state == "late" and judge_proc.poll() is None):
+    # even while it is still ending (its process not yet gone), and no byte
+    held = at_gate or (state == "late" and judge_proc.poll() is None)
+    if held:
         # at its gate, or still setting up past the time limit (it may reach the gate
         # later): either way it times only with the GPU held alone; still setting up, it
         # keeps off the CPUs kept for timed runs until its hold (grader.cpus, note 55)
@@ -413,7 +414,7 @@ def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitSta
             raise
     cpus.pin(judge_proc.pid)  # with its empty-kernel server, before it times
     try:
-        if at_gate or state == "late":  # the gate is held: it may time
+        if held:  # only with the gate held may it time
             judge_proc.stdin.write(b"g")
         judge_proc.stdin.close()  # else only closed: a judge at its gate then ends untimed
     except OSError:

@@ -299,10 +299,10 @@ def submit(
         ["--dependency=afterany:{grade}", "merge.sbatch"],
     ]
     kept = sorted({s.id for s in subs} - {s.id for s in todo})
-    named = ", ".join(kept[:10]) + (f", … ({len(kept) - 10} more)" if len(kept) > 10 else "")
     print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "
           f"(at most {o.max_parallel} at once); scripts in {folder}"
-          + (f"; kept, their grades final: {named} (--force grades them again)" if kept else ""),
+          + (f"; kept, their grades final: {batch.name_list(kept)} (--force grades them "
+             "again)" if kept else ""),
           file=err)
     if dry_run:  # the scripts and commands on stdout (to keep: --dry-run > scripts.txt)
         for name in ("build", "grade", "merge"):
@@ -363,10 +363,9 @@ def stage(lab_dir: Path, out: Path, which: str, arch: str | None, err) -> int:
     print(batch._closing_line(statuses, out.absolute() / batch.GRADEBOOK), file=err)
     missing = batch.missing_ids(rows, roster)
     if missing:  # listed, not graded: their tasks ended without a result (or never ran)
-        names = ", ".join(missing[:10]) + (f", … ({len(missing) - 10} more)"
-                                           if len(missing) > 10 else "")
         print(
-            f"slurm: {len(missing)} of the class's {len(roster)} have no result ({names}): "
+            f"slurm: {len(missing)} of the class's {len(roster)} have no result "
+            f"({batch.name_list(missing)}): "
             "their tasks ended without one (see slurm/grade-*.log and squeue); run the same "
             "command again to grade them",
             file=err,

@@ -327,15 +327,19 @@ def test_a_slurm_jobs_cgroup_is_known_by_its_path_without_slurm_job_id(tmp_path,
     assert not cgroup._in_slurm_job("/user.slice/jobs_1/x") and cgroup._in_slurm_job("/a/job_7")
 
 
+def test_the_machines_memory_is_the_kernels_total():
+    meminfo = Path("/proc/meminfo").read_text().split()
+    assert cgroup._machine_memory() == int(meminfo[meminfo.index("MemTotal:") + 1]) * 1024
+
+
 @pytest.mark.parametrize("v2", [True, False])
 def test_all_runs_together_are_bounded_in_their_parent_group(tmp_path, monkeypatch, v2):
     """Design note 64: the runs' memory parent gets ALL_RUNS_SHARE of the machine's memory
     (in whole GiB, never less than one run's limit), so that many runs at their own limit at
     once (a batch's gradings run up to three each) cannot exhaust the machine; the limits
     line says it. Where the parent's limit cannot be written, nothing is claimed."""
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal:       131072000 kB\nMemFree:         1000 kB\n")  # 125 GiB
-    monkeypatch.setattr(cgroup, "PROC_MEMINFO", meminfo)
+    memory = [131072000 * 1024]  # 125 GiB
+    monkeypatch.setattr(cgroup, "_machine_memory", lambda: memory[0])
     parent = tmp_path / "cml-grader"
     parent.mkdir()
     p = cgroup._Parents(v2, {"pids": parent, "memory": parent}, {})
@@ -346,7 +350,7 @@ def test_all_runs_together_are_bounded_in_their_parent_group(tmp_path, monkeypat
     monkeypatch.setattr(cgroup, "_parents", lambda: bounded)
     assert "6 GiB of memory per run, 93 GiB of memory for all runs together" in cgroup.status()
 
-    meminfo.write_text("MemTotal:       4096000 kB\n")  # 3.9 GiB: one run's limit at least
+    memory[0] = 4096000 * 1024  # 3.9 GiB: one run's limit at least
     assert cgroup._bound_all_runs(p).all_runs_bytes == cgroup.MAX_MEMORY_BYTES
     gone = cgroup._Parents(v2, {"memory": tmp_path / "not-made"}, {})
     assert cgroup._bound_all_runs(gone) == gone  # not written: not claimed
