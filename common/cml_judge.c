@@ -225,17 +225,34 @@ static int finish_remote_failure(judge *j, int rc) {
     return CML_EXIT_FAILED;
 }
 
+/* A line for the grader on standard output (the documents' pipe), flushed: "launch" as the
+ * RUN of an untimed case goes out, "landed" once its answer is in (or the process is gone).
+ * The grader limits the time between them (lab.toml's launch_timeout_s): a hung launch ends
+ * its case then, not at the case's whole limit, which also covers the judge's own set-up. */
+static void launch_line(const char *line) {
+    fputs(line, stdout);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
 /* Poison, one remote launch, finish, read back, compare against `ref` (whose output buffer is
- * the shared one). Returns ANSWERED with *check filled, or the remote failure. */
+ * the shared one). Returns ANSWERED with *check filled, or the remote failure. `announce`:
+ * the launch between the lines "launch" and "landed" (judge_cases). */
 static int remote_verify(judge *j, const cml_problem *ref, cml_compare_result *check,
-                         double *run_ms) {
+                         double *run_ms, int announce) {
     const cml_problem *p = &j->p;
     cml_lab_poison(p);
     CML_CHECK(cudaDeviceSynchronize());
+    if (announce) {
+        launch_line("launch");
+    }
     const double t0 = cml_now_ms();
     int rc = remote_run(j->sock, ++j->token, 1, 0, &j->err);
     if (run_ms != NULL) {
         *run_ms = cml_now_ms() - t0;
+    }
+    if (announce) {
+        launch_line("landed");
     }
     if (rc != ANSWERED) {
         return rc;
@@ -1147,7 +1164,7 @@ static int judge_cases(judge *j, const cml_options *opt, const cml_exercise *con
         }
         cml_compare_result check;
         if (rc == ANSWERED) {
-            rc = remote_verify(j, &j->p, &check, NULL);
+            rc = remote_verify(j, &j->p, &check, NULL, 1);
         }
         if (rc != ANSWERED) {
             return finish_remote_failure(j, rc);
@@ -1295,7 +1312,7 @@ static int judge_case(judge *j, judged_case *c, int time, int reps, int baseline
     phase_clock t0;
     phase_mark(&t0);
     cml_compare_result check;
-    int rc = remote_verify(j, &j->p, &check, &judged->phase_ms[PH_V_RUN]);
+    int rc = remote_verify(j, &j->p, &check, &judged->phase_ms[PH_V_RUN], 0);
     phase_end(judged, PH_VERIFY, &t0);
     if (rc != ANSWERED) {
         return finish_remote_failure(j, rc);

@@ -369,11 +369,17 @@ def launch_hint(message: str) -> str:
     return ""
 
 
+def _timeout_text(run: CaseRun, timeout_s: float) -> str:
+    """How a run past its time limit ended: the run's own words (the limit that ended it:
+    the case's, or a launch's, harness.LAUNCH_LINE), else the case's limit."""
+    return run.problem or f"did not finish within {timeout_s:g} s"
+
+
 def case_message(run: CaseRun, timeout_s: float) -> str:
     """One line about one failed run (no lab hint: ``exercise_summary`` adds it)."""
     k = kind(run)
     if k == "timeout":
-        return f"did not finish within {timeout_s:g} s"
+        return _timeout_text(run, timeout_s)
     if k == "crash":
         return run.problem or run.outcome.describe()
     doc = run.doc
@@ -424,9 +430,9 @@ def exercise_summary(
     if all(t[2] == "not_implemented" for t in failed) and not passed:
         return not_implemented(lab, ex)
     if "timeout" in by_kind:
-        size = by_kind["timeout"][0]
+        size, run, _ = by_kind["timeout"]
         return (
-            f"{ex.name}: did not finish within {lab.correctness_timeout_s:g} s at "
+            f"{ex.name}: {_timeout_text(run, lab.correctness_timeout_s)} at "
             f"{size_text(size)}: {hint(ex, 'timeout')}"
         )
     if "crash" in by_kind:
@@ -488,7 +494,7 @@ def hidden_case_message(run: CaseRun, timeout_s: float) -> str:
     counts, coordinates or messages of the harness, which could give the size away)."""
     k = kind(run)
     if k == "timeout":
-        return f"did not finish within {timeout_s:g} s"
+        return _timeout_text(run, timeout_s)
     found = broken_limit(launch_record(run)) if k in ("launch", "cuda") else None
     if found:
         return f"{_HIDDEN_TEXT[k]}: {LIMIT_WORDS[found[0]]}"

@@ -200,7 +200,7 @@ class Grading:
             self.grade.report = ReportResult(spec.file, spec.filled, spec.manual)
         self.binary: Path | None = None
         self.judge: harness.Judge | None = None  # the course's side of every run
-        self.hung: set[str] = set()
+        self.hung: dict[str, str] = {}  # exercise: how its case did not finish (diagnose)
         self.strip_paths: list[str] = []
         self.box: sandbox.Sandbox | None = None
         # A single grade with one process pair per exercise runs its exercises side by side
@@ -683,6 +683,7 @@ class Grading:
             together = harness.run_judged_cases(
                 self.judge.path, self.binary, ex.name, cases, timeout_s, self.version,
                 box=self.box, between=self._let_timed_runs_pass,
+                launch_s=self.lab.launch_timeout_s,
             )
         for i, size in enumerate(ex.cases):
             hidden = ex.is_hidden(i)
@@ -691,9 +692,7 @@ class Grading:
                 # make a hanging kernel cost minutes of the GPU queue (batch grading).
                 row = {"hidden": True} if hidden else {"size": list(size)}
                 row["status"] = Status.NOT_RUN
-                row["message"] = (
-                    f"not run: an earlier case of {ex.name} did not finish in {timeout_s:g} s"
-                )
+                row["message"] = f"not run: an earlier case of {ex.name} {self.hung[ex.name]}"
                 part.details.append(row)
                 continue
             seed = cases[i][1]
@@ -725,7 +724,7 @@ class Grading:
                     row["message"] = diagnose.case_message(run, timeout_s)
                     row["reproduce"] = self.rerun_hint(ex, size, seed)
                 if k == "timeout":
-                    self.hung.add(ex.name)
+                    self.hung[ex.name] = diagnose.case_message(run, timeout_s)
             part.details.append(row)
             if not hidden:
                 runs.append((size, run))
@@ -795,11 +794,12 @@ class Grading:
         groups = _two_groups(self.lab.exercises)
         first, second = ([case for ex in g for case in cases[ex.name]] for g in groups)
         args = (self.lab.correctness_timeout_s, self.version)
+        limits = {"box": self.box, "launch_s": self.lab.launch_timeout_s}
         if not first or not second:  # one group has no cases: one run, as the lab's
             if len(first + second) > harness.MAX_CASES:
                 return
             self._lab_runs = harness.run_judged_lab_cases(
-                self.judge.path, self.binary, first + second, *args, box=self.box,
+                self.judge.path, self.binary, first + second, *args, **limits,
                 between=self._let_timed_runs_pass,
             )
             return
@@ -810,7 +810,7 @@ class Grading:
                 cpus.carried(
                     functools.partial(
                         harness.lab_cases_once, self.judge.path, self.binary, second, *args,
-                        box=self.box,
+                        **limits,
                     )
                 )
             )
@@ -820,13 +820,13 @@ class Grading:
                     self._let_timed_runs_pass()
 
             runs = harness.run_judged_lab_cases(
-                self.judge.path, self.binary, first, *args, box=self.box, between=between
+                self.judge.path, self.binary, first, *args, **limits, between=between
             )
             got, left = other.result()
         if left:  # after a failure in the other run: in fresh processes, passing as before
             self._let_timed_runs_pass()
             more = harness.run_judged_lab_cases(
-                self.judge.path, self.binary, left, *args, box=self.box,
+                self.judge.path, self.binary, left, *args, **limits,
                 between=self._let_timed_runs_pass,
             )
             for ex, ex_runs in more.items():

@@ -57,6 +57,10 @@ GATE_LINE = b"gate"  # a gated judge's first line: set up, waiting to time (run_
 # before the gate, in a timed run of several cases: "defer K", it times only the first K
 # (the rest would not fit its set-up budget beside the other gradings': run_judged_timed_cases)
 DEFER_LINE = b"defer "
+# an untimed judged run of several cases (judge --case ...): "launch" as the student's launch
+# of a case is sent, "landed" once it answered or ended; between them the case has the lab's
+# launch limit too (launch_timeout_s, docs/design-notes.md note 65)
+LAUNCH_LINE, LANDED_LINE = b"launch", b"landed"
 
 
 def schema_version(root: Path) -> int:
@@ -123,8 +127,12 @@ def run_readable(binary: Path) -> list[str]:
     return [str(Path(binary).absolute().parent.parent)]
 
 
-def _describe_missing(outcome: runner.Outcome, timeout_s: float) -> str:
+def _describe_missing(outcome: runner.Outcome, timeout_s: float, launch: bool = False) -> str:
+    """Why a run has no document; ``launch``: the time limit that ended it was a launch's
+    (``_serve_cases``), ``timeout_s`` that limit."""
     if outcome.kind == "timeout":
+        if launch:
+            return f"had a launch that did not finish within {timeout_s:g} s"
         return f"did not finish within {timeout_s:g} s"
     if outcome.kind == "signaled":
         return f"crashed ({outcome.signal}) before writing its result"
@@ -592,16 +600,22 @@ def _judge_lines(
     pending: bytes = b"",
     arrivals=None,
     deferred=None,
+    launch=None,
 ) -> None:
     """Reads the judge's standard output into ``lines`` (one document each), setting
     ``progress[0]`` to the time each arrives (a reader thread of run_judged_cases and
     run_judged_timed_cases; ``pending``: what was read before, ``arrivals``: a list that
     gets each line's time). A "gate" line is not a document (a gate reached late), nor a
-    "defer K" line, whose K goes into ``deferred``."""
+    "defer K" line, whose K goes into ``deferred``, nor "launch" and "landed", which set
+    ``launch[0]`` to the time a launch was sent and back to None when it answered."""
 
     def take(done):
         now = time.monotonic()
         for line in done:
+            if line in (LAUNCH_LINE, LANDED_LINE):
+                if launch is not None:
+                    launch[0] = now if line == LAUNCH_LINE else None
+                continue
             if line.startswith(DEFER_LINE):
                 if deferred is not None and line[len(DEFER_LINE) :].strip().isdigit():
                     deferred.append(int(line[len(DEFER_LINE) :]))
@@ -623,7 +637,7 @@ def _judge_lines(
 
 
 def _case_runs(
-    judge, expected, lines, argv, outcome, timeout_s, version, judge_log
+    judge, expected, lines, argv, outcome, timeout_s, version, judge_log, launch_hung=False
 ) -> tuple[list[CaseRun], bool]:
     """Each case's CaseRun from the judge's document lines, in order (``expected``:
     (exercise, size, seed) each), as its own run_judged would give it, and whether the run
@@ -631,7 +645,8 @@ def _case_runs(
     gone; status "error": a failed launch ended it), after which the rest run in a fresh
     judged run, or at "no_device", the answer of every case. Not stopped, a case without a
     document is the caller's to explain. Raises GraderError for an invalid document or the
-    judge's own failure."""
+    judge's own failure. ``launch_hung``: the time limit that ended the run was a launch's,
+    ``timeout_s``."""
     results: list[CaseRun] = []
     for (exercise, size, seed), line in zip(expected, lines):
         doc, problem = _parse_doc(line.decode("utf-8", "replace"))
@@ -642,7 +657,8 @@ def _case_runs(
             doc, doc.get("exercise") or exercise, doc.get("size") or size, judge_log
         )
         if isinstance(doc.get("error"), dict) and doc["error"].get("kind") == "worker":
-            results.append(CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s)))
+            why = _describe_missing(outcome, timeout_s, launch=launch_hung)
+            results.append(CaseRun(argv, outcome, None, why))
             return results, True  # the student's process is gone: the rest in fresh ones
         expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
         problem = validate(doc, version, expect)
@@ -672,14 +688,26 @@ def _too_few(judge, got: int, want: int, judge_log: str) -> str:
 
 
 def _serve_cases(
-    judge_proc, reader, argv, theirs, cwd, timeout_s, box, progress, n_cases, **more
-) -> tuple[runner.Outcome, bool]:
+    judge_proc, reader, argv, theirs, cwd, timeout_s, box, progress, n_cases, launch=None,
+    launch_s=None, **more
+) -> tuple[runner.Outcome, bool, bool]:
     """The student's process of a judged run of ``n_cases`` cases: each case has
-    ``timeout_s`` from the end of the one before (the judge's line, ``progress[0]``); then
-    the judge's end, at most JUDGE_GRACE_S, and the reader thread's. (outcome, held): held
-    when the judge was still waiting (for something the student's process left behind
-    holding its end of the socket). ``more``: _serve's background or timed."""
+    ``timeout_s`` from the end of the one before (the judge's line, ``progress[0]``), and a
+    launch of it ``launch_s`` from its "launch" line (``launch[0]``, None between launches;
+    ``launch_s`` None: no limit of its own); then the judge's end, at most JUDGE_GRACE_S, and
+    the reader thread's. (outcome, held, launch_hung): held when the judge was still waiting
+    (for something the student's process left behind holding its end of the socket);
+    launch_hung when the limit that ended it was the launch's. ``more``: _serve's background
+    or timed."""
     held = False
+    bound = [False]  # the deadline last asked for was the launch's
+
+    def deadline() -> float:
+        case = progress[0] + timeout_s
+        started = launch[0] if launch is not None else None
+        bound[0] = started is not None and launch_s is not None and started + launch_s < case
+        return started + launch_s if bound[0] else case
+
     try:
         progress[0] = time.monotonic()
         outcome = _serve(
@@ -688,7 +716,7 @@ def _serve_cases(
             cwd,
             timeout_s,
             box,
-            deadline_fn=lambda: progress[0] + timeout_s,
+            deadline_fn=deadline,
             cpu_s=timeout_s * n_cases,
             **more,
         )
@@ -700,17 +728,21 @@ def _serve_cases(
             held = True
         _kill(judge_proc)
         reader.join(timeout=5)
-    return outcome, held
+    return outcome, held, outcome.kind == "timeout" and bound[0]
 
 
-def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> list[CaseRun]:
+def _run_cases_once(
+    judge, binary, exercise, cases, timeout_s, version, box, launch_s=None
+) -> list[CaseRun]:
     """One judge and one student's process over ``cases`` (run_judged_cases: (size, seed)
     each, of ``exercise``; run_judged_lab_cases: (size, seed, exercise)): the results of the
-    cases they finished, and of the one that failed (crash, time limit) if any."""
+    cases they finished, and of the one that failed (crash, time limit: ``timeout_s`` a case,
+    ``launch_s`` a launch of it) if any."""
     args = case_list_args(exercise, cases)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     lines: list[bytes] = []
     progress = [time.monotonic()]
+    launch: list[float | None] = [None]
     with (
         tempfile.TemporaryDirectory(prefix="grader-judge-") as jtmp,
         tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
@@ -719,19 +751,23 @@ def _run_cases_once(judge, binary, exercise, cases, timeout_s, version, box) -> 
         # correctness cases: background work (grader.run), never timed
         judge_proc = _start_judge(judge, args, ours, jtmp, log, background=True)
         reader = threading.Thread(
-            target=_judge_lines, args=(judge_proc.stdout, lines, progress), daemon=True
+            target=_judge_lines,
+            args=(judge_proc.stdout, lines, progress),
+            kwargs={"launch": launch},
+            daemon=True,
         )
         reader.start()
         argv = _serve_argv(binary, theirs)
-        outcome, _ = _serve_cases(
+        outcome, _, launch_hung = _serve_cases(
             judge_proc, reader, argv, theirs, tmp, timeout_s, box, progress, len(cases),
-            background=True,
+            launch=launch, launch_s=launch_s, background=True,
         )
         log.seek(0)
         judge_log = log.read()[-2000:]
     expected = [(named[0] if named else exercise, size, seed) for size, seed, *named in cases]
     results, stopped = _case_runs(
-        judge, expected, lines, argv, outcome, timeout_s, version, judge_log
+        judge, expected, lines, argv, outcome, launch_s if launch_hung else timeout_s, version,
+        judge_log, launch_hung,
     )
     if not stopped and len(results) < len(cases):
         raise GraderError(_too_few(judge, len(results), len(cases), judge_log))
@@ -747,11 +783,12 @@ def run_judged_cases(
     version: int,
     box: sandbox.Sandbox | None = None,
     between: Callable[[], object] | None = None,
+    launch_s: float | None = None,
 ) -> list[CaseRun]:
     """The untimed judged runs of ``cases`` ((size, seed) each) with one judge and one
     student's process (judge --case ..., docs/protocol.md, "Judged runs"): one CaseRun per
     case, in order, each as run_judged would give it. Each case has ``timeout_s`` from the
-    end of the one before. A case whose student's process crashed, or went past its limit,
+    end of the one before, and its launch ``launch_s`` (None: no limit of its own). A case whose student's process crashed, or went past its limit,
     is that case's result; the cases after a crash run again in fresh processes, and none
     run after a case that went past its limit (one hang is enough evidence: a hanging kernel
     must not cost the limit once per case). Issue 15: one CUDA context pair per exercise
@@ -761,7 +798,7 @@ def run_judged_cases(
         if between is not None and results:
             between()
         got = _run_cases_once(
-            judge, binary, exercise, cases[len(results) :], timeout_s, version, box
+            judge, binary, exercise, cases[len(results) :], timeout_s, version, box, launch_s
         )
         results.extend(got)
         if got[-1].doc is None and got[-1].outcome.kind == "timeout":
@@ -775,6 +812,7 @@ LabCase = tuple[str, tuple[int, ...], int]  # a case of a run over the lab: exer
 def run_judged_lab_cases(
     judge: Path, binary: Path, cases: list[LabCase], timeout_s: float, version: int,
     box: sandbox.Sandbox | None = None, between: Callable[[], object] | None = None,
+    launch_s: float | None = None,
 ) -> dict[str, list[CaseRun]]:
     """``run_judged_cases`` over the cases of several exercises ((exercise, size, seed) each,
     an exercise's cases together; a batch's grading, issue 15): one judge and one student's
@@ -785,13 +823,14 @@ def run_judged_lab_cases(
     processes; after a case past its limit, none of that exercise's later cases run (its
     list ends there), and the next exercise's cases go on in fresh processes. ``between``:
     called before each fresh process, when none of these runs is in flight (a batch's
-    grading lets the timed runs waiting pass there: ``GpuLock.let_timed_runs_pass``)."""
+    grading lets the timed runs waiting pass there: ``GpuLock.let_timed_runs_pass``);
+    ``launch_s``: as ``run_judged_cases``'."""
     results: dict[str, list[CaseRun]] = {ex: [] for ex, _, _ in cases}
     todo = list(cases)
     while todo:
         if between is not None and len(todo) < len(cases):
             between()
-        got, todo = lab_cases_once(judge, binary, todo, timeout_s, version, box)
+        got, todo = lab_cases_once(judge, binary, todo, timeout_s, version, box, launch_s)
         for ex, runs in got.items():
             results[ex] += runs
     return results
@@ -799,7 +838,7 @@ def run_judged_lab_cases(
 
 def lab_cases_once(
     judge: Path, binary: Path, cases: list[LabCase], timeout_s: float, version: int,
-    box: sandbox.Sandbox | None = None,
+    box: sandbox.Sandbox | None = None, launch_s: float | None = None,
 ) -> tuple[dict[str, list[CaseRun]], list[LabCase]]:
     """One judge and one student's process over ``cases`` (``run_judged_lab_cases``' step):
     the CaseRuns of the cases they finished and of the one that failed, by exercise (those
@@ -808,7 +847,7 @@ def lab_cases_once(
     first = cases[0][0]
     got = _run_cases_once(
         judge, binary, first, [(size, seed, ex) for ex, size, seed in cases], timeout_s,
-        version, box,
+        version, box, launch_s,
     )
     ran, todo = cases[: len(got)], cases[len(got) :]
     results: dict[str, list[CaseRun]] = {}
@@ -870,7 +909,7 @@ def _timed_cases_once(
         # every case's baseline is timed alone before the student's process exists
         _await_hello(theirs, judge_proc, timeout_s * len(cases))
         argv = _serve_argv(binary, theirs)
-        outcome, held = _serve_cases(
+        outcome, held, _ = _serve_cases(
             judge_proc, reader, argv, theirs, tmp, timeout_s, box, progress, len(cases),
             timed=True,
         )

@@ -33,7 +33,12 @@ that builds for an older one skips every part of it (``arch_skip_reason``, grade
 rather than TODO stubs (``"stub"``, the default); selfcheck expects it to earn every
 correctness point and no performance point.
 
-Defaults: ``run_timeout_s`` 60, ``case_timeout_s`` = ``run_timeout_s``,
+``launch_timeout_s`` bounds one launch of a correctness case, the student's launcher from the
+judge's RUN to its answer (docs/design-notes.md, note 65): a hang ends there, not at the
+case's limit, which also covers the judge's set-up and check. At most ``case_timeout_s``.
+
+Defaults: ``run_timeout_s`` 60, ``case_timeout_s`` = ``run_timeout_s``, ``launch_timeout_s``
+none (a launch has the case's limit only),
 ``sanitizer_timeout_s`` 300, ``allow_calls`` empty, ``performance.reps`` 25,
 ``performance.timed`` true, ``performance.roof`` "copy" (grader.roofs: "copy", "fp32" or
 "cublas", the roof the report's roofline measures a timed exercise against), a missing part in
@@ -95,6 +100,7 @@ _LAB_KEYS = (
     "student_files",
     "run_timeout_s",
     "case_timeout_s",
+    "launch_timeout_s",
     "sanitizer_timeout_s",
     "allow_calls",
     "exercise",
@@ -264,6 +270,8 @@ class Lab:
     case_timeout_s: float | None = None
     report: ReportSpec | None = None
     skeleton: str = "stub"  # SKELETON_KINDS
+    # one launch of a correctness case, RUN to answer (None: the case's limit only)
+    launch_timeout_s: float | None = None
     # Filled in from the lab binary's --list by ``bind`` (empty in a Lab only loaded):
     # every launcher the harness calls (the symbol check allows the student file to define
     # them), the minimum repetitions, and whether the Lab was bound at all.
@@ -854,6 +862,16 @@ def load(lab_dir: Path | str, student_files_exist: bool = True) -> Lab:
     case_timeout = raw.get("case_timeout_s")
     if case_timeout is not None:
         case_timeout = c.number("", case_timeout, "case_timeout_s", positive=True)
+    launch_timeout = raw.get("launch_timeout_s")
+    if launch_timeout is not None:
+        launch_timeout = c.number("", launch_timeout, "launch_timeout_s", positive=True)
+        case_limit = case_timeout if case_timeout is not None else run_timeout
+        if launch_timeout > case_limit:
+            raise c.fail(
+                "",
+                f"launch_timeout_s ({launch_timeout:g}) is longer than a correctness case's "
+                f"limit ({case_limit:g} s), which also holds the launch: make it at most that",
+            )
     allow_calls = c.strings("", raw.get("allow_calls", []), "allow_calls", idents=True)
 
     ex_raw = raw.get("exercise")
@@ -886,6 +904,7 @@ def load(lab_dir: Path | str, student_files_exist: bool = True) -> Lab:
         case_timeout,
         report,
         skeleton,
+        launch_timeout,
     )
 
 

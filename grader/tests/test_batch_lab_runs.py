@@ -425,3 +425,23 @@ def test_rows_name_the_seeds_that_ran(course, fake_gpu, tmp_path, monkeypatch):
     assert ran and len(rows) == len(ran)
     for name, row in rows:
         assert row["seed"] == ran[(name, tuple(row["size"]))], (name, row)
+
+
+def test_a_hung_launch_ends_at_the_launch_limit_over_the_lab(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """A batch's runs over the lab give each launch the lab's launch limit too (design note
+    65): scale's hang at its case 33 ends after 1 s, not the case's 20, and says so; offset's
+    cases, beside it, pass."""
+    toml = course / "labs" / "9.1-fake" / "lab.toml"
+    limit = "run_timeout_s = 5\n"
+    assert toml.read_text().count(limit) == 1
+    toml.write_text(toml.read_text().replace(limit, "run_timeout_s = 20\nlaunch_timeout_s = 1\n"))
+    sub = variant(course, tmp_path / "hang", *HANG_AT_33)
+    start = time.monotonic()
+    rep, _, _ = _graded(course, sub, tmp_path, monkeypatch, True, "hang")
+    assert time.monotonic() - start < 15  # not the case's 20 s
+    scale, offset = (ex["parts"]["correctness"] for ex in rep["exercises"])
+    assert [d["status"] for d in scale["details"]] == ["ok", "ok", "timeout", "not_run"]
+    assert scale["details"][2]["message"] == "had a launch that did not finish within 1 s"
+    assert offset["status"] == "passed", offset

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import re
@@ -372,3 +373,14 @@ def test_a_judge_past_a_stray_line_is_never_let_through_its_gate_without_a_hold(
     rest, _ = judge.communicate(timeout=10)
     judge.stdout.close()
     assert not entered and b"refused" in rest and b"TIMED" not in rest, rest
+
+
+def test_the_judges_launch_lines_are_no_documents():
+    """"launch" and "landed" (an untimed judge's launch, design note 65) set and clear the
+    launch's start; the documents around them are read as before."""
+    lines, progress, launch = [], [0.0], [None]
+    stream = io.BytesIO(b'{"a": 1}\nlaunch\n')
+    harness._judge_lines(stream, lines, progress, launch=launch)
+    assert lines == [b'{"a": 1}'] and launch[0] is not None and launch[0] == progress[0]
+    harness._judge_lines(io.BytesIO(b'landed\n{"b": 2}\n'), lines, progress, launch=launch)
+    assert lines == [b'{"a": 1}', b'{"b": 2}'] and launch[0] is None

@@ -52,6 +52,12 @@ def test_defaults(tmp_path):
     lab = manifest.load(make_lab(tmp_path, text))
     assert lab.run_timeout_s == 60 and lab.sanitizer_timeout_s == 300
     assert lab.exercises[0].performance.reps == 25
+    assert lab.launch_timeout_s is None  # a launch has its case's limit only
+
+
+def test_launch_timeout(tmp_path):
+    text = BASE.replace("run_timeout_s = 5\n", "run_timeout_s = 5\nlaunch_timeout_s = 2\n")
+    assert manifest.load(make_lab(tmp_path, text)).launch_timeout_s == 2.0
 
 
 def test_skeleton_kind(tmp_path):
@@ -219,6 +225,23 @@ INVALID = [
         "bad timeout",
         BASE.replace("run_timeout_s = 5", "run_timeout_s = 0"),
         "run_timeout_s must be greater than 0",
+    ),
+    (
+        "launch limit over the case's",
+        BASE.replace("run_timeout_s = 5", "run_timeout_s = 5\nlaunch_timeout_s = 6"),
+        "launch_timeout_s (6) is longer than a correctness case's limit (5 s)",
+    ),
+    (
+        "launch limit over case_timeout_s",
+        BASE.replace(
+            "run_timeout_s = 5", "run_timeout_s = 5\ncase_timeout_s = 3\nlaunch_timeout_s = 4"
+        ),
+        "launch_timeout_s (4) is longer than a correctness case's limit (3 s)",
+    ),
+    (
+        "launch limit of 0",
+        BASE.replace("run_timeout_s = 5", "run_timeout_s = 5\nlaunch_timeout_s = 0"),
+        "launch_timeout_s must be greater than 0",
     ),
     (
         "launchers in lab.toml",

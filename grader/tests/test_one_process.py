@@ -5,6 +5,8 @@ crash's later cases run again in fresh processes, nothing after a hang."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from test_pipeline_fake import course_with, grade, variant
@@ -141,6 +143,40 @@ def test_the_cases_after_a_crash_run_in_fresh_processes(
     # scale: one judge for every case, then one for those after the crash
     scale = [n for name, n in starts if name == "scale"]
     assert scale == [str(len(sizes)), str(len(sizes) - crashed - 1)], starts
+
+
+LIMITS = "run_timeout_s = 5\n"
+
+
+def test_a_hung_launch_ends_at_the_launch_limit(fake_root, fake_gpu, capsys, tmp_path, monkeypatch):
+    """launch_timeout_s (1 s) ends a hung launch long before the case's limit (20 s), which
+    also holds the judge's set-up and check (design note 65): the case is the exercise's
+    timeout, nothing of it runs after it, and the report names the launch's limit."""
+    course = course_with(
+        fake_root, tmp_path, LIMITS, "run_timeout_s = 20\nlaunch_timeout_s = 1\n"
+    )
+    start = time.monotonic()
+    _, out, rep, starts = _graded(capsys, course, tmp_path, monkeypatch, HANG_AT_33, True, "h")
+    assert time.monotonic() - start < 15  # not the case's 20 s
+    details = rep["exercises"][0]["parts"]["correctness"]["details"]
+    assert [d["status"] for d in details] == ["ok", "ok", "timeout", "not_run"], details
+    assert details[2]["message"] == "had a launch that did not finish within 1 s"
+    assert details[3]["message"] == (
+        "not run: an earlier case of scale had a launch that did not finish within 1 s"
+    )
+    assert "=> scale: had a launch that did not finish within 1 s at 33" in out, out
+    assert [n for name, n in starts if name == "scale"] == ["4"]  # no second judge
+
+
+def test_the_judges_set_up_is_not_the_launchs(fake_root, fake_gpu, capsys, tmp_path, monkeypatch):
+    """A judge that sets each case up for 1.5 s, longer than the launch limit (1 s) but
+    within the case's (5 s): every case passes, since only the launch ("launch" to "landed"
+    on the judge's output) has the launch limit."""
+    course = course_with(fake_root, tmp_path, LIMITS, LIMITS + "launch_timeout_s = 1\n")
+    monkeypatch.setenv("FAKE_CASE_SETUP_MS", "1500")
+    code, out, rep, _ = _graded(capsys, course, tmp_path, monkeypatch, None, True, "slow")
+    statuses = [d["status"] for d in rep["exercises"][0]["parts"]["correctness"]["details"]]
+    assert statuses == ["ok"] * 4, out
 
 
 def test_nothing_runs_after_a_hang(fake_root, fake_gpu, capsys, tmp_path, monkeypatch):

@@ -389,7 +389,7 @@ def test_hang_stops_sanitizer_and_performance(fake_root, fake_gpu, capsys, tmp_p
     # one hang is enough: the case after it (64 x 64) is not run, and counts as failed
     statuses = [row["status"] for row in parts["correctness"]["details"]]
     assert statuses == ["ok", "ok", "timeout", "not_run"], statuses
-    assert "an earlier case of scale did not finish in 5 s" in out
+    assert "an earlier case of scale did not finish within 5 s" in out
 
 
 def test_a_hang_is_reported_with_the_case_limit(fake_root, fake_gpu, capsys, tmp_path):

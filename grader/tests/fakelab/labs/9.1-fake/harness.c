@@ -63,6 +63,7 @@ typedef struct {
     int time, gate;
     const char *json;
     int peer, serve;
+    int announce; /* an untimed --case run's judge: "launch" and "landed" around each ask */
 } opts;
 
 static int append_out; /* a plain run of several cases: a document per line (cml_lab.c) */
@@ -187,13 +188,30 @@ static int one_case(opts o, int have_gpu) {
         return 2;
     }
     if (judge) {
+        /* FAKE_CASE_SETUP_MS=N: a judge's set-up of N ms before each untimed case's launch
+         * (a real one computes its reference then: seconds for lab 3.3's largest case) */
+        const char *case_ms = o.announce ? getenv("FAKE_CASE_SETUP_MS") : NULL;
+        if (case_ms) {
+            const long ms = atol(case_ms);
+            struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+            nanosleep(&t, NULL);
+        }
         snprintf(req.exercise, sizeof req.exercise, "%s", o.exercise);
         memcpy(req.size, o.size, sizeof req.size);
         req.n_size = o.n_size;
         req.seed = o.seed;
         static answer a;
-        if (n > MAX_N || send(o.peer, &req, sizeof req, 0) != (ssize_t)sizeof req ||
-            recv(o.peer, &a, sizeof a, 0) != (ssize_t)sizeof a) {
+        if (o.announce) { /* cml_judge.c's launch_line */
+            fputs("launch\n", stdout);
+            fflush(stdout);
+        }
+        const int asked = n <= MAX_N && send(o.peer, &req, sizeof req, 0) == (ssize_t)sizeof req;
+        const int answered = asked && recv(o.peer, &a, sizeof a, 0) == (ssize_t)sizeof a;
+        if (o.announce) {
+            fputs("landed\n", stdout);
+            fflush(stdout);
+        }
+        if (!answered) {
             FILE *f = open_out(o.json);
             fprintf(f, "{\"schema\":%d,\"lab\":\"9.1\",\"exercise\":\"%s\",\"size\":[",
                     CML_SCHEMA_VERSION, o.exercise);
@@ -468,6 +486,7 @@ int main(int argc, char **argv) {
         }
         o.gate = 0;
     }
+    o.announce = o.peer && !o.time;
     for (int k = 0; k < n_cases; ++k) { /* --case ...: one document per case and line */
         o.exercise = case_ex[k][0] ? case_ex[k] : exercise;
         memcpy(o.size, cases[k], sizeof o.size);
