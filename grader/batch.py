@@ -533,6 +533,9 @@ class Batch:
         if root is None:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
         make_private(self.out)
+        # the class's grades and work: no submission's build or run may read them
+        private = (self.out.absolute(), *(sub.path.absolute() for sub in self.subs))
+        self.options = dataclasses.replace(self.options, private=private)
         for path in self.out.glob("*/batch.json"):
             row = _read_row(path)
             if row is not None and row.get("lab") != self.lab.id:

@@ -101,6 +101,9 @@ class Options:
     # the sandbox when GRADER_SANDBOX is unset (grader.sandbox): "none" for one grade,
     # "auto" for batch grading of untrusted submissions
     sandbox_default: str = "none"
+    # what the submission's build and runs must not read, wherever the sandbox would show it
+    # (grader.sandbox.choose): a batch's --out and its class's submissions
+    private: tuple[Path, ...] = ()
     # an exercise's correctness cases with one judge and one student's process
     # (harness.run_judged_cases, issue 15), in place of a pair per case, and each sanitizer
     # tool over all its cases in one process first (sanitizer.all_clean); in a single grade
@@ -351,7 +354,7 @@ class Grading:
         # the build and every run of the submission from here on are in this sandbox
         # (grader.sandbox): the preprocessor and the assembler read what the source names
         self.box = dataclasses.replace(
-            sandbox.choose([self.root], self.options.sandbox_default),
+            sandbox.choose([self.root], self.options.sandbox_default, self.options.private),
             own_streams=self.lab.own_streams,
         )
         status = Status.PASSED if self.box.kind in ("bwrap", "user") else Status.SKIPPED

@@ -21,7 +21,9 @@ constructor, a bug in the allow-list). ``Sandbox.wrap`` runs a command under ``b
   document is written) the only writable place;
 - every course's ``solutions/`` and its build outputs but the course library
   (``build/<lab>/solution/`` holds the compiled reference, ``build/dist/`` the Gradescope
-  zip) hidden under an empty tmpfs, its ``labs/*/hidden.toml`` shown empty;
+  zip) hidden under an empty tmpfs, its ``labs/*/hidden.toml`` shown empty; so are a
+  batch's ``--out`` and its class's submissions where a run would see them (kept inside the
+  course tree or a system folder: other students' grades and work);
 - ``--unshare-net`` (no network, not even the host's loopback), ``--unshare-pid`` (when the
   run ends, the kernel kills everything left in its pid namespace, including children that
   left the process group with ``setsid``), ``--die-with-parent``, ``--new-session`` (no
@@ -341,10 +343,19 @@ def _probe(bwrap: str) -> str | None:
     return None
 
 
-def choose(roots=(), default: str = "none") -> Sandbox:
+def _inside_visible(path: str, roots: list[str]) -> bool:
+    """Whether bubblewrap's runs would see ``path``: it lies in a course tree (``roots``) or
+    a system folder (SYSTEM_DIRS, which bubblewrap binds whole)."""
+    return any(Path(path).is_relative_to(d) for d in [*roots, *SYSTEM_DIRS] if d != "/")
+
+
+def choose(roots=(), default: str = "none", private=()) -> Sandbox:
     """The sandbox ``GRADER_SANDBOX`` asks for (``default`` when it is unset), hiding
     ``solutions/`` and ``labs/*/hidden.toml`` of each of ``roots`` and of the grader's own
-    repository."""
+    repository; and, under bubblewrap, each of ``private`` (a batch's ``--out`` and its
+    class's submissions: other students' work and grades) that lies where the runs would
+    see it, in a course tree or a system folder (README keeps them elsewhere, as
+    ``~/class``, which no run sees)."""
     asked = os.environ.get(ENV, "").strip().lower()
     mode = asked or default
     if mode not in MODES:
@@ -373,7 +384,11 @@ def choose(roots=(), default: str = "none") -> Sandbox:
         reason = f"{ENV}=user"
     if reason is None:
         visible = tuple(dict.fromkeys(os.path.abspath(r) for r in [*roots, REPO]))
-        return Sandbox("bwrap", "", bwrap, tuple(hidden), visible, toolchains=_toolchains())
+        toolchains = _toolchains()
+        for path in map(os.path.abspath, private):
+            if _inside_visible(path, [*visible, *toolchains]) and path not in hidden:
+                hidden.append(path)
+        return Sandbox("bwrap", "", bwrap, tuple(hidden), visible, toolchains=toolchains)
     if mode == "bwrap":
         raise GraderError(f"{ENV}=bwrap but {reason}")
     user = _user_sandbox([*roots, REPO], hidden, reason)

@@ -693,3 +693,20 @@ def test_an_interrupted_command_exits_130_and_says_a_batch_resumes(monkeypatch, 
     assert cli.main(["batch"]) == 130
     assert "interrupted (a batch run again resumes" in capsys.readouterr().err
 
+
+
+def test_no_run_of_a_batch_may_read_the_class(fake_root, subs, tmp_path, monkeypatch):
+    """Each grading's sandbox is chosen with the batch's --out and every submission of the
+    class as private (grader.sandbox hides those a run would see: test_sandbox.py)."""
+    seen = []
+    real = batching.grading.sandbox.choose
+
+    def choose(roots=(), default="none", private=()):
+        seen.append(tuple(private))
+        return real(roots, default, private)
+
+    monkeypatch.setattr(batching.grading.sandbox, "choose", choose)
+    out = tmp_path / "out"
+    run_batch(fake_root, [subs["solution"], subs["alice"]], out, "--no-perf", "--no-sanitizer")
+    want = (out.absolute(), Path(subs["solution"]).absolute(), Path(subs["alice"]).absolute())
+    assert seen == [want, want], seen

@@ -553,3 +553,27 @@ def test_a_course_others_cannot_read_gets_no_user_sandbox(monkeypatch, tmp_path)
     monkeypatch.setenv(sandbox.ENV, "user")
     with pytest.raises(GraderError, match="is not readable by other users.*chmod -R o\\+rX"):
         sandbox.choose([closed])
+
+
+def test_a_class_kept_inside_the_course_tree_is_hidden(box, tmp_path, monkeypatch):
+    """A batch's --out and its class's submissions (``private``) are hidden where a run
+    would see them (here inside the course tree), and only there: other students' reports
+    and work are not for a submission to read."""
+    course = tmp_path / "course"
+    (course / "labs").mkdir(parents=True)
+    out, sub = course / "grades", course / "class" / "alice.zip"
+    (out / "bob").mkdir(parents=True)
+    (out / "bob" / "report.json").write_text("bob's report\n")
+    sub.parent.mkdir()
+    sub.write_text("alice's work\n")
+    far = Path.home() / "class-grades-not-in-any-sandbox"
+    monkeypatch.setenv(sandbox.ENV, "auto")
+    shown = sandbox.choose([course])
+    hiding = sandbox.choose([course], private=[out, sub, far])
+    assert str(out) in hiding.hidden and str(sub) in hiding.hidden
+    assert str(far) not in hiding.hidden  # not seen by any run: nothing to hide
+    for chosen, report, work in ((shown, "bob's report\n", "alice's work\n"), (hiding, "", "")):
+        got = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(sub))
+        assert got.stdout == work, got.stderr
+        got = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(out / "bob" / "report.json"))
+        assert got.stdout == report, got.stderr
