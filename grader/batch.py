@@ -549,10 +549,12 @@ class Batch:
         # once: the parallel gradings only read them (their own make finds nothing to do)
         builder.build_common(root, nvcc, self.options.arch)
         judge = builder.build_judge(root, nvcc, self.options.arch, self.lab.name)
+        with self.options.gpu_lock.shared():  # a context: never beside a timed run
+            probe = harness.device_info(judge, harness.schema_version(root), box=harness.TRUSTED)
+        device = (probe.doc or {}).get("device") if probe.status == "ok" else None
         if self.jobs is None:  # one per CPU, as many as the GPU's memory holds
             self.jobs = default_jobs()
-            with self.options.gpu_lock.shared():  # a context: never beside a timed run
-                fit = gradings_in_gpu_memory(judge, harness.schema_version(root))
+            fit = gradings_in_gpu_memory(device)
             if fit is not None and fit < self.jobs:
                 print(
                     f"batch: {fit} at once, not {self.jobs} (one per CPU): the GPU's memory "
@@ -564,11 +566,18 @@ class Batch:
 
         n, k = len(self.subs), 0
         rows: dict[str, dict] = {}
-        todo, other_seed, undigested = [], [], []
+        todo, other_seed, undigested, no_gpu = [], [], [], []
         for sub in self.subs:
             row = None if self.force else final_row(self.out / sub.id)
             if row is None:
                 before = None if self.force else _read_row(self.out / sub.id / "batch.json")
+                kept = _no_gpu_row(self.out / sub.id, before, sub, self.lab, self.options.seed)
+                if device is None and kept:
+                    k += 1  # graded without a GPU, and none here either: the same again
+                    rows[sub.id] = before
+                    no_gpu.append(sub.id)
+                    self._progress(k, n, before, "kept: no GPU here to finish it")
+                    continue
                 if before is not None:  # a partial grade or a grader error, not final
                     print(f"{sub.id}: not final last time ({before['status']}): graded again",
                           file=self.err)
@@ -589,6 +598,13 @@ class Batch:
                 f"batch: {len(undigested)} kept from an older grader's run, which recorded "
                 "nothing of what it graded: a resubmission changed since is not seen (--force "
                 "grades them again)",
+                file=self.err,
+            )
+        if no_gpu:
+            print(
+                f"batch: {len(no_gpu)} graded without a GPU kept as they were, since this "
+                "machine has none either: run the same command on a GPU machine to finish "
+                "them (--force grades them again here)",
                 file=self.err,
             )
         if other_seed and todo:
@@ -749,13 +765,28 @@ def read_roster(path: Path) -> list[str]:
 GPU_BYTES_PER_GRADING = 8 * 2**30
 
 
-def gradings_in_gpu_memory(judge: Path, version: int) -> int | None:
+def _no_gpu_row(
+    folder: Path, row: dict | None, sub: Submission, lab: manifest.Lab, seed: int | None
+) -> bool:
+    """Whether ``row`` (``folder``'s last ``batch.json``) is a grade left partial for want
+    of a GPU (``PARTIAL_NO_GPU``), with its reports, of what ``sub`` still holds, with this
+    run's ``seed``: a batch on a machine without one keeps it, since grading it again there
+    ends the same way."""
+    return (
+        row is not None
+        and row["status"] == PARTIAL_NO_GPU
+        and row.get("seed") == seed
+        and all((folder / name).is_file() for name in STUDENT_FILES)
+        and row.get("digest") is not None
+        and not changed(row, sub, lab.required_files)
+    )
+
+
+def gradings_in_gpu_memory(device: dict | None) -> int | None:
     """How many gradings the GPU's memory holds at ``GPU_BYTES_PER_GRADING`` each (at least
-    one), from the judge's device probe (the device the runs use, as ``CUDA_VISIBLE_DEVICES``
-    gives it); None when the probe gives no memory size (no device)."""
-    probe = harness.device_info(judge, version, box=harness.TRUSTED)
-    device = (probe.doc or {}).get("device") or {}
-    total = device.get("global_mem_bytes")
+    one), from the judge's device probe's ``device`` (the device the runs use, as
+    ``CUDA_VISIBLE_DEVICES`` gives it); None when it gives no memory size (no device)."""
+    total = (device or {}).get("global_mem_bytes")
     if not isinstance(total, int) or total <= 0:
         return None
     return max(1, total // GPU_BYTES_PER_GRADING)

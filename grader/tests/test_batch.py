@@ -330,6 +330,15 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     assert "solution: 0 so far of 17, 17 pending; partial (no GPU)" in err
     assert "solution: 0/" not in err
 
+    # again on this machine without a GPU: the partial grade is kept, not graded again
+    # (it would end the same way), and the closing lines say how to finish it
+    before = (out / "solution" / "report.json").stat().st_mtime_ns
+    code, err = run_batch(fake_root, [subs["solution"], subs["compile"]], out)
+    assert code == 3 and "solution: 0 so far of 17, 17 pending; partial (no GPU) (kept: no GPU" in err
+    assert "batch: 1 graded without a GPU kept as they were" in err
+    assert (out / "solution" / "report.json").stat().st_mtime_ns == before
+    assert gradebook(out) == rows
+
     # the same command again: the build failure is final and skipped, the partial grade is
     # graded again — with a GPU now, it completes
     monkeypatch.setenv("FAKE_GPU", "1")
