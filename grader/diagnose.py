@@ -370,9 +370,11 @@ def launch_hint(message: str) -> str:
 
 
 def _timeout_text(run: CaseRun, timeout_s: float) -> str:
-    """How a run past its time limit ended: the run's own words (the limit that ended it:
-    the case's, or a launch's, harness.LAUNCH_LINE), else the case's limit."""
-    return run.problem or f"did not finish within {timeout_s:g} s"
+    """How a run past its time limit ended: at its launch's limit (``launch_limit_s``,
+    harness.LAUNCH_LINE), else at the case's, ``timeout_s``."""
+    if run.launch_limit_s is not None:
+        return f"had a launch that did not finish within {run.launch_limit_s:g} s"
+    return f"did not finish within {timeout_s:g} s"
 
 
 def case_message(run: CaseRun, timeout_s: float) -> str:

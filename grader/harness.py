@@ -111,6 +111,8 @@ class CaseRun:
     outcome: runner.Outcome
     doc: dict | None  # the valid run document, or None
     problem: str | None  # why there is no valid document
+    # the launch limit (lab.toml's launch_timeout_s) that ended the run, when one did
+    launch_limit_s: float | None = None
 
     @property
     def status(self) -> str:
@@ -607,15 +609,19 @@ def _judge_lines(
     run_judged_timed_cases; ``pending``: what was read before, ``arrivals``: a list that
     gets each line's time). A "gate" line is not a document (a gate reached late), nor a
     "defer K" line, whose K goes into ``deferred``, nor "launch" and "landed", which set
-    ``launch[0]`` to the time a launch was sent and back to None when it answered."""
+    ``launch[0]`` to the time a launch was sent and back to None when it answered, and leave
+    ``progress[0]`` as it was (a case's limit runs from the line before its own, its
+    launch's within it)."""
 
     def take(done):
         now = time.monotonic()
+        moved = False
         for line in done:
             if line in (LAUNCH_LINE, LANDED_LINE):
                 if launch is not None:
                     launch[0] = now if line == LAUNCH_LINE else None
                 continue
+            moved = True
             if line.startswith(DEFER_LINE):
                 if deferred is not None and line[len(DEFER_LINE) :].strip().isdigit():
                     deferred.append(int(line[len(DEFER_LINE) :]))
@@ -623,7 +629,8 @@ def _judge_lines(
                 lines.append(line)
                 if arrivals is not None:
                     arrivals.append(now)
-        progress[0] = now
+        if moved:
+            progress[0] = now
 
     *done, pending = pending.split(b"\n")
     take(done)
@@ -658,7 +665,8 @@ def _case_runs(
         )
         if isinstance(doc.get("error"), dict) and doc["error"].get("kind") == "worker":
             why = _describe_missing(outcome, timeout_s, launch=launch_hung)
-            results.append(CaseRun(argv, outcome, None, why))
+            hung_s = timeout_s if launch_hung else None
+            results.append(CaseRun(argv, outcome, None, why, launch_limit_s=hung_s))
             return results, True  # the student's process is gone: the rest in fresh ones
         expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
         problem = validate(doc, version, expect)

@@ -12,8 +12,11 @@
 #    three compute-sanitizer contexts a grading now). JOBS=20: g100's cohorts shrank to 5-10
 #    from the hostile submissions on, slots held by gradings waiting out a hung case or letting
 #    timed runs pass.
-# 3. h01_kernel_infinite_loop graded alone (81 s of correctness in g100's class for one 30 s
-#    hang: where does the rest go?). H01=0 leaves it out.
+# 3. The class's three hangs graded alone, h01 (a kernel's infinite loop), h02 (a launcher's)
+#    and h03 (a barrier deadlock): 81 s of correctness for h01 in g100's class for one 30 s
+#    hang; since session 28 a launch has lab 3.3's launch_timeout_s, 10 s (design note 65):
+#    each case row should read "had a launch that did not finish within 10 s". H01=0 leaves
+#    them out.
 # Run as, one call each:
 #   NAME=g101 LIMIT=590 MARGIN=110 bash bench/h200-2026-12-04-session27/g101.sh $OUT
 #   NAME=g102 LIMIT=590 MARGIN=25 JOBS=20 FIRST=0 H01=0 bash bench/h200-2026-12-04-session27/g101.sh $OUT
@@ -39,11 +42,23 @@ fi
 CLASS_EXTRA="--jobs ${JOBS:-16}" class_run 100
 grep -v "^#" $L/dmon100.txt | awk '{print $8}' | sort -n | tail -1 | sed 's/^/GPU memory peak MB: /' |
     tee -a $L/summary.txt
+hang_alone() {  # one hostile submission graded alone: its timings and its timed-out rows
+    s $(($(left) - 3)) "$1" python3 -m grader grade labs/3.3-tiling \
+        --submission "/tmp/class100/$1" --json "$L/$1.json"
+    python3 - "$L/$1.json" "$1" <<'PY' | tee -a $L/summary.txt
+import json, sys
+rep = json.load(open(sys.argv[1]))
+print(sys.argv[2], "alone", rep.get("timings_s"))
+for ex in rep["exercises"]:
+    for d in ex["parts"]["correctness"]["details"]:
+        if d["status"] in ("timeout", "not_run"):
+            print("   ", ex["name"], d.get("size"), d["status"], d.get("message"))
+PY
+}
 if [ "${H01:-1}" = 1 ]; then
-    s $(($(left) - 3)) h01 python3 -m grader grade labs/3.3-tiling \
-        --submission /tmp/class100/h01_kernel_infinite_loop --json $L/h01.json
-    python3 -c 'import json,sys; print("h01 alone", json.load(open(sys.argv[1])).get("timings_s"))' \
-        $L/h01.json | tee -a $L/summary.txt
+    for h in h01_kernel_infinite_loop h02_host_infinite_loop h03_barrier_deadlock; do
+        [ "$(left)" -gt 40 ] && hang_alone $h
+    done
 fi
 cat $L/summary.txt
 tar czf "$CML_OUT/$CML_NAME.tgz" -C /tmp "$CML_NAME"

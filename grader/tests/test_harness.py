@@ -11,6 +11,7 @@ import os
 import re
 import socket
 import stat
+import time
 
 import pytest
 
@@ -377,10 +378,17 @@ def test_a_judge_past_a_stray_line_is_never_let_through_its_gate_without_a_hold(
 
 def test_the_judges_launch_lines_are_no_documents():
     """"launch" and "landed" (an untimed judge's launch, design note 65) set and clear the
-    launch's start; the documents around them are read as before."""
+    launch's start, and leave the case's clock (``progress[0]``, the last document's time)
+    alone: a case's limit still runs from the document before it (a review found them
+    restarting it, so a hang after a long set-up got up to two limits)."""
     lines, progress, launch = [], [0.0], [None]
-    stream = io.BytesIO(b'{"a": 1}\nlaunch\n')
-    harness._judge_lines(stream, lines, progress, launch=launch)
-    assert lines == [b'{"a": 1}'] and launch[0] is not None and launch[0] == progress[0]
-    harness._judge_lines(io.BytesIO(b'landed\n{"b": 2}\n'), lines, progress, launch=launch)
-    assert lines == [b'{"a": 1}', b'{"b": 2}'] and launch[0] is None
+    harness._judge_lines(io.BytesIO(b'{"a": 1}\n'), lines, progress, launch=launch)
+    case_start = progress[0]
+    assert lines == [b'{"a": 1}'] and case_start > 0.0 and launch[0] is None
+    time.sleep(0.01)
+    harness._judge_lines(io.BytesIO(b"launch\n"), lines, progress, launch=launch)
+    assert launch[0] is not None and launch[0] > case_start and progress[0] == case_start
+    harness._judge_lines(io.BytesIO(b"landed\n"), lines, progress, launch=launch)
+    assert launch[0] is None and progress[0] == case_start and lines == [b'{"a": 1}']
+    harness._judge_lines(io.BytesIO(b'{"b": 2}\n'), lines, progress, launch=launch)
+    assert lines == [b'{"a": 1}', b'{"b": 2}'] and progress[0] > case_start
