@@ -318,11 +318,13 @@ def status_of(g: Grade) -> str:
 
 
 def _row(
-    sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elapsed: float, held: str
+    sub: Submission, lab: manifest.Lab, g: Grade | None, status: str, elapsed: float, held: str,
+    options: dict | None = None,
 ):
     """The gradebook row of one student (``<id>/batch.json``): ``total`` and ``exercises``
     hold the points earned, so far when ``pending_points`` (automatic points not known yet,
-    the status then "partial ...") is not 0; ``held``: the submission's ``digest``."""
+    the status then "partial ...") is not 0; ``held``: the submission's ``digest``;
+    ``options``: what it was graded with (``_options_of``)."""
     return {
         "batch_row": ROW_SCHEMA,
         "id": sub.id,
@@ -339,6 +341,7 @@ def _row(
         "seed": g.seed if g else None,
         "exit_code": g.exit_code if g else 2,
         "elapsed_s": round(elapsed, 3),
+        "options": options,
     }
 
 
@@ -516,7 +519,7 @@ class Batch:
 
     def __init__(
         self, lab_dir: Path, lab: manifest.Lab, subs: list[Submission], out: Path, options,
-        force, jobs, err, roster=None,
+        force, jobs, err, roster=None, classmates=(),
     ):
         self.lab_dir = lab_dir
         self.lab = lab
@@ -527,14 +530,20 @@ class Batch:
         self.force = force
         self.jobs = jobs
         self.err = err
+        self.classmates = tuple(classmates)  # other submissions of the class (``batch``)
 
     def run(self) -> int:
         root = course.find_root(self.lab_dir.absolute().parent)
         if root is None:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
         make_private(self.out)
-        # the class's grades and work: no submission's build or run may read them
-        private = (self.out.absolute(), *(sub.path.absolute() for sub in self.subs))
+        # the class's grades and work: no submission's build or run may read them (a Slurm
+        # task grades a shard: its classmates are the whole class's, ``classmates``)
+        private = (
+            self.out.absolute(),
+            *(sub.path.absolute() for sub in self.subs),
+            *(Path(p).absolute() for p in self.classmates),
+        )
         self.options = dataclasses.replace(self.options, private=private)
         for path in self.out.glob("*/batch.json"):
             row = _read_row(path)
@@ -552,6 +561,7 @@ class Batch:
         with self.options.gpu_lock.shared():  # a context: never beside a timed run
             probe = harness.device_info(judge, harness.schema_version(root), box=harness.TRUSTED)
         device = (probe.doc or {}).get("device") if probe.status == "ok" else None
+        no_device = probe.status == "no_device"  # the judge found none (not a failed probe)
         if self.jobs is None:  # one per CPU, as many as the GPU's memory holds
             self.jobs = default_jobs()
             fit = gradings_in_gpu_memory(device)
@@ -571,8 +581,9 @@ class Batch:
             row = None if self.force else final_row(self.out / sub.id)
             if row is None:
                 before = None if self.force else _read_row(self.out / sub.id / "batch.json")
-                kept = _no_gpu_row(self.out / sub.id, before, sub, self.lab, self.options.seed)
-                if device is None and kept:
+                if no_device and _no_gpu_row(
+                    self.out / sub.id, before, sub, self.lab, _options_of(self.options)
+                ):
                     k += 1  # graded without a GPU, and none here either: the same again
                     rows[sub.id] = before
                     no_gpu.append(sub.id)
@@ -722,7 +733,7 @@ class Batch:
             folder.mkdir(exist_ok=True)
             write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
             return row
-        row = _row(sub, self.lab, g, status, elapsed, held)
+        row = _row(sub, self.lab, g, status, elapsed, held, _options_of(self.options))
         if retimed:
             row["retimed"] = retimed
         write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
@@ -756,6 +767,18 @@ def read_roster(path: Path) -> list[str]:
     return ids
 
 
+def read_classmates(path: Path) -> list[str]:
+    """A classmates file (``--classmates``, written by grader.slurm): a JSON list of the
+    class's submission paths; GraderError when it is not one."""
+    try:
+        paths = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise GraderError(f"cannot read the classmates file {path}: {e}")
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise GraderError(f"the classmates file {path} is not a JSON list of paths")
+    return paths
+
+
 # GPU memory a batch's grading may hold at once: its timed run's set-up keeps about 6 GiB of
 # cases at most (the judge's SETUP_BUDGET_BYTES, its first case whatever its size), beside a
 # few CUDA contexts (its untimed runs', its judges', compute-sanitizer's). Lab 3.3's class on
@@ -765,17 +788,28 @@ def read_roster(path: Path) -> list[str]:
 GPU_BYTES_PER_GRADING = 8 * 2**30
 
 
+def _options_of(options) -> dict:
+    """What of a batch's grade options a row records (``options``): the seed and what
+    changes a grade without a GPU too."""
+    return {
+        "seed": options.seed,
+        "arch": options.arch,
+        "sanitizer": options.sanitizer,
+        "performance": options.performance,
+    }
+
+
 def _no_gpu_row(
-    folder: Path, row: dict | None, sub: Submission, lab: manifest.Lab, seed: int | None
+    folder: Path, row: dict | None, sub: Submission, lab: manifest.Lab, options: dict
 ) -> bool:
     """Whether ``row`` (``folder``'s last ``batch.json``) is a grade left partial for want
-    of a GPU (``PARTIAL_NO_GPU``), with its reports, of what ``sub`` still holds, with this
-    run's ``seed``: a batch on a machine without one keeps it, since grading it again there
-    ends the same way."""
+    of a GPU (``PARTIAL_NO_GPU``), with its reports, of what ``sub`` still holds, graded with
+    these ``options`` (``_options_of``): a batch on a machine without one keeps it, since
+    grading it again there ends the same way."""
     return (
         row is not None
         and row["status"] == PARTIAL_NO_GPU
-        and row.get("seed") == seed
+        and row.get("options") == options
         and all((folder / name).is_file() for name in STUDENT_FILES)
         and row.get("digest") is not None
         and not changed(row, sub, lab.required_files)
@@ -803,11 +837,14 @@ def default_jobs() -> int:
 
 def batch(
     lab_dir: Path, paths: list[str], out: Path, options, force=False, jobs=None, err=None,
-    roster=None,
+    roster=None, classmates=(),
 ):
     """Grades every submission in ``paths``; returns the exit status (module docstring).
-    ``roster``: the ids the gradebook lists (default: those of ``paths``)."""
+    ``roster``: the ids the gradebook lists (default: those of ``paths``); ``classmates``:
+    the paths of the class's other submissions, which no run may read either (a Slurm
+    task's)."""
     lab_dir = course.lab_folder(lab_dir)
     lab = manifest.load(lab_dir)
     subs = collect(paths, lab.required_files)
-    return Batch(lab_dir, lab, subs, out, options, force, jobs, err or sys.stderr, roster).run()
+    err = err or sys.stderr
+    return Batch(lab_dir, lab, subs, out, options, force, jobs, err, roster, classmates).run()

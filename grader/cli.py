@@ -137,6 +137,9 @@ def _parser() -> argparse.ArgumentParser:
     # the class the gradebook lists, when it is more than these submissions (grader.slurm's
     # array tasks: a JSON list of ids)
     b.add_argument("--roster", metavar="FILE", help=argparse.SUPPRESS)
+    # the whole class's submissions, one path a line, that no run may read (grader.slurm's
+    # array tasks, each grading a shard)
+    b.add_argument("--classmates", metavar="FILE", help=argparse.SUPPRESS)
 
     u = sub.add_parser("slurm", help="grade a class on a Slurm cluster (job array + merge)")
     u.add_argument("labdir", metavar="LABDIR", help="the pristine lab, e.g. labs/3.3-tiling")
@@ -229,9 +232,10 @@ def _batch(args) -> int:
         sandbox_default="auto",
     )
     roster = batch.read_roster(Path(args.roster)) if args.roster else None
+    classmates = batch.read_classmates(Path(args.classmates)) if args.classmates else ()
     return batch.batch(
         Path(args.labdir), args.submissions, Path(args.out), options, args.force, args.jobs,
-        roster=roster,
+        roster=roster, classmates=classmates,
     )
 
 

@@ -343,10 +343,36 @@ def _probe(bwrap: str) -> str | None:
     return None
 
 
-def _inside_visible(path: str, roots: list[str]) -> bool:
-    """Whether bubblewrap's runs would see ``path``: it lies in a course tree (``roots``) or
-    a system folder (SYSTEM_DIRS, which bubblewrap binds whole)."""
-    return any(Path(path).is_relative_to(d) for d in [*roots, *SYSTEM_DIRS] if d != "/")
+def _seen_at(path: str, shown: list[str]) -> list[str]:
+    """Where bubblewrap's runs would see ``path`` (resolved: a link, or a course reached
+    through one, is the folder it leads to): under each folder of ``shown`` that holds it
+    (a course tree, a toolkit or a system folder, each bound whole at its own name; a
+    system folder that is a link stays a link there, so the folder it leads to is the one
+    seen), at that folder's name."""
+    real = Path(os.path.realpath(path))
+    seen = []
+    for top in shown:
+        if top == "/" or (top in SYSTEM_DIRS and os.path.islink(top)):
+            continue
+        real_top = Path(os.path.realpath(top))
+        if real.is_relative_to(real_top):
+            seen.append(str(Path(top) / real.relative_to(real_top)))
+    return seen
+
+
+def _hide_private(private, hidden: list[str], visible: tuple[str, ...], shown: list[str]) -> None:
+    """Adds to ``hidden`` each place where the runs would see a path of ``private``, but
+    never one inside a path hidden already (its tmpfs is read-only: bubblewrap could not
+    mount another there, and every run would fail), one that holds a course tree (its build
+    reads the course), or one inside another private path (only the outermost is hidden)."""
+    for path in private:
+        for seen in _seen_at(os.path.abspath(path), shown):
+            if any(Path(seen).is_relative_to(h) for h in hidden):
+                continue
+            if any(Path(v).is_relative_to(seen) for v in visible):
+                continue
+            hidden[:] = [h for h in hidden if not Path(h).is_relative_to(seen)]
+            hidden.append(seen)
 
 
 def choose(roots=(), default: str = "none", private=()) -> Sandbox:
@@ -385,9 +411,7 @@ def choose(roots=(), default: str = "none", private=()) -> Sandbox:
     if reason is None:
         visible = tuple(dict.fromkeys(os.path.abspath(r) for r in [*roots, REPO]))
         toolchains = _toolchains()
-        for path in map(os.path.abspath, private):
-            if _inside_visible(path, [*visible, *toolchains]) and path not in hidden:
-                hidden.append(path)
+        _hide_private(private, hidden, visible, [*visible, *toolchains, *SYSTEM_DIRS])
         return Sandbox("bwrap", "", bwrap, tuple(hidden), visible, toolchains=toolchains)
     if mode == "bwrap":
         raise GraderError(f"{ENV}=bwrap but {reason}")

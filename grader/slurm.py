@@ -69,6 +69,7 @@ SCRIPTS = "slurm"
 JOBS = "jobs.json"  # in DIR/slurm: the history of submissions (module docstring)
 JOBS_SCHEMA = 1
 ROSTER = "roster.json"  # in DIR/slurm: the class's ids, the gradebook's rows
+CLASSMATES = "classmates.json"  # in DIR/slurm: every submission's path, hidden from each run
 STAGES = ("build", "grade", "merge")
 
 
@@ -167,10 +168,11 @@ def live_jobs(records: list[dict]) -> list[str]:
 
 def write_scripts(
     root: Path, lab_dir: Path, todo: list[batch.Submission], out: Path, o: Options,
-    roster: list[str] | None = None,
+    roster: list[str] | None = None, classmates: list[batch.Submission] | None = None,
 ) -> tuple[Path, int]:
-    """Writes DIR/slurm/'s scripts, shards and roster (the ids the gradebook lists; default
-    those of ``todo``); returns the folder and the number of tasks. GraderError for an
+    """Writes DIR/slurm/'s scripts, shards, roster (the ids the gradebook lists; default
+    those of ``todo``) and classmates (the paths no task's run may read: every submission
+    of the class, default ``todo``'s); returns the folder and the number of tasks. GraderError for an
     ``out`` whose absolute path holds white space: the jobs' logs are named in ``#SBATCH
     --output=`` lines, which sbatch splits at white space like a command line."""
     folder = out / SCRIPTS
@@ -185,6 +187,8 @@ def write_scripts(
         old.unlink()
     ids = sorted(roster if roster is not None else {s.id for s in todo})
     write_atomic(folder / ROSTER, json.dumps(ids, indent=1, ensure_ascii=False) + "\n")
+    paths = [str(s.path.absolute()) for s in (classmates if classmates is not None else todo)]
+    write_atomic(folder / CLASSMATES, json.dumps(paths, indent=1, ensure_ascii=False) + "\n")
     shards = [todo[i : i + o.per_task] for i in range(0, len(todo), o.per_task)]
     for i, shard in enumerate(shards):
         text = "".join(f"{s.path.absolute()}\n" for s in shard)
@@ -211,7 +215,8 @@ def write_scripts(
         *([] if o.gpus_per_task > 0 else ["export CUDA_VISIBLE_DEVICES="]),
         f'mapfile -t SUBS < {shlex.quote(str(folder))}/shard-"$SLURM_ARRAY_TASK_ID".txt',
         'echo "task $SLURM_ARRAY_TASK_ID on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-}"',
-        _grader(root, "batch", lab, "--out", out, "--roster", folder / ROSTER, *o.grade_args,
+        _grader(root, "batch", lab, "--out", out, "--roster", folder / ROSTER,
+                "--classmates", folder / CLASSMATES, *o.grade_args,
                 *(["--force"] if o.force else []), tail=' "${SUBS[@]}"'),
     ]
     merge_sh = _header("cml-merge", folder / "merge-%j.log", o, o.time)
@@ -291,7 +296,7 @@ def submit(
             f"would rewrite; wait for them (squeue -j {','.join(live)}) or cancel them "
             f"(scancel {' '.join(live)}), then run this again"
         )
-    folder, n_tasks = write_scripts(root, lab_dir, todo, out, o, [s.id for s in subs])
+    folder, n_tasks = write_scripts(root, lab_dir, todo, out, o, [s.id for s in subs], subs)
     commands = [
         ["build.sbatch"],
         # a failed build cancels the array (afterok never met), and the merge still runs

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import threading
 import time
 import tarfile
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from grader import batch as batching
-from grader import files, gpu_lock
+from grader import files, gpu_lock, sandbox
 from grader import cli
 from grader.errors import GraderError
 from helpers import FAKE_BIN, grade_cli, submission
@@ -338,6 +339,11 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     assert "batch: 1 graded without a GPU kept as they were" in err
     assert (out / "solution" / "report.json").stat().st_mtime_ns == before
     assert gradebook(out) == rows
+    # but not with other options (another seed, --no-perf): graded again, as they ask
+    for other in (["--seed", "8"], ["--no-perf"]):
+        code, err = run_batch(fake_root, [subs["solution"], subs["compile"]], out, *other)
+        assert "solution: not final last time (partial (no GPU)): graded again" in err, other
+    run_batch(fake_root, [subs["solution"], subs["compile"]], out)  # as before them
 
     # the same command again: the build failure is final and skipped, the partial grade is
     # graded again — with a GPU now, it completes
@@ -719,3 +725,22 @@ def test_no_run_of_a_batch_may_read_the_class(fake_root, subs, tmp_path, monkeyp
     run_batch(fake_root, [subs["solution"], subs["alice"]], out, "--no-perf", "--no-sanitizer")
     want = (out.absolute(), Path(subs["solution"]).absolute(), Path(subs["alice"]).absolute())
     assert seen == [want, want], seen
+
+
+def test_a_class_kept_inside_the_course_builds_and_stays_unread(fake_root, tmp_path, monkeypatch):
+    """The class and --out inside the course tree, --out holding a submission and one inside
+    solutions/ (layouts a review found making bubblewrap fail every build, each then a final
+    "build failed"): every submission builds under the sandbox."""
+    monkeypatch.setenv(sandbox.ENV, "auto")
+    if sandbox.choose().kind != "bwrap":
+        pytest.skip("bubblewrap cannot run here")
+    course = tmp_path / "course"
+    shutil.copytree(fake_root, course)
+    sol = (course / "solutions/9.1-fake/kernels.cu").read_text()
+    out = course / "grades"
+    paths = [submission(course / "class" / "alice", sol), submission(out / "bob", sol),
+             course / "solutions" / "9.1-fake"]
+    code, err = run_batch(course, paths, out, "--no-perf")
+    statuses = {sid: row["status"] for sid, row in gradebook(out).items()}
+    assert "build failed" not in statuses.values(), err
+    assert set(statuses) == {"alice", "bob", "9.1-fake"}, statuses

@@ -577,3 +577,47 @@ def test_a_class_kept_inside_the_course_tree_is_hidden(box, tmp_path, monkeypatc
         assert got.stdout == work, got.stderr
         got = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(out / "bob" / "report.json"))
         assert got.stdout == report, got.stderr
+
+
+def test_a_private_path_never_breaks_a_run(box, tmp_path, monkeypatch):
+    """Layouts a review found failing every run of a batch (bubblewrap could not mount the
+    private path): a submission inside solutions/ (hidden already, read-only), one that is a
+    link inside the course to a folder outside it, and --out holding a submission, named
+    first. Each run still works, and what the class holds stays unread."""
+    course = tmp_path / "course"
+    (course / "labs").mkdir(parents=True)
+    (course / "solutions" / "9.1-fake").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere" / "dave"
+    elsewhere.mkdir(parents=True)
+    (course / "class").mkdir()
+    (course / "class" / "dave").symlink_to(elsewhere)
+    out = course / "grades"
+    (out / "erin").mkdir(parents=True)
+    (out / "erin" / "kernels.cu").write_text("erin's work\n")
+    private = [out, out / "erin", course / "solutions" / "9.1-fake", course / "class" / "dave"]
+    monkeypatch.setenv(sandbox.ENV, "auto")
+    chosen = sandbox.choose([course], private=private)
+    assert str(out) in chosen.hidden and str(out / "erin") not in chosen.hidden  # outermost
+    assert str(course / "solutions" / "9.1-fake") not in chosen.hidden  # inside a hidden one
+    ran = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(out / "erin" / "kernels.cu"))
+    assert ran.kind == "exited" and ran.code != 0 and "No such file" in ran.stderr, ran.stderr
+    assert boxed(chosen, "/usr/bin/true", tmp_path / "work").ok
+
+
+def test_a_course_reached_through_a_link_hides_the_class_at_both_names(box, tmp_path, monkeypatch):
+    """A course seen at two names (a link to it, and its own folder: the grader's repository
+    is always bound at its resolved path): the class's --out is hidden at each, wherever it
+    was named."""
+    real = tmp_path / "real" / "course"
+    (real / "labs").mkdir(parents=True)
+    (real / "grades" / "bob").mkdir(parents=True)
+    (real / "grades" / "bob" / "report.json").write_text("bob's report\n")
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "real")
+    monkeypatch.setenv(sandbox.ENV, "auto")
+    for named in (link / "course" / "grades", real / "grades"):
+        chosen = sandbox.choose([link / "course", real], private=[named])
+        assert {str(link / "course" / "grades"), str(real / "grades")} <= set(chosen.hidden)
+        for seen in (link / "course" / "grades", real / "grades"):
+            ran = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(seen / "bob" / "report.json"))
+            assert ran.stdout == "", (named, seen)

@@ -205,6 +205,11 @@ def test_a_resubmission_keeps_the_history_of_job_ids(fake_root, capsys, tmp_path
     assert records[1]["submitted"].endswith("Z")
     # the gradebook still lists the whole class (the roster), not only the resubmitted
     assert json.loads((out / "slurm" / "roster.json").read_text()) == ["alice", "bob", "carol"]
+    # and each task's runs are kept from every submission of the class, alice's included
+    classmates = json.loads((out / "slurm" / "classmates.json").read_text())
+    assert sorted(classmates) == sorted(str(Path(s).absolute()) for s in subs)
+    grade_sh = (out / "slurm" / "grade.sbatch").read_text()
+    assert f"--classmates {out / 'slurm' / 'classmates.json'}" in grade_sh
 
     # a jobs.json of the first layout (one submission's ids) becomes the first record
     jobs.write_text(json.dumps({"build": "7", "grade": "8", "merge": "9"}))
