@@ -75,6 +75,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from grader import cgroup, cpus
+from grader.errors import GraderError
 
 if TYPE_CHECKING:
     from grader.sandbox import Sandbox
@@ -237,11 +238,20 @@ def run(
     ``timeout_s`` (a run of several cases moves it on as each case finishes,
     ``harness.run_judged_cases``); ``cpu_s``: the run's wall-clock budget for RLIMIT_CPU
     (default ``timeout_s``); ``background``: run it nicer; ``timed``: on the CPUs kept for
-    timed runs (module docstring)."""
+    timed runs (module docstring). Raises GraderError when bubblewrap could not start the
+    command (``_sandbox_failure``): the grader's fault, never the submission's result."""
     boxed = sandbox is not None and sandbox.kind == "bwrap"
+    command = os.path.basename(argv[0])
     if sandbox is not None and sandbox.kind in ("bwrap", "user"):
         argv = sandbox.wrap(argv, workdir=cwd, readable=readable)
+    status_r = status_w = None
+    if boxed:  # bubblewrap says on this pipe whether the command ran (its "exit-code")
+        status_r, status_w = os.pipe()
+        os.set_blocking(status_r, False)
+        argv = [argv[0], "--json-status-fd", str(status_w), *argv[1:]]
+        pass_fds = (*pass_fds, status_w)
     with (
+        _closing_fd(status_r),
         cgroup.group() if limits else contextlib.nullcontext() as group,
         tempfile.TemporaryFile() as out,
         tempfile.TemporaryFile() as err,
@@ -251,17 +261,21 @@ def run(
         argv = [*priority_prefix(background, timed), *argv]
         start = time.monotonic()
         deadline = start + timeout_s
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=child_env(env, background, sandbox is not None and sandbox.own_streams),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            start_new_session=True,
-            preexec_fn=_limits(int(2 * (cpu_s or timeout_s)) + 10) if limits else None,
-            pass_fds=pass_fds,
-        )
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=child_env(env, background, sandbox is not None and sandbox.own_streams),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+                preexec_fn=_limits(int(2 * (cpu_s or timeout_s)) + 10) if limits else None,
+                pass_fds=pass_fds,
+            )
+        finally:
+            if status_w is not None:
+                os.close(status_w)  # bubblewrap holds it now
         timed_out = flooded = at_limit = False
         while proc.poll() is None:
             if _written(out, err) > output_cap:
@@ -287,6 +301,8 @@ def run(
         oom = at_limit or (group.oom_killed() if group else False)
         peak = group.peak_bytes() if group else None
         memory_limit = group.memory_limit if group else None
+        if status_r is not None and not (timed_out or flooded or oom):
+            _sandbox_failure(status_r, stderr, command)
     code = proc.returncode
     if boxed and code > 128 and _is_signal(code - 128):
         code = -(code - 128)
@@ -302,6 +318,37 @@ def run(
         kind, code, sig = "exited", code, None
     return Outcome(
         kind, code, sig, stdout, stderr, seconds, timeout_s, output_cap, memory_limit, peak
+    )
+
+
+@contextlib.contextmanager
+def _closing_fd(fd: int | None):
+    try:
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _sandbox_failure(status_fd: int, stderr: str, command: str) -> None:
+    """Raises GraderError when bubblewrap's status (``--json-status-fd``, read from
+    ``status_fd``) has no "exit-code": it could not set the sandbox up or start the command
+    (a path it could not mount, a namespace refused), so nothing of the submission ran and
+    nothing it did is a result: a build would otherwise read as the student's "build
+    failed", for good. Not asked of a run the grader ended itself (its time limit, its
+    output, its memory), whose bubblewrap it killed."""
+    status = b""
+    with contextlib.suppress(BlockingIOError, OSError):
+        while chunk := os.read(status_fd, 65536):
+            status += chunk
+    if b'"exit-code"' in status:
+        return
+    said = [line for line in stderr.splitlines() if line.startswith("bwrap:")]
+    why = said[0] if said else (stderr.strip().splitlines() or ["no message"])[-1]
+    raise GraderError(
+        f"the sandbox (bubblewrap) could not start {command}: {why}"
+        " (the grader's environment, not the submission: nothing of it ran; fix the cause, "
+        "or GRADER_SANDBOX=none where runs need no sandbox, and grade again)"
     )
 
 

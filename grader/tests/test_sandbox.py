@@ -6,6 +6,7 @@ contain them. Tests that need bubblewrap skip, with the reason, where it cannot 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import resource
 import secrets
@@ -621,3 +622,21 @@ def test_a_course_reached_through_a_link_hides_the_class_at_both_names(box, tmp_
         for seen in (link / "course" / "grades", real / "grades"):
             ran = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(seen / "bob" / "report.json"))
             assert ran.stdout == "", (named, seen)
+
+
+def test_a_sandbox_that_cannot_start_is_the_graders_error(box, tmp_path, monkeypatch):
+    """bubblewrap failing to set a run up (here a hidden path it cannot mount: a file under a
+    read-only folder that does not exist in the sandbox) raises GraderError naming it, rather
+    than giving a result the submission would be graded by (a build's "build failed", for
+    good); a command that runs and fails is still its own result."""
+    broken = dataclasses.replace(box, hidden=(*box.hidden, "/usr/no-such-folder/x"))
+    # wrap hides only what exists: make it look so for this one path
+    real_isdir = os.path.isdir
+    monkeypatch.setattr(os.path, "isdir", lambda p: p == "/usr/no-such-folder/x" or real_isdir(p))
+    with pytest.raises(GraderError, match=r"sandbox \(bubblewrap\) could not start true: bwrap:"):
+        boxed(broken, "/usr/bin/true", tmp_path / "work")
+    monkeypatch.undo()
+    out = boxed(box, "/usr/bin/false", tmp_path / "work")
+    assert out.kind == "exited" and out.code == 1
+    seg = boxed(box, "/usr/bin/sh", tmp_path / "work", "-c", "kill -SEGV $$")
+    assert seg.kind == "signaled", seg
