@@ -137,8 +137,8 @@ def _parser() -> argparse.ArgumentParser:
     # the class the gradebook lists, when it is more than these submissions (grader.slurm's
     # array tasks: a JSON list of ids)
     b.add_argument("--roster", metavar="FILE", help=argparse.SUPPRESS)
-    # the whole class's submissions, one path a line, that no run may read (grader.slurm's
-    # array tasks, each grading a shard)
+    # the whole class's submissions, a JSON list of paths, that no run may read
+    # (grader.slurm's array tasks, each grading a shard)
     b.add_argument("--classmates", metavar="FILE", help=argparse.SUPPRESS)
 
     u = sub.add_parser("slurm", help="grade a class on a Slurm cluster (job array + merge)")

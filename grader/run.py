@@ -244,18 +244,15 @@ def run(
     command = os.path.basename(argv[0])
     if sandbox is not None and sandbox.kind in ("bwrap", "user"):
         argv = sandbox.wrap(argv, workdir=cwd, readable=readable)
-    status_r = status_w = None
-    if boxed:  # bubblewrap says on this pipe whether the command ran (its "exit-code")
-        status_r, status_w = os.pipe()
-        os.set_blocking(status_r, False)
-        argv = [argv[0], "--json-status-fd", str(status_w), *argv[1:]]
-        pass_fds = (*pass_fds, status_w)
     with (
-        _closing_fd(status_r),
+        _bwrap_status() if boxed else contextlib.nullcontext() as status,
         cgroup.group() if limits else contextlib.nullcontext() as group,
         tempfile.TemporaryFile() as out,
         tempfile.TemporaryFile() as err,
     ):
+        if status is not None:  # bubblewrap says on this pipe whether the command ran
+            argv = [argv[0], "--json-status-fd", str(status[1]), *argv[1:]]
+            pass_fds = (*pass_fds, status[1])
         if group:
             argv = [*group.prefix, *argv]
         argv = [*priority_prefix(background, timed), *argv]
@@ -274,8 +271,8 @@ def run(
                 pass_fds=pass_fds,
             )
         finally:
-            if status_w is not None:
-                os.close(status_w)  # bubblewrap holds it now
+            if status is not None:
+                os.close(status.pop())  # the write end: bubblewrap holds it now
         timed_out = flooded = at_limit = False
         while proc.poll() is None:
             if _written(out, err) > output_cap:
@@ -301,8 +298,8 @@ def run(
         oom = at_limit or (group.oom_killed() if group else False)
         peak = group.peak_bytes() if group else None
         memory_limit = group.memory_limit if group else None
-        if status_r is not None and not (timed_out or flooded or oom):
-            _sandbox_failure(status_r, stderr, command)
+        if status is not None and not (timed_out or flooded or oom):
+            _sandbox_failure(status[0], stderr, command)
     code = proc.returncode
     if boxed and code > 128 and _is_signal(code - 128):
         code = -(code - 128)
@@ -322,11 +319,16 @@ def run(
 
 
 @contextlib.contextmanager
-def _closing_fd(fd: int | None):
+def _bwrap_status():
+    """A pipe for bubblewrap's ``--json-status-fd``: [read end (non-blocking), write end];
+    whichever ends are still in the list are closed on leaving (the caller pops the write
+    end once bubblewrap holds it)."""
+    ends = list(os.pipe())
     try:
-        yield fd
+        os.set_blocking(ends[0], False)
+        yield ends
     finally:
-        if fd is not None:
+        for fd in ends:
             os.close(fd)
 
 
