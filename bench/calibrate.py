@@ -12,9 +12,12 @@ between the known-bad variants' figures and the alternatives' (issue 13, part 4)
 
     python3 bench/calibrate.py [--runs 5] [--lab 3.3] [--exercise NAME] [--out calibration.json]
     python3 bench/calibrate.py --runs 0 --alternatives-only --lab 3.3   # the alternatives alone
+    python3 bench/calibrate.py --lab 3.3 --exercise matmul_tiled --size matmul_tiled=2048,2048,2048
+        # another timed size than lab.toml's (issue 15: a smaller case holds the GPU less)
 
 Source of the method: DESIGN.md "Timing method"; the spread reported is min..max of the
-per-run medians, which is what a threshold's margin must exceed.
+per-run medians, which is what a threshold's margin must exceed. "timed ms": the judge's
+timing and verify phases (median), the most of what a batch's timed run holds the GPU for.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ def summary_rows(ex, variant: str, docs: list[dict]) -> list[str]:
         values = [v for v in (metric_of(d, crit.metric) for d in docs) if v is not None]
         if not values:
             statuses = ", ".join(sorted({str(d.get("status", "?")) for d in docs}))
-            rows.append(f"| {ex.name} | {variant} | {crit.metric} | none ({statuses}) | | |")
+            rows.append(f"| {ex.name} | {variant} | {crit.metric} | none ({statuses}) | | | |")
             continue
         ok = [d for d in docs if metric_of(d, crit.metric) is not None]
         gbps = [d["metrics"]["gbps"] for d in ok if "gbps" in (d.get("metrics") or {})]
@@ -76,7 +79,12 @@ def summary_rows(ex, variant: str, docs: list[dict]) -> list[str]:
             if gbps and copy
             else " | "
         )
-        rows.append(f"| {ex.name} | {variant} | {crit.metric} | {measured} | {bandwidth} |")
+        phases = [(d.get("timing") or {}).get("phases_ms") or {} for d in ok]
+        held = [p["timing"] + p.get("verify", 0) for p in phases if "timing" in p]
+        hold = f"{statistics.median(held):.0f}" if held else ""
+        rows.append(
+            f"| {ex.name} | {variant} | {crit.metric} | {measured} | {bandwidth} | {hold} |"
+        )
     return rows
 
 
@@ -91,14 +99,28 @@ def main() -> int:
         help="time the correct alternatives, not the known-bad variants",
     )
     ap.add_argument("--out", default="calibration.json")
+    ap.add_argument(
+        "--size",
+        action="append",
+        default=[],
+        metavar="EXERCISE=A,B,C",
+        help="time EXERCISE at this size instead of its lab.toml performance.size",
+    )
     args = ap.parse_args()
+    sizes = {}
+    for text in args.size:
+        name, _, dims = text.partition("=")
+        try:
+            sizes[name] = tuple(int(d) for d in dims.split(","))
+        except ValueError:
+            ap.error(f"--size {text}: EXERCISE=A,B,C with whole numbers")
 
     version = harness.schema_version(ROOT)
     nvcc = tools.find("nvcc")
-    record: dict = {"runs": args.runs, "labs": {}}
+    record: dict = {"runs": args.runs, "sizes": {k: list(v) for k, v in sizes.items()}, "labs": {}}
     rows = [
-        "| exercise | variant | metric | median (min–max, runs) | GB/s | copy GB/s |",
-        "|---|---|---|---|---|---|",
+        "| exercise | variant | metric | median (min–max, runs) | GB/s | copy GB/s | timed ms |",
+        "|---|---|---|---|---|---|---|",
     ]
     for lab_dir in course.select_labs(ROOT, args.lab):
         lab = manifest.load(lab_dir)
@@ -121,6 +143,7 @@ def main() -> int:
                 )
             for ex in timed:
                 perf = ex.performance
+                size = sizes.get(ex.name, perf.size)
                 reps = perf.reps if perf.timed else None
                 runs = []
                 for i in range(args.runs):
@@ -128,7 +151,7 @@ def main() -> int:
                         judge,
                         solution,
                         ex.name,
-                        perf.size,
+                        size,
                         1000 + i,
                         lab.run_timeout_s,
                         version,
@@ -145,7 +168,7 @@ def main() -> int:
                         doc = {"status": "build_failed", "problem": msg}
                     else:
                         run = harness.run_judged(
-                            judge, binary, ex.name, perf.size, 2000, lab.run_timeout_s, version, reps
+                            judge, binary, ex.name, size, 2000, lab.run_timeout_s, version, reps
                         )
                         doc = run.doc or {"status": run.status, "problem": run.problem}
                     record["labs"][lab.id][ex.name][name] = [doc]
