@@ -622,6 +622,8 @@ def _judge_lines(
                     launch[0] = now if line == LAUNCH_LINE else None
                 continue
             moved = True
+            if launch is not None:
+                launch[0] = None  # whatever the judge says after a launch, it has landed
             if line.startswith(DEFER_LINE):
                 if deferred is not None and line[len(DEFER_LINE) :].strip().isdigit():
                     deferred.append(int(line[len(DEFER_LINE) :]))

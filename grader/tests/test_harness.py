@@ -392,3 +392,6 @@ def test_the_judges_launch_lines_are_no_documents():
     assert launch[0] is None and progress[0] == case_start and lines == [b'{"a": 1}']
     harness._judge_lines(io.BytesIO(b'{"b": 2}\n'), lines, progress, launch=launch)
     assert lines == [b'{"a": 1}', b'{"b": 2}'] and progress[0] > case_start
+    # a document ends a launch its judge never said landed: no stale start for the next case
+    harness._judge_lines(io.BytesIO(b'launch\n{"c": 3}\n'), lines, progress, launch=launch)
+    assert launch[0] is None and lines[-1] == b'{"c": 3}'
