@@ -285,13 +285,22 @@ def collect(paths: list[str], required: tuple[str, ...] = ()) -> list[Submission
             kind = archives.archive_kind(path)
         elif path.exists():
             raise GraderError(f"submission {text} is not a folder, .zip, .tar.gz or .tgz")
+        elif any(c in text for c in "*?["):
+            raise GraderError(
+                f"submission {text} does not exist: a pattern the shell matched to no file "
+                "(is the class folder's path right?)"
+            )
         else:
             raise GraderError(f"submission {text} does not exist")
         sid = archives.strip_suffix(path.resolve().name if kind == "dir" else path.name)
         if not sid or sid.startswith(".") or sid == GRADEBOOK:
             raise GraderError(f"submission {text}: '{sid}' cannot be a student id")
         if sid in subs:
-            raise GraderError(f"two submissions have the id '{sid}': {subs[sid].path} and {path}")
+            raise GraderError(
+                f"two submissions have the id '{sid}': {subs[sid].path} and {path} (name "
+                "each student once: a student's id is the file or folder name without its "
+                "extension)"
+            )
         subs[sid] = Submission(sid, path, kind)
     return list(subs.values())
 
@@ -385,7 +394,7 @@ def _closing_line(
     for status in statuses:
         key = (
             status.split(":")[0]
-            if status.startswith(("error:", "rejected:", "incomplete:"))
+            if status.startswith(("error:", "rejected:", "incomplete:", "not graded:"))
             else status
         )
         counts[key] = counts.get(key, 0) + 1
@@ -500,12 +509,42 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
     return rows
 
 
+def _within(path: Path, folder: Path) -> bool:
+    """Whether ``path`` (resolved) is ``folder`` or lies inside it."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+
+
+def check_out(out: Path, subs: list[Submission]) -> None:
+    """GraderError when ``--out`` and a submission overlap: reports written into the class's
+    folders (an instructor's trial named the class folder itself, whose rerun then found
+    "two submissions have the id 'carol'"), or a grades folder inside the class folder that
+    ``class/*`` names as a student on the next run."""
+    for sub in subs:
+        if os.path.realpath(sub.path) == os.path.realpath(out):
+            raise GraderError(
+                f"the submission {sub.path} is --out itself (a class/* that also matched "
+                "the grades folder?): put --out outside the class folder"
+            )
+        if _within(sub.path, out):
+            raise GraderError(
+                f"--out {out} holds the submission {sub.path}: the grades go to a folder of "
+                "their own, outside the class folder (e.g. ~/class/grades beside ~/class/subs)"
+            )
+        if _within(out, sub.path):
+            raise GraderError(
+                f"--out {out} lies inside the submission {sub.path}: put the grades outside "
+                "the class folder"
+            )
+
+
 def make_private(out: Path) -> None:
     """Creates the grades folder ``out`` readable by its owner only (0700: a class's scores
     and reports are private; README's "keep --out unreadable to others"); an existing
     folder keeps its mode (the instructor chose it)."""
     if out.is_symlink() and not out.exists():
         raise GraderError(f"--out {out} is a link to nothing: remove it or name another folder")
+    if out.exists() and not out.is_dir():
+        raise GraderError(f"--out {out} is a file: name a folder for the grades (made if missing)")
     if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
         out.mkdir(mode=0o700, exist_ok=True)
@@ -536,7 +575,16 @@ class Batch:
         root = course.find_root(self.lab_dir.absolute().parent)
         if root is None:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
+        check_out(self.out, self.subs)
         make_private(self.out)
+        inside = [str(p) for p in (self.out, *(s.path for s in self.subs)) if _within(p, root)]
+        if inside:
+            print(
+                f"batch: {name_list(inside, 3)} inside the course tree {root}: this batch hides "
+                "them from its own builds and runs, but any other command's runs see the "
+                "course tree; keep the class and --out outside it (e.g. ~/class)",
+                file=self.err,
+            )
         # the class's grades and work: no submission's build or run may read them (a Slurm
         # task grades a shard: its classmates are the whole class's, ``classmates``)
         private = (
@@ -590,8 +638,22 @@ class Batch:
                     self._progress(k, n, before, "kept: no GPU here to finish it")
                     continue
                 if before is not None:  # a partial grade or a grader error, not final
-                    print(f"{sub.id}: not final last time ({before['status']}): graded again",
-                          file=self.err)
+                    if before.get("digest") is not None and changed(
+                        before, sub, self.lab.required_files
+                    ):
+                        why = "changed since it was graded"
+                    elif (
+                        no_device
+                        and before["status"] == PARTIAL_NO_GPU
+                        and before.get("options") not in (None, _options_of(self.options))
+                    ):
+                        why = (  # kept but for its options (_no_gpu_row)
+                            "graded without a GPU last time with other options (--seed, "
+                            "--arch, --no-sanitizer or --no-perf)"
+                        )
+                    else:
+                        why = f"not final last time ({before['status']})"
+                    print(f"{sub.id}: {why}: graded again", file=self.err)
                 todo.append(sub)
             elif changed(row, sub, self.lab.required_files):
                 print(f"{sub.id}: changed since it was graded: graded again", file=self.err)
@@ -628,6 +690,7 @@ class Batch:
             )
         start, graded = time.monotonic(), 0
         pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="grade")
+        interrupted = False
         try:
             futures = {pool.submit(self._grade_one, sub): sub for sub in todo}
             for fut in as_completed(futures):
@@ -638,8 +701,14 @@ class Batch:
                 left = elapsed / graded * (n - k)
                 write_gradebook(self.out, self.lab, self.roster)
                 self._progress(k, n, row, f"elapsed {elapsed:.0f} s, ~{left:.0f} s left")
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            if interrupted:  # the gradings that ended are in the gradebook (best effort)
+                with contextlib.suppress(Exception):
+                    write_gradebook(self.out, self.lab, self.roster)
         self._grade_strays_again({sub.id: sub for sub in todo}, rows)
         listed = write_gradebook(self.out, self.lab, self.roster)
         statuses = [r["status"] for r in rows.values()]

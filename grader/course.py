@@ -59,6 +59,11 @@ def lab_folder(text: str | Path) -> Path:
     path = Path(text)
     if path.is_dir():
         return path
+    if path.is_file():
+        raise GraderError(
+            f"lab folder {text} is a file: name the lab's folder ({display_path(path.parent)}, "
+            "the one holding lab.toml)"
+        )
     root = find_root(path.absolute().parent)
     if root is None:
         try:

@@ -281,6 +281,7 @@ def submit(
     lab = manifest.load(lab_dir)
     subs = batch.collect(paths, lab.required_files)
     out = out.absolute()
+    batch.check_out(out, subs)
     todo = [s for s in subs if o.force or _regraded(out / s.id, s, lab.required_files)]
     if not todo:
         print(f"slurm: every one of the {len(subs)} students has a final grade in {out} for "
@@ -364,9 +365,9 @@ def stage(lab_dir: Path, out: Path, which: str, arch: str | None, err) -> int:
     stale = batch.stale_ids(out.absolute(), lab, roster) if roster is not None else []
     if stale:
         print(batch._stale_line(stale, out.absolute()), file=err)
-    statuses = [r["status"] for r in rows]
-    print(batch._closing_line(statuses, out.absolute() / batch.GRADEBOOK), file=err)
     missing = batch.missing_ids(rows, roster)
+    statuses = [r["status"] for r in rows] + [batch.NOT_GRADED] * len(missing)
+    print(batch._closing_line(statuses, out.absolute() / batch.GRADEBOOK), file=err)
     if missing:  # listed, not graded: their tasks ended without a result (or never ran)
         print(
             f"slurm: {len(missing)} of the class's {len(roster)} have no result "

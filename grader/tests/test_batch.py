@@ -342,7 +342,7 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     # but not with other options (another seed, --no-perf): graded again, as they ask
     for other in (["--seed", "8"], ["--no-perf"]):
         code, err = run_batch(fake_root, [subs["solution"], subs["compile"]], out, *other)
-        assert "solution: not final last time (partial (no GPU)): graded again" in err, other
+        assert "solution: graded without a GPU last time with other options" in err, other
     run_batch(fake_root, [subs["solution"], subs["compile"]], out)  # as before them
 
     # the same command again: the build failure is final and skipped, the partial grade is
@@ -391,7 +391,8 @@ def test_a_changed_submission_is_graded_again(fake_root, tmp_path, monkeypatch):
     (broken / "lab.toml").write_text("x")  # a copy of the lab's own files: not the student's
     (broken / "__MACOSX").mkdir()
     code, err = run_batch(fake_root, [broken], out)
-    assert "dana: changed since it was graded" not in err  # partial: graded again anyway
+    # partial, graded again anyway (no GPU here either, but it changed): and said so
+    assert "dana: changed since it was graded: graded again" in err
     report = (out / "dana" / "report.txt").read_text()
     assert "not graded (only kernels.cu is): helper.cu, notes.txt" in report
     # a copy elsewhere with the same files is the same submission
@@ -573,6 +574,36 @@ def test_usage_errors_are_2(fake_root, subs, capsys, tmp_path, args, message):
     assert code == 2 and message in err
 
 
+def test_an_out_that_overlaps_the_class_or_is_a_file_is_refused(fake_root, subs, capsys, tmp_path):
+    """Mistakes an instructor's trial made: --out a file (a traceback after the first
+    grading), --out the class folder (reports written among the submissions), a grades
+    folder inside the class folder that class/* names as a student, and a pattern the
+    shell matched to nothing. Each is a usage error that names its fix, before any grading."""
+    sol = Path(subs["solution"])
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    cases = [
+        ([subs["solution"]], afile, f"--out {afile} is a file: name a folder"),
+        ([subs["solution"]], sol.parent, f"--out {sol.parent} holds the submission {sol}"),
+        ([subs["solution"], str(sol.parent / "grades")], sol.parent / "grades",
+         "is --out itself (a class/* that also matched the grades folder?)"),
+        ([subs["solution"]], sol / "grades", f"--out {sol / 'grades'} lies inside the submission"),
+        ([str(tmp_path / "nope" / "*")], tmp_path / "o", "a pattern the shell matched to no file"),
+    ]
+    (sol.parent / "grades").mkdir(exist_ok=True)
+    try:
+        for paths, out, message in cases:
+            code, _, err = grade_cli(capsys, "batch", fake_root / LAB, *paths, "--out", out)
+            assert code == 2 and message in err, (out, err)
+            assert "Traceback" not in err
+    finally:
+        (sol.parent / "grades").rmdir()
+    assert not (sol / "grades").exists()
+    code, _, err = grade_cli(capsys, "batch", fake_root / LAB / "lab.toml", subs["solution"],
+                             "--out", tmp_path / "o")
+    assert code == 2 and "is a file: name the lab's folder" in err, err
+
+
 def test_out_of_another_lab_is_refused(fake_root, subs, capsys, tmp_path):
     out = tmp_path / "out"
     (out / "x").mkdir(parents=True)
@@ -736,11 +767,11 @@ def test_no_run_of_a_batch_may_read_the_class(fake_root, subs, tmp_path, monkeyp
 
 
 def test_a_class_kept_inside_the_course_builds(fake_root, tmp_path, monkeypatch):
-    """The class and --out inside the course tree, --out holding a submission and one inside
-    solutions/ (layouts a review found making bubblewrap fail every build, each then a final
-    "build failed", and since design note 67 a grader error): every submission builds under
-    the sandbox, each grade partial only for want of a GPU. (That no run reads the class:
-    test_sandbox.py's bubblewrap runs.)"""
+    """The class and --out inside the course tree, a submission inside solutions/ (layouts a
+    review found making bubblewrap fail every build, each then a final "build failed", and
+    since design note 67 a grader error; --out holding a submission is refused now): every
+    submission builds under the sandbox, each grade partial only for want of a GPU, and the
+    batch warns. (That no run reads the class: test_sandbox.py's bubblewrap runs.)"""
     monkeypatch.delenv("FAKE_GPU", raising=False)  # gpu_env may be active for the module
     monkeypatch.setenv(sandbox.ENV, "auto")
     if sandbox.choose().kind != "bwrap":
@@ -749,8 +780,9 @@ def test_a_class_kept_inside_the_course_builds(fake_root, tmp_path, monkeypatch)
     shutil.copytree(fake_root, course)
     sol = (course / "solutions/9.1-fake/kernels.cu").read_text()
     out = course / "grades"
-    paths = [submission(course / "class" / "alice", sol), submission(out / "bob", sol),
+    paths = [submission(course / "class" / "alice", sol), submission(course / "more" / "bob", sol),
              course / "solutions" / "9.1-fake"]
     code, err = run_batch(course, paths, out, "--no-perf")
     statuses = {sid: row["status"] for sid, row in gradebook(out).items()}
     assert statuses == dict.fromkeys(["9.1-fake", "alice", "bob"], "partial (no GPU)"), err
+    assert "inside the course tree" in err and "keep the class and --out outside it" in err

@@ -259,6 +259,7 @@ def test_the_merge_lists_the_class_of_the_roster(fake_root, capsys, tmp_path):
     assert rows[3].endswith(",not graded: no result yet") and ",,,," in rows[3], rows[3]
     assert "left out of the gradebook: dave" in err
     assert "1 of the class's 3 have no result (carol)" in err and "run the same command" in err
+    assert "batch: 3 students: " in err and "1 not graded" in err, err  # the gradebook's rows
     _final(out, "carol")
     code, _, err = grade_cli(
         capsys, "slurm", fake_root / "labs" / "9.1-fake", "--out", out, "--stage", "merge"
