@@ -824,28 +824,28 @@ class Batch:
         return g, status_of(g)
 
 
+def _string_list(path: Path, what: str, items: str) -> list[str]:
+    """The JSON list of strings in ``path`` (a file grader.slurm wrote: ``what``, a list of
+    ``items``); GraderError when it cannot be read or is not one."""
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise GraderError(f"cannot read the {what} {path}: {e}")
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise GraderError(f"the {what} {path} is not a JSON list of {items}")
+    return value
+
+
 def read_roster(path: Path) -> list[str]:
     """A roster file (``--roster``, written by grader.slurm): a JSON list of student ids;
     GraderError when it is not one."""
-    try:
-        ids = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise GraderError(f"cannot read the roster {path}: {e}")
-    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-        raise GraderError(f"the roster {path} is not a JSON list of student ids")
-    return ids
+    return _string_list(path, "roster", "student ids")
 
 
 def read_classmates(path: Path) -> list[str]:
     """A classmates file (``--classmates``, written by grader.slurm): a JSON list of the
     class's submission paths; GraderError when it is not one."""
-    try:
-        paths = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise GraderError(f"cannot read the classmates file {path}: {e}")
-    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-        raise GraderError(f"the classmates file {path} is not a JSON list of paths")
-    return paths
+    return _string_list(path, "classmates file", "paths")
 
 
 # GPU memory a batch's grading may hold at once: its timed run's set-up keeps about 6 GiB of
