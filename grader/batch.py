@@ -515,20 +515,24 @@ def _within(path: Path, folder: Path) -> bool:
 
 
 def check_out(out: Path, subs: list[Submission]) -> None:
-    """GraderError when ``--out`` and a submission overlap: reports written into the class's
-    folders (an instructor's trial named the class folder itself, whose rerun then found
-    "two submissions have the id 'carol'"), or a grades folder inside the class folder that
-    ``class/*`` names as a student on the next run."""
+    """GraderError when ``--out`` and a submission overlap: ``--out`` the folder holding a
+    submission (an instructor's trial named the class folder itself: each student's grades
+    folder sat among the submissions, and the rerun found "two submissions have the id
+    'carol'"), a grades folder inside the class folder that ``class/*`` names as a student
+    on the next run, or ``--out`` inside a student's folder (its grades would change what
+    the student handed in). ``--out`` further above the class (``~/class`` for
+    ``~/class/subs/*``) is fine."""
     for sub in subs:
         if os.path.realpath(sub.path) == os.path.realpath(out):
             raise GraderError(
                 f"the submission {sub.path} is --out itself (a class/* that also matched "
                 "the grades folder?): put --out outside the class folder"
             )
-        if _within(sub.path, out):
+        if os.path.realpath(Path(sub.path).parent) == os.path.realpath(out):
             raise GraderError(
-                f"--out {out} holds the submission {sub.path}: the grades go to a folder of "
-                "their own, outside the class folder (e.g. ~/class/grades beside ~/class/subs)"
+                f"--out {out} is the class folder holding the submission {sub.path}: each "
+                "student's grades folder would sit among the submissions; give the grades a "
+                "folder of their own (e.g. ~/class/grades beside ~/class/subs)"
             )
         if _within(out, sub.path):
             raise GraderError(

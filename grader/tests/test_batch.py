@@ -584,7 +584,7 @@ def test_an_out_that_overlaps_the_class_or_is_a_file_is_refused(fake_root, subs,
     afile.write_text("x")
     cases = [
         ([subs["solution"]], afile, f"--out {afile} is a file: name a folder"),
-        ([subs["solution"]], sol.parent, f"--out {sol.parent} holds the submission {sol}"),
+        ([subs["solution"]], sol.parent, f"--out {sol.parent} is the class folder holding"),
         ([subs["solution"], str(sol.parent / "grades")], sol.parent / "grades",
          "is --out itself (a class/* that also matched the grades folder?)"),
         ([subs["solution"]], sol / "grades", f"--out {sol / 'grades'} lies inside the submission"),
@@ -599,6 +599,11 @@ def test_an_out_that_overlaps_the_class_or_is_a_file_is_refused(fake_root, subs,
     finally:
         (sol.parent / "grades").rmdir()
     assert not (sol / "grades").exists()
+    # --out further above the class is fine: its student folders sit beside the class folder
+    above = tmp_path / "above"
+    mine = submission(above / "subs" / "solo", (sol / "kernels.cu").read_text())
+    code, _, err = grade_cli(capsys, "batch", fake_root / LAB, mine, "--out", above, "--no-perf")
+    assert code in (0, 1, 3) and (above / "solo" / "batch.json").is_file(), err
     code, _, err = grade_cli(capsys, "batch", fake_root / LAB / "lab.toml", subs["solution"],
                              "--out", tmp_path / "o")
     assert code == 2 and "is a file: name the lab's folder" in err, err
