@@ -514,30 +514,38 @@ def _within(path: Path, folder: Path) -> bool:
     return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
 
 
+def without_out(paths: list[str], out: Path, err) -> list[str]:
+    """``paths`` without ``--out`` itself, which is never a submission: ``class/*`` with
+    ``--out class/grades`` matches it from the second run on (a review: the same command
+    worked once, then was refused); a line says it was left out."""
+    kept = [p for p in paths if os.path.realpath(p) != os.path.realpath(out)]
+    if len(kept) < len(paths):
+        print(f"batch: {out} is --out, not a submission: left out of the class", file=err)
+    return kept
+
+
 def check_out(out: Path, subs: list[Submission]) -> None:
     """GraderError when ``--out`` and a submission overlap: ``--out`` the folder holding a
     submission (an instructor's trial named the class folder itself: each student's grades
     folder sat among the submissions, and the rerun found "two submissions have the id
-    'carol'"), a grades folder inside the class folder that ``class/*`` names as a student
-    on the next run, or ``--out`` inside a student's folder (its grades would change what
-    the student handed in). ``--out`` further above the class (``~/class`` for
-    ``~/class/subs/*``) is fine."""
+    'carol'"), a student's grades folder (``--out/<id>``) that is, holds or lies in their
+    own submission (reached through a link too: a review), or ``--out`` inside a student's
+    folder (its grades would change what the student handed in). ``--out`` further above
+    the class (``~/class`` for ``~/class/subs/*``) is fine."""
+    real_out = os.path.realpath(out)
     for sub in subs:
-        if os.path.realpath(sub.path) == os.path.realpath(out):
-            raise GraderError(
-                f"the submission {sub.path} is --out itself (a class/* that also matched "
-                "the grades folder?): put --out outside the class folder"
-            )
-        if os.path.realpath(Path(sub.path).parent) == os.path.realpath(out):
+        real = os.path.realpath(sub.path)
+        if real_out in (os.path.realpath(Path(sub.path).parent), os.path.dirname(real)):
             raise GraderError(
                 f"--out {out} is the class folder holding the submission {sub.path}: each "
                 "student's grades folder would sit among the submissions; give the grades a "
                 "folder of their own (e.g. ~/class/grades beside ~/class/subs)"
             )
-        if _within(out, sub.path):
+        grades = os.path.realpath(Path(out) / sub.id)
+        if _within(grades, real) or _within(real, grades) or _within(out, sub.path):
             raise GraderError(
-                f"--out {out} lies inside the submission {sub.path}: put the grades outside "
-                "the class folder"
+                f"--out {out} would put {sub.id}'s grades in or around their own submission "
+                f"{sub.path}: put the grades outside the class folder"
             )
 
 
@@ -581,7 +589,12 @@ class Batch:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
         check_out(self.out, self.subs)
         make_private(self.out)
-        inside = [str(p) for p in (self.out, *(s.path for s in self.subs)) if _within(p, root)]
+        hidden = (root / "solutions", root / "build")  # hidden from every run already
+        inside = [
+            str(p)
+            for p in (self.out, *(s.path for s in self.subs))
+            if _within(p, root) and not any(_within(p, h) for h in hidden)
+        ]
         if inside:
             print(
                 f"batch: {name_list(inside, 3)} inside the course tree {root}: this batch hides "
@@ -918,6 +931,6 @@ def batch(
     task's)."""
     lab_dir = course.lab_folder(lab_dir)
     lab = manifest.load(lab_dir)
-    subs = collect(paths, lab.required_files)
     err = err or sys.stderr
+    subs = collect(without_out(paths, out, err), lab.required_files)
     return Batch(lab_dir, lab, subs, out, options, force, jobs, err, roster, classmates).run()

@@ -61,8 +61,9 @@ def lab_folder(text: str | Path) -> Path:
         return path
     if path.is_file():
         raise GraderError(
-            f"lab folder {text} is a file: name the lab's folder ({display_path(path.parent)}, "
-            "the one holding lab.toml)"
+            f"lab folder {text} is a file: name the lab's folder"
+            + (f" ({display_path(path.parent)})" if path.name == "lab.toml" else
+               ", the one holding lab.toml (e.g. labs/3.3-tiling)")
         )
     root = find_root(path.absolute().parent)
     if root is None:

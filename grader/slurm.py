@@ -279,8 +279,8 @@ def submit(
     if root is None:
         raise GraderError(f"cannot find the course root above {lab_dir}")
     lab = manifest.load(lab_dir)
-    subs = batch.collect(paths, lab.required_files)
     out = out.absolute()
+    subs = batch.collect(batch.without_out(paths, out, err), lab.required_files)
     batch.check_out(out, subs)
     todo = [s for s in subs if o.force or _regraded(out / s.id, s, lab.required_files)]
     if not todo:

@@ -576,37 +576,49 @@ def test_usage_errors_are_2(fake_root, subs, capsys, tmp_path, args, message):
 
 def test_an_out_that_overlaps_the_class_or_is_a_file_is_refused(fake_root, subs, capsys, tmp_path):
     """Mistakes an instructor's trial made: --out a file (a traceback after the first
-    grading), --out the class folder (reports written among the submissions), a grades
-    folder inside the class folder that class/* names as a student, and a pattern the
-    shell matched to nothing. Each is a usage error that names its fix, before any grading."""
+    grading), --out the class folder (grades written among the submissions, also when the
+    submission is named through a link: a review), --out inside a student's folder, and a
+    pattern the shell matched to nothing. Each is a usage error that names its fix, before
+    any grading. --out matched by class/* is left out of the class, and --out above the
+    class folder is fine."""
     sol = Path(subs["solution"])
     afile = tmp_path / "afile"
     afile.write_text("x")
+    export = tmp_path / "export"
+    (export / "alice_123").mkdir(parents=True)
+    (export / "alice_123" / "kernels.cu").write_text((sol / "kernels.cu").read_text())
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "alice_123").symlink_to(export / "alice_123")
     cases = [
         ([subs["solution"]], afile, f"--out {afile} is a file: name a folder"),
         ([subs["solution"]], sol.parent, f"--out {sol.parent} is the class folder holding"),
-        ([subs["solution"], str(sol.parent / "grades")], sol.parent / "grades",
-         "is --out itself (a class/* that also matched the grades folder?)"),
-        ([subs["solution"]], sol / "grades", f"--out {sol / 'grades'} lies inside the submission"),
+        ([str(tmp_path / "links" / "alice_123")], export, "is the class folder holding"),
+        ([subs["solution"]], sol / "grades", "would put solution's grades in or around their own"),
         ([str(tmp_path / "nope" / "*")], tmp_path / "o", "a pattern the shell matched to no file"),
     ]
-    (sol.parent / "grades").mkdir(exist_ok=True)
-    try:
-        for paths, out, message in cases:
-            code, _, err = grade_cli(capsys, "batch", fake_root / LAB, *paths, "--out", out)
-            assert code == 2 and message in err, (out, err)
-            assert "Traceback" not in err
-    finally:
-        (sol.parent / "grades").rmdir()
-    assert not (sol / "grades").exists()
-    # --out further above the class is fine: its student folders sit beside the class folder
-    above = tmp_path / "above"
-    mine = submission(above / "subs" / "solo", (sol / "kernels.cu").read_text())
-    code, _, err = grade_cli(capsys, "batch", fake_root / LAB, mine, "--out", above, "--no-perf")
-    assert code in (0, 1, 3) and (above / "solo" / "batch.json").is_file(), err
+    for paths, out, message in cases:
+        code, _, err = grade_cli(capsys, "batch", fake_root / LAB, *paths, "--out", out)
+        assert code == 2 and message in err, (out, err)
+        assert "Traceback" not in err
+    assert not (sol / "grades").exists() and not (export / "alice_123" / "report.txt").exists()
     code, _, err = grade_cli(capsys, "batch", fake_root / LAB / "lab.toml", subs["solution"],
                              "--out", tmp_path / "o")
     assert code == 2 and "is a file: name the lab's folder" in err, err
+    # --out further above the class is fine; the same command again, class/* now matching
+    # --out's own student folder beside the class, still grades the class alone
+    above = tmp_path / "above"
+    mine = submission(above / "subs" / "solo", (sol / "kernels.cu").read_text())
+    code, _, err = grade_cli(capsys, "batch", fake_root / LAB, mine, "--out", above, "--no-perf")
+    assert json.loads((above / "solo" / "batch.json").read_text())["status"].startswith(
+        "partial"
+    ), err
+    grades = above / "subs" / "grades"
+    for _ in range(2):  # --out inside the class folder: class/* names it from the second run
+        names = sorted(str(p) for p in (above / "subs").iterdir())
+        code, _, err = grade_cli(capsys, "batch", fake_root / LAB, *names, "--out", grades,
+                                 "--no-perf")
+        assert code == 3 and (grades / "solo" / "batch.json").is_file(), err
+    assert "is --out, not a submission: left out of the class" in err
 
 
 def test_out_of_another_lab_is_refused(fake_root, subs, capsys, tmp_path):
