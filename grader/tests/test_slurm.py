@@ -339,3 +339,22 @@ def test_an_out_folder_with_white_space_is_refused_before_anything_is_written(
     assert code == 2 and "holds white space" in err and "choose a folder" in err, err
     assert not out.exists()
 
+
+
+def test_an_out_among_the_submissions_is_refused_before_any_script(fake_root, capsys, tmp_path):
+    """--out the class folder (each student's grades folder among the submissions) is a usage
+    error before anything is written (batch.check_out, as a batch's); --out that subs/*
+    matched is left out of the class."""
+    subs = _class(fake_root, tmp_path)
+    lab = fake_root / "labs" / "9.1-fake"
+    code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "subs", "--dry-run")
+    assert code == 2 and "is the class folder holding the submission" in err, err
+    assert not (tmp_path / "subs" / "slurm").exists()
+    grades = tmp_path / "subs" / "grades"
+    grades.mkdir()
+    code, _, err = grade_cli(capsys, "slurm", lab, *subs, grades, "--out", grades, "--dry-run")
+    assert code == 0 and "is --out, not a submission: left out of the class" in err, err
+    shards = sorted((grades / "slurm").glob("shard-*.txt"))
+    assert sorted(line for f in shards for line in f.read_text().splitlines()) == [
+        str(s) for s in subs
+    ]
