@@ -757,6 +757,38 @@ def test_an_interrupted_command_exits_130_and_says_a_batch_resumes(monkeypatch, 
     assert "interrupted (a batch run again resumes" in capsys.readouterr().err
 
 
+def test_an_interrupted_batch_lists_every_grading_that_ended(fake_root, subs, tmp_path,
+                                                              monkeypatch):
+    """Ctrl-C as one grading ends while another still runs: the batch waits for the one
+    running, and its gradebook lists both (an instructor's trial found the second listed as
+    "not graded" though its files were written)."""
+    monkeypatch.delenv("FAKE_GPU", raising=False)
+    ended = threading.Event()
+    real_grade_one, real_progress = batching.Batch._grade_one, batching.Batch._progress
+
+    def grade_one(self, sub, retimed=None):
+        if sub.id == "bob":
+            ended.wait(30)  # still running when the first one's progress line is interrupted
+        return real_grade_one(self, sub, retimed)
+
+    def progress(self, k, n, row, note):
+        real_progress(self, k, n, row, note)
+        ended.set()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batching.Batch, "_grade_one", grade_one)
+    monkeypatch.setattr(batching.Batch, "_progress", progress)
+    out = tmp_path / "out"
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        argv = ["batch", fake_root / LAB, subs["solution"], subs["bob"], "--out", out,
+                "--jobs", "2", "--no-perf"]
+        assert cli.main([str(a) for a in argv]) == 130
+    rows = gradebook(out)
+    assert sorted(rows) == ["bob", "solution"], rows
+    assert all(r["status"].startswith("partial") for r in rows.values()), rows
+
+
 
 def test_no_run_of_a_batch_may_read_the_class(fake_root, subs, tmp_path, monkeypatch):
     """Each grading's sandbox is chosen with the batch's --out and every submission of the
