@@ -359,12 +359,17 @@ def final_row(folder: Path) -> dict | None:
     there, neither a grader error (retried) nor a partial grade (no GPU, checks left out:
     graded again, so that running the same command on the GPU machine completes it); else
     None."""
-    if not all((folder / name).is_file() for name in STUDENT_FILES):
+    if not _has_reports(folder):
         return None
     row = _read_row(folder / "batch.json")
     if row is None or row["status"].startswith("error:") or not row_is_final(row["status"]):
         return None
     return row
+
+
+def _has_reports(folder: Path) -> bool:
+    """Whether a student's folder of ``--out`` holds every file a grading writes there."""
+    return all((folder / name).is_file() for name in STUDENT_FILES)
 
 
 def changed(row: dict, sub: Submission, required: tuple[str, ...]) -> bool:
@@ -541,8 +546,8 @@ def check_out(out: Path, subs: list[Submission]) -> None:
                 "student's grades folder would sit among the submissions; give the grades a "
                 "folder of their own (e.g. ~/class/grades beside ~/class/subs)"
             )
-        grades = os.path.realpath(Path(out) / sub.id)
-        if _within(grades, real) or _within(real, grades) or _within(out, sub.path):
+        grades = os.path.realpath(Path(out) / sub.id)  # holds every --out inside sub.path too
+        if _within(grades, real) or _within(real, grades):
             raise GraderError(
                 f"--out {out} would put {sub.id}'s grades in or around their own submission "
                 f"{sub.path}: put the grades outside the class folder"
@@ -642,27 +647,27 @@ class Batch:
         n, k = len(self.subs), 0
         rows: dict[str, dict] = {}
         todo, other_seed, undigested, no_gpu = [], [], [], []
+        options = _options_of(self.options)
         for sub in self.subs:
             row = None if self.force else final_row(self.out / sub.id)
             if row is None:
                 before = None if self.force else _read_row(self.out / sub.id / "batch.json")
-                if no_device and _no_gpu_row(
-                    self.out / sub.id, before, sub, self.lab, _options_of(self.options)
-                ):
+                moved = before is not None and before.get("digest") is not None and changed(
+                    before, sub, self.lab.required_files
+                )
+                if no_device and _no_gpu_row(self.out / sub.id, before, moved, options):
                     k += 1  # graded without a GPU, and none here either: the same again
                     rows[sub.id] = before
                     no_gpu.append(sub.id)
                     self._progress(k, n, before, "kept: no GPU here to finish it")
                     continue
                 if before is not None:  # a partial grade or a grader error, not final
-                    if before.get("digest") is not None and changed(
-                        before, sub, self.lab.required_files
-                    ):
+                    if moved:
                         why = "changed since it was graded"
                     elif (
                         no_device
                         and before["status"] == PARTIAL_NO_GPU
-                        and before.get("options") not in (None, _options_of(self.options))
+                        and before.get("options") not in (None, options)
                     ):
                         why = (  # kept but for its options (_no_gpu_row)
                             "graded without a GPU last time with other options (--seed, "
@@ -885,20 +890,19 @@ def _options_of(options) -> dict:
     }
 
 
-def _no_gpu_row(
-    folder: Path, row: dict | None, sub: Submission, lab: manifest.Lab, options: dict
-) -> bool:
+def _no_gpu_row(folder: Path, row: dict | None, moved: bool, options: dict) -> bool:
     """Whether ``row`` (``folder``'s last ``batch.json``) is a grade left partial for want
-    of a GPU (``PARTIAL_NO_GPU``), with its reports, of what ``sub`` still holds, graded with
-    these ``options`` (``_options_of``): a batch on a machine without one keeps it, since
-    grading it again there ends the same way."""
+    of a GPU (``PARTIAL_NO_GPU``), with its reports, of what the submission still holds
+    (``moved``: its ``digest`` differs, ``changed``), graded with these ``options``
+    (``_options_of``): a batch on a machine without one keeps it, since grading it again
+    there ends the same way."""
     return (
         row is not None
         and row["status"] == PARTIAL_NO_GPU
         and row.get("options") == options
-        and all((folder / name).is_file() for name in STUDENT_FILES)
+        and _has_reports(folder)
         and row.get("digest") is not None
-        and not changed(row, sub, lab.required_files)
+        and not moved
     )
 
 

@@ -31,7 +31,7 @@ lab.toml; the generic text below is about CUDA, never about one lab. The conditi
 from __future__ import annotations
 
 from grader import roofs
-from grader.harness import CaseRun
+from grader.harness import CaseRun, launch_hung_text
 from grader.manifest import Criterion, Exercise, Lab
 
 GENERIC = {
@@ -373,7 +373,7 @@ def _timeout_text(run: CaseRun, timeout_s: float) -> str:
     """How a run past its time limit ended: at its launch's limit (``launch_limit_s``,
     harness.LAUNCH_LINE), else at the case's, ``timeout_s``."""
     if run.launch_limit_s is not None:
-        return f"had a launch that did not finish within {run.launch_limit_s:g} s"
+        return launch_hung_text(run.launch_limit_s)
     return f"did not finish within {timeout_s:g} s"
 
 

@@ -129,12 +129,13 @@ def run_readable(binary: Path) -> list[str]:
     return [str(Path(binary).absolute().parent.parent)]
 
 
-def _describe_missing(outcome: runner.Outcome, timeout_s: float, launch: bool = False) -> str:
-    """Why a run has no document; ``launch``: the time limit that ended it was a launch's
-    (``_serve_cases``), ``timeout_s`` that limit."""
+def launch_hung_text(limit_s: float) -> str:
+    """What a case ended at its launch's limit (``CaseRun.launch_limit_s``) says."""
+    return f"had a launch that did not finish within {limit_s:g} s"
+
+
+def _describe_missing(outcome: runner.Outcome, timeout_s: float) -> str:
     if outcome.kind == "timeout":
-        if launch:
-            return f"had a launch that did not finish within {timeout_s:g} s"
         return f"did not finish within {timeout_s:g} s"
     if outcome.kind == "signaled":
         return f"crashed ({outcome.signal}) before writing its result"
@@ -646,7 +647,7 @@ def _judge_lines(
 
 
 def _case_runs(
-    judge, expected, lines, argv, outcome, timeout_s, version, judge_log, launch_hung=False
+    judge, expected, lines, argv, outcome, timeout_s, version, judge_log, launch_limit_s=None
 ) -> tuple[list[CaseRun], bool]:
     """Each case's CaseRun from the judge's document lines, in order (``expected``:
     (exercise, size, seed) each), as its own run_judged would give it, and whether the run
@@ -654,8 +655,8 @@ def _case_runs(
     gone; status "error": a failed launch ended it), after which the rest run in a fresh
     judged run, or at "no_device", the answer of every case. Not stopped, a case without a
     document is the caller's to explain. Raises GraderError for an invalid document or the
-    judge's own failure. ``launch_hung``: the time limit that ended the run was a launch's,
-    ``timeout_s``."""
+    judge's own failure. ``launch_limit_s``: the launch's limit, when it was the one that
+    ended the run."""
     results: list[CaseRun] = []
     for (exercise, size, seed), line in zip(expected, lines):
         doc, problem = _parse_doc(line.decode("utf-8", "replace"))
@@ -666,9 +667,12 @@ def _case_runs(
             doc, doc.get("exercise") or exercise, doc.get("size") or size, judge_log
         )
         if isinstance(doc.get("error"), dict) and doc["error"].get("kind") == "worker":
-            why = _describe_missing(outcome, timeout_s, launch=launch_hung)
-            hung_s = timeout_s if launch_hung else None
-            results.append(CaseRun(argv, outcome, None, why, launch_limit_s=hung_s))
+            why = (
+                launch_hung_text(launch_limit_s)
+                if launch_limit_s is not None
+                else _describe_missing(outcome, timeout_s)
+            )
+            results.append(CaseRun(argv, outcome, None, why, launch_limit_s=launch_limit_s))
             return results, True  # the student's process is gone: the rest in fresh ones
         expect = {"exercise": exercise, "size": size, "seed": seed, "judged": True}
         problem = validate(doc, version, expect)
@@ -776,8 +780,8 @@ def _run_cases_once(
         judge_log = log.read()[-2000:]
     expected = [(named[0] if named else exercise, size, seed) for size, seed, *named in cases]
     results, stopped = _case_runs(
-        judge, expected, lines, argv, outcome, launch_s if launch_hung else timeout_s, version,
-        judge_log, launch_hung,
+        judge, expected, lines, argv, outcome, timeout_s, version, judge_log,
+        launch_s if launch_hung else None,
     )
     if not stopped and len(results) < len(cases):
         raise GraderError(_too_few(judge, len(results), len(cases), judge_log))
@@ -798,8 +802,8 @@ def run_judged_cases(
     """The untimed judged runs of ``cases`` ((size, seed) each) with one judge and one
     student's process (judge --case ..., docs/protocol.md, "Judged runs"): one CaseRun per
     case, in order, each as run_judged would give it. Each case has ``timeout_s`` from the
-    end of the one before, and its launch ``launch_s`` (None: no limit of its own). A case whose student's process crashed, or went past its limit,
-    is that case's result; the cases after a crash run again in fresh processes, and none
+    end of the one before, and its launch ``launch_s`` (None: no limit of its own). A case
+    whose student's process crashed, or went past its limit, is that case's result; the cases after a crash run again in fresh processes, and none
     run after a case that went past its limit (one hang is enough evidence: a hanging kernel
     must not cost the limit once per case). Issue 15: one CUDA context pair per exercise
     instead of one per case. ``between``: as ``run_judged_lab_cases``'s."""

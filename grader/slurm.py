@@ -172,9 +172,10 @@ def write_scripts(
 ) -> tuple[Path, int]:
     """Writes DIR/slurm/'s scripts, shards, roster (the ids the gradebook lists; default
     those of ``todo``) and classmates (the paths no task's run may read: every submission
-    of the class, default ``todo``'s); returns the folder and the number of tasks. GraderError for an
-    ``out`` whose absolute path holds white space: the jobs' logs are named in ``#SBATCH
-    --output=`` lines, which sbatch splits at white space like a command line."""
+    of the class, default ``todo``'s); returns the folder and the number of tasks.
+    GraderError for an ``out`` whose absolute path holds white space: the jobs' logs are
+    named in ``#SBATCH --output=`` lines, which sbatch splits at white space like a command
+    line."""
     folder = out / SCRIPTS
     if any(c.isspace() for c in str(folder.absolute())):
         raise GraderError(
