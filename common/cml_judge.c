@@ -225,11 +225,12 @@ static int finish_remote_failure(judge *j, int rc) {
     return CML_EXIT_FAILED;
 }
 
-/* A line for the grader on standard output (the documents' pipe), flushed: "launch" as the
- * RUN of an untimed case goes out, "landed" once its answer is in (or the process is gone).
- * The grader limits the time between them (lab.toml's launch_timeout_s): a hung launch ends
- * its case then, not at the case's whole limit, which also covers the judge's own set-up. */
-static void launch_line(const char *line) {
+/* A line for the grader on standard output (the documents' pipe), flushed: "gate"
+ * (await_gate), or "launch" as the RUN of an untimed case goes out and "landed" once its
+ * answer is in (or the process is gone). The grader limits the time between those two
+ * (lab.toml's launch_timeout_s): a hung launch ends its case then, not at the case's whole
+ * limit, which also covers the judge's own set-up. */
+static void grader_line(const char *line) {
     fputs(line, stdout);
     fputc('\n', stdout);
     fflush(stdout);
@@ -244,7 +245,7 @@ static int remote_verify(judge *j, const cml_problem *ref, cml_compare_result *c
     cml_lab_poison(p);
     CML_CHECK(cudaDeviceSynchronize());
     if (announce) {
-        launch_line("launch");
+        grader_line("launch");
     }
     const double t0 = cml_now_ms();
     int rc = remote_run(j->sock, ++j->token, 1, 0, &j->err);
@@ -252,7 +253,7 @@ static int remote_verify(judge *j, const cml_problem *ref, cml_compare_result *c
         *run_ms = cml_now_ms() - t0;
     }
     if (announce) {
-        launch_line("landed");
+        grader_line("landed");
     }
     if (rc != ANSWERED) {
         return rc;
@@ -1034,8 +1035,7 @@ static double baseline_alone(judge *j) {
  * this run alone from then on: everything before (the exercise's set-up, the input sets) may
  * overlap other gradings' untimed runs (grader/gpu_lock.py). */
 static void await_gate(void) {
-    fputs("gate\n", stdout);
-    fflush(stdout);
+    grader_line("gate");
     char go;
     ssize_t got;
     while ((got = read(STDIN_FILENO, &go, 1)) < 0 && errno == EINTR) {
