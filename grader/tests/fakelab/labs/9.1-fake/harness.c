@@ -110,6 +110,17 @@ static void close_out(FILE *f) {
 static char g_info[64][64];
 static int g_n_info;
 
+/* Sleeps the milliseconds the environment variable `name` gives, if it gives any: a real
+ * judge's set-up (FAKE_SETUP_MS, FAKE_CASE_SETUP_MS). */
+static void sleep_ms_from(const char *name) {
+    const char *text = getenv(name);
+    if (text) {
+        const long ms = atol(text);
+        struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+        nanosleep(&t, NULL);
+    }
+}
+
 /* cml_judge.c's await_gate: set up, now wait for the grader; FAKE_GATE_LOG gets a line per
  * gate passed, naming the run's exercises ("scale+offset" for a timed run over the lab) and
  * any --info-baseline's (";info=offset"). FAKE_SETUP_MS=N: a set-up of N ms before the gate
@@ -120,12 +131,7 @@ static int await_gate(int time, int n, const char *const *names) {
         fprintf(stderr, "usage error: --gate without --time\n");
         return 0;
     }
-    const char *setup_ms = getenv("FAKE_SETUP_MS");
-    if (setup_ms) {
-        const long ms = atol(setup_ms);
-        struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-        nanosleep(&t, NULL);
-    }
+    sleep_ms_from("FAKE_SETUP_MS");
     fputs("gate\n", stdout);
     fflush(stdout);
     char go;
@@ -190,11 +196,8 @@ static int one_case(opts o, int have_gpu) {
     if (judge) {
         /* FAKE_CASE_SETUP_MS=N: a judge's set-up of N ms before each untimed case's launch
          * (a real one computes its reference then: seconds for lab 3.3's largest case) */
-        const char *case_ms = o.announce ? getenv("FAKE_CASE_SETUP_MS") : NULL;
-        if (case_ms) {
-            const long ms = atol(case_ms);
-            struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-            nanosleep(&t, NULL);
+        if (o.announce) {
+            sleep_ms_from("FAKE_CASE_SETUP_MS");
         }
         snprintf(req.exercise, sizeof req.exercise, "%s", o.exercise);
         memcpy(req.size, o.size, sizeof req.size);
