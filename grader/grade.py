@@ -226,6 +226,8 @@ class Grading:
         # up under that hold (_runtime), for _let_timed_runs_pass
         self._shared_lock: GpuLock | None = None
         self._early: _EarlyTimedRuns | None = None
+        # when that hold was taken, or taken back after a pass (_pass_between_processes)
+        self._shared_since: float | None = None
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -417,7 +419,7 @@ class Grading:
             _on_every_cpu() if lock else contextlib.nullcontext(),
         ):
             self._count_wait(time.monotonic() - start)
-            start = time.monotonic()
+            start = self._shared_since = time.monotonic()
             self._probe()
             if self.grade.device is None:
                 t["gpu_wait"] = self._gpu_wait
@@ -685,7 +687,7 @@ class Grading:
         if together is None and self.options.one_process and ex.name not in self.hung:
             together = harness.run_judged_cases(
                 self.judge.path, self.binary, ex.name, cases, timeout_s, self.version,
-                box=self.box, between=self._let_timed_runs_pass,
+                box=self.box, between=self._pass_between_processes,
                 launch_s=self.lab.launch_timeout_s,
             )
         for i, size in enumerate(ex.cases):
@@ -803,7 +805,7 @@ class Grading:
                 return
             self._lab_runs = harness.run_judged_lab_cases(
                 self.judge.path, self.binary, first + second, *args, **limits,
-                between=self._let_timed_runs_pass,
+                between=self._pass_between_processes,
             )
             return
         if max(len(first), len(second)) > harness.MAX_CASES:  # a run's limit
@@ -820,17 +822,17 @@ class Grading:
 
             def between() -> None:  # the other run on the GPU: the grading keeps its hold
                 if other.done():
-                    self._let_timed_runs_pass()
+                    self._pass_between_processes()
 
             runs = harness.run_judged_lab_cases(
                 self.judge.path, self.binary, first, *args, **limits, between=between
             )
             got, left = other.result()
         if left:  # after a failure in the other run: in fresh processes, passing as before
-            self._let_timed_runs_pass()
+            self._pass_between_processes()
             more = harness.run_judged_lab_cases(
                 self.judge.path, self.binary, left, *args, **limits,
-                between=self._let_timed_runs_pass,
+                between=self._pass_between_processes,
             )
             for ex, ex_runs in more.items():
                 got[ex] = got.get(ex, []) + ex_runs
@@ -841,9 +843,10 @@ class Grading:
 
     def _let_timed_runs_pass(self) -> float:
         """Between two of a batch's grading's untimed runs (a fresh process after a crash,
-        and between its correctness runs and its sanitizer runs): the timed runs waiting for
-        the GPU go first, so that a submission that crashes case after case keeps them
-        waiting for one run, not all of its cases (design note 54; g90b: one grading's
+        through ``_pass_between_processes``, and between its correctness runs and its
+        sanitizer runs): the timed runs waiting for the GPU go first, so that a submission
+        that crashes case after case keeps them waiting for one run, not all of its cases
+        (design note 54, bounded by note 69's age of the hold; g90b: one grading's
         correctness took 90 s, 18 processes), and a grading still in its correctness when
         they queue keeps them waiting for that step, not its sanitizer runs too (note 57).
         Not while the early timed run still sets up under the grading's hold (its GPU work
@@ -859,9 +862,25 @@ class Grading:
         asked = time.monotonic()
         if not lock.let_timed_runs_pass():
             return 0.0
-        waited = time.monotonic() - asked
+        self._shared_since = time.monotonic()  # the hold taken back: its age starts again
+        waited = self._shared_since - asked
         self._count_wait(waited)
         return waited
+
+    def _pass_between_processes(self) -> None:
+        """Before a fresh process of a grading's untimed runs (after a crash, a failed launch,
+        a run killed at its limit): note 54's pass (``_let_timed_runs_pass``), once the
+        grading's shared hold has lasted ``PASS_AFTER_S`` since it was taken or taken back.
+        A pass costs the grading a whole turn of the class's timed runs (about 53 s in
+        g105's class of 100, bench/h200-2026-12-05-session29), so a submission that fails
+        every case, one process each (h05, h14, h16, k15: 11-18 processes), took one turn a
+        process and ended the class minutes after the rest. Now it keeps the timed runs
+        waiting no longer than a regular grading's correctness does (13.8 s median in
+        g105), and takes a turn every ``PASS_AFTER_S`` at most (design note 69)."""
+        since = self._shared_since
+        if since is not None and time.monotonic() - since < PASS_AFTER_S:
+            return
+        self._let_timed_runs_pass()
 
     def _sanitizer_lab_runs(self) -> None:
         """Each sanitizer tool over the sanitizer cases of every exercise that names it, in
@@ -1519,6 +1538,11 @@ def _on_every_cpu():
 # What a correctness case costs beside its work, in products of its sizes: its set-up, the
 # exchange with the student's process, its launch and check, guessed (not measured) at some
 # 35 ms, what 10^8 terms of lab 3.3's float64 reference take on one core (reference.c).
+# Seconds a batch's grading keeps its shared hold over fresh processes of its untimed runs
+# before it lets the timed runs waiting pass (``_pass_between_processes``, design note 69):
+# about a regular lab 3.3 grading's correctness under a class's load (g105: 13.8 s median).
+PASS_AFTER_S = 15.0
+
 CASE_WORK = 1e8
 
 

@@ -352,6 +352,7 @@ def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
     no timed run waiting, and every hold is let go."""
     sub = variant(course, tmp_path / "crash", *CRASH_AT_33)
     _one_run_over_the_lab(monkeypatch)
+    monkeypatch.setattr(grading, "PASS_AFTER_S", 0.0)  # note 69: any hold is old enough
     quiet, _ = _graded(course, sub, tmp_path, monkeypatch, True, "quiet")
     g, lock, when, other = _queued_grading(course, sub, monkeypatch)
     real_lock_pass, real_untimed = lock.let_timed_runs_pass, g._sanitizer_lab_runs
@@ -439,6 +440,7 @@ def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
     killed process could still be tearing its GPU context down)."""
     sub = variant(course, tmp_path / "crash", *CRASH_AT_33)
     _one_run_over_the_lab(monkeypatch)
+    monkeypatch.setattr(grading, "PASS_AFTER_S", 0.0)  # note 69: any hold is old enough
     if why == "the early run still sets up":
         monkeypatch.setenv("FAKE_SETUP_MS", "3000")
         monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)
@@ -472,6 +474,55 @@ def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
         assert passed == []
     assert rep["exercises"][0]["parts"]["correctness"]["points"] < rep["exercises"][0][
         "parts"]["correctness"]["max"]
+
+
+@pytest.mark.parametrize("hold", ["young", "old"])
+def test_a_crashing_submissions_fresh_process_passes_only_once_its_hold_is_old(
+    course, fake_gpu, tmp_path, monkeypatch, hold
+):
+    """Design note 69: a fresh process after a crash lets the timed runs pass (note 54) only
+    once the grading's shared hold has lasted PASS_AFTER_S; a younger hold goes on to the
+    fresh process, and only note 57's pass (before the sanitizer runs) is asked. The report
+    is the same either way: only when the timed runs go changes."""
+    sub = variant(course, tmp_path / "crash", *CRASH_AT_33)
+    _one_run_over_the_lab(monkeypatch)
+    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)
+    monkeypatch.setattr(grading, "PASS_AFTER_S", 3600.0 if hold == "young" else 0.0)
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub, seed=5, one_process=True),
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()
+    asked = []
+    monkeypatch.setattr(g, "_let_timed_runs_pass", lambda: asked.append(1) or 0.0)
+    rep = report.to_json(g.run())
+    assert len(asked) == (1 if hold == "young" else 2)
+    correctness = rep["exercises"][0]["parts"]["correctness"]
+    assert correctness["points"] < correctness["max"]  # the crash's case, and only it
+    assert [d["status"] for d in correctness["details"]].count("crash") == 1
+
+
+def test_a_pass_restarts_the_age_of_the_hold(course, monkeypatch):
+    """Design note 69: the hold's age counts from when it was taken, and again from when a
+    pass took it back; a young hold does not ask the lock at all."""
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=course / "solutions" / "9.1-fake", one_process=True),
+    )
+    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)
+    lock = GpuLock()
+    asked = []
+    monkeypatch.setattr(lock, "let_timed_runs_pass", lambda: asked.append(1) or True)
+    g._shared_lock, g._early = lock, None
+    g._shared_since = time.monotonic()
+    g._pass_between_processes()
+    assert asked == []  # younger than PASS_AFTER_S
+    g._shared_since = time.monotonic() - grading.PASS_AFTER_S - 1
+    before = time.monotonic()
+    g._pass_between_processes()
+    assert asked == [1] and g._shared_since >= before  # passed: the age starts again
+    g._pass_between_processes()
+    assert asked == [1]
 
 
 @pytest.mark.skipif(
