@@ -168,7 +168,8 @@ class GpuLock:
         work of its own in flight: when timed runs wait, gives its shared hold up until they
         have had the GPU, then takes it back; True when it did. So a grading whose untimed
         runs go on and on (a fresh process after each crash: design note 54) keeps the
-        queue of timed runs waiting for one run at most, not for all of them. Sees the timed
+        queue of timed runs waiting for one run at most, not for all of them (a batch's
+        grading calls it there once its hold has lasted a while: note 69). Sees the timed
         runs of this process (a ``FileGpuLock``'s other processes' are not counted here)."""
         with self._cond:
             if not self._writers_waiting:

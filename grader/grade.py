@@ -447,6 +447,7 @@ class Grading:
                 raise
             finally:
                 self._shared_lock = None  # no more untimed runs: nothing to let pass
+                self._shared_since = None
             t["untimed"] = time.monotonic() - start - stepped_out
             t["sanitizer"] = t["untimed"] - t["correctness"]
             if early is not None:
@@ -845,9 +846,9 @@ class Grading:
         """Between two of a batch's grading's untimed runs (a fresh process after a crash,
         through ``_pass_between_processes``, and between its correctness runs and its
         sanitizer runs): the timed runs waiting for the GPU go first, so that a submission
-        that crashes case after case keeps them waiting for one run, not all of its cases
-        (design note 54, bounded by note 69's age of the hold; g90b: one grading's
-        correctness took 90 s, 18 processes), and a grading still in its correctness when
+        that crashes case after case keeps them waiting for its hold's ``PASS_AFTER_S`` and
+        the process then running, not all of its cases (design notes 54 and 69; g90b: one
+        grading's correctness took 90 s, 18 processes), and a grading still in its correctness when
         they queue keeps them waiting for that step, not its sanitizer runs too (note 57).
         Not while the early timed run still sets up under the grading's hold (its GPU work
         must stay held) or when no hold is kept here (a single grade, the pipeline), nor
@@ -1535,14 +1536,15 @@ def _on_every_cpu():
     return cpus.everywhere() if cgroup.in_force() else contextlib.nullcontext()
 
 
+# Seconds a batch's grading keeps its shared hold over fresh processes of its untimed runs
+# before it lets the timed runs waiting pass (``_pass_between_processes``, design note 69):
+# about a regular lab 3.3 grading's correctness under a class's load (g105: 13.8 s median;
+# a fixed choice: with few gradings on the GPU a regular one takes some 3 s).
+PASS_AFTER_S = 15.0
+
 # What a correctness case costs beside its work, in products of its sizes: its set-up, the
 # exchange with the student's process, its launch and check, guessed (not measured) at some
 # 35 ms, what 10^8 terms of lab 3.3's float64 reference take on one core (reference.c).
-# Seconds a batch's grading keeps its shared hold over fresh processes of its untimed runs
-# before it lets the timed runs waiting pass (``_pass_between_processes``, design note 69):
-# about a regular lab 3.3 grading's correctness under a class's load (g105: 13.8 s median).
-PASS_AFTER_S = 15.0
-
 CASE_WORK = 1e8
 
 

@@ -837,7 +837,8 @@ def run_judged_lab_cases(
     processes; after a case past its limit, none of that exercise's later cases run (its
     list ends there), and the next exercise's cases go on in fresh processes. ``between``:
     called before each fresh process, when none of these runs is in flight (a batch's
-    grading lets the timed runs waiting pass there: ``GpuLock.let_timed_runs_pass``);
+    grading lets the timed runs waiting pass there once its hold has lasted
+    ``grade.PASS_AFTER_S``: ``GpuLock.let_timed_runs_pass``, design notes 54 and 69);
     ``launch_s``: as ``run_judged_cases``'."""
     results: dict[str, list[CaseRun]] = {ex: [] for ex, _, _ in cases}
     todo = list(cases)

@@ -358,6 +358,8 @@ def test_the_grading_steps_out_only_with_no_run_of_its_own_on_the_gpu(course, mo
         grading.Options(submission=course / "solutions" / "9.1-fake", one_process=True, seed=5),
     )
     g.judge, g.binary = types.SimpleNamespace(path=Path("judge")), Path("lab")
+    monkeypatch.setattr(grading, "PASS_AFTER_S", 0.0)  # note 69: any hold is old enough
+    g._shared_since = time.monotonic()
     passes: list[str] = []
     threads = set()
 
@@ -400,6 +402,62 @@ def test_the_grading_steps_out_only_with_no_run_of_its_own_on_the_gpu(course, mo
     assert seen["left"] == [(100,), (1000,)]
     assert g._lab_runs["offset"] == ["run 1", "offset (100,)", "offset (1000,)"]
     assert len(g._lab_runs["scale"]) == 4
+
+
+@pytest.mark.parametrize("hold", ["young", "old"])
+def test_the_two_groups_pass_only_once_the_hold_is_old(course, monkeypatch, hold):
+    """Design note 69 on the path lab 3.3 takes (two groups, note 60): a fresh process of
+    the first group after the second's run has ended, and the cases that run left, let the
+    timed runs pass only once the grading's hold has lasted PASS_AFTER_S."""
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=course / "solutions" / "9.1-fake", one_process=True, seed=5),
+    )
+    g.judge, g.binary = types.SimpleNamespace(path=Path("judge")), Path("lab")
+    age = 0.0 if hold == "young" else grading.PASS_AFTER_S + 1
+    g._shared_since = time.monotonic() - age
+    passes = []
+    g._let_timed_runs_pass = lambda: passes.append("pass") or 0.0
+
+    ended = threading.Event()
+
+    def other_run(judge, binary, cases, *args, **kwargs):  # offset's, crashed at its second
+        ended.set()
+        return {"offset": ["run 1"]}, cases[1:]
+
+    def lab_run(judge, binary, cases, *args, between=None, **kwargs):
+        exercises = list(dict.fromkeys(case[0] for case in cases))
+        if exercises == ["scale"]:
+            ended.wait(10)
+            time.sleep(0.5)  # its future done too: the grading may step out now
+            between()  # scale's fresh process
+        return {ex: [f"{ex} {case[1]}" for case in cases if case[0] == ex] for ex in exercises}
+
+    monkeypatch.setattr(grading.harness, "lab_cases_once", other_run)
+    monkeypatch.setattr(grading.harness, "run_judged_lab_cases", lab_run)
+    g._correctness_lab_runs()
+    # old: one pass before scale's fresh process, one before offset's left cases
+    assert passes == ([] if hold == "young" else ["pass", "pass"])
+
+
+def test_an_exercises_own_run_is_given_the_aged_pass(course, monkeypatch):
+    """Design note 69: an exercise's own judged run (no run over the lab) is given the pass
+    that waits for the hold's age, not note 54's unconditional one."""
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=course / "solutions" / "9.1-fake", one_process=True, seed=5),
+    )
+    g.judge, g.binary = types.SimpleNamespace(path=Path("judge")), Path("lab")
+    seen = {}
+
+    def run_cases(*args, between=None, **kwargs):
+        seen["between"] = between
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(grading.harness, "run_judged_cases", run_cases)
+    with pytest.raises(RuntimeError, match="stop here"):
+        g._correctness(g.lab.exercises[0])
+    assert seen["between"] == g._pass_between_processes
 
 
 def test_rows_name_the_seeds_that_ran(course, fake_gpu, tmp_path, monkeypatch):
