@@ -57,14 +57,17 @@ PY
 }
 rm -rf build
 git rev-parse --short HEAD 2>/dev/null | sed 's/^/device .git HEAD (may be stale; the tree is the carried one): /'
-# watch_start TAG: `top`, `nvidia-smi dmon` (utilisation and memory) and each process's GPU
-# memory (nvidia-smi --query-compute-apps) beside a batch ($L/topTAG.txt, $L/dmonTAG.txt,
-# $L/appsTAG.txt) and the GPU lock's trace ($L/traceTAG.txt,
-# bench/throughput/lock_trace.py); watch_stop ends them.
+# watch_start TAG: `top`, `nvidia-smi dmon` (utilisation and memory, the time of day first)
+# and each process's GPU memory (nvidia-smi --query-compute-apps) beside a batch
+# ($L/topTAG.txt, $L/dmonTAG.txt, $L/appsTAG.txt), the GPU lock's trace ($L/traceTAG.txt,
+# bench/throughput/lock_trace.py) and its clock against the time of day ($L/clockTAG.txt:
+# bench/throughput/load_by_lock_state.py reads them together); watch_stop ends them.
 watch_start() {
+    python3 -c 'import time; t = time.time(); d = time.localtime(t)
+print(time.monotonic(), d.tm_hour * 3600 + d.tm_min * 60 + d.tm_sec + t % 1)' >"$L/clock$1.txt"
     top -b -d 2 -w 512 >"$L/top$1.txt" &
     CML_TOP=$!
-    nvidia-smi dmon -s um -d 2 >"$L/dmon$1.txt" 2>&1 &
+    nvidia-smi dmon -s um -d 2 -o T >"$L/dmon$1.txt" 2>&1 &
     CML_DMON=$!
     # each process's GPU memory (bench/throughput/gpu_memory_by_command.py joins it with top)
     nvidia-smi --query-compute-apps=timestamp,pid,used_memory --format=csv,noheader,nounits \
@@ -99,6 +102,8 @@ class_run() {
         tee $L/gpu_memory_by_command$n.txt | head -10 | tee -a $L/summary.txt
     gzip -f $L/top$n.txt $L/apps$n.txt
     python3 bench/throughput/lock_trace.py $L/trace$n.txt | tee -a $L/summary.txt
+    python3 bench/throughput/load_by_lock_state.py $L/trace$n.txt $L/top$n.txt.gz 2 \
+        $L/clock$n.txt $L/dmon$n.txt | tee -a $L/summary.txt
     python3 bench/throughput/batch_phases.py .scratch/class$n/grading-1 | tee -a $L/summary.txt
     python3 bench/throughput/class_verdicts.py .scratch/class$n/grading-1 \
         /tmp/class$n/expected.json | tee $L/verdicts.txt | tail -4 | tee -a $L/summary.txt

@@ -9,8 +9,10 @@ set -uo pipefail
 source bench/device_prelude.sh "${NAME:-g105}" "$1"
 s 60 build make -k -j16 all
 CLASS_EXTRA="--jobs ${JOBS:-16}" class_run 100
-grep -v "^#" $L/dmon100.txt | awk '{print $8}' | sort -n | tail -1 | sed 's/^/GPU memory peak MB: /' |
-    tee -a $L/summary.txt
+# dmon's fb column, found by its name (since session 29 dmon prints the time of day first)
+awk 'sub(/^#/, "") && / fb / { for (i = 1; i <= NF; i++) if ($i == "fb") c = i; next }
+     /^#/ { next } c { print $c }' $L/dmon100.txt | sort -n | tail -1 |
+    sed 's/^/GPU memory peak MB: /' | tee -a $L/summary.txt
 python3 - .scratch/class100/grading-1 <<'PY' | tee -a $L/summary.txt
 import json, sys
 from pathlib import Path

@@ -30,12 +30,11 @@ def _names(lines: list[str]) -> list[str]:
     return [(line.split(maxsplit=4)[4:] or [""])[0].strip() for line in lines if line.strip()]
 
 
-def states(lines: list[str]) -> tuple[Counter, int, float]:
-    """(seconds per state, holds alone, span in seconds) of the trace's lines."""
-    spent: Counter = Counter()
+def intervals(lines: list[str]) -> list[tuple[float, float, str, int]]:
+    """The trace's lines as (start, end, state, readers): each line's state lasts until the
+    next line (times on the trace's own clock, Python's time.monotonic())."""
     rows = _rows(lines)
-    holds = sum(1 for a, b in zip(rows, rows[1:]) if b[3] and not a[3])
-    holds += bool(rows and rows[0][3])
+    out = []
     for (t, readers, waiting, writer), nxt in zip(rows, rows[1:]):
         if writer:
             state = "alone"
@@ -45,7 +44,18 @@ def states(lines: list[str]) -> tuple[Counter, int, float]:
             state = "shared"
         else:
             state = "idle"
-        spent[state] += nxt[0] - t
+        out.append((t, nxt[0], state, int(readers)))
+    return out
+
+
+def states(lines: list[str]) -> tuple[Counter, int, float]:
+    """(seconds per state, holds alone, span in seconds) of the trace's lines."""
+    spent: Counter = Counter()
+    rows = _rows(lines)
+    holds = sum(1 for a, b in zip(rows, rows[1:]) if b[3] and not a[3])
+    holds += bool(rows and rows[0][3])
+    for start, end, state, _readers in intervals(lines):
+        spent[state] += end - start
     span = rows[-1][0] - rows[0][0] if rows else 0.0
     return spent, holds, span
 

@@ -781,3 +781,62 @@ def _lock_trace():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _load_by_lock_state():
+    """bench/throughput/load_by_lock_state.py, imported from its file (it imports
+    lock_trace.py and top_by_command.py from its own folder)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "load_by_lock_state", REPO / "bench" / "throughput" / "load_by_lock_state.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _top_sample(clock: str, idle: float, command: str, cpu: float) -> str:
+    return (
+        f"top - {clock} up 1 day,  1 user,  load average: 1.00, 1.00, 1.00\n"
+        f"%Cpu(s): {100 - idle:.1f} us,  0.0 sy,  0.0 ni, {idle:.1f} id,  0.0 wa,  0.0 hi\n"
+        "\n    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n"
+        f"   1234 root      20   0  100000  10000   1000 R {cpu:5.1f}   0.1   0:01.00 {command}\n"
+    )
+
+
+def test_load_by_lock_state_reads_top_and_dmon_by_the_locks_state(tmp_path, capsys):
+    """Session 29 (design note 68): top's and dmon's samples, on the time of day, are
+    counted in the lock's state that covers them (on the trace's monotonic clock, through
+    the clock file), drains split by the untimed runs still in; a sample across two states
+    counts in neither."""
+    tool = _load_by_lock_state()
+    trace = tmp_path / "trace.txt"
+    trace.write_text(  # alone 100-110, a drain with 7 runs in 110-120, shared 120-130
+        "100.0 0 0 1 a\n110.0 7 1 0 b\n120.0 2 0 0 c\n130.0 0 0 0 d\n")
+    clock = tmp_path / "clock.txt"
+    clock.write_text("100.0 3600.0\n")  # monotonic 100 s is 01:00:00
+    top = tmp_path / "top.txt"
+    top.write_text(
+        _top_sample("01:00:04", 80.0, "judge-timed", 100.0)  # 2-4 s: alone
+        + _top_sample("01:00:11", 0.0, "lab", 300.0)  # 9-11 s: across two states
+        + _top_sample("01:00:14", 30.0, "judge-cases", 200.0)  # 12-14 s: the drain
+        + _top_sample("01:00:24", 50.0, "lab", 100.0)  # 22-24 s: shared
+    )
+    dmon = tmp_path / "dmon.txt"
+    dmon.write_text(
+        "#Time        gpu     sm    mem     fb\n#HH:MM:SS    Idx      %      %     MB\n"
+        " 01:00:02      0     95      5   1000\n 01:00:04      0     90      5   2000\n"
+        " 01:00:12      0     20      1   3000\n 01:00:14      0     30      1   4000\n"
+    )
+    assert tool.main(["tool", str(trace), str(top), "2", str(clock), str(dmon)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    out = {line.split("  ")[0].strip(): line for line in lines if not line.startswith("    ")}
+    assert lines[lines.index(out["alone"]) + 1] == "    CPUs by command: judge-timed 1.00"
+    assert "top    1  busy  20.0 %" in out["alone"] and "sm 90.0 % mean" in out["alone"]
+    assert "fb 2000 MB" in out["alone"]
+    drain = out["drain, 6+ runs in"]
+    assert "top    1  busy  70.0 %" in drain and "sm 30.0 % mean" in drain
+    assert "top    1  busy  50.0 %" in out["shared"] and "dmon" not in out["shared"]
+    assert "top    0" in out["drain, fewer"]
+    # the same from MONO@HH:MM:SS
+    assert tool.clock_offset("100@01:00:00") == tool.clock_offset(str(clock)) == 3500.0
