@@ -21,7 +21,7 @@ watch_start 4
 s 240 tail4 python3 bench/class_batch.py run --once --only h05,h14,h16,k15 \
     /tmp/class100 /tmp/tail4
 watch_stop
-grep -E "^\[|^grading|submissions," $L/tail4.log | tee -a $L/summary.txt
+grep -E "^[hk][0-9]|^grading|submissions," $L/tail4.log | tee -a $L/summary.txt
 python3 bench/throughput/lock_trace.py $L/trace4.txt | head -8 | tee -a $L/summary.txt
 cp -r /tmp/tail4 $L/tail4
 s 90 knownbad python3 -m pytest -q -p no:cacheprovider grader/tests/test_known_bad.py \
