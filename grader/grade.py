@@ -848,13 +848,13 @@ class Grading:
         sanitizer runs): the timed runs waiting for the GPU go first, so that a submission
         that crashes case after case keeps them waiting for its hold's ``PASS_AFTER_S`` and
         the process then running, not all of its cases (design notes 54 and 69; g90b: one
-        grading's correctness took 90 s, 18 processes), and a grading still in its correctness when
-        they queue keeps them waiting for that step, not its sanitizer runs too (note 57).
-        Not while the early timed run still sets up under the grading's hold (its GPU work
-        must stay held) or when no hold is kept here (a single grade, the pipeline), nor
-        without a cgroup per run (a process killed at its limit could still be tearing its
-        GPU context down; a run's group is emptied before the run returns). Returns the
-        seconds it waited (counted in gpu_wait), 0 when it did not step out."""
+        grading's correctness took 90 s, 18 processes), and a grading still in its
+        correctness when they queue keeps them waiting for that step, not its sanitizer runs
+        too (note 57). Not while the early timed run still sets up under the grading's hold
+        (its GPU work must stay held) or when no hold is kept here (a single grade, the
+        pipeline), nor without a cgroup per run (a process killed at its limit could still be
+        tearing its GPU context down; a run's group is emptied before the run returns).
+        Returns the seconds it waited (counted in gpu_wait), 0 when it did not step out."""
         lock, early = self._shared_lock, self._early
         if lock is None or (early is not None and not early.idle()):
             return 0.0
@@ -876,8 +876,9 @@ class Grading:
         g105's class of 100, bench/h200-2026-12-05-session29), so a submission that fails
         every case, one process each (h05, h14, h16, k15: 11-18 processes), took one turn a
         process and ended the class minutes after the rest. Now it keeps the timed runs
-        waiting no longer than a regular grading's correctness does (13.8 s median in
-        g105), and takes a turn every ``PASS_AFTER_S`` at most (design note 69)."""
+        waiting up to ``PASS_AFTER_S`` and the process then running (a regular grading's
+        correctness took 13.8 s, median, in g105), and takes a turn every ``PASS_AFTER_S``
+        at most (design note 69)."""
         since = self._shared_since
         if since is not None and time.monotonic() - since < PASS_AFTER_S:
             return

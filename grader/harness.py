@@ -803,9 +803,10 @@ def run_judged_cases(
     student's process (judge --case ..., docs/protocol.md, "Judged runs"): one CaseRun per
     case, in order, each as run_judged would give it. Each case has ``timeout_s`` from the
     end of the one before, and its launch ``launch_s`` (None: no limit of its own). A case
-    whose student's process crashed, or went past its limit, is that case's result; the cases after a crash run again in fresh processes, and none
-    run after a case that went past its limit (one hang is enough evidence: a hanging kernel
-    must not cost the limit once per case). Issue 15: one CUDA context pair per exercise
+    whose student's process crashed, or went past its limit, is that case's result; the
+    cases after a crash run again in fresh processes, and none run after a case that went
+    past its limit (one hang is enough evidence: a hanging kernel must not cost the limit
+    once per case). Issue 15: one CUDA context pair per exercise
     instead of one per case. ``between``: as ``run_judged_lab_cases``'s."""
     results: list[CaseRun] = []
     while len(results) < len(cases):
