@@ -416,27 +416,33 @@ def test_the_two_groups_pass_only_once_the_hold_is_old(course, monkeypatch, hold
     g.judge, g.binary = types.SimpleNamespace(path=Path("judge")), Path("lab")
     age = 0.0 if hold == "young" else grading.PASS_AFTER_S + 1
     g._shared_since = time.monotonic() - age
-    passes = []
+    passes, asked = [], []
     g._let_timed_runs_pass = lambda: passes.append("pass") or 0.0
+    real_pass = g._pass_between_processes
 
-    ended = threading.Event()
+    def aged_pass():  # reached only with no run of the grading's own on the GPU
+        asked.append(1)
+        real_pass()
+
+    g._pass_between_processes = aged_pass
 
     def other_run(judge, binary, cases, *args, **kwargs):  # offset's, crashed at its second
-        ended.set()
         return {"offset": ["run 1"]}, cases[1:]
 
     def lab_run(judge, binary, cases, *args, between=None, **kwargs):
         exercises = list(dict.fromkeys(case[0] for case in cases))
         if exercises == ["scale"]:
-            ended.wait(10)
-            time.sleep(0.5)  # its future done too: the grading may step out now
-            between()  # scale's fresh process
+            deadline = time.monotonic() + 10
+            while not asked and time.monotonic() < deadline:
+                between()  # scale's fresh process, asked once the other run has ended
+            assert asked, "the other run never ended"
         return {ex: [f"{ex} {case[1]}" for case in cases if case[0] == ex] for ex in exercises}
 
     monkeypatch.setattr(grading.harness, "lab_cases_once", other_run)
     monkeypatch.setattr(grading.harness, "run_judged_lab_cases", lab_run)
     g._correctness_lab_runs()
-    # old: one pass before scale's fresh process, one before offset's left cases
+    # asked before scale's fresh process and before offset's left cases; passed only if old
+    assert len(asked) == 2
     assert passes == ([] if hold == "young" else ["pass", "pass"])
 
 
