@@ -78,18 +78,22 @@ def _mono(day_s: float, offset: float, near: float) -> float:
 def top_samples(lines: list[str], interval_s: float, offset: float, near: float):
     """Each top sample as (monotonic end, CPU seconds by command, %Cpu(s) shares)."""
     out, chunk, end = [], [], None
-    for line in lines + ["top - 00:00:00 (end)"]:
+
+    def take() -> None:  # the sample read so far, headed at ``end``
+        if end is not None:
+            per, shares, n = top_by_command.summarise(chunk, interval_s)
+            if n:
+                out.append((end, per, shares))
+
+    for line in lines:
         m = _HEADER.match(line)
         if m:
-            if end is not None:
-                per, shares, n = top_by_command.summarise(chunk, interval_s)
-                if n:
-                    out.append((end, per, shares))
+            take()
             h, mi, s = (int(x) for x in m.groups())
-            end = None if "(end)" in line else _mono(h * 3600 + mi * 60 + s, offset, near)
-            chunk = []
+            end, chunk = _mono(h * 3600 + mi * 60 + s, offset, near), []
         else:
             chunk.append(line)
+    take()
     return out
 
 
