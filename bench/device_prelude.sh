@@ -7,6 +7,7 @@
 #   seconds appended to /tmp/NAME/summary.txt;
 # - left: the seconds left of LIMIT (default 580) since the script started, at least 5;
 # - check_make: `make check-tests` with the unpacked Check (a step: s 60 check bash -c check_make);
+# - first_launch_bench RUNS: the first-launch benchmark, each variant in RUNS fresh processes;
 # - known_bad_ids 1 / 0: the known-bad fixtures' GPU test ids, those losing performance or not.
 # - watch_start TAG / watch_stop: top, nvidia-smi dmon, each process's GPU memory and the GPU
 #   lock's trace beside a batch.
@@ -43,6 +44,19 @@ check_make() {
 }
 export D
 export -f check_make
+# first_launch_bench RUNS: bench/throughput/first_launch.cu built, then each variant (the
+# context's limits as they are, or set before the first launch) in RUNS fresh processes (a
+# step: s 60 first_launch bash -c "first_launch_bench 5").
+first_launch_bench() {
+    nvcc -O2 -arch=sm_90 bench/throughput/first_launch.cu -o /tmp/first_launch || return 1
+    for v in "" "stack 0" "spin" "stack 0 spin" "heap 1048576 fifo 1048576"; do
+        for k in $(seq "$1"); do
+            # shellcheck disable=SC2086
+            echo "[$v] $(/tmp/first_launch $v 2>&1)"
+        done
+    done
+}
+export -f first_launch_bench
 # known_bad_ids 1: the GPU test ids of the known-bad fixtures that must lose performance
 # points; known_bad_ids 0: those of the others (pytest arguments).
 known_bad_ids() {

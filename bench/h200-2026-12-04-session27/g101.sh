@@ -25,18 +25,8 @@ set -uo pipefail
 LIMIT=${LIMIT:-590}
 source bench/device_prelude.sh "${NAME:-g101}" "$1"
 s 90 build make -k -j16 all
-first_launch() {
-    nvcc -O2 -arch=sm_90 bench/throughput/first_launch.cu -o /tmp/first_launch || return 1
-    for v in "" "stack 0" "spin" "stack 0 spin" "heap 1048576 fifo 1048576"; do
-        for k in 1 2 3 4 5; do
-            # shellcheck disable=SC2086
-            echo "[$v] $(/tmp/first_launch $v 2>&1)"
-        done
-    done
-}
-export -f first_launch
 if [ "${FIRST:-1}" = 1 ]; then
-    s 60 first_launch bash -c first_launch
+    s 60 first_launch bash -c "first_launch_bench 5"
     grep "first launch" $L/first_launch.log | tee -a $L/summary.txt
 fi
 CLASS_EXTRA="--jobs ${JOBS:-16}" class_run 100

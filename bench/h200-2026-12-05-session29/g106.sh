@@ -15,18 +15,8 @@ s $(($(left) - 45)) tail18 python3 bench/class_batch.py run --once --only $ONLY 
 grep -E "^grading|^course|^sandbox|^memory|submissions," $L/tail18.log | tee -a $L/summary.txt
 grep -v ": ok$" $L/tail18.log | grep -E "^[hksuz][0-9]" | tee -a $L/summary.txt
 cp -r /tmp/tail18 $L/tail18
-first_launch() {
-    nvcc -O2 -arch=sm_90 bench/throughput/first_launch.cu -o /tmp/first_launch || return 1
-    for v in "" "stack 0" "spin" "stack 0 spin" "heap 1048576 fifo 1048576"; do
-        for k in 1 2 3; do
-            # shellcheck disable=SC2086
-            echo "[$v] $(/tmp/first_launch $v 2>&1)"
-        done
-    done
-}
-export -f first_launch
 if [ "$(left)" -gt 35 ]; then
-    s 30 first_launch bash -c first_launch
+    s 30 first_launch bash -c "first_launch_bench 3"
     grep "first launch" $L/first_launch.log | tee -a $L/summary.txt
 fi
 tar czf "$CML_OUT/$CML_NAME.tgz" -C /tmp "$CML_NAME"
