@@ -50,3 +50,21 @@ def test_a_class_made_twice_is_the_same_bytes(tmp_path, monkeypatch):
     assert any(a.endswith(".zip") for a in archives) and any(a.endswith(".gz") for a in archives)
     for name in archives:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
+def test_a_batch_without_the_reference_reads_its_sandbox_from_another_report(tmp_path):
+    """``run --only h16`` grades no s01_reference: the sandbox and the memory limit are read
+    from the report there is, so that h16's expectation (it needs a memory limit) is checked,
+    not waved through as it was in g108's first summary."""
+    student = tmp_path / "grading-1" / "h16_host_memory_hog"
+    student.mkdir(parents=True)
+    (student / "report.txt").write_text(
+        "  sandbox      passed  bubblewrap\n  at most 512 processes and 6 GiB of memory per run\n")
+    (student / "report.json").write_text(json.dumps({"exercises": []}))
+    row = {"id": "h16_host_memory_hog", "total": "43", "max": "63", "status": "graded"}
+    expect = {"total": "partial", "says": "killed for using more than 6 GiB", "needs": "memory"}
+    rc = class_batch.summarize(tmp_path, {"h16_host_memory_hog": expect}, [{row["id"]: row}],
+                               [(1.0, 0)], b"", once=True)
+    text = (tmp_path / "summary.txt").read_text()
+    assert "sandbox: bubblewrap" in text and "memory limit per run: yes" in text
+    assert "NOT AS EXPECTED: the report does not say 'killed" in text and rc == 1

@@ -24,6 +24,9 @@ watch_stop
 grep -E "^[hk][0-9]|^grading|submissions," $L/tail4.log | tee -a $L/summary.txt
 python3 bench/throughput/lock_trace.py $L/trace4.txt | head -8 | tee -a $L/summary.txt
 cp -r /tmp/tail4 $L/tail4
+for ex in matmul_tiled sgemm; do # the phases of one timed run alone (hello, verify_run, baseline_alone)
+    s 30 "doc-$ex" python3 bench/throughput/timed_doc.py 3.3-tiling "$ex"
+done
 s 90 knownbad python3 -m pytest -q -p no:cacheprovider grader/tests/test_known_bad.py \
     -k "sgemm_as_matmul_tile and verdict"
 tail -2 $L/knownbad.log | tee -a $L/summary.txt
