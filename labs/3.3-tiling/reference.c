@@ -1,15 +1,17 @@
 /* reference.c — lab 3.3: CPU references in float64 (reference.h). Plain C11. Pristine.
  *
- * Straightforward loops on purpose: a reference must be obviously right, not fast. The two
- * concessions to speed are in matmul_ref_at, which takes B transposed (contiguous reads) and
- * sums in four partial sums, so that the harness can check a 4096^3 product at ~300 000
- * positions, or a 1000^3 one in full, in a fraction of a second.
+ * Straightforward loops on purpose: a reference must be obviously right, not fast. The
+ * concessions to speed: matmul_ref_at takes B transposed (contiguous reads) and sums in four
+ * partial sums, so that the harness can check a 4096^3 product at ~300 000 positions, or a
+ * 1000^3 one in full, in a fraction of a second; transpose_ref, which makes that B, moves the
+ * elements in cache-sized blocks.
  */
 #include "reference.h"
 
 #include <math.h>
 #include <stdlib.h>
 
+#include "cml_hostmem.h"
 #include "cml_parallel.h"
 
 void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t col, double *exact,
@@ -40,9 +42,21 @@ void matmul_ref_at(const float *A, const float *Bt, size_t K, size_t row, size_t
 }
 
 void transpose_ref(const float *in, size_t rows, size_t cols, float *out) {
-    for (size_t r = 0; r < rows; ++r) {
-        for (size_t c = 0; c < cols; ++c) {
-            out[c * rows + r] = in[r * cols + c];
+    // In 16 x 16 blocks, each element moved once as in the plain double loop, the writes of a
+    // block's column contiguous: row by row, a write every `rows` floats misses the cache each
+    // time (B of a 4096^3 matmul: 0.28 s of one core, twice per timed matmul's set-up; 0.02 s
+    // so, gcc -O2, one x86-64 core; 32-wide blocks took 0.09 s, their rows 16 KiB apart
+    // falling in the same cache sets).
+    enum { BLOCK = 16 };
+    for (size_t c0 = 0; c0 < cols; c0 += BLOCK) {
+        const size_t c1 = c0 + BLOCK < cols ? c0 + BLOCK : cols;
+        for (size_t r0 = 0; r0 < rows; r0 += BLOCK) {
+            const size_t r1 = r0 + BLOCK < rows ? r0 + BLOCK : rows;
+            for (size_t c = c0; c < c1; ++c) {
+                for (size_t r = r0; r < r1; ++r) {
+                    out[c * rows + r] = in[r * cols + c];
+                }
+            }
         }
     }
 }
@@ -110,6 +124,7 @@ int matmul_ref_positions(const float *A, const float *B, size_t N, size_t K, con
                          size_t n, double *exact, double *mag) {
     float *Bt = n >= N ? (float *)malloc(N * K * sizeof(float)) : NULL;
     if (Bt) {
+        (void)cml_hugepage_hint(Bt, N * K * sizeof(float)); /* 64 MiB: 128 faults, not 16 K */
         transpose_ref(B, K, N, Bt);
     }
     matmul_positions job = {A, B, Bt, N, K, pos, exact, mag, 0};
