@@ -47,6 +47,12 @@ void cml_rng_fill_uniform_f32(cml_rng *rng, float *x, size_t n, float lo, float 
     }
 }
 
+float cml_rng_uniform_at(uint64_t state, uint64_t i, float lo, float hi) {
+    cml_rng at = {state};
+    cml_rng_skip(&at, i);
+    return cml_rng_uniform_f32(&at, lo, hi);
+}
+
 /* The full 128-bit product a * b, from four 32x32 -> 64 bit products (portable C11). */
 static void mul_64x64_128(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
     uint64_t a_lo = a & 0xFFFFFFFFu, a_hi = a >> 32;

@@ -44,6 +44,11 @@ void cml_rng_fill_uniform_f32(cml_rng *rng, float *x, size_t n, float lo, float 
  * same constant to the state), n of cml_rng_uniform_f32 or one cml_rng_fill_uniform_f32 of n:
  * a process that needs the values after them without the values themselves. */
 void cml_rng_skip(cml_rng *rng, uint64_t n);
+/* Output i (0-based) of cml_rng_uniform_f32 on a generator whose state is `state`: what the
+ * (i + 1)-th call returns, computed alone (the state after i steps is state + i times the
+ * step), bit for bit. A reference that reads a sample of an input's positions reads them so,
+ * without drawing the whole input (cml_input_uniform_view). */
+float cml_rng_uniform_at(uint64_t state, uint64_t i, float lo, float hi);
 /* Uniform integer in [0, bound) without modulo bias (Lemire's method). bound >= 1. */
 uint64_t cml_rng_below(cml_rng *rng, uint64_t bound);
 

@@ -150,6 +150,29 @@ const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_
     return h;
 }
 
+cml_uniform_view cml_input_uniform_view(cml_problem *p, cml_rng *rng, float **slot, size_t n,
+                                        float lo, float hi) {
+    const cml_uniform_view v = {rng->state, n, lo, hi, g_zero_host_inputs};
+    *slot = (float *)cml_device(p, n * sizeof(float));
+    if (!cml_devmem_importing()) { /* the student's process: the judge's buffer, drawn there */
+        CML_CHECK((cudaError_t)cml_fresh_draw(*slot, n, lo, hi, rng->state));
+    }
+    cml_rng_skip(rng, n);
+    if (p->n_fresh < CML_MAX_FRESH) { /* beyond: an ordinary input, shared by every launch */
+        p->fresh[p->n_fresh++] = (cml_fresh_input){slot, n, lo, hi};
+    }
+    return v;
+}
+
+const float *cml_view_values(cml_problem *p, const cml_uniform_view *v) {
+    float *x = (float *)host_alloc(p, OWN_SCRATCH, v->n * sizeof(float), v->zeros);
+    if (!v->zeros) {
+        cml_rng at = {v->state};
+        cml_rng_fill_uniform_f32(&at, x, v->n, v->lo, v->hi);
+    }
+    return x;
+}
+
 void cml_problem_point(const cml_problem *p, float *out, float *const *ins, int n_ins) {
     if (p->out_ref != NULL) {
         *p->out_ref = out;

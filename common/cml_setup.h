@@ -72,6 +72,37 @@ void *cml_device_copy(cml_problem *p, const void *src, size_t bytes);
 const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_t n, float lo,
                                float hi);
 
+/* An input drawn on the device only, for a reference that reads a sample of its positions:
+ * where cml_input_uniform's scratch holds every value, the host keeps the generator's state,
+ * and cml_view_at gives a position's value. */
+typedef struct cml_uniform_view {
+    uint64_t state; /* the generator's state before the input's first draw */
+    size_t n;
+    float lo, hi;
+    int zeros; /* every value reads 0: where cml_input_uniform returns zeros (below) */
+} cml_uniform_view;
+
+/* cml_input_uniform's input (the same values in the device buffer *slot, the same stream
+ * consumed after it, the slot recorded in p->fresh), drawn on the device (cml_fresh_draw from
+ * the generator's own state: the host's draw, bit for bit), with no host array: no n host
+ * draws, page faults or copy up (issue 15: a 8192 x 8192 input, 64 M draws and 256 MiB, twice
+ * per timed case of a judge's set-up). In the student's process the buffer is the judge's,
+ * already holding the values, and nothing is drawn; there, for an exercise flagged
+ * CML_EX_REFERENCE_ONLY_INPUTS, the view's values read as zeros, as cml_input_uniform's do
+ * (that process's reference is never compared, and its set-up runs while the GPU is held). */
+cml_uniform_view cml_input_uniform_view(cml_problem *p, cml_rng *rng, float **slot, size_t n,
+                                        float lo, float hi);
+
+/* Value i of a view's input (host; i < v->n). */
+static inline float cml_view_at(const cml_uniform_view *v, size_t i) {
+    return v->zeros ? 0.0f : cml_rng_uniform_at(v->state, i, v->lo, v->hi);
+}
+
+/* Every value of a view's input in n floats of scratch, for a reference that reads every
+ * position (one host draw of the input, as cml_input_uniform's); zeros, untouched, for a
+ * view whose values read as zeros. */
+const float *cml_view_values(cml_problem *p, const cml_uniform_view *v);
+
 /* Driver setting (the judge's input sets; harnesses never call it): with `on`, the
  * cml_input_uniform inputs of the setups that follow are drawn on the device (cml_fresh_draw,
  * a seed from the caller's rng: the same distribution, not the host's values) and their host

@@ -225,6 +225,49 @@ START_TEST(input_uniform_records_slots_up_to_the_limit) {
 }
 END_TEST
 
+/* cml_input_uniform_view's device values are the host generator's stream from the caller's
+ * state, bit for bit, the stream after it where cml_input_uniform leaves it, and the view
+ * reads the same values. */
+static const char *view_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    float **slots = (float **)cml_new_ctx(p, 2 * sizeof(float *));
+    cml_rng rng;
+    cml_rng_seed(&rng, seed);
+    const cml_uniform_view v = cml_input_uniform_view(p, &rng, &slots[0], (size_t)size[0], -1.0f,
+                                                      1.0f);
+    const float *h = cml_view_values(p, &v);
+    for (long long i = 0; i < size[0]; ++i) {
+        ck_assert(cml_view_at(&v, (size_t)i) == h[i]);
+    }
+    (void)cml_input_uniform(p, &rng, &slots[1], 7, 2.0f, 3.0f); /* what follows the input */
+    return NULL;
+}
+
+static const cml_exercise kView = {.name = "view", .n_dims = 1, .dim_names = "n",
+                                   .setup = view_setup};
+
+START_TEST(input_view_draws_the_host_stream_on_the_device) {
+    enum { N = 100003 };
+    cml_problem p;
+    const long long size[1] = {N};
+    ck_assert_ptr_null(cml_problem_setup(&kView, &p, size, 99));
+    float *const *slots = (float *const *)p.ctx;
+    static float got[N], want[N];
+    float next[7], want_next[7];
+    cml_rng rng;
+    cml_rng_seed(&rng, 99);
+    cml_rng_fill_uniform_f32(&rng, want, N, -1.0f, 1.0f);
+    cml_rng_fill_uniform_f32(&rng, want_next, 7, 2.0f, 3.0f);
+    ck_assert_int_eq(cudaMemcpy(got, slots[0], sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(next, slots[1], sizeof next, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    ck_assert_int_eq(memcmp(got, want, sizeof got), 0);
+    ck_assert_int_eq(memcmp(next, want_next, sizeof next), 0);
+    ck_assert_int_eq(p.n_fresh, 2);
+    ck_assert_ptr_eq(p.fresh[0].slot, &slots[0]);
+    cml_problem_release(&kView, &p);
+}
+END_TEST
+
 Suite *make_fresh_suite(void) {
     Suite *s = suite_create("fresh");
     TCase *tc = tcase_create("Values");
@@ -238,6 +281,7 @@ Suite *make_fresh_suite(void) {
     tcase_add_test(tc, compare_tolerance_follows_the_spread_not_the_mean);
     tcase_add_test(tc, compare_with_magnitudes_holds_each_element_to_its_own_tolerance);
     tcase_add_test(tc, input_uniform_records_slots_up_to_the_limit);
+    tcase_add_test(tc, input_view_draws_the_host_stream_on_the_device);
     suite_add_tcase(s, tc);
     return s;
 }

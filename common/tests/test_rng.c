@@ -56,6 +56,24 @@ START_TEST(skip_lands_where_the_draws_would) {
 }
 END_TEST
 
+START_TEST(uniform_at_is_the_streams_draw_at_that_index) {
+    enum { N = 5000 };
+    static const float bounds[][2] = {{-1.0f, 1.0f}, {1.0f, 2.0f}, {0.0f, 255.0f}};
+    static const uint64_t seeds[] = {0, 777, UINT64_MAX - 2}; /* the last wraps */
+    static float x[N];
+    for (size_t s = 0; s < sizeof seeds / sizeof *seeds; ++s) {
+        for (size_t b = 0; b < sizeof bounds / sizeof *bounds; ++b) {
+            cml_rng a;
+            cml_rng_seed(&a, seeds[s]);
+            cml_rng_fill_uniform_f32(&a, x, N, bounds[b][0], bounds[b][1]);
+            for (size_t i = 0; i < N; ++i) {
+                ck_assert(cml_rng_uniform_at(seeds[s], i, bounds[b][0], bounds[b][1]) == x[i]);
+            }
+        }
+    }
+}
+END_TEST
+
 START_TEST(unit_is_top_24_bits_times_2_pow_minus_24) {
     cml_rng a, b;
     cml_rng_seed(&a, 42);
@@ -190,6 +208,7 @@ Suite *make_rng_suite(void) {
     tcase_add_test(tc, reference_values_seed_0);
     tcase_add_test(tc, same_seed_same_stream_other_seed_other_stream);
     tcase_add_test(tc, skip_lands_where_the_draws_would);
+    tcase_add_test(tc, uniform_at_is_the_streams_draw_at_that_index);
     tcase_add_test(tc, unit_is_top_24_bits_times_2_pow_minus_24);
     tcase_add_test(tc, uniform_range_and_fill_match_single_draws);
     tcase_add_test(tc, below_regression_values_seed_1);

@@ -126,13 +126,15 @@ static const char *transpose_setup(cml_problem *p, const long long *size, uint64
 
     cml_rng rng;
     cml_rng_seed(&rng, seed);
-    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, n, -1.0f, 1.0f);
+    /* Drawn on the device: the reference reads each checked position's value from the view
+     * (the output's (r, c) is the input's (c, r), transpose_ref_at's rule). */
+    const cml_uniform_view in = cml_input_uniform_view(p, &rng, &c->d_in, n, -1.0f, 1.0f);
     /* The output is (cols, rows): a position's row is a column of `in` and vice versa. */
     cml_check_set *check =
         cml_check(p, cols, rows, n <= CHECK_ALL_MAX_ELEMS ? NULL : &kCheckSample, 0, &rng);
     for (size_t i = 0; i < check->n; ++i) {
-        const size_t pos = cml_check_set_pos(check, i);
-        check->ref[i] = transpose_ref_at(h_in, cols, pos / rows, pos % rows);
+        const size_t pos = cml_check_set_pos(check, i), r = pos / rows, col = pos % rows;
+        check->ref[i] = cml_view_at(&in, col * cols + r);
     }
 
     cml_output(p, &c->d_out, cols, rows);
@@ -163,6 +165,26 @@ typedef struct conv2d_ctx {
     float *d_out;    /* (height, width): the output under test */
 } conv2d_ctx;
 
+/* conv2d_ref_at(image, ...) at (y, x) for an image known through a view: its (2R + 1)^2
+ * neighbourhood gathered into patch (zeros outside the image), then conv2d_ref_at on the patch
+ * alone, centred. The same products in the same order; the padding's zeros add terms f * 0,
+ * which change neither sum. */
+static void conv2d_ref_at_view(const cml_uniform_view *in, size_t width, size_t height,
+                               const float *filter, int R, size_t y, size_t x, float *patch,
+                               double *exact, double *mag) {
+    const long long diam = 2 * (long long)R + 1;
+    for (long long dy = -R; dy <= R; ++dy) {
+        const long long yy = (long long)y + dy;
+        for (long long dx = -R; dx <= R; ++dx) {
+            const long long xx = (long long)x + dx;
+            const int inside = yy >= 0 && yy < (long long)height && xx >= 0 && xx < (long long)width;
+            patch[(dy + R) * diam + (dx + R)] =
+                inside ? cml_view_at(in, (size_t)yy * width + (size_t)xx) : 0.0f;
+        }
+    }
+    conv2d_ref_at(patch, (size_t)diam, (size_t)diam, filter, R, (size_t)R, (size_t)R, exact, mag);
+}
+
 static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t seed) {
     const size_t width = (size_t)size[0], height = (size_t)size[1], n = width * height;
     const int R = (int)size[2];
@@ -175,15 +197,25 @@ static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t 
     /* The image first, then the small filter: a halo read past either end of the image (a
      * missing bounds check) then lands outside the image's allocation, which compute-sanitizer
      * memcheck reports unless the address happens to lie inside another allocation. */
-    const float *h_in = cml_input_uniform(p, &rng, &c->d_in, n, -1.0f, 1.0f);
+    const cml_uniform_view in = cml_input_uniform_view(p, &rng, &c->d_in, n, -1.0f, 1.0f);
     const float *h_filter = cml_input_uniform(p, &rng, &c->d_filter, n_taps, -1.0f, 1.0f);
     const int all =
         n <= CHECK_ALL_MAX_ELEMS && (double)n * (double)n_taps <= CONV2D_CHECK_ALL_MAX_WORK;
     cml_check_set *check = cml_check(p, height, width, all ? NULL : &kCheckSample, 1, &rng);
-    for (size_t i = 0; i < check->n; ++i) {
-        const size_t pos = cml_check_set_pos(check, i);
-        conv2d_ref_at(h_in, width, height, h_filter, R, pos / width, pos % width, &check->ref[i],
-                      &check->mag[i]);
+    if (all) { /* every position: the image on the host, drawn once */
+        const float *h_in = cml_view_values(p, &in);
+        for (size_t i = 0; i < check->n; ++i) {
+            const size_t pos = cml_check_set_pos(check, i);
+            conv2d_ref_at(h_in, width, height, h_filter, R, pos / width, pos % width,
+                          &check->ref[i], &check->mag[i]);
+        }
+    } else { /* a sample: each position's (2R + 1)^2 neighbourhood from the view */
+        float *patch = (float *)cml_scratch(p, n_taps * sizeof(float));
+        for (size_t i = 0; i < check->n; ++i) {
+            const size_t pos = cml_check_set_pos(check, i);
+            conv2d_ref_at_view(&in, width, height, h_filter, R, pos / width, pos % width, patch,
+                               &check->ref[i], &check->mag[i]);
+        }
     }
 
     cml_output(p, &c->d_out, height, width);
