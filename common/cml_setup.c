@@ -152,7 +152,9 @@ const float *cml_input_uniform(cml_problem *p, cml_rng *rng, float **slot, size_
 
 cml_uniform_view cml_input_uniform_view(cml_problem *p, cml_rng *rng, float **slot, size_t n,
                                         float lo, float hi) {
-    const cml_uniform_view v = {rng->state, n, lo, hi, g_zero_host_inputs};
+    /* zeros where no reference is compared: the student's process (as cml_input_uniform's
+     * zeros) and the judge's sets made on the device */
+    const cml_uniform_view v = {rng->state, n, lo, hi, g_zero_host_inputs || g_inputs_on_device};
     *slot = (float *)cml_device(p, n * sizeof(float));
     if (!cml_devmem_importing()) { /* the student's process: the judge's buffer, drawn there */
         CML_CHECK((cudaError_t)cml_fresh_draw(*slot, n, lo, hi, rng->state));
@@ -162,6 +164,20 @@ cml_uniform_view cml_input_uniform_view(cml_problem *p, cml_rng *rng, float **sl
         p->fresh[p->n_fresh++] = (cml_fresh_input){slot, n, lo, hi};
     }
     return v;
+}
+
+void cml_view_patch(const cml_uniform_view *v, size_t width, size_t height, size_t y, size_t x,
+                    int R, float *patch) {
+    const long long diam = 2 * (long long)R + 1;
+    for (long long dy = -R; dy <= R; ++dy) {
+        const long long yy = (long long)y + dy;
+        for (long long dx = -R; dx <= R; ++dx) {
+            const long long xx = (long long)x + dx;
+            const int inside = yy >= 0 && yy < (long long)height && xx >= 0 && xx < (long long)width;
+            patch[(dy + R) * diam + (dx + R)] =
+                inside ? cml_view_at(v, (size_t)yy * width + (size_t)xx) : 0.0f;
+        }
+    }
 }
 
 const float *cml_view_values(cml_problem *p, const cml_uniform_view *v) {

@@ -98,6 +98,11 @@ static inline float cml_view_at(const cml_uniform_view *v, size_t i) {
     return v->zeros ? 0.0f : cml_rng_uniform_at(v->state, i, v->lo, v->hi);
 }
 
+/* The (2R + 1) x (2R + 1) neighbourhood of (y, x) in a view's image of height x width
+ * floats, row-major, into patch: zeros outside the image (a stencil's zero padding). */
+void cml_view_patch(const cml_uniform_view *v, size_t width, size_t height, size_t y, size_t x,
+                    int R, float *patch);
+
 /* Every value of a view's input in n floats of scratch, for a reference that reads every
  * position (one host draw of the input, as cml_input_uniform's); zeros, untouched, for a
  * view whose values read as zeros. */
@@ -105,7 +110,8 @@ const float *cml_view_values(cml_problem *p, const cml_uniform_view *v);
 
 /* Driver setting (the judge's input sets; harnesses never call it): with `on`, the
  * cml_input_uniform inputs of the setups that follow are drawn on the device (cml_fresh_draw,
- * a seed from the caller's rng: the same distribution, not the host's values) and their host
+ * a seed from the caller's rng: the same distribution, not the host's values; a
+ * cml_input_uniform_view's, the host stream's, its view reading zeros) and their host
  * scratch is zeros no one touched: a set nobody computes a reference for
  * (cml_check_set_minimal), whose inputs the judge overwrites before any launch reads them,
  * costs no host draw, page faults or copy (issue 15: 200 M floats a lab 3.3 grade). 0 restores

@@ -235,8 +235,11 @@ static const char *view_setup(cml_problem *p, const long long *size, uint64_t se
     const cml_uniform_view v = cml_input_uniform_view(p, &rng, &slots[0], (size_t)size[0], -1.0f,
                                                       1.0f);
     const float *h = cml_view_values(p, &v);
+    cml_rng own; /* the stream from the seed, drawn apart from the view */
+    cml_rng_seed(&own, seed);
     for (long long i = 0; i < size[0]; ++i) {
-        ck_assert(cml_view_at(&v, (size_t)i) == h[i]);
+        const float want = cml_rng_uniform_f32(&own, -1.0f, 1.0f);
+        ck_assert(cml_view_at(&v, (size_t)i) == want && h[i] == want);
     }
     (void)cml_input_uniform(p, &rng, &slots[1], 7, 2.0f, 3.0f); /* what follows the input */
     return NULL;

@@ -165,26 +165,6 @@ typedef struct conv2d_ctx {
     float *d_out;    /* (height, width): the output under test */
 } conv2d_ctx;
 
-/* conv2d_ref_at(image, ...) at (y, x) for an image known through a view: its (2R + 1)^2
- * neighbourhood gathered into patch (zeros outside the image), then conv2d_ref_at on the patch
- * alone, centred. The same products in the same order; the padding's zeros add terms f * 0,
- * which change neither sum. */
-static void conv2d_ref_at_view(const cml_uniform_view *in, size_t width, size_t height,
-                               const float *filter, int R, size_t y, size_t x, float *patch,
-                               double *exact, double *mag) {
-    const long long diam = 2 * (long long)R + 1;
-    for (long long dy = -R; dy <= R; ++dy) {
-        const long long yy = (long long)y + dy;
-        for (long long dx = -R; dx <= R; ++dx) {
-            const long long xx = (long long)x + dx;
-            const int inside = yy >= 0 && yy < (long long)height && xx >= 0 && xx < (long long)width;
-            patch[(dy + R) * diam + (dx + R)] =
-                inside ? cml_view_at(in, (size_t)yy * width + (size_t)xx) : 0.0f;
-        }
-    }
-    conv2d_ref_at(patch, (size_t)diam, (size_t)diam, filter, R, (size_t)R, (size_t)R, exact, mag);
-}
-
 static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t seed) {
     const size_t width = (size_t)size[0], height = (size_t)size[1], n = width * height;
     const int R = (int)size[2];
@@ -202,20 +182,11 @@ static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t 
     const int all =
         n <= CHECK_ALL_MAX_ELEMS && (double)n * (double)n_taps <= CONV2D_CHECK_ALL_MAX_WORK;
     cml_check_set *check = cml_check(p, height, width, all ? NULL : &kCheckSample, 1, &rng);
-    if (all) { /* every position: the image on the host, drawn once */
-        const float *h_in = cml_view_values(p, &in);
-        for (size_t i = 0; i < check->n; ++i) {
-            const size_t pos = cml_check_set_pos(check, i);
-            conv2d_ref_at(h_in, width, height, h_filter, R, pos / width, pos % width,
-                          &check->ref[i], &check->mag[i]);
-        }
-    } else { /* a sample: each position's (2R + 1)^2 neighbourhood from the view */
-        float *patch = (float *)cml_scratch(p, n_taps * sizeof(float));
-        for (size_t i = 0; i < check->n; ++i) {
-            const size_t pos = cml_check_set_pos(check, i);
-            conv2d_ref_at_view(&in, width, height, h_filter, R, pos / width, pos % width, patch,
-                               &check->ref[i], &check->mag[i]);
-        }
+    /* every position: the image drawn on the host once; a sample: read through the view */
+    const float *h_in = all ? cml_view_values(p, &in) : NULL;
+    if (conv2d_ref_positions(h_in, &in, width, height, h_filter, R, check->idx, check->n,
+                             check->ref, check->mag) != 0) {
+        return "out of host memory for the CPU reference";
     }
 
     cml_output(p, &c->d_out, height, width);

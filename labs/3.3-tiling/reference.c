@@ -132,3 +132,24 @@ int matmul_ref_positions(const float *A, const float *B, size_t N, size_t K, con
     free(Bt);
     return job.no_memory ? -1 : 0;
 }
+
+int conv2d_ref_positions(const float *in, const cml_uniform_view *view, size_t width,
+                         size_t height, const float *filter, int R, const size_t *pos, size_t n,
+                         double *exact, double *mag) {
+    const size_t diam = 2 * (size_t)R + 1;
+    float *patch = in ? NULL : (float *)malloc(diam * diam * sizeof(float));
+    if (!in && !patch) {
+        return -1;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const size_t p = pos ? pos[i] : i, y = p / width, x = p % width;
+        if (in) {
+            conv2d_ref_at(in, width, height, filter, R, y, x, &exact[i], &mag[i]);
+        } else {
+            cml_view_patch(view, width, height, y, x, R, patch);
+            conv2d_ref_at(patch, diam, diam, filter, R, (size_t)R, (size_t)R, &exact[i], &mag[i]);
+        }
+    }
+    free(patch);
+    return 0;
+}

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "cml_setup.h" /* cml_uniform_view */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -50,6 +52,17 @@ float transpose_ref_at(const float *in, size_t cols, size_t out_row, size_t out_
  * Preconditions: R >= 0, y < height, x < width. */
 void conv2d_ref_at(const float *in, size_t width, size_t height, const float *filter, int R,
                    size_t y, size_t x, double *exact, double *mag);
+
+/* conv2d_ref_at at n positions pos[i] (linear, row-major; pos NULL: position i) into
+ * exact[i], mag[i], of an image given as the host array `in`, or where `in` is NULL through
+ * `view` (an input drawn on the device, cml_input_uniform_view): then each position's
+ * (2R + 1)^2 neighbourhood is read from the view, zeros outside the image (the terms f * 0
+ * they add change neither sum), and conv2d_ref_at taken at its centre.
+ * Returns 0, or -1 when no memory was left for the neighbourhood.
+ * Preconditions: those of conv2d_ref_at at every position. */
+int conv2d_ref_positions(const float *in, const cml_uniform_view *view, size_t width,
+                         size_t height, const float *filter, int R, const size_t *pos, size_t n,
+                         double *exact, double *mag);
 
 #ifdef __cplusplus
 }

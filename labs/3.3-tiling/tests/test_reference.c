@@ -341,6 +341,43 @@ START_TEST(test_conv2d_mag_cancellation) {
 }
 END_TEST
 
+/* conv2d_ref_positions through a view (each position's neighbourhood read from the
+ * generator, zeros outside the image) gives the doubles conv2d_ref_at gives on the whole
+ * image, at every position of small images and at a list of positions, edges included. */
+START_TEST(test_conv2d_positions_through_a_view_are_the_arrays) {
+    static const size_t dims[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {17, 13}};
+    enum { MAX = 17 * 13 };
+    float img[MAX], filter[81];
+    double want[MAX], want_mag[MAX], got[MAX], got_mag[MAX];
+    for (int R = 0; R <= 4; ++R) {
+        for (size_t d = 0; d < sizeof dims / sizeof dims[0]; ++d) {
+            const size_t w = dims[d][0], h = dims[d][1], n = w * h;
+            const cml_uniform_view view = {12345u + (uint64_t)R, n, -1.0f, 1.0f, 0};
+            cml_rng rng;
+            cml_rng_seed(&rng, view.state);
+            cml_rng_fill_uniform_f32(&rng, img, n, -1.0f, 1.0f);
+            cml_rng_fill_uniform_f32(&rng, filter, 81, -1.0f, 1.0f);
+            ck_assert_int_eq(conv2d_ref_positions(img, NULL, w, h, filter, R, NULL, n, want,
+                                                  want_mag), 0);
+            ck_assert_int_eq(conv2d_ref_positions(NULL, &view, w, h, filter, R, NULL, n, got,
+                                                  got_mag), 0);
+            for (size_t i = 0; i < n; ++i) {
+                double e, m;
+                conv2d_ref_at(img, w, h, filter, R, i / w, i % w, &e, &m);
+                ck_assert(want[i] == e && want_mag[i] == m);
+                ck_assert(got[i] == e && got_mag[i] == m);
+            }
+            const size_t pos[3] = {0, n / 2, n - 1}; /* a list: the i-th result is pos[i]'s */
+            ck_assert_int_eq(conv2d_ref_positions(NULL, &view, w, h, filter, R, pos, 3, got,
+                                                  got_mag), 0);
+            for (size_t i = 0; i < 3; ++i) {
+                ck_assert(got[i] == want[pos[i]] && got_mag[i] == want_mag[pos[i]]);
+            }
+        }
+    }
+}
+END_TEST
+
 Suite *make_reference_suite(void) {
     Suite *s = suite_create("lab 3.3 references");
 
@@ -367,6 +404,7 @@ Suite *make_reference_suite(void) {
     tcase_add_test(tc_conv, test_conv2d_borders_non_square);
     tcase_add_test(tc_conv, test_conv2d_r4_single_pixel);
     tcase_add_test(tc_conv, test_conv2d_mag_cancellation);
+    tcase_add_test(tc_conv, test_conv2d_positions_through_a_view_are_the_arrays);
     suite_add_tcase(s, tc_conv);
 
     return s;
