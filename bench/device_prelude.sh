@@ -57,6 +57,23 @@ first_launch_bench() {
     done
 }
 export -f first_launch_bench
+# timeslice_bench ROUNDS BLOCKS: bench/throughput/timeslice.cu built, then N copies at once
+# for N = 1, 4, 16, 48, 128 (design note 72): each copy's line, and the N copies' wall (a
+# step: s 120 timeslice bash -c "timeslice_bench 200 8").
+timeslice_bench() {
+    nvcc -O2 -arch=sm_90 bench/throughput/timeslice.cu -o /tmp/timeslice || return 1
+    local n k a
+    for n in 1 4 16 48 128; do
+        a=$(date +%s.%N)
+        for k in $(seq "$n"); do /tmp/timeslice "$1" "$2" >"/tmp/ts-$n-$k.txt" 2>&1 & done
+        wait
+        awk -v a="$a" -v b="$(date +%s.%N)" -v n="$n" '
+            / us a round/ { u = $(NF - 3); s += u; if (u > m) m = u; if (!c++ || u < l) l = u }
+            END { printf "N=%d: wall %.2f s; us a round: min %.1f, mean %.1f, max %.1f (%d ran)\n",
+                  n, b - a, l, c ? s / c : 0, m, c }' /tmp/ts-"$n"-*.txt
+    done
+}
+export -f timeslice_bench
 # known_bad_ids 1: the GPU test ids of the known-bad fixtures that must lose performance
 # points; known_bad_ids 0: those of the others (pytest arguments).
 known_bad_ids() {
@@ -94,7 +111,10 @@ watch_stop() {
     kill "$CML_TOP" "$CML_DMON" "$CML_APPS" 2>/dev/null
 }
 # class_run SIZE: bench/class_batch.py's class of SIZE graded once (resuming the grading in
-# .scratch/classSIZE, carried), watched (watch_start), up to MARGIN seconds (default 25)
+# .scratch/classSIZE: a call's results come back in its tgz, $L/classSIZE, and a later call
+# resumes them only where they are unpacked here into .scratch/classSIZE and carried; the
+# machine does not keep them: session 30's g110b regraded the class from its start), watched
+# (watch_start), up to MARGIN seconds (default 25)
 # before the call's LIMIT, kept for what follows: its lock trace, phases and verdicts
 # appended to summary.txt, the grading copied into $L. CLASS_EXTRA: more batch options.
 class_run() {
@@ -102,6 +122,8 @@ class_run() {
     rm -rf /tmp/class$n && python3 bench/class_batch.py make --size $n /tmp/class$n | tail -2 |
         tee -a $L/summary.txt
     mkdir -p .scratch/class$n
+    echo "class$n: $(ls .scratch/class$n/grading-1/*/report.json 2>/dev/null | wc -l) reports" \
+        "found before this call (carried)" | tee -a $L/summary.txt
     watch_start $n
     a=$(date +%s)
     # shellcheck disable=SC2086 # CLASS_EXTRA: more grader batch options, e.g. "--jobs 20"
