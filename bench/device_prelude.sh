@@ -141,6 +141,7 @@ class_run() {
     python3 bench/throughput/load_by_lock_state.py $L/trace$n.txt $L/top$n.txt.gz 2 \
         $L/clock$n.txt $L/dmon$n.txt | tee -a $L/summary.txt
     python3 bench/throughput/batch_phases.py .scratch/class$n/grading-1 | tee -a $L/summary.txt
+    python3 bench/throughput/class_progress.py .scratch/class$n/grading-1.log | tee -a $L/summary.txt
     python3 bench/throughput/class_verdicts.py .scratch/class$n/grading-1 \
         /tmp/class$n/expected.json | tee $L/verdicts.txt | tail -4 | tee -a $L/summary.txt
     cp -r .scratch/class$n $L/class$n

@@ -68,3 +68,28 @@ def test_a_batch_without_the_reference_reads_its_sandbox_from_another_report(tmp
     text = (tmp_path / "summary.txt").read_text()
     assert "sandbox: bubblewrap" in text and "memory limit per run: yes" in text
     assert "NOT AS EXPECTED: the report does not say 'killed" in text and rc == 1
+
+
+def test_class_progress_counts_the_students_finished_by_each_time(tmp_path, capsys):
+    """bench/throughput/class_progress.py reads a batch's log: only "[K/N] …(elapsed S s" lines
+    count, a student finished at the time itself is counted by it, and a log with none says
+    so (the session 29-30 tables of students graded by 100, 200, … s)."""
+    spec = importlib.util.spec_from_file_location(
+        "class_progress", REPO / "bench" / "throughput" / "class_progress.py")
+    progress = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(progress)
+    log = tmp_path / "grading-1.log"
+    log.write_text(
+        "batch: .scratch/class100/grading-1 inside the course tree\n"
+        "[1/100] b051: 63/63 graded (elapsed 41 s, ~4043 s left)\n"
+        "[2/100] a01: 63/63 graded (elapsed 100 s, ~2145 s left)\n"
+        "note (elapsed 5 s) not a student's line\n"
+        "[3/100] z01_mallory: 0/63 rejected: member '../x' (elapsed 527 s, ~93 s left)\n")
+    empty = tmp_path / "empty.log"
+    empty.write_text("batch: nothing graded\n")
+    assert progress.finished_at(log.read_text()) == [41, 100, 527]
+    assert progress.graded_by([41, 100, 527], [99, 100, 600]) == [1, 2, 3]
+    assert progress.main([str(log), str(empty), "--at", "100,530"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "| log | 100 s | 530 s | last |"
+    assert rows[2].endswith("| 2 | 3 | 3 at 527 s |") and rows[3].endswith("| 0 | 0 | none |")
