@@ -511,8 +511,9 @@ def summarize(
     # The grading's sandbox and limits, read from the reference's report, or (``--only``
     # without it) from the first report there is: the batch runs every student alike.
     ref = out / "grading-1" / "s01_reference" / "report.txt"
-    if not ref.is_file():
-        ref = next(iter(sorted((out / "grading-1").glob("*/report.txt"))), ref)
+    if not ref.is_file():  # the first report with a sandbox line (a rejected one has none)
+        ref = next((r for r in sorted((out / "grading-1").glob("*/report.txt"))
+                    if "  sandbox  " in r.read_text(errors="replace")), ref)
     sandboxed = ref.is_file() and "sandbox      passed" in ref.read_text()
     limited = ref.is_file() and "GiB of memory per run" in ref.read_text()
     lines.append(f"sandbox: {'bubblewrap' if sandboxed else 'not available (limits only)'}")

@@ -57,20 +57,28 @@ first_launch_bench() {
     done
 }
 export -f first_launch_bench
-# timeslice_bench ROUNDS BLOCKS: bench/throughput/timeslice.cu built, then N copies at once
-# for N = 1, 4, 16, 48, 128 (design note 72): each copy's line, and the N copies' wall (a
-# step: s 120 timeslice bash -c "timeslice_bench 200 8").
+# timeslice_bench DURATION_MS BLOCKS: bench/throughput/timeslice.cu built, then N copies at
+# once for N = 1, 4, 16, 32, 64 (design note 72), all starting their rounds at one time (each
+# N's copies given 2 s plus 0.1 s a copy to make their contexts): per N, the copies' mean
+# round (us; min, mean, max) and how many reached the start late (a step: s 150 timeslice
+# bash -c "timeslice_bench 3000 8").
 timeslice_bench() {
     nvcc -O2 -arch=sm_90 bench/throughput/timeslice.cu -o /tmp/timeslice || return 1
-    local n k a
-    for n in 1 4 16 48 128; do
-        a=$(date +%s.%N)
-        for k in $(seq "$n"); do /tmp/timeslice "$1" "$2" >"/tmp/ts-$n-$k.txt" 2>&1 & done
-        wait
-        awk -v a="$a" -v b="$(date +%s.%N)" -v n="$n" '
-            / us a round/ { u = $(NF - 3); s += u; if (u > m) m = u; if (!c++ || u < l) l = u }
-            END { printf "N=%d: wall %.2f s; us a round: min %.1f, mean %.1f, max %.1f (%d ran)\n",
-                  n, b - a, l, c ? s / c : 0, m, c }' /tmp/ts-"$n"-*.txt
+    local n k start pids
+    for n in 1 4 16 32 64; do
+        rm -f /tmp/ts-"$n"-*.txt
+        start=$(($(date +%s%3N) + 2000 + 100 * n))
+        pids=()
+        for k in $(seq "$n"); do
+            /tmp/timeslice "$start" "$1" "$2" >"/tmp/ts-$n-$k.txt" 2>&1 &
+            pids+=($!)
+        done
+        wait "${pids[@]}"
+        awk -v n="$n" '
+            / us a round/ { u = $(NF - 3); s += u; if (u > m) m = u; if (!c++ || u < l) l = u
+                            late += $5 > 0 }
+            END { printf "N=%d: us a round min %.1f, mean %.1f, max %.1f; %d ran, %d late\n",
+                  n, l, c ? s / c : 0, m, c, late }' /tmp/ts-"$n"-*.txt
     done
 }
 export -f timeslice_bench
@@ -141,7 +149,8 @@ class_run() {
     python3 bench/throughput/load_by_lock_state.py $L/trace$n.txt $L/top$n.txt.gz 2 \
         $L/clock$n.txt $L/dmon$n.txt | tee -a $L/summary.txt
     python3 bench/throughput/batch_phases.py .scratch/class$n/grading-1 | tee -a $L/summary.txt
-    python3 bench/throughput/class_progress.py .scratch/class$n/grading-1.log | tee -a $L/summary.txt
+    python3 bench/throughput/class_progress.py .scratch/class$n/grading-1.log |
+        tee -a $L/summary.txt
     python3 bench/throughput/class_verdicts.py .scratch/class$n/grading-1 \
         /tmp/class$n/expected.json | tee $L/verdicts.txt | tail -4 | tee -a $L/summary.txt
     cp -r .scratch/class$n $L/class$n

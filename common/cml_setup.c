@@ -154,7 +154,8 @@ cml_uniform_view cml_input_uniform_view(cml_problem *p, cml_rng *rng, float **sl
                                         float lo, float hi) {
     /* zeros where no reference is compared: the student's process (as cml_input_uniform's
      * zeros) and the judge's sets made on the device */
-    const cml_uniform_view v = {rng->state, n, lo, hi, g_zero_host_inputs || g_inputs_on_device};
+    const int zeros = g_zero_host_inputs || g_inputs_on_device;
+    const cml_uniform_view v = {rng->state, n, lo, hi, zeros};
     *slot = (float *)cml_device(p, n * sizeof(float));
     if (!cml_devmem_importing()) { /* the student's process: the judge's buffer, drawn there */
         CML_CHECK((cudaError_t)cml_fresh_draw(*slot, n, lo, hi, rng->state));
@@ -173,7 +174,8 @@ void cml_view_patch(const cml_uniform_view *v, size_t width, size_t height, size
         const long long yy = (long long)y + dy;
         for (long long dx = -R; dx <= R; ++dx) {
             const long long xx = (long long)x + dx;
-            const int inside = yy >= 0 && yy < (long long)height && xx >= 0 && xx < (long long)width;
+            const int inside =
+                yy >= 0 && yy < (long long)height && xx >= 0 && xx < (long long)width;
             patch[(dy + R) * diam + (dx + R)] =
                 inside ? cml_view_at(v, (size_t)yy * width + (size_t)xx) : 0.0f;
         }

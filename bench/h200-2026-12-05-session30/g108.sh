@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 29 (after its device time was spent; not run). In order:
+# Prepared in session 29 (after its device time was spent), run in session 30. In order:
 # 1. The four students of the class of 100 that no call of session 29 finished (h05's 10 GB
 #    of stdout, h14's huge allocation, h16's 16 GiB of host memory, k15's 2048 threads a
 #    block: each fails every case of an exercise, one process each), graded as a batch on
@@ -9,7 +9,7 @@
 # 3. sgemm alone at 2048^3 and 4096^3 (bench/calibrate.py --size): the solution, its
 #    known-bad fixtures (the new one must sit below zero = 20 % of cuBLAS at both sizes for
 #    2048^3 to be a candidate) and its alternatives (g104: 61.1-89.3 % at 2048^3).
-# Run as: LIMIT=400 bash bench/h200-2026-12-05-session29/g108.sh $OUT (carrying .debs and
+# Run as: LIMIT=430 bash bench/h200-2026-12-05-session30/g108.sh $OUT (carrying .debs and
 # .scratch/wheels).
 set -uo pipefail
 LIMIT=${LIMIT:-400}
@@ -24,7 +24,8 @@ watch_stop
 grep -E "^[hk][0-9]|^grading|submissions," $L/tail4.log | tee -a $L/summary.txt
 python3 bench/throughput/lock_trace.py $L/trace4.txt | head -8 | tee -a $L/summary.txt
 cp -r /tmp/tail4 $L/tail4
-for ex in matmul_tiled sgemm; do # the phases of one timed run alone (hello, verify_run, baseline_alone)
+# the phases of one timed run alone (hello, verify_run, baseline_alone)
+for ex in matmul_tiled sgemm; do
     s 30 "doc-$ex" python3 bench/throughput/timed_doc.py 3.3-tiling "$ex"
 done
 s 90 knownbad python3 -m pytest -q -p no:cacheprovider grader/tests/test_known_bad.py \

@@ -14,7 +14,8 @@ LIMIT=${LIMIT:-200}
 source bench/device_prelude.sh "${NAME:-g109}" "$1"
 s 60 build make -k -j16 all
 s 40 check bash -c check_make
-grep -E "Checks|Errors|Failures|input_view|uniform_at" $L/check.log | tail -10 | tee -a $L/summary.txt
+grep -E "Checks|Errors|Failures|input_view|uniform_at" $L/check.log | tail -10 |
+    tee -a $L/summary.txt
 s 150 selfcheck env STEPS="selfcheck" bash grader/gpu_check.sh $L/gpucheck
 grep -A14 "^lab  " $L/gpucheck/summary.txt | tee -a $L/summary.txt
 [ "$(left)" -gt 20 ] && s $(($(left) - 5)) gpu_tests python3 -m pytest -q -p no:cacheprovider \

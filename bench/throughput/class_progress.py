@@ -2,7 +2,9 @@
 (``python3 -m grader batch``'s lines "[K/N] STUDENT: ... (elapsed S s, ...)", one per
 finished student; bench/class_batch.py keeps it as OUT/grading-1.log) and prints one row per
 log: the students finished by each time, seconds from the batch's start (default 100, 200,
-300, 400, 470, 530, 564: the columns of sessions 29 and 30's READMEs).
+300, 400, 470, 530, 564: the columns of sessions 29 and 30's READMEs). A resumed batch
+rewrites the log, and the students it kept print no line: its log counts only that call's
+students, from that call's start.
 
 Usage: python3 class_progress.py LOG... [--at S,S,...]"""
 

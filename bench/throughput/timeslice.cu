@@ -1,21 +1,24 @@
 /* timeslice.cu — whether a batch's read phases are bound by the GPU's time slices among
  * processes (issue 15, design note 72).
  *
- * In a read phase some 100-160 processes hold a CUDA context each, and each launches small
- * kernels and synchronises, case after case; without MPS the GPU runs one context at a time
- * and switches between them by time slices. g110a's drains left 42 % of the CPUs and 55 % of
- * the SMs idle while a grading's correctness took 13.8 s (2.8 s with about 3 gradings on the
- * GPU, note 68): if slices are the bound, a process's wall grows with the number of contexts
- * on the GPU, not with the work they do.
+ * In a read phase some 30 processes hold a CUDA context each (g110a: median 27, 90th
+ * percentile 52, at most 70 with GPU memory at once), and each launches small kernels and
+ * synchronises, case after case; without MPS the GPU runs one context at a time and switches
+ * between them by time slices. In g110a's drains 42 % of the CPU time was idle and some kernel
+ * ran 45 % of the time (dmon's sm) while a grading's correctness took 13.8 s (2.8 s with
+ * about 3 gradings on the GPU, note 68): if slices are the bound, a process's rounds slow down
+ * with the number of contexts on the GPU, not with the work they do.
  *
  * Usage (on the GPU machine): nvcc -O2 -arch=sm_90 bench/throughput/timeslice.cu -o /tmp/ts
- *   /tmp/ts ROUNDS BLOCKS    (one process: ROUNDS times a launch of BLOCKS x 256 threads that
- *                             each do some 4 K multiply-adds, then its synchronisation)
- * Prints one line: the context's making (cudaFree(0)), the rounds' wall (ms), and the mean
- * round (us). bench/device_prelude.sh's timeslice_bench runs N copies at once for several N;
- * work shared fairly with no cost of switching would make N copies take N times one's wall
- * where one saturates the GPU, and about one's wall where one leaves it mostly idle (small
- * BLOCKS, as a correctness case's launches do).
+ *   /tmp/ts START_MS DURATION_MS BLOCKS
+ * One process: makes its context and a first launch, waits until START_MS (milliseconds of
+ * CLOCK_REALTIME, the same for every copy, so that all copies' rounds overlap), then for
+ * DURATION_MS launches BLOCKS x 256 threads of some 4 K dependent multiply-adds each and
+ * synchronises, round after round. Prints one line: the context's making (ms), how late it
+ * reached START_MS (ms, 0 when on time: a late copy overlapped the others less), the rounds,
+ * and the mean round (us). bench/device_prelude.sh's timeslice_bench runs N copies at once
+ * for several N: with no cost of switching, small launches that leave the GPU mostly idle
+ * would keep their round time as N grows.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -46,24 +49,41 @@ static __global__ void busy(float *out) {
     out[blockIdx.x * blockDim.x + threadIdx.x] = x;
 }
 
+static double realtime_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 int main(int argc, char **argv) {
-    const int rounds = argc > 1 ? atoi(argv[1]) : 200;
-    const int blocks = argc > 2 ? atoi(argv[2]) : 8;
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s START_MS DURATION_MS BLOCKS\n", argv[0]);
+        return 2;
+    }
+    const double start = atof(argv[1]), duration = atof(argv[2]);
+    const int blocks = atoi(argv[3]);
     const double t0 = now_ms();
     CHECK(cudaFree(0));
-    const double t1 = now_ms();
+    const double context = now_ms() - t0;
     float *out = NULL;
     CHECK(cudaMalloc((void **)&out, (size_t)blocks * 256 * sizeof(float)));
-    busy<<<blocks, 256>>>(out); /* the first launch, outside the rounds */
+    busy<<<blocks, 256>>>(out); /* the first launch, before the common start */
     CHECK(cudaDeviceSynchronize());
-    const double t2 = now_ms();
-    for (int r = 0; r < rounds; ++r) {
+    const double late = realtime_ms() - start;
+    while (realtime_ms() < start) {
+        struct timespec nap = {0, 200000}; /* 0.2 ms */
+        nanosleep(&nap, NULL);
+    }
+    const double t1 = now_ms();
+    long rounds = 0;
+    while (now_ms() - t1 < duration) {
         busy<<<blocks, 256>>>(out);
         CHECK(cudaDeviceSynchronize());
+        ++rounds;
     }
-    const double t3 = now_ms();
-    printf("context %.1f ms, %d rounds of %d blocks %.1f ms, %.1f us a round\n", t1 - t0, rounds,
-           blocks, t3 - t2, (t3 - t2) * 1e3 / rounds);
+    const double wall = now_ms() - t1;
+    printf("context %.1f ms, late %.1f ms, %ld rounds of %d blocks in %.1f ms, %.1f us a round\n",
+           context, late > 0.0 ? late : 0.0, rounds, blocks, wall, wall * 1e3 / rounds);
     CHECK(cudaFree(out));
     return 0;
 }

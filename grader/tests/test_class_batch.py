@@ -63,9 +63,11 @@ def test_a_batch_without_the_reference_reads_its_sandbox_from_another_report(tmp
     (student / "report.json").write_text(json.dumps({"exercises": []}))
     row = {"id": "h16_host_memory_hog", "total": "43", "max": "63", "status": "graded"}
     expect = {"total": "partial", "says": "killed for using more than 6 GiB", "needs": "memory"}
+    lab_toml = (REPO / "labs" / class_batch.LAB / "lab.toml").read_bytes()
     rc = class_batch.summarize(tmp_path, {"h16_host_memory_hog": expect}, [{row["id"]: row}],
-                               [(1.0, 0)], b"", once=True)
+                               [(1.0, 0)], lab_toml, once=True)
     text = (tmp_path / "summary.txt").read_text()
+    assert "course tree: unchanged" in text  # so rc 1 is the verdict's
     assert "sandbox: bubblewrap" in text and "memory limit per run: yes" in text
     assert "NOT AS EXPECTED: the report does not say 'killed" in text and rc == 1
 

@@ -124,7 +124,7 @@ int matmul_ref_positions(const float *A, const float *B, size_t N, size_t K, con
                          size_t n, double *exact, double *mag) {
     float *Bt = n >= N ? (float *)malloc(N * K * sizeof(float)) : NULL;
     if (Bt) {
-        (void)cml_hugepage_hint(Bt, N * K * sizeof(float)); /* 64 MiB: 128 faults, not 16 K */
+        (void)cml_hugepage_hint(Bt, N * K * sizeof(float)); /* 64 MiB: 32 faults, not 16 K */
         transpose_ref(B, K, N, Bt);
     }
     matmul_positions job = {A, B, Bt, N, K, pos, exact, mag, 0};
