@@ -129,8 +129,8 @@ void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, 
  * TRANSPOSE_TILE tile with TRANSPOSE_TILE x TRANSPOSE_BLOCK_ROWS threads, each copying
  * TRANSPOSE_TILE / TRANSPOSE_BLOCK_ROWS elements, 4 here (Harris: fewer, busier threads amortise
  * the index arithmetic). TRANSPOSE_BLOCK_ROWS must divide TRANSPOSE_TILE. One element per thread
- * (32 x 32 threads) measured no faster than an unpadded tile on the H200 and earns no
- * performance points (handout 3.3, "What is graded"). */
+ * (32 x 32 threads) measured no faster than an unpadded tile on the H200: 42-43 % of the
+ * copy, below the performance ramp's zero of 45 (handout 3.3, "What is graded"). */
 #define TRANSPOSE_TILE 32
 #define TRANSPOSE_BLOCK_ROWS 8
 // BEGIN SOLUTION
