@@ -115,6 +115,15 @@ class Options:
     one_process: bool = dataclasses.field(
         default_factory=lambda: os.environ.get("GRADER_ONE_PROCESS", "1") != "0"
     )
+    # a batch's grading runs its untimed runs side by side: its sanitizer tools a thread each,
+    # over the lab and in an exercise's own runs (design note 59), its correctness cases in
+    # two judged runs over the lab (note 60). Off with GRADER_SIDE_BY_SIDE=0: the tools one
+    # after the other, the cases in one run over the lab where one run holds them, so that
+    # fewer processes share the GPU at once (note 72: the knob of an experiment, not measured
+    # yet); the report is the same either way
+    side_by_side: bool = dataclasses.field(
+        default_factory=lambda: os.environ.get("GRADER_SIDE_BY_SIDE", "1") != "0"
+    )
 
 
 def _new_results(lab: Lab) -> dict[str, ExerciseResult]:
@@ -750,7 +759,8 @@ class Grading:
         for, last as long as its slowest tool rather than all of them (design note 59)."""
         tool = self._sanitizer_tool(ex)
         if tool is not None:
-            outcomes = _side_by_side(
+            together = _side_by_side if self.options.side_by_side else _one_after_another
+            outcomes = together(
                 (
                     functools.partial(self._sanitizer_run, tool, ex, name)
                     for name in ex.sanitizer.tools
@@ -801,7 +811,8 @@ class Grading:
         first, second = ([case for ex in g for case in cases[ex.name]] for g in groups)
         args = (self.lab.correctness_timeout_s, self.version)
         limits = {"box": self.box, "launch_s": self.lab.launch_timeout_s}
-        if not first or not second:  # one group has no cases: one run, as the lab's
+        # one group has no cases, or the runs side by side are off: one run over the lab
+        if not first or not second or not self.options.side_by_side:
             if len(first + second) > harness.MAX_CASES:
                 return
             self._lab_runs = harness.run_judged_lab_cases(
@@ -922,7 +933,8 @@ class Grading:
             )
             runs.append((name, exercises, call))
         # the tools side by side (design note 59): each run is its own process and verdict
-        results = _side_by_side(call for _, _, call in runs)
+        together = _side_by_side if self.options.side_by_side else _one_after_another
+        results = together(call for _, _, call in runs)
         for (name, exercises, _), (clean, summary) in zip(runs, results):
             if clean:
                 for ex in exercises:
@@ -1590,6 +1602,21 @@ def _side_by_side(calls, errors: bool = False) -> list:
     if errors:
         return [f.exception() or f.result() for f in futures]
     return [f.result() for f in futures]
+
+
+def _one_after_another(calls, errors: bool = False) -> list:
+    """``_side_by_side``'s results, each of ``calls`` run in turn in the calling thread
+    (``Options.side_by_side`` off): the first error raised where it happens, or with
+    ``errors`` put in its call's place, the later calls still made, as side by side."""
+    out = []
+    for call in calls:
+        try:
+            out.append(call())
+        except Exception as e:  # a grader error too, as ``_side_by_side`` takes it
+            if not errors:
+                raise
+            out.append(e)
+    return out
 
 
 def _sanitizer_row(tool: str, size, seed: int, verdict: str, report: list, summary: str) -> dict:

@@ -146,6 +146,39 @@ def test_the_tools_run_side_by_side(
     assert rep == apart
 
 
+def test_side_by_side_off_runs_the_tools_in_turn_and_the_cases_in_one_run(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """``Options.side_by_side`` off (GRADER_SIDE_BY_SIDE=0, design note 72): the sanitizer
+    tools one after the other, no two runs at once, and the lab's correctness cases in one
+    judged run (the fake lab's two exercises in two side by side otherwise); the same report
+    as with the runs side by side."""
+    sub = course / "solutions" / "9.1-fake"
+    spans = tmp_path / "apart-spans.log"
+    monkeypatch.setenv("FAKE_SANITIZER_SPANS", str(spans))
+    apart, _, judged = _graded(course, sub, tmp_path, monkeypatch, True, "apart",
+                               side_by_side=False)
+    runs = _spans(spans)
+    assert [tool for tool, _, _ in runs] == ["memcheck", "racecheck"]
+    assert not _overlap(runs[0], runs[1]), runs
+    n = {ex["name"]: len(ex["parts"]["correctness"]["details"]) for ex in apart["exercises"]}
+    assert judged == [["scale", str(n["scale"] + n["offset"])]]
+    monkeypatch.delenv("FAKE_SANITIZER_SPANS")
+    together, _, together_judged = _graded(course, sub, tmp_path, monkeypatch, True, "together")
+    assert len(together_judged) == 2 and apart == together and apart["total"] == apart["max"]
+    # an exercise's own runs (the lab's left out): each exercise's two tools in turn too
+    monkeypatch.setenv("FAKE_SANITIZER_SPANS", str(tmp_path / "own-spans.log"))
+    own, _, _ = _graded(course, sub, tmp_path, monkeypatch, False, "own", side_by_side=False)
+    runs = _spans(tmp_path / "own-spans.log")
+    assert len(runs) == 4 and own == apart
+    assert not any(_overlap(a, b) for a, b in zip(runs, runs[1:])), runs
+    monkeypatch.delenv("FAKE_SANITIZER_SPANS")
+    monkeypatch.setenv("GRADER_SIDE_BY_SIDE", "0")
+    assert not grading.Options(submission=sub).side_by_side
+    monkeypatch.setenv("GRADER_SIDE_BY_SIDE", "1")
+    assert grading.Options(submission=sub).side_by_side
+
+
 def test_side_by_side_the_part_reads_as_the_tools_one_after_the_other(
     course, fake_gpu, tmp_path, monkeypatch
 ):
