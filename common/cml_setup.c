@@ -183,12 +183,11 @@ void cml_view_patch(const cml_uniform_view *v, size_t width, size_t height, size
 }
 
 const float *cml_view_values(cml_problem *p, const cml_uniform_view *v) {
-    float *x = (float *)host_alloc(p, OWN_SCRATCH, v->n * sizeof(float), v->zeros);
-    if (!v->zeros) {
-        cml_rng at = {v->state};
-        cml_rng_fill_uniform_f32(&at, x, v->n, v->lo, v->hi);
+    if (v->zeros) {
+        return (const float *)host_alloc(p, OWN_SCRATCH, v->n * sizeof(float), 1);
     }
-    return x;
+    cml_rng at = {v->state};
+    return cml_scratch_uniform(p, &at, v->n, v->lo, v->hi);
 }
 
 void cml_problem_point(const cml_problem *p, float *out, float *const *ins, int n_ins) {

@@ -759,8 +759,7 @@ class Grading:
         for, last as long as its slowest tool rather than all of them (design note 59)."""
         tool = self._sanitizer_tool(ex)
         if tool is not None:
-            together = _side_by_side if self.options.side_by_side else _one_after_another
-            outcomes = together(
+            outcomes = self._untimed_together(
                 (
                     functools.partial(self._sanitizer_run, tool, ex, name)
                     for name in ex.sanitizer.tools
@@ -777,6 +776,12 @@ class Grading:
                 if outcome.not_run is not None:
                     break
             self._sanitizer_part(ex, runs)
+
+    def _untimed_together(self, calls, errors: bool = False) -> list:
+        """Untimed runs of this grading (its sanitizer tools): side by side, or one after
+        another where ``Options.side_by_side`` is off; the same results either way."""
+        together = _side_by_side if self.options.side_by_side else _one_after_another
+        return together(calls, errors=errors)
 
     def _correctness_lab_runs(self) -> None:
         """Every exercise's correctness cases in two judged runs side by side, the exercises
@@ -933,8 +938,7 @@ class Grading:
             )
             runs.append((name, exercises, call))
         # the tools side by side (design note 59): each run is its own process and verdict
-        together = _side_by_side if self.options.side_by_side else _one_after_another
-        results = together(call for _, _, call in runs)
+        results = self._untimed_together(call for _, _, call in runs)
         for (name, exercises, _), (clean, summary) in zip(runs, results):
             if clean:
                 for ex in exercises:

@@ -99,19 +99,6 @@ def _spans(path) -> list[tuple[str, float, float]]:
     return sorted(runs, key=lambda run: run[1])
 
 
-def _one_after_the_other(calls, errors: bool = False) -> list:
-    """``grade._side_by_side`` without threads: each call in turn."""
-    out = []
-    for call in calls:
-        try:
-            out.append(call())
-        except Exception as e:
-            if not errors:
-                raise
-            out.append(e)
-    return out
-
-
 def _overlap(a, b) -> bool:
     return a[1] < b[2] and b[1] < a[2]
 
@@ -141,7 +128,7 @@ def test_the_tools_run_side_by_side(
         assert _overlap(runs[0], runs[1])
         assert {tool for tool, _, _ in runs[2:]} == {"racecheck"} and rep["total"] < rep["max"]
     monkeypatch.delenv("FAKE_SANITIZER_SPANS")
-    monkeypatch.setattr(grading, "_side_by_side", _one_after_the_other)
+    monkeypatch.setattr(grading, "_side_by_side", grading._one_after_another)
     apart, _, _ = _graded(course, sub, tmp_path, monkeypatch, lab_runs, f"{name}-apart")
     assert rep == apart
 
