@@ -84,6 +84,10 @@ why (``retimed``), and says so again where the second grading strays too
 (``retimed_again``): grade it once more on an idle GPU. On the H200 two of 64 timed runs of
 a batch of 16 strayed, with the GPU lock held (docs/design-notes.md, note 28).
 
+``GRADER_UNTIMED_AT_ONCE=K`` lets at most K gradings be in their untimed runs at once
+(``untimed_at_once``; the others wait for a slot before their device probe): fewer processes
+with a CUDA context on the GPU, an experiment's knob (docs/design-notes.md, note 73).
+
 Seeds: ``--seed S`` derives every run's seed from S, the same for every student, so
 grading the same batch twice gives identical scores; without it each grading draws fresh
 seeds.
@@ -592,6 +596,7 @@ class Batch:
         root = course.find_root(self.lab_dir.absolute().parent)
         if root is None:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
+        cap = untimed_at_once()  # a wrong value stops the batch before anything is built
         check_out(self.out, self.subs)
         make_private(self.out)
         hidden = (root / "solutions", root / "build")  # hidden from every run already
@@ -643,6 +648,15 @@ class Batch:
                     file=self.err,
                 )
                 self.jobs = fit
+        if cap is not None and cap < self.jobs:
+            self.options = dataclasses.replace(
+                self.options, untimed_slots=threading.BoundedSemaphore(cap)
+            )
+            print(
+                f"batch: at most {cap} of the {self.jobs} gradings at once in their untimed "
+                f"runs ({UNTIMED_ENV}={cap})",
+                file=self.err,
+            )
 
         n, k = len(self.subs), 0
         rows: dict[str, dict] = {}
@@ -914,6 +928,24 @@ def gradings_in_gpu_memory(device: dict | None) -> int | None:
     if not isinstance(total, int) or total <= 0:
         return None
     return max(1, total // GPU_BYTES_PER_GRADING)
+
+
+UNTIMED_ENV = "GRADER_UNTIMED_AT_ONCE"
+
+
+def untimed_at_once() -> int | None:
+    """The most gradings of a batch that may run their untimed runs (correctness, sanitizer)
+    at once, from ``GRADER_UNTIMED_AT_ONCE`` (unset or empty: no cap beyond --jobs): the
+    knob of design note 73's experiment, fewer processes with a CUDA context on the GPU at
+    once. Raises GraderError on anything but a whole number of at least 1."""
+    text = os.environ.get(UNTIMED_ENV, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise GraderError(
+            f"{UNTIMED_ENV}={text!r}: give a whole number of gradings, at least 1, or unset it"
+        )
+    return int(text)
 
 
 def default_jobs() -> int:

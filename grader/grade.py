@@ -124,6 +124,11 @@ class Options:
     side_by_side: bool = dataclasses.field(
         default_factory=lambda: os.environ.get("GRADER_SIDE_BY_SIDE", "1") != "0"
     )
+    # a batch's cap on its gradings in their untimed phase at once (GRADER_UNTIMED_AT_ONCE,
+    # grader.batch.untimed_at_once; None: no cap): a grading takes a slot before its shared
+    # hold of the untimed runs and gives it back after, so that fewer processes with a CUDA
+    # context share the GPU (design note 73: the knob of an experiment, not measured yet)
+    untimed_slots: threading.Semaphore | None = None
 
 
 def _new_results(lab: Lab) -> dict[str, ExerciseResult]:
@@ -423,7 +428,9 @@ class Grading:
         # Under the shared hold no timed run holds the GPU, so the untimed runs may use the
         # CPUs kept for timed runs too, where each run's processes end with it (a cgroup
         # each: none is left behind on them; grader.cpus, design note 55).
+        slots = self.options.untimed_slots if lock else None
         with (
+            slots if slots is not None else contextlib.nullcontext(),  # its wait is gpu_wait
             lock.shared() if lock else contextlib.nullcontext(),
             _on_every_cpu() if lock else contextlib.nullcontext(),
         ):

@@ -835,3 +835,36 @@ def test_a_class_kept_inside_the_course_builds(fake_root, tmp_path, monkeypatch)
     statuses = {sid: row["status"] for sid, row in gradebook(out).items()}
     assert statuses == dict.fromkeys(["9.1-fake", "alice", "bob"], "partial (no GPU)"), err
     assert "inside the course tree" in err and "keep the class and --out outside it" in err
+
+
+def test_untimed_at_once_caps_the_gradings_in_their_untimed_runs(
+    fake_root, subs, gpu_env, tmp_path, monkeypatch, capsys
+):
+    """GRADER_UNTIMED_AT_ONCE=1 (design note 73): of two gradings at once, one at a time
+    runs its untimed runs, so no more than its own two sanitizer tools (side by side, a
+    second each here) are ever on the GPU together; the grades are full, as without the cap.
+    A value that is not a whole number of at least 1 stops the batch before it builds, naming
+    the fix."""
+    spans = tmp_path / "spans.log"
+    monkeypatch.setenv("FAKE_SANITIZER_SPANS", str(spans))
+    monkeypatch.setenv("GRADER_SANDBOX", "none")  # the sandbox's /tmp would hide the spans
+    monkeypatch.setenv(batching.UNTIMED_ENV, "1")
+    paths = [subs["solution"], subs["alice"]]
+    code, err = run_batch(fake_root, paths, tmp_path / "out")  # --jobs 2
+    assert code == 0 and "at most 1 of the 2 gradings at once in their untimed runs" in err, err
+    assert {r["status"] for r in gradebook(tmp_path / "out").values()} == {"graded"}
+    events = []  # (time, +1 a run starts / -1 it ends)
+    for _, what, when in (line.split() for line in spans.read_text().splitlines()):
+        events.append((float(when), 1 if what == "start" else -1))
+    at_once = most = 0
+    for _, step in sorted(events, key=lambda e: (e[0], e[1])):  # an end before a start
+        at_once += step
+        most = max(most, at_once)
+    assert len(events) == 2 * 2 * 2 and most == 2, sorted(events)
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv(batching.UNTIMED_ENV, bad)
+        code, _, err = grade_cli(
+            capsys, "batch", fake_root / LAB, subs["solution"], "--out", tmp_path / "o"
+        )
+        assert code == 2 and "give a whole number of gradings, at least 1" in err, err
+        assert not (tmp_path / "o").exists()

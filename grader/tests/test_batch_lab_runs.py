@@ -529,3 +529,55 @@ def test_a_hung_launch_ends_at_the_launch_limit_over_the_lab(
     assert [d["status"] for d in scale["details"]] == ["ok", "ok", "timeout", "not_run"]
     assert scale["details"][2]["message"] == "had a launch that did not finish within 1 s"
     assert offset["status"] == "passed", offset
+
+
+class _Slot:
+    """A batch's untimed slot (``Options.untimed_slots``) held by the test: ``asked`` is set
+    when a grading asks for it, which then waits until the test calls ``release``."""
+
+    def __init__(self) -> None:
+        self.asked = threading.Event()
+        self._free = threading.Semaphore(0)
+
+    def release(self) -> None:
+        self._free.release()
+
+    def __enter__(self):
+        self.asked.set()
+        self._free.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._free.release()
+
+
+def test_a_grading_starts_its_untimed_runs_only_with_a_slot(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """``Options.untimed_slots`` (GRADER_UNTIMED_AT_ONCE, design note 73): a batch's grading
+    waits for a slot before its device probe and untimed runs, with no process of its own on
+    the GPU meanwhile, and then grades as without the cap."""
+    starts = tmp_path / "starts.log"
+    monkeypatch.setenv("FAKE_JUDGE_LOG", str(starts))
+    sub = course / "solutions" / "9.1-fake"
+    slot = _Slot()
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub, seed=5, one_process=True, untimed_slots=slot),
+    )
+    g.pipelined, g.gpu_lock = False, grading.GpuLock()
+    probes = []
+    real_probe = g._probe
+    monkeypatch.setattr(g, "_probe", lambda: probes.append(1) or real_probe())
+    result: list = []
+    worker = threading.Thread(target=lambda: result.append(g.run()), daemon=True)
+    worker.start()
+    assert slot.asked.wait(timeout=300), "the grading never asked for an untimed slot"
+    time.sleep(1.0)  # had it gone on without the slot, its probe and judge would have run
+    assert worker.is_alive() and not probes and not starts.exists()
+    slot.release()
+    worker.join(timeout=300)
+    assert not worker.is_alive() and probes and starts.exists()
+    rep = report.to_json(result[0])
+    assert rep["total"] == rep["max"], rep
+    assert rep["timings_s"]["gpu_wait"] >= 1.0  # the wait for the slot is the GPU's wait
