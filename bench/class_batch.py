@@ -6,6 +6,7 @@
     python3 bench/class_batch.py run --once DIR OUT    # grade them once (a class's time)
     python3 bench/class_batch.py run --gpus 0,1 DIR OUT   # the two gradings at once, one per GPU
     python3 bench/class_batch.py run --only s01,h16 DIR OUT  # only these students (a short check)
+    python3 bench/class_batch.py run --in-id-order DIR OUT     # graded in id order (see below)
 
 ``make`` writes at least 30 submissions, each as an LMS exports them (a folder, a ``.zip``
 or a ``.tar.gz`` named after the student): the reference solution, the skeleton, every
@@ -25,6 +26,13 @@ are: grader/fixtures.py), so the set follows the solution when it changes and fa
 when a replacement no longer applies. ``expected.json`` beside them says, per student,
 what the grade must show.
 
+The ids begin with the kind of submission (b alternatives, c copies, h hostile, k known-bad,
+s, u, z), so in id order the heaviest gradings (the hangs, the fork bomb, the floods) come
+last and run as the class's tail, with the GPU and the CPUs otherwise idle. A real class's
+names do not sort by what the submissions do: ``run`` hands the batch the class in one fixed
+shuffled order (``class_order``), as names would fall; ``--in-id-order`` grades it as
+sessions 29 and 30 did (docs/design-notes.md, note 73).
+
 ``run`` grades the folder twice with ``python3 -m grader batch ... --seed 7`` (into two
 folders; running it again resumes both), checks each student's verdict against
 ``expected.json``, compares the two gradebooks, and writes ``OUT/summary.json`` and
@@ -40,6 +48,7 @@ import gzip
 import io
 import json
 import os
+import random
 import subprocess
 import sys
 import tarfile
@@ -424,6 +433,18 @@ def make(out: Path, size: int | None = None) -> int:
     return 0 if n >= 30 else 1
 
 
+ORDER_SEED = "lab 3.3 class"  # class_order's shuffle: the same order on every machine
+
+
+def class_order(subs: list[Path]) -> list[Path]:
+    """The submissions in the order a class's names would give them, uncorrelated with what
+    each does: the id order shuffled with a fixed seed (``ORDER_SEED``), so every run grades
+    the same order."""
+    order = sorted(subs)
+    random.Random(ORDER_SEED).shuffle(order)
+    return order
+
+
 def _gradebook(path: Path) -> dict[str, dict]:
     with open(path, newline="") as f:
         return {row["id"]: row for row in csv.DictReader(f)}
@@ -594,14 +615,17 @@ def run(
     gpus: list[str] | None = None,
     only: list[str] | None = None,
     once: bool = False,
+    in_id_order: bool = False,
 ) -> int:
     """Grades the class twice. Without ``gpus`` one grading after the other, on the default
     GPU; with two GPUs (``--gpus 0,1``) both at once, grading i alone on GPU i - 1 with half
     the CPU cores, so that neither grading's timed runs share a GPU with the other's runs.
     ``only``: the students whose id starts with one of these prefixes (a short check).
-    ``once``: one grading (a class's wall time on one GPU; nothing to compare)."""
+    ``once``: one grading (a class's wall time on one GPU; nothing to compare).
+    ``in_id_order``: the batch takes the class in id order, not ``class_order``."""
     expected = json.loads((sub_dir / "expected.json").read_text())
-    subs = sorted(p for p in sub_dir.iterdir() if p.name != "expected.json")
+    subs = [p for p in sub_dir.iterdir() if p.name != "expected.json"]
+    subs = sorted(subs) if in_id_order else class_order(subs)
     if only:
         subs = [p for p in subs if p.name.startswith(tuple(only))]
         expected = {k: v for k, v in expected.items() if k.startswith(tuple(only))}
@@ -654,6 +678,11 @@ def main() -> int:
         help="grade only the students whose id starts with one of these, e.g. s01,h16,h17",
     )
     r.add_argument("--once", action="store_true", help="grade once, not twice")
+    r.add_argument(
+        "--in-id-order",
+        action="store_true",
+        help="hand the batch the class in id order (the heavy fixtures last), not shuffled",
+    )
     r.add_argument("extra", nargs="*", help="more grader batch options, e.g. --no-perf")
     args = ap.parse_args()
     if args.cmd == "make":
@@ -662,7 +691,7 @@ def main() -> int:
         ap.error("--gpus takes two CUDA devices, e.g. 0,1")
     if args.once and args.gpus is not None:
         ap.error("--once grades on one GPU: leave --gpus out")
-    return run(args.dir, args.out, args.extra, args.gpus, args.only, args.once)
+    return run(args.dir, args.out, args.extra, args.gpus, args.only, args.once, args.in_id_order)
 
 
 if __name__ == "__main__":

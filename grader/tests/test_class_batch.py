@@ -24,6 +24,20 @@ def test_a_class_extended_to_100(tmp_path):
     assert "s01_reference" in expected and "h01_kernel_infinite_loop" in expected
 
 
+def test_the_class_is_graded_in_a_fixed_order_uncorrelated_with_the_kind(tmp_path):
+    """``class_order`` (design note 73): every submission once, the same order each time, and
+    the hostile and known-bad fixtures (h, k), which id order puts in the last quarter of the
+    class of 100, spread over it; ``--in-id-order`` keeps the id order."""
+    class_batch.make(tmp_path / "class", 100)
+    subs = [p for p in (tmp_path / "class").iterdir() if p.name != "expected.json"]
+    order = class_batch.class_order(subs)
+    assert sorted(order) == sorted(subs) and order == class_batch.class_order(subs[::-1])
+    heavy = [i for i, p in enumerate(sorted(subs)) if p.name[0] in "hk"]
+    assert min(heavy) >= 25  # in id order: none in the first quarter
+    spread = [i for i, p in enumerate(order) if p.name[0] in "hk"]
+    assert len(spread) == len(heavy) and sum(i < 50 for i in spread) >= len(spread) // 3, spread
+
+
 def _report(points):
     parts = {"correctness": {"points": 10, "max": 10}, "performance": {"points": points, "max": 5}}
     return {"exercises": [{"name": "matmul_tiled", "parts": parts}]}
