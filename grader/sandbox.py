@@ -49,7 +49,8 @@ labs/*/hidden.toml, build outputs but the course library) are made unreadable to
 users when the sandbox is chosen (``chmod o-rwx``: their owner keeps every right); the
 run's work directory is given to the grading's user, and the folders it must read (the
 grading's temporary folder) to its group. That user cannot write the course tree or the
-judge (root's), read the hidden cases or another student's work, or signal the grader or
+judge (root's), read the hidden cases or another student's work (a grading's folder, or
+the batch's ``private`` paths, closed to others too), or signal the grader or
 another grading; the network stays reachable and the rest of the file system readable
 where its permissions allow, which is what bubblewrap adds. The user sandbox needs the
 course tree and the CUDA toolkit readable by others (``chmod -R o+rX``); where they are
@@ -129,7 +130,8 @@ class Sandbox:
     toolchains: tuple[str, ...] = ()  # CUDA toolkit folders outside SYSTEM_DIRS, read-only
     user: tuple[int, int] | None = None  # kind "user": the grading's (uid, gid)
     setpriv: str | None = None
-    protected: tuple[str, ...] = ()  # kind "user": hidden paths it made unreadable to others
+    # kind "user": hidden and private paths it made unreadable to others
+    protected: tuple[str, ...] = ()
     # the submission may make streams of its own (its lab's allow_calls): its untimed runs
     # keep the driver's CUDA work queues, where a race between streams can show
     # (grader.run.child_env; docs/design-notes.md, note 48)
@@ -148,8 +150,9 @@ class Sandbox:
             return (
                 f"an unprivileged user of this grading's own (uid {self.user[0]}; "
                 f"{self.reason}): the submission's build and runs cannot write the course or "
-                "read its solutions, hidden.toml or other gradings' folders; they see the network "
-                "and the rest of the system that others may read"
+                "read its solutions, hidden.toml, other gradings' folders or the class's "
+                "submissions and grades; they see the network and the rest of the system that "
+                "others may read"
             )
         state = "off" if self.off else "not available"
         return (
@@ -247,10 +250,11 @@ def _others_can_read(path: Path) -> bool:
     return mode & need == need
 
 
-def _user_sandbox(roots: list, hidden: list[str], reason: str) -> Sandbox | str:
-    """The user sandbox (its hidden paths made unreadable to others) with a fresh user and
-    group, or why there is none: not root, no setpriv, no unused id, a course or toolkit
-    folder others cannot read."""
+def _user_sandbox(roots: list, hidden: list[str], reason: str, private=()) -> Sandbox | str:
+    """The user sandbox (its hidden paths, and each of ``private`` that others could read,
+    made unreadable to others) with a fresh user and group, or why there is none: not root,
+    no setpriv, no unused id, a course or toolkit folder others cannot read, a path to close
+    that cannot be closed."""
     if os.geteuid() != 0:
         return "the grader is not root, so it cannot switch the submission to another user"
     setpriv = shutil.which("setpriv")
@@ -273,6 +277,20 @@ def _user_sandbox(roots: list, hidden: list[str], reason: str) -> Sandbox | str:
             except OSError as e:  # a read-only course tree: it must come so from its owner
                 return f"{path} is readable by other users and cannot be closed ({e.strerror})"
             protected.append(path)
+    # a batch's --out and its class's submissions: another student's work and grades, which
+    # the grading's user could read where the instructor's folders let others read (a
+    # class in a home folder of mode 755 was open to every submission, session 28)
+    for path in map(os.path.abspath, private):
+        if path in protected or not _others_can_read(Path(path)):
+            continue
+        try:
+            os.chmod(path, stat.S_IMODE(os.stat(path).st_mode) & ~0o007)
+        except OSError as e:
+            return (
+                f"{path} (the class's) is readable by other users and cannot be closed "
+                f"({e.strerror}): chmod o-rwx it"
+            )
+        protected.append(path)
     return Sandbox(
         "user",
         reason,
@@ -381,7 +399,8 @@ def choose(roots=(), default: str = "none", private=()) -> Sandbox:
     repository; and, under bubblewrap, each of ``private`` (a batch's ``--out`` and its
     class's submissions: other students' work and grades) that lies where the runs would
     see it, in a course tree or a system folder (README keeps them elsewhere, as
-    ``~/class``, which no run sees)."""
+    ``~/class``, which no run sees); in the user sandbox, each of ``private`` that other
+    users could read is made unreadable to them (``chmod o-rwx``)."""
     asked = os.environ.get(ENV, "").strip().lower()
     mode = asked or default
     if mode not in MODES:
@@ -415,7 +434,7 @@ def choose(roots=(), default: str = "none", private=()) -> Sandbox:
         return Sandbox("bwrap", "", bwrap, tuple(hidden), visible, toolchains=toolchains)
     if mode == "bwrap":
         raise GraderError(f"{ENV}=bwrap but {reason}")
-    user = _user_sandbox([*roots, REPO], hidden, reason)
+    user = _user_sandbox([*roots, REPO], hidden, reason, private)
     if isinstance(user, Sandbox):
         return user
     if mode == "user":

@@ -12,6 +12,7 @@ import resource
 import secrets
 import shutil
 import socket
+import stat
 import subprocess
 import tempfile
 import time
@@ -640,3 +641,41 @@ def test_a_sandbox_that_cannot_start_is_the_graders_error(box, tmp_path, monkeyp
     assert out.kind == "exited" and out.code == 1
     seg = boxed(box, "/usr/bin/sh", tmp_path / "work", "-c", "kill -SEGV $$")
     assert seg.kind == "signaled", seg
+
+
+def test_a_user_sandbox_closes_the_class_to_the_submissions(monkeypatch):
+    """A batch's ``private`` paths (its --out and its class's submissions) in folders others
+    may read (an instructor's home of mode 755): the user sandbox makes each unreadable to
+    other users, so a submission's run cannot read a classmate's work or grades; a path
+    others could not read anyway is left as it was."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("the user sandbox needs root and setpriv")
+    home = Path(tempfile.mkdtemp(prefix="grader-class-"))  # not under pytest's 0700 folder
+    try:
+        os.chmod(home, 0o755)
+        sub, out, closed = home / "bob.zip", home / "grades", home / "carol"
+        sub.write_text("bob's work\n")
+        os.chmod(sub, 0o644)
+        out.mkdir(mode=0o755)
+        (out / "report.json").write_text("alice's report\n")
+        os.chmod(out / "report.json", 0o644)
+        closed.mkdir(mode=0o750)
+        monkeypatch.setenv(sandbox.ENV, "user")
+        box = sandbox.choose([REPO], private=[sub, out, closed])
+        assert str(sub) in box.protected and str(out) in box.protected
+        assert str(closed) not in box.protected and stat.S_IMODE(closed.stat().st_mode) == 0o750
+        assert stat.S_IMODE(sub.stat().st_mode) == 0o640
+        assert "the class's submissions and grades" in box.notice
+        work = Path(tempfile.mkdtemp(prefix="grader-run-"))
+        try:
+            exe = cc(work.parent / f"bin-{secrets.token_hex(4)}", "tries", ID_AND_TRIES)
+            got = run.run([exe, f"r:{sub}", f"r:{out / 'report.json'}"], 30, cwd=str(work),
+                          sandbox=box, readable=[str(Path(exe).parent)])
+            assert got.ok, got.stderr
+            assert f"r:{sub} Permission denied" in got.stdout, got.stdout
+            assert f"r:{out / 'report.json'} Permission denied" in got.stdout, got.stdout
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.rmtree(Path(exe).parent, ignore_errors=True)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
