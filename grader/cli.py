@@ -91,6 +91,16 @@ def _jobs(text: str) -> int:
     return value
 
 
+def _mem(text: str) -> str:
+    """sbatch's --mem: a whole number with an optional unit K, M, G or T (megabytes
+    without one)."""
+    if not re.fullmatch(r"[1-9]\d*[KMGT]?", text):
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a memory size as sbatch takes it, e.g. 64G or 16000 (megabytes)"
+        )
+    return text
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python3 -m grader",
@@ -161,6 +171,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     u.add_argument("--per-task", type=_jobs, default=1, metavar="M",
                    help="students per array task (default 1)")
+    u.add_argument("--mem", type=_mem, metavar="M",
+                   help="memory per array task, as sbatch's --mem, e.g. 64G (default: the "
+                   "cluster's; a task grades one student per CPU, each run limited to 6 GiB)")
     u.add_argument("--force", action="store_true", help="grade again those already graded")
     u.add_argument("--dry-run", action="store_true", help="write and print the scripts only")
     _run_options(u)
@@ -255,7 +268,8 @@ def _slurm(args) -> int:
     passed += ["--no-sanitizer"] if args.no_sanitizer else []
     passed += ["--no-perf"] if args.no_perf else []
     o = slurm.Options(args.partition, args.gpus_per_task, args.max_parallel, args.cpus_per_task,
-                      args.time, args.per_task, tuple(passed), args.force, args.cpu_partition)
+                      args.time, args.per_task, tuple(passed), args.force, args.cpu_partition,
+                      args.mem)
     return slurm.submit(lab_dir, args.submissions, out, o, args.dry_run, sys.stderr)
 
 

@@ -1,6 +1,6 @@
 """Grading a class on a Slurm cluster (issue 15): ``python3 -m grader slurm LABDIR
 SUBMISSION... --out DIR [--partition P] [--gpus-per-task N] [--cpus-per-task C]
-[--max-parallel K] [--time T] [--per-task M] [--dry-run]``.
+[--max-parallel K] [--time T] [--per-task M] [--mem M] [--dry-run]``.
 
 Slurm schedules; the grader only writes job scripts and submits them with ``sbatch``:
 
@@ -13,7 +13,8 @@ Slurm schedules; the grader only writes job scripts and submits them with ``sbat
    tasks at once (``--array=0-N%K``), with ``--cpus-per-task`` CPUs where it is given (8 or
    more let the task's grader keep 3 for its timed runs, ``grader.cpus``; a task's batch
    grades one student per CPU it has, fewer where its GPU's memory holds fewer,
-   ``grader.batch``); a task's students write only their own folders of DIR;
+   ``grader.batch``), and with ``--mem`` where it is given; a task's students write only
+   their own folders of DIR;
 3. **merge** — after every task, however it ended (``--dependency=afterany``: a partial
    grade exits 3), rebuilds ``DIR/gradebook.csv`` from every student's ``batch.json``
    (``slurm --stage merge``).
@@ -46,7 +47,8 @@ submission: resubmit once the earlier jobs have ended.
 The jobs run the same Python (``sys.executable``) and this grader package on the course
 tree, with the submitting shell's environment (``sbatch``'s default ``--export=ALL``): on a
 real cluster the course tree, the submissions and DIR must be on a filesystem every node
-mounts (README, "Grading on a Slurm cluster").
+mounts (README, "Grading on a Slurm cluster"); ``submit`` warns about those it finds in
+``/tmp`` or another folder that is each node's own on most clusters (``node_local``).
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ class Options:
     # the build and merge jobs need no GPU; some clusters refuse a job without one in a GPU
     # partition (None: ``partition``)
     cpu_partition: str | None = None
+    mem: str | None = None  # each array task's memory, sbatch's --mem (None: the cluster's)
 
 
 def _header(
@@ -207,6 +210,8 @@ def write_scripts(
         grade_sh.append(f"#SBATCH --gpus-per-task={o.gpus_per_task}")
     if o.cpus_per_task:  # 8 or more: the task's grader keeps 3 for its timed runs (grader.cpus)
         grade_sh.append(f"#SBATCH --cpus-per-task={o.cpus_per_task}")
+    if o.mem:
+        grade_sh.append(f"#SBATCH --mem={o.mem}")
     grade_sh += [
         "set -uo pipefail",
         # the submitting shell's environment is inherited: a GPU lock file of its own would tie
@@ -225,6 +230,29 @@ def write_scripts(
     for name, lines in (("build", build_sh), ("grade", grade_sh), ("merge", merge_sh)):
         write_atomic(folder / f"{name}.sbatch", "\n".join(lines) + "\n")
     return folder, len(shards)
+
+
+# folders that are each node's own on most clusters: a job on another node does not see what
+# the login node keeps there
+NODE_LOCAL = ("/tmp", "/var/tmp", "/dev/shm", "/run")
+
+
+def node_local(root: Path, out: Path, subs: list[batch.Submission]) -> list[str]:
+    """The paths the jobs need that lie in a ``NODE_LOCAL`` folder: the course tree, this
+    grader's folder, its Python (``sys.executable``), ``out`` and the submissions (at most
+    three of them named, then a count)."""
+    named = [("the course tree", root), ("the grader", GRADER_HOME),
+             ("its Python", Path(sys.executable)), ("--out", out)]
+    found = [f"{what} {path}" for what, path in named if _under(path, NODE_LOCAL)]
+    local = [s for s in subs if _under(s.path, NODE_LOCAL)]
+    if local:
+        found.append(f"the submissions ({batch.name_list([str(s.path) for s in local], 3)})")
+    return list(dict.fromkeys(found))
+
+
+def _under(path: Path, folders: tuple[str, ...]) -> bool:
+    path = Path(path).absolute()
+    return any(path.is_relative_to(f) for f in folders)
 
 
 def _sbatch(args: list[str]) -> str:
@@ -305,6 +333,12 @@ def submit(
         ["--dependency=afterok:{build}", "--kill-on-invalid-dep=yes", "grade.sbatch"],
         ["--dependency=afterany:{grade}", "merge.sbatch"],
     ]
+    local = node_local(root, out, subs)
+    if local:  # a single-node cluster (CI's) sees them: a warning, not an error
+        print(f"slurm: warning: {'; '.join(local)} in {', '.join(NODE_LOCAL)}, which most "
+              "clusters give each node its own: jobs on other nodes would not find them. Keep "
+              "the course tree, the grader's Python, the class and --out on a file system "
+              "every node mounts (README, \"Grading on a Slurm cluster\")", file=err)
     kept = sorted({s.id for s in subs} - {s.id for s in todo})
     print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "
           f"(at most {o.max_parallel} at once); scripts in {folder}"

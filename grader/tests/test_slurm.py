@@ -52,6 +52,44 @@ def test_cpus_per_task_goes_to_the_grade_array_only(fake_root, capsys, tmp_path)
     assert code == 2 and "--cpus-per-task" in err
 
 
+def test_mem_goes_to_the_grade_array_only(fake_root, capsys, tmp_path):
+    """--mem M: each array task asks for M (sbatch's --mem; an instructor's trial found no
+    way to ask for memory); the build and merge jobs, and a run without it, ask for the
+    cluster's default; a size sbatch would refuse is a usage error."""
+    subs = _class(fake_root, tmp_path)
+    lab = fake_root / "labs" / "9.1-fake"
+    code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "out",
+                             "--mem", "64G", "--dry-run")
+    assert code == 0, err
+    folder = tmp_path / "out" / "slurm"
+    assert "#SBATCH --mem=64G" in (folder / "grade.sbatch").read_text().splitlines()
+    for job in ("build", "merge"):
+        assert "--mem" not in (folder / f"{job}.sbatch").read_text()
+    grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "out2", "--dry-run")
+    assert "--mem" not in (tmp_path / "out2" / "slurm" / "grade.sbatch").read_text()
+    for bad in ("64 G", "0", "lots", "1.5G"):
+        code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "o3",
+                                 "--mem", bad, "--dry-run")
+        assert code == 2 and "not a memory size as sbatch takes it" in err, (bad, err)
+
+
+def test_paths_in_a_node_local_folder_are_named_in_a_warning(fake_root, capsys, tmp_path,
+                                                             monkeypatch):
+    """A course tree, a class or an --out in /tmp (each node's own on most clusters: an
+    instructor's trial submitted from a clone there) is named in a warning that says where
+    to keep them; nothing is refused, since a single-node cluster sees them."""
+    subs = _class(fake_root, tmp_path)
+    lab = fake_root / "labs" / "9.1-fake"
+    monkeypatch.setattr(slurm, "NODE_LOCAL", (str(tmp_path),))
+    code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "out", "--dry-run")
+    assert code == 0, err
+    assert f"--out {tmp_path / 'out'}" in err and "the submissions (" in err, err
+    assert "on a file system every node mounts" in err
+    monkeypatch.setattr(slurm, "NODE_LOCAL", ("/no-such-node-local-folder",))
+    code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "o2", "--dry-run")
+    assert code == 0 and "warning" not in err, err
+
+
 def test_dry_run_writes_the_three_jobs_and_submits_nothing(fake_root, capsys, tmp_path):
     subs = _class(fake_root, tmp_path)
     out = tmp_path / "out"
