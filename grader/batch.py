@@ -35,7 +35,7 @@ check failed"; "start-up failed"; "error: <message>" when the grader itself fail
 submission (retried on the next run).
 
 **Resuming.** A student whose ``batch.json`` and reports exist in DIR is skipped unless
-``--force``, or unless their grade is not final ("partial ..."): it is graded again, so the
+``--force`` (or ``--regrade`` with their id), or unless their grade is not final ("partial ..."): it is graded again, so the
 same command run again on the GPU machine completes a class first graded without one; or
 unless their submission changed since (``digest``: a fixed resubmission at the same id).
 ``gradebook.csv`` is rebuilt from the ``*/batch.json`` in DIR of this batch's submissions
@@ -47,9 +47,10 @@ not name (an earlier batch over other submissions: a trial run, a student who wi
 mistyped glob). They are left out of ``gradebook.csv`` — an instructor imports the file
 into the LMS as the grades of the submissions just graded, and a stale row would be
 imported as a grade — and a line before the closing one names them; their folders stay
-in DIR. After grading a class in parts into one DIR, or regrading a few students with
-``--force``, run the batch over every submission once more: those already graded are
-skipped, and the gradebook lists them all. (The Slurm jobs pass the whole class as the
+in DIR. To grade a few students again, name every submission with ``--regrade ID`` for
+each: the others are kept and listed. After grading a class in parts into one DIR, or
+regrading a few students with ``--force`` over those few, run the batch over every
+submission once more: those already graded are skipped, and the gradebook lists them all. (The Slurm jobs pass the whole class as the
 ``--roster`` of each task's batch: ``grader.slurm``.)
 
 **Parallelism.** Gradings run in a thread pool (``--jobs``, default one per CPU the grader
@@ -106,6 +107,7 @@ import hashlib
 import io
 import json
 import os
+import shlex
 import stat
 import sys
 import tempfile
@@ -432,7 +434,8 @@ def _stale_line(stale: list[str], out: Path) -> str:
     return (
         f"batch: {len(stale)} earlier result(s) in {manifest.display_path(out)} are not in "
         f"this batch and are left out of the gradebook: {names} (their folders are kept; "
-        "name them too to list them)"
+        "name them too to list them; to grade a few students again and keep every row, name "
+        "the whole class with --regrade ID for each)"
     )
 
 
@@ -579,7 +582,7 @@ class Batch:
 
     def __init__(
         self, lab_dir: Path, lab: manifest.Lab, subs: list[Submission], out: Path, options,
-        force, jobs, err, roster=None, classmates=(),
+        force, jobs, err, roster=None, classmates=(), regrade=(),
     ):
         self.lab_dir = lab_dir
         self.lab = lab
@@ -588,6 +591,7 @@ class Batch:
         self.out = out
         self.options = dataclasses.replace(options, gpu_lock=gpu_lock.for_process(GpuLock()))
         self.force = force
+        self.regrade = frozenset(regrade)  # ids graded again as with --force (--regrade)
         self.jobs = jobs
         self.err = err
         self.classmates = tuple(classmates)  # other submissions of the class (``batch``)
@@ -663,9 +667,10 @@ class Batch:
         todo, other_seed, undigested, no_gpu = [], [], [], []
         options = _options_of(self.options)
         for sub in self.subs:
-            row = None if self.force else final_row(self.out / sub.id)
+            forced = self.force or sub.id in self.regrade
+            row = None if forced else final_row(self.out / sub.id)
             if row is None:
-                before = None if self.force else _read_row(self.out / sub.id / "batch.json")
+                before = None if forced else _read_row(self.out / sub.id / "batch.json")
                 moved = before is not None and before.get("digest") is not None and changed(
                     before, sub, self.lab.required_files
                 )
@@ -697,7 +702,7 @@ class Batch:
             else:
                 k += 1
                 rows[sub.id] = row
-                self._progress(k, n, row, "already graded; --force grades it again")
+                self._progress(k, n, row, "already graded; --regrade ID grades it again")
                 if row.get("digest") is None:
                     undigested.append(sub.id)
                 if row.get("seed") != self.options.seed:
@@ -959,14 +964,25 @@ def default_jobs() -> int:
 
 def batch(
     lab_dir: Path, paths: list[str], out: Path, options, force=False, jobs=None, err=None,
-    roster=None, classmates=(),
+    roster=None, classmates=(), regrade=(),
 ):
     """Grades every submission in ``paths``; returns the exit status (module docstring).
     ``roster``: the ids the gradebook lists (default: those of ``paths``); ``classmates``:
     the paths of the class's other submissions, which no run may read either (a Slurm
-    task's)."""
+    task's); ``regrade``: ids of ``paths`` graded again as ``force`` grades every one
+    (GraderError for an id no submission has)."""
     lab_dir = course.lab_folder(lab_dir)
     lab = manifest.load(lab_dir)
     err = err or sys.stderr
     subs = collect(without_out(paths, out, err), lab.required_files)
-    return Batch(lab_dir, lab, subs, out, options, force, jobs, err, roster, classmates).run()
+    unknown = sorted(set(regrade) - {s.id for s in subs})
+    if unknown:
+        raise GraderError(
+            f"--regrade {name_list(unknown, 3)}: no submission of this batch has that id; "
+            "name the whole class and the id of each student to grade again, e.g. "
+            f"{' '.join(shlex.quote(p) for p in paths[:2])}{' ...' if len(paths) > 2 else ''} "
+            f"--regrade {shlex.quote(unknown[0])}"
+        )
+    return Batch(
+        lab_dir, lab, subs, out, options, force, jobs, err, roster, classmates, regrade
+    ).run()

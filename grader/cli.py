@@ -139,6 +139,11 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--out", required=True, metavar="DIR", help="gradebook and reports go here")
     b.add_argument("--force", action="store_true", help="grade again those already graded")
     b.add_argument(
+        "--regrade", action="append", default=[], metavar="ID",
+        help="grade this student again, keeping the others' grades (repeatable; name the "
+        "whole class, so that the gradebook lists every student)",
+    )
+    b.add_argument(
         "--jobs", type=_jobs,
         help="parallel gradings (default: one per CPU the grader may use, fewer where the "
         "GPU's memory holds fewer at 8 GiB each)",
@@ -248,7 +253,7 @@ def _batch(args) -> int:
     classmates = batch.read_classmates(Path(args.classmates)) if args.classmates else ()
     return batch.batch(
         Path(args.labdir), args.submissions, Path(args.out), options, args.force, args.jobs,
-        roster=roster, classmates=classmates,
+        roster=roster, classmates=classmates, regrade=args.regrade,
     )
 
 

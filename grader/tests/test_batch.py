@@ -227,7 +227,7 @@ def test_resume_skips_then_force_regrades_identically(graded, fake_root, subs, m
     book = (out / "gradebook.csv").read_text()
     code, err = run_batch(fake_root, list(subs.values()), out)
     assert code == 0
-    assert err.count("already graded; --force grades it again") == len(subs)
+    assert err.count("already graded; --regrade ID grades it again") == len(subs)
     assert {sid: (out / sid / "report.json").stat().st_mtime_ns for sid in subs} == before
     assert (out / "gradebook.csv").read_text() == book
 
@@ -291,6 +291,28 @@ def test_resume_skips_then_force_regrades_identically(graded, fake_root, subs, m
     assert clashes == []
     assert timed_runs  # the performance runs did happen, each alone
     assert not list(out.rglob("*.tmp"))
+
+
+def test_regrade_grades_those_students_again_and_lists_the_whole_class(graded, fake_root, subs,
+                                                                        capsys):
+    """--regrade ID (an instructor's trial: --force over one student left the gradebook that
+    one row): the whole class named, only those ids graded again, every row listed, the same
+    scores with the same --seed; an id no submission has is a usage error naming the fix."""
+    _, _, out = graded
+    before = {sid: (out / sid / "report.json").stat().st_mtime_ns for sid in subs}
+    book = (out / "gradebook.csv").read_text()
+    code, err = run_batch(fake_root, list(subs.values()), out, "--regrade", "alice",
+                          "--regrade", "edge")
+    assert code == 0, err
+    for sid in subs:
+        changed = (out / sid / "report.json").stat().st_mtime_ns != before[sid]
+        assert changed == (sid in ("alice", "edge")), sid
+    assert err.count("already graded") == len(subs) - 2 and "earlier result" not in err
+    assert (out / "gradebook.csv").read_text() == book
+    code, _, err = grade_cli(capsys, "batch", fake_root / LAB, subs["solution"], "--out", out,
+                             "--regrade", "zed")
+    assert code == 2 and "--regrade zed: no submission of this batch has that id" in err, err
+    assert "--regrade zed" in err.splitlines()[-1]
 
 
 def test_interrupted_gradebook_write_keeps_the_old_one(graded, monkeypatch, fake_root):
