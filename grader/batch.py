@@ -564,7 +564,8 @@ def check_out(out: Path, subs: list[Submission]) -> None:
 def make_private(out: Path) -> None:
     """Creates the grades folder ``out`` readable by its owner only (0700: a class's scores
     and reports are private; README's "keep --out unreadable to others"); an existing
-    folder keeps its mode (the instructor chose it)."""
+    folder keeps its mode (the instructor chose it), but for the user sandbox, which closes it
+    to other users, as each submission (grader.sandbox)."""
     if out.is_symlink() and not out.exists():
         raise GraderError(f"--out {out} is a link to nothing: remove it or name another folder")
     if out.exists() and not out.is_dir():
@@ -946,7 +947,7 @@ def untimed_at_once() -> int | None:
     text = os.environ.get(UNTIMED_ENV, "").strip()
     if not text:
         return None
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:  # "²".isdigit() is True
         raise GraderError(
             f"{UNTIMED_ENV}={text!r}: give a whole number of gradings, at least 1, or unset it"
         )

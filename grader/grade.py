@@ -428,6 +428,9 @@ class Grading:
         # Under the shared hold no timed run holds the GPU, so the untimed runs may use the
         # CPUs kept for timed runs too, where each run's processes end with it (a cgroup
         # each: none is left behind on them; grader.cpus, design note 55).
+        # the slot first, holding nothing: a thread with the shared hold that waited for a
+        # slot would keep the timed runs waiting, which the slot's holder may wait for in
+        # turn (let_timed_runs_pass), a deadlock
         slots = self.options.untimed_slots if lock else None
         with (
             slots if slots is not None else contextlib.nullcontext(),  # its wait is gpu_wait

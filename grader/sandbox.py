@@ -132,6 +132,8 @@ class Sandbox:
     setpriv: str | None = None
     # kind "user": hidden and private paths it made unreadable to others
     protected: tuple[str, ...] = ()
+    # kind "user": private paths others may read that it could not close ("PATH (why)")
+    left_open: tuple[str, ...] = ()
     # the submission may make streams of its own (its lab's allow_calls): its untimed runs
     # keep the driver's CUDA work queues, where a race between streams can show
     # (grader.run.child_env; docs/design-notes.md, note 48)
@@ -153,6 +155,11 @@ class Sandbox:
                 "read its solutions, hidden.toml, other gradings' folders or the class's "
                 "submissions and grades; they see the network and the rest of the system that "
                 "others may read"
+                + (
+                    f"; but these stay readable to it: {'; '.join(self.left_open[:3])}"
+                    + (f" and {len(self.left_open) - 3} more" if len(self.left_open) > 3 else "")
+                    if self.left_open else ""
+                )
             )
         state = "off" if self.off else "not available"
         return (
@@ -278,19 +285,10 @@ def _user_sandbox(roots: list, hidden: list[str], reason: str, private=()) -> Sa
                 return f"{path} is readable by other users and cannot be closed ({e.strerror})"
             protected.append(path)
     # a batch's --out and its class's submissions: another student's work and grades, which
-    # the grading's user could read where the instructor's folders let others read (a
-    # class in a home folder of mode 755 was open to every submission, session 28)
-    for path in map(os.path.abspath, private):
-        if path in protected or not _others_can_read(Path(path)):
-            continue
-        try:
-            os.chmod(path, stat.S_IMODE(os.stat(path).st_mode) & ~0o007)
-        except OSError as e:
-            return (
-                f"{path} (the class's) is readable by other users and cannot be closed "
-                f"({e.strerror}): chmod o-rwx it"
-            )
-        protected.append(path)
+    # the grading's user could read where the instructor's folders let others in (a class in
+    # a home folder of mode 755 was open to every submission, session 28)
+    closed, left_open = _close_private(private)
+    protected += [p for p in closed if p not in protected]
     return Sandbox(
         "user",
         reason,
@@ -298,7 +296,44 @@ def _user_sandbox(roots: list, hidden: list[str], reason: str, private=()) -> Sa
         user=(uid, uid),
         setpriv=setpriv,
         protected=tuple(protected),
+        left_open=tuple(left_open),
     )
+
+
+# private paths this process has closed to other users, or found closed already: each of a
+# batch's gradings chooses its sandbox, and a class of N would otherwise be looked at N times
+_private_done: set[str] = set()
+
+
+def _close_private(private) -> tuple[list[str], list[str]]:
+    """Makes each of ``private`` that other users could reach (every folder above it
+    searchable by others, and any right for others on the path itself: a folder of mode 0711
+    lets a known name such as kernels.cu be opened) unreadable to them (``chmod o-rwx``);
+    returns (the paths it closed, "PATH (why)" for each it left open). A link is left as it
+    is (chmod would change its target: a submission linked to the course tree would close
+    the course to every run), and so is a path chmod refuses (a read-only class, root
+    squashed over NFS): the sandbox stays, and its notice names them."""
+    closed, left_open = [], []
+    for path in map(os.path.abspath, private):
+        if path in _private_done:
+            continue
+        if os.path.islink(path):
+            left_open.append(f"{path} (a link: chmod o-rwx its target)")
+            continue
+        try:
+            mode = os.stat(path).st_mode
+            reachable = all(os.stat(f).st_mode & stat.S_IXOTH for f in Path(path).parents)
+        except OSError:  # gone: nothing to close
+            continue
+        if reachable and mode & 0o007:
+            try:
+                os.chmod(path, stat.S_IMODE(mode) & ~0o007)
+            except OSError as e:
+                left_open.append(f"{path} ({e.strerror})")
+                continue
+            closed.append(path)
+        _private_done.add(path)
+    return closed, left_open
 
 
 def _unused_id() -> int | None:

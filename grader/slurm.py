@@ -308,6 +308,7 @@ def submit(
     if root is None:
         raise GraderError(f"cannot find the course root above {lab_dir}")
     lab = manifest.load(lab_dir)
+    batch.untimed_at_once()  # a wrong GRADER_UNTIMED_AT_ONCE would fail every task: now
     out = out.absolute()
     subs = batch.collect(batch.without_out(paths, out, err), lab.required_files)
     batch.check_out(out, subs)

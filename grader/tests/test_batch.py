@@ -883,7 +883,7 @@ def test_untimed_at_once_caps_the_gradings_in_their_untimed_runs(
         at_once += step
         most = max(most, at_once)
     assert len(events) == 2 * 2 * 2 and most == 2, sorted(events)
-    for bad in ("0", "two", "-1"):
+    for bad in ("0", "two", "-1", "²"):
         monkeypatch.setenv(batching.UNTIMED_ENV, bad)
         code, _, err = grade_cli(
             capsys, "batch", fake_root / LAB, subs["solution"], "--out", tmp_path / "o"

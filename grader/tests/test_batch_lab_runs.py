@@ -572,7 +572,7 @@ def test_a_grading_starts_its_untimed_runs_only_with_a_slot(
     result: list = []
     worker = threading.Thread(target=lambda: result.append(g.run()), daemon=True)
     worker.start()
-    assert slot.asked.wait(timeout=300), "the grading never asked for an untimed slot"
+    assert slot.asked.wait(timeout=120), "the grading never asked for an untimed slot"
     time.sleep(1.0)  # had it gone on without the slot, its probe and judge would have run
     assert worker.is_alive() and not probes and not starts.exists()
     slot.release()

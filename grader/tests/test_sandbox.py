@@ -665,7 +665,7 @@ def test_a_user_sandbox_closes_the_class_to_the_submissions(monkeypatch):
         assert str(sub) in box.protected and str(out) in box.protected
         assert str(closed) not in box.protected and stat.S_IMODE(closed.stat().st_mode) == 0o750
         assert stat.S_IMODE(sub.stat().st_mode) == 0o640
-        assert "the class's submissions and grades" in box.notice
+        assert "the class's submissions and grades" in box.notice and "stay readable" not in box.notice
         work = Path(tempfile.mkdtemp(prefix="grader-run-"))
         try:
             exe = cc(work.parent / f"bin-{secrets.token_hex(4)}", "tries", ID_AND_TRIES)
@@ -677,5 +677,46 @@ def test_a_user_sandbox_closes_the_class_to_the_submissions(monkeypatch):
         finally:
             shutil.rmtree(work, ignore_errors=True)
             shutil.rmtree(Path(exe).parent, ignore_errors=True)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_the_user_sandbox_leaves_links_and_what_it_cannot_close_open_and_says_so(monkeypatch):
+    """A review's findings: chmod follows a link (a submission linked to a course folder
+    closed it to every later run), a folder of mode 0711 lets a known file name be opened,
+    and a path chmod refuses (a class mounted read-only) turned the user sandbox off. Now a
+    link is left as it is, a 0711 folder is closed, and a path that cannot be closed keeps
+    the sandbox; the notice names the paths left readable, with why."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("the user sandbox needs root and setpriv")
+    home = Path(tempfile.mkdtemp(prefix="grader-class-"))
+    try:
+        os.chmod(home, 0o755)
+        shared = home / "course_lib"
+        shared.mkdir(mode=0o755)
+        link = home / "eve"
+        link.symlink_to(shared)
+        searchable = home / "alice"
+        searchable.mkdir(mode=0o711)
+        frozen = home / "bob.zip"
+        frozen.write_text("bob's work\n")
+        os.chmod(frozen, 0o644)
+        real_chmod = os.chmod
+
+        def chmod(path, mode, *args, **kwargs):
+            if os.path.abspath(path) == str(frozen):
+                raise OSError(30, "Read-only file system")
+            return real_chmod(path, mode, *args, **kwargs)
+
+        monkeypatch.setattr(sandbox.os, "chmod", chmod)
+        monkeypatch.setenv(sandbox.ENV, "user")
+        box = sandbox.choose([REPO], private=[link, searchable, frozen])
+        assert box.kind == "user"
+        assert stat.S_IMODE(shared.stat().st_mode) == 0o755  # the link's target untouched
+        assert stat.S_IMODE(searchable.stat().st_mode) == 0o710 and str(searchable) in box.protected
+        assert f"{link} (a link: chmod o-rwx its target)" in box.notice, box.notice
+        assert f"{frozen} (Read-only file system)" in box.notice, box.notice
+        again = sandbox.choose([REPO], private=[link, searchable, frozen])  # another grading
+        assert f"{frozen} (Read-only file system)" in again.notice
     finally:
         shutil.rmtree(home, ignore_errors=True)

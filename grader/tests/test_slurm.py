@@ -73,6 +73,18 @@ def test_mem_goes_to_the_grade_array_only(fake_root, capsys, tmp_path):
         assert code == 2 and "not a memory size as sbatch takes it" in err, (bad, err)
 
 
+def test_a_wrong_untimed_cap_stops_the_submission_not_every_task(fake_root, capsys, tmp_path,
+                                                                 monkeypatch):
+    """GRADER_UNTIMED_AT_ONCE reaches every task (sbatch --export=ALL): a wrong value is the
+    command's usage error, before any script, not each task's (a review's finding)."""
+    monkeypatch.setenv(batch.UNTIMED_ENV, "many")
+    subs = _class(fake_root, tmp_path)
+    code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out",
+                             tmp_path / "out", "--dry-run")
+    assert code == 2 and "give a whole number of gradings" in err, err
+    assert not (tmp_path / "out").exists()
+
+
 def test_paths_in_a_node_local_folder_are_named_in_a_warning(fake_root, capsys, tmp_path,
                                                              monkeypatch):
     """A course tree, a class or an --out in /tmp (each node's own on most clusters: an
