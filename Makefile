@@ -258,8 +258,10 @@ gradescope:
 	  --out $(BUILD)/dist/gradescope-$(notdir $(patsubst %/,%,$(dir $(lab_dir)))).zip
 
 # Across the machine's cores with pytest-xdist where it is installed (.ci/requirements.txt):
-# about 4 min on the 2-core CI machine, whose cores the suite keeps 86 % busy (nvcc and
-# cuobjdump in each grading): a third worker measured no faster.
+# 310 s on the 2-core CI machine in session 31, 12 % of the cores' time idle (tests that wait
+# for a fake run's time limit or sleep); four workers kept them 98 % busy and took 294 s, so
+# .ci/run, where no GPU test runs, asks for two a core (PYTEST_JOBS=...). A GPU machine keeps
+# one a core: each GPU test's grading holds GPU memory.
 PYTEST_JOBS = $(shell $(PYTHON) -c "import xdist" 2>/dev/null && echo "-n auto --dist worksteal")
 # more pytest options, e.g. PYTEST_ARGS=--durations=20 (.ci/run: the slowest tests in CI's log)
 PYTEST_ARGS ?=
