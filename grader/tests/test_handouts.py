@@ -66,3 +66,72 @@ def test_every_relative_link_reaches_a_page_or_figure(path):
         if not resolved.is_relative_to(HANDOUTS.resolve()) or not resolved.exists():
             bad.append(target)
     assert not bad, f"{path.name}: links outside handouts/ or to nothing: {bad}"
+
+
+def _number(cell: str) -> float | None:
+    """The number a table cell gives (``45``, ``0.40``, ``**2.5**``), or None."""
+    m = re.fullmatch(r"[*_`\s]*(-?\d+(?:\.\d+)?)[*_`\s]*", cell)
+    return float(m.group(1)) if m else None
+
+
+def _ramps(row: list[str], header: list[str]) -> list[tuple[float, float]]:
+    """The (zero, full) pairs a row of a "What is graded" table gives: a ``zero`` and a
+    ``full`` column, or one column headed with both and cells such as ``10 → 60; 85.2``."""
+    pairs = []
+    cols = [h.strip("` ").lower() for h in header]
+    if "zero" in cols and "full" in cols:
+        zero, full = _number(row[cols.index("zero")]), _number(row[cols.index("full")])
+        if zero is not None and full is not None:
+            pairs.append((zero, full))
+    for i, h in enumerate(cols):
+        if "zero" in h and "full" in h and h not in ("zero", "full"):
+            m = re.match(r"\s*(-?\d+(?:\.\d+)?)\s*→\s*(-?\d+(?:\.\d+)?)", row[i])
+            if m:
+                pairs.append((float(m.group(1)), float(m.group(2))))
+    return pairs
+
+
+@pytest.mark.parametrize("path", LAB_HANDOUTS, ids=lambda p: p.stem)
+def test_the_graded_tables_give_the_thresholds_of_lab_toml(path):
+    """Each row of a "What is graded" table with zero and full columns names an exercise
+    (its name or its todo id; a row whose first cell is empty continues the one above) and
+    gives thresholds that lab.toml has for it (a student's trial found 3.2c's table at the
+    full of before session 19, the prose and lab.toml at the new one)."""
+    import tomllib
+
+    lab = tomllib.loads((REPO / "labs" / path.stem / "lab.toml").read_text())
+    ramps = {}
+    for ex in lab["exercise"]:
+        perf = ex.get("performance") or {}
+        criteria = perf.get("criteria") or ([perf] if "zero" in perf else [])
+        ramps[ex["name"]] = (ex.get("todo", ""), {(c["zero"], c["full"]) for c in criteria})
+    graded = path.read_text().split(f"\n{GRADED}")[1]
+    checked, header, current = 0, None, None
+    for line in graded.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header, current = cells, None
+            continue
+        if set("".join(cells)) <= set("-: "):
+            continue  # the rule under the header
+        if cells[0]:
+            named = [n for n, (todo, _) in ramps.items()
+                     if re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", cells[0])
+                     or (todo and re.search(rf"(?<![\w.]){re.escape(todo)}(?!\w)", cells[0]))]
+            current = named[0] if len(named) == 1 else None
+        pairs = _ramps(cells, header)
+        if not pairs:
+            continue
+        assert current is not None, f"{path.name}: a row with thresholds names no exercise: {line}"
+        for pair in pairs:
+            assert pair in ramps[current][1], (
+                f"{path.name}: {current}'s row gives zero {pair[0]}, full {pair[1]}; lab.toml "
+                f"has {sorted(ramps[current][1])}: {line}"
+            )
+            checked += 1
+    has_table = any("zero" in line and "full" in line and line.startswith("|")
+                    for line in graded.splitlines())
+    assert checked or not has_table, f"{path.name}: a thresholds table, but no row was read"
