@@ -258,3 +258,31 @@ def test_the_cuda_array_rule_finds_its_fixture_and_no_other(tmp_path):
         if any(ARRAY_MARK in w for ws in lint.warnings(lab, sub).values() for w in ws)
     }
     assert warned == {"memcpy_into_array"}
+
+
+@pytest.mark.parametrize(
+    ("line", "warned"),
+    [
+        ("float *h = h_stage;", True),
+        ("cudaMemcpyAsync(h_stage, d_in + off, bytes, cudaMemcpyDeviceToHost, st[s]);", True),
+        ("cudaMemcpyAsync(d + 0, h_stage, bytes, cudaMemcpyHostToDevice, st[s]);", True),
+        ("overlap_kernel<<<blocks, 256, 0, st[s]>>>(d_stage, d_out + off, len);", True),
+        ("    h_stage, bytes, cudaMemcpyHostToDevice, st[s]);", True),
+        ("float *h = slice_of(h_stage, s, chunk);", False),
+        ("cudaMemcpyAsync(h_stage + s * chunk, d_in + off, bytes, cudaMemcpyDeviceToHost, st);", False),
+        ("float *d = d_stage + (size_t)s * chunk;", False),
+    ],
+)
+def test_the_shared_staging_warning_reads_copies_launches_and_assignments(tmp_path, line, warned):
+    """Lab 3.2b's lint: the whole staging buffer assigned, copied into or launched on is
+    warned of; a student's helper that slices it is not (a student's trial found
+    ``slice_of(h_stage, s, chunk)`` warned of, in correct code)."""
+    lab = manifest.load(REPO / "labs" / "3.2-global-memory")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    text = (REPO / "solutions" / "3.2-global-memory" / "kernels.cu").read_text()
+    anchor = "        float *h = h_stage + (size_t)s * chunk;"
+    assert text.count(anchor) == 1
+    (sub / "kernels.cu").write_text(text.replace(anchor, f"{line}\n{anchor}"))
+    found = lint.warnings(lab, sub).get("overlap", [])
+    assert any("its own slice" in w for w in found) == warned, found

@@ -233,6 +233,9 @@ __device__ __forceinline__ void async_copy_stage(float *buf, const float *in, si
      *     - else element by element: in[g + e] by a 4-byte copy when g + e < n, else store
      *       buf[4 p + e] = 0.0f yourself (the sums past n add zeros).
      *   Do not wait here: the caller commits the copies as one batch and waits later.
+     *   (This helper serves the __pipeline_* route of async_copy_kernel. With a cuda::pipeline
+     *   of your own, lab.h's other route, stage through it instead, with cuda::memcpy_async
+     *   between producer_acquire and producer_commit, and leave this helper unused.)
      *   Right: a copy moves 4, 8 or 16 bytes, from and to addresses aligned to its size
      *   (seed 001's __pipeline_memcpy_async(smem, in, sizeof(float) * 1024) is no such copy:
      *   each thread copies its own piece). */
@@ -290,7 +293,9 @@ __global__ void __launch_bounds__(L2_PERSIST_BLOCK)
 
 void l2_persist(const float *d_in, const float *d_table, size_t table_n, float *d_out, size_t n) {
     /* TODO(3.2f): run l2_persist_kernel (ceil(n / L2_PERSIST_BLOCK) blocks of L2_PERSIST_BLOCK
-     *   threads, stream 0) with the table kept in the L2, then give back what you took:
+     *   threads, stream 0) with the table kept in the L2, then give back what you took (the
+     *   steps below use a launch attribute; a stream of your own with the window as its
+     *   attribute, cudaStreamSetAttribute, destroyed before returning, is as good: lab.h):
      *     1. the set-aside: table bytes = table_n * sizeof(float); query the device's maximum,
      *        cudaDeviceGetAttribute(&max, cudaDevAttrMaxPersistingL2CacheSize, device) (max ==
      *        0: no L2 persistence, e.g. before sm_80: launch plainly and return, changing
