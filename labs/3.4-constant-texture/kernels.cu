@@ -69,7 +69,10 @@ __global__ void stencil_constant_kernel(const float *in, float *out, int n) {
      *   Fast: read the coefficients from your __constant__ array with an index that is the same
      *   for all threads of the warp (the loop counter k): the constant cache then serves the
      *   whole warp in one broadcast. Unroll the loop (#pragma unroll) so that each read has a
-     *   fixed offset: in the SASS, LDC R, c[0x3][0x4] (or a c[0x3][...] operand of the FFMA). */
+     *   fixed offset: in the SASS, LDC R, c[0x3][0x4] (or a c[0x3][...] operand of the FFMA).
+     *   (If you also stage in[] in shared memory, the return for i >= n comes after the
+     *   block's copy and its __syncthreads(): every thread helps copy and reaches the
+     *   barrier.) */
 }
 
 void stencil_constant(const float *d_in, float *d_out, int n) {
@@ -98,7 +101,10 @@ __global__ void lookup_divergent_kernel(const float *__restrict__ table,
      *   request, so a warp's different addresses are served one after the other, 32 requests
      *   for 32 addresses (the baseline lookup_constant_divergent does exactly that). Read the
      *   table through the read-only data cache, __ldg(&table[...]), which serves a warp's
-     *   scattered reads together, or copy it into shared memory first. */
+     *   scattered reads together, or copy it into shared memory first. (A shared copy is
+     *   made by every thread of the block, then __syncthreads(), and only then the return
+     *   for i >= n: a thread that returned first would leave its share of the table
+     *   unwritten, and with n = 1 only thread 0 would copy.) */
 }
 
 void lookup_divergent(const float *d_table, const int *d_idx, float *d_out, int n,
