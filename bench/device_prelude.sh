@@ -95,7 +95,8 @@ for p in sorted(Path("grader/tests/known_bad").glob("*/*.toml")):
 PY
 }
 rm -rf build
-git rev-parse --short HEAD 2>/dev/null | sed 's/^/device .git HEAD (may be stale; the tree is the carried one): /'
+git rev-parse --short HEAD 2>/dev/null |
+    sed 's/^/device .git HEAD (may be stale; the tree is the carried one): /'
 # watch_start TAG: `top`, `nvidia-smi dmon` (utilisation and memory, the time of day first)
 # and each process's GPU memory (nvidia-smi --query-compute-apps) beside a batch
 # ($L/topTAG.txt, $L/dmonTAG.txt, $L/appsTAG.txt), the GPU lock's trace ($L/traceTAG.txt,

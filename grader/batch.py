@@ -35,9 +35,10 @@ check failed"; "start-up failed"; "error: <message>" when the grader itself fail
 submission (retried on the next run).
 
 **Resuming.** A student whose ``batch.json`` and reports exist in DIR is skipped unless
-``--force`` (or ``--regrade`` with their id), or unless their grade is not final ("partial ..."): it is graded again, so the
-same command run again on the GPU machine completes a class first graded without one; or
-unless their submission changed since (``digest``: a fixed resubmission at the same id).
+``--force`` (or ``--regrade`` with their id), or unless their grade is not final ("partial
+..."): it is graded again, so the same command run again on the GPU machine completes a
+class first graded without one; or unless their submission changed since (``digest``: a
+fixed resubmission at the same id).
 ``gradebook.csv`` is rebuilt from the ``*/batch.json`` in DIR of this batch's submissions
 after each submission and at the end, so an interrupted batch leaves a complete gradebook
 of the students done so far, and running the same command again continues.
@@ -50,8 +51,9 @@ imported as a grade — and a line before the closing one names them; their fold
 in DIR. To grade a few students again, name every submission with ``--regrade ID`` for
 each: the others are kept and listed. After grading a class in parts into one DIR, or
 regrading a few students with ``--force`` over those few, run the batch over every
-submission once more: those already graded are skipped, and the gradebook lists them all. (The Slurm jobs pass the whole class as the
-``--roster`` of each task's batch: ``grader.slurm``.)
+submission once more: those already graded are skipped, and the gradebook lists them all.
+(The Slurm jobs pass the whole class as the ``--roster`` of each task's batch:
+``grader.slurm``.)
 
 **Parallelism.** Gradings run in a thread pool (``--jobs``, default one per CPU the grader
 may use, ``default_jobs``, or fewer where the GPU's memory holds fewer,
