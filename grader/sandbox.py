@@ -81,7 +81,9 @@ import pwd
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,7 +134,8 @@ class Sandbox:
     setpriv: str | None = None
     # kind "user": hidden and private paths it made unreadable to others
     protected: tuple[str, ...] = ()
-    # kind "user": private paths others may read that it could not close ("PATH (why)")
+    # kind "user": private paths others may read that it could not close ("PATH (why)"; the
+    # notice gives only their number: the names are classmates')
     left_open: tuple[str, ...] = ()
     # the submission may make streams of its own (its lab's allow_calls): its untimed runs
     # keep the driver's CUDA work queues, where a race between streams can show
@@ -156,8 +159,8 @@ class Sandbox:
                 "submissions and grades; they see the network and the rest of the system that "
                 "others may read"
                 + (
-                    f"; but these stay readable to it: {'; '.join(self.left_open[:3])}"
-                    + (f" and {len(self.left_open) - 3} more" if len(self.left_open) > 3 else "")
+                    f"; but {len(self.left_open)} of the class's paths stay readable to it "
+                    "(the grader's log names them)"
                     if self.left_open else ""
                 )
             )
@@ -300,9 +303,12 @@ def _user_sandbox(roots: list, hidden: list[str], reason: str, private=()) -> Sa
     )
 
 
-# private paths this process has closed to other users, or found closed already: each of a
-# batch's gradings chooses its sandbox, and a class of N would otherwise be looked at N times
+# private paths this process has closed to other users, or found closed already, and those
+# it has warned of: each of a batch's gradings (threads) chooses its sandbox, and a class of N
+# would otherwise be looked at, and warned of, N times
 _private_done: set[str] = set()
+_private_warned: set[str] = set()
+_private_lock = threading.Lock()
 
 
 def _close_private(private) -> tuple[list[str], list[str]]:
@@ -312,27 +318,39 @@ def _close_private(private) -> tuple[list[str], list[str]]:
     returns (the paths it closed, "PATH (why)" for each it left open). A link is left as it
     is (chmod would change its target: a submission linked to the course tree would close
     the course to every run), and so is a path chmod refuses (a read-only class, root
-    squashed over NFS): the sandbox stays, and its notice names them."""
+    squashed over NFS): the sandbox stays. Each path left open is named once a process on
+    the grader's standard error (the batch's log), never in a student's report: its name is
+    a classmate's."""
     closed, left_open = [], []
-    for path in map(os.path.abspath, private):
-        if path in _private_done:
-            continue
-        if os.path.islink(path):
-            left_open.append(f"{path} (a link: chmod o-rwx its target)")
-            continue
-        try:
-            mode = os.stat(path).st_mode
-            reachable = all(os.stat(f).st_mode & stat.S_IXOTH for f in Path(path).parents)
-        except OSError:  # gone: nothing to close
-            continue
-        if reachable and mode & 0o007:
-            try:
-                os.chmod(path, stat.S_IMODE(mode) & ~0o007)
-            except OSError as e:
-                left_open.append(f"{path} ({e.strerror})")
+    with _private_lock:
+        for path in map(os.path.abspath, private):
+            if path in _private_done:
                 continue
-            closed.append(path)
-        _private_done.add(path)
+            try:
+                mode = os.lstat(path).st_mode
+                reachable = all(os.stat(f).st_mode & stat.S_IXOTH for f in Path(path).parents)
+            except OSError:  # gone: nothing to close
+                continue
+            why = None
+            if not reachable:
+                pass  # others cannot pass a folder above it: closed already
+            elif stat.S_ISLNK(mode):
+                if _others_can_read(Path(path)):
+                    why = "a link: chmod o-rwx its target"
+            elif mode & 0o007:
+                try:
+                    os.chmod(path, stat.S_IMODE(mode) & ~0o007)
+                    closed.append(path)
+                except OSError as e:
+                    why = e.strerror
+            if why is None:
+                _private_done.add(path)
+                continue
+            left_open.append(f"{path} ({why})")
+            if path not in _private_warned:
+                _private_warned.add(path)
+                print(f"grader: {path} stays readable to other users, and so to the user "
+                      f"sandbox's runs ({why}): chmod o-rwx it", file=sys.stderr, flush=True)
     return closed, left_open
 
 
