@@ -105,11 +105,11 @@ from __future__ import annotations
 import contextlib
 import csv
 import dataclasses
+import difflib
 import hashlib
 import io
 import json
 import os
-import shlex
 import stat
 import sys
 import tempfile
@@ -886,6 +886,12 @@ def read_roster(path: Path) -> list[str]:
     return _string_list(path, "roster", "student ids")
 
 
+def read_regrade(path: Path) -> list[str]:
+    """The ids to grade again (``--regrade-from``, written by grader.slurm from its
+    ``--regrade``): a JSON list of student ids; GraderError when it is not one."""
+    return _string_list(path, "regrade file", "student ids")
+
+
 def read_classmates(path: Path) -> list[str]:
     """A classmates file (``--classmates``, written by grader.slurm): a JSON list of the
     class's submission paths; GraderError when it is not one."""
@@ -965,27 +971,41 @@ def default_jobs() -> int:
     return max(1, (share if share is not None else cpus.allowed_count()) + len(cpus.kept()))
 
 
+def check_regrade(regrade, subs: list[Submission]) -> None:
+    """GraderError naming each id of ``regrade`` (``--regrade``) that no submission of
+    ``subs`` has, with the nearest ids there are and what an id is."""
+    ids = sorted({s.id for s in subs})
+    unknown = sorted(set(regrade) - set(ids))
+    if not unknown:
+        return
+    near = sorted({m for u in unknown for m in difflib.get_close_matches(u, ids, n=2)})
+    raise GraderError(
+        f"--regrade {', '.join(repr(u) for u in unknown)}: no submission named on this "
+        f"command has {'that id' if len(unknown) == 1 else 'these ids'} (an id is the "
+        "submission's name without .zip, .tar.gz or .tgz"
+        + (f"; the nearest: {', '.join(repr(m) for m in near)}" if near else "")
+        + "); name the whole class, e.g. ~/class/subs/*, and --regrade ID for each student "
+        "to grade again"
+    )
+
+
 def batch(
     lab_dir: Path, paths: list[str], out: Path, options, force=False, jobs=None, err=None,
-    roster=None, classmates=(), regrade=(),
+    roster=None, classmates=(), regrade=(), regrade_from=(),
 ):
     """Grades every submission in ``paths``; returns the exit status (module docstring).
     ``roster``: the ids the gradebook lists (default: those of ``paths``); ``classmates``:
     the paths of the class's other submissions, which no run may read either (a Slurm
     task's); ``regrade``: ids of ``paths`` graded again as ``force`` grades every one
-    (GraderError for an id no submission has)."""
+    (GraderError for an id no submission has, ``check_regrade``); ``regrade_from``: the
+    whole class's (a Slurm task's), of which those of ``paths`` are graded again."""
     lab_dir = course.lab_folder(lab_dir)
     lab = manifest.load(lab_dir)
     err = err or sys.stderr
     subs = collect(without_out(paths, out, err), lab.required_files)
-    unknown = sorted(set(regrade) - {s.id for s in subs})
-    if unknown:
-        raise GraderError(
-            f"--regrade {name_list(unknown, 3)}: no submission of this batch has that id; "
-            "name the whole class and the id of each student to grade again, e.g. "
-            f"{' '.join(shlex.quote(p) for p in paths[:2])}{' ...' if len(paths) > 2 else ''} "
-            f"--regrade {shlex.quote(unknown[0])}"
-        )
+    check_regrade(regrade, subs)
+    ids = {s.id for s in subs}
+    regrade = {*regrade, *(i for i in regrade_from if i in ids)}  # a Slurm task's share
     return Batch(
         lab_dir, lab, subs, out, options, force, jobs, err, roster, classmates, regrade
     ).run()

@@ -92,9 +92,9 @@ def _jobs(text: str) -> int:
 
 
 def _mem(text: str) -> str:
-    """sbatch's --mem: a whole number with an optional unit K, M, G or T (megabytes
-    without one)."""
-    if not re.fullmatch(r"[1-9]\d*[KMGT]?", text):
+    """sbatch's --mem: a whole number with an optional unit K, M, G or T and B, in either
+    case (megabytes without one; 0 asks for all the node's memory)."""
+    if not re.fullmatch(r"\d+[KMGT]?B?", text, re.I):  # 0: all the node's memory (sbatch(1))
         raise argparse.ArgumentTypeError(
             f"'{text}' is not a memory size as sbatch takes it, e.g. 64G or 16000 (megabytes)"
         )
@@ -155,6 +155,9 @@ def _parser() -> argparse.ArgumentParser:
     # the whole class's submissions, a JSON list of paths, that no run may read
     # (grader.slurm's array tasks, each grading a shard)
     b.add_argument("--classmates", metavar="FILE", help=argparse.SUPPRESS)
+    # the whole class's ids to grade again, a JSON list, of which this batch's are (grader.
+    # slurm's array tasks, from its --regrade)
+    b.add_argument("--regrade-from", metavar="FILE", help=argparse.SUPPRESS)
 
     u = sub.add_parser("slurm", help="grade a class on a Slurm cluster (job array + merge)")
     u.add_argument("labdir", metavar="LABDIR", help="the pristine lab, e.g. labs/3.3-tiling")
@@ -178,8 +181,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="students per array task (default 1)")
     u.add_argument("--mem", type=_mem, metavar="M",
                    help="memory per array task, as sbatch's --mem, e.g. 64G (default: the "
-                   "cluster's; a task grades one student per CPU, each run limited to 6 GiB)")
+                   "cluster's; a task grades one student per CPU, each run limited to 6 GiB "
+                   "where the grader can make a cgroup)")
     u.add_argument("--force", action="store_true", help="grade again those already graded")
+    u.add_argument(
+        "--regrade", action="append", default=[], metavar="ID",
+        help="grade this student again, keeping the others' grades (repeatable; name the "
+        "whole class)",
+    )
     u.add_argument("--dry-run", action="store_true", help="write and print the scripts only")
     _run_options(u)
     u.add_argument("--stage", choices=("build", "merge"), help=argparse.SUPPRESS)
@@ -251,9 +260,10 @@ def _batch(args) -> int:
     )
     roster = batch.read_roster(Path(args.roster)) if args.roster else None
     classmates = batch.read_classmates(Path(args.classmates)) if args.classmates else ()
+    regrade_from = batch.read_regrade(Path(args.regrade_from)) if args.regrade_from else ()
     return batch.batch(
         Path(args.labdir), args.submissions, Path(args.out), options, args.force, args.jobs,
-        roster=roster, classmates=classmates, regrade=args.regrade,
+        roster=roster, classmates=classmates, regrade=args.regrade, regrade_from=regrade_from,
     )
 
 
@@ -274,7 +284,7 @@ def _slurm(args) -> int:
     passed += ["--no-perf"] if args.no_perf else []
     o = slurm.Options(args.partition, args.gpus_per_task, args.max_parallel, args.cpus_per_task,
                       args.time, args.per_task, tuple(passed), args.force, args.cpu_partition,
-                      args.mem)
+                      args.mem, tuple(args.regrade))
     return slurm.submit(lab_dir, args.submissions, out, o, args.dry_run, sys.stderr)
 
 

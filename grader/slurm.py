@@ -20,7 +20,8 @@ Slurm schedules; the grader only writes job scripts and submits them with ``sbat
    (``slurm --stage merge``).
 
 Only students without a final grade in DIR go into the array (``grader.batch``'s resume
-rule; ``--force`` takes them all), so running the same command again resubmits only those.
+rule; ``--force`` takes them all, ``--regrade ID`` those named, each task's batch grading
+them again through ``regrade.json``), so running the same command again resubmits only those.
 The gradebook lists the whole class named on the command line (``roster.json``), those
 graded by an earlier submission too, and no other results DIR may hold (``grader.batch``,
 "The gradebook is this batch's class"); a student without a result (a task that ended
@@ -28,7 +29,8 @@ without one, or never ran) has a row whose status is ``batch.NOT_GRADED``, and t
 names them and exits 3.
 
 Everything the jobs need is in ``DIR/slurm/``: ``build.sbatch``, ``grade.sbatch``,
-``merge.sbatch``, ``shard-<i>.txt`` (one submission path per line), ``roster.json`` (the
+``merge.sbatch``, ``shard-<i>.txt`` (one submission path per line), ``regrade.json``,
+``roster.json`` (the
 class's ids, passed to every task's batch and read by the merge), the jobs' logs (named
 by job id, so a resubmission's never replace an earlier one's) and ``jobs.json``, the
 history of submissions, one record appended per submission, oldest first::
@@ -54,6 +56,7 @@ mounts (README, "Grading on a Slurm cluster"); ``submit`` warns about those it f
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -72,6 +75,7 @@ JOBS = "jobs.json"  # in DIR/slurm: the history of submissions (module docstring
 JOBS_SCHEMA = 1
 ROSTER = "roster.json"  # in DIR/slurm: the class's ids, the gradebook's rows
 CLASSMATES = "classmates.json"  # in DIR/slurm: every submission's path, hidden from each run
+REGRADE = "regrade.json"  # in DIR/slurm: the ids --regrade grades again (each task its own)
 STAGES = ("build", "grade", "merge")
 
 
@@ -89,6 +93,7 @@ class Options:
     # partition (None: ``partition``)
     cpu_partition: str | None = None
     mem: str | None = None  # each array task's memory, sbatch's --mem (None: the cluster's)
+    regrade: tuple[str, ...] = ()  # ids graded again though final (--regrade)
 
 
 def _header(
@@ -193,6 +198,8 @@ def write_scripts(
     write_atomic(folder / ROSTER, json.dumps(ids, indent=1, ensure_ascii=False) + "\n")
     paths = [str(s.path.absolute()) for s in (classmates if classmates is not None else todo)]
     write_atomic(folder / CLASSMATES, json.dumps(paths, indent=1, ensure_ascii=False) + "\n")
+    regrade = sorted(o.regrade)  # each task's batch grades again those of its shard
+    write_atomic(folder / REGRADE, json.dumps(regrade, indent=1, ensure_ascii=False) + "\n")
     shards = [todo[i : i + o.per_task] for i in range(0, len(todo), o.per_task)]
     for i, shard in enumerate(shards):
         text = "".join(f"{s.path.absolute()}\n" for s in shard)
@@ -222,7 +229,8 @@ def write_scripts(
         f'mapfile -t SUBS < {shlex.quote(str(folder))}/shard-"$SLURM_ARRAY_TASK_ID".txt',
         'echo "task $SLURM_ARRAY_TASK_ID on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-}"',
         _grader(root, "batch", lab, "--out", out, "--roster", folder / ROSTER,
-                "--classmates", folder / CLASSMATES, *o.grade_args,
+                "--classmates", folder / CLASSMATES, "--regrade-from", folder / REGRADE,
+                *o.grade_args,
                 *(["--force"] if o.force else []), tail=' "${SUBS[@]}"'),
     ]
     merge_sh = _header("cml-merge", folder / "merge-%j.log", o, o.time)
@@ -251,8 +259,10 @@ def node_local(root: Path, out: Path, subs: list[batch.Submission]) -> list[str]
 
 
 def _under(path: Path, folders: tuple[str, ...]) -> bool:
-    path = Path(path).absolute()
-    return any(path.is_relative_to(f) for f in folders)
+    """Whether ``path``, as written (``..`` resolved: a relative path from /tmp that leaves
+    it) or as its links lead, lies in one of ``folders``."""
+    seen = (Path(os.path.normpath(Path(path).absolute())), Path(path).resolve())
+    return any(p.is_relative_to(f) for p in seen for f in folders)
 
 
 def _sbatch(args: list[str]) -> str:
@@ -312,7 +322,9 @@ def submit(
     out = out.absolute()
     subs = batch.collect(batch.without_out(paths, out, err), lab.required_files)
     batch.check_out(out, subs)
-    todo = [s for s in subs if o.force or _regraded(out / s.id, s, lab.required_files)]
+    batch.check_regrade(o.regrade, subs)
+    todo = [s for s in subs
+            if o.force or s.id in o.regrade or _regraded(out / s.id, s, lab.required_files)]
     if not todo:
         print(f"slurm: every one of the {len(subs)} students has a final grade in {out} for "
               "what they hand in now; nothing to submit (--force grades them again)", file=err)

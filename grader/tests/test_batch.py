@@ -310,9 +310,22 @@ def test_regrade_grades_those_students_again_and_lists_the_whole_class(graded, f
     assert err.count("already graded") == len(subs) - 2 and "earlier result" not in err
     assert (out / "gradebook.csv").read_text() == book
     code, _, err = grade_cli(capsys, "batch", fake_root / LAB, subs["solution"], "--out", out,
-                             "--regrade", "zed")
-    assert code == 2 and "--regrade zed: no submission of this batch has that id" in err, err
-    assert "--regrade zed" in err.splitlines()[-1]
+                             "--regrade", "alicee")
+    assert code == 2 and "--regrade 'alicee': no submission named on this command" in err, err
+    assert "name the whole class" in err and "the nearest" not in err  # alice not named
+    code, _, err = grade_cli(capsys, "batch", fake_root / LAB, *subs.values(), "--out", out,
+                             "--regrade", "alicee")
+    assert code == 2 and "the nearest: 'alice'" in err, err
+    # a Slurm task's --regrade-from: the class's list, of which this batch grades its own
+    regrade = out.parent / "regrade.json"
+    regrade.write_text(json.dumps(["bob", "someone-in-another-task"]))
+    before = {sid: (out / sid / "report.json").stat().st_mtime_ns for sid in subs}
+    code, err = run_batch(fake_root, [subs["bob"], subs["carol"]], out, "--regrade-from", regrade)
+    assert code == 0, err
+    assert (out / "bob" / "report.json").stat().st_mtime_ns != before["bob"]
+    assert (out / "carol" / "report.json").stat().st_mtime_ns == before["carol"]
+    code, err = run_batch(fake_root, list(subs.values()), out)  # the class's gradebook again
+    assert code == 0 and (out / "gradebook.csv").read_text() == book
 
 
 def test_interrupted_gradebook_write_keeps_the_old_one(graded, monkeypatch, fake_root):

@@ -10,6 +10,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -67,10 +68,46 @@ def test_mem_goes_to_the_grade_array_only(fake_root, capsys, tmp_path):
         assert "--mem" not in (folder / f"{job}.sbatch").read_text()
     grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "out2", "--dry-run")
     assert "--mem" not in (tmp_path / "out2" / "slurm" / "grade.sbatch").read_text()
-    for bad in ("64 G", "0", "lots", "1.5G"):
+    for good in ("64g", "64GB", "16000", "0"):  # as sbatch takes them (0: the node's all)
+        code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "o4",
+                                 "--mem", good, "--dry-run")
+        assert code == 0, (good, err)
+        assert f"#SBATCH --mem={good}" in (tmp_path / "o4" / "slurm" / "grade.sbatch").read_text()
+    for bad in ("64 G", "lots", "1.5G", "G"):
         code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "o3",
                                  "--mem", bad, "--dry-run")
         assert code == 2 and "not a memory size as sbatch takes it" in err, (bad, err)
+
+
+def test_regrade_submits_those_students_again_and_each_task_grades_its_own(
+    fake_root, capsys, tmp_path
+):
+    """slurm --regrade ID (a review: the merge's line pointed to it, and slurm refused it):
+    with every grade final, the named students go into the array, the tasks' batches read
+    regrade.json, and an unknown id stops the command before any script."""
+    subs = _class(fake_root, tmp_path)
+    lab = fake_root / "labs" / "9.1-fake"
+    out = tmp_path / "out"
+    for s in subs:  # every grade final, for what each hands in now
+        (out / s.name).mkdir(parents=True)
+        for name in batch.STUDENT_FILES:
+            (out / s.name / name).write_text("{}")
+        row = {"batch_row": batch.ROW_SCHEMA, "id": s.name, "lab": "9.1", "status": "graded",
+               "total": 17, "max": 17, "digest": batch.digest(s, ("kernels.cu",))}
+        (out / s.name / "batch.json").write_text(json.dumps(row))
+    code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", out, "--dry-run")
+    assert code == 0 and "nothing to submit" in err, err
+    code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", out, "--regrade", "bob",
+                             "--dry-run")
+    assert code == 0 and "1 of 3 students to grade" in err, err
+    folder = out / "slurm"
+    assert (folder / "shard-0.txt").read_text().splitlines() == [str(subs[1])]
+    assert json.loads((folder / "regrade.json").read_text()) == ["bob"]
+    assert f"--regrade-from {folder / 'regrade.json'}" in (folder / "grade.sbatch").read_text()
+    code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "o2",
+                             "--regrade", "bobb", "--dry-run")
+    assert code == 2 and "--regrade 'bobb'" in err and "the nearest: 'bob'" in err, err
+    assert not (tmp_path / "o2").exists()
 
 
 def test_a_wrong_untimed_cap_stops_the_submission_not_every_task(fake_root, capsys, tmp_path,
@@ -408,3 +445,19 @@ def test_an_out_among_the_submissions_is_refused_before_any_script(fake_root, ca
     assert sorted(line for f in shards for line in f.read_text().splitlines()) == [
         str(s) for s in subs
     ]
+
+
+def test_node_local_reads_paths_as_written_and_as_their_links_lead(tmp_path, monkeypatch):
+    """A relative path from /tmp that leaves it is not node-local; a shared-looking path
+    that is a link into /tmp is (a review's findings); /tmpdata is not /tmp."""
+    monkeypatch.chdir("/tmp")
+    assert not slurm._under(Path("../usr/share"), ("/tmp",))
+    assert not slurm._under(Path("/tmpdata/x"), ("/tmp",))
+    link = tmp_path / "looks-shared"
+    local = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        link.symlink_to(local)
+        assert slurm._under(link, (str(local),))  # only as the link leads
+        assert not slurm._under(tmp_path / "other", (str(local),))
+    finally:
+        local.rmdir()
