@@ -91,22 +91,31 @@ def _ramps(row: list[str], header: list[str]) -> list[tuple[float, float]]:
     return pairs
 
 
+def _forms(x: float) -> str:
+    """A regex alternation of how a handout writes a threshold: 5.0 as 5.0 or 5."""
+    return "|".join(re.escape(t) for t in dict.fromkeys((f"{x:g}", str(x))))
+
+
 @pytest.mark.parametrize("path", LAB_HANDOUTS, ids=lambda p: p.stem)
-def test_the_graded_tables_give_the_thresholds_of_lab_toml(path):
+def test_the_graded_section_gives_the_thresholds_of_lab_toml(path):
     """Each row of a "What is graded" table with zero and full columns names an exercise
     (its name or its todo id; a row whose first cell is empty continues the one above) and
-    gives thresholds that lab.toml has for it (a student's trial found 3.2c's table at the
-    full of before session 19, the prose and lab.toml at the new one)."""
+    gives thresholds that lab.toml has for it: the criterion the row names (`ratio`,
+    `pct_of_copy`) where the exercise has several, and a cell that is no number (a unit
+    added) fails for a scored exercise. A scored criterion no table row gives must be in the
+    section's prose, as "Z → F" or "zero at Z, full at F" (3.1's). A student's trial found
+    3.2c's table at the full of before session 19, the prose and lab.toml at the new one."""
     import tomllib
 
     lab = tomllib.loads((REPO / "labs" / path.stem / "lab.toml").read_text())
-    ramps = {}
+    ramps, todos = {}, {}
     for ex in lab["exercise"]:
         perf = ex.get("performance") or {}
         criteria = perf.get("criteria") or ([perf] if "zero" in perf else [])
-        ramps[ex["name"]] = (ex.get("todo", ""), {(c["zero"], c["full"]) for c in criteria})
+        ramps[ex["name"]] = {c.get("metric", ""): (c["zero"], c["full"]) for c in criteria}
+        todos[ex["name"]] = ex.get("todo", "")
     graded = path.read_text().split(f"\n{GRADED}")[1]
-    checked, header, current = 0, None, None
+    covered, header, current = set(), None, None
     for line in graded.splitlines():
         if not line.startswith("|"):
             header = None
@@ -118,20 +127,38 @@ def test_the_graded_tables_give_the_thresholds_of_lab_toml(path):
         if set("".join(cells)) <= set("-: "):
             continue  # the rule under the header
         if cells[0]:
-            named = [n for n, (todo, _) in ramps.items()
+            named = [n for n in ramps
                      if re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", cells[0])
-                     or (todo and re.search(rf"(?<![\w.]){re.escape(todo)}(?!\w)", cells[0]))]
-            current = named[0] if len(named) == 1 else None
+                     or (todos[n] and re.search(rf"(?<![\w.]){re.escape(todos[n])}(?!\w)",
+                                                cells[0]))]
+            assert len(named) <= 1, f"{path.name}: a row names {named}: {line}"
+            current = named[0] if named else None
+        cols = [h.strip("` ").lower() for h in header]
+        ramp_cols = [i for i, h in enumerate(cols) if "zero" in h or "full" in h]
+        if not ramp_cols:
+            continue
         pairs = _ramps(cells, header)
+        scored = current is not None and ramps[current]
         if not pairs:
+            given = [cells[i] for i in ramp_cols if cells[i] not in ("", "—", "-")]
+            assert not (scored and given), f"{path.name}: thresholds not read as numbers: {line}"
             continue
         assert current is not None, f"{path.name}: a row with thresholds names no exercise: {line}"
+        metrics = [m for m in ramps[current] if m and f"`{m}`" in line]
+        want = {ramps[current][m] for m in metrics} if metrics else set(ramps[current].values())
         for pair in pairs:
-            assert pair in ramps[current][1], (
+            assert pair in want, (
                 f"{path.name}: {current}'s row gives zero {pair[0]}, full {pair[1]}; lab.toml "
-                f"has {sorted(ramps[current][1])}: {line}"
+                f"has {sorted(want)}: {line}"
             )
-            checked += 1
-    has_table = any("zero" in line and "full" in line and line.startswith("|")
-                    for line in graded.splitlines())
-    assert checked or not has_table, f"{path.name}: a thresholds table, but no row was read"
+            covered.add((current, pair))
+    for name, criteria in ramps.items():
+        for metric, (zero, full) in criteria.items():
+            if (name, (zero, full)) in covered:
+                continue
+            z, f = _forms(zero), _forms(full)
+            prose = rf"(?<![\d.])(?:{z})\s*→\s*(?:{f})(?![\d.])|zero at (?:{z}), full at (?:{f})(?![\d])"
+            assert re.search(prose, graded), (
+                f"{path.name}: {name}'s {metric or 'criterion'} (zero {zero}, full {full}) is in "
+                "no table row and not in the prose"
+            )

@@ -267,8 +267,10 @@ def test_the_cuda_array_rule_finds_its_fixture_and_no_other(tmp_path):
         ("cudaMemcpyAsync(h_stage, d_in + off, bytes, cudaMemcpyDeviceToHost, st[s]);", True),
         ("cudaMemcpyAsync(d + 0, h_stage, bytes, cudaMemcpyHostToDevice, st[s]);", True),
         ("overlap_kernel<<<blocks, 256, 0, st[s]>>>(d_stage, d_out + off, len);", True),
-        ("    h_stage, bytes, cudaMemcpyHostToDevice, st[s]);", True),
+        ("cudaMemcpyAsync((void *)d_stage, h + 0, bytes, cudaMemcpyHostToDevice, st[s]);", True),
         ("float *h = slice_of(h_stage, s, chunk);", False),
+        ("    h_stage, s, chunk);", False),  # a helper's call split over lines
+        ("cudaMemcpyAsync(at(s, d_stage), h, bytes, cudaMemcpyHostToDevice, st[s]);", False),
         ("cudaMemcpyAsync(h_stage + s * chunk, d_in + off, bytes, cudaMemcpyDeviceToHost, st);", False),
         ("float *d = d_stage + (size_t)s * chunk;", False),
     ],

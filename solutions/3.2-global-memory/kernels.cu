@@ -436,7 +436,9 @@ void l2_persist(const float *d_in, const float *d_table, size_t table_n, float *
     /* TODO(3.2f): run l2_persist_kernel (ceil(n / L2_PERSIST_BLOCK) blocks of L2_PERSIST_BLOCK
      *   threads, stream 0) with the table kept in the L2, then give back what you took (the
      *   steps below use a launch attribute; a stream of your own with the window as its
-     *   attribute, cudaStreamSetAttribute, destroyed before returning, is as good: lab.h):
+     *   attribute, cudaStreamSetAttribute, is as good (lab.h): synchronise that stream where
+     *   step 3 synchronises stream 0, since cudaStreamDestroy does not wait for its work,
+     *   and destroy it before returning):
      *     1. the set-aside: table bytes = table_n * sizeof(float); query the device's maximum,
      *        cudaDeviceGetAttribute(&max, cudaDevAttrMaxPersistingL2CacheSize, device) (max ==
      *        0: no L2 persistence, e.g. before sm_80: launch plainly and return, changing
