@@ -176,6 +176,7 @@ class Grading:
     def __init__(self, lab_dir: Path, options: Options):
         self.lab_dir = Path(lab_dir)
         self.options = options
+        self._report_waits = False  # the report lacks only figures a GPU run gives (_report)
         root = course.find_root(self.lab_dir.absolute().parent)
         if root is None:
             raise GraderError(
@@ -323,6 +324,7 @@ class Grading:
     def run(self) -> Grade:
         with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
             self._run(Path(tmp))
+        self._report_without_a_gpu()
         scoring.score(self.grade)
         self._not_run_summary()
         self._pending_ramps()
@@ -598,6 +600,20 @@ class Grading:
         result.info = found.info + (f" ({found.note})" if found.note else "")
         result.messages = found.messages
         result.sections = found.sections
+        self._report_waits = writeup.waits_for_gpu(found)
+
+    def _report_without_a_gpu(self) -> None:
+        """A report filled in but for sections that say "not measured: no GPU"
+        (``writeup.waits_for_gpu``), graded where no GPU ran the submission (the device
+        step not run: none here, or one too old for the build): its points wait for a GPU,
+        as the template and the handout promise, instead of being lost. Where a GPU ran,
+        the sections' figures were there to measure, and the points stay lost."""
+        result = self.grade.report
+        if result is None or not self._report_waits:
+            return
+        if any(st.name == "device" and st.status == Status.NOT_RUN for st in self.grade.steps):
+            result.status = Status.NOT_RUN
+            result.info += " (the figures wait for a run on a GPU)"
 
     def _symbols(self, objects, src: Path, out_dir: Path, nvcc) -> bool | None:
         """True: trusted; False: failed (submission zeroed); None: nm missing."""

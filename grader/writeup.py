@@ -19,6 +19,9 @@ nothing):
   section (so a table row label "1 resample" or a size "8192 x 8192" kept from the template
   is no figure of the student's). A number is digits not glued to a letter, ``_`` or ``.``
   before them: "H200" and "sm_90" are not numbers, "1.31x", "410 GB/s" and "95 %" are.
+  Such a section that says "not measured: no GPU" instead (what the template asks of a
+  student without one) is ``not_measured``: where that is all that is missing and the
+  grading itself had no GPU, the points wait for one (``waits_for_gpu``, grader.grade).
 
 A section runs from its heading to the next heading of the same or a higher level (fewer
 ``#``), or to the next listed heading. Lines inside fenced code blocks are never headings. A
@@ -224,7 +227,8 @@ def check(spec: ReportSpec, data: bytes | None, problem: str | None = None) -> C
             elif key in numbers:
                 given = set(_NUMBER.findall("\n".join(t_body)))
                 if not set(_NUMBER.findall("\n".join(body))) - given:
-                    status = "no_number"
+                    said = NOT_MEASURED in " ".join(" ".join(body).lower().split())
+                    status = "not_measured" if said else "no_number"
         out.sections.append({"heading": heading, "status": status})
         if unchanged or status == "ok":
             continue
@@ -241,10 +245,23 @@ def check(spec: ReportSpec, data: bytes | None, problem: str | None = None) -> C
     return out
 
 
+# what the template asks a student without a GPU to write where a figure belongs (compared
+# lowercased, white space folded): such a section waits for a GPU run (``waits_for_gpu``)
+NOT_MEASURED = "not measured: no gpu"
+
+
+def waits_for_gpu(found: Checked) -> bool:
+    """Whether ``found`` failed only for sections that say "not measured: no GPU" where a
+    figure belongs: a report that is filled in but for the figures a GPU run gives."""
+    bad = [r["status"] for r in found.sections if r["status"] != "ok"]
+    return bool(bad) and all(b == "not_measured" for b in bad)
+
+
 _SAYS = {
     "missing": "is missing: keep the template's headings",
     "out_of_order": "is out of order: keep the template's order of sections",
     "empty": "is empty",
     "template": "still holds only the template's text: write your own",
     "no_number": "quotes no number of yours: give the measured figures",
+    "not_measured": "says 'not measured: no GPU': give the figures of a run on a GPU",
 }

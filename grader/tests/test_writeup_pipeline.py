@@ -117,6 +117,38 @@ def test_complete_report_without_a_device_is_3(report_root, capsys, tmp_path):
     assert "score so far 2/19 automatic, 8 manual pending; 17 points pending" in out
 
 
+NOT_MEASURED = FILLED.replace(
+    "- GPU (name, as the grader prints it): Fake GPU, 25 timed repetitions",
+    "- GPU (name, as the grader prints it): not measured: no GPU",
+).replace("Mine runs 2.5x the naive kernel.", "Not measured:  no GPU yet.")
+
+
+def test_not_measured_without_a_device_waits_and_with_one_is_lost(
+    report_root, capsys, tmp_path, monkeypatch
+):
+    """A report filled in but for figures, where it says "not measured: no GPU" as the
+    template asks: graded without a GPU its points wait (a student's trial found them lost,
+    against the handout's word); graded on a GPU, where the figures were there to measure,
+    they are lost, with the message naming the sections."""
+    sub = submission(tmp_path / "sub", kernels(report_root))
+    (sub / "REPORT.md").write_text(NOT_MEASURED)
+    code, out, rep, _ = grade(capsys, report_root, sub, tmp_path)
+    assert code == 3, out
+    assert rep["report"]["points"] is None and rep["report"]["status"] == "not_run", rep["report"]
+    assert "the figures wait for a run on a GPU" in rep["report"]["info"]
+    assert "2 points lost" not in out and "19 points pending" in out, out
+    monkeypatch.setenv("FAKE_GPU", "1")
+    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    code, out, rep, _ = grade(capsys, report_root, sub, tmp_path)
+    assert code == 1 and rep["report"]["points"] == 0, out
+    assert "section '## 1. GPU and method' says 'not measured: no GPU'" in out, out
+    # a section with no number and no such words is lost without a GPU too
+    (sub / "REPORT.md").write_text(NOT_MEASURED.replace("Not measured:  no GPU yet.", "Fast."))
+    monkeypatch.delenv("FAKE_GPU")
+    code, out, rep, _ = grade(capsys, report_root, sub, tmp_path)
+    assert rep["report"]["points"] == 0 and "quotes no number of yours" in out, out
+
+
 @pytest.mark.parametrize(
     "kind,message",
     [
