@@ -14,6 +14,9 @@ Utilities, "Instruction Set Reference"):
   the kernel's parameters and is not counted; the label names the bank, as handout 3.4 does)
 - texture: TEX, TLD, TLD4, TXD, TXQ; surface: SULD, SUST, SUATOM, SURED
 - local (spills or run-time-indexed per-thread arrays): LDL, STL
+- warp shuffle (a value from another lane's registers, no memory at all): SHFL
+  (``__shfl_sync`` and its kin; a lab 3.5 trial's shuffle-based Sobel showed no sign of its
+  design, and an instructor reading the report's claims could not see it)
 - barrier: BAR, sm_90's thread-block-cluster barrier UCGABAR_ARV / UCGABAR_WAIT, and the mbarrier
   operations SYNCS (a cuda::barrier's or a block-scope cuda::pipeline's arrive and wait)
 - wait (one thread's, not a barrier between threads): LDGDEPBAR and DEPBAR, the commit of and
@@ -45,6 +48,7 @@ _OPCODES = (
     ("texture", re.compile(r"(TEX|TLD|TLD4|TXD|TXQ)\b")),
     ("surface", re.compile(r"(SULD|SUST|SUATOM|SURED)\b")),
     ("local", re.compile(r"(LDL|STL)\b")),
+    ("warp shuffle", re.compile(r"SHFL\b")),
     ("barrier", re.compile(r"(BAR|UCGABAR_ARV|UCGABAR_WAIT|SYNCS)\b")),
     ("wait", re.compile(r"(LDGDEPBAR|DEPBAR)\b")),
 )
@@ -52,8 +56,8 @@ _CONSTANT_BANK = re.compile(r"c\[0x3\]\[")
 CONSTANT_BANK = "constant bank c[0x3]"  # the space of operands _CONSTANT_BANK finds
 _WIDTH = re.compile(r"\.(64|128)(?=\.|$)")  # a vector access: LDG.E.128, STS.64
 ORDER = (
-    "shared", "global", "read-only", CONSTANT_BANK, "texture", "surface", "local", "barrier",
-    "wait",
+    "shared", "global", "read-only", CONSTANT_BANK, "texture", "surface", "local",
+    "warp shuffle", "barrier", "wait",
 )
 
 

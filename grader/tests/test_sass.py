@@ -487,6 +487,14 @@ def test_static_message_names_the_job_not_an_instruction():
              "barrier": {"BAR": 1}},
             id="a-threads-own-wait-is-not-a-barrier",
         ),
+        pytest.param(  # a warp's exchange through registers (__shfl_sync): shown, though
+            # no memory is touched (a lab 3.5 trial's Sobel read like the naive kernel)
+            [("SHFL.IDX", "SHFL.IDX PT, R5, R4, R3, 0x1f"),
+             ("SHFL.DOWN", "SHFL.DOWN PT, R7, R6, 0x1, 0x1f"),
+             ("LDG.E", "LDG.E R2, desc[UR4][R2.64]")],
+            {"warp shuffle": {"SHFL": 2}, "global": {"LDG": 1}},
+            id="warp-shuffle",
+        ),
     ],
 )
 def test_spaces_of_a_listing(listing, expected):
