@@ -101,7 +101,8 @@ static dim3 grid_2d(int width, int height) {
  *   cudaAddressModeClamp, cudaReadModeNormalizedFloat and unnormalized coordinates, and read
  *   255.0f * tex2D<float>(tex, x, y) at x = (ox + 0.5f) * src_w / dst_w (texel centres at
  *   i + 0.5). Create the array and the texture object in each call and release them in the
- *   same call, after the kernel (cudaDestroyTextureObject, cudaFreeArray). Do not keep them for
+ *   same call once the kernel is done (cudaDeviceSynchronize, then cudaDestroyTextureObject
+ *   and cudaFreeArray: the kernel may still be reading them). Do not keep them for
  *   the next call, even when the source pointer and size are the same: the pixels behind the
  *   pointer may have changed (after cudaFree, cudaMalloc can hand the same address back with
  *   other contents), and the timed runs, which call the launcher again and again on one source,
