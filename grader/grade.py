@@ -611,9 +611,18 @@ class Grading:
         result = self.grade.report
         if result is None or not self._report_waits:
             return
+        waiting = [r["heading"] for r in result.sections if r["status"] == "not_measured"]
         if any(st.name == "device" and st.status == Status.NOT_RUN for st in self.grade.steps):
             result.status = Status.NOT_RUN
-            result.info += " (the figures wait for a run on a GPU)"
+            result.info = (
+                f"{len(result.sections)} of {len(result.sections)} sections written; the "
+                f"figures of {len(waiting)} wait for a run on a GPU"
+            )
+        else:  # a GPU ran: the figures were there to measure
+            result.messages = [
+                m.replace("its figures wait for a run on a GPU", "give the figures of this run")
+                for m in result.messages
+            ]
 
     def _symbols(self, objects, src: Path, out_dir: Path, nvcc) -> bool | None:
         """True: trusted; False: failed (submission zeroed); None: nm missing."""
@@ -1427,6 +1436,10 @@ class Grading:
             + ("" if pending[reason] else LOST_FOR_CERTAIN)
             for reason, names in by_reason.items()
         ]
+        report_ = self.grade.report
+        if report_ is not None and report_.max > 0 and report_.points is None:
+            why = report_.info if self._report_waits else "not checked"
+            self.grade.not_run.append(f"{report_.file} (filled in) — {why}")
 
 
 @dataclass

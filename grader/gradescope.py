@@ -151,7 +151,21 @@ def _report_tests(r: ReportResult, group: int) -> list[dict]:
     """The written report's tests: "filled in" (automatic points) and "manual review"
     (points held for the instructor: no score, no max_score, no status)."""
     tests = []
-    if r.max > 0:
+    if r.max > 0 and state(r) is State.PENDING:  # as a pending part's (module docstring)
+        reason = r.info or "not checked"
+        lines = [f"pending: {reason}; its {r.max} points are neither earned nor lost",
+                 report._filled_line(r), *(f"=> {m}" for m in r.messages)]
+        tests.append(
+            {
+                "name": f"{r.file}: filled in ({r.max} points pending)",
+                "number": f"{group}.{len(tests) + 1}",
+                "output": "\n".join(lines) + "\n",
+                "visibility": "visible",
+                "tags": ["report", "filled", State.PENDING.value],
+                "extra_data": {"pending": True, "max_score": r.max, "reason": reason},
+            }
+        )
+    elif r.max > 0:
         lines = [report._filled_line(r), *(f"=> {m}" for m in r.messages)]
         passed = state(r) is State.EARNED and r.status == Status.PASSED
         tests.append(

@@ -222,7 +222,10 @@ def _manual_text(r: ReportResult) -> str:
 
 
 def _filled_line(r: ReportResult) -> str:
-    line = f"{'filled in':<12} {_MARK.get(r.status, r.status)}"
+    mark = _MARK.get(r.status, r.status)
+    if r.status == Status.NOT_RUN and any(s.get("status") == "not_measured" for s in r.sections):
+        mark = "pending"  # checked: written, but for figures that wait for a GPU
+    line = f"{'filled in':<12} {mark}"
     return line + (f"  {r.info}" if r.info else "")
 
 

@@ -227,8 +227,8 @@ def check(spec: ReportSpec, data: bytes | None, problem: str | None = None) -> C
             elif key in numbers:
                 given = set(_NUMBER.findall("\n".join(t_body)))
                 if not set(_NUMBER.findall("\n".join(body))) - given:
-                    said = NOT_MEASURED in " ".join(" ".join(body).lower().split())
-                    status = "not_measured" if said else "no_number"
+                    own = [b for b in body if _content(b) not in t_lines]  # not the template's
+                    status = "not_measured" if _says_not_measured(own) else "no_number"
         out.sections.append({"heading": heading, "status": status})
         if unchanged or status == "ok":
             continue
@@ -245,9 +245,17 @@ def check(spec: ReportSpec, data: bytes | None, problem: str | None = None) -> C
     return out
 
 
-# what the template asks a student without a GPU to write where a figure belongs (compared
-# lowercased, white space folded): such a section waits for a GPU run (``waits_for_gpu``)
-NOT_MEASURED = "not measured: no gpu"
+# what the template asks a student without a GPU to write where a figure belongs, in a line of
+# the student's own (``_says_not_measured``): such a section waits for a GPU run
+# (``waits_for_gpu``)
+
+
+def _says_not_measured(lines: list[str]) -> bool:
+    """Whether the student's own ``lines`` say "not measured: no GPU": case, white space
+    (line breaks too), emphasis marks and the spacing or dash around the colon aside
+    (``**not measured** - no GPU``)."""
+    text = " ".join(" ".join(lines).translate(_EMPHASIS).casefold().split())
+    return re.search(r"not measured\s*[:\-–—]\s*no gpu", text) is not None
 
 
 def waits_for_gpu(found: Checked) -> bool:
@@ -263,5 +271,5 @@ _SAYS = {
     "empty": "is empty",
     "template": "still holds only the template's text: write your own",
     "no_number": "quotes no number of yours: give the measured figures",
-    "not_measured": "says 'not measured: no GPU': give the figures of a run on a GPU",
+    "not_measured": "says 'not measured: no GPU': its figures wait for a run on a GPU",
 }

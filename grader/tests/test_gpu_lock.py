@@ -657,7 +657,9 @@ def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypa
     assert holds == 1
     assert 0.15 < spent["drain"] < 1.0 and 0.08 < spent["alone"] < 1.0
     ((drained, began, ended_by),) = lock_trace.drains(trace.read_text().splitlines())
-    assert drained == pytest.approx(spent["drain"]) and 0.0 <= began < 0.1
+    # began: seconds from the trace's start to the drain's; 0.5 s of room for a machine whose
+    # cores run two test workers each (.ci/run)
+    assert drained == pytest.approx(spent["drain"]) and 0.0 <= began < 0.5
     assert ended_by == "grade bob"  # the untimed run the timed one waited for
     old = [" ".join(line.split()[:4]) for line in lines]  # a trace from before the names
     assert lock_trace.drains(old)[0][2] == "" and lock_trace.states(old) == (spent, holds, span)

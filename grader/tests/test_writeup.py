@@ -587,3 +587,33 @@ def test_a_partial_row_shows_only_the_points_lost_for_certain(tmp_path):
         rows = list(csv.reader(f))
     assert rows[1] == ["alice", "", "", "", "15", "0", "15", "partial (no GPU)"]
     assert rows[2] == ["carol", "", "", "", "15", "4", "8", "partial (no GPU)"]
+
+
+@pytest.mark.parametrize(
+    "line, waits",
+    [
+        ("- GPU: not measured: no GPU", True),
+        ("- GPU: **not measured**: no GPU", True),
+        ("- GPU: `Not Measured - No GPU`", True),
+        ("- GPU: not measured\n  : no GPU", True),
+        ("- GPU: an H100 of some kind", False),
+    ],
+)
+def test_not_measured_is_the_students_own_line(tmp_path, line, waits):
+    """A ``need_numbers`` section without a number that says "not measured: no GPU" in a
+    line of the student's (emphasis, case, spacing and a dash aside) is ``not_measured``;
+    the template's own instruction to write it is not the student saying it (a review:
+    lab 3.5's template holds that line, so a student who kept it and wrote any text passed
+    for one who had no GPU)."""
+    template = TEMPLATE.replace(
+        "- How you measured:", "- How you measured:\n- No GPU? Write `not measured: no GPU`."
+    )
+    lab = make_lab(tmp_path, template=template)
+    spec = manifest.load(lab).report
+    text = FILLED.replace(
+        "- How you measured:", "- How you measured:\n- No GPU? Write `not measured: no GPU`."
+    ).replace("- GPU (name, as the grader prints it): Fake GPU, 25 timed repetitions", line)
+    found = writeup.check(spec, text.encode())
+    first = found.sections[0]["status"]
+    assert first == ("not_measured" if waits else "no_number"), found.sections
+    assert writeup.waits_for_gpu(found) == waits

@@ -132,16 +132,27 @@ def test_not_measured_without_a_device_waits_and_with_one_is_lost(
     they are lost, with the message naming the sections."""
     sub = submission(tmp_path / "sub", kernels(report_root))
     (sub / "REPORT.md").write_text(NOT_MEASURED)
-    code, out, rep, _ = grade(capsys, report_root, sub, tmp_path)
+    code, out, rep, gs = grade(capsys, report_root, sub, tmp_path)
     assert code == 3, out
     assert rep["report"]["points"] is None and rep["report"]["status"] == "not_run", rep["report"]
-    assert "the figures wait for a run on a GPU" in rep["report"]["info"]
+    assert rep["report"]["info"] == "3 of 3 sections written; the figures of 2 wait for a run on a GPU"
+    assert "filled in    pending  3 of 3 sections written" in out, out
+    assert "says 'not measured: no GPU': its figures wait for a run on a GPU" in out, out
+    assert "REPORT.md (filled in) — 3 of 3 sections written" in out, out  # under NOT RUN
     assert "2 points lost" not in out and "19 points pending" in out, out
+    # Gradescope: a pending test, as a pending part's (a review: it read failed, 0 of 2)
+    (filled,) = [t for t in gs["tests"] if t["name"].startswith("REPORT.md: filled in")]
+    assert filled["name"] == "REPORT.md: filled in (2 points pending)", filled
+    assert "score" not in filled and "status" not in filled and "pending" in filled["tags"]
+    assert filled["extra_data"]["pending"] is True and filled["extra_data"]["max_score"] == 2
+    assert "REPORT.md (filled in)" in gs["output"].splitlines()[0]
     monkeypatch.setenv("FAKE_GPU", "1")
     monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    code, out, rep, _ = grade(capsys, report_root, sub, tmp_path)
+    code, out, rep, gs = grade(capsys, report_root, sub, tmp_path)
     assert code == 1 and rep["report"]["points"] == 0, out
-    assert "section '## 1. GPU and method' says 'not measured: no GPU'" in out, out
+    assert "section '## 1. GPU and method' says 'not measured: no GPU': give the figures of this run" in out, out
+    (filled,) = [t for t in gs["tests"] if t["name"].startswith("REPORT.md: filled in")]
+    assert filled["status"] == "failed" and filled["score"] == 0
     # a section with no number and no such words is lost without a GPU too
     (sub / "REPORT.md").write_text(NOT_MEASURED.replace("Not measured:  no GPU yet.", "Fast."))
     monkeypatch.delenv("FAKE_GPU")
