@@ -28,7 +28,9 @@ Utilities, "Instruction Set Reference"):
 Each instruction is named by its opcode's first word and its width: a 64- or 128-bit access
 keeps it (``LDG.128×1``: a float4 load, ``LDG.E.128`` in the SASS), so a vectorised kernel shows
 as one, and the read-only path's loads end in ``.CONSTANT`` (``LDG.E.CONSTANT`` in the SASS is
-``LDG.CONSTANT`` here).
+``LDG.CONSTANT`` here). A global load with a cache operator keeps its scope, as handout 3.1
+tells a student to check: ``__ldcg`` (cache in L2 only) is ``LDG.STRONG.GPU``, ``__ldca``
+``LDG.STRONG.SM`` (a lab 3.1 trial's chase with the bypass flag ignored read as plain LDG).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ _OPCODES = (
 _CONSTANT_BANK = re.compile(r"c\[0x3\]\[")
 CONSTANT_BANK = "constant bank c[0x3]"  # the space of operands _CONSTANT_BANK finds
 _WIDTH = re.compile(r"\.(64|128)(?=\.|$)")  # a vector access: LDG.E.128, STS.64
+_SCOPE = re.compile(r"\.STRONG\.(GPU|SM|SYS)\b")  # a global load's cache operator (__ldcg: .GPU)
 ORDER = (
     "shared", "global", "read-only", CONSTANT_BANK, "texture", "surface", "local",
     "warp shuffle", "barrier", "wait",
@@ -73,6 +76,10 @@ def of_function(fn: Function) -> dict[str, dict[str, int]]:
             if pattern.match(ins.opcode):
                 if space == "read-only":
                     mnemonic += ".CONSTANT"
+                elif space == "global" and mnemonic.startswith("LDG"):
+                    scope = _SCOPE.search(ins.opcode)
+                    if scope:
+                        mnemonic += scope.group(0)
                 counts = found.setdefault(space, {})
                 counts[mnemonic] = counts.get(mnemonic, 0) + 1
                 break

@@ -495,6 +495,15 @@ def test_static_message_names_the_job_not_an_instruction():
             {"warp shuffle": {"SHFL": 2}, "global": {"LDG": 1}},
             id="warp-shuffle",
         ),
+        pytest.param(  # lab 3.1b's chases: __ldcg, __ldca and a plain load, told apart
+            [("LDG.E.STRONG.GPU", "LDG.E.STRONG.GPU R4, desc[UR4][R2.64]"),
+             ("LDG.E.STRONG.SM", "LDG.E.STRONG.SM R5, desc[UR4][R2.64]"),
+             ("LDG.E.64.STRONG.GPU", "LDG.E.64.STRONG.GPU R6, desc[UR4][R2.64]"),
+             ("LDG.E", "LDG.E R7, desc[UR4][R2.64]")],
+            {"global": {"LDG.STRONG.GPU": 1, "LDG.STRONG.SM": 1, "LDG.64.STRONG.GPU": 1,
+                        "LDG": 1}},
+            id="cache-operators",
+        ),
     ],
 )
 def test_spaces_of_a_listing(listing, expected):
