@@ -243,9 +243,10 @@ void chase_shared(const unsigned int *d_next, unsigned int n_words, unsigned int
 
 #define FIR_BLOCK 128 /* threads per block, along the columns */
 
-/* out(r, c) = sum_k taps[k] * in(r - k, c). Thread mapping (lab.h): thread (x, y) of the grid
- * filters rows [y * S, y * S + S) of column x, S = FIR_SEGMENT_ROWS, after reading the
- * FIR_TAPS - 1 rows above the segment. */
+/* out(r, c) = sum_k taps[k] * in(r - k, c). Suggested thread mapping (lab.h; the block shape,
+ * the grid and the rows per thread are yours: handout 3.1, "Fixed and free"): thread (x, y) of
+ * the grid filters rows [y * S, y * S + S) of column x, S = FIR_SEGMENT_ROWS, after reading
+ * the FIR_TAPS - 1 rows above the segment. */
 __global__ void fir_registers_kernel(const float *in, float *out, int rows, int cols,
                                      const float *taps) {
     /* TODO(3.1c): compute this thread's segment of its column as the given kernel fir_local
@@ -319,11 +320,13 @@ void fir_registers(const float *d_in, float *d_out, int rows, int cols, const fl
 #define SCALE_BLOCK_X 32 /* threads along the columns: one warp = 32 consecutive columns */
 #define SCALE_BLOCK_Y 8  /* rows per block */
 
-/* out(r, c) = in(r, c) * row_scale[r] + col_bias[c]. Thread mapping: thread (x, y) of the grid
- * computes element (r = y, c = x); threadIdx.x runs along the columns. */
+/* out(r, c) = in(r, c) * row_scale[r] + col_bias[c]. Suggested thread mapping (lab.h; yours to
+ * choose: handout 3.1, "Fixed and free"): thread (x, y) of the grid computes element (r = y,
+ * c = x); threadIdx.x runs along the columns. */
 __global__ void scale_rows_kernel(const float *in, float *out, int rows, int cols,
                                   const float *row_scale, const float *col_bias) {
-    /* TODO(3.1d): compute ONE element per thread, choosing (r, c) so that consecutive
+    /* TODO(3.1d): compute one element per thread (or several: handout 3.1, "Fixed and
+     *   free"), choosing (r, c) so that consecutive
      *   threadIdx.x get consecutive columns c of the same row r: a warp then reads and writes
      *   32 consecutive floats (128 bytes, 4 sectors) instead of 32 floats `cols` apart (32
      *   sectors) as the given kernel does. The warp's row_scale[r] is one broadcast load, its
