@@ -193,7 +193,7 @@ class Sandbox:
                 args += ["--dev-bind", node, node]
         args += ["--proc", "/proc", "--tmpfs", "/tmp"]
         for path in (*self.toolchains, *self.visible, *readable):
-            path = os.path.abspath(path)
+            path = _bindable(os.path.abspath(path))
             if os.path.exists(path):
                 args += ["--ro-bind", path, path]
         if workdir is not None:
@@ -206,6 +206,7 @@ class Sandbox:
         for path in self.hidden:
             if any(Path(k).is_relative_to(path) for k in keep):
                 continue
+            path = _bindable(path)  # under a course reached by a link in /opt: its target
             if os.path.isdir(path):
                 args += ["--tmpfs", path, "--remount-ro", path]
             elif os.path.isfile(path):  # a file reads as empty
@@ -243,6 +244,17 @@ class Sandbox:
                     )
                 os.chown(folder, -1, gid)
                 os.chmod(folder, stat.S_IMODE(st.st_mode) | 0o050)
+
+
+def _bindable(path: str) -> str:
+    """``path``, or where its links lead where it lies in a system folder the sandbox shows
+    read-only (``SYSTEM_DIRS``): a link there cannot be a mount point (bwrap: "Can't bind
+    mount ... No such file or directory", every run of a course installed as a link in
+    /opt), while its target, bound, is what the link leads to inside the sandbox too."""
+    real = os.path.realpath(path)
+    if real != path and any(Path(path).is_relative_to(d) for d in SYSTEM_DIRS):
+        return real
+    return path
 
 
 def _others_can_read(path: Path) -> bool:

@@ -730,3 +730,29 @@ def test_the_user_sandbox_leaves_links_and_what_it_cannot_close_open_and_says_so
         shutil.rmtree(hidden)
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_a_course_installed_as_a_link_in_a_system_folder_is_seen(box, tmp_path):
+    """A course tree reached through a link in /opt (a folder the sandbox shows read-only):
+    bubblewrap could not mount it on the link and failed every run (noticed in session 28);
+    the link's target is bound instead, and the course is read through the link."""
+    if not os.access("/opt", os.W_OK):
+        pytest.skip("cannot make a link in /opt")
+    course = Path(tempfile.mkdtemp(prefix="cml-course-", dir="/srv" if os.path.isdir("/srv")
+                                   and os.access("/srv", os.W_OK) else None))
+    link = Path("/opt") / f"cml-course-link-{secrets.token_hex(4)}"
+    try:
+        (course / "Makefile").write_text("the course's Makefile\n")
+        (course / "solutions").mkdir()
+        (course / "solutions" / "kernels.cu").write_text("the answer\n")
+        os.chmod(course, 0o755)
+        link.symlink_to(course)
+        chosen = sandbox.choose([link], "bwrap")
+        got = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(link / "Makefile"))
+        assert got.ok and got.stdout == "the course's Makefile\n", got.stderr
+        for hidden in (link / "solutions" / "kernels.cu", course / "solutions" / "kernels.cu"):
+            got = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(hidden))
+            assert not got.ok and "the answer" not in got.stdout, (hidden, got.stdout)
+    finally:
+        link.unlink(missing_ok=True)
+        shutil.rmtree(course, ignore_errors=True)
