@@ -197,20 +197,25 @@ class Sandbox:
             if os.path.exists(path):
                 args += ["--ro-bind", path, path]
         if workdir is not None:
-            workdir = os.path.abspath(workdir)
+            workdir = _bindable(os.path.abspath(workdir))
             args += ["--bind", workdir, workdir, "--chdir", workdir]
         # what the caller named readable or writable stays visible even inside a hidden
         # folder: bench tools run the course's own build/<lab>/solution/lab (a grading's
         # binary and work directory lie in its temporary folder, never in a hidden one)
         keep = [os.path.abspath(p) for p in (*readable, workdir) if p is not None]
+        keep += [os.path.realpath(p) for p in keep]
         for path in self.hidden:
-            if any(Path(k).is_relative_to(path) for k in keep):
+            if any(Path(k).is_relative_to(h) for k in keep
+                   for h in (path, os.path.realpath(path))):
                 continue
-            path = _bindable(path)  # under a course reached by a link in /opt: its target
-            if os.path.isdir(path):
-                args += ["--tmpfs", path, "--remount-ro", path]
-            elif os.path.isfile(path):  # a file reads as empty
-                args += ["--ro-bind", _empty_file(), path]
+            # hidden where the path as named leads (a course reached by a link in /opt: the
+            # link's target, _bindable) and where it really is: a course that lives in a
+            # system folder, named through a link elsewhere, is seen there too (a review)
+            for place in dict.fromkeys((_bindable(path), os.path.realpath(path))):
+                if os.path.isdir(place):
+                    args += ["--tmpfs", place, "--remount-ro", place]
+                elif os.path.isfile(place):  # a file reads as empty
+                    args += ["--ro-bind", _empty_file(), place]
         args += ["--remount-ro", "/"]  # the new root itself: no file but in workdir, /tmp
         return [*args, *NAMESPACES, "--", *argv]
 

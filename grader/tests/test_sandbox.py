@@ -732,27 +732,48 @@ def test_the_user_sandbox_leaves_links_and_what_it_cannot_close_open_and_says_so
         shutil.rmtree(home, ignore_errors=True)
 
 
-def test_a_course_installed_as_a_link_in_a_system_folder_is_seen(box, tmp_path):
-    """A course tree reached through a link in /opt (a folder the sandbox shows read-only):
+def _linked_course(real_parent: Path | None, link_parent: Path) -> tuple[Path, Path]:
+    """A course tree (Makefile, solutions/, labs/x/hidden.toml, build/x/solution/lab and
+    build/common/lib) in a fresh folder of ``real_parent`` (None: the temporary folder), and a
+    link to it in ``link_parent``: (the course, the link)."""
+    course = Path(tempfile.mkdtemp(prefix="cml-course-", dir=real_parent))
+    (course / "Makefile").write_text("the course's Makefile\n")
+    for secret in ("solutions/kernels.cu", "labs/x/hidden.toml", "build/x/solution/lab"):
+        (course / secret).parent.mkdir(parents=True, exist_ok=True)
+        (course / secret).write_text("the answer\n")
+    (course / "build" / "common").mkdir(parents=True)
+    (course / "build" / "common" / "lib").write_text("the library\n")
+    os.chmod(course, 0o755)
+    link = link_parent / f"cml-course-link-{secrets.token_hex(4)}"
+    link.symlink_to(course)
+    return course, link
+
+
+@pytest.mark.parametrize("where", ["link in /opt", "course in /opt"])
+def test_a_course_reached_through_a_link_shows_no_secret(box, tmp_path, where):
+    """A course reached through a link in /opt (a folder the sandbox shows read-only):
     bubblewrap could not mount it on the link and failed every run (noticed in session 28);
-    the link's target is bound instead, and the course is read through the link."""
+    the link's target is bound instead. And a course that lives in /opt, named through a link
+    elsewhere, was readable at its real place, its secrets with it (a review). Either way the
+    course reads through the link and its library stays readable, and no solution, hidden
+    case or compiled solution is readable through the link or at the real place."""
     if not os.access("/opt", os.W_OK):
         pytest.skip("cannot make a link in /opt")
-    course = Path(tempfile.mkdtemp(prefix="cml-course-", dir="/srv" if os.path.isdir("/srv")
-                                   and os.access("/srv", os.W_OK) else None))
-    link = Path("/opt") / f"cml-course-link-{secrets.token_hex(4)}"
+    if where == "link in /opt":
+        course, link = _linked_course(None, Path("/opt"))
+    else:
+        course, link = _linked_course(Path("/opt"), tmp_path)
     try:
-        (course / "Makefile").write_text("the course's Makefile\n")
-        (course / "solutions").mkdir()
-        (course / "solutions" / "kernels.cu").write_text("the answer\n")
-        os.chmod(course, 0o755)
-        link.symlink_to(course)
         chosen = sandbox.choose([link], "bwrap")
-        got = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(link / "Makefile"))
-        assert got.ok and got.stdout == "the course's Makefile\n", got.stderr
-        for hidden in (link / "solutions" / "kernels.cu", course / "solutions" / "kernels.cu"):
-            got = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(hidden))
-            assert not got.ok and "the answer" not in got.stdout, (hidden, got.stdout)
+        for base in (link, course):
+            got = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(base / "Makefile"))
+            assert got.ok and got.stdout == "the course's Makefile\n", (base, got.stderr)
+            got = boxed(chosen, "/usr/bin/cat", tmp_path / "work",
+                        str(base / "build" / "common" / "lib"))
+            assert got.stdout == "the library\n", (base, got.stderr)
+            for secret in ("solutions/kernels.cu", "labs/x/hidden.toml", "build/x/solution/lab"):
+                got = boxed(chosen, "/usr/bin/cat", tmp_path / "work", str(base / secret))
+                assert "the answer" not in got.stdout, (base / secret, got.stdout)
     finally:
         link.unlink(missing_ok=True)
         shutil.rmtree(course, ignore_errors=True)
