@@ -28,9 +28,12 @@ Utilities, "Instruction Set Reference"):
 Each instruction is named by its opcode's first word and its width: a 64- or 128-bit access
 keeps it (``LDG.128×1``: a float4 load, ``LDG.E.128`` in the SASS), so a vectorised kernel shows
 as one, and the read-only path's loads end in ``.CONSTANT`` (``LDG.E.CONSTANT`` in the SASS is
-``LDG.CONSTANT`` here). A global load with a cache operator keeps its scope, as handout 3.1
-tells a student to check: ``__ldcg`` (cache in L2 only) is ``LDG.STRONG.GPU``, ``__ldca``
-``LDG.STRONG.SM`` (a lab 3.1 trial's chase with the bypass flag ignored read as plain LDG).
+``LDG.CONSTANT`` here). A global load keeps its coherence scope, as handout 3.1 tells a
+student to check: ``__ldcg`` (cache in L2 only) is ``LDG.STRONG.GPU``, ``__ldca``
+``LDG.STRONG.SM``, ``__ldcv`` and a volatile load ``LDG.STRONG.SYS`` (a lab 3.1 trial's chase
+with the bypass flag ignored read as plain LDG). The scope is not the cache operator itself:
+``ld.relaxed.gpu`` shows as ``__ldcg`` does, and eviction hints (``__ldcs``: ``.EF``,
+``__ldlu``: ``.LU``) and stores' scopes are not shown.
 """
 
 from __future__ import annotations

@@ -326,8 +326,8 @@ void fir_registers(const float *d_in, float *d_out, int rows, int cols, const fl
 __global__ void scale_rows_kernel(const float *in, float *out, int rows, int cols,
                                   const float *row_scale, const float *col_bias) {
     /* TODO(3.1d): compute one element per thread (or several: handout 3.1, "Fixed and
-     *   free"), choosing (r, c) so that consecutive
-     *   threadIdx.x get consecutive columns c of the same row r: a warp then reads and writes
+     *   free"), choosing (r, c) so that consecutive threadIdx.x get consecutive columns c
+     *   of the same row r: a warp then reads and writes
      *   32 consecutive floats (128 bytes, 4 sectors) instead of 32 floats `cols` apart (32
      *   sectors) as the given kernel does. The warp's row_scale[r] is one broadcast load, its
      *   col_bias[c] another coalesced load.
