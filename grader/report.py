@@ -100,6 +100,7 @@ lab without a ``[report]`` (and with ``--exercise``); its manual points are neve
 from __future__ import annotations
 
 import json
+import re
 
 from grader import roofs
 from grader.diagnose import size_text
@@ -145,6 +146,8 @@ def _part_cell(part: Part) -> str:
         # no such part, or one that carries no points and gave no verdict: measured and not
         # scored (lab.toml scored = false), shown or not run
         return "·"
+    if state(part) is State.PENDING and part.status == Status.PASSED:
+        return f"ok/{part.max}"  # a check that passed, its points waiting for correctness
     return f"{_points(part.points)}/{part.max}"
 
 
@@ -348,7 +351,7 @@ def _table(grade: Grade) -> list[str]:
     width = max([len("exercise"), len("total")] + [len(x) for x in labels])
     head = f"{'exercise':<{width}}  " + "  ".join(f"{n:>11}" for n in PART_NAMES)
     head += f"  {'total':>11}"
-    rows = [head, "-" * len(head)]  # "—/N": pending; "N/M+": more points pending
+    rows = [head, "-" * len(head)]  # "—/N": pending; "ok/N": passed, waiting; "N/M+": more
     for ex in grade.exercises:
         cells = "  ".join(f"{_part_cell(ex.parts[n]):>11}" for n in PART_NAMES)
         total = f"{_points(ex.total)}/{ex.max}" + ("+" if ex.pending else "")
@@ -377,6 +380,8 @@ def _legend(rows: list[str]) -> str:
     keys = []
     if "—/" in text:
         keys.append("—/N: not run, its N points pending")
+    if re.search(r"(?<!\w)ok/\d", text):
+        keys.append("ok/N: passed, its N points wait for correctness")
     if "+" in text:
         keys.append("N/M+: N points so far of M, more pending")
     if "·" in text:

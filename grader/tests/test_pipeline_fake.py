@@ -757,7 +757,9 @@ def test_quiet_prints_only_the_table(fake_root, capsys):
 
 def test_the_table_says_what_its_marks_mean(fake_root, capsys):
     """Without a device the runtime parts are pending: the line under the score table says
-    what "—/N" and "N/M+" mean (and only the marks the table shows)."""
+    what "—/N" and "N/M+" mean, and "ok/N" for a static check that passed and waits for
+    correctness (a student's trial read "—/3" there as nothing earned), and only the marks
+    the table shows."""
     code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", "--quiet")
     assert code == 3
     lines = out.splitlines()
@@ -767,6 +769,8 @@ def test_the_table_says_what_its_marks_mean(fake_root, capsys):
     table = lines[: lines.index(legend)]
     assert any("—/" in line for line in table) and any("+" in line for line in table)
     assert ("·" in " ".join(table)) == ("·: no such part" in legend)
+    scale = next(line for line in table if line.startswith("scale"))
+    assert "ok/2" in scale and "ok/N: passed, its N points wait for correctness" in legend
 
 
 def test_selfcheck_with_a_device(fake_root, fake_gpu, capsys):
