@@ -320,10 +320,10 @@ def _user_sandbox(roots: list, hidden: list[str], reason: str, private=()) -> Sa
     )
 
 
-# private paths this process has closed to other users, or found closed already, and those
-# it has warned of: each of a batch's gradings (threads) chooses its sandbox, and a class of N
-# would otherwise be looked at, and warned of, N times
-_private_done: set[str] = set()
+# private paths this process has warned of: each of a batch's gradings (threads) chooses its
+# sandbox, and a class of N would otherwise be warned of N times. Each choice looks at every
+# path again (a few thousand stat calls for a class of 300), so a path reopened meanwhile is
+# closed again (a review found a cache of closed paths that left it open)
 _private_warned: set[str] = set()
 _private_lock = threading.Lock()
 
@@ -341,8 +341,6 @@ def _close_private(private) -> tuple[list[str], list[str]]:
     closed, left_open = [], []
     with _private_lock:
         for path in map(os.path.abspath, private):
-            if path in _private_done:
-                continue
             try:
                 mode = os.lstat(path).st_mode
                 reachable = all(os.stat(f).st_mode & stat.S_IXOTH for f in Path(path).parents)
@@ -361,7 +359,6 @@ def _close_private(private) -> tuple[list[str], list[str]]:
                 except OSError as e:
                     why = e.strerror
             if why is None:
-                _private_done.add(path)
                 continue
             left_open.append(f"{path} ({why})")
             if path not in _private_warned:

@@ -725,8 +725,10 @@ def test_the_user_sandbox_leaves_links_and_what_it_cannot_close_open_and_says_so
         assert f"{link} stays readable to other users" in log and "(a link: chmod" in log, log
         assert f"{frozen} stays readable" in log and "(Read-only file system)" in log, log
         assert "mallory" not in log
+        os.chmod(searchable, 0o711)  # reopened while the batch runs
         again = sandbox.choose([REPO], private=[link, searchable, frozen])  # another grading
         assert "2 of the class's paths" in again.notice and capsys.readouterr().err == ""
+        assert stat.S_IMODE(searchable.stat().st_mode) == 0o710  # closed again
         shutil.rmtree(hidden)
     finally:
         shutil.rmtree(home, ignore_errors=True)
