@@ -430,12 +430,14 @@ def name_list(ids: list[str], shown: int = 10) -> str:
     return ", ".join(ids[:shown]) + more
 
 
-def _stale_line(stale: list[str], out: Path) -> str:
-    """The line naming the results in DIR that the gradebook left out (module docstring)."""
+def _stale_line(stale: list[str], out: Path, who: str = "batch") -> str:
+    """The line naming the results in DIR that the gradebook left out (module docstring);
+    ``who``: the command that says it ("slurm": before its jobs, of the class it names)."""
     names = name_list(stale)
     return (
-        f"batch: {len(stale)} earlier result(s) in {manifest.display_path(out)} are not in "
-        f"this batch and are left out of the gradebook: {names} (their folders are kept; "
+        f"{who}: {len(stale)} earlier result(s) in {manifest.display_path(out)} are not in "
+        f"this {'batch' if who == 'batch' else 'class'} and are left out of the gradebook: "
+        f"{names} (their folders are kept; "
         "name them too to list them; to grade a few students again and keep every row, name "
         "the whole class with --regrade ID for each)"
     )

@@ -249,7 +249,7 @@ def node_local(root: Path, out: Path, subs: list[batch.Submission]) -> list[str]
     """The paths the jobs need that lie in a ``NODE_LOCAL`` folder: the course tree, this
     grader's folder, its Python (``sys.executable``), ``out`` and the submissions (at most
     three of them named, then a count)."""
-    named = [("the course tree", root), ("the grader", GRADER_HOME),
+    named = [("the course tree", root), ("the grader's package", GRADER_HOME),
              ("its Python", Path(sys.executable)), ("--out", out)]
     found = [f"{what} {path}" for what, path in named if _under(path, NODE_LOCAL)]
     local = [s for s in subs if _under(s.path, NODE_LOCAL)]
@@ -352,6 +352,9 @@ def submit(
               "clusters give each node its own: jobs on other nodes would not find them. Keep "
               "the course tree, the grader's Python, the class and --out on a file system "
               "every node mounts (README, \"Grading on a Slurm cluster\")", file=err)
+    stale = batch.stale_ids(out, lab, [s.id for s in subs])
+    if stale:  # the merge's gradebook lists the class named here only: say so now
+        print(batch._stale_line(stale, out, "slurm"), file=err)
     kept = sorted({s.id for s in subs} - {s.id for s in todo})
     print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "
           f"(at most {o.max_parallel} at once); scripts in {folder}"

@@ -104,6 +104,11 @@ def test_regrade_submits_those_students_again_and_each_task_grades_its_own(
     assert (folder / "shard-0.txt").read_text().splitlines() == [str(subs[1])]
     assert json.loads((folder / "regrade.json").read_text()) == ["bob"]
     assert f"--regrade-from {folder / 'regrade.json'}" in (folder / "grade.sbatch").read_text()
+    # naming part of the class: the merge's gradebook would leave the others out, said now
+    code, _, err = grade_cli(capsys, "slurm", lab, subs[0], "--out", out, "--regrade", "alice",
+                             "--dry-run")
+    assert code == 0 and "slurm: 2 earlier result(s) in" in err, err
+    assert "are not in this class and are left out of the gradebook: bob, carol" in err, err
     code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "o2",
                              "--regrade", "bobb", "--dry-run")
     assert code == 2 and "--regrade 'bobb'" in err and "the nearest: 'bob'" in err, err
@@ -382,7 +387,7 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
     subs = _class(fake_root, tmp_path)
     out = tmp_path / "out"
     args = ["slurm", fake_root / "labs" / "9.1-fake", *subs, "--out", out,
-            "--gpus-per-task", "1", "--max-parallel", "2", "--seed", "1"]
+            "--gpus-per-task", "1", "--max-parallel", "2", "--seed", "1", "--mem", "256M"]
     code, _, err = grade_cli(capsys, *args)
     assert code == 0, err
     last = slurm.read_jobs(out / "slurm")[-1]
