@@ -176,7 +176,6 @@ class Grading:
     def __init__(self, lab_dir: Path, options: Options):
         self.lab_dir = Path(lab_dir)
         self.options = options
-        self._report_waits = False  # the report lacks only figures a GPU run gives (_report)
         root = course.find_root(self.lab_dir.absolute().parent)
         if root is None:
             raise GraderError(
@@ -600,7 +599,6 @@ class Grading:
         result.info = found.info + (f" ({found.note})" if found.note else "")
         result.messages = found.messages
         result.sections = found.sections
-        self._report_waits = writeup.waits_for_gpu(found)
 
     def _report_without_a_gpu(self) -> None:
         """A report filled in but for sections that say "not measured: no GPU"
@@ -609,7 +607,7 @@ class Grading:
         as the template and the handout promise, instead of being lost. Where a GPU ran,
         the sections' figures were there to measure, and the points stay lost."""
         result = self.grade.report
-        if result is None or not self._report_waits:
+        if result is None or not writeup.waits_for_gpu(result.sections):
             return
         waiting = [r["heading"] for r in result.sections if r["status"] == "not_measured"]
         if any(st.name == "device" and st.status == Status.NOT_RUN for st in self.grade.steps):
@@ -619,10 +617,7 @@ class Grading:
                 f"figures of {len(waiting)} wait for a run on a GPU"
             )
         else:  # a GPU ran: the figures were there to measure
-            result.messages = [
-                m.replace("its figures wait for a run on a GPU", "give the figures of this run")
-                for m in result.messages
-            ]
+            result.messages = writeup.measured_on_gpu(result.messages)
 
     def _symbols(self, objects, src: Path, out_dir: Path, nvcc) -> bool | None:
         """True: trusted; False: failed (submission zeroed); None: nm missing."""
@@ -1438,7 +1433,7 @@ class Grading:
         ]
         report_ = self.grade.report
         if report_ is not None and report_.max > 0 and report_.points is None:
-            why = report_.info if self._report_waits else "not checked"
+            why = report_.info if writeup.waits_for_gpu(report_.sections) else "not checked"
             self.grade.not_run.append(f"{report_.file} (filled in) — {why}")
 
 

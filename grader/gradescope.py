@@ -94,6 +94,21 @@ def _pending_reason(ex: ExerciseResult, part: Part) -> str:
     return f"its points need every correctness case to pass, and correctness did not run ({why})"
 
 
+def _pending_test(
+    name: str, number: str, lines: list[str], tags: list[str], points: int, reason: str
+) -> dict:
+    """A test whose ``points`` are pending (module docstring): no score, no max_score and
+    no status, tagged "pending", its ``extra_data`` saying how many and why."""
+    return {
+        "name": name,
+        "number": number,
+        "output": "\n".join(lines) + "\n",
+        "visibility": "visible",
+        "tags": [*tags, State.PENDING.value],
+        "extra_data": {"pending": True, "max_score": points, "reason": reason},
+    }
+
+
 def _test(ex: ExerciseResult, number: str, part: Part) -> dict:
     lines = [report._status_line(part.name, part).strip()]
     lines.extend(line.strip() for line in report._part_details(part))
@@ -110,14 +125,10 @@ def _test(ex: ExerciseResult, number: str, part: Part) -> dict:
             "lost, and the score is not final until "
             + ("correctness runs" if ran(part.status) else "it runs"),
         )
-        return {
-            "name": f"{ex.name}: {part.name} ({part.max} points pending: {waits})",
-            "number": number,
-            "output": "\n".join(lines) + "\n",
-            "visibility": "visible",
-            "tags": [ex.name, part.name, State.PENDING.value],
-            "extra_data": {"pending": True, "max_score": part.max, "reason": reason},
-        }
+        return _pending_test(
+            f"{ex.name}: {part.name} ({part.max} points pending: {waits})", number, lines,
+            [ex.name, part.name], part.max, reason,
+        )
     if st is State.LOST_NOT_RUN:  # it did not run, yet its 0 is known: a certain loss
         lines.insert(0, f"not run: {part.reason or 'unknown'} — {LOST_FOR_CERTAIN_TEXT}")
     passed = st is State.EARNED and part.status == Status.PASSED
@@ -155,16 +166,10 @@ def _report_tests(r: ReportResult, group: int) -> list[dict]:
         reason = r.info or "not checked"
         lines = [f"pending: {reason}; its {r.max} points are neither earned nor lost",
                  report._filled_line(r), *(f"=> {m}" for m in r.messages)]
-        tests.append(
-            {
-                "name": f"{r.file}: filled in ({r.max} points pending)",
-                "number": f"{group}.{len(tests) + 1}",
-                "output": "\n".join(lines) + "\n",
-                "visibility": "visible",
-                "tags": ["report", "filled", State.PENDING.value],
-                "extra_data": {"pending": True, "max_score": r.max, "reason": reason},
-            }
-        )
+        tests.append(_pending_test(
+            f"{r.file}: filled in ({r.max} points pending)", f"{group}.{len(tests) + 1}", lines,
+            ["report", "filled"], r.max, reason,
+        ))
     elif r.max > 0:
         lines = [report._filled_line(r), *(f"=> {m}" for m in r.messages)]
         passed = state(r) is State.EARNED and r.status == Status.PASSED

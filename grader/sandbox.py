@@ -205,13 +205,13 @@ class Sandbox:
         keep = [os.path.abspath(p) for p in (*readable, workdir) if p is not None]
         keep += [os.path.realpath(p) for p in keep]
         for path in self.hidden:
-            if any(Path(k).is_relative_to(h) for k in keep
-                   for h in (path, os.path.realpath(path))):
+            real = os.path.realpath(path)
+            if any(Path(k).is_relative_to(h) for k in keep for h in (path, real)):
                 continue
             # hidden where the path as named leads (a course reached by a link in /opt: the
             # link's target, _bindable) and where it really is: a course that lives in a
             # system folder, named through a link elsewhere, is seen there too (a review)
-            for place in dict.fromkeys((_bindable(path), os.path.realpath(path))):
+            for place in dict.fromkeys((_bindable(path), real)):
                 if os.path.isdir(place):
                     args += ["--tmpfs", place, "--remount-ro", place]
                 elif os.path.isfile(place):  # a file reads as empty

@@ -255,7 +255,7 @@ def node_local(root: Path, out: Path, subs: list[batch.Submission]) -> list[str]
     local = [s for s in subs if _under(s.path, NODE_LOCAL)]
     if local:
         found.append(f"the submissions ({batch.name_list([str(s.path) for s in local], 3)})")
-    return list(dict.fromkeys(found))
+    return found
 
 
 def _under(path: Path, folders: tuple[str, ...]) -> bool:

@@ -245,24 +245,33 @@ def check(spec: ReportSpec, data: bytes | None, problem: str | None = None) -> C
     return out
 
 
-# what the template asks a student without a GPU to write where a figure belongs, in a line of
-# the student's own (``_says_not_measured``): such a section waits for a GPU run
-# (``waits_for_gpu``)
-
-
 def _says_not_measured(lines: list[str]) -> bool:
-    """Whether the student's own ``lines`` say "not measured: no GPU": case, white space
-    (line breaks too), emphasis marks and the spacing or dash around the colon aside
-    (``**not measured** - no GPU``)."""
+    """Whether the student's own ``lines`` say "not measured: no GPU", what the template asks
+    of a student without a GPU where a figure belongs: case, white space (line breaks too),
+    emphasis marks and the spacing or dash around the colon aside (``**not measured** - no
+    GPU``)."""
     text = " ".join(" ".join(lines).translate(_EMPHASIS).casefold().split())
     return re.search(r"not measured\s*[:\-–—]\s*no gpu", text) is not None
 
 
-def waits_for_gpu(found: Checked) -> bool:
-    """Whether ``found`` failed only for sections that say "not measured: no GPU" where a
-    figure belongs: a report that is filled in but for the figures a GPU run gives."""
-    bad = [r["status"] for r in found.sections if r["status"] != "ok"]
+def waits_for_gpu(sections: list[dict]) -> bool:
+    """Whether a check's ``sections`` rows (``Checked.sections``) failed only for sections
+    that say "not measured: no GPU" where a figure belongs: a report that is filled in but
+    for the figures a GPU run gives."""
+    bad = [r["status"] for r in sections if r["status"] != "ok"]
     return bool(bad) and all(b == "not_measured" for b in bad)
+
+
+# what a not_measured section's message says while no GPU has run the code, and what it says
+# once one has (``measured_on_gpu``)
+_WAITS = "its figures wait for a run on a GPU"
+_MEASURE = "give the figures of this run"
+
+
+def measured_on_gpu(messages: list[str]) -> list[str]:
+    """``check``'s messages for a grading where a GPU ran the code: a not_measured section's
+    figures were there to measure, so its message asks for them."""
+    return [m.replace(_WAITS, _MEASURE) for m in messages]
 
 
 _SAYS = {
@@ -271,5 +280,5 @@ _SAYS = {
     "empty": "is empty",
     "template": "still holds only the template's text: write your own",
     "no_number": "quotes no number of yours: give the measured figures",
-    "not_measured": "says 'not measured: no GPU': its figures wait for a run on a GPU",
+    "not_measured": f"says 'not measured: no GPU': {_WAITS}",
 }

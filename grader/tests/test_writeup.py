@@ -616,4 +616,4 @@ def test_not_measured_is_the_students_own_line(tmp_path, line, waits):
     found = writeup.check(spec, text.encode())
     first = found.sections[0]["status"]
     assert first == ("not_measured" if waits else "no_number"), found.sections
-    assert writeup.waits_for_gpu(found) == waits
+    assert writeup.waits_for_gpu(found.sections) == waits
