@@ -1,11 +1,12 @@
-"""Source warnings: likely mistakes a lab can see in the student files before anything runs.
+r"""Source warnings: likely mistakes a lab can see in the student files before anything runs.
 
 Some mistakes only fail at run time — ``cudaMemcpyToSymbol(&c_coef, ...)`` compiles, links
 and passes every static check, then fails with "invalid device symbol" on a GPU — so a
 student without a GPU would never hear of them. ``[[exercise.lint]]`` in lab.toml lists
-regexes with a message; each is searched in every line of the student files with comments
+regexes with a message; each is searched in the text of the student files with comments
 removed (``//`` to the end of the line, ``/* ... */``; string and character literals are
-kept as they are). A match becomes a warning in the report ("kernels.cu:48: ..."): no
+kept as they are), newlines included: ``\s`` and a negated class such as ``[^;]`` cross
+lines, ``.`` does not. A match becomes a warning in the report ("kernels.cu:48: ..."): no
 points are given or taken, the checks that decide the grade are unchanged.
 """
 
@@ -109,6 +110,15 @@ def _early_returns_in(first: int, text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _match_lines(pattern: re.Pattern, lines: list[str]) -> list[int]:
+    """The 1-based lines on which a match of ``pattern`` starts in ``lines`` joined by
+    newlines, each once: a call split over lines (``cudaMemcpy(d_dst,\\n d_src, ...)``) is
+    searched as one text, as the compiler reads it."""
+    text = "\n".join(lines)
+    starts = (text.count("\n", 0, m.start()) + 1 for m in pattern.finditer(text))
+    return sorted(set(starts))
+
+
 def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     """Per exercise, one line per match of its lint rules in the student files under
     ``src`` ("kernels.cu:48: <message>"), in file and line order, and one per ``return``
@@ -126,9 +136,8 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
         for rule in ex.lint:
             pattern = re.compile(rule.pattern)
             for name, lines in sources.items():
-                for number, line in enumerate(lines, start=1):
-                    if pattern.search(line):
-                        found.setdefault(ex.name, []).append(f"{name}:{number}: {rule.message}")
+                for number in _match_lines(pattern, lines):
+                    found.setdefault(ex.name, []).append(f"{name}:{number}: {rule.message}")
         for name, kernels in bodies.items():
             if ex.kernel in kernels:
                 for ret, bar in _early_returns_in(*kernels[ex.kernel]):

@@ -268,6 +268,8 @@ def test_the_cuda_array_rule_finds_its_fixture_and_no_other(tmp_path):
         ("cudaMemcpyAsync(d + 0, h_stage, bytes, cudaMemcpyHostToDevice, st[s]);", True),
         ("overlap_kernel<<<blocks, 256, 0, st[s]>>>(d_stage, d_out + off, len);", True),
         ("cudaMemcpyAsync((void *)d_stage, h + 0, bytes, cudaMemcpyHostToDevice, st[s]);", True),
+        ("cudaMemcpyAsync(d_stage,\n    h + 0, bytes, cudaMemcpyHostToDevice, st[s]);", True),
+        ("cudaMemcpyAsync(\n    h_stage, d_in + off, bytes, cudaMemcpyDeviceToHost, st[s]);", True),
         ("float *h = slice_of(h_stage, s, chunk);", False),
         ("    h_stage, s, chunk);", False),  # a helper's call split over lines
         ("cudaMemcpyAsync(at(s, d_stage), h, bytes, cudaMemcpyHostToDevice, st[s]);", False),
@@ -288,3 +290,36 @@ def test_the_shared_staging_warning_reads_copies_launches_and_assignments(tmp_pa
     (sub / "kernels.cu").write_text(text.replace(anchor, f"{line}\n{anchor}"))
     found = lint.warnings(lab, sub).get("overlap", [])
     assert any("its own slice" in w for w in found) == warned, found
+
+
+@pytest.mark.parametrize(
+    ("copy", "warned"),
+    [
+        ("cudaMemcpy(d_dst, d_src, n * sizeof(float), cudaMemcpyDeviceToDevice);", True),
+        ("cudaMemcpy(d_dst, d_src, n * sizeof(float), cudaMemcpyDefault);", True),
+        ("cudaMemcpyAsync((void *)d_dst, (const void *)d_src, n * 4, cudaMemcpyDefault, 0);", True),
+        ("cudaMemcpy(d_dst,\n           d_src, n * sizeof(float), cudaMemcpyDefault);", True),
+        ("cudaMemcpy(h_buf, d_src, n * sizeof(float), cudaMemcpyDefault);\n"
+         "    cudaMemcpy(d_dst, h_buf, n * sizeof(float), cudaMemcpyDefault);", False),
+    ],
+)
+def test_the_device_to_device_warning_reads_the_pointers_and_split_calls(tmp_path, copy, warned):
+    """Lab 3.2a's lint: a device-to-device copy is warned of whether its kind is named or
+    inferred from the pointers (``cudaMemcpyDefault``, a review's finding), and over lines;
+    a round trip through h_buf with ``cudaMemcpyDefault`` is not. Each warning is given once,
+    on the line where the call starts."""
+    lab = manifest.load(REPO / "labs" / "3.2-global-memory")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    text = (REPO / "solutions" / "3.2-global-memory" / "kernels.cu").read_text()
+    old = """    cudaMemcpy(h_buf, d_src, n * sizeof(float), cudaMemcpyDeviceToHost);
+    cudaMemcpy(d_dst, h_buf, n * sizeof(float), cudaMemcpyHostToDevice);
+"""
+    assert text.count(old) == 1
+    (sub / "kernels.cu").write_text(text.replace(old, f"    {copy}\n"))
+    found = [w for w in lint.warnings(lab, sub).get("host_copy", []) if "skips the link" in w]
+    if not warned:
+        assert found == []
+        return
+    line = text[: text.index(old)].count("\n") + 1
+    assert found == [f"kernels.cu:{line}: " + found[0].split(": ", 1)[1]], found
