@@ -19,9 +19,11 @@ constructor, a bug in the allow-list). ``Sandbox.wrap`` runs a command under ``b
   the paths the run needs to read re-bound read-only (the lab binary's folder, which lies
   in the grading's temporary directory), and the run's own work directory (where the run
   document is written) the only writable place;
-- every course's ``solutions/`` and its build outputs but the course library
+- every course's ``solutions/``, its build outputs but the course library
   (``build/<lab>/solution/`` holds the compiled reference, ``build/dist/`` the Gradescope
-  zip) hidden under an empty tmpfs, its ``labs/*/hidden.toml`` shown empty; so are a
+  zip), what the student release leaves out (``grader.dist.EXCLUDED``: alternatives and
+  known-bad patches that quote answers) and ``.git`` (its objects hold all of them) hidden
+  under an empty tmpfs, its ``labs/*/hidden.toml`` shown empty; so are a
   batch's ``--out`` and its class's submissions where a run would see them (kept inside the
   course tree or a system folder: other students' grades and work);
 - ``--unshare-net`` (no network, not even the host's loopback), ``--unshare-pid`` (when the
@@ -45,7 +47,8 @@ and every run of one grading's submission code switch to an unprivileged user an
 that grading's own (an unused id from ``USER_IDS``, one per ``choose``: two submissions of
 a batch never share one), with util-linux's ``setpriv`` after the run has joined its
 cgroup, and ``--no-new-privs``. The course's hidden paths (``hidden``: solutions/,
-labs/*/hidden.toml, build outputs but the course library) are made unreadable to other
+labs/*/hidden.toml, build outputs but the course library, what the release leaves out,
+.git) are made unreadable to other
 users when the sandbox is chosen (``chmod o-rwx``: their owner keeps every right); the
 run's work directory is given to the grading's user, and the folders it must read (the
 grading's temporary folder) to its group. That user cannot write the course tree or the
@@ -88,6 +91,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import tools
+from grader.dist import EXCLUDED as RELEASE_EXCLUDED
 from grader.errors import GraderError
 
 ENV = "GRADER_SANDBOX"
@@ -124,7 +128,7 @@ class Sandbox:
     kind: str
     reason: str = ""  # why there is no sandbox (kind "none")
     bwrap: str | None = None
-    hidden: tuple[str, ...] = ()  # shown empty: solutions/ folders, labs/*/hidden.toml files
+    hidden: tuple[str, ...] = ()  # shown empty: solutions/, hidden.toml, .git, ... (choose)
     # course trees shown read-only even when they live under /tmp, which the sandbox
     # replaces with a fresh tmpfs (a CI clone or a grading copy may well be there)
     visible: tuple[str, ...] = ()
@@ -481,12 +485,18 @@ def choose(roots=(), default: str = "none", private=()) -> Sandbox:
         return Sandbox("none", why, off=True)
     # solutions/ folders, the instructor-only labs/*/hidden.toml files, and the course's
     # build outputs but its library (build/common): build/<lab>/solution/ holds the compiled
-    # reference, build/dist/ the Gradescope zip with the hidden cases
+    # reference, build/dist/ the Gradescope zip with the hidden cases; and what the student
+    # release leaves out because it gives answers away (grader.dist.EXCLUDED: whole correct
+    # alternatives, known-bad patches that quote the solution, bench variants), with .git,
+    # whose objects hold every one of them (a red-team review read solutions/ and hidden.toml
+    # through `git show` inside the sandbox)
     hidden = []
     for root in [*roots, REPO]:
         built = sorted(p for p in Path(root).glob("build/*") if p.name != "common")
         hidden_toml = sorted(Path(root).glob("labs/*/hidden.toml"))
-        for path in [Path(root) / "solutions", *hidden_toml, *built]:
+        released_without = [Path(root) / d.rstrip("/") for d in (*RELEASE_EXCLUDED, ".git")]
+        present = [p for p in released_without if os.path.lexists(p)]
+        for path in [Path(root) / "solutions", *hidden_toml, *built, *present]:
             path = os.path.abspath(path)
             if path not in hidden:
                 hidden.append(path)

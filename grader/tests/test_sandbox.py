@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import run, sandbox
+from grader import dist, run, sandbox
 from grader.errors import GraderError
 from helpers import REPO
 
@@ -383,6 +383,20 @@ int main(int argc, char **argv) {
     return 0;
 }
 """
+
+
+def test_what_the_release_leaves_out_and_git_are_hidden(box, tmp_path):
+    """What the student release leaves out because it gives answers away (dist.EXCLUDED:
+    correct alternatives, known-bad patches quoting the solution, bench variants) and .git,
+    whose objects hold solutions/ and every hidden.toml, list empty in a run (a red-team
+    review printed the solution with `git show` inside the sandbox)."""
+    names = [d.rstrip("/") for d in (*dist.EXCLUDED, ".git")]
+    present = [REPO / n for n in names if (REPO / n).is_dir() and any((REPO / n).iterdir())]
+    assert REPO / "grader" / "tests" / "alternatives" in present  # the check is not empty
+    exe = cc(tmp_path / "bin", "list", LIST)
+    for path in present:
+        assert str(path) in box.hidden
+        assert boxed(box, exe, tmp_path / "work", str(path)).stdout == "0\n", path
 
 
 def test_hidden_cases_file_reads_empty(box, tmp_path):
