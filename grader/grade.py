@@ -34,6 +34,7 @@ import functools
 import math
 import os
 import tempfile
+import subprocess
 import threading
 import time
 from collections.abc import Sequence
@@ -54,6 +55,7 @@ from grader import (
     diagnose,
     gpu_lock,
     harness,
+    launches,
     lint,
     manifest,
     sandbox,
@@ -670,9 +672,15 @@ class Grading:
         ]
         self.step("spaces", Status.INFO, [*found, f"(SASS read with {cuobjdump.path})"])
         sources = " or ".join(n for n in self.lab.student_files if n.endswith(".cu"))
+        reach = self._launches(cu_objects, dumped, wanted)
+        if isinstance(reach, str):
+            for ex in wanted:
+                _set_not_run(self.results[ex.name].parts, ("static",), reach, Status.SKIPPED)
+            return
         for ex in wanted:
             part = self.results[ex.name].parts["static"]
             res = sass.check_kernel(dumped, ex.kernel, ex.static, sources or "the student files")
+            launches.check(res, reach, dumped, ex, sources or "the student files")
             part.status = Status.PASSED if res.passed else Status.FAILED
             part.fraction = 1 if res.passed else 0
             part.messages = res.messages
@@ -680,6 +688,21 @@ class Grading:
             part.details = [{"kernel": ex.kernel, "missing": res.missing, "found": res.forbidden}]
             if not res.passed:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
+
+    def _launches(self, cu_objects, dumped, wanted) -> launches.Reach | str:
+        """Which kernels each exercise's launchers launch (grader.launches), or why that
+        could not be read: a static check that cannot tie the kernel it reads to the
+        launcher's is not run (a named kernel that nothing launches passed it: a red-team
+        review)."""
+        objdump = tools.find("objdump")
+        if objdump is None:
+            return tools.not_found("objdump") + ": which kernel each launcher launches"
+        kernels = {fn.mangled for fn in dumped.functions}
+        names = sorted({name for ex in wanted for name in ex.launchers})
+        try:
+            return launches.read(objdump.path, cu_objects, names, kernels)
+        except (OSError, subprocess.SubprocessError) as e:
+            return f"objdump could not read the host code of the student files ({e})"
 
     def _probe(self) -> None:
         # the device's facts come from the judge, and first: without a device none of the

@@ -29,6 +29,7 @@ INSTALL_HINTS = {
     "compute-sanitizer": "install the CUDA toolkit's compute-sanitizer",
     "ncu": "install the CUDA toolkit's Nsight Compute (ncu)",
     "nm": "install binutils",
+    "objdump": "install binutils",
     "c++filt": "install binutils",
 }
 
@@ -87,7 +88,7 @@ def find(name: str, env: dict[str, str] | None = None) -> Tool | None:
     on_path = shutil.which(name, path=env.get("PATH"))
     if on_path:
         return Tool(on_path)
-    if name in ("nm", "c++filt"):
+    if name in ("nm", "c++filt", "objdump"):
         return None
     dirs = _cuda_dirs(env)
     if name == "compute-sanitizer":

@@ -179,7 +179,7 @@ def test_forged_result_line_on_stdout_is_ignored(fake_root, fake_gpu, capsys, tm
     )
     head = "#include <cstdio>\n"
     text = (fake_root / SOLUTION).read_text()
-    start = text.index("// BEGIN SOLUTION\n    for (int i = 0; i < rows * cols")
+    start = text.index("    for (int i = 0; i < rows * cols", text.index("// BEGIN SOLUTION"))
     end = text.index("// END SOLUTION", start)
     body = f'printf("%s\\n", {json.dumps(forged)});\n    *speed = 99.0;\n    '
     sub = submission(tmp_path / "sub", head + text[:start] + body + text[end:])

@@ -1,5 +1,6 @@
 /* kernels.cu — the fake lab's student file (grader/tests/fakelab/README.md). The kernel is
- * compiled for the static checks only; the launchers compute on the host. */
+ * compiled for the static checks only (the launch of scale_kernel is never taken: the static
+ * check reads that scale launches it, grader/launches.py); the launchers compute on the host. */
 #include "fake.h"
 
 #define TILE 32

@@ -1,5 +1,6 @@
 /* kernels.cu — the fake lab's student file (grader/tests/fakelab/README.md). The kernel is
- * compiled for the static checks only; the launchers compute on the host. */
+ * compiled for the static checks only (the launch of scale_kernel is never taken: the static
+ * check reads that scale launches it, grader/launches.py); the launchers compute on the host. */
 #include "fake.h"
 
 #define TILE 32
@@ -20,6 +21,9 @@ __global__ void scale_kernel(const float *in, float *out, int n) {
 extern "C" int scale(const float *in, float *out, int rows, int cols, double *speed) {
     /* TODO(9.1a): out = 2 * in + 1. */
     // BEGIN SOLUTION
+    if (rows < 0) { /* never here: a real lab's launch, which the static check looks for */
+        scale_kernel<<<1, TILE>>>(in, out, 0);
+    }
     for (int i = 0; i < rows * cols; ++i) {
         out[i] = 2.0f * in[i] + 1.0f;
     }

@@ -1,0 +1,215 @@
+"""Which kernels each launcher launches, read from the host code of the student's objects.
+
+The static rules (lab.toml ``[exercise.static]``) read the SASS of the kernel that bears the
+exercise's name. Nothing else tied that kernel to the one the launcher starts: a red-team
+review defined a ``conv2d_tiled_kernel`` with a shared tile and a barrier that nothing
+launched, had ``conv2d_tiled`` launch a copy of the naive baseline under another name, and
+the static check passed. The launcher is host code in the same object, so the grader reads it
+(it never runs it): ``objdump -d -r`` gives each host function's references (calls, jumps,
+addresses taken: through a relocation, or resolved by the assembler within a section), and
+``objdump -r`` those of the data sections (a table of kernel pointers). A kernel's host-side
+symbol has the kernel's own mangled name (nvcc's stub, which passes its own address to
+``cudaLaunchKernel``; ``kernel<<<...>>>``, ``cudaLaunchKernel((void *)kernel, ...)`` and a
+pointer to it all refer to it), so a kernel is launched by a launcher when its symbol is
+reachable from the launcher's (``extern "C"``, unmangled) through these references.
+
+The reading errs toward "launched": a launch under a condition never true counts, a reference
+into a data section that no symbol covers reaches everything the section's relocations name,
+and a function's ``.cold`` part is the function. It misses only an address computed from
+another symbol's (pointer arithmetic), which is why ``Reach.unreached`` lists the kernels no
+launcher reaches.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import sass
+
+_SYMBOL = re.compile(
+    r"^([0-9a-f]+) (.{7}) (\S+)\s+([0-9a-f]+)\s+(?:\.hidden |\.protected |\.internal )?(\S+)$"
+)
+_FUNCTION_HEAD = re.compile(r"^([0-9a-f]+) <(.+)>:$")
+_INLINE_RELOC = re.compile(r"\s[0-9a-f]+: (R_\S+)\s+(\S+)")
+_TARGET = re.compile(r"<([^<>+]+)(?:\+0x[0-9a-f]+)?>")
+_RECORDS = re.compile(r"^RELOCATION RECORDS FOR \[(.+)\]:$")
+_RECORD = re.compile(r"^([0-9a-f]+)\s+(R_\S+)\s+(\S+)$")
+_ADDEND = re.compile(r"^(.+?)([+-]0x[0-9a-f]+)?$")
+# sections whose relocations are never references of the program's code
+_NOT_PROGRAM = (".eh_frame", ".debug", ".rela", ".init_array", ".fini_array", ".note")
+
+
+@dataclass
+class Reach:
+    """``launched``: per launcher (its symbol), the mangled names of the kernels it reaches;
+    ``unreached``: the kernels (mangled) that no launcher reaches; ``missing``: launchers not
+    defined in the objects read."""
+
+    launched: dict[str, set[str]] = field(default_factory=dict)
+    unreached: set[str] = field(default_factory=set)
+    missing: set[str] = field(default_factory=set)
+
+
+class Graph:
+    """References between the symbols of host objects: nodes are symbol names (a local
+    symbol is named ``<object index>:<name>``, a ``.cold`` part by its function's name)."""
+
+    def __init__(self) -> None:
+        self.edges: dict[str, set[str]] = {}
+        # per (object, section): [(start, end, node)] of its symbols, for section+offset targets
+        self._spans: dict[tuple[int, str], list[tuple[int, int, str]]] = {}
+        self._names: dict[tuple[int, str], str] = {}  # (object, symbol) -> node
+
+    def add_symbols(self, k: int, table: str) -> None:
+        """The symbols of object ``k`` from ``objdump -t -w`` (section and file symbols
+        left out: a reference to a section is resolved by offset, ``target``)."""
+        rows = []
+        for line in table.splitlines():
+            m = _SYMBOL.match(line)
+            if m and m.group(3) not in ("*UND*", "*ABS*") and m.group(2)[5] != "d":
+                rows.append(m.groups())
+        local = {name: flags[0] == "l" for _, flags, _, _, name in rows}
+        for value, flags, section, size, name in rows:
+            base = name.removesuffix(".cold")
+            base = base if base in local else name
+            node = f"{k}:{base}" if local[base] else base
+            self._names[(k, name)] = node
+            span = (int(value, 16), int(value, 16) + max(int(size, 16), 1), node)
+            self._spans.setdefault((k, section), []).append(span)
+
+    def node(self, k: int, name: str) -> str:
+        return self._names.get((k, name), name)
+
+    def target(self, k: int, text: str, kind: str = "") -> str:
+        """The node a relocation's value (``sym``, ``sym-0x4``, ``.bss+0xc``) of type
+        ``kind`` refers to: a symbol, the symbol of its section that holds the offset, or
+        the whole section (``section:<object>:<name>``). An x86-64 PC-relative addend is
+        the target less the bytes from the field to the instruction's end: 4, or more when
+        an immediate follows."""
+        name, addend = _ADDEND.match(text).groups()
+        if (k, name) in self._names:
+            return self._names[(k, name)]
+        spans = self._spans.get((k, name))
+        if spans is None:
+            return name  # a symbol of another object (or undefined: an API function)
+        off = int(addend or "0", 16)
+        relative = kind.startswith(("R_X86_64_PC", "R_X86_64_PLT"))
+        for at in (off + 4, off + 5, off + 6, off + 8) if relative else (off,):
+            for start, end, node in spans:
+                if start <= at < end:
+                    return node
+        return f"section:{k}:{name}"
+
+    def link(self, src: str, dst: str) -> None:
+        if src != dst:
+            self.edges.setdefault(src, set()).add(dst)
+
+    def add_code(self, k: int, disassembly: str) -> None:
+        """The references of object ``k``'s functions from ``objdump -d -r -w``."""
+        current = None
+        for line in disassembly.splitlines():
+            head = _FUNCTION_HEAD.match(line)
+            if head:
+                current = self.node(k, head.group(2))
+                continue
+            if current is None:
+                continue
+            reloc = _INLINE_RELOC.search(line)
+            if reloc:  # the operand is this relocation's; a <...> on the line is a placeholder
+                self.link(current, self.target(k, reloc.group(2), reloc.group(1)))
+                continue
+            for name in _TARGET.findall(line):
+                self.link(current, self.node(k, name))
+
+    def add_data(self, k: int, records: str) -> None:
+        """The references of object ``k``'s data from ``objdump -r -w`` (code sections are
+        read by ``add_code``): from the symbol holding each record, and from the section."""
+        section = None
+        for line in records.splitlines():
+            head = _RECORDS.match(line)
+            if head:
+                section = head.group(1)
+                skip = section.startswith(_NOT_PROGRAM) or section.startswith(".text")
+                continue
+            m = _RECORD.match(line)
+            if not m or section is None or skip:
+                continue
+            dst = self.target(k, m.group(3), m.group(2))
+            self.link(f"section:{k}:{section}", dst)
+            holder = self.target(k, f"{section}+0x{m.group(1)}")
+            if not holder.startswith("section:"):
+                self.link(holder, dst)
+
+    def reachable(self, start: str) -> set[str]:
+        seen, todo = {start}, [start]
+        while todo:
+            for nxt in self.edges.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+
+def objdump(path: str, obj: Path, *flags: str) -> str:
+    """``objdump -w FLAGS OBJ``'s output; OSError or CalledProcessError when it fails."""
+    args = [path, "-w", *flags, str(obj)]
+    return subprocess.run(args, capture_output=True, text=True, check=True, timeout=60).stdout
+
+
+def read(tool: str, objects: list[Path], launchers: list[str], kernels: set[str]) -> Reach:
+    """Which of ``kernels`` (mangled names, from the SASS) each of ``launchers`` (host
+    symbols) reaches in the host code of ``objects``, read with the objdump at ``tool``."""
+    graph = Graph()
+    for k, obj in enumerate(objects):
+        graph.add_symbols(k, objdump(tool, obj, "-t"))
+    for k, obj in enumerate(objects):
+        graph.add_code(k, objdump(tool, obj, "-d", "-r", "--no-show-raw-insn"))
+        graph.add_data(k, objdump(tool, obj, "-r"))
+    defined = {node for node in graph._names.values()}
+    out = Reach()
+    for launcher in launchers:
+        if launcher not in defined:
+            out.missing.add(launcher)
+            continue
+        # a kernel of one file only (static, or a template's instance) is a local symbol
+        reached = {node.partition(":")[2] or node for node in graph.reachable(launcher)}
+        out.launched[launcher] = reached & kernels
+    out.unreached = kernels - set().union(*out.launched.values())
+    return out
+
+
+def check(res: sass.StaticResult, reach: Reach, dumped: sass.Dump, ex, sources: str) -> None:
+    """Adds to ``res`` (the static rules applied to ``ex.kernel``) what the launchers of
+    ``ex`` launch: the named kernel must be one of them, and every other kernel they launch
+    is held to the same rules (its findings named after it). ``res`` fails on either; the
+    check is left out when no launcher of ``ex`` is in the objects read (a lab whose
+    launchers lie in the course's code)."""
+    present = [name for name in ex.launchers if name not in reach.missing]
+    if not present:
+        return
+    launched = set().union(*(reach.launched.get(name, set()) for name in present))
+    named = {fn.mangled for fn in dumped.instances(ex.kernel)}
+    by = " or ".join(present)
+    if named and not named & launched:
+        others = sorted({sass.plain_name(m) for m in launched})
+        res.passed = False
+        res.messages.append(
+            f"{by} does not launch {ex.kernel}"
+            + (f" (it launches {', '.join(others)})" if others else "")
+            + f": the static rules read {ex.kernel}'s SASS, so {by} must launch that kernel "
+            f"(keep its name from the skeleton, in {sources})"
+        )
+    for name in sorted({sass.plain_name(m) for m in launched - named}):
+        other = sass.check_kernel(dumped, name, ex.static, sources)
+        if other.passed:
+            continue
+        res.passed = False
+        res.missing.extend(p for p in other.missing if p not in res.missing)
+        res.forbidden.extend(p for p in other.forbidden if p not in res.forbidden)
+        res.messages.extend(
+            f"{by} also launches {name}, which the static rules read too: {m}"
+            for m in other.messages
+        )
