@@ -10,7 +10,15 @@ refuses the whole archive (``Rejected``, with a readable reason) when a member
 - is encrypted (zip), or the archive has more than ``MAX_MEMBERS`` members or more than
   ``MAX_TOTAL_BYTES`` of content (a zip bomb; the limit is also enforced on the bytes
   actually decompressed, since a zip's declared sizes can lie);
-- or the file is not a valid archive.
+- or the file is not a valid archive, or is larger than ``MAX_ARCHIVE_BYTES`` on disk.
+
+A tarball is scanned before ``tarfile`` reads it (``_scan_tar``), because ``tarfile``
+reads the whole data of an extended header (pax ``x``/``g``/``X``, GNU long name ``L`` and
+long link ``K``) into memory before a member reaches the checks above: a 14 MB .tgz holding
+one 3 GiB pax header took 3.19 GB and 70 s before it was refused (a red-team review). The
+scan reads the decompressed stream once, in constant memory, and refuses an extended header
+over ``MAX_TAR_EXTENDED_BYTES``, a GNU sparse member, and a stream longer than the limits
+above can need.
 
 Members are written with ``O_CREAT | O_EXCL | O_NOFOLLOW`` under a fresh ``dest``, so a
 duplicate member or a path through a file is refused too. Names are kept as the archive
@@ -24,6 +32,7 @@ single wrapping folder (macOS's ``__MACOSX`` and dot files ignored), a few level
 
 from __future__ import annotations
 
+import gzip
 import os
 import stat
 import tarfile
@@ -33,6 +42,16 @@ from pathlib import Path, PurePosixPath
 
 MAX_MEMBERS = 1000
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
+# A submission is a few student files of at most assemble.MAX_FILE_BYTES (2 MiB) beside a
+# lab folder under 1 MiB; this leaves room for a build folder archived by mistake.
+MAX_ARCHIVE_BYTES = 32 * 1024 * 1024
+# A pax header holds a path, times and a few attributes (macOS adds its xattrs): a few KiB.
+MAX_TAR_EXTENDED_BYTES = 64 * 1024
+_BLOCK = 512
+# Header types tarfile reads whole: pax, pax global, Solaris pax, GNU long name and long
+# link; and GNU sparse (its map blocks).
+_TAR_REFUSED_FLAGS = frozenset(b"xgXLKS")
+_SCAN_CHUNK = 1 << 20
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip")  # longest first: "x.tar.gz" is a tarball
 _CHUNK = 1 << 16
 _IGNORED_TOP = ("__MACOSX",)
@@ -105,6 +124,8 @@ def _plan_tar(tf: tarfile.TarFile) -> list[tuple[tuple[str, ...], bool, tarfile.
         if count > MAX_MEMBERS:
             raise Rejected(f"more than {MAX_MEMBERS} members")
         parts = _safe_parts(member.name)
+        if member.size < 0:  # tarfile would step back and read this header again
+            raise Rejected(f"member {member.name!r} has a negative size")
         if member.issym() or member.islnk():
             raise Rejected(f"member {member.name!r} is a link")
         if not (member.isfile() or member.isdir()):
@@ -115,6 +136,92 @@ def _plan_tar(tf: tarfile.TarFile) -> list[tuple[tuple[str, ...], bool, tarfile.
         if parts:
             plan.append((parts, member.isdir(), member))
     return plan
+
+
+def _max_tar_stream() -> int:
+    """The decompressed bytes a tarball within the limits can need: the content, and for
+    each member a header, its last data block's padding and one extended header, then 1 MiB
+    of end-of-archive padding (about 129 MiB)."""
+    return MAX_TOTAL_BYTES + MAX_MEMBERS * (2 * _BLOCK + MAX_TAR_EXTENDED_BYTES) + (1 << 20)
+
+
+def _tar_number(field: bytes) -> int:
+    """A tar header's number field as ``tarfile.nti`` reads it: octal text up to the first
+    NUL, or base-256 big-endian after a 0x80 (positive) or 0xff (negative) byte. ValueError
+    when it is neither (``tarfile`` then takes the block for no header)."""
+    if field[0] in (0o200, 0o377):
+        n = int.from_bytes(field[1:], "big")
+        return n - 256 ** (len(field) - 1) if field[0] == 0o377 else n
+    text = field.split(b"\0", 1)[0].decode("ascii").strip()
+    return int(text or "0", 8)
+
+
+def _tar_header(block: bytes) -> tuple[bytes, int] | None:
+    """(type flag, size in bytes) of a 512-byte block ``tarfile`` would take for a header
+    (its checksum matches, signed or unsigned as ``tarfile.calc_chksums``); None otherwise."""
+    try:
+        stored = _tar_number(block[148:156])
+        size = _tar_number(block[124:136])
+    except (ValueError, UnicodeDecodeError):
+        return None
+    unsigned = sum(block[:148]) + 8 * 32 + sum(block[156:])
+    if stored != unsigned:
+        high = sum(1 for b in block[:148] if b > 127) + sum(1 for b in block[156:] if b > 127)
+        if stored != unsigned - 256 * high:  # the signed sum: each byte over 127 less 256
+            return None
+    return block[156:157], size
+
+
+def _scan_tar(archive: Path) -> None:
+    """Reads the decompressed stream of the .tar.gz ``archive`` in 512-byte blocks, in
+    constant memory (about 1 MiB), before ``tarfile`` parses it; Rejected when a block that
+    ``tarfile`` could take for a header is an extended header (pax ``x``/``g``/``X``, GNU
+    ``L``/``K``) of a negative size or over ``MAX_TAR_EXTENDED_BYTES``, a pax header naming
+    GNU sparse data, or a GNU sparse member (``S``): ``tarfile`` reads each of these into
+    memory whole. Also Rejected past ``_max_tar_stream()`` decompressed bytes. Every block is
+    checked, not only those where the members' sizes place a header, so a header the
+    scan and ``tarfile`` would place differently (a pax ``size``) is not missed; a tarball
+    archived inside the submission is checked the same way. gzip and EOF errors propagate
+    (``extract`` reports them)."""
+    window, pos, seen, eof, most = bytearray(), 0, 0, False, _max_tar_stream()
+    with gzip.open(archive, "rb") as stream:
+        while True:
+            # Keep a whole extended header's data in the window after the block at pos.
+            while not eof and len(window) - pos < _BLOCK + MAX_TAR_EXTENDED_BYTES:
+                chunk = stream.read(_SCAN_CHUNK)
+                eof = not chunk
+                seen += len(chunk)
+                if seen > most:
+                    raise Rejected(
+                        f"more than {most // 2**20} MiB once decompressed (at most "
+                        f"{MAX_TOTAL_BYTES // 2**20} MiB of content in {MAX_MEMBERS} members)"
+                    )
+                window += chunk
+            if len(window) - pos < _BLOCK:
+                return
+            if window[pos + 156] in _TAR_REFUSED_FLAGS:
+                header = _tar_header(bytes(window[pos : pos + _BLOCK]))
+                if header:
+                    _check_tar_header(*header, window, pos + _BLOCK)
+            pos += _BLOCK
+            if pos >= _SCAN_CHUNK:
+                del window[:pos]
+                pos = 0
+
+
+def _check_tar_header(kind: bytes, size: int, window: bytearray, start: int) -> None:
+    """Rejected when a tar header of type ``kind`` and ``size`` bytes, its data at
+    ``window[start:]``, is one ``_scan_tar`` refuses."""
+    if kind == b"S":
+        raise Rejected("it holds a GNU sparse file: archive the files without --sparse")
+    if not 0 <= size <= MAX_TAR_EXTENDED_BYTES:
+        raise Rejected(
+            f"an extended tar header (type {kind.decode()}) of {size} bytes, over the "
+            f"{MAX_TAR_EXTENDED_BYTES // 1024} KiB allowed (tar writes a few hundred): "
+            "archive the student files again with tar or zip"
+        )
+    if kind in b"xgX" and window.find(b"GNU.sparse", start, start + size) >= 0:
+        raise Rejected("it holds a GNU sparse file: archive the files without --sparse")
 
 
 def _write(src, target: Path, budget: list[int]) -> None:
@@ -152,15 +259,28 @@ def extract(archive: Path, dest: Path) -> None:
     kind = archive_kind(archive)
     dest.mkdir(parents=True)
     try:
+        size = archive.stat().st_size
+        if size > MAX_ARCHIVE_BYTES:
+            raise Rejected(
+                f"the archive is {size / 2**20:.1f} MiB, over the {MAX_ARCHIVE_BYTES // 2**20} "
+                "MiB allowed: archive the student files only (no build outputs or .git)"
+            )
         if kind == "zip":
             with zipfile.ZipFile(archive) as zf:
                 _materialize(_plan_zip(zf), dest, zf.open)
         elif kind == "tar":
+            _scan_tar(archive)
             with tarfile.open(archive, "r:gz") as tf:
                 _materialize(_plan_tar(tf), dest, tf.extractfile)
         else:
             raise Rejected(f"{archive.name} is not a .zip, .tar.gz or .tgz archive")
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError) as e:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        tarfile.TarError,
+        gzip.BadGzipFile,
+        EOFError,
+    ) as e:
         raise Rejected(f"not a valid {kind} archive ({e})")
     except (zlib.error, NotImplementedError, RuntimeError) as e:
         raise Rejected(f"cannot extract it ({e})")

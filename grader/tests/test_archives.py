@@ -3,9 +3,13 @@ links, devices, bombs, wrapping folders, unicode names."""
 
 from __future__ import annotations
 
+import gzip
 import io
+import os
 import stat
 import tarfile
+import time
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -125,6 +129,138 @@ def test_zip_lying_about_its_size_is_stopped(tmp_path, monkeypatch):
     z = make_zip(tmp_path / "b.zip", {"bomb": b"\0" * (2 << 20)})
     with pytest.raises(Rejected, match="MiB once extracted"):
         extract(z, tmp_path / "x")
+
+
+def tar_header(kind: bytes, size: int, name: str = "././@PaxHeader") -> bytes:
+    """One 512-byte tar header of type ``kind`` declaring ``size`` bytes of data (GNU
+    base-256 when it needs it, negative included), its checksum right."""
+    info = dict(name=name, mode=0o644, uid=0, gid=0, size=size, mtime=0, type=kind)
+    info |= dict(linkname="", uname="", gname="", devmajor=0, devminor=0, prefix="")
+    return tarfile.TarInfo._create_header(info, tarfile.GNU_FORMAT, "utf-8", "strict")
+
+
+def header_bomb(path, kind: bytes, size: int):
+    """A .tgz of one ``kind`` header declaring ``size`` bytes, then that many zeros, as
+    /tmp/rt/mkpax.py built the 3 GiB red-team one (14 MB): 200 MiB compress to 200 KB."""
+    zeros = b"\0" * (1 << 20)
+    with gzip.open(path, "wb", compresslevel=9) as g:
+        g.write(tar_header(kind, size))
+        left = max(size, 0) + (-max(size, 0) % 512)
+        while left > 0:
+            g.write(zeros[: min(left, len(zeros))])
+            left -= min(left, len(zeros))
+        g.write(b"\0" * 1024)
+    return path
+
+
+def test_tar_header_bomb_is_refused_before_tarfile_reads_it(tmp_path):
+    """tarfile reads a pax header's data whole before the member is seen: the 3 GiB one of
+    the red-team review took 3.19 GB. The scan refuses it with the data left unread."""
+    bomb = header_bomb(tmp_path / "pax.tgz", tarfile.XHDTYPE, 200 << 20)
+    assert bomb.stat().st_size < 1 << 20
+    tracemalloc.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(Rejected, match="extended tar header .* 64 KiB allowed"):
+            extract(bomb, tmp_path / "x")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, f"{peak >> 20} MiB allocated refusing it"
+    assert time.monotonic() - start < 5
+    assert not list((tmp_path / "x").iterdir())
+
+
+@pytest.mark.parametrize(
+    "kind, size",
+    [
+        (tarfile.XGLTYPE, 65 * 1024),
+        (tarfile.SOLARIS_XHDTYPE, 65 * 1024),
+        (tarfile.GNUTYPE_LONGNAME, 65 * 1024),
+        (tarfile.GNUTYPE_LONGLINK, 65 * 1024),
+        (tarfile.GNUTYPE_LONGNAME, -512),  # tarfile reads the rest of the stream for it
+    ],
+)
+def test_every_kind_of_extended_header_is_bounded(tmp_path, kind, size):
+    bomb = header_bomb(tmp_path / "h.tgz", kind, size)
+    with pytest.raises(Rejected, match=rf"type {kind.decode()}\) of {size} bytes"):
+        extract(bomb, tmp_path / "x")
+
+
+def test_extended_header_hidden_behind_a_pax_size_is_found(tmp_path):
+    """A pax ``size`` moves where tarfile reads the next header; the scan checks every block."""
+    bomb = tmp_path / "moved.tgz"
+    with gzip.open(bomb, "wb") as g:
+        g.write(tar_header(tarfile.XHDTYPE, 512) + b"13 size=1024\n".ljust(512, b"\0"))
+        g.write(tar_header(tarfile.REGTYPE, 0, "kernels.cu") + b"\0" * 1024)
+        g.write(tar_header(tarfile.XHDTYPE, 100 << 20) + b"\0" * 1024)
+    with pytest.raises(Rejected, match="extended tar header"):
+        extract(bomb, tmp_path / "x")
+
+
+def test_tar_sparse_members_are_refused(tmp_path):
+    """GNU sparse maps are read into memory as lists (a pax 1.0 map, quadratically)."""
+    info = tarfile.TarInfo("kernels.cu")
+    info.size = 4
+    info.pax_headers = {"GNU.sparse.major": "1", "GNU.sparse.minor": "0"}
+    t = tmp_path / "s.tgz"
+    with tarfile.open(t, "w:gz", format=tarfile.PAX_FORMAT) as tf:
+        tf.addfile(info, io.BytesIO(b"0\n\0\0"))
+    with pytest.raises(Rejected, match="GNU sparse file"):
+        extract(t, tmp_path / "x")
+    old = tmp_path / "old.tgz"
+    with gzip.open(old, "wb") as g:
+        g.write(tar_header(tarfile.GNUTYPE_SPARSE, 0, "kernels.cu") + b"\0" * 1024)
+    with pytest.raises(Rejected, match="GNU sparse file"):
+        extract(old, tmp_path / "y")
+
+
+def test_tar_member_of_negative_size_is_refused(tmp_path):
+    """tarfile steps back to the same header again for it (and the total would shrink)."""
+    t = tmp_path / "n.tgz"
+    with gzip.open(t, "wb") as g:
+        g.write(tar_header(tarfile.REGTYPE, -512, "kernels.cu") + b"\0" * 1024)
+    with pytest.raises(Rejected, match="'kernels.cu' has a negative size"):
+        extract(t, tmp_path / "x")
+
+
+def test_tar_stream_longer_than_the_limits_need_is_refused(tmp_path, monkeypatch):
+    """The scan reads to the end of the stream, so the stream is bounded too: 1 MiB of
+    content in 3 members, each with a 1 KiB extended header, needs under 3 MiB."""
+    monkeypatch.setattr(archives, "MAX_TOTAL_BYTES", 1 << 20)
+    monkeypatch.setattr(archives, "MAX_MEMBERS", 3)
+    monkeypatch.setattr(archives, "MAX_TAR_EXTENDED_BYTES", 1024)
+    t = make_tar(tmp_path / "t.tgz", [("kernels.cu", b"k")])
+    with open(t, "ab") as f:  # a second gzip member: zeros after the end-of-archive blocks
+        f.write(gzip.compress(b"\0" * (4 << 20)))
+    with pytest.raises(Rejected, match="more than 2 MiB once decompressed"):
+        extract(t, tmp_path / "x")
+    t = make_tar(tmp_path / "ok.tgz", [("kernels.cu", b"k" * (1 << 20))])
+    extract(t, tmp_path / "y")
+    assert (tmp_path / "y" / "kernels.cu").stat().st_size == 1 << 20
+
+
+def test_archive_larger_than_allowed_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setattr(archives, "MAX_ARCHIVE_BYTES", 1 << 20)
+    z = make_zip(tmp_path / "big.zip", {"blob": os.urandom(2 << 20)})
+    with pytest.raises(Rejected, match=r"archive is 2\.0 MiB, over the 1 MiB allowed: archive"):
+        extract(z, tmp_path / "x")
+
+
+@pytest.mark.parametrize("fmt", [tarfile.GNU_FORMAT, tarfile.PAX_FORMAT])
+def test_tar_long_names_and_global_headers_pass_the_scan(tmp_path, fmt):
+    """What tar, bsdtar, git archive and Python write: long names (GNU ``L``, pax ``x``),
+    a pax global header (``g``, git's commit id), UTF-8 names."""
+    long = "d" * 120 + "/" + "ñ" * 100 + ".cu"
+    t = tmp_path / "l.tgz"
+    with tarfile.open(t, "w:gz", format=fmt, pax_headers={"comment": "a" * 40}) as tf:
+        for name, data in [(long, b"l"), ("kernels.cu", b"k")]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    extract(t, tmp_path / "x")
+    assert (tmp_path / "x" / long).read_bytes() == b"l"
+    assert (tmp_path / "x" / "kernels.cu").read_bytes() == b"k"
 
 
 def test_duplicate_member_and_garbage(tmp_path):
