@@ -5,7 +5,8 @@ named in lab.toml is copied from the submission over it. Nothing else is ever ta
 the submission. A student file must be a regular file (a symbolic link is refused: it
 could point at the solutions or at another student's work) of at most
 ``MAX_FILE_BYTES``; it is opened with ``O_NOFOLLOW`` so it cannot be swapped for a link
-between the check and the copy.
+between the check and the copy, and with ``O_NONBLOCK`` so that a FIFO in its place is
+refused instead of waited on (a FIFO or a device is "not a regular file").
 
 A missing, linked or oversized student file is a graded result (the submission scores 0,
 exit status 1), reported as e.g. "missing kernels.cu in submission (it has Kernels.cu: file
@@ -49,7 +50,10 @@ def _ignore_links(folder: str, names: list[str]) -> list[str]:
 
 def _read_student_file(path: Path, name: str) -> tuple[bytes | None, str | None]:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        # O_NONBLOCK: opening a FIFO named kernels.cu waits for a writer that never comes
+        # (a red-team review hung the grader so); a regular file's reads ignore the flag.
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None, f"missing {name} in submission"
     except OSError as e:
@@ -59,7 +63,7 @@ def _read_student_file(path: Path, name: str) -> tuple[bytes | None, str | None]
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            return None, f"{name} in the submission is not a regular file"
+            return None, f"{name} in the submission is not a regular file: submit the file itself"
         if st.st_size > MAX_FILE_BYTES:
             return None, (
                 f"{name} in the submission is {st.st_size} bytes, more than the "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,27 @@ def test_directory_instead_of_file(tmp_path):
     (tmp_path / "work").mkdir()
     result = assemble.assemble(LAB, sub, tmp_path / "work")
     assert result.problems and "not a regular file" in result.problems[0]
+
+
+def test_fifo_instead_of_file_is_refused_without_waiting(tmp_path):
+    """Opening a FIFO waits for a writer: a red-team kernels.cu FIFO hung the grader."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    os.mkfifo(sub / "kernels.cu")
+    (tmp_path / "work").mkdir()
+    done: list = []
+    worker = threading.Thread(
+        target=lambda: done.append(assemble.assemble(LAB, sub, tmp_path / "work")), daemon=True
+    )
+    worker.start()
+    worker.join(timeout=10)
+    if worker.is_alive():  # a writer's open lets the stuck reader's open return
+        os.close(os.open(sub / "kernels.cu", os.O_WRONLY | os.O_NONBLOCK))
+        worker.join()
+        pytest.fail("assemble waited on a FIFO named kernels.cu")
+    assert done[0].problems == [
+        "kernels.cu in the submission is not a regular file: submit the file itself"
+    ]
 
 
 def test_missing_submission_folder_is_a_usage_error(tmp_path):

@@ -166,7 +166,7 @@ def test_not_measured_without_a_device_waits_and_with_one_is_lost(
         ("binary", "REPORT.md is not a text file (it holds NUL bytes): submit Markdown text"),
         ("huge", "REPORT.md in the submission is 3145728 bytes, more than the 2097152 allowed"),
         ("link", "REPORT.md in the submission is a symbolic link: submit the file itself"),
-        ("folder", "REPORT.md in the submission is not a regular file"),
+        ("folder", "REPORT.md in the submission is not a regular file: submit the file itself"),
     ],
 )
 def test_hostile_report_files(report_root, capsys, tmp_path, kind, message):
