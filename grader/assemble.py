@@ -77,10 +77,25 @@ def _read_student_file(path: Path, name: str) -> tuple[bytes | None, str | None]
             os.close(fd)
 
 
+def printable(text: str, keep: str = "\t") -> str:
+    """``text`` (one line) as a report may print it: each character that is not printable
+    (``str.isprintable``: a control character such as a terminal escape's ESC or BEL, a
+    byte that was not UTF-8, a bidi override) written as Python writes it in ``ascii``
+    (``\\x1b``, ``\\udce9``, ``\\u202e``); the characters in ``keep`` (a tab: nvcc echoes
+    a tab-indented source line) and printable ones, accented letters included, are kept. A
+    student's source reaches a report through the compiler's messages (a ``#warning``
+    holding ESC[2J or an OSC 52 clipboard write, a red-team review); ``shown_name`` escapes
+    a whole name the same way."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else ascii(c)[1:-1] for c in text)
+
+
 def shown_name(name: str, limit: int = 60) -> str:
     """An entry's name as a report may print it: a submission names its own files, so a name
     with a control character (a newline, a terminal escape) or bytes that are not UTF-8 is
-    shown escaped (Python's ``ascii``), and a long one cut to ``limit`` characters."""
+    shown escaped and quoted (Python's ``ascii``, as ``printable`` escapes a line), and a
+    long one cut to ``limit`` characters."""
     text = name if name.isprintable() else ascii(name)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import run as runner
+from grader.assemble import printable
 from grader.errors import GraderError
 from grader.sandbox import Sandbox
 from grader.tools import Tool
@@ -190,7 +191,9 @@ def _reuse(objects: dict[str, tuple[Path, Path]], src: Path, out_dir: Path) -> N
 
 
 def summarize(log: str, src: Path, out_dir: Path, limit: int = SUMMARY_LINES) -> list[str]:
-    """The lines of a failed build worth showing: errors first, paths made relative."""
+    """The lines of a failed build worth showing: errors first, paths made relative, each
+    line's control characters escaped (``assemble.printable``: the compiler quotes the
+    student's source, ``#warning`` and ``#error`` text included)."""
     lines = []
     for raw in log.splitlines():
         line = raw.rstrip()
@@ -198,7 +201,7 @@ def summarize(log: str, src: Path, out_dir: Path, limit: int = SUMMARY_LINES) ->
             line = line.replace(prefix, repl)
         if not line.strip() or _NOISE.match(line):
             continue
-        lines.append(line)
+        lines.append(printable(line))
     is_error = [bool(_ERROR.search(ln)) for ln in lines]
     errors = [i for i, e in enumerate(is_error) if e]
     if not errors:
@@ -218,8 +221,9 @@ def summarize(log: str, src: Path, out_dir: Path, limit: int = SUMMARY_LINES) ->
 
 
 def warnings(log: str, src: Path, out_dir: Path, limit: int = 6) -> list[str]:
-    """The compiler's warnings in a successful build's log (paths made relative), so a
-    student sees them in the report as they would in their own build."""
+    """The compiler's warnings in a successful build's log (paths made relative, control
+    characters escaped as ``summarize`` does), so a student sees them in the report as they
+    would in their own build."""
     found = [ln for ln in summarize(log, src, out_dir, limit=10_000) if _WARNING.search(ln)]
     more = len(found) - limit
     return found[:limit] + ([f"... and {more} more warnings"] if more > 0 else [])
@@ -304,8 +308,8 @@ def check_includes(
             if inside or (system and not in_course):
                 continue
             problems.append(
-                f"{name} includes {dep}: only the lab's own headers, common/ and system or "
-                "CUDA headers may be included"
+                f"{name} includes {printable(dep)}: only the lab's own headers, common/ and "
+                "system or CUDA headers may be included"
             )
     return problems
 

@@ -165,6 +165,15 @@ def test_includes_outside_the_lab_are_refused(tmp_path):
     assert "elsewhere.h" in problems[1]
 
 
+def test_an_include_named_with_a_terminal_escape_is_shown_escaped(tmp_path):
+    root, src, out = tmp_path / "course", tmp_path / "src", tmp_path / "out"
+    for folder in (root / "common", src, out):
+        folder.mkdir(parents=True)
+    (out / "kernels.cu.d").write_text(f"{out}/kernels.cu.o : {src}/kernels.cu /tmp/\x1b[2J.h\n")
+    (problem,) = build.check_includes(root, src, out, ("kernels.cu",), None)
+    assert problem.startswith("kernels.cu includes /tmp/\\x1b[2J.h: only the lab's own headers")
+
+
 def test_warnings_of_a_successful_build_are_shown_relative():
     src, out = Path("/tmp/x/src"), Path("/tmp/x/out")
     log = (
@@ -180,6 +189,23 @@ def test_warnings_of_a_successful_build_are_shown_relative():
     shown = build.warnings(many, src, out, limit=6)
     assert len(shown) == 7 and shown[-1] == "... and 3 more warnings"
     assert build.warnings("  NVCC    k.cu\n", src, out) == []
+
+
+def test_compiler_lines_reach_the_report_with_control_characters_escaped():
+    """A red-team ``#warning`` clearing the screen (ESC[2J) and writing the clipboard (OSC 52,
+    ended by BEL) reached the terminal and report.txt raw."""
+    src, out = Path("/tmp/x/src"), Path("/tmp/x/out")
+    hostile = '"\x1b[2J\x1b[1;1Hall good \x1b]52;c;ZWNobyBoaQ==\x07 \x9b31m \u202e olé"'
+    warned = f"/tmp/x/src/kernels.cu(823): warning: #warning {hostile}\n"
+    failed = "/tmp/x/src/kernels.cu(9): error: bad\n\tint x = 1; // \x1b]0;title\x07\n"
+    shown = build.warnings(warned, src, out) + build.summarize(failed, src, out)
+    assert shown == [
+        "kernels.cu(823): warning: #warning "
+        '"\\x1b[2J\\x1b[1;1Hall good \\x1b]52;c;ZWNobyBoaQ==\\x07 \\x9b31m \\u202e olé"',
+        "kernels.cu(9): error: bad",
+        "\tint x = 1; // \\x1b]0;title\\x07",
+    ]
+    assert all(ch == "\t" or ch.isprintable() for line in shown for ch in line)
 
 
 def _pristine_tree(tmp_path: Path, header_is_student: bool = False) -> tuple[Path, Path]:
