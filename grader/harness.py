@@ -139,7 +139,7 @@ def _describe_missing(outcome: runner.Outcome, timeout_s: float) -> str:
         return f"did not finish within {timeout_s:g} s"
     if outcome.kind == "signaled":
         return f"crashed ({outcome.signal}) before writing its result"
-    if outcome.kind in ("flooded", "memory"):
+    if outcome.over_limit:
         return f"was {outcome.describe()} before writing its result"
     return f"exited with status {outcome.code} without writing its result"
 

@@ -32,6 +32,16 @@ on stdout and stderr together) is killed, and the outcome is "flooded" ("killed 
 writing more than 64 MB of output"), so 10 GB printed in a loop costs neither the disk nor
 the grader's memory.
 
+The working folder (``cwd``: a run's fresh temporary folder, a build's output folder, on the
+host's disk, and under bubblewrap the only writable place that is not a tmpfs) is watched
+too: ``RLIMIT_FSIZE`` bounds one file, not how many, and a review's program wrote 256 MB
+files one after another there (100 GB and more in a 300 s run, and the disk full for every
+other grading of a batch, whose builds then failed for good). Every ``WORKDIR_POLL_S`` the
+folder is walked (``workdir_use``): a run that leaves more than ``workdir_cap`` bytes there
+(``WORKDIR_CAP_BYTES``, 1 GiB), more than ``WORKDIR_CAP_ENTRIES`` files and folders, or a
+folder the grader cannot read (a path too long, a folder made unreadable) is killed, and the
+outcome is "filled" ("killed after writing more than 1024 MB to its working folder").
+
 ``background``: the child runs ``BACKGROUND_NICE`` steps nicer than the grader (started
 through ``nice -n``, not a ``preexec_fn``, which can deadlock in a threaded grader; raising
 one's niceness needs no privilege). Builds, SASS and symbol reads,
@@ -68,6 +78,7 @@ import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -84,13 +95,29 @@ FSIZE_LIMIT_BYTES = 256 * 1024 * 1024
 DEFAULT_MAX_OUTPUT = 8 * 1024
 OUTPUT_CAP_BYTES = 64 * 1024 * 1024
 POLL_S = 0.02
+# What a run may leave in its working folder (module docstring). Legitimate runs leave little:
+# a build about 8 MB in some 30 files (build/3.5-project/, the largest), a lab binary's run
+# its JSON documents (kilobytes), ncu its report of one launch, lab 3.5 its images where
+# CML_LAB35_WRITE asks (a student's own runs, never the grader's: a few MB). A margin of 100
+# times over each; 16 gradings of a batch at the cap hold 16 GiB of the disk, not all of it.
+WORKDIR_CAP_BYTES = 1 << 30
+# files and folders: bounds the walk too, which takes about 10 ms over 4096 entries (a run's
+# folder 0.01 ms, a build's 0.1 ms; test_run.py, test_the_walk_of_a_working_folder_is_cheap)
+WORKDIR_CAP_ENTRIES = 4096
+WORKDIR_POLL_S = 0.1  # how often the folder is walked: every fifth poll, not every one
+# the kinds of outcome where the grader killed the run for a resource it used up (not a
+# time limit): their describe() says which, and a case reads "was killed after ..."
+OVER_LIMIT = ("flooded", "filled", "memory")
 
 
 @dataclass
 class Outcome:
     """How a run ended: ``kind`` is "exited", "signaled", "timeout", "flooded" (killed
-    for writing more than the output cap) or "memory" (killed by the kernel for reaching
-    the run's memory limit, ``memory_limit`` bytes)."""
+    for writing more than the output cap), "filled" (killed for what it left in its
+    working folder: ``filled_by`` "bytes", more than ``workdir_cap``; "entries", more than
+    ``workdir_entries`` files and folders; "hidden", a part the grader could not read) or
+    "memory" (killed by the kernel for reaching the run's memory limit, ``memory_limit``
+    bytes)."""
 
     kind: str
     code: int | None = None  # exit status when "exited"
@@ -102,10 +129,18 @@ class Outcome:
     output_cap: int = OUTPUT_CAP_BYTES
     memory_limit: int | None = None  # bytes, when the run had a memory limit
     peak_bytes: int | None = None  # the most host memory the run used, where known
+    workdir_cap: int = WORKDIR_CAP_BYTES
+    workdir_entries: int = WORKDIR_CAP_ENTRIES
+    filled_by: str | None = None  # "bytes", "entries" or "hidden" when "filled"
 
     @property
     def ok(self) -> bool:
         return self.kind == "exited" and self.code == 0
+
+    @property
+    def over_limit(self) -> bool:
+        """Whether the grader killed the run for a resource it used up (``OVER_LIMIT``)."""
+        return self.kind in OVER_LIMIT
 
     def describe(self) -> str:
         """ "exited with status 4", "killed by SIGSEGV", "timed out after 60 s"."""
@@ -113,6 +148,21 @@ class Outcome:
             return f"timed out after {self.timeout_s:g} s"
         if self.kind == "flooded":
             return f"killed after writing more than {self.output_cap // 2**20} MB of output"
+        if self.kind == "filled":
+            if self.filled_by == "entries":
+                return (
+                    f"killed after making more than {self.workdir_entries} files and "
+                    "folders in its working folder"
+                )
+            if self.filled_by == "hidden":
+                return (
+                    "killed for making part of its working folder unreadable to the grader "
+                    "(a folder it may not read, or one nested too deep to name)"
+                )
+            return (
+                f"killed after writing more than {self.workdir_cap // 2**20} MB to its "
+                "working folder"
+            )
         if self.kind == "memory":
             limit = cgroup.size_text(self.memory_limit) if self.memory_limit else "its limit"
             return f"killed for using more than {limit} of host memory"
@@ -200,6 +250,50 @@ def _written(*files) -> int:
     return sum(os.fstat(f.fileno()).st_size for f in files)
 
 
+def workdir_use(path: str, max_entries: int = WORKDIR_CAP_ENTRIES) -> tuple[int, int] | None:
+    """(bytes, entries) of what lies under the folder ``path``, not following links: each
+    file's, folder's and link's size or its allocated blocks, whichever is more (a file
+    fallocated with FALLOC_FL_KEEP_SIZE takes disk beyond its size, and RLIMIT_FSIZE does
+    not bound it), and how many there are. The walk stops once it has counted more than
+    ``max_entries`` (so a million empty files cost no more than ``max_entries`` stat calls)
+    and returns the counts so far. An entry that goes while it is read (a document renamed
+    into place) is skipped; None where a part cannot be read (a folder the grader may not
+    read, a path longer than the system names): what it holds is unknown. A missing
+    ``path`` holds nothing: (0, 0)."""
+    used = entries = 0
+    folders = [path]
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as listing:
+                for entry in listing:
+                    entries += 1
+                    if entries > max_entries:
+                        return used, entries
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    used += max(st.st_size, st.st_blocks * 512)
+                    if stat.S_ISDIR(st.st_mode):
+                        folders.append(entry.path)
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # gone, or replaced by a file, since it was listed
+        except OSError:
+            return None
+    return used, entries
+
+
+def _filled(cwd: str, workdir_cap: int, max_entries: int) -> str | None:
+    """Why the working folder ``cwd`` is over its caps ("bytes", "entries", "hidden"), or
+    None when it is not (``workdir_use``)."""
+    use = workdir_use(cwd, max_entries)
+    if use is None:
+        return "hidden"
+    if use[1] > max_entries:
+        return "entries"
+    return "bytes" if use[0] > workdir_cap else None
+
+
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -222,6 +316,7 @@ def run(
     max_output: int = DEFAULT_MAX_OUTPUT,
     limits: bool = True,
     output_cap: int = OUTPUT_CAP_BYTES,
+    workdir_cap: int | None = WORKDIR_CAP_BYTES,
     sandbox: Sandbox | None = None,
     readable: list[str] | tuple[str, ...] = (),
     pass_fds: tuple[int, ...] = (),
@@ -230,10 +325,13 @@ def run(
     background: bool = False,
     timed: bool = False,
 ) -> Outcome:
-    """Runs ``argv`` to completion, until ``timeout_s``, or until it has written more than
-    ``output_cap`` bytes; never raises for the child's failures (a missing executable
-    raises OSError, which is the caller's bug). ``pass_fds`` stay open in the child (the
-    socket of a judged run, ``grader.harness.run_judged``). ``deadline_fn``: the deadline
+    """Runs ``argv`` to completion, until ``timeout_s``, until it has written more than
+    ``output_cap`` bytes of output, or until its working folder ``cwd`` holds more than
+    ``workdir_cap`` bytes or ``WORKDIR_CAP_ENTRIES`` entries, or a part the grader cannot
+    read (``workdir_cap`` None: not watched; nor is the grader's own folder when ``cwd`` is
+    None); never raises for the child's failures (a missing executable raises OSError,
+    which is the caller's bug). ``pass_fds`` stay open in the child (the socket of a judged
+    run, ``grader.harness.run_judged``). ``deadline_fn``: the deadline
     (``time.monotonic()``) is what it returns, asked at every poll, in place of start +
     ``timeout_s`` (a run of several cases moves it on as each case finishes,
     ``harness.run_judged_cases``); ``cpu_s``: the run's wall-clock budget for RLIMIT_CPU
@@ -274,10 +372,18 @@ def run(
             if status is not None:
                 os.close(status.pop())  # the write end: bubblewrap holds it now
         timed_out = flooded = at_limit = False
+        watched = cwd if workdir_cap is not None else None
+        filled_by = None
+        walk_at = start + WORKDIR_POLL_S
         while proc.poll() is None:
             if _written(out, err) > output_cap:
                 flooded = True
                 break
+            if watched is not None and time.monotonic() >= walk_at:
+                filled_by = _filled(watched, workdir_cap, WORKDIR_CAP_ENTRIES)
+                if filled_by:
+                    break
+                walk_at = time.monotonic() + WORKDIR_POLL_S
             if group and group.at_limit():
                 at_limit = True
                 break
@@ -293,18 +399,22 @@ def run(
         proc.wait()
         seconds = time.monotonic() - start
         flooded = flooded or (not timed_out and _written(out, err) > output_cap)
+        if watched is not None and not (timed_out or flooded or filled_by):
+            filled_by = _filled(watched, workdir_cap, WORKDIR_CAP_ENTRIES)  # its last writes
         stdout = _read_capped(out, max_output)
         stderr = _read_capped(err, max_output)
         oom = at_limit or (group.oom_killed() if group else False)
         peak = group.peak_bytes() if group else None
         memory_limit = group.memory_limit if group else None
-        if status is not None and not (timed_out or flooded or oom):
+        if status is not None and not (timed_out or flooded or filled_by or oom):
             _sandbox_failure(status[0], stderr, command)
     code = proc.returncode
     if boxed and code > 128 and _is_signal(code - 128):
         code = -(code - 128)
     if flooded:
         kind, code, sig = "flooded", None, None
+    elif filled_by:
+        kind, code, sig = "filled", None, None
     elif timed_out:
         kind, code, sig = "timeout", None, None
     elif oom and code != 0:
@@ -314,7 +424,9 @@ def run(
     else:
         kind, code, sig = "exited", code, None
     return Outcome(
-        kind, code, sig, stdout, stderr, seconds, timeout_s, output_cap, memory_limit, peak
+        kind, code, sig, stdout, stderr, seconds, timeout_s, output_cap, memory_limit, peak,
+        workdir_cap=workdir_cap or WORKDIR_CAP_BYTES,
+        filled_by=filled_by if kind == "filled" else None,
     )
 
 
@@ -338,7 +450,7 @@ def _sandbox_failure(status_fd: int, stderr: str, command: str) -> None:
     (a path it could not mount, a namespace refused), so nothing of the submission ran and
     nothing it did is a result: a build would otherwise read as the student's "build
     failed", for good. Not asked of a run the grader ended itself (its time limit, its
-    output, its memory), whose bubblewrap it killed."""
+    output, its working folder, its memory), whose bubblewrap it killed."""
     status = b""
     with contextlib.suppress(BlockingIOError, OSError):
         while chunk := os.read(status_fd, 65536):

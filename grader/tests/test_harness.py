@@ -395,3 +395,23 @@ def test_the_judges_launch_lines_are_no_documents():
     # a document ends a launch its judge never said landed: no stale start for the next case
     harness._judge_lines(io.BytesIO(b'launch\n{"c": 3}\n'), lines, progress, launch=launch)
     assert launch[0] is None and lines[-1] == b'{"c": 3}'
+
+
+def test_a_run_killed_at_any_of_its_caps_reads_as_killed_before_its_result():
+    """Every outcome the grader ends for a resource it used up (runner.OVER_LIMIT) reads
+    the same way in a case's message: what killed it, before its result."""
+    said = [
+        (runner.Outcome("flooded"), "more than 64 MB of output"),
+        (runner.Outcome("filled", filled_by="bytes"), "more than 1024 MB to its working folder"),
+        (
+            runner.Outcome("filled", filled_by="entries"),
+            "more than 4096 files and folders in its working folder",
+        ),
+        (runner.Outcome("memory", memory_limit=6 << 30), "more than 6 GiB of host memory"),
+    ]
+    for outcome, limit in said:
+        text = harness._describe_missing(outcome, 30)
+        assert text.startswith("was killed ") and limit in text, text
+        assert text.endswith(" before writing its result"), text
+    hidden = harness._describe_missing(runner.Outcome("filled", filled_by="hidden"), 30)
+    assert hidden.startswith("was killed for making part of its working folder unreadable")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import time
 
 import pytest
@@ -140,3 +142,140 @@ def test_untimed_runs_open_one_cuda_work_queue_and_timed_runs_the_default(monkey
     mine = {"PATH": os.environ["PATH"]}
     assert run.child_env(mine, True)["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"
     assert mine == {"PATH": os.environ["PATH"]}
+
+
+# --- the working folder's caps (a review: 256 MB files one after another in the run's cwd,
+# 100 GB and more in a sanitizer run's 300 s, and the disk full for the batch's other builds)
+
+CAP = 32 * 2**20  # a small cap, so the tests write little
+
+
+def _py(code: str) -> list[str]:
+    return ["python3", "-c", code]
+
+
+def test_files_written_past_the_cap_in_the_working_folder_are_killed(tmp_path):
+    # 4 MB files one after another, each within RLIMIT_FSIZE, for as long as it is let
+    script = "i=0; while :; do head -c 4194304 /dev/zero > f$i; i=$((i+1)); done"
+    out = run.run(["sh", "-c", script], timeout_s=60, cwd=str(tmp_path), workdir_cap=CAP)
+    assert (out.kind, out.filled_by) == ("filled", "bytes")
+    assert out.describe() == "killed after writing more than 32 MB to its working folder"
+    assert out.over_limit and not out.ok
+    assert out.seconds < 10, out.seconds  # at the walk after the cap, not at the time limit
+    written = sum(f.stat().st_size for f in tmp_path.iterdir())
+    assert CAP < written < 64 * CAP  # stopped soon after it passed the cap
+
+
+def test_space_allocated_beyond_a_files_size_counts(tmp_path):
+    """fallocate --keep-size takes disk without growing the file's size, past RLIMIT_FSIZE
+    too: the walk counts a file's allocated blocks where they are more than its size."""
+    fallocate = _which("fallocate")
+    probe = tmp_path / "probe"
+    probe.touch()
+    tried = subprocess.run([fallocate, "--keep-size", "-l", "4096", str(probe)], check=False)
+    if tried.returncode != 0:
+        pytest.skip("fallocate --keep-size is not supported here")
+    probe.unlink()
+    script = f"touch held && {fallocate} --keep-size -l {2 * CAP} held && sleep 30"
+    out = run.run(["sh", "-c", script], timeout_s=60, cwd=str(tmp_path), workdir_cap=CAP)
+    assert (out.kind, out.filled_by) == ("filled", "bytes"), out.describe()
+    assert (tmp_path / "held").stat().st_size == 0
+    assert out.seconds < 10
+
+
+def test_a_run_that_writes_below_the_cap_is_untouched(tmp_path):
+    # three 1 MB files, a subfolder, a document renamed into place, then 0.5 s of walks
+    code = (
+        "import os, time\n"
+        "os.mkdir('sub')\n"
+        "for name in ('a', 'b', 'sub/c'):\n"
+        "    open(name, 'wb').write(b'x' * 2**20)\n"
+        "open('run.json.tmp', 'w').write('{}'); os.rename('run.json.tmp', 'run.json')\n"
+        "time.sleep(0.5); print('done')\n"
+    )
+    out = run.run(_py(code), timeout_s=30, cwd=str(tmp_path), workdir_cap=CAP)
+    assert out.ok and out.stdout == "done\n", out.describe()
+    assert out.filled_by is None
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "c", "run.json", "sub"]
+
+
+def test_many_empty_files_are_killed_at_the_entry_cap(tmp_path):
+    code = "import itertools\nfor i in itertools.count(): open(f'e{i}', 'w').close()\n"
+    out = run.run(_py(code), timeout_s=60, cwd=str(tmp_path))
+    assert (out.kind, out.filled_by) == ("filled", "entries"), out.describe()
+    assert out.describe() == (
+        f"killed after making more than {run.WORKDIR_CAP_ENTRIES} files and folders in its "
+        "working folder"
+    )
+    assert out.seconds < 10
+    assert len(os.listdir(tmp_path)) < 100 * run.WORKDIR_CAP_ENTRIES
+
+
+def test_bytes_nested_too_deep_to_name_are_killed_as_hidden(tmp_path):
+    """A folder the grader cannot walk into (here a path longer than PATH_MAX, reached by
+    the child one chdir at a time; a folder of mode 000 for a grader that is not root)
+    could hide any number of bytes: the run is killed for it."""
+    code = (
+        "import os, time\n"
+        "for _ in range(30):\n"
+        "    os.mkdir('d' * 200); os.chdir('d' * 200)\n"
+        f"open('big', 'wb').write(b'x' * {2 * CAP})\n"
+        "time.sleep(30)\n"
+    )
+    out = run.run(_py(code), timeout_s=60, cwd=str(tmp_path), workdir_cap=CAP)
+    assert (out.kind, out.filled_by) == ("filled", "hidden"), out.describe()
+    assert out.describe().startswith("killed for making part of its working folder unreadable")
+    assert out.seconds < 10
+
+
+def test_the_last_writes_before_an_exit_are_measured(tmp_path, monkeypatch):
+    # written between two walks and ended before the next (here no walk comes while it
+    # runs): the walk after the exit sees what it left
+    monkeypatch.setattr(run, "WORKDIR_POLL_S", 3600)
+    script = f"head -c {2 * CAP} /dev/zero > a; sleep 0.3"
+    out = run.run(["sh", "-c", script], timeout_s=30, cwd=str(tmp_path), workdir_cap=CAP)
+    assert (out.kind, out.filled_by) == ("filled", "bytes"), out.describe()
+
+
+def test_no_watch_without_a_cap_or_a_working_folder(tmp_path):
+    script = f"head -c {2 * CAP} /dev/zero > a"
+    out = run.run(["sh", "-c", script], timeout_s=30, cwd=str(tmp_path), workdir_cap=None)
+    assert out.ok, out.describe()
+
+
+def test_the_walk_of_a_working_folder_is_cheap(tmp_path):
+    """What the poll loop pays every WORKDIR_POLL_S: a run's folder (its document) and a
+    build's (some 30 files, build/3.5-project/) in well under a millisecond each, and a
+    folder of 20000 empty files no more than WORKDIR_CAP_ENTRIES stat calls."""
+    run_dir, build_dir, crowd = (tmp_path / n for n in ("run", "build", "crowd"))
+    run_dir.mkdir()
+    (run_dir / "run.json").write_text("{}" * 2000)
+    (build_dir / "obj").mkdir(parents=True)
+    for i in range(30):
+        (build_dir / "obj" / f"f{i}.o").write_bytes(b"\0" * 200_000)
+    crowd.mkdir()
+    for i in range(20_000):
+        (crowd / f"e{i}").touch()
+    timings = {}
+    for folder in (run_dir, build_dir, crowd):
+        reps = 200 if folder is not crowd else 5
+        start = time.perf_counter()
+        for _ in range(reps):
+            use = run.workdir_use(str(folder))
+        timings[folder.name] = (time.perf_counter() - start) / reps
+        if folder is crowd:
+            assert use[1] == run.WORKDIR_CAP_ENTRIES + 1  # it stopped there
+        else:
+            assert use[1] == len(list(folder.rglob("*")))
+    assert run.workdir_use(str(build_dir))[0] >= 30 * 200_000
+    print({k: f"{v * 1e3:.3f} ms" for k, v in timings.items()})
+    assert timings["run"] < 0.002 and timings["build"] < 0.005, timings
+    assert timings["crowd"] < 0.2, timings
+    assert run.workdir_use(str(tmp_path / "gone")) == (0, 0)
+
+
+def _which(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} not found")
+    return path
