@@ -257,6 +257,48 @@ def test_flood_of_stdout_is_cut_with_a_readable_verdict(fake_root, fake_gpu, cap
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before < 64 * 1024
 
 
+# fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, LEN): disk taken at once, the file's size still 0 and
+# RLIMIT_FSIZE not asked (a review: the run's folder on the host's disk had no bound at all)
+FALLOCATE = SYSCALL + """
+static long raw4(long n, long a, long b, long c, long d) {
+    long r;
+    register long r10 asm("r10") = d;
+    asm volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+                 : "rcx", "r11", "memory");
+    return r;
+}
+"""
+
+
+@x86_only
+def test_a_working_folder_filled_past_its_cap_is_killed_with_a_readable_verdict(
+    contained, fake_gpu, capsys, tmp_path
+):
+    # 1.25 GiB in the run's working folder at the third case, then a wait for the kill
+    # (getpid over and over: a loop the compiler keeps)
+    code = (
+        "if (rows == 33) {\n"
+        '        long fd = raw3(2, (long)"held", 01 | 0100, 0644);\n'
+        "        raw4(285, fd, 1, 0, 5L << 28);\n"
+        "        for (;;) { raw3(39, 0, 0, 0); }\n"
+        f"    }}\n    {LAUNCH}"
+    )
+    sub = hostile(contained, tmp_path, code, head=FALLOCATE)
+    rc, out, rep = grade(capsys, contained, sub, tmp_path, "--no-perf")
+    assert rc == 1
+    assert step_statuses(rep)["sandbox"] == "passed", out
+    assert (
+        "was killed after writing more than 1024 MB to its working folder before writing its "
+        "result" in out
+    ), out
+    assert [d["status"] for d in scale(rep)["correctness"]["details"]] == [
+        "ok",
+        "ok",
+        "crash",
+        "ok",
+    ]
+
+
 def test_host_infinite_loop_times_out(fake_root, fake_gpu, capsys, tmp_path):
     sub = hostile(fake_root, tmp_path, f"{LAUNCH}\n    for (volatile int x = rows == 64; x;) {{ }}")
     rc, out, rep = grade(capsys, fake_root, sub, tmp_path)

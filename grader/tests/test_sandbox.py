@@ -147,6 +147,27 @@ def test_10_gb_on_stdout_is_killed_at_the_output_cap(sandboxed, tmp_path, monkey
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before < 64 * 1024
 
 
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["limits-only", "bwrap"])
+def test_256_mb_files_one_after_another_are_killed_at_the_working_folders_cap(
+    sandboxed, tmp_path, monkeypatch
+):
+    """The review's program: files of RLIMIT_FSIZE each in the run's working folder (on the
+    host's disk, writable under bubblewrap too) for as long as it was let, 100 GB and more
+    in a sanitizer run's 300 s; now killed just past WORKDIR_CAP_BYTES."""
+    monkeypatch.setenv(sandbox.ENV, "auto")
+    box = sandbox.choose() if sandboxed else None
+    if sandboxed and box.kind != "bwrap":
+        pytest.skip(f"sandbox {box.notice}")
+    work = tmp_path / "work"
+    script = f"i=0; while :; do head -c {run.FSIZE_LIMIT_BYTES} /dev/zero > f$i; i=$((i+1)); done"
+    out = boxed(box, "/bin/sh", work, "-c", script, timeout_s=120)
+    assert out.kind == "filled", out.describe()
+    assert out.describe() == "killed after writing more than 1024 MB to its working folder"
+    assert out.seconds < 60
+    written = sum(f.stat().st_size for f in work.iterdir())
+    assert run.WORKDIR_CAP_BYTES < written <= run.WORKDIR_CAP_BYTES + 4 * run.FSIZE_LIMIT_BYTES
+
+
 def test_host_infinite_loop_times_out_in_the_sandbox(box, tmp_path):
     exe = cc(tmp_path / "bin", "spin", "int main(void) { for (volatile int x = 1; x;) {} }")
     out = boxed(box, exe, tmp_path / "work", timeout_s=1)
