@@ -63,8 +63,8 @@ Without a sandbox the grader says so in the report
 ("sandbox: not available (bubblewrap not installed): running with resource limits only;
 the submission's code can read whatever the grader can (an instructor's hidden.toml too)";
 "off (...)" when it was not asked for) and relies on ``grader.run``'s limits: a wall-clock
-limit that kills the process group, CPU time, file size, no core dumps, and the output
-cap.
+limit that kills the process group, CPU time, file size, no core dumps, the output cap,
+and the cap on what a run leaves in its working folder.
 
 The build (make, nvcc, the host compiler) of the submission runs in the same sandbox
 (``grader.build.build``): its output folder is the only writable place and ``solutions/``
