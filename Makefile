@@ -221,12 +221,16 @@ lab_dir = $(firstword $(wildcard labs/$(LAB)-*/lab.toml labs/$(LAB)/lab.toml))
 # Exit 0 once grading completed, whatever the score (the grader's 1, "points lost", is a
 # completed grading); 3 when checks that need a GPU could not run (also when points are
 # lost for certain but others are pending: the report's "final" is false); 2 on usage errors.
+# CUDA_ARCH given (make CUDA_ARCH=sm_80 grade LAB=3.3): the grader builds and reports that
+# architecture, with a judge of its own (a student's trial: without --arch the report said
+# sm_90 and the judge was the sm_90 one, while the inner make built kernels.cu for sm_80)
+GRADE_ARCH = $(if $(findstring file,$(origin CUDA_ARCH)),,--arch $(CUDA_ARCH))
 .PHONY: grade
 grade: $(LIBCML)
 	@test -n "$(LAB)" || { echo "usage: make grade LAB=<id>   (labs: $(LAB_IDS))"; exit 2; }
 	@test -n "$(lab_dir)" || { echo "make grade: no lab '$(LAB)' (labs: $(LAB_IDS))"; exit 2; }
 	@mkdir -p $(BUILD)
-	@$(PYTHON) -m grader grade $(dir $(lab_dir)) --json $(BUILD)/last-grade.json; rc=$$?; \
+	@$(PYTHON) -m grader grade $(dir $(lab_dir)) $(GRADE_ARCH) --json $(BUILD)/last-grade.json; rc=$$?; \
 	  if [ $$rc -eq 1 ] && ! $(PYTHON) -c "import json, sys; sys.exit(not json.load(open('$(BUILD)/last-grade.json'))['final'])"; then \
 	    rc=3; lost="; some points are already lost for certain (see the report above)"; fi; \
 	  if [ $$rc -eq 3 ]; then \

@@ -180,3 +180,19 @@ def test_the_judge_refuses_an_info_baseline_of_no_exercise_of_its_run():
     doc = json.loads(out.stdout.splitlines()[-1])
     assert doc["error"] == {**doc["error"], "kind": "usage",
                             "message": "--info-baseline sgemm: no exercise of this run"}
+
+
+@pytest.mark.parametrize(("given", "expected"), [([], None), (["CUDA_ARCH=sm_80"], "sm_80")])
+def test_make_grade_passes_a_given_architecture_to_the_grader(given, expected):
+    """``make CUDA_ARCH=sm_80 grade`` (README) grades for sm_80: the grader is given --arch,
+    so its report, its judge and the student's object agree (a student's trial found the
+    report saying sm_90 over an sm_80 object); without CUDA_ARCH the grader's default."""
+    out = subprocess.run(
+        ["make", "-n", "-C", str(REPO), "grade", "LAB=3.3", *given],
+        capture_output=True,
+        text=True,
+    )
+    (line,) = [x for x in out.stdout.splitlines() if "-m grader grade" in x]
+    assert ("--arch" in line.split()) == (expected is not None), line
+    if expected:
+        assert f"--arch {expected}" in line
