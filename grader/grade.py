@@ -661,10 +661,7 @@ class Grading:
             return
         dumped = sass.dump(cuobjdump, cu_objects, self.options.arch)
         if dumped.error:
-            for ex in wanted:
-                _set_not_run(
-                    self.results[ex.name].parts, ("static",), dumped.error, Status.SKIPPED
-                )
+            self._unreadable(wanted, dumped.error)
             return
         # evidence for the student (no points): where each kernel's data lives
         found = spaces.lines(dumped, self.arch_skipped_kernels, self.other_kernels) or [
@@ -673,9 +670,12 @@ class Grading:
         self.step("spaces", Status.INFO, [*found, f"(SASS read with {cuobjdump.path})"])
         sources = " or ".join(n for n in self.lab.student_files if n.endswith(".cu"))
         reach = self._launches(cu_objects, dumped, wanted)
-        if isinstance(reach, str):
+        if isinstance(reach, str):  # no objdump: not run, as without cuobjdump
             for ex in wanted:
                 _set_not_run(self.results[ex.name].parts, ("static",), reach, Status.SKIPPED)
+            return
+        if isinstance(reach, Exception):
+            self._unreadable(wanted, f"objdump: {reach}")
             return
         for ex in wanted:
             part = self.results[ex.name].parts["static"]
@@ -689,11 +689,11 @@ class Grading:
             if not res.passed:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
 
-    def _launches(self, cu_objects, dumped, wanted) -> launches.Reach | str:
-        """Which kernels each exercise's launchers launch (grader.launches), or why that
-        could not be read: a static check that cannot tie the kernel it reads to the
-        launcher's is not run (a named kernel that nothing launches passed it: a red-team
-        review)."""
+    def _launches(self, cu_objects, dumped, wanted) -> launches.Reach | str | Exception:
+        """Which kernels each exercise's launchers launch (grader.launches); without objdump
+        why not (a static check that cannot tie the kernel it reads to the launcher's is
+        not run: a named kernel that nothing launched passed it, a red-team review); the
+        error where objdump could not read the objects."""
         objdump = tools.find("objdump")
         if objdump is None:
             return tools.not_found("objdump") + ": which kernel each launcher launches"
@@ -701,8 +701,29 @@ class Grading:
         names = sorted({name for ex in wanted for name in ex.launchers})
         try:
             return launches.read(objdump.path, cu_objects, names, kernels)
+        except subprocess.CalledProcessError as e:
+            lines = (e.stderr or "").strip().splitlines()
+            return RuntimeError(lines[-1] if lines else f"exited with status {e.returncode}")
         except (OSError, subprocess.SubprocessError) as e:
-            return f"objdump could not read the host code of the student files ({e})"
+            return e
+
+    def _unreadable(self, wanted, error: str) -> None:
+        """Static lost for each of ``wanted``: a tool failed on the student's own object.
+        cuobjdump and objdump read every object nvcc makes, so the source made it
+        unreadable (a section of its own, a red-team review's bogus .nv_fatbin); left
+        pending, as a missing tool is, the grade would never be final."""
+        message = (
+            f"{error}: the object compiled from your files could not be read, so the static "
+            "rules could not be checked (an object nvcc makes always can: does your source "
+            "write a section of its own, with asm or an attribute?); if it does not, show "
+            "this report to your instructor"
+        )
+        for ex in wanted:
+            part = self.results[ex.name].parts["static"]
+            if not_in_exercise(part):
+                continue
+            part.status, part.fraction, part.messages = Status.FAILED, 0, [message]
+            part.finding = message
 
     def _probe(self) -> None:
         # the device's facts come from the judge, and first: without a device none of the

@@ -196,3 +196,28 @@ def test_make_grade_passes_a_given_architecture_to_the_grader(given, expected):
     assert ("--arch" in line.split()) == (expected is not None), line
     if expected:
         assert f"--arch {expected}" in line
+
+
+BOGUS_FATBIN = (
+    'asm(".section .nv_fatbin,\\"a\\"\\n.align 8\\n.long 0xba55ed50\\n.short 1\\n.short 16\\n'
+    '.quad 0x1000000\\n.long 0xdeadbeef\\n.previous\\n");\n'
+)
+
+
+def test_an_object_cuobjdump_cannot_read_loses_its_static_points(capsys, tmp_path):
+    """A source that writes a bogus fatbin header into its object (a red-team review) made
+    cuobjdump fail, and static stayed pending as if the tool were missing: never a final
+    grade, and a known-bad kernel's static loss hidden. It is lost now, with the reason."""
+    lab_dir = next((p for p in LABS if p.name.startswith("3.3")), None)
+    if lab_dir is None:
+        pytest.skip("no lab 3.3")
+    text = (REPO / "solutions" / lab_dir.name / "kernels.cu").read_text()
+    sub = submission(tmp_path / "sub", text + BOGUS_FATBIN)
+    args = ["grade", lab_dir, "--submission", sub, "--exercise", "matmul_tiled",
+            "--no-sanitizer", "--no-perf", "--json", tmp_path / "r.json"]
+    code, out, err = grade_cli(capsys, *args)
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert step_statuses(rep).get("build") == "passed", out
+    static = rep["exercises"][0]["parts"]["static"]
+    assert static["status"] == "failed" and static["points"] == 0, (static, out)
+    assert "the object compiled from your files could not be read" in out
