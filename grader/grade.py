@@ -823,7 +823,8 @@ class Grading:
         part.finding = diagnose.exercise_summary(self.lab, ex, runs) or (
             diagnose.hidden_summary(self.lab, ex, failed_hidden) if failed_hidden else None
         )
-        early = [w for w in er.warnings if lint.EARLY_RETURN_MARK in w]
+        marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
+        early = [w for w in er.warnings if any(mark in w for mark in marks)]
         if part.status == Status.FAILED and early:  # the cause the source shows, not a guess
             part.finding = f"{ex.name}: {early[0]}"
 

@@ -70,6 +70,106 @@ EARLY_RETURN = (
 )
 
 
+DIVERGENT_BARRIER_MARK = "under a condition that depends on the thread"
+DIVERGENT_BARRIER = (
+    "a __syncthreads() (line {bar}) in {kernel} " + DIVERGENT_BARRIER_MARK + " (`{cond}`, "
+    "line {line}): threads for which it is false never reach the barrier, and those that "
+    "wait there read tile elements no one loaded (undefined behaviour: wrong results, or a "
+    "hang). Put the barrier where every thread of the block reaches it, and guard only the "
+    "loads and the store"
+)
+_THREAD = re.compile(r"\b(?:threadIdx|laneid)\b|__lane_id\s*\(|\.thread_rank\s*\(")
+# a name assigned (=, +=, ...; an element of it too) and the right side, up to the end of
+# the statement or of a for's header (parentheses nested two deep)
+_ASSIGN = re.compile(
+    r"\b([A-Za-z_]\w*)\s*(?:\[[^]=;]*\]\s*)?[-+*/%&|^]?=(?!=)"
+    r"((?:[^;{}()]|\((?:[^;{}()]|\([^;{}()]*\))*\))*)"
+)
+_HEADER = re.compile(r"(?:^|[;{}])\s*(?:else\s+)?(if|for|while)\s*\(", re.S)
+
+
+def _thread_dependent(text: str) -> re.Pattern:
+    """A pattern for what in ``text`` (a kernel body) differs between the threads of a
+    block: threadIdx, and every variable assigned from it, directly or not (its name on the
+    left of an ``=`` whose right side holds one; a fixpoint over the body)."""
+    names: set[str] = set()
+    while True:
+        # a name, not a member of the same name (gridDim.x is not a variable x)
+        known = _THREAD.pattern + "".join(
+            rf"|(?<![\w.])(?<!->){re.escape(n)}\b" for n in sorted(names)
+        )
+        pattern = re.compile(known)
+        more = {m.group(1) for m in _ASSIGN.finditer(text) if pattern.search(m.group(2))}
+        if more <= names:
+            return pattern
+        names |= more
+
+
+def _closing(text: str, i: int) -> int:
+    """Index after the ``)`` that closes the ``(`` at ``text[i]`` (or len(text))."""
+    depth = 0
+    for j in range(i, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return j + 1
+    return len(text)
+
+
+def _divergent_barriers_in(first: int, text: str) -> list[tuple[int, int, str]]:
+    """(line of a barrier, line of the condition, the condition) for each barrier in the
+    kernel body ``text`` (starting on line ``first``) that lies under an ``if``, ``else``,
+    ``for`` or ``while`` whose condition depends on the thread (``_thread_dependent``):
+    the statement it governs, braced or not. A condition the same for every thread of the
+    block (a loop over tiles, a kernel argument) is not one."""
+    thread = _thread_dependent(text)
+    scopes = []  # (start, end, line of the condition, the condition) of conditional statements
+    for m in _HEADER.finditer(text):
+        open_at = m.end() - 1
+        close = _closing(text, open_at)
+        cond = " ".join(text[open_at + 1 : close - 1].split())
+        if m.group(1) == "for":  # for (init; condition; step): the condition alone
+            parts = cond.split(";")
+            cond = parts[1].strip() if len(parts) == 3 else cond
+        if not thread.search(cond):
+            continue
+        rest = len(text) - len(text[close:].lstrip())
+        if rest < len(text) and text[rest] == "{":  # a block: to its closing brace
+            depth, end = 0, rest
+            while end < len(text):
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                if depth == 0:
+                    break
+                end += 1
+        else:  # one statement
+            end = text.find(";", close)
+            end = len(text) if end < 0 else end
+        line = text.count("\n", 0, m.start(1)) + first
+        scopes.append((close, end, line, cond))
+        # its else: governed by the same condition
+        tail = re.match(r"\s*else\b(?!\s*if\b)", text[end + 1 :])
+        if tail:
+            start = end + 1 + tail.end()
+            after = len(text) - len(text[start:].lstrip())
+            if after < len(text) and text[after] == "{":
+                depth, stop = 0, after
+                while stop < len(text):
+                    depth += {"{": 1, "}": -1}.get(text[stop], 0)
+                    if depth == 0:
+                        break
+                    stop += 1
+            else:
+                stop = text.find(";", start)
+                stop = len(text) if stop < 0 else stop
+            scopes.append((start, stop, line, cond))
+    out = []
+    for b in _BARRIER.finditer(text):
+        inside = [sc for sc in scopes if sc[0] <= b.start() < sc[1]]
+        if inside:
+            _, _, line, cond = inside[0]
+            out.append((text.count("\n", 0, b.start()) + first, line, cond))
+    return out
+
+
 def _bodies(lines: list[str]) -> dict[str, tuple[int, str]]:
     """{kernel name: (line of its opening brace, its body's text)} for each ``__global__``
     function in comment-free ``lines`` (braces matched; strings hold no braces in kernels)."""
@@ -143,4 +243,10 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                 for ret, bar in _early_returns_in(*kernels[ex.kernel]):
                     message = EARLY_RETURN.format(ret=ret, bar=bar, kernel=ex.kernel)
                     found.setdefault(ex.name, []).append(f"{name}:{ret}: {message}")
+                for bar, line, cond in _divergent_barriers_in(*kernels[ex.kernel]):
+                    cond = cond if len(cond) <= 60 else cond[:57] + "..."
+                    message = DIVERGENT_BARRIER.format(
+                        bar=bar, line=line, cond=cond, kernel=ex.kernel
+                    )
+                    found.setdefault(ex.name, []).append(f"{name}:{bar}: {message}")
     return found

@@ -198,6 +198,21 @@ def test_the_early_return_known_bad_is_told_its_cause_without_a_gpu(tmp_path, ca
         # the kernels whose returns it reads come from the judge's --list
         found = lint.warnings(course.load_lab(lab_dir), REPO / "solutions" / lab_dir.name)
         assert not any(lint.EARLY_RETURN_MARK in w for ws in found.values() for w in ws)
+        assert not any(lint.DIVERGENT_BARRIER_MARK in w for ws in found.values() for w in ws)
+
+
+def test_no_correct_alternative_is_warned_of_a_divergent_barrier(tmp_path):
+    """Every correct alternative of every lab (grader/tests/alternatives) keeps its barriers
+    where the lint sees every thread reach them: a loop over tiles, a grid-stride loop over
+    blocks (gridDim.x is no variable x: the first version read it as one), a kernel
+    argument's condition."""
+    labs = {}
+    for path in fixtures.find(REPO, alternatives=True):
+        lab_dir = REPO / "labs" / path.parent.name
+        lab = labs.setdefault(lab_dir.name, course.load_lab(lab_dir))
+        sub = fixtures.apply(REPO, path, tmp_path / path.parent.name / path.stem)
+        found = [w for ws in lint.warnings(lab, sub).values() for w in ws]
+        assert not [w for w in found if lint.DIVERGENT_BARRIER_MARK in w], path.stem
 
 
 def test_shared_staging_buffers_are_warned_of_without_a_gpu(tmp_path):
@@ -323,3 +338,49 @@ def test_the_device_to_device_warning_reads_the_pointers_and_split_calls(tmp_pat
         return
     line = text[: text.index(old)].count("\n") + 1
     assert found == [f"kernels.cu:{line}: " + found[0].split(": ", 1)[1]], found
+
+
+DIVERGENT = """
+__global__ void k(const float *in, float *out, int n, int R) {
+    __shared__ float s[256];
+    const int tx = threadIdx.x;
+    int gx = blockIdx.x * 256 + tx;
+    if (gx < n) __syncthreads();
+    if (gx < n && R > 0) {
+        s[tx] = in[gx];
+        __syncthreads();
+    } else {
+        __syncthreads();
+    }
+    for (int i = tx; i < n; i += blockDim.x) {
+        __syncthreads();
+    }
+    for (int t = 0; t < n / 256; ++t) {
+        __syncthreads();
+        if (R > 0) {
+            __syncthreads();
+        }
+    }
+    if (threadIdx.x == 0) {
+        s[0] = 1.0f;
+    }
+    __syncthreads();
+    out[gx] = s[tx];
+}
+"""
+
+
+def test_a_barrier_under_a_condition_that_depends_on_the_thread_is_found():
+    """A barrier in a braced or one-line if, its else, or a loop whose trip count depends
+    on the thread (a student's trial: `if (ox0 + tx < width) __syncthreads();` got no
+    warning); one under a condition the same for every thread (a loop over tiles, a kernel
+    argument) or after a block a single thread runs is not."""
+    lines = lint.strip_comments(DIVERGENT)
+    body = lint._bodies(lines)["k"]
+    found = lint._divergent_barriers_in(*body)
+    assert found == [
+        (6, 6, "gx < n"),
+        (9, 7, "gx < n && R > 0"),
+        (11, 7, "gx < n && R > 0"),
+        (14, 13, "i < n"),
+    ], found
