@@ -103,6 +103,7 @@ import json
 import re
 
 from grader import roofs
+from grader.assemble import printable
 from grader.diagnose import size_text
 from grader.errors import GraderError
 from grader.files import write_atomic
@@ -214,7 +215,9 @@ def text(grade: Grade, quiet: bool = False) -> str:
             out.append(f"NOT RUN: {line}")
     out.append("")
     out.append(_verdict(grade))
-    return "\n".join(out) + "\n"
+    # a submission's own output reaches the report (a run's stderr, a sanitizer's report of
+    # its kernel, the compiler's messages): no line may carry a terminal escape
+    return "\n".join(printable(line) for line in "\n".join(out).split("\n")) + "\n"
 
 
 def _manual_text(r: ReportResult) -> str:

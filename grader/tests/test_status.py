@@ -13,7 +13,7 @@ import pytest
 
 from grader import cli, harness, report, scoring, status
 from grader import run as runner
-from grader.results import PART_NAMES, ExerciseResult, Grade, Part, ReportResult
+from grader.results import PART_NAMES, ExerciseResult, Grade, Part, ReportResult, Step
 from grader.status import NOT_IN_EXERCISE, State, Status
 
 # -- Status: what a check did ----------------------------------------------------------
@@ -197,3 +197,15 @@ def test_a_failed_device_probe_is_a_partial_grade_not_a_final_one(
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         cli.main([str(a) for a in argv])
     assert "already graded" not in err.getvalue()
+
+
+def test_the_text_report_carries_no_terminal_escape():
+    """A submission's own output reaches the report (a run's stderr, a sanitizer's report
+    of its kernel, a part's messages): every line of the text report is escaped, so ESC[2J
+    or an OSC 52 clipboard write reaches no terminal (a helper's review, session 32)."""
+    g = scored(HALF)
+    g.steps.append(Step("build", Status.PASSED, ["ok\x1b[2J", "clip \x1b]52;c;cHduZWQ=\x07"]))
+    g.steps.append(Step("device", Status.FAILED, ["stderr: \x9b31mred\tok"]))
+    out = report.text(g)
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+    assert "ok\\x1b[2J" in out and "stderr: \\x9b31mred\tok" in out
