@@ -214,6 +214,8 @@ class Grading:
         self.arch_skipped = self._skip_below_arch()
         self.arch_skipped_kernels: dict[str, str] = {}  # their kernels: why (once bound)
         self.other_kernels: set[str] = set()  # kernels of exercises --exercise left out
+        self.lab_launchers: tuple[str, ...] = ()  # every launcher of the lab (--list)
+        self.lab_kernels: set[str] = set()  # every exercise kernel of the lab (--list)
         spec = self.lab.report
         if spec is not None and not options.exercises:
             self.grade.report = ReportResult(spec.file, spec.filled, spec.manual)
@@ -359,6 +361,14 @@ class Grading:
             for e in listing.get("exercises", [])
             if isinstance(e, dict) and e.get("name") in self.arch_skipped
             and isinstance(e.get("kernel"), str)
+        }
+        # every launcher and exercise kernel of the lab, --exercise or not: what the static
+        # check's reading of launches (grader.launches) starts from and may leave unlaunched
+        self.lab_launchers = manifest.listing_launchers(listing)
+        self.lab_kernels = {
+            e["kernel"]
+            for e in listing.get("exercises", [])
+            if isinstance(e, dict) and isinstance(e.get("kernel"), str)
         }
         # with --exercise, the kernels of the exercises left out: not on the spaces line
         graded = {ex.name for ex in self.lab.exercises}
@@ -669,7 +679,8 @@ class Grading:
         ]
         self.step("spaces", Status.INFO, [*found, f"(SASS read with {cuobjdump.path})"])
         sources = " or ".join(n for n in self.lab.student_files if n.endswith(".cu"))
-        reach = self._launches(cu_objects, dumped, wanted)
+        reach = self._launches(cu_objects, dumped)
+        named = {fn.mangled for k in self.lab_kernels for fn in dumped.instances(k)}
         if isinstance(reach, str):  # no objdump: not run, as without cuobjdump
             for ex in wanted:
                 _set_not_run(self.results[ex.name].parts, ("static",), reach, Status.SKIPPED)
@@ -680,7 +691,7 @@ class Grading:
         for ex in wanted:
             part = self.results[ex.name].parts["static"]
             res = sass.check_kernel(dumped, ex.kernel, ex.static, sources or "the student files")
-            launches.check(res, reach, dumped, ex, sources or "the student files")
+            launches.check(res, reach, dumped, ex, sources or "the student files", named)
             part.status = Status.PASSED if res.passed else Status.FAILED
             part.fraction = 1 if res.passed else 0
             part.messages = res.messages
@@ -689,7 +700,7 @@ class Grading:
             if not res.passed:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
 
-    def _launches(self, cu_objects, dumped, wanted) -> launches.Reach | str | Exception:
+    def _launches(self, cu_objects, dumped) -> launches.Reach | str | Exception:
         """Which kernels each exercise's launchers launch (grader.launches); without objdump
         why not (a static check that cannot tie the kernel it reads to the launcher's is
         not run: a named kernel that nothing launched passed it, a red-team review); the
@@ -698,7 +709,7 @@ class Grading:
         if objdump is None:
             return tools.not_found("objdump") + ": which kernel each launcher launches"
         kernels = {fn.mangled for fn in dumped.functions}
-        names = sorted({name for ex in wanted for name in ex.launchers})
+        names = sorted(self.lab_launchers)
         try:
             return launches.read(objdump.path, cu_objects, names, kernels)
         except subprocess.CalledProcessError as e:

@@ -22,6 +22,7 @@ launcher reaches.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -38,8 +39,22 @@ _TARGET = re.compile(r"<([^<>+]+)(?:\+0x[0-9a-f]+)?>")
 _RECORDS = re.compile(r"^RELOCATION RECORDS FOR \[(.+)\]:$")
 _RECORD = re.compile(r"^([0-9a-f]+)\s+(R_\S+)\s+(\S+)$")
 _ADDEND = re.compile(r"^(.+?)([+-]0x[0-9a-f]+)?$")
-# sections whose relocations are never references of the program's code
-_NOT_PROGRAM = (".eh_frame", ".debug", ".rela", ".init_array", ".fini_array", ".note")
+_SECTION = re.compile(r"^\s*\d+\s+(\S+)\s.*?\s([A-Z_, ]+)$")
+# loaded sections whose relocations are no references of the program's: unwind tables
+_UNWIND = (".eh_frame", ".eh_frame_hdr")
+# what runs before main or at exit: each of its functions counts as reached by every
+# launcher (a constructor that stores a kernel's address in a pointer a launcher calls
+# through, a red-team review), but nvcc's own registration of every kernel
+_STARTUP = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
+_REGISTRATION = "__sti____cudaRegisterAll"
+STARTUP = "startup"  # the node of _STARTUP's functions
+
+
+def kernel_key(mangled: str) -> str:
+    """A kernel's mangled name as its host stub and its SASS both give it: a kernel of
+    internal linkage (``static``) is ``_ZL1kPf`` on the host, ``_Z1kPf`` in the SASS (the
+    ``L`` before its name's length dropped; a review's finding)."""
+    return re.sub(r"L(?=\d)", "", mangled)
 
 
 @dataclass
@@ -108,36 +123,57 @@ class Graph:
             self.edges.setdefault(src, set()).add(dst)
 
     def add_code(self, k: int, disassembly: str) -> None:
-        """The references of object ``k``'s functions from ``objdump -d -r -w``."""
+        """The references of object ``k``'s functions from ``objdump -d -r -w``: code
+        before a section's first symbol is credited to the section."""
         current = None
         for line in disassembly.splitlines():
             head = _FUNCTION_HEAD.match(line)
             if head:
                 current = self.node(k, head.group(2))
                 continue
+            if line.startswith("Disassembly of section "):
+                current = f"section:{k}:{line.removeprefix('Disassembly of section ')[:-1]}"
+                continue
             if current is None:
                 continue
-            reloc = _INLINE_RELOC.search(line)
-            if reloc:  # the operand is this relocation's; a <...> on the line is a placeholder
-                self.link(current, self.target(k, reloc.group(2), reloc.group(1)))
-                continue
-            for name in _TARGET.findall(line):
-                self.link(current, self.node(k, name))
+            relocs = _INLINE_RELOC.findall(line)
+            for kind, value in relocs:  # the operands are these; a <...> is a placeholder
+                self.link(current, self.target(k, value, kind))
+            if not relocs:
+                for name in _TARGET.findall(line):
+                    self.link(current, self.node(k, name))
 
-    def add_data(self, k: int, records: str) -> None:
-        """The references of object ``k``'s data from ``objdump -r -w`` (code sections are
-        read by ``add_code``): from the symbol holding each record, and from the section."""
+    def add_data(self, k: int, headers: str, records: str) -> None:
+        """The references of object ``k``'s data from ``objdump -r -w``, from the symbol
+        holding each record and from the section: every loaded section but code (read by
+        ``add_code``) and unwind tables, whatever its name (a student's table of kernel
+        pointers in a section named ``.fini_arrayz`` was skipped by a first version that
+        went by names). ``headers``: ``objdump -h -w``, for the sections' flags. The
+        functions of startup and exit arrays (``_STARTUP``) are linked from ``STARTUP``."""
+        flags = {}
+        for line in headers.splitlines():
+            m = _SECTION.match(line)
+            if m:
+                flags[m.group(1)] = {f.strip() for f in m.group(2).split(",")}
         section = None
         for line in records.splitlines():
             head = _RECORDS.match(line)
             if head:
                 section = head.group(1)
-                skip = section.startswith(_NOT_PROGRAM) or section.startswith(".text")
+                kinds = flags.get(section, {"ALLOC"})  # unknown: read it (err toward reach)
+                skip = "ALLOC" not in kinds or "CODE" in kinds or section in _UNWIND
+                startup = section in _STARTUP or section.startswith(
+                    tuple(name + "." for name in _STARTUP)
+                )
                 continue
             m = _RECORD.match(line)
             if not m or section is None or skip:
                 continue
             dst = self.target(k, m.group(3), m.group(2))
+            if startup:
+                if _REGISTRATION not in dst:
+                    self.link(STARTUP, dst)
+                continue
             self.link(f"section:{k}:{section}", dst)
             holder = self.target(k, f"{section}+0x{m.group(1)}")
             if not holder.startswith("section:"):
@@ -161,32 +197,52 @@ def objdump(path: str, obj: Path, *flags: str) -> str:
 
 def read(tool: str, objects: list[Path], launchers: list[str], kernels: set[str]) -> Reach:
     """Which of ``kernels`` (mangled names, from the SASS) each of ``launchers`` (host
-    symbols) reaches in the host code of ``objects``, read with the objdump at ``tool``."""
+    symbols: every launcher of the lab, so that ``unreached`` means launched by none)
+    reaches in the host code of ``objects``, read with the objdump at ``tool``; what the
+    startup and exit functions reach counts for every launcher."""
     graph = Graph()
     for k, obj in enumerate(objects):
         graph.add_symbols(k, objdump(tool, obj, "-t"))
     for k, obj in enumerate(objects):
         graph.add_code(k, objdump(tool, obj, "-d", "-r", "--no-show-raw-insn"))
-        graph.add_data(k, objdump(tool, obj, "-r"))
+        graph.add_data(k, objdump(tool, obj, "-h"), objdump(tool, obj, "-r"))
     defined = {node for node in graph._names.values()}
+    by_key: dict[str, set[str]] = {}
+    for name in kernels:
+        by_key.setdefault(kernel_key(name), set()).add(name)
+    startup = graph.reachable(STARTUP)
     out = Reach()
     for launcher in launchers:
         if launcher not in defined:
             out.missing.add(launcher)
             continue
         # a kernel of one file only (static, or a template's instance) is a local symbol
-        reached = {node.partition(":")[2] or node for node in graph.reachable(launcher)}
-        out.launched[launcher] = reached & kernels
-    out.unreached = kernels - set().union(*out.launched.values())
+        nodes = graph.reachable(launcher) | startup
+        keys = {kernel_key(node.partition(":")[2] or node) for node in nodes}
+        out.launched[launcher] = set().union(*(by_key.get(key, set()) for key in keys))
+    out.unreached = kernels - set().union(set(), *out.launched.values())
     return out
 
 
-def check(res: sass.StaticResult, reach: Reach, dumped: sass.Dump, ex, sources: str) -> None:
+def check(
+    res: sass.StaticResult,
+    reach: Reach,
+    dumped: sass.Dump,
+    ex,
+    sources: str,
+    named_kernels: set[str] = frozenset(),
+) -> None:
     """Adds to ``res`` (the static rules applied to ``ex.kernel``) what the launchers of
-    ``ex`` launch: the named kernel must be one of them, and every other kernel they launch
-    is held to the same rules (its findings named after it). ``res`` fails on either; the
-    check is left out when no launcher of ``ex`` is in the objects read (a lab whose
-    launchers lie in the course's code)."""
+    ``ex`` launch. The named kernel must be one of them: a decoy that nothing launches
+    passes no rule. Every other kernel they launch (a helper: a fill, a last step) must keep
+    the forbidden instructions out; with ``require_in_every_kernel`` (an exercise of one
+    kernel, lab 3.3) it must hold the required ones too, so that a decoy launched under a
+    condition never true, beside the kernel that does the work, passes nothing either, and
+    no kernel but the exercises' own (``named_kernels``, mangled) may be launched by no
+    launcher: its address could be reached by arithmetic from another's, which no reading
+    of references sees (a review). ``res`` fails on any of these; the check is left out
+    when no launcher of ``ex`` is in the objects read (a lab whose launchers lie in the
+    course's code)."""
     present = [name for name in ex.launchers if name not in reach.missing]
     if not present:
         return
@@ -202,14 +258,30 @@ def check(res: sass.StaticResult, reach: Reach, dumped: sass.Dump, ex, sources: 
             + f": the static rules read {ex.kernel}'s SASS, so {by} must launch that kernel "
             f"(keep its name from the skeleton, in {sources})"
         )
+    every = ex.static.require_in_every_kernel
+    rules = ex.static if every else dataclasses.replace(
+        ex.static, require=(), require_text=(), max_stack_bytes=None
+    )
+    why = (
+        f"and in this exercise every kernel it launches must meet the rules (do the work in "
+        f"{ex.kernel})"
+        if every
+        else "which must keep the forbidden instructions out too"
+    )
     for name in sorted({sass.plain_name(m) for m in launched - named}):
-        other = sass.check_kernel(dumped, name, ex.static, sources)
+        other = sass.check_kernel(dumped, name, rules, sources)
         if other.passed:
             continue
         res.passed = False
         res.missing.extend(p for p in other.missing if p not in res.missing)
         res.forbidden.extend(p for p in other.forbidden if p not in res.forbidden)
-        res.messages.extend(
-            f"{by} also launches {name}, which the static rules read too: {m}"
-            for m in other.messages
+        res.messages.extend(f"{by} also launches {name}, {why}: {m}" for m in other.messages)
+    stray = sorted({sass.plain_name(m) for m in reach.unreached - set(named_kernels)})
+    if every and stray:
+        res.passed = False
+        res.messages.append(
+            f"{', '.join(stray)} in {sources} {'is' if len(stray) == 1 else 'are'} launched "
+            "by no launcher: in this lab each launcher launches its exercise's kernel and "
+            "nothing else, and the static rules read that kernel; remove kernels that "
+            "nothing launches"
         )

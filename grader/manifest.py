@@ -139,6 +139,11 @@ class StaticRules:
     forbid_text: tuple[str, ...] = ()
     # What a text pattern means, in words, for the report: ((pattern, words), ...)
     means: tuple[tuple[str, str], ...] = ()
+    # every kernel the launcher launches must hold the required instructions too, not only
+    # keep the forbidden ones out (grader.launches.check): an exercise of one kernel, where a
+    # second is a decoy's worker (lab 3.3); elsewhere a helper kernel (a fill, a last step)
+    # is a correct design
+    require_in_every_kernel: bool = False
 
     def words(self, pattern: str) -> str:
         """A text pattern as the report names it: its words from [static.means] with the
@@ -554,7 +559,10 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
     if "static" in raw:
         t = c.table(where, raw["static"], "static")
         keys = ("require", "forbid", "require_text", "forbid_text")
-        c.keys(where, t, (*keys, "max_stack_bytes", "means"), "static")
+        c.keys(where, t, (*keys, "max_stack_bytes", "means", "require_in_every_kernel"), "static")
+        every = t.get("require_in_every_kernel", False)
+        if not isinstance(every, bool):
+            raise c.fail(where, "static.require_in_every_kernel must be true or false")
         lists = {k: c.strings(where, t.get(k, []), f"static.{k}") for k in keys}
         for key, patterns in lists.items():
             for p in patterns:
@@ -581,6 +589,7 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
             lists["require_text"],
             lists["forbid_text"],
             tuple(means_raw.items()),
+            every,
         )
 
     sanitizer = None

@@ -361,7 +361,7 @@ def check_kernel(dumped: Dump, kernel: str, rules: StaticRules, source_files: st
             if len(named_jobs) == 1:
                 parts.append("does not show " + describe(named_jobs[0]))
             elif named_jobs:
-                parts.append("does none of: " + "; ".join(describe(p) for p in named_jobs))
+                parts.append("shows none of: " + "; ".join(describe(p) for p in named_jobs))
             messages.append(f"{label}: its SASS " + ", and ".join(parts))
         absent_text = [
             p

@@ -6,6 +6,7 @@ course's architecture) and reads it with objdump; skipped, visibly, without them
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader import launches, sass, tools
+from grader.manifest import StaticRules
 
 KERNELS = r"""
 __global__ void tiled(float *o) {
@@ -24,6 +26,8 @@ __global__ void tiled(float *o) {
 __global__ void direct(float *o, int n) { if ((int)threadIdx.x < n) o[threadIdx.x] *= 2.0f; }
 __global__ void helper(float *o) { o[0] = 0.0f; }
 """
+
+OTHER = 'extern "C" void other(float *o) { helper<<<1, 1>>>(o); }'
 
 CASES = {
     # launcher bodies (extern "C", as the labs declare them) -> the kernels each reaches
@@ -59,6 +63,7 @@ def _build(tmp_path: Path, body: str, extra: str = "") -> Path:
     nvcc, objdump = shutil.which("nvcc"), shutil.which("objdump")
     if nvcc is None or objdump is None:
         pytest.skip("nvcc or objdump not found")
+    tmp_path.mkdir(parents=True, exist_ok=True)
     src = tmp_path / "k.cu"
     src.write_text(KERNELS + body + "\n" + extra)
     obj = tmp_path / "k.o"
@@ -76,8 +81,7 @@ def test_a_launcher_reaches_the_kernels_it_launches_and_no_other(tmp_path, case)
     body, expected = CASES[case]
     # a second launcher after the first: its kernel must not leak into the first's (a
     # placeholder target at a function's end names the next function)
-    other = 'extern "C" void other(float *o) { helper<<<1, 1>>>(o); }'
-    obj = _build(tmp_path, body, other)
+    obj = _build(tmp_path, body, OTHER)
     kernels = _mangled({"tiled", "direct", "helper"})
     reach = launches.read(shutil.which("objdump"), [obj], ["run", "other", "absent"], kernels)
     assert reach.launched["run"] == _mangled(expected)
@@ -89,28 +93,38 @@ def test_a_launcher_reaches_the_kernels_it_launches_and_no_other(tmp_path, case)
 class _Exercise:
     kernel = "tiled"
     launchers = ("run",)
-    static = sass.StaticRules(require=("LDS", "STS", "BAR"))
+    static = StaticRules(require=("LDS", "STS", "BAR"), forbid=("LDL",))
 
 
-def _static(tmp_path: Path, case: str) -> sass.StaticResult:
-    obj = _build(tmp_path, CASES[case][0])
+def _static(tmp_path: Path, case: str, every: bool = True, extra: str = "") -> sass.StaticResult:
+    obj = _build(tmp_path, CASES[case][0], extra)
     tool = tools.find("cuobjdump")
     if tool is None:
         pytest.skip("cuobjdump not found")
     dumped = sass.dump(tool, [obj])
     assert dumped.error is None, dumped.error
     ex = _Exercise()
+    ex.static = dataclasses.replace(ex.static, require_in_every_kernel=every)
     res = sass.check_kernel(dumped, ex.kernel, ex.static, "k.cu")
     reach = launches.read(
-        shutil.which("objdump"), [obj], ["run"], {fn.mangled for fn in dumped.functions}
+        shutil.which("objdump"), [obj], ["run", "other"], {fn.mangled for fn in dumped.functions}
     )
-    launches.check(res, reach, dumped, ex, "k.cu")
+    launches.check(res, reach, dumped, ex, "k.cu", named_kernels=_mangled({"tiled"}))
     return res
 
 
 def test_the_named_kernel_launched_passes(tmp_path):
-    res = _static(tmp_path, "plain")
+    res = _static(tmp_path, "plain", every=False)
     assert res.passed, res.messages
+
+
+def test_with_require_in_every_kernel_no_kernel_may_be_left_unlaunched(tmp_path):
+    """Lab 3.3: a kernel no launcher reaches could be launched through an address computed
+    from another's, which no reading of references sees (a review's bypass)."""
+    res = _static(tmp_path, "plain", every=True)
+    assert not res.passed
+    assert any(m.startswith("direct, helper in k.cu are launched by no launcher")
+               for m in res.messages), res.messages
 
 
 def test_a_decoy_that_nothing_launches_fails_and_names_the_kernel_launched(tmp_path):
@@ -119,12 +133,39 @@ def test_a_decoy_that_nothing_launches_fails_and_names_the_kernel_launched(tmp_p
     assert any("run does not launch tiled (it launches direct)" in m for m in res.messages)
 
 
-def test_a_kernel_launched_beside_the_named_one_is_held_to_its_rules(tmp_path):
-    res = _static(tmp_path, "never_true")
+def test_with_require_in_every_kernel_a_second_kernel_must_meet_every_rule(tmp_path):
+    """Lab 3.3 (one kernel per launcher): a decoy launched under a condition never true,
+    beside the kernel that does the work, fails."""
+    res = _static(tmp_path, "never_true", every=True, extra=OTHER)
     assert not res.passed
-    assert any(m.startswith("run also launches direct, which the static rules read too")
+    assert any(m.startswith("run also launches direct, and in this exercise every kernel")
                for m in res.messages), res.messages
     assert not any("does not launch" in m for m in res.messages)
+
+
+def test_otherwise_a_helper_kernel_need_only_keep_the_forbidden_out(tmp_path):
+    """Elsewhere a helper kernel (a fill, a last step) is a correct design: a student's
+    trial of lab 3.4 lost 3.4e's static points to its fill and drain kernels, which held no
+    texture fetch; one that spills to local memory still fails."""
+    assert _static(tmp_path / "a", "never_true", every=False).passed
+    spill = (
+        "__global__ void spills(float *o, int n) { float a[64];\n"
+        "    for (int i = 0; i < 64; ++i) a[(i * n) & 63] = o[i];\n"
+        "    o[threadIdx.x] = a[threadIdx.x & 63]; }\n"
+        'extern "C" void run2(float *o, int n) { spills<<<1, 32>>>(o, n); }'
+    )
+    ex_obj = _build(tmp_path / "b", CASES["plain"][0], spill)
+    dumped = sass.dump(tools.find("cuobjdump"), [ex_obj])
+    ex = _Exercise()
+    ex.launchers = ("run", "run2")
+    res = sass.check_kernel(dumped, ex.kernel, ex.static, "k.cu")
+    reach = launches.read(
+        shutil.which("objdump"), [ex_obj], ["run", "run2"], {f.mangled for f in dumped.functions}
+    )
+    launches.check(res, reach, dumped, ex, "k.cu")
+    assert not res.passed
+    assert any("also launches spills, which must keep the forbidden instructions out" in m
+               for m in res.messages), res.messages
 
 
 def test_a_template_kernels_instance_is_found_though_its_symbol_is_local(tmp_path):
@@ -142,3 +183,45 @@ def test_a_template_kernels_instance_is_found_though_its_symbol_is_local(tmp_pat
     kernels = _mangled({"tiled", "direct", "helper"}) | {"_Z7tiled_tILi32EEvPf"}
     reach = launches.read(shutil.which("objdump"), [obj], ["run"], kernels)
     assert reach.launched["run"] == {"_Z7tiled_tILi32EEvPf"}
+
+
+BYPASSES = {
+    # a review's ways to reach a kernel that a first version did not see
+    "static_kernel": (
+        "static __global__ void quiet(float *o) { o[0] = 1.0f; }\n"
+        'extern "C" void run(float *o, int n) { quiet<<<1, 1>>>(o); }',
+        {"_Z5quietPf"},
+    ),
+    "table_in_a_section_named_like_fini_array": (
+        "typedef void (*kernel_t)(float *);\n"
+        '__attribute__((section(".fini_arrayz"), used)) static kernel_t table[1] = {helper};\n'
+        'extern "C" void run(float *o, int n) { (n > 0 ? table[0] : tiled)<<<1, 32>>>(o); }',
+        {"_Z6helperPf"},
+    ),
+    "pointer_set_by_a_constructor": (
+        "typedef void (*kernel_t)(float *, int);\n"
+        "static kernel_t chosen;\n"
+        "__attribute__((constructor)) static void pick(void) { chosen = direct; }\n"
+        'extern "C" void run(float *o, int n) { chosen<<<1, 32>>>(o, n); }',
+        {"_Z6directPfi"},
+    ),
+    "pointer_set_by_a_dynamic_initialiser": (
+        "typedef void (*kernel_t)(float *, int);\n"
+        "static volatile int one = 1;\n"
+        "static kernel_t chosen = one ? direct : direct;\n"
+        'extern "C" void run(float *o, int n) { chosen<<<1, 32>>>(o, n); }',
+        {"_Z6directPfi"},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BYPASSES))
+def test_a_kernel_reached_by_a_reviews_bypass_is_launched(tmp_path, case):
+    """A static kernel (its host symbol _ZL..., its SASS _Z...), a table in a loaded section
+    whatever its name, and a pointer set before main (by a constructor or a dynamic
+    initialiser: what startup runs counts for every launcher) all reach the kernel."""
+    body, expected = BYPASSES[case]
+    obj = _build(tmp_path, body)
+    kernels = _mangled({"tiled", "direct", "helper"}) | {"_Z5quietPf"}
+    reach = launches.read(shutil.which("objdump"), [obj], ["run"], kernels)
+    assert expected <= reach.launched["run"], reach
