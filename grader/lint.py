@@ -115,6 +115,21 @@ def _closing(text: str, i: int) -> int:
     return len(text)
 
 
+def _statement_end(text: str, at: int) -> int:
+    """Index of the end of the statement that starts at or after ``text[at]``: the closing
+    brace of a block, else the statement's ``;`` (or len(text))."""
+    start = len(text) - len(text[at:].lstrip())
+    if start < len(text) and text[start] == "{":
+        depth = 0
+        for end in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                return end
+        return len(text)
+    end = text.find(";", at)
+    return len(text) if end < 0 else end
+
+
 def _divergent_barriers_in(first: int, text: str) -> list[tuple[int, int, str]]:
     """(line of a barrier, line of the condition, the condition) for each barrier in the
     kernel body ``text`` (starting on line ``first``) that lies under an ``if``, ``else``,
@@ -132,35 +147,14 @@ def _divergent_barriers_in(first: int, text: str) -> list[tuple[int, int, str]]:
             cond = parts[1].strip() if len(parts) == 3 else cond
         if not thread.search(cond):
             continue
-        rest = len(text) - len(text[close:].lstrip())
-        if rest < len(text) and text[rest] == "{":  # a block: to its closing brace
-            depth, end = 0, rest
-            while end < len(text):
-                depth += {"{": 1, "}": -1}.get(text[end], 0)
-                if depth == 0:
-                    break
-                end += 1
-        else:  # one statement
-            end = text.find(";", close)
-            end = len(text) if end < 0 else end
+        end = _statement_end(text, close)
         line = text.count("\n", 0, m.start(1)) + first
         scopes.append((close, end, line, cond))
         # its else: governed by the same condition
         tail = re.match(r"\s*else\b(?!\s*if\b)", text[end + 1 :])
         if tail:
             start = end + 1 + tail.end()
-            after = len(text) - len(text[start:].lstrip())
-            if after < len(text) and text[after] == "{":
-                depth, stop = 0, after
-                while stop < len(text):
-                    depth += {"{": 1, "}": -1}.get(text[stop], 0)
-                    if depth == 0:
-                        break
-                    stop += 1
-            else:
-                stop = text.find(";", start)
-                stop = len(text) if stop < 0 else stop
-            scopes.append((start, stop, line, cond))
+            scopes.append((start, _statement_end(text, start), line, cond))
     out = []
     for b in _BARRIER.finditer(text):
         inside = [sc for sc in scopes if sc[0] <= b.start() < sc[1]]
