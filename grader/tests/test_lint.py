@@ -384,3 +384,21 @@ def test_a_barrier_under_a_condition_that_depends_on_the_thread_is_found():
         (11, 7, "gx < n && R > 0"),
         (14, 13, "i < n"),
     ], found
+
+
+def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
+    """Lab 3.4e's lint: surf2Dwrite's x must be in bytes. The known-bad fixture (x alone) is
+    warned of (a student's trial found no warning); the solution and every alternative of
+    the lab, with x * sizeof(float), x * (int)sizeof(float) or x * 4, are not."""
+    mark = "surf2Dwrite's x coordinate is in BYTES"
+    lab_dir = REPO / "labs" / "3.4-constant-texture"
+    lab = course.load_lab(lab_dir)
+    bad = fixtures.apply(REPO, KNOWN_BAD / lab_dir.name / "surf_x_in_elements.toml",
+                         tmp_path / "bad")
+    assert any(mark in w for w in lint.warnings(lab, bad).get("jacobi_texture", []))
+    subs = {"solution": REPO / "solutions" / lab_dir.name}
+    for path in fixtures.find(REPO, lab_dir.name, alternatives=True):
+        subs[path.stem] = fixtures.apply(REPO, path, tmp_path / path.stem)
+    warned = [n for n, s in subs.items()
+              if any(mark in w for ws in lint.warnings(lab, s).values() for w in ws)]
+    assert warned == [] and len(subs) > 5, warned

@@ -104,9 +104,9 @@ void stencil_readonly(const float *d_in, float *d_out, int width, int height);
 /* ---------------------------------------------------------------------------------------------
  * 3.4d  Image resampling with hardware bilinear filtering (texture object)
  *
- * The launcher copies the image into a cudaArray, creates a texture object on it (linear
- * filtering, element-type read mode), launches the kernel, then destroys the texture object
- * and frees the array.
+ * The launcher copies the image into a cudaArray (or pitched memory: cudaResourceTypePitch2D),
+ * creates a texture object on it (linear filtering, element-type read mode), launches the
+ * kernel, then destroys the texture object and frees the memory.
  * Output pixel (ox, oy) samples the input at the texel coordinates
  *   x = (ox + 0.5) * in_w / out_w,   y = (oy + 0.5) * in_h / out_h,
  * where texel (i, j)'s centre lies at (i + 0.5, j + 0.5): at 1x, x = ox + 0.5 reproduces the
