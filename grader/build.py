@@ -265,7 +265,7 @@ def build(
     binary = out_dir / "lab"
     if out.ok and binary.is_file():
         return BuildResult(True, binary, out_dir, log)
-    if out.kind == "timeout":
+    if out.kind == "timeout" or out.over_limit:  # the reason, before what the log holds
         summary = [f"the build {out.describe()}"]
     else:
         summary = summarize(log, src, out_dir) or [f"make {out.describe()}"]

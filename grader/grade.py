@@ -34,7 +34,6 @@ import functools
 import math
 import os
 import tempfile
-import subprocess
 import threading
 import time
 from collections.abc import Sequence
@@ -670,8 +669,14 @@ class Grading:
                 _set_not_run(self.results[ex.name].parts, ("static",), reason, Status.SKIPPED)
             return
         dumped = sass.dump(cuobjdump, cu_objects, self.options.arch)
-        if dumped.error:
+        if dumped.error and dumped.refused:
             self._unreadable(wanted, dumped.error)
+            return
+        if dumped.error:  # cuobjdump did not end (a time limit, a signal): not the object's
+            for ex in wanted:
+                _set_not_run(
+                    self.results[ex.name].parts, ("static",), dumped.error, Status.SKIPPED
+                )
             return
         # evidence for the student (no points): where each kernel's data lives
         found = spaces.lines(dumped, self.arch_skipped_kernels, self.other_kernels) or [
@@ -680,13 +685,13 @@ class Grading:
         self.step("spaces", Status.INFO, [*found, f"(SASS read with {cuobjdump.path})"])
         sources = " or ".join(n for n in self.lab.student_files if n.endswith(".cu"))
         reach = self._launches(cu_objects, dumped)
+        if isinstance(reach, launches.Unreadable):
+            self._unreadable(wanted, str(reach))
+            return
         named = {fn.mangled for k in self.lab_kernels for fn in dumped.instances(k)}
-        if isinstance(reach, str):  # no objdump: not run, as without cuobjdump
+        if isinstance(reach, str):  # no objdump, or it did not end: not run
             for ex in wanted:
                 _set_not_run(self.results[ex.name].parts, ("static",), reach, Status.SKIPPED)
-            return
-        if isinstance(reach, Exception):
-            self._unreadable(wanted, f"objdump: {reach}")
             return
         for ex in wanted:
             part = self.results[ex.name].parts["static"]
@@ -700,23 +705,22 @@ class Grading:
             if not res.passed:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
 
-    def _launches(self, cu_objects, dumped) -> launches.Reach | str | Exception:
-        """Which kernels each exercise's launchers launch (grader.launches); without objdump
-        why not (a static check that cannot tie the kernel it reads to the launcher's is
-        not run: a named kernel that nothing launched passed it, a red-team review); the
-        error where objdump could not read the objects."""
+    def _launches(self, cu_objects, dumped) -> launches.Reach | launches.Unreadable | str:
+        """Which kernels each launcher of the lab launches (grader.launches); Unreadable
+        where objdump refused the student's object; else why it was not read (no objdump,
+        or it did not end): a static check that cannot tie the kernel it reads to the
+        launcher's is not run (a named kernel that nothing launched passed it: a red-team
+        review)."""
         objdump = tools.find("objdump")
         if objdump is None:
             return tools.not_found("objdump") + ": which kernel each launcher launches"
         kernels = {fn.mangled for fn in dumped.functions}
-        names = sorted(self.lab_launchers)
         try:
-            return launches.read(objdump.path, cu_objects, names, kernels)
-        except subprocess.CalledProcessError as e:
-            lines = (e.stderr or "").strip().splitlines()
-            return RuntimeError(lines[-1] if lines else f"exited with status {e.returncode}")
-        except (OSError, subprocess.SubprocessError) as e:
+            return launches.read(objdump.path, cu_objects, sorted(self.lab_launchers), kernels)
+        except launches.Unreadable as e:
             return e
+        except OSError as e:
+            return f"{e}: which kernel each launcher launches was not read"
 
     def _unreadable(self, wanted, error: str) -> None:
         """Static lost for each of ``wanted``: a tool failed on the student's own object.

@@ -15,19 +15,24 @@ reachable from the launcher's (``extern "C"``, unmangled) through these referenc
 
 The reading errs toward "launched": a launch under a condition never true counts, a reference
 into a data section that no symbol covers reaches everything the section's relocations name,
-and a function's ``.cold`` part is the function. It misses only an address computed from
-another symbol's (pointer arithmetic), which is why ``Reach.unreached`` lists the kernels no
-launcher reaches.
+a function's ``.cold`` part is the function, and what runs before main (a constructor, a
+dynamic initialiser) counts for every launcher. What it misses a hostile object can arrange
+on purpose: an address computed from another symbol's (pointer arithmetic, asm), a
+reference past the end of a symbol or hidden in a run of zeros objdump skips. Hence
+``Reach.unreached``, the kernels no launcher reaches: an exercise of one kernel per launcher
+(``require_in_every_kernel``, lab 3.3) fails on any. What no reading of the object can tell
+is whether the instructions a launched kernel holds run (a dead branch): docs/design-notes.md,
+note 75.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import run as runner
 from grader import sass
 
 _SYMBOL = re.compile(
@@ -46,7 +51,16 @@ _UNWIND = (".eh_frame", ".eh_frame_hdr")
 # launcher (a constructor that stores a kernel's address in a pointer a launcher calls
 # through, a red-team review), but nvcc's own registration of every kernel
 _STARTUP = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
-_REGISTRATION = "__sti____cudaRegisterAll"
+_REGISTRATION = "_ZL24__sti____cudaRegisterAllv"  # its local symbol, exactly
+_STUB = "__device_stub__"
+
+
+def _stub_of(kernel: str) -> str:
+    """What the names of ``kernel``'s host launch stub hold: ``__device_stub__`` and its
+    mangled name without the first ``_`` (an ``extern "C"`` kernel ``k`` is mangled as a
+    C++ one there: ``Z1k``...)."""
+    name = kernel[1:] if kernel.startswith("_Z") else f"Z{len(kernel)}{kernel}"
+    return _STUB + name
 STARTUP = "startup"  # the node of _STARTUP's functions
 
 
@@ -171,7 +185,7 @@ class Graph:
                 continue
             dst = self.target(k, m.group(3), m.group(2))
             if startup:
-                if _REGISTRATION not in dst:
+                if dst != f"{k}:{_REGISTRATION}":
                     self.link(STARTUP, dst)
                 continue
             self.link(f"section:{k}:{section}", dst)
@@ -189,10 +203,38 @@ class Graph:
         return seen
 
 
+# a listing of a course object is some 60 KB; a hostile one (host code of nops, `.fill` by
+# asm) could list gigabytes into the grader's memory, shared by a batch's gradings
+MAX_LISTING_BYTES = 32 * 1024 * 1024
+
+
+class Unreadable(Exception):
+    """objdump ran and refused the object, or listed more than ``MAX_LISTING_BYTES``: the
+    object's doing (nvcc's objects are read in a few KB)."""
+
+
 def objdump(path: str, obj: Path, *flags: str) -> str:
-    """``objdump -w FLAGS OBJ``'s output; OSError or CalledProcessError when it fails."""
-    args = [path, "-w", *flags, str(obj)]
-    return subprocess.run(args, capture_output=True, text=True, check=True, timeout=60).stdout
+    """``objdump -w FLAGS OBJ``'s output (bytes that are not UTF-8 replaced), through the
+    grader's runner: niced, its output capped. Unreadable when objdump exits non-zero or
+    lists more than ``MAX_LISTING_BYTES``; OSError when it could not be run or did not end
+    (a time limit, a signal: the machine's trouble, not the object's)."""
+    out = runner.run(
+        [path, "-w", *flags, str(obj)],
+        timeout_s=120,
+        max_output=MAX_LISTING_BYTES,
+        output_cap=MAX_LISTING_BYTES,
+        limits=False,
+        background=True,
+    )
+    if out.kind == "flooded":
+        raise Unreadable(f"objdump {flags[0]} {obj.name} listed more than "
+                         f"{MAX_LISTING_BYTES // 2**20} MB")
+    if out.kind == "exited" and out.code != 0:
+        lines = (out.stderr or out.stdout).strip().splitlines()
+        raise Unreadable(f"objdump {flags[0]} {obj.name}: {lines[-1] if lines else out.describe()}")
+    if not out.ok:
+        raise OSError(f"objdump {flags[0]} {obj.name} {out.describe()}")
+    return out.stdout
 
 
 def read(tool: str, objects: list[Path], launchers: list[str], kernels: set[str]) -> Reach:
@@ -207,6 +249,10 @@ def read(tool: str, objects: list[Path], launchers: list[str], kernels: set[str]
         graph.add_code(k, objdump(tool, obj, "-d", "-r", "--no-show-raw-insn"))
         graph.add_data(k, objdump(tool, obj, "-h"), objdump(tool, obj, "-r"))
     defined = {node for node in graph._names.values()}
+    # a kernel has a launch stub on the host (nvcc's __device_stub__Z<its name>...); another
+    # SASS function (a device function compiled apart) is no kernel
+    stubs = [name for (_, name) in graph._names if _STUB in name]
+    kernels = {k for k in kernels if any(_stub_of(k) in stub for stub in stubs)}
     by_key: dict[str, set[str]] = {}
     for name in kernels:
         by_key.setdefault(kernel_key(name), set()).add(name)

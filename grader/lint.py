@@ -78,6 +78,9 @@ DIVERGENT_BARRIER = (
     "hang). Put the barrier where every thread of the block reaches it, and guard only the "
     "loads and the store"
 )
+# the block-wide barrier of a divergent-barrier warning: __syncthreads and its variants only
+# (a cooperative group's .sync() may be a warp tile's, legal under a warp-uniform condition)
+_SYNCTHREADS = re.compile(r"\b__syncthreads(?:_count|_and|_or)?\s*\(")
 _THREAD = re.compile(r"\b(?:threadIdx|laneid)\b|__lane_id\s*\(|\.thread_rank\s*\(")
 # a name assigned (=, +=, ...; an element of it too) and the right side, up to the end of
 # the statement or of a for's header (parentheses nested two deep)
@@ -156,7 +159,7 @@ def _divergent_barriers_in(first: int, text: str) -> list[tuple[int, int, str]]:
             start = end + 1 + tail.end()
             scopes.append((start, _statement_end(text, start), line, cond))
     out = []
-    for b in _BARRIER.finditer(text):
+    for b in _SYNCTHREADS.finditer(text):
         inside = [sc for sc in scopes if sc[0] <= b.start() < sc[1]]
         if inside:
             _, _, line, cond = inside[0]

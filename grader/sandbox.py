@@ -64,7 +64,8 @@ Without a sandbox the grader says so in the report
 the submission's code can read whatever the grader can (an instructor's hidden.toml too)";
 "off (...)" when it was not asked for) and relies on ``grader.run``'s limits: a wall-clock
 limit that kills the process group, CPU time, file size, no core dumps, the output cap,
-and the cap on what a run leaves in its working folder.
+and the cap on what a run leaves in its working folder (not in ``/tmp``, which only
+bubblewrap replaces: design note 75).
 
 The build (make, nvcc, the host compiler) of the submission runs in the same sandbox
 (``grader.build.build``): its output folder is the only writable place and ``solutions/``

@@ -261,6 +261,9 @@ class Dump:
     functions: list[Function]
     usage: dict[str, dict[str, int]]
     error: str | None = None  # cuobjdump failed: its message
+    # the failure was cuobjdump's verdict on the object (it exited non-zero), not the
+    # machine's (a time limit, a signal, no memory)
+    refused: bool = False
     # mangled names whose SHARED includes the 1 KB an sm_90 module reserves per block once one
     # of its kernels has dynamic shared memory (its ELF's .nv.reservedSmem): measured with CUDA
     # 13.0, a kernel with no shared memory at all reads SHARED:1024 beside such a kernel, 0
@@ -307,7 +310,12 @@ def dump(tool: Tool, objects: list[Path], arch: str | None = None) -> Dump:
             if not out.ok:
                 detail = (out.stderr or out.stdout).strip().splitlines()
                 msg = detail[-1] if detail else out.describe()
-                return Dump(functions, usage, f"cuobjdump {flag} {obj.name}: {msg}")
+                return Dump(
+                    functions,
+                    usage,
+                    f"cuobjdump {flag} {obj.name}: {msg}",
+                    refused=out.kind == "exited",
+                )
             if flag == "-sass":
                 functions.extend(parse_sass(out.stdout))
             elif flag == "-res-usage":

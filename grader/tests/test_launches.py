@@ -225,3 +225,27 @@ def test_a_kernel_reached_by_a_reviews_bypass_is_launched(tmp_path, case):
     kernels = _mangled({"tiled", "direct", "helper"}) | {"_Z5quietPf"}
     reach = launches.read(shutil.which("objdump"), [obj], ["run"], kernels)
     assert expected <= reach.launched["run"], reach
+
+
+def test_only_functions_with_a_launch_stub_are_kernels(tmp_path):
+    """An extern "C" kernel (its stub mangled as a C++ name) is one; a SASS function with no
+    host launch stub (a device function compiled apart) is none, so it is never "launched
+    by no launcher" (a review)."""
+    obj = _build(
+        tmp_path,
+        'extern "C" __global__ void plain_c(float *o) { o[0] = 3.0f; }\n'
+        'extern "C" void run(float *o, int n) { plain_c<<<1, 1>>>(o); }',
+    )
+    kernels = _mangled({"tiled", "direct", "helper"}) | {"plain_c", "_Z8helperfnf"}
+    reach = launches.read(shutil.which("objdump"), [obj], ["run"], kernels)
+    assert reach.launched["run"] == {"plain_c"}
+    assert reach.unreached == _mangled({"tiled", "direct", "helper"})
+
+
+def test_a_listing_over_the_cap_is_the_objects_doing(tmp_path, monkeypatch):
+    """objdump's listing is capped (a hostile object of host nops would list gigabytes into
+    the batch's memory): over the cap, the object is Unreadable and static is lost."""
+    obj = _build(tmp_path, CASES["plain"][0])
+    monkeypatch.setattr(launches, "MAX_LISTING_BYTES", 4096)
+    with pytest.raises(launches.Unreadable, match="listed more than"):
+        launches.read(shutil.which("objdump"), [obj], ["run"], _mangled({"tiled"}))

@@ -365,6 +365,9 @@ __global__ void k(const float *in, float *out, int n, int R) {
         s[0] = 1.0f;
     }
     __syncthreads();
+    if (tx < 32) {
+        warp.sync();
+    }
     out[gx] = s[tx];
 }
 """
@@ -374,7 +377,8 @@ def test_a_barrier_under_a_condition_that_depends_on_the_thread_is_found():
     """A barrier in a braced or one-line if, its else, or a loop whose trip count depends
     on the thread (a student's trial: `if (ox0 + tx < width) __syncthreads();` got no
     warning); one under a condition the same for every thread (a loop over tiles, a kernel
-    argument) or after a block a single thread runs is not."""
+    argument), after a block a single thread runs, or a warp tile's .sync() under a
+    warp-uniform condition (a review) is not."""
     lines = lint.strip_comments(DIVERGENT)
     body = lint._bodies(lines)["k"]
     found = lint._divergent_barriers_in(*body)
@@ -402,3 +406,23 @@ def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
     warned = [n for n, s in subs.items()
               if any(mark in w for ws in lint.warnings(lab, s).values() for w in ws)]
     assert warned == [] and len(subs) > 5, warned
+
+
+@pytest.mark.parametrize(
+    ("x", "warned"),
+    [("x", True), ("xb", True), ("x * (int)sizeof(float)", False), ("x * 4", False),
+     ("4 * x", False), ("(x * 4)", False), ("x * 4u", False), ("(x << 2)", False),
+     ("bx + 4 * tx", False)],
+)
+def test_the_surface_write_warning_reads_the_spellings_of_bytes(tmp_path, x, warned):
+    """x in bytes spelt every usual way is not warned of (a review: 4 * x and (x << 2)
+    were)."""
+    lab = manifest.load(REPO / "labs" / "3.4-constant-texture")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    text = (REPO / "solutions" / "3.4-constant-texture" / "kernels.cu").read_text()
+    old = "surf2Dwrite(0.25f * (left + right + up + down), dst, x * (int)sizeof(float), y);"
+    assert text.count(old) == 1
+    (sub / "kernels.cu").write_text(text.replace(old, old.replace("x * (int)sizeof(float)", x)))
+    found = lint.warnings(lab, sub).get("jacobi_texture", [])
+    assert any("x coordinate is in BYTES" in w for w in found) == warned, found

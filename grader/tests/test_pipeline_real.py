@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -187,10 +188,12 @@ def test_make_grade_passes_a_given_architecture_to_the_grader(given, expected):
     """``make CUDA_ARCH=sm_80 grade`` (README) grades for sm_80: the grader is given --arch,
     so its report, its judge and the student's object agree (a student's trial found the
     report saying sm_90 over an sm_80 object); without CUDA_ARCH the grader's default."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_ARCH", "MAKEFLAGS")}
     out = subprocess.run(
         ["make", "-n", "-C", str(REPO), "grade", "LAB=3.3", *given],
         capture_output=True,
         text=True,
+        env=env,
     )
     (line,) = [x for x in out.stdout.splitlines() if "-m grader grade" in x]
     assert ("--arch" in line.split()) == (expected is not None), line
