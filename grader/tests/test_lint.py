@@ -3,6 +3,7 @@ pass the static checks and fail only on a GPU, reported before anything runs."""
 
 from __future__ import annotations
 
+from pathlib import Path
 
 import pytest
 
@@ -277,6 +278,18 @@ def test_the_cuda_array_rule_finds_its_fixture_and_no_other(tmp_path):
     assert warned == {"memcpy_into_array"}
 
 
+def _edited_solution(tmp_path: Path, lab_name: str, old: str, new: str):
+    """(the lab's manifest, a submission folder holding its solution's kernels.cu with the
+    one occurrence of ``old`` replaced by ``new``, the solution's text)."""
+    lab = manifest.load(REPO / "labs" / lab_name)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    text = (REPO / "solutions" / lab_name / "kernels.cu").read_text()
+    assert text.count(old) == 1
+    (sub / "kernels.cu").write_text(text.replace(old, new))
+    return lab, sub, text
+
+
 @pytest.mark.parametrize(
     ("line", "warned"),
     [
@@ -298,13 +311,8 @@ def test_the_shared_staging_warning_reads_copies_launches_and_assignments(tmp_pa
     """Lab 3.2b's lint: the whole staging buffer assigned, copied into or launched on is
     warned of; a student's helper that slices it is not (a student's trial found
     ``slice_of(h_stage, s, chunk)`` warned of, in correct code)."""
-    lab = manifest.load(REPO / "labs" / "3.2-global-memory")
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    text = (REPO / "solutions" / "3.2-global-memory" / "kernels.cu").read_text()
     anchor = "        float *h = h_stage + (size_t)s * chunk;"
-    assert text.count(anchor) == 1
-    (sub / "kernels.cu").write_text(text.replace(anchor, f"{line}\n{anchor}"))
+    lab, sub, _ = _edited_solution(tmp_path, "3.2-global-memory", anchor, f"{line}\n{anchor}")
     found = lint.warnings(lab, sub).get("overlap", [])
     assert any("its own slice" in w for w in found) == warned, found
 
@@ -325,15 +333,10 @@ def test_the_device_to_device_warning_reads_the_pointers_and_split_calls(tmp_pat
     inferred from the pointers (``cudaMemcpyDefault``, a review's finding), and over lines;
     a round trip through h_buf with ``cudaMemcpyDefault`` is not. Each warning is given once,
     on the line where the call starts."""
-    lab = manifest.load(REPO / "labs" / "3.2-global-memory")
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    text = (REPO / "solutions" / "3.2-global-memory" / "kernels.cu").read_text()
     old = """    cudaMemcpy(h_buf, d_src, n * sizeof(float), cudaMemcpyDeviceToHost);
     cudaMemcpy(d_dst, h_buf, n * sizeof(float), cudaMemcpyHostToDevice);
 """
-    assert text.count(old) == 1
-    (sub / "kernels.cu").write_text(text.replace(old, f"    {copy}\n"))
+    lab, sub, text = _edited_solution(tmp_path, "3.2-global-memory", old, f"    {copy}\n")
     found = [w for w in lint.warnings(lab, sub).get("host_copy", []) if "skips the link" in w]
     if not warned:
         assert found == []
@@ -419,12 +422,8 @@ def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
 def test_the_surface_write_warning_reads_the_spellings_of_bytes(tmp_path, x, warned):
     """x in bytes spelt every usual way is not warned of (a review: 4 * x and (x << 2)
     were)."""
-    lab = manifest.load(REPO / "labs" / "3.4-constant-texture")
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    text = (REPO / "solutions" / "3.4-constant-texture" / "kernels.cu").read_text()
     old = "surf2Dwrite(0.25f * (left + right + up + down), dst, x * (int)sizeof(float), y);"
-    assert text.count(old) == 1
-    (sub / "kernels.cu").write_text(text.replace(old, old.replace("x * (int)sizeof(float)", x)))
+    new = old.replace("x * (int)sizeof(float)", x)
+    lab, sub, _ = _edited_solution(tmp_path, "3.4-constant-texture", old, new)
     found = lint.warnings(lab, sub).get("jacobi_texture", [])
     assert any("x coordinate is in BYTES" in w for w in found) == warned, found
