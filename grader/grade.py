@@ -696,13 +696,16 @@ class Grading:
         for ex in wanted:
             part = self.results[ex.name].parts["static"]
             res = sass.check_kernel(dumped, ex.kernel, ex.static, sources or "the student files")
+            own = (res.passed, len(res.messages))  # the named kernel's own rules
             launches.check(res, reach, dumped, ex, sources or "the student files", named)
             part.status = Status.PASSED if res.passed else Status.FAILED
             part.fraction = 1 if res.passed else 0
             part.messages = res.messages
             part.info = res.info
             part.details = [{"kernel": ex.kernel, "missing": res.missing, "found": res.forbidden}]
-            if not res.passed:
+            if not res.passed and own[0]:  # what it launches: the message holds its fix
+                part.finding = f"{ex.name}: {res.messages[own[1]]}"
+            elif not res.passed:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
 
     def _launches(self, cu_objects, dumped) -> launches.Reach | launches.Unreadable | str:
