@@ -6,7 +6,8 @@ student without a GPU would never hear of them. ``[[exercise.lint]]`` in lab.tom
 regexes with a message; each is searched in the text of the student files with comments
 removed (``//`` to the end of the line, ``/* ... */``; string and character literals are
 kept as they are), newlines included: ``\s`` and a negated class such as ``[^;]`` cross
-lines, ``.`` does not. A match becomes a warning in the report ("kernels.cu:48: ..."): no
+lines, ``.`` does not; a rule's ``unless``, found anywhere in them, silences it (what the
+mistake leaves out). A match becomes a warning in the report ("kernels.cu:48: ..."): no
 points are given or taken, the checks that decide the grade are unchanged.
 """
 
@@ -232,6 +233,10 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     for ex in lab.exercises:
         for rule in ex.lint:
             pattern = re.compile(rule.pattern)
+            if rule.unless and any(
+                re.search(rule.unless, "\n".join(lines)) for lines in sources.values()
+            ):
+                continue  # what the mistake leaves out is there
             for name, lines in sources.items():
                 for number in _match_lines(pattern, lines):
                     found.setdefault(ex.name, []).append(f"{name}:{number}: {rule.message}")

@@ -204,11 +204,14 @@ class PerformanceSpec:
 
 @dataclass(frozen=True)
 class Lint:
-    """A likely mistake visible in the source: ``pattern`` (a Python regex) searched in each
-    line of the student files outside comments; ``message`` says what to do instead."""
+    """A likely mistake visible in the source: ``pattern`` (a Python regex) searched in the
+    student files outside comments; ``message`` says what to do instead; ``unless`` (a
+    regex) found anywhere in them silences it (what the mistake leaves out: a
+    ``__constant__`` array declared and no ``cudaMemcpyToSymbol``)."""
 
     pattern: str
     message: str
+    unless: str | None = None
 
 
 @dataclass(frozen=True)
@@ -658,15 +661,18 @@ def _exercise(c: _Checker, index: int, raw) -> Exercise:
     for i, item in enumerate(lint_raw):
         label = f"lint[{i}]"
         item = c.table(where, item, label)
-        c.keys(where, item, ("pattern", "message"), label)
+        c.keys(where, item, ("pattern", "message", "unless"), label)
         pattern = c.string(where, item, "pattern", f"{label}.pattern")
-        try:
-            re.compile(pattern)
-        except re.error as e:
-            raise c.fail(
-                where, f"{label}.pattern: '{pattern}' is not a valid regular expression ({e})"
-            )
-        lint.append(Lint(pattern, c.string(where, item, "message", f"{label}.message")))
+        unless = c.string(where, item, "unless", f"{label}.unless", required=False)
+        for key, regex in (("pattern", pattern), ("unless", unless)):
+            try:
+                re.compile(regex or "")
+            except re.error as e:
+                raise c.fail(
+                    where, f"{label}.{key}: '{regex}' is not a valid regular expression ({e})"
+                )
+        message = c.string(where, item, "message", f"{label}.message")
+        lint.append(Lint(pattern, message, unless))
 
     arch_min = c.string(where, raw, "arch_min", "arch_min", required=False)
     if arch_min is not None and not _ARCH.match(arch_min):

@@ -134,7 +134,12 @@ def test_a_bad_lint_pattern_is_a_manifest_error(tmp_path):
     old = "pattern = 'cudaMemcpyToSymbol\\s*\\(\\s*&'"
     assert old in text
     toml.write_text(text.replace(old, "pattern = 'cudaMemcpyToSymbol('"))
-    with pytest.raises(GraderError, match=r"lint\[0\]\.pattern: .* is not a valid regular"):
+    with pytest.raises(GraderError, match=r"lint\[1\]\.pattern: .* is not a valid regular"):
+        manifest.load(lab)
+    unless = "unless = 'cudaMemcpyToSymbol|cudaGetSymbolAddress'"
+    assert unless in text
+    toml.write_text(text.replace(unless, "unless = 'cudaMemcpyToSymbol('"))
+    with pytest.raises(GraderError, match=r"lint\[0\]\.unless: .* is not a valid regular"):
         manifest.load(lab)
 
 
@@ -427,3 +432,20 @@ def test_the_surface_write_warning_reads_the_spellings_of_bytes(tmp_path, x, war
     lab, sub, _ = _edited_solution(tmp_path, "3.4-constant-texture", old, new)
     found = lint.warnings(lab, sub).get("jacobi_texture", [])
     assert any("x coordinate is in BYTES" in w for w in found) == warned, found
+
+
+def test_a_constant_array_that_nothing_fills_is_warned_of(tmp_path):
+    """Lab 3.4a: a __constant__ array declared and no cudaMemcpyToSymbol in the files (a
+    student's trial: no warning without a GPU, where every output is 0). A rule's ``unless``
+    silences it where the copy is there: the solution, the skeleton, every alternative."""
+    mark = "a __constant__ array is declared but nothing copies into it"
+    lab_dir = REPO / "labs" / "3.4-constant-texture"
+    call = "cudaMemcpyToSymbol(c_stencil_coef, h_coef, STENCIL_DIAM * sizeof(float));"
+    lab, sub, _ = _edited_solution(tmp_path, lab_dir.name, call, "/* forgotten */")
+    assert any(mark in w for w in lint.warnings(lab, sub).get("stencil_constant", []))
+    subs = {"solution": REPO / "solutions" / lab_dir.name, "skeleton": lab_dir}
+    for path in fixtures.find(REPO, lab_dir.name, alternatives=True):
+        subs[path.stem] = fixtures.apply(REPO, path, tmp_path / path.stem)
+    warned = [n for n, s in subs.items()
+              if any(mark in w for ws in lint.warnings(lab, s).values() for w in ws)]
+    assert warned == [], warned
