@@ -28,10 +28,11 @@ not inline are separate functions: their instructions do not count for the kerne
 from __future__ import annotations
 
 import re
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import jobs
+from grader import jobs, tools
 from grader import run as runner
 from grader.manifest import StaticRules
 from grader.tools import Tool
@@ -327,6 +328,38 @@ def dump(tool: Tool, objects: list[Path], arch: str | None = None) -> Dump:
     return Dump(functions, usage, reserved=reserved)
 
 
+def shown_names(mangled: list[str]) -> dict[str, str]:
+    """{mangled: "blur_tile_kernel<true>"} through binutils' c++filt (the arguments dropped);
+    {} where c++filt is missing or fails (the caller then shows the mangled names)."""
+    tool = tools.find("c++filt")
+    if tool is None or not mangled:
+        return {}
+    try:
+        out = subprocess.run(
+            [tool.path], input="\n".join(mangled), capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    names = out.stdout.splitlines()
+    if out.returncode != 0 or len(names) != len(mangled):
+        return {}
+    return {m: _with_template_args(n, plain_name(m)) for m, n in zip(mangled, names)}
+
+
+def _with_template_args(demangled: str, name: str) -> str:
+    """ "void blur_tile_kernel<true>(float const*, ...)" -> "blur_tile_kernel<true>": the
+    name and its template arguments, up to the parameter list."""
+    start = demangled.find(name + "<")
+    if start < 0:
+        return name
+    depth = 0
+    for i in range(start + len(name), len(demangled)):
+        depth += {"<": 1, ">": -1}.get(demangled[i], 0)
+        if depth == 0:
+            return demangled[start : i + 1]
+    return name
+
+
 @dataclass
 class StaticResult:
     """The static rules applied to one kernel: ``passed`` and one message per finding."""
@@ -354,8 +387,9 @@ def check_kernel(dumped: Dump, kernel: str, rules: StaticRules, source_files: st
     forbidden: list[str] = []
     infos = []
     several = len(instances) > 1
+    shown = shown_names([fn.mangled for fn in instances]) if several else {}
     for fn in instances:
-        label = fn.mangled if several else kernel
+        label = shown.get(fn.mangled, fn.mangled) if several else kernel
         absent = [
             p for p in rules.require if not any(matches(p, ins.opcode) for ins in fn.instructions)
         ]
@@ -395,7 +429,8 @@ def check_kernel(dumped: Dump, kernel: str, rules: StaticRules, source_files: st
         if res is not None:
             shared, note = static_shared(dumped, fn.mangled, res.get("SHARED", 0))
             infos.append(
-                f"{res.get('REG', 0)} registers, {shared} B static shared ({note}any dynamic "
+                (f"{label}: " if several else "")
+                + f"{res.get('REG', 0)} registers, {shared} B static shared ({note}any dynamic "
                 f"shared memory comes on top, sized at launch), {res.get('STACK', 0)} B stack"
             )
         if rules.max_stack_bytes is not None:

@@ -39,11 +39,9 @@ with the bypass flag ignored read as plain LDG). The scope is not the cache oper
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Collection
 
-from grader import tools
-from grader.sass import Dump, Function, plain_name
+from grader.sass import Dump, Function, plain_name, shown_names
 
 # (space, opcode regex matched at the start of the opcode); first match wins
 _OPCODES = (
@@ -97,38 +95,6 @@ def of_function(fn: Function) -> dict[str, dict[str, int]]:
 NO_MEMORY = "registers only: no load or store at all (not written yet?)"
 
 
-def _demangled(mangled: list[str]) -> dict[str, str]:
-    """{mangled: "blur_tile_kernel<true>"} through binutils' c++filt (the arguments dropped);
-    {} where c++filt is missing or fails (the caller then shows the mangled names)."""
-    tool = tools.find("c++filt")
-    if tool is None or not mangled:
-        return {}
-    try:
-        out = subprocess.run(
-            [tool.path], input="\n".join(mangled), capture_output=True, text=True, timeout=10
-        )
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    names = out.stdout.splitlines()
-    if out.returncode != 0 or len(names) != len(mangled):
-        return {}
-    return {m: _with_template_args(n, plain_name(m)) for m, n in zip(mangled, names)}
-
-
-def _with_template_args(demangled: str, name: str) -> str:
-    """ "void blur_tile_kernel<true>(float const*, ...)" -> "blur_tile_kernel<true>": the
-    name and its template arguments, up to the parameter list."""
-    start = demangled.find(name + "<")
-    if start < 0:
-        return name
-    depth = 0
-    for i in range(start + len(name), len(demangled)):
-        depth += {"<": 1, ">": -1}.get(demangled[i], 0)
-        if depth == 0:
-            return demangled[start : i + 1]
-    return name
-
-
 def lines(
     dumped: Dump, skipped: dict[str, str] | None = None, hidden: Collection[str] = ()
 ) -> list[str]:
@@ -146,7 +112,7 @@ def lines(
     for fn in dumped.functions:  # one mangled name may come once per architecture
         by_name.setdefault(fn.name, set()).add(fn.mangled)
     twins = sorted(m for group in by_name.values() if len(group) > 1 for m in group)
-    full = _demangled(twins)
+    full = shown_names(twins)
     for fn in dumped.functions:
         if fn.mangled in seen or fn.name in hidden:
             continue

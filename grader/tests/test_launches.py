@@ -249,3 +249,25 @@ def test_a_listing_over_the_cap_is_the_objects_doing(tmp_path, monkeypatch):
     monkeypatch.setattr(launches, "MAX_LISTING_BYTES", 4096)
     with pytest.raises(launches.Unreadable, match="listed more than"):
         launches.read(shutil.which("objdump"), [obj], ["run"], _mangled({"tiled"}))
+
+
+def test_a_template_kernels_instances_are_named_on_the_static_line(tmp_path):
+    """Each instance's resources are told apart by its template arguments (a student's
+    trial read two unnamed summaries joined by ';')."""
+    obj = _build(
+        tmp_path,
+        "template <int T> __global__ void tiled_t(float *o) {\n"
+        "    __shared__ float s[T];\n"
+        "    s[threadIdx.x] = o[threadIdx.x];\n"
+        "    __syncthreads();\n"
+        "    o[threadIdx.x] = s[T - 1 - threadIdx.x];\n"
+        "}\n"
+        'extern "C" void run(float *o, int n) {\n'
+        "    if (n > 16) tiled_t<32><<<1, 32>>>(o); else tiled_t<16><<<1, 16>>>(o);\n}",
+    )
+    if tools.find("cuobjdump") is None or tools.find("c++filt") is None:
+        pytest.skip("cuobjdump or c++filt not found")
+    dumped = sass.dump(tools.find("cuobjdump"), [obj])
+    res = sass.check_kernel(dumped, "tiled_t", _Exercise.static, "k.cu")
+    assert res.passed, res.messages
+    assert "tiled_t<16>: " in res.info and "tiled_t<32>: " in res.info, res.info
