@@ -28,6 +28,14 @@ __global__ void helper(float *o) { o[0] = 0.0f; }
 """
 
 OTHER = 'extern "C" void other(float *o) { helper<<<1, 1>>>(o); }'
+TEMPLATE = """
+template <int T> __global__ void tiled_t(float *o) {
+    __shared__ float s[T];
+    s[threadIdx.x] = o[threadIdx.x];
+    __syncthreads();
+    o[threadIdx.x] = s[T - 1 - threadIdx.x];
+}
+"""
 
 CASES = {
     # launcher bodies (extern "C", as the labs declare them) -> the kernels each reaches
@@ -172,13 +180,8 @@ def test_a_template_kernels_instance_is_found_though_its_symbol_is_local(tmp_pat
     """A template kernel's instance (or a static kernel) is a local symbol of its file."""
     obj = _build(
         tmp_path,
-        "template <int T> __global__ void tiled_t(float *o) {\n"
-        "    __shared__ float s[T];\n"
-        "    s[threadIdx.x] = o[threadIdx.x];\n"
-        "    __syncthreads();\n"
-        "    o[threadIdx.x] = s[T - 1 - threadIdx.x];\n"
-        "}\n"
-        'extern "C" void run(float *o, int n) { tiled_t<32><<<1, 32>>>(o); }',
+        TEMPLATE
+        + 'extern "C" void run(float *o, int n) { tiled_t<32><<<1, 32>>>(o); }',
     )
     kernels = _mangled({"tiled", "direct", "helper"}) | {"_Z7tiled_tILi32EEvPf"}
     reach = launches.read(shutil.which("objdump"), [obj], ["run"], kernels)
@@ -256,13 +259,8 @@ def test_a_template_kernels_instances_are_named_on_the_static_line(tmp_path):
     trial read two unnamed summaries joined by ';')."""
     obj = _build(
         tmp_path,
-        "template <int T> __global__ void tiled_t(float *o) {\n"
-        "    __shared__ float s[T];\n"
-        "    s[threadIdx.x] = o[threadIdx.x];\n"
-        "    __syncthreads();\n"
-        "    o[threadIdx.x] = s[T - 1 - threadIdx.x];\n"
-        "}\n"
-        'extern "C" void run(float *o, int n) {\n'
+        TEMPLATE
+        + 'extern "C" void run(float *o, int n) {\n'
         "    if (n > 16) tiled_t<32><<<1, 32>>>(o); else tiled_t<16><<<1, 16>>>(o);\n}",
     )
     if tools.find("cuobjdump") is None or tools.find("c++filt") is None:
