@@ -688,11 +688,11 @@ class Grading:
         if isinstance(reach, launches.Unreadable):
             self._unreadable(wanted, str(reach))
             return
-        named = {fn.mangled for k in self.lab_kernels for fn in dumped.instances(k)}
         if isinstance(reach, str):  # no objdump, or it did not end: not run
             for ex in wanted:
                 _set_not_run(self.results[ex.name].parts, ("static",), reach, Status.SKIPPED)
             return
+        named = {fn.mangled for k in self.lab_kernels for fn in dumped.instances(k)}
         for ex in wanted:
             part = self.results[ex.name].parts["static"]
             res = sass.check_kernel(dumped, ex.kernel, ex.static, sources or "the student files")

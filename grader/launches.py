@@ -52,6 +52,7 @@ _UNWIND = (".eh_frame", ".eh_frame_hdr")
 # through, a red-team review), but nvcc's own registration of every kernel
 _STARTUP = (".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors")
 _REGISTRATION = "_ZL24__sti____cudaRegisterAllv"  # its local symbol, exactly
+STARTUP = "startup"  # the node of _STARTUP's functions
 _STUB = "__device_stub__"
 
 
@@ -61,7 +62,6 @@ def _stub_of(kernel: str) -> str:
     C++ one there: ``Z1k``...)."""
     name = kernel[1:] if kernel.startswith("_Z") else f"Z{len(kernel)}{kernel}"
     return _STUB + name
-STARTUP = "startup"  # the node of _STARTUP's functions
 
 
 def kernel_key(mangled: str) -> str:

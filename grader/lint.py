@@ -109,13 +109,15 @@ def _thread_dependent(text: str) -> re.Pattern:
         names |= more
 
 
-def _closing(text: str, i: int) -> int:
-    """Index after the ``)`` that closes the ``(`` at ``text[i]`` (or len(text))."""
+def _matching(text: str, i: int) -> int:
+    """Index of the ``)`` or ``}`` that closes the ``(`` or ``{`` at ``text[i]`` (or
+    len(text) when none does)."""
+    step = {text[i]: 1, ")" if text[i] == "(" else "}": -1}
     depth = 0
     for j in range(i, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        depth += step.get(text[j], 0)
         if depth == 0:
-            return j + 1
+            return j
     return len(text)
 
 
@@ -124,12 +126,7 @@ def _statement_end(text: str, at: int) -> int:
     brace of a block, else the statement's ``;`` (or len(text))."""
     start = len(text) - len(text[at:].lstrip())
     if start < len(text) and text[start] == "{":
-        depth = 0
-        for end in range(start, len(text)):
-            depth += {"{": 1, "}": -1}.get(text[end], 0)
-            if depth == 0:
-                return end
-        return len(text)
+        return _matching(text, start)
     end = text.find(";", at)
     return len(text) if end < 0 else end
 
@@ -144,7 +141,7 @@ def _divergent_barriers_in(first: int, text: str) -> list[tuple[int, int, str]]:
     scopes = []  # (start, end, line of the condition, the condition) of conditional statements
     for m in _HEADER.finditer(text):
         open_at = m.end() - 1
-        close = _closing(text, open_at)
+        close = min(_matching(text, open_at) + 1, len(text))
         cond = " ".join(text[open_at + 1 : close - 1].split())
         if m.group(1) == "for":  # for (init; condition; step): the condition alone
             parts = cond.split(";")
@@ -177,13 +174,8 @@ def _bodies(lines: list[str]) -> dict[str, tuple[int, str]]:
         start = text.find("{", m.end())
         if start < 0 or ";" in text[m.end() : start]:
             continue  # a declaration
-        depth, i = 0, start
-        while i < len(text):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            if depth == 0:
-                break
-            i += 1
-        found[m.group(1)] = (text.count("\n", 0, start) + 1, text[start : i + 1])
+        end = _statement_end(text, start)
+        found[m.group(1)] = (text.count("\n", 0, start) + 1, text[start : end + 1])
     return found
 
 
@@ -208,11 +200,10 @@ def _early_returns_in(first: int, text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _match_lines(pattern: re.Pattern, lines: list[str]) -> list[int]:
-    """The 1-based lines on which a match of ``pattern`` starts in ``lines`` joined by
-    newlines, each once: a call split over lines (``cudaMemcpy(d_dst,\\n d_src, ...)``) is
-    searched as one text, as the compiler reads it."""
-    text = "\n".join(lines)
+def _match_lines(pattern: re.Pattern, text: str) -> list[int]:
+    """The 1-based lines on which a match of ``pattern`` starts in ``text`` (a file's lines
+    joined by newlines), each once: a call split over lines (``cudaMemcpy(d_dst,\\n d_src,
+    ...)``) is searched as one text, as the compiler reads it."""
     starts = (text.count("\n", 0, m.start()) + 1 for m in pattern.finditer(text))
     return sorted(set(starts))
 
@@ -220,25 +211,25 @@ def _match_lines(pattern: re.Pattern, lines: list[str]) -> list[int]:
 def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     """Per exercise, one line per match of its lint rules in the student files under
     ``src`` ("kernels.cu:48: <message>"), in file and line order, and one per ``return``
-    its kernel makes before a barrier (``early_returns``: the same for every lab). The
-    kernel is the lab binary's (``--list``): ``lab`` is bound (``manifest.bind``), else the
-    early returns are not looked for."""
+    its kernel makes before a barrier (``early_returns``) or barrier it holds under a
+    condition that depends on the thread (``_divergent_barriers_in``), the same for every
+    lab. The kernel is the lab binary's (``--list``): ``lab`` is bound (``manifest.bind``),
+    else those two are not looked for."""
     found: dict[str, list[str]] = {}
     sources = {}
     for name in lab.required_files:  # not the written report: it is Markdown, not C
         path = src / name
         if path.is_file():
             sources[name] = strip_comments(path.read_text(errors="replace"))
+    texts = {name: "\n".join(lines) for name, lines in sources.items()}
     bodies = {name: _bodies(lines) for name, lines in sources.items() if name.endswith(".cu")}
     for ex in lab.exercises:
         for rule in ex.lint:
             pattern = re.compile(rule.pattern)
-            if rule.unless and any(
-                re.search(rule.unless, "\n".join(lines)) for lines in sources.values()
-            ):
+            if rule.unless and any(re.search(rule.unless, t) for t in texts.values()):
                 continue  # what the mistake leaves out is there
-            for name, lines in sources.items():
-                for number in _match_lines(pattern, lines):
+            for name, text in texts.items():
+                for number in _match_lines(pattern, text):
                     found.setdefault(ex.name, []).append(f"{name}:{number}: {rule.message}")
         for name, kernels in bodies.items():
             if ex.kernel in kernels:
