@@ -632,6 +632,8 @@ def performance_text(
         text = f"{crit.metric} {value:.4g}"
     if crit.full is not None and crit.zero is not None:  # None: measured, not scored
         text += f"; full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}"
+        if crit.gpu:
+            text += f" (the thresholds measured on the {crit.gpu})"
     return value, text
 
 

@@ -13,6 +13,11 @@ contract; the fixture format is)::
     lost = ["correctness"]          # parts that must lose points
     report_contains = ["..."]       # substrings of the text report
 
+An alternative (a correct design) has ``keeps`` instead of ``lost``: the parts it keeps
+with all their points on the course's GPU, and may have ``loses_on = { "H100 80GB HBM3" =
+["performance"] }``: the parts that another GPU's own thresholds (lab.toml's ``on``, design
+note 76) take from it, as measured there (``kept_on``).
+
 Fixtures never copy a whole solution, so they follow it when it changes, and ``apply``
 fails loudly (``FixtureError``) the day an ``old`` text no longer occurs exactly once.
 The grader's tests grade every fixture on a GPU; ``bench/calibrate.py`` times them.
@@ -44,6 +49,17 @@ def find(root: Path, lab_name: str | None = None, *, alternatives: bool = False)
     pattern = f"{lab_name}/*.toml" if lab_name else "*/*.toml"
     folder = alternatives_dir(root) if alternatives else known_bad_dir(root)
     return sorted(folder.glob(pattern))
+
+
+def kept_on(expect: dict, device: dict | None) -> list[str]:
+    """The parts an alternative's ``expect`` keeps on ``device`` (the report's device facts,
+    a ``name`` key): ``keeps`` less the parts of the first ``loses_on`` entry whose name is
+    part of the device's name."""
+    name = str((device or {}).get("name") or "")
+    for gpu, parts in expect.get("loses_on", {}).items():
+        if gpu in name:
+            return [p for p in expect["keeps"] if p not in parts]
+    return list(expect["keeps"])
 
 
 def load(path: Path) -> dict:

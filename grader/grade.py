@@ -1379,6 +1379,7 @@ class Grading:
         texts, scored, fractions, measured = [], [], [], []
         short = None  # the first criterion short of full points, and its value
         for crit in spec.criteria:
+            crit = crit.for_device(self.grade.device)  # this GPU's own thresholds, if any
             value, text = diagnose.performance_text(ex, crit, run.doc, ex.baseline)
             texts.append(text)
             if value is not None:

@@ -166,11 +166,26 @@ class SanitizerSpec:
 @dataclass(frozen=True)
 class Criterion:
     """One scored figure of the performance run: a linear ramp from ``zero`` (no points)
-    to ``full`` (its share of the points); higher is better."""
+    to ``full`` (its share of the points); higher is better. The thresholds are measured on
+    the course's GPU (the H200); ``on`` gives another GPU's own, where the same code measures
+    otherwise (design note 76): ((name, zero, full), ...), ``name`` a part of the device's
+    name as the judge reports it (cudaDeviceProp.name, e.g. "H100 80GB HBM3")."""
 
     metric: str
     zero: float | None  # None in a run that is measured, not scored (scored = false)
     full: float | None
+    on: tuple[tuple[str, float, float], ...] = ()
+    gpu: str | None = None  # set by for_device: the GPU whose own thresholds these are
+
+    def for_device(self, device: dict | None) -> Criterion:
+        """The criterion with the thresholds of ``device`` (the judge's device facts, a
+        ``name`` key): the first ``on`` entry whose name is part of the device's name, else
+        this one. ``gpu`` of the result names the GPU they were measured on, or None."""
+        name = str((device or {}).get("name") or "")
+        for gpu, zero, full in self.on:
+            if gpu in name:
+                return Criterion(self.metric, zero, full, gpu=gpu)
+        return self
 
 
 @dataclass(frozen=True)
@@ -452,10 +467,10 @@ def _criterion(c: _Checker, where: str, t: dict, label: str, scored: bool = True
             f"not {metric!r}",
         )
     if not scored:
-        if "zero" in t or "full" in t:
+        if "zero" in t or "full" in t or "on" in t:
             raise c.fail(
                 where,
-                f"{label}zero and full are not given in a run measured, not scored "
+                f"{label}zero, full and on are not given in a run measured, not scored "
                 "(performance.scored = false)",
             )
         return Criterion(metric, None, None)
@@ -466,7 +481,22 @@ def _criterion(c: _Checker, where: str, t: dict, label: str, scored: bool = True
     full = c.number(where, t["full"], f"{label}full")
     if full <= zero:
         raise c.fail(where, f"{label}full must be greater than {label}zero")
-    return Criterion(metric, zero, full)
+    on = []
+    for gpu, raw in c.table(where, t.get("on", {}), f"{label}on").items():
+        item = c.table(where, raw, f"{label}on.{gpu}")
+        c.keys(where, item, ("zero", "full"), f"{label}on.{gpu}")
+        if not gpu.strip() or any(k not in item for k in ("zero", "full")):
+            raise c.fail(
+                where,
+                f"{label}on.{gpu!r} must name a GPU (part of its name, e.g. \"H100 80GB HBM3\") "
+                "and give both zero and full",
+            )
+        z = c.number(where, item["zero"], f"{label}on.{gpu}.zero")
+        f = c.number(where, item["full"], f"{label}on.{gpu}.full")
+        if f <= z:
+            raise c.fail(where, f"{label}on.{gpu}.full must be greater than its zero")
+        on.append((gpu, z, f))
+    return Criterion(metric, zero, full, tuple(on))
 
 
 NOT_SCORED = "measured, not scored: lab.toml performance.scored = false"
@@ -481,7 +511,7 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
     """[exercise.performance]: one criterion (metric, zero, full) or a criteria list, and
     the roof of a timed run (grader.roofs)."""
     t = c.table(where, raw, "performance")
-    single = ("metric", "zero", "full")
+    single = ("metric", "zero", "full", "on")
     c.keys(
         where,
         t,

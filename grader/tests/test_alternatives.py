@@ -65,9 +65,13 @@ def test_there_are_alternatives():
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=_ids)
 def test_alternative_applies_cleanly(path, tmp_path):
     assert_patch_well_formed(
-        path, tmp_path, "keeps", {"spaces_contains", "spaces_lacks"},
+        path, tmp_path, "keeps", {"spaces_contains", "spaces_lacks", "loses_on"},
         "an alternative must keep something",
     )
+    expect = fixtures.load(path)["expect"]
+    for gpu, parts in expect.get("loses_on", {}).items():
+        # a GPU named, and parts kept on the course's GPU that its thresholds take
+        assert gpu.strip() and parts and set(parts) <= set(expect["keeps"]), (gpu, parts)
 
 
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=_ids)
@@ -130,7 +134,18 @@ def test_alternative_keeps_its_points_on_the_gpu(path, tmp_path, capsys):
     # the grade must come from the submission's code, on a device that ran it
     steps = step_statuses(report)
     assert (steps.get("build"), steps.get("device")) == ("passed", "passed"), (steps, out)
+    # what this GPU's own thresholds take, as measured there (expect.loses_on, note 76)
+    keeps = [k for k in keeps if k in fixtures.kept_on(expect, report.get("device"))]
     for part in keeps:
         p = ex["parts"][part]
         assert p["status"] == "passed" and p["points"] == p["max"] > 0, (part, p, out)
     assert code in (0, 1, 3), out  # 1 or 3: a part it does not keep lost or left pending
+
+
+def test_an_alternative_keeps_less_on_a_gpu_that_takes_points():
+    """``loses_on``: on a GPU whose name holds the key, the parts it names are not kept; on
+    any other device (or none) every part of ``keeps`` is."""
+    expect = {"keeps": ["correctness", "performance"], "loses_on": {"H100 80GB": ["performance"]}}
+    assert fixtures.kept_on(expect, {"name": "NVIDIA H100 80GB HBM3"}) == ["correctness"]
+    for device in ({"name": "NVIDIA H200"}, None):
+        assert fixtures.kept_on(expect, device) == ["correctness", "performance"]

@@ -52,6 +52,22 @@ def test_an_alternative_that_loses_a_kept_part_is_not_as_expected():
     assert class_batch._check("b", row, None, expect, True, True) == ["no report"]
 
 
+def test_an_alternative_may_lose_what_another_gpus_thresholds_take():
+    """expected.json's ``loses_on`` (from the fixture, design note 76): on that GPU the part
+    it names may lose points; on another it must still keep them."""
+    row = {"total": "15", "max": "20", "status": "graded"}
+    expect = {
+        "total": "any",
+        "keeps": {"matmul_tiled": ["correctness", "performance"]},
+        "loses_on": {"H100 80GB HBM3": ["performance"]},
+    }
+    h100 = {**_report(0), "device": {"name": "NVIDIA H100 80GB HBM3"}}
+    assert class_batch._check("b", row, h100, expect, True, True) == []
+    h200 = {**_report(0), "device": {"name": "NVIDIA H200"}}
+    (problem,) = class_batch._check("b", row, h200, expect, True, True)
+    assert "matmul_tiled performance: 0/5" in problem
+
+
 def test_a_class_made_twice_is_the_same_bytes(tmp_path, monkeypatch):
     """A batch resumed over the class made again skips the students it graded only if their
     archives did not change: g90b and g90c (bench/h200-2026-12-04-session23) regraded every

@@ -316,7 +316,27 @@ INVALID = [
     (
         "not scored with thresholds",
         BASE.replace("full = 2.0", "full = 2.0\nscored = false"),
-        "performance.zero and full are not given in a run measured, not scored",
+        "performance.zero, full and on are not given in a run measured, not scored",
+    ),
+    (
+        "a GPU's thresholds reversed",
+        BASE.replace("full = 2.0", 'full = 2.0\non = { "H100" = { zero = 2.0, full = 1.0 } }'),
+        "performance.on.H100.full must be greater than its zero",
+    ),
+    (
+        "a GPU's thresholds half given",
+        BASE.replace("full = 2.0", 'full = 2.0\non = { "H100" = { zero = 2.0 } }'),
+        "performance.on.'H100' must name a GPU (part of its name",
+    ),
+    (
+        "a GPU's thresholds with another key",
+        BASE.replace("full = 2.0", 'full = 2.0\non = { "H100" = { zero = 1, full = 2, reps = 3 } }'),
+        "unknown key 'performance.on.H100.reps'",
+    ),
+    (
+        "a GPU's thresholds named by nothing",
+        BASE.replace("full = 2.0", 'full = 2.0\non = { " " = { zero = 1, full = 2 } }'),
+        "must name a GPU",
     ),
     (
         "not scored and uncalibrated",
@@ -345,7 +365,7 @@ INVALID = [
         BASE.replace('metric = "ratio"\n', "")
         .replace("zero = 1.0", "criteria = [{metric = 'gbps', zero = 1, full = 2, weight = 3}]")
         .replace("full = 2.0\n", ""),
-        "unknown key 'performance.criteria[0].weight' (known: metric, zero, full)",
+        "unknown key 'performance.criteria[0].weight' (known: metric, zero, full, on)",
     ),
     (
         "bad text pattern",
@@ -614,3 +634,19 @@ def test_only_a_lab_that_allows_streams_keeps_the_default_work_queues():
     driver's CUDA work queues (grader.run.child_env, design note 48); the other labs not."""
     labs = {p.name: manifest.load(p) for p in sorted((REPO / "labs").glob("3.*"))}
     assert {name for name, lab in labs.items() if lab.own_streams} == {"3.2-global-memory"}
+
+
+def test_a_criterion_takes_the_thresholds_of_the_gpu_named_in_it(tmp_path):
+    """``on``: the first entry whose name is part of the device's name replaces zero and full
+    and names its GPU (design note 76); no device, or another one, keeps the course GPU's."""
+    text = BASE.replace(
+        "full = 2.0",
+        'full = 2.0\non = { "H100 80GB" = { zero = 1.1, full = 1.5 }, "H100" = { zero = 0.5, full = 0.6 } }',
+    )
+    lab = make_lab(tmp_path, text)
+    (crit,) = manifest.load(lab).exercises[0].performance.criteria
+    h100 = crit.for_device({"name": "NVIDIA H100 80GB HBM3"})
+    assert (h100.zero, h100.full, h100.gpu) == (1.1, 1.5, "H100 80GB")
+    assert crit.for_device({"name": "NVIDIA H100 PCIe"}).zero == 0.5
+    for device in (None, {}, {"name": "NVIDIA H200"}):
+        assert crit.for_device(device) is crit and crit.gpu is None

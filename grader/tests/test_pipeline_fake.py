@@ -1002,3 +1002,28 @@ def test_the_probe_shares_the_gpu_with_other_grader_processes(
     code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake")
     assert code == 0, out
     assert seen == ["held"]
+
+
+def test_a_gpu_of_its_own_thresholds_scores_with_them(fake_root, fake_gpu, capsys, tmp_path):
+    """A criterion's ``on`` table (design note 76): on a GPU whose name holds the key, its
+    zero and full replace the course GPU's, and the report says whose they are; a key that
+    is not part of the name leaves the course GPU's thresholds."""
+    old = 'metric = "ratio"\nzero = 1.0\nfull = 2.0\n'
+    strict = 'metric = "ratio"\nzero = 3.0\nfull = 4.0\n'  # the fake run's 2.5 scores nothing
+    other = '"Other GPU" = { zero = 2.9, full = 3.0 }'
+    course = course_with(
+        fake_root, tmp_path / "a", old,
+        strict + f'on = {{ {other}, "Fake GPU" = {{ zero = 1.0, full = 2.0 }} }}\n',
+    )
+    _, out, _, rep = grade(
+        capsys, course, course / "solutions" / "9.1-fake", json_path=tmp_path / "a.json"
+    )
+    perf = rep["exercises"][0]["parts"]["performance"]
+    assert perf["points"] == perf["max"], out
+    assert "full points at ≥ 2, none at ≤ 1 (the thresholds measured on the Fake GPU)" in out
+    course = course_with(fake_root, tmp_path / "b", old, strict + f"on = {{ {other} }}\n")
+    _, out, _, rep = grade(
+        capsys, course, course / "solutions" / "9.1-fake", json_path=tmp_path / "b.json"
+    )
+    assert rep["exercises"][0]["parts"]["performance"]["points"] == 0, out
+    assert "full points at ≥ 4, none at ≤ 3" in out and "measured on the" not in out
