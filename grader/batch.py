@@ -90,6 +90,9 @@ a batch of 16 strayed, with the GPU lock held (docs/design-notes.md, note 28).
 ``GRADER_UNTIMED_AT_ONCE=K`` lets at most K gradings be in their untimed runs at once
 (``untimed_at_once``; the others wait for a slot before their device probe): fewer processes
 with a CUDA context on the GPU, an experiment's knob (docs/design-notes.md, note 73).
+``GRADER_DRAIN_AT=W[,T]`` starts a drain for the timed runs only once W of them wait, or
+the first has waited T seconds (default 30), or the GPU is free: fewer drains, the holds back
+to back (``grader.gpu_lock.drain_policy``; note 77), another experiment's knob.
 
 Seeds: ``--seed S`` derives every run's seed from S, the same for every student, so
 grading the same batch twice gives identical scores; without it each grading draws fresh
@@ -594,7 +597,7 @@ class Batch:
         self.subs = subs
         self.roster = sorted(roster if roster is not None else {s.id for s in subs})
         self.out = out
-        self.options = dataclasses.replace(options, gpu_lock=gpu_lock.for_process(GpuLock()))
+        self.options = options  # its GPU lock: run(), once GRADER_DRAIN_AT is read
         self.force = force
         self.regrade = frozenset(regrade)  # ids graded again as with --force (--regrade)
         self.jobs = jobs
@@ -606,6 +609,16 @@ class Batch:
         if root is None:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
         cap = untimed_at_once()  # a wrong value stops the batch before anything is built
+        drain_at, drain_after_s = policy = drain_policy()  # and so does a wrong drain
+        self.options = dataclasses.replace(
+            self.options, gpu_lock=gpu_lock.for_process(GpuLock(*policy), policy)
+        )
+        if drain_at > 1:
+            print(
+                f"batch: a drain for the timed runs once {drain_at} wait, or the first has "
+                f"waited {drain_after_s:g} s, or the GPU is free ({gpu_lock.DRAIN_ENV})",
+                file=self.err,
+            )
         check_out(self.out, self.subs)
         make_private(self.out)
         hidden = (root / "solutions", root / "build")  # hidden from every run already
@@ -962,6 +975,15 @@ def untimed_at_once() -> int | None:
             f"{UNTIMED_ENV}={text!r}: give a whole number of gradings, at least 1, or unset it"
         )
     return int(text)
+
+
+def drain_policy() -> tuple[int, float]:
+    """The batch's GPU lock's drain (``gpu_lock.drain_policy``: ``GRADER_DRAIN_AT``, design
+    note 77), GraderError on a wrong value."""
+    try:
+        return gpu_lock.drain_policy()
+    except ValueError as e:
+        raise GraderError(str(e)) from None
 
 
 def default_jobs() -> int:

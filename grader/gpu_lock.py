@@ -18,6 +18,14 @@ to ask for its timed run shut out the others still waking, for a whole cycle of 
 (Python's standard library has no readers–writer lock; this is the textbook one on a
 ``threading.Condition``.)
 
+A drain (no new untimed run, the timed runs waiting for those in progress to end) starts, by
+default, when the first timed run asks. ``drain_at`` W > 1 (``GRADER_DRAIN_AT``, design note
+77) starts it only once W timed runs wait, or the first of them has waited ``drain_after_s``,
+or no untimed run holds the GPU: until then untimed runs keep starting, and a drain once
+begun lasts until every timed run waiting has had the GPU. Fewer drains: the class of
+session 33 spent 118 s of 563 in drains whose last one or two untimed runs kept the machine
+nearly idle.
+
 ``FileGpuLock`` extends it to other processes through a lock file (``GRADER_GPU_LOCK``): two
 batches, or a batch and a grade, or pytest's workers grading fixtures, on one GPU
 (``for_process``).
@@ -36,13 +44,48 @@ from collections.abc import Iterator
 from pathlib import Path
 
 LOCK_ENV = "GRADER_GPU_LOCK"  # a lock file every grader process on this GPU names
+DRAIN_ENV = "GRADER_DRAIN_AT"  # "W" or "W,T": drain_policy
+DRAIN_AFTER_S = 30.0  # drain_policy's T when only W is given
 # A file to which each lock appends its state at every change (bench/throughput/lock_trace.py
 # reads it: how long the GPU was held alone, shared, drained for a waiting timed run, idle)
 TRACE_ENV = "GRADER_GPU_LOCK_TRACE"
 
 
+def drain_policy() -> tuple[int, float]:
+    """(W, T) from ``GRADER_DRAIN_AT`` ("W" or "W,T"; unset or empty: (1, 0), a drain at the
+    first timed run's ask): a drain starts once W timed runs wait or the first has waited T
+    seconds (``DRAIN_AFTER_S`` when only W is given). Raises ValueError, with what to give,
+    on anything else."""
+    text = os.environ.get(DRAIN_ENV, "").strip()
+    if not text:
+        return 1, 0.0
+    head, comma, tail = text.partition(",")
+    head, tail = head.strip(), tail.strip()
+    ok = head.isascii() and head.isdigit() and int(head) >= 1
+    after = DRAIN_AFTER_S
+    if ok and comma:
+        try:
+            after = float(tail) if tail.isascii() else -1.0
+        except ValueError:
+            after = -1.0
+        ok = 0 <= after <= 3600  # (nan fails this too)
+    if not ok:
+        raise ValueError(
+            f"{DRAIN_ENV}={text!r}: give W, the timed runs that must wait before a drain "
+            "starts (a whole number, at least 1), and optionally ',T', the seconds the first "
+            "of them may wait (0 to 3600; default 30): e.g. 8,20; or unset it"
+        )
+    return int(head), after
+
+
 class GpuLock:
-    def __init__(self) -> None:
+    def __init__(self, drain_at: int = 1, drain_after_s: float = 0.0) -> None:
+        """``drain_at``, ``drain_after_s``: when a drain starts (the module's docstring,
+        ``drain_policy``); the defaults drain at the first timed run's ask."""
+        self._drain_at = max(1, drain_at)
+        self._drain_after_s = drain_after_s
+        self._draining = False  # a drain begun: lasts until no timed run waits or holds
+        self._first_ask = 0.0  # when the oldest timed run now waiting asked (monotonic)
         self._cond = threading.Condition()
         self._readers = 0  # untimed runs in progress
         self._writer = False  # a timed run in progress
@@ -62,6 +105,30 @@ class GpuLock:
         """Timed runs waiting for the GPU, in the order they asked (``_queue``)."""
         return len(self._queue)
 
+    @property
+    def _closed(self) -> bool:
+        """No new untimed run may start: a timed run holds the GPU or a drain has begun."""
+        return self._writer or self._draining
+
+    def _maybe_drain(self) -> None:
+        """With ``_cond`` held: begins the drain where timed runs wait and W of them do, or
+        the first has waited T, or no run of any kind holds the GPU (nothing to wait for)."""
+        if self._draining or not self._queue:
+            return
+        if (
+            len(self._queue) >= self._drain_at
+            or time.monotonic() - self._first_ask >= self._drain_after_s
+            or not (self._readers or self._writer)
+        ):
+            self._draining = True
+            self._cond.notify_all()
+
+    def _queue_emptied(self) -> None:
+        """With ``_cond`` held, after a timed run left the queue or the GPU: the drain ends
+        when no timed run waits any more."""
+        if not self._queue:
+            self._draining = False
+
     def _note(self) -> None:
         """With ``_cond`` held: appends "SECONDS READERS WRITERS_WAITING WRITER THREAD" (a
         monotonic clock, the state just reached, and the name of the thread that changed it:
@@ -72,8 +139,11 @@ class GpuLock:
         if self._trace:
             name = " ".join(threading.current_thread().name.split())  # one line, always
             try:
+                # WRITERS_WAITING: those waiting once a drain has begun (lock_trace.py's
+                # "drain"); before that, untimed runs still start beside them: "shared"
+                waiting = self._writers_waiting if self._draining else 0
                 self._trace.write(
-                    f"{time.monotonic():.6f} {self._readers} {self._writers_waiting} "
+                    f"{time.monotonic():.6f} {self._readers} {waiting} "
                     f"{int(self._writer)} {name}\n"
                 )
             except Exception as e:  # a full disk: the grading goes on untraced
@@ -100,7 +170,7 @@ class GpuLock:
         Interrupted, it raises without having counted this thread in. Writes no trace line:
         the caller does, once it knows it counts (a line that fails must not leave the count
         in doubt: a review's finding)."""
-        if not (self._writer or self._writers_waiting):
+        if not self._closed:
             self._readers += 1
             return
         opening = self._openings
@@ -119,7 +189,7 @@ class GpuLock:
         """With ``_cond`` held: where no timed run holds the GPU or waits for it, lets in
         every untimed run waiting (counted among the readers here, so that a timed run that
         asks before they wake up waits for them) and wakes them."""
-        if self._waiting and not (self._writer or self._writers_waiting):
+        if self._waiting and not self._closed:
             self._readers += self._waiting
             self._waiting = 0
             self._openings += 1
@@ -141,20 +211,32 @@ class GpuLock:
             self._readers -= 1
             self._note()
             if self._readers == 0:
+                self._maybe_drain()  # nothing left to wait for
                 self._cond.notify_all()
 
     def _wait_alone(self) -> None:
         """With ``_cond`` held: waits until no run holds the GPU and the timed runs that asked
         before this one have had it, then holds it alone."""
         me = object()
+        if not self._queue:
+            self._first_ask = time.monotonic()
         self._queue.append(me)
         try:
+            self._maybe_drain()
             self._note()
             self._cond.notify_all()
-            while self._writer or self._readers or self._queue[0] is not me:
-                self._cond.wait()
+            while (
+                self._writer or self._readers or self._queue[0] is not me or not self._draining
+            ):
+                # the first in the queue wakes when its wait reaches T (drain_after_s)
+                left = None
+                if not self._draining and self._queue[0] is me:
+                    left = max(0.0, self._first_ask + self._drain_after_s - time.monotonic())
+                self._cond.wait(left)
+                self._maybe_drain()
         except BaseException:  # interrupted (or the trace failed): the runs behind it go on
-            self._queue.remove(me)
+            self._queue.remove(me)  # (the first ask's time stays: the next drains no later)
+            self._queue_emptied()
             self._let_waiting_in()
             self._cond.notify_all()
             self._note()  # one waiting fewer: lock_trace.py sees the drain given up
@@ -172,7 +254,7 @@ class GpuLock:
         grading calls it there once its hold has lasted a while: note 69). Sees the timed
         runs of this process (a ``FileGpuLock``'s other processes' are not counted here)."""
         with self._cond:
-            if not self._writers_waiting:
+            if not self._draining:  # none waits, or none has begun a drain yet
                 return False
         self._step_out()
         self._rejoin_shared()
@@ -237,6 +319,7 @@ class GpuLock:
         finally:
             with self._cond:
                 self._writer = False
+                self._queue_emptied()
                 if then_shared is not None:
                     self._readers += 1
                     downgrade = True
@@ -279,8 +362,8 @@ class FileGpuLock(GpuLock):
     ``flock`` with per-process locks, which this does not expect), made if missing (mode
     0600)."""
 
-    def __init__(self, path: Path | str):
-        super().__init__()
+    def __init__(self, path: Path | str, drain_at: int = 1, drain_after_s: float = 0.0):
+        super().__init__(drain_at, drain_after_s)
         self.path = Path(path)
         self._turn = self.path.with_name(self.path.name + ".turn")
         self._files = threading.Lock()  # guards the two below
@@ -336,9 +419,11 @@ class FileGpuLock(GpuLock):
             self._alone_fd = None
 
 
-def for_process(default: GpuLock | None = None) -> GpuLock | None:
+def for_process(
+    default: GpuLock | None = None, policy: tuple[int, float] = (1, 0.0)
+) -> GpuLock | None:
     """The lock for a grading process's runs: a ``FileGpuLock`` on the file that
     ``GRADER_GPU_LOCK`` names, when it names one (several grader processes on one GPU), else
-    ``default``."""
+    ``default``. ``policy``: its drain's (``drain_at``, ``drain_after_s``)."""
     path = os.environ.get(LOCK_ENV, "").strip()
-    return FileGpuLock(path) if path else default
+    return FileGpuLock(path, *policy) if path else default

@@ -319,6 +319,7 @@ def submit(
         raise GraderError(f"cannot find the course root above {lab_dir}")
     lab = manifest.load(lab_dir)
     batch.untimed_at_once()  # a wrong GRADER_UNTIMED_AT_ONCE would fail every task: now
+    batch.drain_policy()  # and so would a wrong GRADER_DRAIN_AT
     out = out.absolute()
     subs = batch.collect(batch.without_out(paths, out, err), lab.required_files)
     batch.check_out(out, subs)

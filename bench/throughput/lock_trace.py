@@ -1,7 +1,8 @@
 """How a batch used the GPU lock (issue 15): reads the trace a batch run with
 GRADER_GPU_LOCK_TRACE=FILE wrote (grader/gpu_lock.py: one line "SECONDS READERS
-WRITERS_WAITING WRITER THREAD" at every change) and prints the seconds, from the first line
-to the last, spent in each state:
+WRITERS_WAITING WRITER THREAD" at every change; WRITERS_WAITING counts the timed runs waiting
+once a drain has begun, 0 before: with GRADER_DRAIN_AT, untimed runs still start beside the
+first ones) and prints the seconds, from the first line to the last, spent in each state:
   alone    a timed run held the GPU alone (its measuring part: the judge past its gate)
   drain    a timed run waited while untimed runs (set-ups, correctness, sanitizer) still held it
   shared   untimed runs held it and no timed run waited

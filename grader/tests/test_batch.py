@@ -872,6 +872,24 @@ def test_a_class_kept_inside_the_course_builds(fake_root, tmp_path, monkeypatch)
     assert "inside the course tree" in err and "keep the class and --out outside it" in err
 
 
+def test_a_drain_policy_is_said_and_a_wrong_one_stops_the_batch(
+    fake_root, subs, gpu_env, tmp_path, monkeypatch, capsys
+):
+    """GRADER_DRAIN_AT=W,T (design note 77): the batch grades as without it and says when its
+    drains start; a value it cannot read stops the batch before it builds, naming the fix."""
+    monkeypatch.setenv(gpu_lock.DRAIN_ENV, "2,5")
+    code, err = run_batch(fake_root, [subs["solution"], subs["alice"]], tmp_path / "out")
+    assert code == 0, err
+    assert "a drain for the timed runs once 2 wait, or the first has waited 5 s" in err, err
+    assert {r["status"] for r in gradebook(tmp_path / "out").values()} == {"graded"}
+    monkeypatch.setenv(gpu_lock.DRAIN_ENV, "2,soon")
+    code, _, err = grade_cli(
+        capsys, "batch", fake_root / LAB, subs["solution"], "--out", tmp_path / "o"
+    )
+    assert code == 2 and "give W, the timed runs that must wait" in err, err
+    assert not (tmp_path / "o").exists()
+
+
 def test_untimed_at_once_caps_the_gradings_in_their_untimed_runs(
     fake_root, subs, gpu_env, tmp_path, monkeypatch, capsys
 ):

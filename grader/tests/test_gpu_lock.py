@@ -842,3 +842,118 @@ def test_load_by_lock_state_reads_top_and_dmon_by_the_locks_state(tmp_path, caps
     assert "top    0" in out["drain, fewer"]
     # the same from MONO@HH:MM:SS
     assert tool.clock_offset("100@01:00:00") == tool.clock_offset(str(clock)) == 3500.0
+
+
+def _wait_for(predicate, what: str, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.002)
+
+
+@pytest.mark.parametrize("kind", ["threads", "file"])
+def test_a_drain_waits_for_w_timed_runs_while_untimed_runs_keep_starting(tmp_path, kind):
+    """``drain_at`` 3 (note 77): one or two timed runs waiting do not stop an untimed run from
+    starting; the third begins the drain, and the three then hold the GPU back to back, in
+    the order they asked, before the untimed run waiting behind them gets in."""
+    lock = GpuLock(3, 60.0) if kind == "threads" else FileGpuLock(tmp_path / "gpu.lock", 3, 60.0)
+    events, note = _recorder()
+
+    def timed(name):
+        with lock.exclusive():
+            note(name)
+
+    threads = []
+    with lock.shared():
+        for k in range(2):
+            threads.append(threading.Thread(target=timed, args=(f"T{k}",), daemon=True))
+            threads[-1].start()
+            _wait_for(lambda: lock._writers_waiting == k + 1, "queued")
+        def untimed_now():
+            with lock.shared():
+                note("untimed while two wait")
+
+        now = threading.Thread(target=untimed_now, daemon=True)
+        now.start()
+        now.join(2)  # two wait, no drain yet: an untimed run still starts at once
+        assert not now.is_alive(), "an untimed run waited behind two timed runs, not three"
+        assert not lock._draining
+        threads.append(threading.Thread(target=timed, args=("T2",), daemon=True))
+        threads[-1].start()
+        _wait_for(lambda: lock._draining, "the third begins the drain")
+
+        def untimed_behind():
+            with lock.shared():
+                note("untimed behind")
+
+        late = threading.Thread(target=untimed_behind, daemon=True)
+        late.start()
+        _wait_for(lambda: lock._waiting == 1, "the untimed run waits behind the drain")
+    for th in (*threads, late):
+        th.join(5)
+    assert events == ["untimed while two wait", "T0", "T1", "T2", "untimed behind"], events
+    assert not lock._draining and not lock._queue
+
+
+def test_a_drain_begins_when_the_first_timed_run_has_waited_t():
+    """``drain_after_s``: a lone timed run behind a long untimed hold begins the drain after T
+    seconds (its own wait times out), not after W others ask."""
+    lock = GpuLock(8, 0.2)
+    done = threading.Event()
+
+    def timed():
+        with lock.exclusive():
+            done.set()
+
+    with lock.shared():
+        t = threading.Thread(target=timed, daemon=True)
+        start = time.monotonic()
+        t.start()
+        _wait_for(lambda: lock._writers_waiting == 1, "queued")
+        assert not lock._draining
+        _wait_for(lambda: lock._draining, "drained after T", timeout=3)
+        assert time.monotonic() - start >= 0.2
+    t.join(5)
+    assert done.is_set() and not lock._draining
+
+
+def test_a_timed_run_on_a_free_gpu_starts_at_once_whatever_w():
+    """Nothing holds the GPU: a timed run does not wait for W others or for T."""
+    lock = GpuLock(8, 60.0)
+    start = time.monotonic()
+    with lock.exclusive():
+        assert time.monotonic() - start < 1.0
+    assert not lock._draining
+
+
+def test_a_reader_does_not_step_out_before_the_drain_begins():
+    """let_timed_runs_pass gives the hold up only once a drain has begun: a timed run
+    waiting for W others does not make readers leave and come back for nothing."""
+    lock = GpuLock(2, 60.0)
+    with lock.shared():
+        def timed():
+            with lock.exclusive():
+                pass
+
+        t = threading.Thread(target=timed, daemon=True)
+        t.start()
+        _wait_for(lambda: lock._writers_waiting == 1, "queued")
+        assert lock.let_timed_runs_pass() is False
+    t.join(5)
+    assert not t.is_alive()
+
+
+@pytest.mark.parametrize(
+    "text,policy",
+    [("", (1, 0.0)), ("8", (8, gpu_lock.DRAIN_AFTER_S)), (" 4 , 12.5 ", (4, 12.5)), ("2,0", (2, 0.0))],
+)
+def test_drain_policy_reads_the_environment(monkeypatch, text, policy):
+    monkeypatch.setenv(gpu_lock.DRAIN_ENV, text)
+    assert gpu_lock.drain_policy() == policy
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "x", "8,", "8,-1", "8,nan", "8,1e9", "²", "4,²"])
+def test_drain_policy_refuses_what_it_cannot_read(monkeypatch, text):
+    monkeypatch.setenv(gpu_lock.DRAIN_ENV, text)
+    with pytest.raises(ValueError, match="give W, the timed runs that must wait"):
+        gpu_lock.drain_policy()

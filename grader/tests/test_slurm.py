@@ -127,6 +127,17 @@ def test_a_wrong_untimed_cap_stops_the_submission_not_every_task(fake_root, caps
     assert not (tmp_path / "out").exists()
 
 
+def test_a_wrong_drain_policy_stops_the_submission_not_every_task(fake_root, capsys, tmp_path,
+                                                                 monkeypatch):
+    """GRADER_DRAIN_AT reaches every task too: a wrong value stops the command first."""
+    monkeypatch.setenv("GRADER_DRAIN_AT", "0")
+    subs = _class(fake_root, tmp_path)
+    code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out",
+                             tmp_path / "out", "--dry-run")
+    assert code == 2 and "GRADER_DRAIN_AT='0': give W" in err, err
+    assert not (tmp_path / "out").exists()
+
+
 def test_paths_in_a_node_local_folder_are_named_in_a_warning(fake_root, capsys, tmp_path,
                                                              monkeypatch):
     """A course tree, a class or an --out in /tmp (each node's own on most clusters: an
