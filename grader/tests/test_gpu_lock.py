@@ -39,6 +39,31 @@ def _recorder():
     return events, note
 
 
+def _wait_for(predicate, what: str, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.002)
+
+
+def _queue_timed(lock, note, names) -> list[threading.Thread]:
+    """Starts a timed run for each name (noting the name once it holds the GPU alone), each
+    one queued for the GPU before the next starts; the caller holds the GPU shared."""
+
+    def timed(name):
+        with lock.exclusive():
+            note(name)
+
+    threads: list[threading.Thread] = []
+    before = lock._writers_waiting
+    for name in names:
+        threads.append(threading.Thread(target=timed, args=(name,), daemon=True))
+        threads[-1].start()
+        queued = before + len(threads)
+        _wait_for(lambda: lock._writers_waiting == queued, f"{name} queued")
+    return threads
+
+
 def test_untimed_runs_share_the_gpu(new_lock):
     lock = new_lock()
     inside = threading.Barrier(3, timeout=5)  # all three must be inside at once
@@ -93,20 +118,8 @@ def test_timed_runs_hold_the_gpu_in_the_order_they_asked(new_lock):
     alone in the order it asked, not in the order the condition's wake-up happens to pick."""
     lock = new_lock()
     events, note = _recorder()
-
-    def timed(name):
-        with lock.exclusive():
-            note(name)
-
-    threads = []
     with lock.shared():
-        for k in range(5):
-            threads.append(threading.Thread(target=timed, args=(f"T{k}",)))
-            threads[-1].start()
-            deadline = time.monotonic() + 5
-            while lock._writers_waiting < k + 1 and time.monotonic() < deadline:
-                time.sleep(0.002)
-            assert lock._writers_waiting == k + 1  # queued before the next one starts
+        threads = _queue_timed(lock, note, [f"T{k}" for k in range(5)])
     for th in threads:
         th.join(5)
     assert events == [f"T{k}" for k in range(5)], events
@@ -844,13 +857,6 @@ def test_load_by_lock_state_reads_top_and_dmon_by_the_locks_state(tmp_path, caps
     assert tool.clock_offset("100@01:00:00") == tool.clock_offset(str(clock)) == 3500.0
 
 
-def _wait_for(predicate, what: str, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.002)
-
-
 @pytest.mark.parametrize("kind", ["threads", "file"])
 def test_a_drain_waits_for_w_timed_runs_while_untimed_runs_keep_starting(tmp_path, kind):
     """``drain_at`` 3 (note 77): one or two timed runs waiting do not stop an untimed run from
@@ -858,17 +864,9 @@ def test_a_drain_waits_for_w_timed_runs_while_untimed_runs_keep_starting(tmp_pat
     the order they asked, before the untimed run waiting behind them gets in."""
     lock = GpuLock(3, 60.0) if kind == "threads" else FileGpuLock(tmp_path / "gpu.lock", 3, 60.0)
     events, note = _recorder()
-
-    def timed(name):
-        with lock.exclusive():
-            note(name)
-
-    threads = []
     with lock.shared():
-        for k in range(2):
-            threads.append(threading.Thread(target=timed, args=(f"T{k}",), daemon=True))
-            threads[-1].start()
-            _wait_for(lambda: lock._writers_waiting == k + 1, "queued")
+        threads = _queue_timed(lock, note, ["T0", "T1"])
+
         def untimed_now():
             with lock.shared():
                 note("untimed while two wait")
@@ -878,8 +876,7 @@ def test_a_drain_waits_for_w_timed_runs_while_untimed_runs_keep_starting(tmp_pat
         now.join(2)  # two wait, no drain yet: an untimed run still starts at once
         assert not now.is_alive(), "an untimed run waited behind two timed runs, not three"
         assert not lock._draining
-        threads.append(threading.Thread(target=timed, args=("T2",), daemon=True))
-        threads[-1].start()
+        threads += _queue_timed(lock, note, ["T2"])
         _wait_for(lambda: lock._draining, "the third begins the drain")
 
         def untimed_behind():
