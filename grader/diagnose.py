@@ -631,10 +631,14 @@ def performance_text(
             return None, f"the performance run gave no {crit.metric}{why}"
         text = f"{crit.metric} {value:.4g}"
     if crit.full is not None and crit.zero is not None:  # None: measured, not scored
-        text += f"; full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}"
-        if crit.gpu:
-            text += f" (the thresholds measured on the {crit.gpu})"
+        text += f"; full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}{_whose(crit)}"
     return value, text
+
+
+def _whose(crit: Criterion) -> str:
+    """" (the thresholds measured on the H100 80GB HBM3)" where a GPU's own thresholds
+    replaced the course GPU's (``Criterion.for_device``), else ""."""
+    return f" (the thresholds measured on the {crit.gpu})" if crit.gpu else ""
 
 
 def _criterion_name(crit: Criterion) -> str:
@@ -646,21 +650,25 @@ def _criterion_name(crit: Criterion) -> str:
     return what or crit.metric
 
 
-def ramp_text(ex: Exercise) -> str | None:
+def ramp_text(ex: Exercise, device: dict | None = None) -> str | None:
     """How the exercise's timed run is scored, for a report whose performance part did not run
     (no GPU): "graded when timed: ratio of matmul_naive's time to yours, full points at ≥ 1.05,
-    none at ≤ 1"; None when nothing is scored."""
+    none at ≤ 1"; None when nothing is scored. ``device`` (the judge's device facts, when
+    known): that GPU's own thresholds (``Criterion.for_device``)."""
     perf = ex.performance
     if perf is None:
         return None
     ramps = []
     for crit in perf.criteria:
+        crit = crit.for_device(device)
         if crit.full is None or crit.zero is None:
             continue
         what = _criterion_name(crit)
         if crit.metric == "ratio" and ex.baseline:
             what = f"ratio of {ex.baseline}'s time to yours"
-        ramps.append(f"{what}, full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}")
+        ramps.append(
+            f"{what}, full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}{_whose(crit)}"
+        )
     return f"graded when timed: {'; '.join(ramps)}" if ramps else None
 
 

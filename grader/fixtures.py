@@ -29,6 +29,8 @@ import shutil
 import tomllib
 from pathlib import Path
 
+from grader import manifest
+
 
 class FixtureError(Exception):
     """A fixture that does not apply to the current solution."""
@@ -53,13 +55,12 @@ def find(root: Path, lab_name: str | None = None, *, alternatives: bool = False)
 
 def kept_on(expect: dict, device: dict | None) -> list[str]:
     """The parts an alternative's ``expect`` keeps on ``device`` (the report's device facts,
-    a ``name`` key): ``keeps`` less the parts of the first ``loses_on`` entry whose name is
-    part of the device's name."""
-    name = str((device or {}).get("name") or "")
-    for gpu, parts in expect.get("loses_on", {}).items():
-        if gpu in name:
-            return [p for p in expect["keeps"] if p not in parts]
-    return list(expect["keeps"])
+    a ``name`` key): ``keeps`` less the parts of the ``loses_on`` entry that names that GPU
+    (the longest key that is part of its name, as lab.toml's ``on``: manifest.matching_gpu)."""
+    loses_on = expect.get("loses_on", {})
+    gpu = manifest.matching_gpu(loses_on, device)
+    lost = loses_on[gpu] if gpu is not None else ()
+    return [p for p in expect["keeps"] if p not in lost]
 
 
 def load(path: Path) -> dict:

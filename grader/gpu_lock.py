@@ -24,7 +24,10 @@ default, when the first timed run asks. ``drain_at`` W > 1 (``GRADER_DRAIN_AT``,
 or no untimed run holds the GPU: until then untimed runs keep starting, and a drain once
 begun lasts until every timed run waiting has had the GPU. Fewer drains: the class of
 session 33 spent 118 s of 563 in drains whose last one or two untimed runs kept the machine
-nearly idle.
+nearly idle. The policy is a process's own: a ``FileGpuLock``'s timed run in another process
+waits for this one's untimed runs as long as this process's drain has not begun (up to T),
+so processes sharing a lock file should share a policy; a single ``grade`` keeps the
+default (it has one timed run at a time: W > 1 could only delay it by T).
 
 ``FileGpuLock`` extends it to other processes through a lock file (``GRADER_GPU_LOCK``): two
 batches, or a batch and a grade, or pytest's workers grading fixtures, on one GPU
@@ -110,9 +113,10 @@ class GpuLock:
         """No new untimed run may start: a timed run holds the GPU or a drain has begun."""
         return self._writer or self._draining
 
-    def _maybe_drain(self) -> None:
+    def _maybe_drain(self, note: bool = True) -> None:
         """With ``_cond`` held: begins the drain where timed runs wait and W of them do, or
-        the first has waited T, or no run of any kind holds the GPU (nothing to wait for)."""
+        the first has waited T, or no run of any kind holds the GPU (nothing to wait for);
+        writes the trace's line for it unless ``note`` is False (the caller writes one)."""
         if self._draining or not self._queue:
             return
         if (
@@ -122,11 +126,14 @@ class GpuLock:
         ):
             self._draining = True
             self._cond.notify_all()
+            if note:  # the drain's start, whoever began it (a timer, the last reader)
+                self._note()
 
     def _queue_emptied(self) -> None:
         """With ``_cond`` held, after a timed run left the queue or the GPU: the drain ends
-        when no timed run waits any more."""
-        if not self._queue:
+        when no timed run waits or holds the GPU any more (one that gave up its wait while
+        another held it leaves the drain to that one's end: a review's finding)."""
+        if not self._queue and not self._writer:
             self._draining = False
 
     def _note(self) -> None:
@@ -222,7 +229,7 @@ class GpuLock:
             self._first_ask = time.monotonic()
         self._queue.append(me)
         try:
-            self._maybe_drain()
+            self._maybe_drain(note=False)  # the line below says it
             self._note()
             self._cond.notify_all()
             while (

@@ -1466,7 +1466,7 @@ class Grading:
         for result in self.grade.exercises:
             part = result.parts["performance"]
             if part.status in DID_NOT_RUN and state(part).pending:
-                text = diagnose.ramp_text(self.lab.exercise(result.name))
+                text = diagnose.ramp_text(self.lab.exercise(result.name), self.grade.device)
                 if text:
                     part.messages.append(text)
 

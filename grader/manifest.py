@@ -47,6 +47,7 @@ none (a launch has the case's limit only),
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -163,6 +164,18 @@ class SanitizerSpec:
     cases: tuple[tuple[int, ...], ...]
 
 
+def matching_gpu(keys, device: dict | None) -> str | None:
+    """The longest of ``keys`` that is part of ``device``'s name (the judge's device facts),
+    or None: the GPU whose own thresholds apply (``Criterion.on``, an alternative's
+    ``loses_on``). A MIG slice's name ("NVIDIA H100 80GB HBM3 MIG 1g.10gb") has a fraction
+    of the GPU's bandwidth, so it matches none."""
+    name = str((device or {}).get("name") or "")
+    if "MIG" in name.split():
+        return None
+    found = [k for k in keys if k and k in name]
+    return max(found, key=len) if found else None
+
+
 @dataclass(frozen=True)
 class Criterion:
     """One scored figure of the performance run: a linear ramp from ``zero`` (no points)
@@ -179,13 +192,14 @@ class Criterion:
 
     def for_device(self, device: dict | None) -> Criterion:
         """The criterion with the thresholds of ``device`` (the judge's device facts, a
-        ``name`` key): the first ``on`` entry whose name is part of the device's name, else
-        this one. ``gpu`` of the result names the GPU they were measured on, or None."""
-        name = str((device or {}).get("name") or "")
-        for gpu, zero, full in self.on:
-            if gpu in name:
-                return Criterion(self.metric, zero, full, gpu=gpu)
-        return self
+        ``name`` key): those of the longest ``on`` key that is part of the device's name
+        ("H100 80GB HBM3" before "H100"), else this one. ``gpu`` of the result names the GPU
+        they were measured on, or None."""
+        gpu = matching_gpu((g for g, _, _ in self.on), device)
+        if gpu is None:
+            return self
+        _, zero, full = next(entry for entry in self.on if entry[0] == gpu)
+        return Criterion(self.metric, zero, full, gpu=gpu)
 
 
 @dataclass(frozen=True)
@@ -390,6 +404,8 @@ class _Checker:
     def number(self, where: str, value, label: str, positive: bool = False) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(where, f"{label} must be a number")
+        if not math.isfinite(value):  # TOML's nan and inf: no ramp or limit can use them
+            raise self.fail(where, f"{label} must be a finite number, not {value}")
         if positive and not value > 0:
             raise self.fail(where, f"{label} must be greater than 0")
         return float(value)

@@ -9,7 +9,7 @@ import dataclasses
 from grader import diagnose, manifest
 from grader.harness import CaseRun
 from grader.run import Outcome
-from helpers import FAKELAB
+from helpers import FAKELAB, REPO
 
 LAB = manifest.load(FAKELAB / "labs" / "9.1-fake")
 SCALE = LAB.exercise("scale")
@@ -437,3 +437,16 @@ def test_a_band_of_a_small_table_is_not_a_partial_tile():
     assert not diagnose.is_edge(box(1, 3, 4, 4), 4, 5)
     assert not diagnose.is_edge(box(0, 0, 2, 2), 1, 3)
     assert diagnose.is_edge(box(0, 31, 31, 32), 33, 33)  # a 33-wide output's last column
+
+
+def test_a_pending_ramp_names_the_thresholds_of_the_gpu_graded_on():
+    """ramp_text with the judge's device (note 76): a performance part left pending on an
+    H100 says the H100's ramp, and whose; without a device, or on another, the H200's."""
+    transpose = manifest.load(REPO / "labs" / "3.3-tiling").exercise("transpose_tiled")
+    h100 = diagnose.ramp_text(transpose, {"name": "NVIDIA H100 80GB HBM3"})
+    assert h100.endswith("full points at ≥ 78, none at ≤ 66 (the thresholds measured on the "
+                         "H100 80GB HBM3)"), h100
+    for device in (None, {"name": "NVIDIA H200"}, {"name": "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}):
+        assert diagnose.ramp_text(transpose, device).endswith(
+            "full points at ≥ 47.5, none at ≤ 45"
+        ), device

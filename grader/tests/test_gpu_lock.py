@@ -503,10 +503,11 @@ def test_the_lock_file_is_held_shared_then_alone(tmp_path):
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
-def _process(path, steps, events, ready):
+def _process(path, steps, events, ready, policy=(1, 0.0)):
     """A grader process: ``steps`` of ("shared" | "alone" | "upgrade", seconds held); each
-    hold's start and end go to ``events`` as (index, what, CLOCK_MONOTONIC seconds)."""
-    lock = FileGpuLock(path)
+    hold's start and end go to ``events`` as (index, what, CLOCK_MONOTONIC seconds).
+    ``policy``: its lock's drain (drain_at, drain_after_s)."""
+    lock = FileGpuLock(path, *policy)
     ready.wait()
     for i, (what, hold) in enumerate(steps):
         if what == "upgrade":
@@ -522,16 +523,16 @@ def _process(path, steps, events, ready):
             events.put((i, what + "-", time.monotonic()))
 
 
-def _run(path, plans):
+def _run(path, plans, policy=(1, 0.0)):
     """Runs one process per plan (delay in seconds before it starts, steps), all released at
-    once; returns {(process, step, what): time}."""
+    once, each with the drain ``policy``; returns {(process, step, what): time}."""
     ctx = multiprocessing.get_context("fork")
     events, ready = ctx.Queue(), ctx.Event()
     procs = []
     for k, (delay, steps) in enumerate(plans):
         def body(k=k, delay=delay, steps=steps):
             time.sleep(delay)
-            _process(path, steps, _Tagged(events, k), ready)
+            _process(path, steps, _Tagged(events, k), ready, policy)
         procs.append(ctx.Process(target=body))
     for p in procs:
         p.start()
@@ -572,9 +573,11 @@ def test_untimed_runs_of_two_processes_overlap(tmp_path):
     assert got[(1, 0, "shared+")] < got[(0, 0, "shared-")]
 
 
-def test_an_upgrade_is_alone_across_processes(tmp_path):
+@pytest.mark.parametrize("policy", [(1, 0.0), (3, 0.1)], ids=["drain at once", "drain at 3"])
+def test_an_upgrade_is_alone_across_processes(tmp_path, policy):
     """Two processes each set up shared and measure alone (the judge's gate), a third keeps
-    sharing in short holds: no hold of another process overlaps a measuring one."""
+    sharing in short holds: no hold of another process overlaps a measuring one, whether
+    each drain begins at the first ask or once 3 wait or 0.1 s passed (note 77)."""
     got = _run(
         tmp_path / "gpu.lock",
         [
@@ -582,6 +585,7 @@ def test_an_upgrade_is_alone_across_processes(tmp_path):
             (0.0, [("upgrade", 0.2)] * 2),
             (0.0, [("shared", 0.02)] * 30),
         ],
+        policy,
     )
     spans = {}
     for (k, i, what), t in got.items():
@@ -954,3 +958,85 @@ def test_drain_policy_refuses_what_it_cannot_read(monkeypatch, text):
     monkeypatch.setenv(gpu_lock.DRAIN_ENV, text)
     with pytest.raises(ValueError, match="give W, the timed runs that must wait"):
         gpu_lock.drain_policy()
+
+
+def test_a_drain_begun_by_its_timer_is_in_the_trace(tmp_path, monkeypatch):
+    """A drain that the first timed run's wait begins (T passed, not an ask) writes its line:
+    lock_trace.py reads the wait before it as shared and the drain as drain (a review's
+    finding: the first version wrote none, and the drain read as shared)."""
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
+    lock = GpuLock(8, 0.3)
+    with lock.shared():
+        t = threading.Thread(target=_timed_hold, args=(lock,), daemon=True)
+        t.start()
+        _wait_for(lambda: lock._draining, "drained after T", timeout=3)
+        time.sleep(0.3)
+    t.join(5)
+    sys.path.insert(0, str(REPO / "bench" / "throughput"))
+    import lock_trace
+
+    spent, holds, _ = lock_trace.states(trace.read_text().splitlines())
+    assert holds == 1 and spent["shared"] >= 0.25 and spent["drain"] >= 0.25, spent
+
+
+def _timed_hold(lock):
+    with lock.exclusive():
+        pass
+
+
+def test_a_timed_run_giving_up_during_a_hold_leaves_the_drain_to_the_hold(monkeypatch):
+    """W = 3: A holds the GPU alone; B, the only one queued, gives up its wait (interrupted).
+    The drain lasts until A's hold ends, so C, asking then, still goes before the untimed
+    run R that asked before C (a review's finding: the drain ended with B's wait)."""
+    lock = GpuLock(3, 60.0)
+    events, note = _recorder()
+    a_in, a_out = threading.Event(), threading.Event()
+
+    def a():
+        with lock.exclusive():
+            a_in.set()
+            a_out.wait(5)
+            note("A")
+
+    threading.Thread(target=a, daemon=True).start()
+    assert a_in.wait(5) and lock._draining
+    real_wait = lock._cond.wait
+
+    def interrupted(timeout=None):
+        if threading.current_thread().name == "B":
+            raise KeyboardInterrupt
+        return real_wait(timeout)
+
+    monkeypatch.setattr(lock._cond, "wait", interrupted)
+    b_done = threading.Event()
+
+    def b():
+        with contextlib.suppress(KeyboardInterrupt):
+            with lock.exclusive():
+                note("B")
+        b_done.set()
+
+    threading.Thread(target=b, name="B", daemon=True).start()
+    assert b_done.wait(5) and not lock._queue
+    monkeypatch.setattr(lock._cond, "wait", real_wait)
+
+    def untimed():
+        with lock.shared():
+            note("R")
+
+    r = threading.Thread(target=untimed, daemon=True)
+    r.start()
+    _wait_for(lambda: lock._waiting == 1, "R waits behind A's hold")
+    c = threading.Thread(target=_timed_note, args=(lock, note, "C"), daemon=True)
+    c.start()
+    _wait_for(lambda: lock._writers_waiting == 1, "C queued")
+    a_out.set()
+    for th in (r, c):
+        th.join(5)
+    assert events == ["A", "C", "R"], events
+
+
+def _timed_note(lock, note, name):
+    with lock.exclusive():
+        note(name)

@@ -324,6 +324,16 @@ INVALID = [
         "performance.on.H100.full must be greater than its zero",
     ),
     (
+        "a GPU's thresholds not finite",
+        BASE.replace("full = 2.0", 'full = 2.0\non = { "H100" = { zero = nan, full = 1.0 } }'),
+        "performance.on.H100.zero must be a finite number, not nan",
+    ),
+    (
+        "full not finite",
+        BASE.replace("full = 2.0", "full = inf"),
+        "performance.full must be a finite number, not inf",
+    ),
+    (
         "a GPU's thresholds half given",
         BASE.replace("full = 2.0", 'full = 2.0\non = { "H100" = { zero = 2.0 } }'),
         "performance.on.'H100' must name a GPU (part of its name",
@@ -637,16 +647,17 @@ def test_only_a_lab_that_allows_streams_keeps_the_default_work_queues():
 
 
 def test_a_criterion_takes_the_thresholds_of_the_gpu_named_in_it(tmp_path):
-    """``on``: the first entry whose name is part of the device's name replaces zero and full
-    and names its GPU (design note 76); no device, or another one, keeps the course GPU's."""
+    """``on``: the longest key that is part of the device's name replaces zero and full and
+    names its GPU (design note 76), whatever the keys' order; no device, another one, or a
+    MIG slice of a named one keeps the course GPU's."""
     text = BASE.replace(
         "full = 2.0",
-        'full = 2.0\non = { "H100 80GB" = { zero = 1.1, full = 1.5 }, "H100" = { zero = 0.5, full = 0.6 } }',
+        'full = 2.0\non = { "H100" = { zero = 0.5, full = 0.6 }, "H100 80GB" = { zero = 1.1, full = 1.5 } }',
     )
     lab = make_lab(tmp_path, text)
     (crit,) = manifest.load(lab).exercises[0].performance.criteria
     h100 = crit.for_device({"name": "NVIDIA H100 80GB HBM3"})
     assert (h100.zero, h100.full, h100.gpu) == (1.1, 1.5, "H100 80GB")
     assert crit.for_device({"name": "NVIDIA H100 PCIe"}).zero == 0.5
-    for device in (None, {}, {"name": "NVIDIA H200"}):
+    for device in (None, {}, {"name": "NVIDIA H200"}, {"name": "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}):
         assert crit.for_device(device) is crit and crit.gpu is None
