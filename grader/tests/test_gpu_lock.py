@@ -46,19 +46,30 @@ def _wait_for(predicate, what: str, timeout: float = 5.0) -> None:
         time.sleep(0.002)
 
 
+def _timed_note(lock, note, name) -> None:
+    with lock.exclusive():
+        note(name)
+
+
+def _untimed_note(lock, note, name) -> None:
+    with lock.shared():
+        note(name)
+
+
+def _started(target, *args) -> threading.Thread:
+    """A daemon thread running ``target(*args)``, started."""
+    thread = threading.Thread(target=target, args=args, daemon=True)
+    thread.start()
+    return thread
+
+
 def _queue_timed(lock, note, names) -> list[threading.Thread]:
     """Starts a timed run for each name (noting the name once it holds the GPU alone), each
     one queued for the GPU before the next starts; the caller holds the GPU shared."""
-
-    def timed(name):
-        with lock.exclusive():
-            note(name)
-
     threads: list[threading.Thread] = []
     before = lock._writers_waiting
     for name in names:
-        threads.append(threading.Thread(target=timed, args=(name,), daemon=True))
-        threads[-1].start()
+        threads.append(_started(_timed_note, lock, note, name))
         queued = before + len(threads)
         _wait_for(lambda: lock._writers_waiting == queued, f"{name} queued")
     return threads
@@ -871,24 +882,14 @@ def test_a_drain_waits_for_w_timed_runs_while_untimed_runs_keep_starting(tmp_pat
     with lock.shared():
         threads = _queue_timed(lock, note, ["T0", "T1"])
 
-        def untimed_now():
-            with lock.shared():
-                note("untimed while two wait")
-
-        now = threading.Thread(target=untimed_now, daemon=True)
-        now.start()
+        now = _started(_untimed_note, lock, note, "untimed while two wait")
         now.join(2)  # two wait, no drain yet: an untimed run still starts at once
         assert not now.is_alive(), "an untimed run waited behind two timed runs, not three"
         assert not lock._draining
         threads += _queue_timed(lock, note, ["T2"])
         _wait_for(lambda: lock._draining, "the third begins the drain")
 
-        def untimed_behind():
-            with lock.shared():
-                note("untimed behind")
-
-        late = threading.Thread(target=untimed_behind, daemon=True)
-        late.start()
+        late = _started(_untimed_note, lock, note, "untimed behind")
         _wait_for(lambda: lock._waiting == 1, "the untimed run waits behind the drain")
     for th in (*threads, late):
         th.join(5)
@@ -1021,22 +1022,11 @@ def test_a_timed_run_giving_up_during_a_hold_leaves_the_drain_to_the_hold(monkey
     assert b_done.wait(5) and not lock._queue
     monkeypatch.setattr(lock._cond, "wait", real_wait)
 
-    def untimed():
-        with lock.shared():
-            note("R")
-
-    r = threading.Thread(target=untimed, daemon=True)
-    r.start()
+    r = _started(_untimed_note, lock, note, "R")
     _wait_for(lambda: lock._waiting == 1, "R waits behind A's hold")
-    c = threading.Thread(target=_timed_note, args=(lock, note, "C"), daemon=True)
-    c.start()
+    c = _started(_timed_note, lock, note, "C")
     _wait_for(lambda: lock._writers_waiting == 1, "C queued")
     a_out.set()
     for th in (r, c):
         th.join(5)
     assert events == ["A", "C", "R"], events
-
-
-def _timed_note(lock, note, name):
-    with lock.exclusive():
-        note(name)
