@@ -30,11 +30,14 @@ from grader import fixtures, manifest, scoring  # noqa: E402
 
 LINE = re.compile(r"^(?P<key>[\w.-]+/\w+): performance (?P<got>[\d.]+)/(?P<max>\d+): (?P<info>.*)$")
 FIGURE = re.compile(r"^(?:ratio )?(?P<x>[\d.]+)(?: %)?")
+# the report's words where a GPU's own thresholds scored the pass (lab.toml's on, note 76)
+WHOSE = re.compile(r"\(the thresholds measured on the (?P<gpu>[^)]+)\)")
 
 
-def read_pass(path: Path) -> dict[str, tuple[float, float, int]]:
-    """{LAB/NAME: (figure, points printed, max)} of one pass's points file, or of the one-line
-    files of its ``figures/`` folder."""
+def read_pass(path: Path) -> dict[str, tuple[float, float, int, str | None]]:
+    """{LAB/NAME: (figure, points printed, max, GPU)} of one pass's points file, or of the
+    one-line files of its ``figures/`` folder; GPU: the one whose own thresholds the pass
+    printed (None: the course GPU's)."""
     found = {}
     files = sorted(path.glob("*.txt")) if path.is_dir() else [path]
     for line in (ln for f in files for ln in f.read_text().splitlines()):
@@ -43,17 +46,20 @@ def read_pass(path: Path) -> dict[str, tuple[float, float, int]]:
             continue
         f = FIGURE.match(m["info"])
         if f:
-            found[m["key"]] = (float(f["x"]), float(m["got"]), int(m["max"]))
+            whose = WHOSE.search(m["info"])
+            gpu = whose["gpu"] if whose else None
+            found[m["key"]] = (float(f["x"]), float(m["got"]), int(m["max"]), gpu)
     return found
 
 
-def ramp_of(key: str) -> tuple[float | None, float | None, int]:
-    """(zero, full, performance points) of the alternative's exercise in today's lab.toml;
-    zero and full None for a figure measured and not scored."""
+def ramp_of(key: str, gpu: str | None = None) -> tuple[float | None, float | None, int]:
+    """(zero, full, performance points) of the alternative's exercise in today's lab.toml,
+    on ``gpu`` where it has thresholds of its own (``Criterion.for_device``); zero and full
+    None for a figure measured and not scored."""
     lab, name = key.split("/")
     exercise = fixtures.load(ROOT / "grader/tests/alternatives" / lab / f"{name}.toml")["expect"]
     ex = manifest.load(ROOT / "labs" / lab).exercise(exercise["exercise"])
-    crit = ex.performance.criteria[0]
+    crit = ex.performance.criteria[0].for_device({"name": gpu} if gpu else None)
     return crit.zero, crit.full, ex.points["performance"]
 
 
@@ -82,8 +88,9 @@ def main() -> int:
             if key not in found:
                 cells.append("·")
                 continue
-            x, printed, _ = found[key]
-            got = scoring.round2(most * scoring.ramp(x, zero, full))
+            x, printed, _, gpu = found[key]
+            z, f, _ = ramp_of(key, gpu)  # that pass's GPU's own ramp, where it has one
+            got = scoring.round2(most * scoring.ramp(x, z, f))
             points.append(got)
             cells.append(f"{x:g}: {got:g}/{most}")
         same = len(set(points)) <= 1
