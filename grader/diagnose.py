@@ -659,16 +659,20 @@ def ramp_text(ex: Exercise, device: dict | None = None) -> str | None:
     if perf is None:
         return None
     ramps = []
-    for crit in perf.criteria:
-        crit = crit.for_device(device)
+    for course_crit in perf.criteria:
+        crit = course_crit.for_device(device)
         if crit.full is None or crit.zero is None:
             continue
         what = _criterion_name(crit)
         if crit.metric == "ratio" and ex.baseline:
             what = f"ratio of {ex.baseline}'s time to yours"
-        ramps.append(
-            f"{what}, full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}{_whose(crit)}"
-        )
+        text = f"{what}, full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}{_whose(crit)}"
+        if device is None and course_crit.on:  # no GPU seen: the others' ramps too
+            text += " (the H200's" + "".join(
+                f"; on an {gpu}: full at ≥ {full:g}, none at ≤ {zero:g}"
+                for gpu, zero, full in course_crit.on
+            ) + ")"
+        ramps.append(text)
     return f"graded when timed: {'; '.join(ramps)}" if ramps else None
 
 

@@ -446,7 +446,13 @@ def test_a_pending_ramp_names_the_thresholds_of_the_gpu_graded_on():
     h100 = diagnose.ramp_text(transpose, {"name": "NVIDIA H100 80GB HBM3"})
     assert h100.endswith("full points at ≥ 78, none at ≤ 66 (the thresholds measured on the "
                          "H100 80GB HBM3)"), h100
-    for device in (None, {"name": "NVIDIA H200"}, {"name": "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}):
+    for device in ({"name": "NVIDIA H200"}, {"name": "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}):
         assert diagnose.ramp_text(transpose, device).endswith(
             "full points at ≥ 47.5, none at ≤ 45"
         ), device
+    # no GPU seen (a student's laptop): the H200's ramp, and the other GPUs' (an instructor
+    # trial's finding: an H100 owner read the H200's bar as theirs)
+    assert diagnose.ramp_text(transpose, None).endswith(
+        "full points at ≥ 47.5, none at ≤ 45 (the H200's; on an H100 80GB HBM3: full at ≥ 78, "
+        "none at ≤ 66)"
+    )
