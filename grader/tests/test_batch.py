@@ -146,7 +146,7 @@ def test_gradebook_rows_and_statuses(graded, subs):
     got = {sid: (r["total"], r["status"]) for sid, r in rows.items()}
     assert got == EXPECTED
     assert list(next(iter(rows.values()))) == [
-        "id", "scale", "offset", "total", "max", "lost", "pending", "status"
+        "id", "scale", "offset", "total", "max", "lost", "pending", "status", "gpu"
     ]
     assert rows["edge"]["scale"] == "3" and rows["edge"]["offset"] == "3"
     assert {r["max"] for r in rows.values()} == {"17"}
@@ -350,6 +350,7 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     assert code == 3
     rows = gradebook(out)
     assert rows["solution"]["status"] == "partial (no GPU)"
+    assert rows["solution"]["gpu"] == ""  # graded on none
     assert rows["compile"]["status"] == "build failed"
     assert "[2/2] " in err
     # a score so far is not a grade: no cell an LMS import could take for one
@@ -882,6 +883,8 @@ def test_a_drain_policy_is_said_and_a_wrong_one_stops_the_batch(
     assert code == 0, err
     assert "a drain for the timed runs once 2 wait, or the first has waited 5 s" in err, err
     assert {r["status"] for r in gradebook(tmp_path / "out").values()} == {"graded"}
+    # the gradebook names the GPU each student was graded on (whose thresholds: note 76)
+    assert {r["gpu"] for r in gradebook(tmp_path / "out").values()} == {"Fake GPU"}
     monkeypatch.setenv(gpu_lock.DRAIN_ENV, "2,soon")
     code, _, err = grade_cli(
         capsys, "batch", fake_root / LAB, subs["solution"], "--out", tmp_path / "o"

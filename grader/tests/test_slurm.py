@@ -359,7 +359,7 @@ def test_the_merge_lists_the_class_of_the_roster(fake_root, capsys, tmp_path):
     assert code == 3, err
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert [r.split(",")[0] for r in rows[1:]] == ["alice", "bob", "carol"]
-    assert rows[3].endswith(",not graded: no result yet") and ",,,," in rows[3], rows[3]
+    assert rows[3].endswith(",not graded: no result yet,") and ",,,," in rows[3], rows[3]
     assert "left out of the gradebook: dave" in err
     assert "1 of the class's 3 have no result (carol)" in err and "run the same command" in err
     assert "batch: 3 students: " in err and "1 not graded" in err, err  # the gradebook's rows

@@ -554,10 +554,11 @@ def test_gradebook_columns(tmp_path):
     with open(out / "gradebook.csv", newline="") as f:
         rows = list(csv.reader(f))
     assert rows[0] == [
-        "id", "scale", "offset", "report", "total", "max", "lost", "pending", "manual_pending", "status"
+        "id", "scale", "offset", "report", "total", "max", "lost", "pending", "manual_pending", "status",
+        "gpu",
     ]  # fmt: skip
-    assert rows[1] == ["alice", "15", "", "2", "17", "17", "0", "0", "8", "graded"]
-    assert rows[2] == ["bob", "15", "", "0", "15", "17", "2", "0", "8", "graded"]
+    assert rows[1] == ["alice", "15", "", "2", "17", "17", "0", "0", "8", "graded", ""]
+    assert rows[2] == ["bob", "15", "", "0", "15", "17", "2", "0", "8", "graded", ""]
     assert rows[3][3] == "" and rows[3][6:9] == ["", "", "8"]
 
 
@@ -568,7 +569,7 @@ def test_gradebook_of_a_lab_without_a_report_is_unchanged(tmp_path):
     (out / "alice" / "batch.json").write_text(json.dumps(_row("alice", graded(None))))
     batch.write_gradebook(out, lab)
     header = (out / "gradebook.csv").read_text().splitlines()[0]
-    assert header == "id,scale,offset,total,max,lost,pending,status"
+    assert header == "id,scale,offset,total,max,lost,pending,status,gpu"
 
 
 def test_a_partial_row_shows_only_the_points_lost_for_certain(tmp_path):
@@ -585,8 +586,8 @@ def test_a_partial_row_shows_only_the_points_lost_for_certain(tmp_path):
     batch.write_gradebook(out, lab)
     with open(out / "gradebook.csv", newline="") as f:
         rows = list(csv.reader(f))
-    assert rows[1] == ["alice", "", "", "", "15", "0", "15", "partial (no GPU)"]
-    assert rows[2] == ["carol", "", "", "", "15", "4", "8", "partial (no GPU)"]
+    assert rows[1] == ["alice", "", "", "", "15", "0", "15", "partial (no GPU)", ""]
+    assert rows[2] == ["carol", "", "", "", "15", "4", "8", "partial (no GPU)", ""]
 
 
 @pytest.mark.parametrize(

@@ -236,12 +236,13 @@ def test_batch_gradebook_columns(report_root, tmp_path):
     with open(out / "gradebook.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert rows[0] == [
-        "id", "scale", "offset", "report", "total", "max", "lost", "pending", "manual_pending", "status"
+        "id", "scale", "offset", "report", "total", "max", "lost", "pending", "manual_pending", "status",
+        "gpu",
     ]  # fmt: skip
     assert rows[1:] == [
-        ["alice", "14", "3", "2", "19", "19", "0", "0", "8", "graded"],
-        ["bob", "14", "3", "0", "17", "19", "2", "0", "8", "graded"],
-        ["carol", "14", "3", "0", "17", "19", "2", "0", "8", "graded"],
+        ["alice", "14", "3", "2", "19", "19", "0", "0", "8", "graded", "Fake GPU"],
+        ["bob", "14", "3", "0", "17", "19", "2", "0", "8", "graded", "Fake GPU"],
+        ["carol", "14", "3", "0", "17", "19", "2", "0", "8", "graded", "Fake GPU"],
     ]
     row = json.loads((out / "bob" / "batch.json").read_text())
     assert row["report"] == 0 and row["manual_pending"] == 8
