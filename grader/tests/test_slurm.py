@@ -405,7 +405,7 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
     _wait(slurm.job_ids(last))
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert len(rows) == 4, rows
-    assert all(r.endswith(",graded") and ",17," in r for r in rows[1:]), rows
+    assert all(r.endswith(",graded,Fake GPU") and ",17," in r for r in rows[1:]), rows
     assert "3 graded" in (out / "slurm" / f"merge-{last['merge']}.log").read_text()
     # each array task was given a GPU of its own by Slurm (.ci/slurm-up declares two)
     seen = {}
@@ -426,7 +426,7 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
     assert len(records) == 2 and records[1]["students"] == ["bob"]  # the first one kept
     _wait(slurm.job_ids(records[1]))
     rows = (out / "gradebook.csv").read_text().splitlines()
-    assert len(rows) == 4 and rows[2].startswith("bob,") and rows[2].endswith(",graded"), rows
+    assert len(rows) == 4 and rows[2].startswith("bob,") and rows[2].endswith(",graded,Fake GPU"), rows
 
 
 def test_an_out_folder_with_white_space_is_refused_before_anything_is_written(
