@@ -947,7 +947,12 @@ def test_a_reader_does_not_step_out_before_the_drain_begins():
 
 @pytest.mark.parametrize(
     "text,policy",
-    [("", (1, 0.0)), ("8", (8, gpu_lock.DRAIN_AFTER_S)), (" 4 , 12.5 ", (4, 12.5)), ("2,0", (2, 0.0))],
+    [
+        ("", (1, 0.0)),
+        ("8", (8, gpu_lock.DRAIN_AFTER_S)),
+        (" 4 , 12.5 ", (4, 12.5)),
+        ("2,0", (2, 0.0)),
+    ],
 )
 def test_drain_policy_reads_the_environment(monkeypatch, text, policy):
     monkeypatch.setenv(gpu_lock.DRAIN_ENV, text)

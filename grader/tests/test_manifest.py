@@ -340,7 +340,9 @@ INVALID = [
     ),
     (
         "a GPU's thresholds with another key",
-        BASE.replace("full = 2.0", 'full = 2.0\non = { "H100" = { zero = 1, full = 2, reps = 3 } }'),
+        BASE.replace(
+            "full = 2.0", 'full = 2.0\non = { "H100" = { zero = 1, full = 2, reps = 3 } }'
+        ),
         "unknown key 'performance.on.H100.reps'",
     ),
     (
@@ -652,12 +654,14 @@ def test_a_criterion_takes_the_thresholds_of_the_gpu_named_in_it(tmp_path):
     MIG slice of a named one keeps the course GPU's."""
     text = BASE.replace(
         "full = 2.0",
-        'full = 2.0\non = { "H100" = { zero = 0.5, full = 0.6 }, "H100 80GB" = { zero = 1.1, full = 1.5 } }',
+        'full = 2.0\non = { "H100" = { zero = 0.5, full = 0.6 }, '
+        '"H100 80GB" = { zero = 1.1, full = 1.5 } }',
     )
     lab = make_lab(tmp_path, text)
     (crit,) = manifest.load(lab).exercises[0].performance.criteria
     h100 = crit.for_device({"name": "NVIDIA H100 80GB HBM3"})
     assert (h100.zero, h100.full, h100.gpu) == (1.1, 1.5, "H100 80GB")
     assert crit.for_device({"name": "NVIDIA H100 PCIe"}).zero == 0.5
-    for device in (None, {}, {"name": "NVIDIA H200"}, {"name": "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}):
+    mig = {"name": "NVIDIA H100 80GB HBM3 MIG 1g.10gb"}
+    for device in (None, {}, {"name": "NVIDIA H200"}, mig):
         assert crit.for_device(device) is crit and crit.gpu is None

@@ -426,7 +426,8 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
     assert len(records) == 2 and records[1]["students"] == ["bob"]  # the first one kept
     _wait(slurm.job_ids(records[1]))
     rows = (out / "gradebook.csv").read_text().splitlines()
-    assert len(rows) == 4 and rows[2].startswith("bob,") and rows[2].endswith(",graded,Fake GPU"), rows
+    assert len(rows) == 4 and rows[2].startswith("bob,"), rows
+    assert rows[2].endswith(",graded,Fake GPU"), rows
 
 
 def test_an_out_folder_with_white_space_is_refused_before_anything_is_written(
