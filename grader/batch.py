@@ -364,7 +364,7 @@ def _row(
         "options": options,
         # the GPU it was graded on (the judge's probe; None without one): its thresholds are
         # that GPU's where lab.toml has them (design note 76), so a mixed cluster shows it
-        "gpu": str((g.device or {}).get("name") or "") or None if g else None,
+        "gpu": ((g.device or {}).get("name") or None) if g else None,
     }
 
 

@@ -354,29 +354,25 @@ class Grading:
         # comes from the judge's own --list: course code, no GPU needed
         listing = harness.course_listing(self.judge.path)
         self.lab = manifest.bind(self.lab, listing)
+        # (exercise, kernel) of every exercise of the lab the listing names a kernel for
+        exercise_kernels = [
+            (e.get("name"), e["kernel"])
+            for e in listing.get("exercises", [])
+            if isinstance(e, dict) and isinstance(e.get("kernel"), str)
+        ]
         # the kernels of the exercises this architecture does not grade (the spaces line)
         self.arch_skipped_kernels = {
-            e["kernel"]: self.arch_skipped[e["name"]]
-            for e in listing.get("exercises", [])
-            if isinstance(e, dict) and e.get("name") in self.arch_skipped
-            and isinstance(e.get("kernel"), str)
+            kernel: self.arch_skipped[name]
+            for name, kernel in exercise_kernels
+            if name in self.arch_skipped
         }
         # every launcher and exercise kernel of the lab, --exercise or not: what the static
         # check's reading of launches (grader.launches) starts from and may leave unlaunched
         self.lab_launchers = manifest.listing_launchers(listing)
-        self.lab_kernels = {
-            e["kernel"]
-            for e in listing.get("exercises", [])
-            if isinstance(e, dict) and isinstance(e.get("kernel"), str)
-        }
+        self.lab_kernels = {kernel for _, kernel in exercise_kernels}
         # with --exercise, the kernels of the exercises left out: not on the spaces line
         graded = {ex.name for ex in self.lab.exercises}
-        self.other_kernels = {
-            e["kernel"]
-            for e in listing.get("exercises", [])
-            if isinstance(e, dict) and isinstance(e.get("kernel"), str)
-            and e.get("name") not in graded
-        }
+        self.other_kernels = {kernel for name, kernel in exercise_kernels if name not in graded}
         for name, lines in lint.warnings(self.lab, asm.src).items():
             self.results[name].warnings.extend(lines)
         # the build and every run of the submission from here on are in this sandbox
@@ -696,15 +692,16 @@ class Grading:
         for ex in wanted:
             part = self.results[ex.name].parts["static"]
             res = sass.check_kernel(dumped, ex.kernel, ex.static, sources or "the student files")
-            own = (res.passed, len(res.messages))  # the named kernel's own rules
+            # the named kernel's own verdict, and where what it launches begins in messages
+            own_passed, own_messages = res.passed, len(res.messages)
             launches.check(res, reach, dumped, ex, sources or "the student files", named)
             part.status = Status.PASSED if res.passed else Status.FAILED
             part.fraction = 1 if res.passed else 0
             part.messages = res.messages
             part.info = res.info
             part.details = [{"kernel": ex.kernel, "missing": res.missing, "found": res.forbidden}]
-            if not res.passed and own[0]:  # what it launches: the message holds its fix
-                part.finding = f"{ex.name}: {res.messages[own[1]]}"
+            if not res.passed and own_passed:  # what it launches: the message holds its fix
+                part.finding = f"{ex.name}: {res.messages[own_messages]}"
             elif not res.passed:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
 

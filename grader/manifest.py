@@ -195,11 +195,11 @@ class Criterion:
         ``name`` key): those of the longest ``on`` key that is part of the device's name
         ("H100 80GB HBM3" before "H100"), else this one. ``gpu`` of the result names the GPU
         they were measured on, or None."""
-        gpu = matching_gpu((g for g, _, _ in self.on), device)
+        thresholds = {gpu: (zero, full) for gpu, zero, full in self.on}
+        gpu = matching_gpu(thresholds, device)
         if gpu is None:
             return self
-        _, zero, full = next(entry for entry in self.on if entry[0] == gpu)
-        return Criterion(self.metric, zero, full, gpu=gpu)
+        return Criterion(self.metric, *thresholds[gpu], gpu=gpu)
 
 
 @dataclass(frozen=True)
