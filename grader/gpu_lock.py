@@ -29,6 +29,15 @@ waits for this one's untimed runs as long as this process's drain has not begun 
 so processes sharing a lock file should share a policy; a single ``grade`` keeps the
 default (it has one timed run at a time: W > 1 could only delay it by T).
 
+``stop_after_s`` S (``GRADER_DRAIN_STOP_AFTER``, design note 78; default None, off) shortens a
+drain: an untimed run still in once the drain has waited S seconds for it (from the drain's
+start, or from the run's own start if later) is to be stopped (``stop_wanted``, which the
+run's wait loop polls: grader.run's ``stoppable``), its grading's hold given up until the
+timed runs have had the GPU (``let_timed_runs_pass(stopped=True)``, its trace line marked),
+and the run made again from its start afterwards, never stopped a second time (grader.grade,
+``Grading._untimed``). Like the drain's policy it acts within one process: a
+``FileGpuLock`` sees only the drains of its own process's timed runs.
+
 ``FileGpuLock`` extends it to other processes through a lock file (``GRADER_GPU_LOCK``): two
 batches, or a batch and a grade, or pytest's workers grading fixtures, on one GPU
 (``for_process``).
@@ -49,6 +58,9 @@ from pathlib import Path
 LOCK_ENV = "GRADER_GPU_LOCK"  # a lock file every grader process on this GPU names
 DRAIN_ENV = "GRADER_DRAIN_AT"  # "W" or "W,T": drain_policy
 DRAIN_AFTER_S = 30.0  # drain_policy's T when only W is given
+STOP_ENV = "GRADER_DRAIN_STOP_AFTER"  # "S": drain_stop_after
+STOP_MAX_S = 600.0  # the most drain_stop_after accepts
+STOPPED_MARK = "(stopped an untimed run for the drain)"  # ends a trace line's thread name
 # A file to which each lock appends its state at every change (bench/throughput/lock_trace.py
 # reads it: how long the GPU was held alone, shared, drained for a waiting timed run, idle)
 TRACE_ENV = "GRADER_GPU_LOCK_TRACE"
@@ -81,13 +93,43 @@ def drain_policy() -> tuple[int, float]:
     return int(head), after
 
 
+def drain_stop_after() -> float | None:
+    """S from ``GRADER_DRAIN_STOP_AFTER`` (seconds, more than 0 and at most ``STOP_MAX_S``;
+    unset or empty: None, no run is ever stopped): an untimed run that keeps a drain waiting
+    S seconds is stopped and made again after it (the module's docstring, design note 78).
+    Raises ValueError, with what to give, on anything else."""
+    text = os.environ.get(STOP_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text) if text.isascii() else -1.0
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= STOP_MAX_S:  # (nan and inf fail this too)
+        raise ValueError(
+            f"{STOP_ENV}={text!r}: give S, the seconds an untimed run may keep a drain for "
+            f"the timed runs waiting before it is stopped and made again after the drain "
+            f"(more than 0, at most {STOP_MAX_S:g}): e.g. 5; or unset it"
+        )
+    return seconds
+
+
 class GpuLock:
-    def __init__(self, drain_at: int = 1, drain_after_s: float = 0.0) -> None:
+    def __init__(
+        self, drain_at: int = 1, drain_after_s: float = 0.0, stop_after_s: float | None = None
+    ) -> None:
         """``drain_at``, ``drain_after_s``: when a drain starts (the module's docstring,
-        ``drain_policy``); the defaults drain at the first timed run's ask."""
+        ``drain_policy``); the defaults drain at the first timed run's ask.
+        ``stop_after_s``: how long an untimed run may keep a drain waiting before
+        ``stop_wanted`` says to stop it (``drain_stop_after``); None: never."""
         self._drain_at = max(1, drain_at)
         self._drain_after_s = drain_after_s
+        self.stop_after_s = stop_after_s
+        # holds given up after untimed runs were stopped for a drain (a grading's runs side
+        # by side are stopped together: one each): let_timed_runs_pass(stopped=True)
+        self.stops = 0
         self._draining = False  # a drain begun: lasts until no timed run waits or holds
+        self._drain_began = 0.0  # when it began (monotonic)
         self._first_ask = 0.0  # when the oldest timed run now waiting asked (monotonic)
         self._cond = threading.Condition()
         self._readers = 0  # untimed runs in progress
@@ -125,6 +167,7 @@ class GpuLock:
             or not (self._readers or self._writer)
         ):
             self._draining = True
+            self._drain_began = time.monotonic()
             self._cond.notify_all()
             if note:  # the drain's start, whoever began it (a timer, the last reader)
                 self._note()
@@ -136,15 +179,16 @@ class GpuLock:
         if not self._queue and not self._writer:
             self._draining = False
 
-    def _note(self) -> None:
+    def _note(self, why: str = "") -> None:
         """With ``_cond`` held: appends "SECONDS READERS WRITERS_WAITING WRITER THREAD" (a
         monotonic clock, the state just reached, and the name of the thread that changed it:
-        a batch's grading is named after its student) to the trace file, when ``TRACE_ENV``
-        names one. Never raises (but for an interrupt): it runs between the lock's changes of
-        state, which a failure there would leave half made (a review found a count left
-        wrong, a waiting run never let in, a writer never let go)."""
+        a batch's grading is named after its student; ``why``, when given, follows the name:
+        ``STOPPED_MARK``) to the trace file, when ``TRACE_ENV`` names one. Never raises (but
+        for an interrupt): it runs between the lock's changes of state, which a failure there
+        would leave half made (a review found a count left wrong, a waiting run never let
+        in, a writer never let go)."""
         if self._trace:
-            name = " ".join(threading.current_thread().name.split())  # one line, always
+            name = " ".join(f"{threading.current_thread().name} {why}".split())  # one line
             try:
                 # WRITERS_WAITING: those waiting once a drain has begun (lock_trace.py's
                 # "drain"); before that, untimed runs still start beside them: "shared"
@@ -211,12 +255,15 @@ class GpuLock:
         finally:
             self._count_out()
 
-    def _count_out(self) -> None:
+    def _count_out(self, why: str = "") -> None:
         """One reader fewer (a shared hold ended or given up for a while); the timed runs
-        waiting are woken when it was the last."""
+        waiting are woken when it was the last. ``why``: the trace line's (``_note``)."""
         with self._cond:
             self._readers -= 1
-            self._note()
+            if why:
+                self._note(why)
+            else:
+                self._note()  # (tests stand a _note() of their own in)
             if self._readers == 0:
                 self._maybe_drain()  # nothing left to wait for
                 self._cond.notify_all()
@@ -252,27 +299,48 @@ class GpuLock:
         self._writer = True
         self._note()
 
-    def let_timed_runs_pass(self) -> bool:
+    def let_timed_runs_pass(self, stopped: bool = False) -> bool:
         """Called by a thread inside ``shared()`` between two of its untimed runs, with no GPU
         work of its own in flight: when timed runs wait, gives its shared hold up until they
         have had the GPU, then takes it back; True when it did. So a grading whose untimed
         runs go on and on (a fresh process after each crash: design note 54) keeps the
         queue of timed runs waiting for one run at most, not for all of them (a batch's
         grading calls it there once its hold has lasted a while: note 69). Sees the timed
-        runs of this process (a ``FileGpuLock``'s other processes' are not counted here)."""
+        runs of this process (a ``FileGpuLock``'s other processes' are not counted here).
+        ``stopped``: the thread has just stopped an untimed run for the drain
+        (``stop_wanted``): counted in ``stops``, and the trace's line of the hold given up
+        says so (``STOPPED_MARK``)."""
         with self._cond:
             if not self._draining:  # none waits, or none has begun a drain yet
                 return False
-        self._step_out()
+            if stopped:
+                self.stops += 1
+        self._step_out(STOPPED_MARK if stopped else "")
         self._rejoin_shared()
         return True
 
-    def _step_out(self) -> None:
+    def stop_wanted(self, since: float) -> bool:
+        """Asked, again and again, by the wait loop of an untimed run that started at
+        ``since`` (monotonic) under a shared hold of this lock: True once a drain has waited
+        ``stop_after_s`` for it, from the drain's start or from ``since`` if later (a run
+        that started inside the drain, under a hold already in, has S of its own). The
+        caller then stops the run, gives its hold up (``let_timed_runs_pass(stopped=True)``)
+        and makes the run again afterwards (design note 78). Always False without
+        ``stop_after_s`` and outside a drain; a drain of this process's timed runs only."""
+        if self.stop_after_s is None:
+            return False
+        with self._cond:
+            if not self._draining or not self._readers:
+                return False
+            return time.monotonic() - max(self._drain_began, since) > self.stop_after_s
+
+    def _step_out(self, why: str = "") -> None:
         """Gives this thread's shared hold up for a while (``upgrade``,
         ``let_timed_runs_pass``), to take it back with ``_rejoin_shared``. Where giving it up
-        fails it still counts as held, so that leaving ``shared()`` counts it out once."""
+        fails it still counts as held, so that leaving ``shared()`` counts it out once.
+        ``why``: the trace line's (``_note``)."""
         self._drop_shared()
-        self._count_out()
+        self._count_out(why)
 
     def _rejoin_shared(self) -> None:
         """Takes back the shared hold this thread gave up for a while (``_step_out``),
@@ -369,8 +437,11 @@ class FileGpuLock(GpuLock):
     ``flock`` with per-process locks, which this does not expect), made if missing (mode
     0600)."""
 
-    def __init__(self, path: Path | str, drain_at: int = 1, drain_after_s: float = 0.0):
-        super().__init__(drain_at, drain_after_s)
+    def __init__(
+        self, path: Path | str, drain_at: int = 1, drain_after_s: float = 0.0,
+        stop_after_s: float | None = None,
+    ):
+        super().__init__(drain_at, drain_after_s, stop_after_s)
         self.path = Path(path)
         self._turn = self.path.with_name(self.path.name + ".turn")
         self._files = threading.Lock()  # guards the two below
@@ -427,10 +498,12 @@ class FileGpuLock(GpuLock):
 
 
 def for_process(
-    default: GpuLock | None = None, policy: tuple[int, float] = (1, 0.0)
+    default: GpuLock | None = None, policy: tuple[int, float] = (1, 0.0),
+    stop_after_s: float | None = None,
 ) -> GpuLock | None:
     """The lock for a grading process's runs: a ``FileGpuLock`` on the file that
     ``GRADER_GPU_LOCK`` names, when it names one (several grader processes on one GPU), else
-    ``default``. ``policy``: its drain's (``drain_at``, ``drain_after_s``)."""
+    ``default``. ``policy``: its drain's (``drain_at``, ``drain_after_s``);
+    ``stop_after_s``: its ``stop_wanted``'s S (``drain_stop_after``)."""
     path = os.environ.get(LOCK_ENV, "").strip()
-    return FileGpuLock(path, *policy) if path else default
+    return FileGpuLock(path, *policy, stop_after_s=stop_after_s) if path else default

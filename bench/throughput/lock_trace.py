@@ -11,13 +11,20 @@ the number of holds alone with their mean and median length, the read phases bet
 holds (``cycles``), and the longest drains (when they began, from the first line, and the
 thread whose shared hold ended each: a batch's grading is named after its student): a drain
 that lasts a case's time limit is an untimed run that hung while timed runs waited (g87: 3 of
-29-43 s made 101 of its 148.5 s of drain). Usage: python3 lock_trace.py FILE."""
+29-43 s made 101 of its 148.5 s of drain), and how many untimed runs were stopped for a drain
+(GRADER_DRAIN_STOP_AFTER, design note 78: the line of the hold given up after each stop ends
+its thread's name with STOPPED_MARK; the drain it ends is "ended by NAME (stopped ...)").
+Usage: python3 lock_trace.py FILE."""
 
 from __future__ import annotations
 
 import statistics
 import sys
 from collections import Counter
+
+# what ends the thread's name on the line of a hold given up after an untimed run was stopped
+# for the drain (grader/gpu_lock.py's STOPPED_MARK)
+STOPPED_MARK = "(stopped an untimed run for the drain)"
 
 
 def _rows(lines: list[str]) -> list[tuple[float, ...]]:
@@ -81,6 +88,12 @@ def drains(lines: list[str]) -> list[tuple[float, float, str]]:
     return sorted(spans, reverse=True)
 
 
+def stops(lines: list[str]) -> int:
+    """How many untimed runs were stopped for a drain and made again after it (each a hold
+    given up, its line's name ending with ``STOPPED_MARK``)."""
+    return sum(1 for name in _names(lines) if name.endswith(STOPPED_MARK))
+
+
 def cycles(lines: list[str], gap_s: float = 1.0) -> tuple[list[float], list[tuple[float, float]]]:
     """(the holds alone, in seconds, in order, one still going at the last line up to it; the
     read phases between them as (start in seconds from the first line, seconds)): a read
@@ -121,6 +134,9 @@ def main() -> None:
         print(f"holds alone: median {statistics.median(held):.2f} s")
     if phases:
         print("read phases (start s, seconds): " + ", ".join(f"{t:.0f} {d:.1f}" for t, d in phases))
+    stopped = stops(lines)
+    if stopped:
+        print(f"{stopped} untimed runs stopped for a drain and made again after it")
     longest = drains(lines)[:5]
     if longest:
         print("longest drains:")

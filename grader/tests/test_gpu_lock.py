@@ -1035,3 +1035,75 @@ def test_a_timed_run_giving_up_during_a_hold_leaves_the_drain_to_the_hold(monkey
     for th in (r, c):
         th.join(5)
     assert events == ["A", "C", "R"], events
+
+
+def test_stop_wanted_once_a_drain_has_waited_s_for_a_reader(new_lock, tmp_path, monkeypatch):
+    """GRADER_DRAIN_STOP_AFTER's S (design note 78), in GpuLock and FileGpuLock alike: a run
+    under a shared hold is to be stopped only once a drain has waited S for it (from the
+    drain's start, or the run's own start if later), never outside a drain; the hold given
+    up after a stop lets the timed run in, counts the stop and marks the trace's line, which
+    lock_trace.py counts and names as the drain's end."""
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
+    lock = new_lock()
+    lock.stop_after_s = 0.3
+    events, note = _recorder()
+    with lock.shared():
+        started = time.monotonic()
+        time.sleep(0.4)
+        assert not lock.stop_wanted(started)  # no timed run waits: no drain
+        t = _started(_timed_note, lock, note, "timed")
+        _wait_for(lambda: lock._draining, "a drain")
+        assert not lock.stop_wanted(started)  # S not yet waited, however old the run
+        _wait_for(lambda: lock.stop_wanted(started), "S waited", timeout=3)
+        assert time.monotonic() - lock._drain_began > 0.3
+        assert not lock.stop_wanted(time.monotonic())  # a run started now has S of its own
+        assert events == []
+        assert lock.let_timed_runs_pass(stopped=True) is True
+        assert events == ["timed"] and lock.stops == 1
+        assert not lock.stop_wanted(started)  # the drain is over
+    t.join(5)
+    lines = trace.read_text().splitlines()
+    assert lines[2].endswith(f"{threading.current_thread().name} {gpu_lock.STOPPED_MARK}")
+    lock_trace = _lock_trace()
+    assert lock_trace.STOPPED_MARK == gpu_lock.STOPPED_MARK
+    assert lock_trace.stops(lines) == 1
+    ((_, _, ended_by),) = lock_trace.drains(lines)
+    assert ended_by.endswith(gpu_lock.STOPPED_MARK)
+
+
+def test_no_stop_is_wanted_by_default(new_lock):
+    """Without S (GRADER_DRAIN_STOP_AFTER unset) no run is ever to be stopped, however long a
+    drain waits for it, and a pass counts no stop."""
+    lock = new_lock()
+    assert lock.stop_after_s is None
+    with lock.shared():
+        started = time.monotonic() - 3600
+        t = _started(_timed_hold, lock)
+        _wait_for(lambda: lock._draining, "a drain")
+        time.sleep(0.1)
+        assert not lock.stop_wanted(started)
+        assert lock.let_timed_runs_pass() is True
+    t.join(5)
+    assert lock.stops == 0
+
+
+@pytest.mark.parametrize("text,seconds", [("", None), (" ", None), ("5", 5.0), (" 0.5 ", 0.5),
+                                          ("600", 600.0), ("1e1", 10.0)])
+def test_drain_stop_after_reads_the_environment(monkeypatch, text, seconds):
+    monkeypatch.setenv(gpu_lock.STOP_ENV, text)
+    assert gpu_lock.drain_stop_after() == seconds
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "x", "600.5", "nan", "inf", "5s", "²", "５"])
+def test_drain_stop_after_refuses_what_it_cannot_read(monkeypatch, text):
+    monkeypatch.setenv(gpu_lock.STOP_ENV, text)
+    with pytest.raises(ValueError, match="GRADER_DRAIN_STOP_AFTER=.*give S, the seconds"):
+        gpu_lock.drain_stop_after()
+
+
+def test_for_process_gives_its_lock_the_stop(monkeypatch, tmp_path):
+    """A lock file's lock (GRADER_GPU_LOCK) gets the batch's S too."""
+    monkeypatch.setenv(gpu_lock.LOCK_ENV, str(tmp_path / "gpu.lock"))
+    lock = gpu_lock.for_process(GpuLock(), (1, 0.0), 2.5)
+    assert isinstance(lock, FileGpuLock) and lock.stop_after_s == 2.5
