@@ -64,6 +64,11 @@ a timed run keeps the default its thresholds were measured with, and so does the
 run of a submission whose lab lets it make streams of its own (``sandbox.own_streams``),
 where a race between its streams may show only when they run side by side.
 
+``stoppable(check)``: the runs this thread starts within it ask ``check(start)`` at every poll
+and, once it says True, are killed as a run past its limit is and raise ``Stopped``: no
+outcome, no result. For a batch's untimed runs that keep a drain of the GPU lock waiting
+(``GpuLock.stop_wanted``, design note 78); the caller makes the run again from its start.
+
 ``sandbox``: a ``grader.sandbox.Sandbox`` that wraps ``argv`` (bubblewrap), with ``cwd`` as
 the only writable directory and ``readable`` re-exposed read-only under the fresh /tmp.
 bwrap reports a child killed by signal N as exit status 128 + N; such a status is read
@@ -81,6 +86,7 @@ import signal
 import stat
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -301,6 +307,41 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+class Stopped(Exception):
+    """A run stopped by its thread's stop check (``stoppable``): its processes killed, its
+    outcome discarded. Not the submission's doing: the caller makes the run again."""
+
+
+_stops = threading.local()  # .check: the stop check of this thread's runs (``stoppable``)
+
+
+@contextlib.contextmanager
+def stoppable(check: Callable[[float], bool] | None):
+    """Within it, every run this thread starts asks ``check(its start, monotonic)`` at each
+    poll and is stopped once it says True (``Stopped``); ``check`` None: none is (a run made
+    again after a stop). The thread's check before is put back on leaving."""
+    before = getattr(_stops, "check", None)
+    _stops.check = check
+    try:
+        yield
+    finally:
+        _stops.check = before
+
+
+def carried_stops(call):
+    """``call`` (no arguments) made to run with this thread's stop check (``stoppable``) in
+    whichever thread runs it (a run a grading hands to a thread of its own)."""
+    check = getattr(_stops, "check", None)
+    if check is None:
+        return call
+
+    def run():
+        with stoppable(check):
+            return call()
+
+    return run
+
+
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -337,7 +378,9 @@ def run(
     ``harness.run_judged_cases``); ``cpu_s``: the run's wall-clock budget for RLIMIT_CPU
     (default ``timeout_s``); ``background``: run it nicer; ``timed``: on the CPUs kept for
     timed runs (module docstring). Raises GraderError when bubblewrap could not start the
-    command (``_sandbox_failure``): the grader's fault, never the submission's result."""
+    command (``_sandbox_failure``): the grader's fault, never the submission's result; and
+    ``Stopped`` when this thread's stop check said to stop it (``stoppable``)."""
+    stop = getattr(_stops, "check", None)
     boxed = sandbox is not None and sandbox.kind == "bwrap"
     command = os.path.basename(argv[0])
     if sandbox is not None and sandbox.kind in ("bwrap", "user"):
@@ -371,7 +414,7 @@ def run(
         finally:
             if status is not None:
                 os.close(status.pop())  # the write end: bubblewrap holds it now
-        timed_out = flooded = at_limit = False
+        timed_out = flooded = at_limit = stopped = False
         watched = cwd if workdir_cap is not None else None
         filled_by = None
         walk_at = start + WORKDIR_POLL_S
@@ -391,6 +434,9 @@ def run(
             if left <= 0:
                 timed_out = True
                 break
+            if stop is not None and stop(start):  # killed as at its limit, then Stopped
+                stopped = True
+                break
             try:
                 proc.wait(timeout=min(POLL_S, left))
             except subprocess.TimeoutExpired:
@@ -398,6 +444,8 @@ def run(
         _kill_group(proc.pid)
         proc.wait()
         seconds = time.monotonic() - start
+        if stopped:  # nothing of it is read: the temporary files and the group go
+            raise Stopped(f"{command} stopped after {seconds:.1f} s, to be made again")
         flooded = flooded or (not timed_out and _written(out, err) > output_cap)
         if watched is not None and not (timed_out or flooded or filled_by):
             filled_by = _filled(watched, workdir_cap, WORKDIR_CAP_ENTRIES)  # its last writes

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 import time
 
 import pytest
@@ -281,3 +282,45 @@ def _which(name: str) -> str:
     if path is None:
         pytest.skip(f"{name} not found")
     return path
+
+
+def test_a_run_stopped_by_its_threads_check_is_killed_whole_and_raises(tmp_path):
+    """``stoppable`` (design note 78): once the check says so, the run's process group is
+    killed as at its time limit and ``Stopped`` raised, with no outcome; the check is asked
+    with the run's start; a run outside it, or inside ``stoppable(None)``, is never
+    stopped; ``carried_stops`` takes the check to another thread."""
+    pid_file = tmp_path / "child.pid"
+    script = f"sleep 300 & echo $! > {pid_file}; wait"
+    asked = []
+
+    def check(started: float) -> bool:
+        asked.append(started)
+        return time.monotonic() - started > 0.3
+
+    start = time.monotonic()
+    with run.stoppable(check), pytest.raises(run.Stopped):
+        run.run(["sh", "-c", script], timeout_s=60)
+    assert time.monotonic() - start < 30 and asked and min(asked) >= start
+    child = int(pid_file.read_text())
+    for _ in range(50):
+        if not _alive(child):
+            break
+        time.sleep(0.1)
+    assert not _alive(child)
+    assert run.run(["sh", "-c", "sleep 0.5"], timeout_s=60).ok  # no check here any more
+    with run.stoppable(check), run.stoppable(None):  # a run made again: never stopped
+        assert run.run(["sh", "-c", "sleep 0.5"], timeout_s=60).ok
+    with run.stoppable(check):
+        carried = run.carried_stops(lambda: run.run(["sleep", "5"], timeout_s=60))
+    got = []
+
+    def other_thread():
+        try:
+            carried()
+        except run.Stopped:
+            got.append("stopped")
+
+    t = threading.Thread(target=other_thread)
+    t.start()
+    t.join(30)
+    assert got == ["stopped"]
