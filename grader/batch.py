@@ -93,6 +93,10 @@ with a CUDA context on the GPU, an experiment's knob (docs/design-notes.md, note
 ``GRADER_DRAIN_AT=W[,T]`` starts a drain for the timed runs only once W of them wait, or
 the first has waited T seconds (default 30), or the GPU is free: fewer drains, the holds back
 to back (``grader.gpu_lock.drain_policy``; note 77), another experiment's knob.
+``GRADER_DRAIN_STOP_AFTER=S`` stops an untimed run that has kept a drain waiting S seconds and
+makes it again from its start once the timed runs have had the GPU (the same seeds and inputs,
+a time limit of its own, never stopped twice: the same grades): shorter drains
+(``grader.gpu_lock.drain_stop_after``; note 78), a third experiment's knob.
 
 Seeds: ``--seed S`` derives every run's seed from S, the same for every student, so
 grading the same batch twice gives identical scores; without it each grading draws fresh
@@ -615,13 +619,24 @@ class Batch:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
         cap = untimed_at_once()  # a wrong value stops the batch before anything is built
         drain_at, drain_after_s = policy = drain_policy()  # and so does a wrong drain
+        stop_after_s = drain_stop_after()  # or a wrong stop
         self.options = dataclasses.replace(
-            self.options, gpu_lock=gpu_lock.for_process(GpuLock(*policy), policy)
+            self.options,
+            gpu_lock=gpu_lock.for_process(
+                GpuLock(*policy, stop_after_s=stop_after_s), policy, stop_after_s
+            ),
         )
         if drain_at > 1:
             print(
                 f"batch: a drain for the timed runs once {drain_at} wait, or the first has "
                 f"waited {drain_after_s:g} s, or the GPU is free ({gpu_lock.DRAIN_ENV})",
+                file=self.err,
+            )
+        if stop_after_s is not None:
+            print(
+                f"batch: an untimed run that keeps a drain waiting {stop_after_s:g} s is "
+                f"stopped and made again after it ({gpu_lock.STOP_ENV}); the lock's trace "
+                "marks each stop",
                 file=self.err,
             )
         check_out(self.out, self.subs)
@@ -779,6 +794,14 @@ class Batch:
         stale = stale_ids(self.out, self.lab, self.roster)
         if stale:
             print(_stale_line(stale, self.out), file=self.err)
+        stops = self.options.gpu_lock.stops
+        if stops:
+            print(
+                f"batch: {stops} time{'s' if stops > 1 else ''} a grading's untimed runs were "
+                f"stopped for a drain and made again after it ({gpu_lock.STOP_ENV}; the "
+                "grades are those without it)",
+                file=self.err,
+            )
         print(
             _closing_line(statuses, self.out / GRADEBOOK, len(listed), len(set(self.roster))),
             file=self.err,
@@ -987,6 +1010,15 @@ def drain_policy() -> tuple[int, float]:
     note 77), GraderError on a wrong value."""
     try:
         return gpu_lock.drain_policy()
+    except ValueError as e:
+        raise GraderError(str(e)) from None
+
+
+def drain_stop_after() -> float | None:
+    """The batch's GPU lock's S (``gpu_lock.drain_stop_after``: ``GRADER_DRAIN_STOP_AFTER``,
+    design note 78), GraderError on a wrong value."""
+    try:
+        return gpu_lock.drain_stop_after()
     except ValueError as e:
         raise GraderError(str(e)) from None
 
