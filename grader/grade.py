@@ -43,6 +43,7 @@ from pathlib import Path
 
 from grader import assemble as assembler
 from grader import build as builder
+from grader import run as runner
 from grader import (
     class_figures,
     counters,
@@ -456,7 +457,7 @@ class Grading:
                 early = _EarlyTimedRuns(self, lock, [ex for g in groups.values() for ex in g])
             self._shared_lock, self._early = lock, early
             try:
-                self._correctness_lab_runs()
+                self._untimed(self._correctness_lab_runs)
                 for ex in self.lab.exercises:
                     self._correctness(ex)
                 t["correctness"] = time.monotonic() - start
@@ -784,10 +785,13 @@ class Grading:
         cases = [(size, self.seeds.seed(ex.name, "correctness", size)) for size in ex.cases]
         together = self._lab_runs.pop(ex.name, None)  # made over the lab's cases, or:
         if together is None and self.options.one_process and ex.name not in self.hung:
-            together = harness.run_judged_cases(
-                self.judge.path, self.binary, ex.name, cases, timeout_s, self.version,
-                box=self.box, between=self._pass_between_processes,
-                launch_s=self.lab.launch_timeout_s,
+            together = self._untimed(
+                functools.partial(
+                    harness.run_judged_cases,
+                    self.judge.path, self.binary, ex.name, cases, timeout_s, self.version,
+                    box=self.box, between=self._pass_between_processes,
+                    launch_s=self.lab.launch_timeout_s,
+                )
             )
         for i, size in enumerate(ex.cases):
             hidden = ex.is_hidden(i)
@@ -803,9 +807,12 @@ class Grading:
             run = (
                 together[i]
                 if together is not None
-                else harness.run_judged(
-                    self.judge.path, self.binary, ex.name, size, seed, timeout_s, self.version,
-                    box=self.box, background=True,
+                else self._untimed(
+                    functools.partial(
+                        harness.run_judged,
+                        self.judge.path, self.binary, ex.name, size, seed, timeout_s,
+                        self.version, box=self.box, background=True,
+                    )
                 )
             )
             k = diagnose.kind(run)
@@ -869,9 +876,73 @@ class Grading:
 
     def _untimed_together(self, calls, errors: bool = False) -> list:
         """Untimed runs of this grading (its sanitizer tools): side by side, or one after
-        another where ``Options.side_by_side`` is off; the same results either way."""
+        another where ``Options.side_by_side`` is off; the same results either way. Each
+        call is stopped and made again as ``_untimed`` says: one after another, at once
+        after its drain; side by side, once every call has ended, the stopped ones
+        together again."""
         together = _side_by_side if self.options.side_by_side else _one_after_another
-        return together(calls, errors=errors)
+        check = self._stop_check()
+        if check is None:
+            return together(calls, errors=errors)
+        calls = list(calls)
+        if not self.options.side_by_side:  # in this thread: each made again at once
+            return together((functools.partial(self._untimed, c) for c in calls), errors=errors)
+        outcomes = together((_stoppable(check, c) for c in calls), errors=errors)
+        again = [i for i, outcome in enumerate(outcomes) if outcome is _STOPPED]
+        if again:  # every call has ended: none of this grading's runs is on the GPU
+            self._give_way_after_stop()
+            with runner.stoppable(None):
+                for i, outcome in zip(again, together([calls[i] for i in again], errors=errors)):
+                    outcomes[i] = outcome
+        return outcomes
+
+    def _stop_check(self):
+        """The stop check of this batch grading's untimed runs (``runner.stoppable``): its
+        lock's ``stop_wanted`` (``GRADER_DRAIN_STOP_AFTER``, design note 78) where the grading
+        could then give its hold up (``_let_timed_runs_pass``'s conditions: no early timed
+        run setting up under it, a cgroup per run); None where no run is ever stopped (the
+        knob unset, a single grade, the pipeline, outside the untimed runs' hold)."""
+        lock = self._shared_lock
+        if lock is None or lock.stop_after_s is None:
+            return None
+
+        def check(started: float) -> bool:
+            early = self._early
+            return (
+                lock.stop_wanted(started)
+                and (early is None or early.idle())
+                and cgroup.in_force()
+            )
+
+        return check
+
+    def _untimed(self, call):
+        """``call()``: some of a batch grading's untimed runs, made in the thread that holds
+        its shared hold, with nothing else of the grading on the GPU where one of them is
+        stopped. Where the lock says a drain has waited long enough for one of them
+        (``_stop_check``), that run is stopped (killed as at its time limit, its result never
+        read: ``runner.Stopped``), the hold given up until the timed runs waiting have had the
+        GPU (``_give_way_after_stop``), and ``call`` made again from its start, with the same
+        seeds and inputs and a time limit of its own, never stopped again (design note 78).
+        Runs handed to threads of the call's own carry the check (``runner.carried_stops``)
+        and are waited for before it ends."""
+        check = self._stop_check()
+        if check is None:
+            return call()
+        try:
+            with runner.stoppable(check):
+                return call()
+        except runner.Stopped:
+            pass
+        self._give_way_after_stop()
+        with runner.stoppable(None):
+            return call()
+
+    def _give_way_after_stop(self) -> None:
+        """After an untimed run stopped for a drain (``_untimed``): the timed runs waiting
+        have the GPU before the grading takes its hold back (``_let_timed_runs_pass``,
+        marked in the lock's count and trace)."""
+        self._let_timed_runs_pass(stopped=True)
 
     def _correctness_lab_runs(self) -> None:
         """Every exercise's correctness cases in two judged runs side by side, the exercises
@@ -920,9 +991,11 @@ class Grading:
         with _threads(1) as pool:
             other = pool.submit(
                 cpus.carried(
-                    functools.partial(
-                        harness.lab_cases_once, self.judge.path, self.binary, second, *args,
-                        **limits,
+                    runner.carried_stops(  # a stop there ends the step (_untimed)
+                        functools.partial(
+                            harness.lab_cases_once, self.judge.path, self.binary, second,
+                            *args, **limits,
+                        )
                     )
                 )
             )
@@ -948,7 +1021,7 @@ class Grading:
                 runs[ex.name] = got.get(ex.name, [])
         self._lab_runs = runs
 
-    def _let_timed_runs_pass(self) -> float:
+    def _let_timed_runs_pass(self, stopped: bool = False) -> float:
         """Between two of a batch's grading's untimed runs (a fresh process after a crash,
         through ``_pass_between_processes``, and between its correctness runs and its
         sanitizer runs): the timed runs waiting for the GPU go first, so that a submission
@@ -960,14 +1033,16 @@ class Grading:
         (its GPU work must stay held) or when no hold is kept here (a single grade, the
         pipeline), nor without a cgroup per run (a process killed at its limit could still be
         tearing its GPU context down; a run's group is emptied before the run returns).
-        Returns the seconds it waited (counted in gpu_wait), 0 when it did not step out."""
+        Returns the seconds it waited (counted in gpu_wait), 0 when it did not step out.
+        ``stopped``: after a run stopped for the drain (``_give_way_after_stop``)."""
         lock, early = self._shared_lock, self._early
         if lock is None or (early is not None and not early.idle()):
             return 0.0
         if not cgroup.in_force():  # a killed run's process may linger on the GPU a moment
             return 0.0
         asked = time.monotonic()
-        if not lock.let_timed_runs_pass():
+        passed = lock.let_timed_runs_pass(stopped=True) if stopped else lock.let_timed_runs_pass()
+        if not passed:
             return 0.0
         self._shared_since = time.monotonic()  # the hold taken back: its age starts again
         waited = self._shared_since - asked
@@ -1701,6 +1776,24 @@ def _side_by_side(calls, errors: bool = False) -> list:
     if errors:
         return [f.exception() or f.result() for f in futures]
     return [f.result() for f in futures]
+
+
+_STOPPED = object()  # a call of _stoppable's whose run was stopped (runner.Stopped)
+
+
+def _stoppable(check, call):
+    """``call`` (no arguments) made, in whichever thread runs it, with the stop check
+    ``check`` (``runner.stoppable``): its result, or ``_STOPPED`` where a run of it was
+    stopped (``Grading._untimed_together`` makes it again once the others have ended)."""
+
+    def run():
+        try:
+            with runner.stoppable(check):
+                return call()
+        except runner.Stopped:
+            return _STOPPED
+
+    return run
 
 
 def _one_after_another(calls, errors: bool = False) -> list:
