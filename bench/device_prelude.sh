@@ -123,9 +123,9 @@ watch_stop() {
 # .scratch/classSIZE: a call's results come back in its tgz, $L/classSIZE, and a later call
 # resumes them only where they are unpacked here into .scratch/classSIZE and carried; the
 # machine does not keep them: session 30's g110b regraded the class from its start), watched
-# (watch_start), up to MARGIN seconds (default 25)
-# before the call's LIMIT, kept for what follows: its lock trace, phases and verdicts
-# appended to summary.txt, the grading copied into $L. CLASS_EXTRA: more batch options.
+# (watch_start), up to MARGIN seconds (default 25) before the call's LIMIT, kept for what
+# follows: the grading copied into $L at once (a call cut after it still brings it back), then
+# its lock trace, phases and verdicts appended to summary.txt. CLASS_EXTRA: more batch options.
 class_run() {
     local n=$1 a
     rm -rf /tmp/class$n && python3 bench/class_batch.py make --size $n /tmp/class$n | tail -2 |
@@ -141,6 +141,10 @@ class_run() {
     echo "class$n: $(ls .scratch/class$n/grading-1/*/report.json 2>/dev/null | wc -l) reports" \
         "in $(($(date +%s) - a)) s (this call)" | tee -a $L/summary.txt
     watch_stop
+    # the grading kept at once, before the readings below: a call cut during them (a small
+    # MARGIN) still brings the reports and the batch log back
+    cp -r .scratch/class$n $L/class$n
+    tar czf "$CML_OUT/$CML_NAME.tgz" -C /tmp "$CML_NAME"
     python3 bench/throughput/top_by_command.py $L/top$n.txt 2 >$L/cpu_by_command$n.txt
     head -12 $L/cpu_by_command$n.txt | tee -a $L/summary.txt
     python3 bench/throughput/gpu_memory_by_command.py $L/apps$n.txt $L/top$n.txt |
@@ -154,5 +158,4 @@ class_run() {
         tee -a $L/summary.txt
     python3 bench/throughput/class_verdicts.py .scratch/class$n/grading-1 \
         /tmp/class$n/expected.json | tee $L/verdicts.txt | tail -4 | tee -a $L/summary.txt
-    cp -r .scratch/class$n $L/class$n
 }
