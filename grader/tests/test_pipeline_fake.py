@@ -3,6 +3,8 @@ without a (fake) device, known-bad submissions, exit codes and the JSON report."
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader import grade as grading
-from grader import report, tools
+from grader import cli, report, tools
 from grader.results import Part
 from grader.status import Status
 from helpers import grade_cli, submission
@@ -748,19 +750,34 @@ def test_without_nm_nothing_runs(fake_root, fake_gpu, capsys, monkeypatch):
     assert "the symbols could not be checked (nm not found (install binutils))" in out
 
 
-def test_quiet_prints_only_the_table(fake_root, capsys):
-    code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", "--quiet")
+@pytest.fixture(scope="module")
+def quiet_without_a_device(fake_root):
+    """(exit status, stdout) of the solution graded --quiet without a device: the same
+    grading for the two tests that read its table (graded once, not once each)."""
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["grade", fake_root / "labs" / "9.1-fake", "--submission",
+            fake_root / "solutions" / "9.1-fake", "--quiet"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("FAKE_GPU", raising=False)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main([str(a) for a in argv])
+    assert "Traceback" not in out.getvalue() + err.getvalue()
+    return code, out.getvalue()
+
+
+def test_quiet_prints_only_the_table(quiet_without_a_device):
+    code, out = quiet_without_a_device
     assert code == 3
     assert "exercise" in out and "NOT RUN" in out
     assert "assemble" not in out
 
 
-def test_the_table_says_what_its_marks_mean(fake_root, capsys):
+def test_the_table_says_what_its_marks_mean(quiet_without_a_device):
     """Without a device the runtime parts are pending: the line under the score table says
     what "—/N" and "N/M+" mean, and "ok/N" for a static check that passed and waits for
     correctness (a student's trial read "—/3" there as nothing earned), and only the marks
     the table shows."""
-    code, out, _, _ = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", "--quiet")
+    code, out = quiet_without_a_device
     assert code == 3
     lines = out.splitlines()
     legend = next(line for line in lines if line.startswith("(—/N"))
