@@ -205,7 +205,9 @@ $(foreach L,$(TESTED_LABS),$(eval $(call lab_test_rules,$(L))))
 
 CHECK_RUNNERS := $(BUILD)/tests/common/run $(foreach L,$(TESTED_LABS),$(BUILD)/tests/$(L)/run)
 
-.PHONY: check-tests
+# the runners alone (.ci/run builds them with the labs, in parallel, before make test)
+.PHONY: check-runners check-tests
+check-runners: $(CHECK_RUNNERS)
 check-tests: $(CHECK_RUNNERS)
 	@$(if $(HAVE_GPU),,echo "Check: test cases tagged 'gpu' NOT RUN: no GPU on this machine (CK_EXCLUDE_TAGS=gpu)";)
 	@set -e; for t in $^; do echo "== $$t"; $(CHECK_ENV) $$t; done
