@@ -129,6 +129,7 @@ from pathlib import Path
 
 from grader import (
     archives,
+    cgroup,
     class_figures,
     course,
     cpus,
@@ -440,6 +441,23 @@ def name_list(ids: list[str], shown: int = 10) -> str:
     return ", ".join(ids[:shown]) + more
 
 
+def _stop_line(stop_after_s: float) -> str:
+    """The batch's line about ``GRADER_DRAIN_STOP_AFTER`` (design note 78). Where runs have no
+    cgroup of their own no run is ever stopped (``grade.Grading._stop_check``: a killed run's
+    processes could outlive it on the GPU), and the line says so: a measurement made there
+    is one without stops."""
+    line = (
+        f"batch: an untimed run that keeps a drain waiting {stop_after_s:g} s is stopped and "
+        f"made again after it ({gpu_lock.STOP_ENV}); the lock's trace marks each stop"
+    )
+    if not cgroup.in_force():
+        line += (
+            "; but here runs have no cgroup of their own (the report's limits line says why), "
+            "so no run is stopped"
+        )
+    return line
+
+
 def _stale_line(stale: list[str], out: Path, who: str = "batch") -> str:
     """The line naming the results in DIR that the gradebook left out (module docstring);
     ``who``: the command that says it ("slurm": before its jobs, of the class it names)."""
@@ -633,12 +651,7 @@ class Batch:
                 file=self.err,
             )
         if stop_after_s is not None:
-            print(
-                f"batch: an untimed run that keeps a drain waiting {stop_after_s:g} s is "
-                f"stopped and made again after it ({gpu_lock.STOP_ENV}); the lock's trace "
-                "marks each stop",
-                file=self.err,
-            )
+            print(_stop_line(stop_after_s), file=self.err)
         check_out(self.out, self.subs)
         make_private(self.out)
         hidden = (root / "solutions", root / "build")  # hidden from every run already

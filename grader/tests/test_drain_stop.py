@@ -188,3 +188,16 @@ def test_the_correctness_runs_over_the_lab_are_stopped_and_made_again(
     assert untimed() == 4 and lock.stops == 1
     assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
     assert rep == quiet
+
+
+def test_a_batch_says_when_no_run_can_be_stopped_here(monkeypatch):
+    """Where runs have no cgroup of their own, no run is ever stopped (``_stop_check``, as
+    ``_let_timed_runs_pass``): the batch's line about the knob says so, so that a measurement
+    made there is not read as one with stops (review)."""
+    monkeypatch.setattr(batch.cgroup, "in_force", lambda: True)
+    line = batch._stop_line(4.0)
+    assert "keeps a drain waiting 4 s is stopped and made again" in line
+    assert "no run is stopped" not in line
+    monkeypatch.setattr(batch.cgroup, "in_force", lambda: False)
+    line = batch._stop_line(4.0)
+    assert "keeps a drain waiting 4 s" in line and "no run is stopped" in line, line
