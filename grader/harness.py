@@ -554,15 +554,20 @@ def run_judged(
         if time_reps is not None:
             _await_hello(theirs, judge_proc, timeout_s)
         argv = _serve_argv(binary, theirs)
+        stopped = False  # (runner.Stopped: nothing of the judge is read, so not waited for)
         try:
             outcome = _serve(argv, theirs, tmp, timeout_s, box, background=background, timed=timed)
+        except runner.Stopped:
+            stopped = True
+            raise
         finally:
             theirs.close()  # the judge sees the student's side closed
-            held = False
-            try:
-                text, _ = judge_proc.communicate(timeout=JUDGE_GRACE_S)
-            except subprocess.TimeoutExpired:
-                held, text = True, b""
+            held, text = False, b""
+            if not stopped:
+                try:
+                    text, _ = judge_proc.communicate(timeout=JUDGE_GRACE_S)
+                except subprocess.TimeoutExpired:
+                    held = True
             _kill(judge_proc)
         out = head + text
         if gated and out.startswith(GATE_LINE + b"\n"):  # a gate reached after the deadline
@@ -722,6 +727,7 @@ def _serve_cases(
         bound[0] = started is not None and launch_s is not None and started + launch_s < case
         return started + launch_s if bound[0] else case
 
+    stopped = False  # (runner.Stopped: nothing of the judge is read, so not waited for)
     try:
         progress[0] = time.monotonic()
         outcome = _serve(
@@ -734,12 +740,16 @@ def _serve_cases(
             cpu_s=timeout_s * n_cases,
             **more,
         )
+    except runner.Stopped:
+        stopped = True
+        raise
     finally:
         theirs.close()
-        try:
-            judge_proc.wait(timeout=JUDGE_GRACE_S)
-        except subprocess.TimeoutExpired:
-            held = True
+        if not stopped:
+            try:
+                judge_proc.wait(timeout=JUDGE_GRACE_S)
+            except subprocess.TimeoutExpired:
+                held = True
         _kill(judge_proc)
         reader.join(timeout=5)
     return outcome, held, outcome.kind == "timeout" and bound[0]

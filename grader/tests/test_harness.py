@@ -415,3 +415,26 @@ def test_a_run_killed_at_any_of_its_caps_reads_as_killed_before_its_result():
         assert text.endswith(" before writing its result"), text
     hidden = harness._describe_missing(runner.Outcome("filled", filled_by="hidden"), 30)
     assert hidden.startswith("was killed for making part of its working folder unreadable")
+
+
+@pytest.mark.parametrize("over_cases", [False, True])
+def test_a_stopped_run_does_not_wait_for_its_judge(tmp_path, over_cases):
+    """A run stopped for a drain (runner.stoppable, design note 78) raises Stopped without
+    waiting out its judge's grace (JUDGE_GRACE_S): nothing of the judge is read, and a real
+    judge setting a case up (its reference: seconds) would otherwise keep the drain waiting
+    after the stop. The judge (its session) is killed before Stopped is raised (review)."""
+    judge = tmp_path / "judge"
+    judge.write_text(f"#!/bin/sh\necho $$ > {tmp_path / 'pid'}\nsleep 30\n")
+    judge.chmod(0o755)
+    worker = _script(tmp_path, "sleep 30\n")
+    start = time.monotonic()
+    with runner.stoppable(lambda started: time.monotonic() - started > 0.3):
+        with pytest.raises(runner.Stopped):
+            if over_cases:
+                harness.run_judged_cases(judge, worker, "scale", [((3, 4), 9)], 20, 1)
+            else:
+                harness.run_judged(judge, worker, "scale", (3, 4), 9, 20, 1)
+    assert time.monotonic() - start < 10
+    pid = int((tmp_path / "pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
