@@ -1,0 +1,92 @@
+"""A class on the fake lab graded as a batch with GRADER_DRAIN_STOP_AFTER (design note 78) and
+without, with GRADER_UNTIMED_AT_ONCE and GRADER_DRAIN_AT as the GPU measurement will use them
+(scaled down), side by side on and off: the runs stopped and made again (the batch says how
+many times), and every student's report the same as without stops (review)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+
+import pytest
+
+from grader import cli, gpu_lock
+from grader import grade as grading
+from grader import batch as batching
+from helpers import FAKE_BIN, submission
+from test_one_process import CRASH_AT_33, HANG_AT_33, RACE
+from test_pipeline_fake import course_with, solution_text
+
+pytestmark = pytest.mark.slow
+
+LAB = "labs/9.1-fake"
+
+
+def _class(root, d):
+    sol = solution_text(root)
+    subs = {
+        "solution": sol,
+        "alice": sol,
+        "skeleton": (root / LAB / "kernels.cu").read_text(),
+        "crash": sol.replace(*CRASH_AT_33),
+        "hang": sol.replace(*HANG_AT_33),
+        "race": sol.replace(*RACE),
+    }
+    return {k: str(submission(d / k, v)) for k, v in subs.items()}
+
+
+def _batch(root, paths, out):
+    err = io.StringIO()
+    argv = ["batch", root / LAB, *paths, "--out", out, "--seed", "7", "--jobs", "4"]
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main([str(a) for a in argv])
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    return code, err.getvalue()
+
+
+def _reports(out, ids):
+    reps = {}
+    for sid in ids:
+        rep = json.loads((out / sid / "report.json").read_text())
+        rep.pop("timings_s", None)
+        for ex in rep["exercises"]:
+            for row in ex["parts"]["performance"]["details"]:
+                row.pop("wall_s", None)
+                row.pop("first_wall_s", None)
+        reps[sid] = rep
+    return reps
+
+
+@pytest.mark.parametrize(
+    "stop, drain, side, setup_ms, sleep",
+    [("0.2", "2,0.5", "1", "300", "1.5"), ("0.1", "3,0.3", "0", "300", "1")],
+)
+def test_a_class_with_stops_grades_as_without(fake_root, tmp_path, monkeypatch, stop, drain,
+                                              side, setup_ms, sleep):
+    root = course_with(fake_root, tmp_path, "run_timeout_s = 5\n", "run_timeout_s = 2\n")
+    subs = _class(root, tmp_path / "subs")
+    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)  # a cgroup per run
+    monkeypatch.setenv("FAKE_GPU", "1")
+    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("GRADER_SANDBOX", "none")
+    monkeypatch.setenv("FAKE_SANITIZER_SPANS", str(tmp_path / "spans.log"))
+    monkeypatch.setenv("FAKE_SANITIZER_SLEEP", sleep)
+    monkeypatch.setenv("FAKE_CASE_SETUP_MS", setup_ms)
+    monkeypatch.setenv(batching.UNTIMED_ENV, "2")
+    monkeypatch.setenv("GRADER_SIDE_BY_SIDE", side)
+    monkeypatch.setenv(gpu_lock.DRAIN_ENV, drain)
+    monkeypatch.delenv(gpu_lock.STOP_ENV, raising=False)
+    code, err = _batch(root, list(subs.values()), tmp_path / "quiet")
+    quiet = _reports(tmp_path / "quiet", subs)
+    monkeypatch.setenv(gpu_lock.STOP_ENV, stop)
+    trace = tmp_path / "trace"
+    monkeypatch.setenv(gpu_lock.TRACE_ENV, str(trace))
+    code2, err2 = _batch(root, list(subs.values()), tmp_path / "stopped")
+    stopped = _reports(tmp_path / "stopped", subs)
+    assert code2 == code, err2
+    assert "stopped for a drain and made again" in err2, err2
+    for sid in subs:
+        assert stopped[sid] == quiet[sid], sid
+
