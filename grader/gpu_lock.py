@@ -30,8 +30,8 @@ so processes sharing a lock file should share a policy; a single ``grade`` keeps
 default (it has one timed run at a time: W > 1 could only delay it by T).
 
 ``stop_after_s`` S (``GRADER_DRAIN_STOP_AFTER``, design note 78; default None, off) shortens a
-drain: an untimed run still in once the drain has waited S seconds for it (from the drain's
-start, or from the run's own start if later) is to be stopped (``stop_wanted``, which the
+drain: an untimed run still in once the drain has waited S seconds (from the drain's start;
+a batch's grading counts every run of a hold older than the drain so) is to be stopped (``stop_wanted``, which the
 run's wait loop polls: grader.run's ``stoppable``), its grading's hold given up until the
 timed runs have had the GPU (``let_timed_runs_pass(stopped=True)``, its trace line marked),
 and the run made again from its start afterwards, never stopped a second time (grader.grade,
@@ -322,8 +322,9 @@ class GpuLock:
     def stop_wanted(self, since: float) -> bool:
         """Asked, again and again, by the wait loop of an untimed run that started at
         ``since`` (monotonic) under a shared hold of this lock: True once a drain has waited
-        ``stop_after_s`` for it, from the drain's start or from ``since`` if later (a run
-        that started inside the drain, under a hold already in, has S of its own). The
+        ``stop_after_s`` for it, from the drain's start or from ``since`` if later (a batch's
+        grading passes the time its hold was taken or taken back, so each of its runs
+        counts from the drain's start: ``Grading._stop_check``). The
         caller then stops the run, gives its hold up (``let_timed_runs_pass(stopped=True)``)
         and makes the run again afterwards (design note 78). Always False without
         ``stop_after_s`` and outside a drain; a drain of this process's timed runs only."""

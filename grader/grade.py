@@ -907,9 +907,14 @@ class Grading:
             return None
 
         def check(started: float) -> bool:
+            # S from the drain's start for every run of a grading whose hold is older than
+            # the drain, not from each run's own start: a series of runs each shorter than S
+            # (fresh processes after a crash, tools one after another) kept a drain waiting
+            # for the whole series (a review of note 78; design note 79)
+            held = self._shared_since
             early = self._early
             return (
-                lock.stop_wanted(started)
+                lock.stop_wanted(started if held is None else min(started, held))
                 and (early is None or early.idle())
                 and cgroup.in_force()
             )

@@ -119,6 +119,56 @@ def test_a_long_sanitizer_run_is_stopped_for_the_drain_and_made_again_after_it(
     assert rep == quiet
 
 
+def test_a_series_of_runs_each_shorter_than_s_is_stopped_once_the_drain_has_waited_s(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """The tools one after another (side by side off), each run shorter than S: the drain
+    begins during the first; the second, begun inside the drain, is stopped once the drain
+    has waited S from its start (the grading's hold is older than the drain: design note 79),
+    not given an S of its own, which would let the series keep the drain waiting to its end;
+    the timed run has the GPU before it starts again, and the report is the quiet one."""
+    sleep_s, stop_s = 0.8, 1.0
+    quiet, _ = _graded(course, course / "solutions" / "9.1-fake", tmp_path, monkeypatch, True,
+                       "quiet")
+    spans = tmp_path / "series-spans.log"
+    monkeypatch.setenv("FAKE_SANITIZER_SPANS", str(spans))
+    monkeypatch.setenv("FAKE_SANITIZER_SLEEP", str(sleep_s))
+    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=course / "solutions" / "9.1-fake", seed=5, one_process=True,
+                        side_by_side=False),
+    )
+    lock = GpuLock(stop_after_s=stop_s)
+    g.pipelined, g.gpu_lock = False, lock
+    when: dict[str, float] = {}
+
+    def other():
+        _wait_for(lambda: _count(_spans(spans), "start") == 1, "the first tool started")
+        if g._early is not None:
+            g._early.at_gate.wait(10)
+        time.sleep(sleep_s / 2)  # the first run ends inside the drain, well before S
+        when["asked"] = time.time()
+        with lock.exclusive():
+            when["alone"] = time.time()
+
+    t = threading.Thread(target=other, daemon=True)
+    t.start()
+    rep = _without_walls(report.to_json(g.run()))
+    t.join(30)
+    assert not t.is_alive()
+    got = _spans(spans)
+    starts = [s for _, what, s in got if what == "start"]
+    # the first ran to its end; the second was stopped (no end) and made again
+    assert [tool for tool, what, _ in got if what == "start"] == [
+        "memcheck", "racecheck", "racecheck"], got
+    assert _count(got, "end") == 2, got
+    assert starts[1] < when["alone"] < starts[2], (when, got)
+    assert lock.stops == 1
+    assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
+    assert rep == quiet
+
+
 def test_no_run_is_stopped_by_default(course, fake_gpu, tmp_path, monkeypatch):
     """Without GRADER_DRAIN_STOP_AFTER the timed run waits for the tools' runs to end, as
     before; the same report."""
