@@ -126,36 +126,38 @@ watch_stop() {
 # (watch_start), up to MARGIN seconds (default 25) before the call's LIMIT, kept for what
 # follows: the grading copied into $L at once (a call cut after it still brings it back), then
 # its lock trace, phases and verdicts appended to summary.txt. CLASS_EXTRA: more batch options.
+# class_run SIZE TAG: the same, the grading in .scratch/classTAG and its files in $L named by
+# TAG (two configurations graded one after the other in one call: g117.sh of session 34).
 class_run() {
-    local n=$1 a
+    local n=$1 t=${2:-$1} a
     rm -rf /tmp/class$n && python3 bench/class_batch.py make --size $n /tmp/class$n | tail -2 |
         tee -a $L/summary.txt
-    mkdir -p .scratch/class$n
-    echo "class$n: $(ls .scratch/class$n/grading-1/*/report.json 2>/dev/null | wc -l) reports" \
+    mkdir -p .scratch/class$t
+    echo "class$t: $(ls .scratch/class$t/grading-1/*/report.json 2>/dev/null | wc -l) reports" \
         "found before this call (carried)" | tee -a $L/summary.txt
-    watch_start $n
+    watch_start $t
     a=$(date +%s)
     # shellcheck disable=SC2086 # CLASS_EXTRA: more grader batch options, e.g. "--jobs 20"
-    s $(($(left) - ${MARGIN:-25})) class$n python3 bench/class_batch.py run --once /tmp/class$n \
-        .scratch/class$n ${CLASS_EXTRA:+-- $CLASS_EXTRA}
-    echo "class$n: $(ls .scratch/class$n/grading-1/*/report.json 2>/dev/null | wc -l) reports" \
+    s $(($(left) - ${MARGIN:-25})) class$t python3 bench/class_batch.py run --once /tmp/class$n \
+        .scratch/class$t ${CLASS_EXTRA:+-- $CLASS_EXTRA}
+    echo "class$t: $(ls .scratch/class$t/grading-1/*/report.json 2>/dev/null | wc -l) reports" \
         "in $(($(date +%s) - a)) s (this call)" | tee -a $L/summary.txt
     watch_stop
     # the grading kept at once, before the readings below: a call cut during them (a small
     # MARGIN) still brings the reports and the batch log back
-    cp -r .scratch/class$n $L/class$n
+    cp -r .scratch/class$t $L/class$t
     tar czf "$CML_OUT/$CML_NAME.tgz" -C /tmp "$CML_NAME"
-    python3 bench/throughput/top_by_command.py $L/top$n.txt 2 >$L/cpu_by_command$n.txt
-    head -12 $L/cpu_by_command$n.txt | tee -a $L/summary.txt
-    python3 bench/throughput/gpu_memory_by_command.py $L/apps$n.txt $L/top$n.txt |
-        tee $L/gpu_memory_by_command$n.txt | head -10 | tee -a $L/summary.txt
-    gzip -f $L/top$n.txt $L/apps$n.txt
-    python3 bench/throughput/lock_trace.py $L/trace$n.txt | tee -a $L/summary.txt
-    python3 bench/throughput/load_by_lock_state.py $L/trace$n.txt $L/top$n.txt.gz 2 \
-        $L/clock$n.txt $L/dmon$n.txt | tee -a $L/summary.txt
-    python3 bench/throughput/batch_phases.py .scratch/class$n/grading-1 | tee -a $L/summary.txt
-    python3 bench/throughput/class_progress.py .scratch/class$n/grading-1.log |
+    python3 bench/throughput/top_by_command.py $L/top$t.txt 2 >$L/cpu_by_command$t.txt
+    head -12 $L/cpu_by_command$t.txt | tee -a $L/summary.txt
+    python3 bench/throughput/gpu_memory_by_command.py $L/apps$t.txt $L/top$t.txt |
+        tee $L/gpu_memory_by_command$t.txt | head -10 | tee -a $L/summary.txt
+    gzip -f $L/top$t.txt $L/apps$t.txt
+    python3 bench/throughput/lock_trace.py $L/trace$t.txt | tee -a $L/summary.txt
+    python3 bench/throughput/load_by_lock_state.py $L/trace$t.txt $L/top$t.txt.gz 2 \
+        $L/clock$t.txt $L/dmon$t.txt | tee -a $L/summary.txt
+    python3 bench/throughput/batch_phases.py .scratch/class$t/grading-1 | tee -a $L/summary.txt
+    python3 bench/throughput/class_progress.py .scratch/class$t/grading-1.log |
         tee -a $L/summary.txt
-    python3 bench/throughput/class_verdicts.py .scratch/class$n/grading-1 \
-        /tmp/class$n/expected.json | tee $L/verdicts.txt | tail -4 | tee -a $L/summary.txt
+    python3 bench/throughput/class_verdicts.py .scratch/class$t/grading-1 \
+        /tmp/class$n/expected.json | tee $L/verdicts$t.txt | tail -4 | tee -a $L/summary.txt
 }
