@@ -49,6 +49,20 @@ def _wait_for(predicate, what: str, timeout: float = 30.0) -> None:
         time.sleep(0.01)
 
 
+def _stoppable_grading(course, monkeypatch, stop_after_s, side_by_side: bool = True):
+    """A batch's kind of grading of the solution (seed 5, one process a case group, a cgroup
+    per run assumed) with a lock of its own whose S is ``stop_after_s``: (grading, lock)."""
+    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)  # each run in its own group
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=course / "solutions" / "9.1-fake", seed=5, one_process=True,
+                        side_by_side=side_by_side),
+    )
+    lock = GpuLock(stop_after_s=stop_after_s)
+    g.pipelined, g.gpu_lock = False, lock
+    return g, lock
+
+
 def _graded_with_a_timed_run_queued(course, tmp_path, monkeypatch, stop_after_s, name):
     """A batch's kind of grading of the solution (seed 5, a lock of its own, a cgroup per run
     assumed) whose two sanitizer tools (scale's memcheck and racecheck, side by side) each
@@ -60,13 +74,7 @@ def _graded_with_a_timed_run_queued(course, tmp_path, monkeypatch, stop_after_s,
     spans = tmp_path / f"{name}-spans.log"
     monkeypatch.setenv("FAKE_SANITIZER_SPANS", str(spans))
     monkeypatch.setenv("FAKE_SANITIZER_SLEEP", str(SANITIZER_S))
-    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)  # each run in its own group
-    g = grading.Grading(
-        course / "labs" / "9.1-fake",
-        grading.Options(submission=course / "solutions" / "9.1-fake", seed=5, one_process=True),
-    )
-    lock = GpuLock(stop_after_s=stop_after_s)
-    g.pipelined, g.gpu_lock = False, lock
+    g, lock = _stoppable_grading(course, monkeypatch, stop_after_s)
     when: dict[str, float] = {}
 
     def other():
@@ -133,14 +141,7 @@ def test_a_series_of_runs_each_shorter_than_s_is_stopped_once_the_drain_has_wait
     spans = tmp_path / "series-spans.log"
     monkeypatch.setenv("FAKE_SANITIZER_SPANS", str(spans))
     monkeypatch.setenv("FAKE_SANITIZER_SLEEP", str(sleep_s))
-    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)
-    g = grading.Grading(
-        course / "labs" / "9.1-fake",
-        grading.Options(submission=course / "solutions" / "9.1-fake", seed=5, one_process=True,
-                        side_by_side=False),
-    )
-    lock = GpuLock(stop_after_s=stop_s)
-    g.pipelined, g.gpu_lock = False, lock
+    g, lock = _stoppable_grading(course, monkeypatch, stop_s, side_by_side=False)
     when: dict[str, float] = {}
 
     def other():
@@ -207,13 +208,7 @@ def test_the_correctness_runs_over_the_lab_are_stopped_and_made_again(
                        "quiet")
     starts = tmp_path / "starts.log"
     monkeypatch.setenv("FAKE_JUDGE_LOG", str(starts))
-    monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)
-    g = grading.Grading(
-        course / "labs" / "9.1-fake",
-        grading.Options(submission=course / "solutions" / "9.1-fake", seed=5, one_process=True),
-    )
-    lock = GpuLock(stop_after_s=STOP_AFTER_S)
-    g.pipelined, g.gpu_lock = False, lock
+    g, lock = _stoppable_grading(course, monkeypatch, STOP_AFTER_S)
     when: dict[str, float] = {}
 
     def untimed() -> int:  # the judges of untimed runs started so far ("EX N", N cases)

@@ -43,16 +43,21 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
     assert not _alive(child), "the shell's sleeping child survived the timeout"
 
 
-def test_children_left_behind_are_killed_after_a_normal_exit(tmp_path):
-    pid_file = tmp_path / "child.pid"
-    out = run.run(["sh", "-c", f"sleep 300 & echo $! > {pid_file}; exit 0"], timeout_s=30)
-    assert out.ok
+def _assert_killed(pid_file) -> None:
+    """The process whose pid ``pid_file`` holds is gone within 5 s."""
     child = int(pid_file.read_text())
     for _ in range(50):
         if not _alive(child):
             break
         time.sleep(0.1)
     assert not _alive(child)
+
+
+def test_children_left_behind_are_killed_after_a_normal_exit(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    out = run.run(["sh", "-c", f"sleep 300 & echo $! > {pid_file}; exit 0"], timeout_s=30)
+    assert out.ok
+    _assert_killed(pid_file)
 
 
 def test_signal_crash_is_reported_by_name():
@@ -301,12 +306,7 @@ def test_a_run_stopped_by_its_threads_check_is_killed_whole_and_raises(tmp_path)
     with run.stoppable(check), pytest.raises(run.Stopped):
         run.run(["sh", "-c", script], timeout_s=60)
     assert time.monotonic() - start < 30 and asked and min(asked) >= start
-    child = int(pid_file.read_text())
-    for _ in range(50):
-        if not _alive(child):
-            break
-        time.sleep(0.1)
-    assert not _alive(child)
+    _assert_killed(pid_file)
     assert run.run(["sh", "-c", "sleep 0.5"], timeout_s=60).ok  # no check here any more
     with run.stoppable(check), run.stoppable(None):  # a run made again: never stopped
         assert run.run(["sh", "-c", "sleep 0.5"], timeout_s=60).ok
