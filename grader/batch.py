@@ -441,6 +441,25 @@ def name_list(ids: list[str], shown: int = 10) -> str:
     return ", ".join(ids[:shown]) + more
 
 
+def _stops_line(stops: int, rows) -> str:
+    """The batch's closing line about ``GRADER_DRAIN_STOP_AFTER`` where it is set: how many
+    times a grading's untimed runs were stopped for a drain (``GpuLock.stops``), none
+    included, and why none could be where no row was graded on a GPU (an instructor's trial:
+    the opening line alone read as if stops happened on a machine without one)."""
+    if not any(r.get("gpu") for r in rows):
+        return (
+            f"batch: no untimed run was stopped ({gpu_lock.STOP_ENV}): no student was graded "
+            "on a GPU here, so no timed run waited for a drain"
+        )
+    if not stops:
+        return f"batch: no untimed run was stopped for a drain ({gpu_lock.STOP_ENV})"
+    return (
+        f"batch: {stops} time{'s' if stops > 1 else ''} a grading's untimed runs were "
+        f"stopped for a drain and made again after it ({gpu_lock.STOP_ENV}): a stopped run's "
+        "result is never read, and the run made again has the same inputs and seed"
+    )
+
+
 def _stop_line(stop_after_s: float) -> str:
     """The batch's line about ``GRADER_DRAIN_STOP_AFTER`` (design note 78). Where runs have no
     cgroup of their own no run is ever stopped (``grade.Grading._stop_check``: a killed run's
@@ -448,7 +467,8 @@ def _stop_line(stop_after_s: float) -> str:
     is one without stops."""
     line = (
         f"batch: an untimed run that keeps a drain waiting {stop_after_s:g} s is stopped and "
-        f"made again after it ({gpu_lock.STOP_ENV}); the lock's trace marks each stop"
+        f"made again after it ({gpu_lock.STOP_ENV}), where a GPU is graded on; the lock's "
+        f"trace ({gpu_lock.TRACE_ENV}=FILE) marks each stop"
     )
     if not cgroup.in_force():
         line += (
@@ -807,14 +827,8 @@ class Batch:
         stale = stale_ids(self.out, self.lab, self.roster)
         if stale:
             print(_stale_line(stale, self.out), file=self.err)
-        stops = self.options.gpu_lock.stops
-        if stops:
-            print(
-                f"batch: {stops} time{'s' if stops > 1 else ''} a grading's untimed runs were "
-                f"stopped for a drain and made again after it ({gpu_lock.STOP_ENV}; the "
-                "grades are those without it)",
-                file=self.err,
-            )
+        if stop_after_s is not None:
+            print(_stops_line(self.options.gpu_lock.stops, rows.values()), file=self.err)
         print(
             _closing_line(statuses, self.out / GRADEBOOK, len(listed), len(set(self.roster))),
             file=self.err,

@@ -246,3 +246,15 @@ def test_a_batch_says_when_no_run_can_be_stopped_here(monkeypatch):
     monkeypatch.setattr(batch.cgroup, "in_force", lambda: False)
     line = batch._stop_line(4.0)
     assert "keeps a drain waiting 4 s" in line and "no run is stopped" in line, line
+
+
+def test_the_closing_line_says_how_many_stops_none_included_and_why_none_without_a_gpu():
+    """batch._stops_line, printed whenever GRADER_DRAIN_STOP_AFTER is set (an instructor's
+    trial: a stop announced at the start and never mentioned again read as if stops had
+    happened on a machine without a GPU)."""
+    on_gpu = [{"gpu": "NVIDIA H100 80GB HBM3"}, {"gpu": None}]
+    assert "no student was graded on a GPU here" in batch._stops_line(0, [{"gpu": None}])
+    assert batch._stops_line(0, on_gpu).startswith("batch: no untimed run was stopped for a")
+    line = batch._stops_line(3, on_gpu)
+    assert line.startswith("batch: 3 times a grading's untimed runs were stopped"), line
+    assert "result is never read" in line
