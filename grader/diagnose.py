@@ -668,10 +668,13 @@ def ramp_text(ex: Exercise, device: dict | None = None) -> str | None:
             what = f"ratio of {ex.baseline}'s time to yours"
         text = f"{what}, full points at ≥ {crit.full:g}, none at ≤ {crit.zero:g}{_whose(crit)}"
         if device is None and course_crit.on:  # no GPU seen: the others' ramps too
+            # each card's figure is against its own baseline or roof, timed in the same run
+            # (an instructor's trial read a faster card's lower bar as a mistake)
+            own = "baseline" if crit.metric == "ratio" else "roof"
             text += " (the H200's" + "".join(
                 f"; on an {gpu}: full at ≥ {full:g}, none at ≤ {zero:g}"
                 for gpu, zero, full in course_crit.on
-            ) + ")"
+            ) + f"; each card's figure against its own {own}, timed in the same run)"
         ramps.append(text)
     return f"graded when timed: {'; '.join(ramps)}" if ramps else None
 

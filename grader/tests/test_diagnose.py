@@ -454,5 +454,5 @@ def test_a_pending_ramp_names_the_thresholds_of_the_gpu_graded_on():
     # trial's finding: an H100 owner read the H200's bar as theirs)
     assert diagnose.ramp_text(transpose, None).endswith(
         "full points at ≥ 47.5, none at ≤ 45 (the H200's; on an H100 80GB HBM3: full at ≥ 78, "
-        "none at ≤ 66)"
+        "none at ≤ 66; each card's figure against its own roof, timed in the same run)"
     )
