@@ -650,6 +650,7 @@ class Batch:
         self.jobs = jobs
         self.err = err
         self.classmates = tuple(classmates)  # other submissions of the class (``batch``)
+        self.knobs: dict = {}  # the throughput knobs set for this run (``run``), in its rows
 
     def run(self) -> int:
         root = course.find_root(self.lab_dir.absolute().parent)
@@ -658,6 +659,12 @@ class Batch:
         cap = untimed_at_once()  # a wrong value stops the batch before anything is built
         drain_at, drain_after_s = policy = drain_policy()  # and so does a wrong drain
         stop_after_s = drain_stop_after()  # or a wrong stop
+        # recorded in each row graded now (batch.json's "knobs", not compared as "options"
+        # are: they change when runs go, not a grade; an instructor's trial found a class's
+        # files silent about them)
+        drain = f"{drain_at},{drain_after_s:g}" if drain_at > 1 else None
+        knobs = {UNTIMED_ENV: cap, gpu_lock.DRAIN_ENV: drain, gpu_lock.STOP_ENV: stop_after_s}
+        self.knobs = {k: v for k, v in knobs.items() if v is not None}
         self.options = dataclasses.replace(
             self.options,
             gpu_lock=gpu_lock.for_process(
@@ -917,6 +924,8 @@ class Batch:
             write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
             return row
         row = _row(sub, self.lab, g, status, elapsed, held, _options_of(self.options))
+        if self.knobs:
+            row["knobs"] = self.knobs
         if retimed:
             row["retimed"] = retimed
         write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
