@@ -21,7 +21,7 @@ from test_pipeline_fake import course_with
 
 pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
 
-SANITIZER_S = 4.0  # each fake compute-sanitizer run: far longer than S
+SANITIZER_S = 2.5  # each fake compute-sanitizer run: far longer than S (8 times)
 STOP_AFTER_S = 0.3
 
 
@@ -203,7 +203,7 @@ def test_the_correctness_runs_over_the_lab_are_stopped_and_made_again(
     a thread of the grading's own, which carries the stop): both are stopped once the drain
     has waited S, the timed run has the GPU, and the step is made again from its start (two
     more judges), with the report of a grading with no run stopped."""
-    monkeypatch.setenv("FAKE_CASE_SETUP_MS", "1500")  # each case: the two runs last 4.5-6 s
+    monkeypatch.setenv("FAKE_CASE_SETUP_MS", "800")  # each case: the two runs last 2.4-3.2 s
     quiet, _ = _graded(course, course / "solutions" / "9.1-fake", tmp_path, monkeypatch, True,
                        "quiet")
     starts = tmp_path / "starts.log"
