@@ -730,6 +730,17 @@ class Batch:
                     file=self.err,
                 )
                 self.jobs = fit
+        else:  # --jobs as given, but said where the GPU's memory holds fewer (session 34:
+            # with --jobs 16 an H100's 80 GB peaked at 78.2, note 79)
+            fit = gradings_in_gpu_memory(device)
+            if fit is not None and fit < self.jobs:
+                print(
+                    f"batch: --jobs {self.jobs}, but the GPU's memory holds {fit} "
+                    f"grading{'s' if fit > 1 else ''} at {GPU_BYTES_PER_GRADING / 2**30:g} GiB "
+                    "each, and a timed run's set-up may run out of it: give fewer --jobs, or "
+                    "leave it out",
+                    file=self.err,
+                )
         if cap is not None and cap < self.jobs:
             self.options = dataclasses.replace(
                 self.options, untimed_slots=threading.BoundedSemaphore(cap)

@@ -752,7 +752,8 @@ def test_the_progress_line_of_a_partial_grade_says_the_points_lost_for_certain()
 def test_a_gpu_with_less_memory_grades_fewer_at_once(fake_root, subs, tmp_path, monkeypatch):
     """Without --jobs a batch grades one submission per CPU, but no more than the GPU's
     memory holds at ``batch.GPU_BYTES_PER_GRADING`` each (its device probe's
-    ``global_mem_bytes``); --jobs is taken as given."""
+    ``global_mem_bytes``); --jobs is taken as given, with a line where the memory holds
+    fewer."""
     from grader import batch
 
     monkeypatch.setenv("FAKE_GPU", "1")
@@ -774,7 +775,9 @@ def test_a_gpu_with_less_memory_grades_fewer_at_once(fake_root, subs, tmp_path, 
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         argv = [*argv[:4], tmp_path / "out2", "--no-perf", "--jobs", "3"]
         cli.main([str(a) for a in argv])
+    # --jobs as given, but said to be more than the memory holds (note 79)
     assert pools == [3] and "at once" not in err.getvalue(), err.getvalue()
+    assert "--jobs 3, but the GPU's memory holds 2 gradings" in err.getvalue(), err.getvalue()
     monkeypatch.delenv("FAKE_GLOBAL_MEM_BYTES")  # no memory size: one per CPU
     pools.clear()
     with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
