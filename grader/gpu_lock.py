@@ -30,13 +30,13 @@ so processes sharing a lock file should share a policy; a single ``grade`` keeps
 default (it has one timed run at a time: W > 1 could only delay it by T).
 
 ``stop_after_s`` S (``GRADER_DRAIN_STOP_AFTER``, design note 78; default None, off) shortens a
-drain: an untimed run still in once the drain has waited S seconds (from the drain's start;
-a batch's grading counts every run of a hold older than the drain so) is to be stopped (``stop_wanted``, which the
-run's wait loop polls: grader.run's ``stoppable``), its grading's hold given up until the
-timed runs have had the GPU (``let_timed_runs_pass(stopped=True)``, its trace line marked),
-and the run made again from its start afterwards, never stopped a second time (grader.grade,
-``Grading._untimed``). Like the drain's policy it acts within one process: a
-``FileGpuLock`` sees only the drains of its own process's timed runs.
+drain: an untimed run still in once the drain has waited S seconds (from the drain's start; a
+batch's grading counts every run of a hold older than the drain so) is to be stopped
+(``stop_wanted``, which the run's wait loop polls: grader.run's ``stoppable``), its grading's
+hold given up until the timed runs have had the GPU (``let_timed_runs_pass(stopped=True)``, its
+trace line marked), and the run made again from its start afterwards, never stopped a second
+time (grader.grade, ``Grading._untimed``). Like the drain's policy it acts within one process:
+a ``FileGpuLock`` sees only the drains of its own process's timed runs.
 
 ``FileGpuLock`` extends it to other processes through a lock file (``GRADER_GPU_LOCK``): two
 batches, or a batch and a grade, or pytest's workers grading fixtures, on one GPU
@@ -260,10 +260,7 @@ class GpuLock:
         waiting are woken when it was the last. ``why``: the trace line's (``_note``)."""
         with self._cond:
             self._readers -= 1
-            if why:
-                self._note(why)
-            else:
-                self._note()  # (tests stand a _note() of their own in)
+            self._note(why)
             if self._readers == 0:
                 self._maybe_drain()  # nothing left to wait for
                 self._cond.notify_all()

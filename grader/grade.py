@@ -1046,8 +1046,7 @@ class Grading:
         if not cgroup.in_force():  # a killed run's process may linger on the GPU a moment
             return 0.0
         asked = time.monotonic()
-        passed = lock.let_timed_runs_pass(stopped=True) if stopped else lock.let_timed_runs_pass()
-        if not passed:
+        if not lock.let_timed_runs_pass(stopped=stopped):
             return 0.0
         self._shared_since = time.monotonic()  # the hold taken back: its age starts again
         waited = self._shared_since - asked

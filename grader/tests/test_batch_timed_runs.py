@@ -358,8 +358,8 @@ def test_a_timed_run_waiting_passes_between_a_crashing_submissions_processes(
     real_lock_pass, real_untimed = lock.let_timed_runs_pass, g._sanitizer_lab_runs
     real_grading_pass = g._let_timed_runs_pass
 
-    def lock_pass():
-        when["passed"] = real_lock_pass()
+    def lock_pass(stopped=False):
+        when["passed"] = real_lock_pass(stopped=stopped)
         return when["passed"]
 
     def passing():
@@ -462,7 +462,9 @@ def test_no_timed_run_passes_while_the_grading_may_still_have_gpu_work(
         return real_grading_pass()
 
     # the lock is asked (and notes whether the judge was at its gate then) only when allowed
-    monkeypatch.setattr(g.gpu_lock, "let_timed_runs_pass", lambda: passed.append(idle()) or False)
+    monkeypatch.setattr(
+        g.gpu_lock, "let_timed_runs_pass", lambda stopped=False: passed.append(idle()) or False
+    )
     monkeypatch.setattr(g, "_let_timed_runs_pass", asking)
     rep = report.to_json(g.run())
     # asked after the crash and again before the sanitizer runs (note 57)
@@ -517,7 +519,7 @@ def test_a_pass_restarts_the_age_of_the_hold(course, monkeypatch):
     monkeypatch.setattr(grading.cgroup, "in_force", lambda: True)
     lock = GpuLock()
     asked = []
-    monkeypatch.setattr(lock, "let_timed_runs_pass", lambda: asked.append(1) or True)
+    monkeypatch.setattr(lock, "let_timed_runs_pass", lambda stopped=False: asked.append(1) or True)
     g._shared_lock, g._early = lock, None
     g._shared_since = time.monotonic()
     g._pass_between_processes()

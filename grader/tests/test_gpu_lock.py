@@ -341,12 +341,12 @@ def test_a_failed_trace_line_as_a_reader_comes_back_leaves_one_count(monkeypatch
     lock = GpuLock()
     note, failed = lock._note, []
 
-    def note_failing_on_the_way_back():
+    def note_failing_on_the_way_back(why=""):
         callers = {sys._getframe(k).f_code.co_name for k in (1, 2, 3)}
         if "_rejoin_shared" in callers and not failed:  # its first line, once counted in
             failed.append(1)
             raise BrokenPipeError("stderr is gone")
-        note()
+        note(why)
 
     monkeypatch.setattr(lock, "_note", note_failing_on_the_way_back)
     with pytest.raises(BrokenPipeError):
@@ -367,11 +367,11 @@ def test_a_timed_run_that_fails_while_queued_leaves_the_queue(monkeypatch):
     calls = {"n": 0}
     note = lock._note
 
-    def failing_once():
+    def failing_once(why=""):
         calls["n"] += 1
         if calls["n"] == 2:  # the first writer's "waiting" line
             raise OSError(28, "No space left on device")
-        note()
+        note(why)
 
     monkeypatch.setattr(lock, "_note", failing_once)
     with lock.shared():  # calls 1
