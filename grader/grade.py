@@ -934,11 +934,9 @@ class Grading:
         check = self._stop_check()
         if check is None:
             return call()
-        try:
-            with runner.stoppable(check):
-                return call()
-        except runner.Stopped:
-            pass
+        outcome = _stoppable(check, call)()
+        if outcome is not _STOPPED:
+            return outcome
         self._give_way_after_stop()
         with runner.stoppable(None):
             return call()
