@@ -719,9 +719,9 @@ class Batch:
             probe = harness.device_info(judge, harness.schema_version(root), box=harness.TRUSTED)
         device = (probe.doc or {}).get("device") if probe.status == "ok" else None
         no_device = probe.status == "no_device"  # the judge found none (not a failed probe)
+        fit = gradings_in_gpu_memory(device)
         if self.jobs is None:  # one per CPU, as many as the GPU's memory holds
             self.jobs = default_jobs()
-            fit = gradings_in_gpu_memory(device)
             if fit is not None and fit < self.jobs:
                 print(
                     f"batch: {fit} at once, not {self.jobs} (one per CPU): the GPU's memory "
@@ -730,17 +730,15 @@ class Batch:
                     file=self.err,
                 )
                 self.jobs = fit
-        else:  # --jobs as given, but said where the GPU's memory holds fewer (session 34:
+        elif fit is not None and fit < self.jobs:  # --jobs as given, but said (session 34:
             # with --jobs 16 an H100's 80 GB peaked at 78.2, note 79)
-            fit = gradings_in_gpu_memory(device)
-            if fit is not None and fit < self.jobs:
-                print(
-                    f"batch: --jobs {self.jobs}, but the GPU's memory holds {fit} "
-                    f"grading{'s' if fit > 1 else ''} at {GPU_BYTES_PER_GRADING / 2**30:g} GiB "
-                    "each, and a timed run's set-up may run out of it: give fewer --jobs, or "
-                    "leave it out",
-                    file=self.err,
-                )
+            print(
+                f"batch: --jobs {self.jobs}, but the GPU's memory holds {fit} "
+                f"grading{'s' if fit > 1 else ''} at {GPU_BYTES_PER_GRADING / 2**30:g} GiB "
+                "each, and a timed run's set-up may run out of it: give fewer --jobs, or "
+                "leave it out",
+                file=self.err,
+            )
         if cap is not None and cap < self.jobs:
             self.options = dataclasses.replace(
                 self.options, untimed_slots=threading.BoundedSemaphore(cap)
