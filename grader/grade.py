@@ -1346,6 +1346,9 @@ class Grading:
         # where a timed run's time goes (issue 15): the grader's wall clock around the whole
         # run, and the judge's phases (docs/protocol.md, timing.phases_ms)
         row["wall_s"] = round(wall, 3)  # the graded run's
+        if first is not None and first.tail_ms and "retimed" not in row:
+            # the hold after the run over the lab's last document (note 80): its last case's
+            row["hold_tail_ms"] = first.tail_ms
         timing = (run.doc or {}).get("timing") or {}
         phases = timing.get("phases_ms")
         if isinstance(phases, dict):

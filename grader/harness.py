@@ -708,7 +708,7 @@ def _too_few(judge, got: int, want: int, judge_log: str) -> str:
 
 def _serve_cases(
     judge_proc, reader, argv, theirs, cwd, timeout_s, box, progress, n_cases, launch=None,
-    launch_s=None, **more
+    launch_s=None, ends=None, **more
 ) -> tuple[runner.Outcome, bool, bool]:
     """The student's process of a judged run of ``n_cases`` cases: each case has
     ``timeout_s`` from the end of the one before (the judge's line, ``progress[0]``), and a
@@ -716,8 +716,9 @@ def _serve_cases(
     ``launch_s`` None: no limit of its own); then the judge's end, at most JUDGE_GRACE_S, and
     the reader thread's. (outcome, held, launch_hung): held when the judge was still waiting
     (for something the student's process left behind holding its end of the socket);
-    launch_hung when the limit that ended it was the launch's. ``more``: _serve's background
-    or timed."""
+    launch_hung when the limit that ended it was the launch's. ``ends``: a dict given gets
+    the time (``time.monotonic()``) the student's process ended ("student") and the judge
+    ended ("judge"). ``more``: _serve's background or timed."""
     held = False
     bound = [False]  # the deadline last asked for was the launch's
 
@@ -745,12 +746,16 @@ def _serve_cases(
         raise
     finally:
         theirs.close()
+        if ends is not None:
+            ends["student"] = time.monotonic()
         if not stopped:
             try:
                 judge_proc.wait(timeout=JUDGE_GRACE_S)
             except subprocess.TimeoutExpired:
                 held = True
         _kill(judge_proc)
+        if ends is not None:
+            ends["judge"] = time.monotonic()
         reader.join(timeout=5)
     return outcome, held, outcome.kind == "timeout" and bound[0]
 
@@ -890,10 +895,15 @@ class TimedCase:
     """One exercise's case of a timed judged run over the lab (run_judged_timed_cases): its
     run as run_judged would give it, and ``wall_s``, the grader's wall clock from the
     previous case's document to its own (the first case's from the judge's start: every
-    case's set-up, the wait at the gate and every baseline timed alone included)."""
+    case's set-up, the wait at the gate and every baseline timed alone included).
+    ``tail_ms``, on the last case of a gated run only: how long after its document the
+    student's process had ended ("student"), then the judge ("judge"), and the GPU's hold
+    was let go ("released"), in milliseconds on the grader's clock (design note 80: the
+    part of a hold that is neither the judge's phases nor the gate's wait)."""
 
     run: CaseRun
     wall_s: float
+    tail_ms: dict[str, float] | None = None
 
 
 def _timed_cases_once(
@@ -916,6 +926,7 @@ def _timed_cases_once(
     started = time.monotonic()
     progress = [started]
     gated = gate is not None
+    ends: dict[str, float] = {}
     with (
         tempfile.TemporaryDirectory(prefix="grader-judge-") as jtmp,
         tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
@@ -923,6 +934,8 @@ def _timed_cases_once(
         contextlib.closing(theirs),
         contextlib.ExitStack() as held_gate,
     ):
+        # called last as the stack closes: once the gate's hold (entered later) is let go
+        held_gate.callback(lambda: ends.__setitem__("released", time.monotonic()))
         judge_proc = _start_judge(judge, args, ours, jtmp, log, gated, kept_cpus=not gated)
         # every case is set up before the one gate: the sum of their set-ups
         head = _pass_gate(judge_proc, gate, held_gate, timeout_s * len(cases)) if gated else b""
@@ -937,18 +950,21 @@ def _timed_cases_once(
         argv = _serve_argv(binary, theirs)
         outcome, held, _ = _serve_cases(
             judge_proc, reader, argv, theirs, tmp, timeout_s, box, progress, len(cases),
-            timed=True,
+            ends=ends, timed=True,
         )
         log.seek(0)
         judge_log = log.read()[-2000:]
     if deferred and 0 < deferred[0] < len(cases):
         cases = cases[: deferred[0]]  # the rest in a fresh run (run_judged_timed_cases)
     runs, stopped = _case_runs(judge, cases, lines, argv, outcome, timeout_s, version, judge_log)
-    ends = [started, *arrivals]  # a case's wall time: from the previous document to its own
+    marks = [started, *arrivals]  # a case's wall time: from the previous document to its own
     results = [
-        TimedCase(run, ends[k + 1] - ends[k] if k + 1 < len(ends) else 0.0)
+        TimedCase(run, marks[k + 1] - marks[k] if k + 1 < len(marks) else 0.0)
         for k, run in enumerate(runs)
     ]
+    if gated and not held and len(results) == len(arrivals) == len(cases) and len(ends) == 3:
+        # where the hold went after the last document: the processes' ends, the lock let go
+        results[-1].tail_ms = {k: round((t - arrivals[-1]) * 1000, 1) for k, t in ends.items()}
     if stopped:
         return results
     if held:
@@ -959,7 +975,7 @@ def _timed_cases_once(
         why = f"left a process behind that kept the judge waiting for {JUDGE_GRACE_S} s"
         if len(results) == len(cases):
             results.pop()
-        wall = time.monotonic() - ends[len(results)]  # from the previous case's document
+        wall = time.monotonic() - marks[len(results)]  # from the previous case's document
         results.append(TimedCase(CaseRun(argv, outcome, None, why), wall))
     elif len(results) < len(cases):
         raise GraderError(_too_few(judge, len(results), len(cases), judge_log))

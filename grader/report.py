@@ -48,6 +48,10 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             "retimed": "timed twice: ..",  # if it was
                                             "first_wall_s": ..,
                                             "wall_s": ..,  # the grader's clock, the run
+                                            "hold_tail_ms": {"student": .., "judge": ..,
+                                                             "released": ..},  # a run
+                                            # over the lab's last case: its processes'
+                                            # ends and the hold's, after its document
                                             "phases_ms": {"setup": .., ..},  # the judge's
                                             "phases_cpu_ms": {"setup": .., ..},  # its CPU
                                             "batch": [8, 1],  # launches a sample: the

@@ -35,11 +35,12 @@ HANG_TIMED = (
 )
 
 
-def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str):
+def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str, tails=None):
     """The JSON report of a batch's kind of grading (``Grading._runtime`` with a lock of its
     own, so every timed run is gated; seed 5), with the timed runs over the lab or each
-    exercise's own, less the timings and the performance rows' wall times; and the gates
-    the fake judge passed (one line each, the run's exercises joined by "+")."""
+    exercise's own, less the timings and the performance rows' wall times and hold tails
+    (appended to ``tails`` as (exercise, tail) where a list is given); and the gates the
+    fake judge passed (one line each, the run's exercises joined by "+")."""
     gates = tmp_path / f"{name}-gates.log"
     monkeypatch.setenv("FAKE_GATE_LOG", str(gates))
     g = grading.Grading(
@@ -57,6 +58,9 @@ def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str):
         for row in ex["parts"]["performance"]["details"]:
             assert row.pop("wall_s") >= 0
             row.pop("first_wall_s", None)
+            tail = row.pop("hold_tail_ms", None)
+            if tail is not None and tails is not None:
+                tails.append((ex["name"], tail))
     return rep, gates.read_text().split() if gates.exists() else []
 
 
@@ -75,6 +79,22 @@ def test_one_gate_for_the_lab_and_the_same_report(course, fake_gpu, tmp_path, mo
     for ex in rep["exercises"]:
         (row,) = ex["parts"]["performance"]["details"]
         assert row["status"] == "ok" and row["phases_ms"]
+
+
+def test_the_run_over_the_lab_records_where_its_hold_ended(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """Design note 80: the last exercise's row of a gated run over the lab says how long
+    after its document the student's process ended, then the judge, then the hold was let go
+    (ms, in that order); exercises timed in runs of their own record none."""
+    sub = course / "solutions" / "9.1-fake"
+    tails, apart = [], []
+    _graded(course, sub, tmp_path, monkeypatch, True, "together", tails)
+    _graded(course, sub, tmp_path, monkeypatch, False, "apart", apart)
+    assert [name for name, _ in tails] == ["offset"] and apart == []
+    ((_, tail),) = tails
+    assert list(tail) == ["student", "judge", "released"]
+    assert 0 <= tail["student"] <= tail["judge"] <= tail["released"] < 60_000
 
 
 @pytest.mark.parametrize(
@@ -339,6 +359,7 @@ def _without_walls(rep: dict) -> dict:
         for row in ex["parts"]["performance"]["details"]:
             row.pop("wall_s")
             row.pop("first_wall_s", None)
+            row.pop("hold_tail_ms", None)
     return rep
 
 

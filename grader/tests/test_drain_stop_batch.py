@@ -54,6 +54,7 @@ def _reports(out, ids):
             for row in ex["parts"]["performance"]["details"]:
                 row.pop("wall_s", None)
                 row.pop("first_wall_s", None)
+                row.pop("hold_tail_ms", None)
         reps[sid] = rep
     return reps
 
