@@ -8,6 +8,8 @@
 # - left: the seconds left of LIMIT (default 580) since the script started, at least 5;
 # - check_make: `make check-tests` with the unpacked Check (a step: s 60 check bash -c check_make);
 # - first_launch_bench RUNS: the first-launch benchmark, each variant in RUNS fresh processes;
+# - ipc_first_launch_bench RUNS [ARGS]: the first launch of a fresh process that imported another
+#   process's memory pool, each mode in RUNS fresh children;
 # - known_bad_ids 1 / 0: the known-bad fixtures' GPU test ids, those losing performance or not.
 # - watch_start TAG / watch_stop: top, nvidia-smi dmon, each process's GPU memory and the GPU
 #   lock's trace beside a batch.
@@ -57,6 +59,16 @@ first_launch_bench() {
     done
 }
 export -f first_launch_bench
+# ipc_first_launch_bench RUNS [ARGS]: bench/throughput/ipc_first_launch.cu built, then each mode
+# (plain, empty, touch, own, memset: its header) in RUNS fresh children of a parent that holds an
+# exportable pool as the judge does; ARGS go to it as they are (mib=MIB, block, modes). A line
+# a child, then each mode's medians (a step: s 60 ipc_first_launch bash -c
+# "ipc_first_launch_bench 5").
+ipc_first_launch_bench() {
+    nvcc -O2 -arch=sm_90 bench/throughput/ipc_first_launch.cu -o /tmp/ipc_first_launch || return 1
+    /tmp/ipc_first_launch "$@"
+}
+export -f ipc_first_launch_bench
 # timeslice_bench DURATION_MS BLOCKS: bench/throughput/timeslice.cu built, then N copies at
 # once for N = 1, 4, 16, 32, 64 (design note 72), all starting their rounds at one time (each
 # N's copies given 2 s plus 0.1 s a copy to make their contexts): per N, the copies' mean
