@@ -85,7 +85,14 @@ cent. A submission whose figures stray from the class's median (``grader.class_f
 graded again, alone, after the others; its row keeps
 why (``retimed``), and says so again where the second grading strays too
 (``retimed_again``): grade it once more on an idle GPU. On the H200 two of 64 timed runs of
-a batch of 16 strayed, with the GPU lock held (docs/design-notes.md, note 28).
+a batch of 16 strayed, with the GPU lock held (docs/design-notes.md, note 28). Only its
+timed runs are made again (``grade.Options.retime``): the second grading keeps the first's
+correctness and sanitizer parts, which do not depend on the GPU being the run's alone (the
+same seeds give the same results; a data race may not, and is not asked twice), builds the
+submission again (only its own files: some seconds) and makes its static checks and device
+probe again, so its reports are the ones a whole grading gives but for their timings, for a
+few seconds per stray instead of a whole grading (an H100's class of 100: 13 s and 35 s of
+tail for two strays, design note 80).
 
 ``GRADER_UNTIMED_AT_ONCE=K`` lets at most K gradings be in their untimed runs at once
 (``untimed_at_once``; the others wait for a slot before their device probe): fewer processes
@@ -651,6 +658,9 @@ class Batch:
         self.err = err
         self.classmates = tuple(classmates)  # other submissions of the class (``batch``)
         self.knobs: dict = {}  # the throughput knobs set for this run (``run``), in its rows
+        # id: the Grade of each grading of this run with timed course figures (``_grade_one``),
+        # which a stray's grading again keeps but for its timed runs (``_grade_strays_again``)
+        self._timed: dict[str, Grade] = {}
 
     def run(self) -> int:
         root = course.find_root(self.lab_dir.absolute().parent)
@@ -875,15 +885,17 @@ class Batch:
     def _grade_strays_again(self, graded: dict[str, Submission], rows: dict[str, dict]) -> None:
         """Grades again, one at a time and so alone on the GPU, each submission graded in
         this run whose timed runs' course figures stray from the class's (grader.
-        class_figures): its row then says why (``retimed``), and, where the second grading
-        strays too, that it did (``retimed_again``)."""
+        class_figures): its timed runs only, its first grading's untimed results kept
+        (``grade.Options.retime``; a whole grading where that Grade is not at hand). Its row
+        then says why (``retimed``), and, where the second grading strays too, that it did
+        (``retimed_again``)."""
         reports = self.out.glob("*/report.json")
         figures = {p.parent.name: self._figures_of(p.parent.name) for p in reports}
         strays = class_figures.strays(figures)
         for sid in sorted(strays.keys() & graded.keys()):
             why = strays[sid]
             print(f"{sid}: graded again, alone: " + "; ".join(why), file=self.err)
-            row = self._grade_one(graded[sid], retimed=why)
+            row = self._grade_one(graded[sid], retimed=why, first=self._timed.pop(sid, None))
             figures[sid] = self._figures_of(sid)  # the others' stand as they were
             again = class_figures.strays(figures).get(sid)
             if again:
@@ -907,20 +919,27 @@ class Batch:
         except (OSError, ValueError):
             return {}
 
-    def _grade_one(self, sub: Submission, retimed: list[str] | None = None) -> dict:
+    def _grade_one(
+        self, sub: Submission, retimed: list[str] | None = None, first: Grade | None = None
+    ) -> dict:
         """Grades ``sub`` and writes its files; never raises for the submission's faults.
-        ``retimed``: why it is graded again (``_grade_strays_again``), kept in its row."""
+        ``retimed``: why it is graded again (``_grade_strays_again``), kept in its row;
+        ``first``: its first grading's Grade, whose untimed results the grading keeps, timing
+        it again only (``grade.Options.retime``; None: a whole grading). A grading with
+        timed course figures keeps its Grade in ``self._timed`` for that."""
         start = time.monotonic()
         # before grading: a change while it is graded is seen next run
         held = digest(sub.path, self.lab.required_files)
         folder = self.out / sub.id
         try:
             with _thread_named(f"grade {sub.id}"):
-                g, status = self._grade(sub)
+                g, status = self._grade(sub, first)
             elapsed = time.monotonic() - start
             g.submission = str(sub.path)
             folder.mkdir(exist_ok=True)
-            write_atomic(folder / "report.json", json.dumps(report.to_json(g), indent=2) + "\n")
+            doc = report.to_json(g)
+            write_atomic(folder / "report.json", json.dumps(doc, indent=2) + "\n")
+            timed = bool(class_figures.of_report(doc))  # it may stray from the class
             write_atomic(folder / "report.txt", report.text(g))
             doc = gradescope.results(g, elapsed)
             write_atomic(folder / "results.json", json.dumps(doc, indent=2) + "\n")
@@ -932,6 +951,8 @@ class Batch:
             folder.mkdir(exist_ok=True)
             write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
             return row
+        if timed and first is None:
+            self._timed[sub.id] = g
         row = _row(sub, self.lab, g, status, elapsed, held, _options_of(self.options))
         if self.knobs:
             row["knobs"] = self.knobs
@@ -940,7 +961,8 @@ class Batch:
         write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
         return row
 
-    def _grade(self, sub: Submission) -> tuple[Grade, str]:
+    def _grade(self, sub: Submission, first: Grade | None = None) -> tuple[Grade, str]:
+        """``sub``'s Grade and status; ``first``: ``grade.Options.retime`` (``_grade_one``)."""
         with tempfile.TemporaryDirectory(prefix="grader-batch-") as tmp:
             folder = sub.path
             if sub.kind != "dir":
@@ -952,7 +974,8 @@ class Batch:
                     options = dataclasses.replace(self.options, submission=sub.path)
                     return grading.rejected(self.lab_dir, options, why), why
             folder = archives.find_student_files(folder, self.lab.required_files)
-            g = grading.grade(self.lab_dir, dataclasses.replace(self.options, submission=folder))
+            options = dataclasses.replace(self.options, submission=folder, retime=first)
+            g = grading.grade(self.lab_dir, options)
         return g, status_of(g)
 
 

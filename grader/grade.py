@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import copy
 import dataclasses
 import functools
 import math
@@ -131,6 +132,17 @@ class Options:
     # hold of the untimed runs and gives it back after, so that fewer processes with a CUDA
     # context share the GPU (design note 73: the knob of an experiment, not measured yet)
     untimed_slots: threading.Semaphore | None = None
+    # a batch's stray timed again (grader.batch, Batch._grade_strays_again): the first
+    # grading's Grade, whose correctness and sanitizer parts this grading keeps instead of
+    # making those runs again (the same seeds give the same results, but a data race may
+    # answer otherwise); every other step is made again as in any grading (the build and
+    # the static checks read the same source, the device probe) and the timed runs afresh,
+    # so the report is the one a whole grading gives but for its timings (design note 80)
+    retime: Grade | None = None
+
+
+# the phases of Grade.timings a stray timed again keeps from its first grading (_runtime)
+_UNTIMED_PHASES = ("correctness", "sanitizer", "untimed")
 
 
 def _new_results(lab: Lab) -> dict[str, ExerciseResult]:
@@ -228,7 +240,10 @@ class Grading:
         # (_pipeline) under a lock of its own, as a batch's gradings share the batch's: its
         # untimed runs share the GPU, each measuring part has it alone. With GRADER_GPU_LOCK
         # that lock binds the other grader processes on the GPU too (gpu_lock.for_process).
-        self.pipelined = options.one_process and options.gpu_lock is None
+        # (A stray timed again takes the batch's steps, whose untimed runs it can leave out.)
+        self.pipelined = (
+            options.one_process and options.gpu_lock is None and options.retime is None
+        )
         self.gpu_lock = options.gpu_lock or gpu_lock.for_process(
             GpuLock() if self.pipelined else None
         )
@@ -452,22 +467,29 @@ class Grading:
             if self.grade.device is None:
                 t["gpu_wait"] = self._gpu_wait
                 return
-            groups = self._lab_run_groups() if lock is not None else {}
+            kept = self.options.retime  # a stray timed again: no untimed run to make
+            groups = self._lab_run_groups() if lock is not None and kept is None else {}
             if groups:  # a run over the lab will be made
                 early = _EarlyTimedRuns(self, lock, [ex for g in groups.values() for ex in g])
             self._shared_lock, self._early = lock, early
             try:
-                self._untimed(self._correctness_lab_runs)
-                for ex in self.lab.exercises:
-                    self._correctness(ex)
-                t["correctness"] = time.monotonic() - start
-                # and between the correctness and the sanitizer runs: a queue of timed runs
-                # then waits for one step of this grading, not all of it (design note 57);
-                # the wait is gpu_wait's, not the sanitizer's
-                stepped_out = self._let_timed_runs_pass() if self._sanitizer_to_run() else 0.0
-                self._sanitizer_lab_runs()
-                for ex in self.lab.exercises:
-                    self._sanitizer(ex)
+                if kept is not None:
+                    self._keep_untimed(kept)
+                    stepped_out = 0.0
+                else:
+                    self._untimed(self._correctness_lab_runs)
+                    for ex in self.lab.exercises:
+                        self._correctness(ex)
+                    t["correctness"] = time.monotonic() - start
+                    # and between the correctness and the sanitizer runs: a queue of timed
+                    # runs then waits for one step of this grading, not all of it (design
+                    # note 57); the wait is gpu_wait's, not the sanitizer's
+                    stepped_out = (
+                        self._let_timed_runs_pass() if self._sanitizer_to_run() else 0.0
+                    )
+                    self._sanitizer_lab_runs()
+                    for ex in self.lab.exercises:
+                        self._sanitizer(ex)
             except BaseException:
                 if early is not None:
                     early.give_up()  # the grading stops: nothing more is timed
@@ -478,6 +500,8 @@ class Grading:
                 self._shared_since = None
             t["untimed"] = time.monotonic() - start - stepped_out
             t["sanitizer"] = t["untimed"] - t["correctness"]
+            if kept is not None:  # the untimed results are the first grading's: their times
+                t.update((k, v) for k, v in kept.timings.items() if k in _UNTIMED_PHASES)
             if early is not None:
                 early.untimed_done.set()  # its gate may open (or it gives up)
                 early.set_up_done.wait()  # its set-up's GPU work is under this shared hold
@@ -774,6 +798,24 @@ class Grading:
             return
         self.grade.device = device
         self.step("device", Status.PASSED, [_device_text(device)])
+
+    def _keep_untimed(self, first: Grade) -> None:
+        """The correctness and sanitizer parts of ``first`` (``Options.retime``: the first
+        grading of a batch's stray) in place of this grading's untimed runs, and the
+        exercises whose correctness case did not finish there (``self.hung``: their timed
+        runs are not made). GraderError when ``first`` lacks an exercise this grading
+        grades (not the same lab, or other ``--exercise``)."""
+        before = {ex.name: ex for ex in first.exercises}
+        for ex in self.lab.exercises:
+            if ex.name not in before:
+                raise GraderError(f"the first grading has no exercise {ex.name} to keep")
+            parts = self.results[ex.name].parts
+            for name in ("correctness", "sanitizer"):
+                parts[name] = copy.deepcopy(before[ex.name].parts[name])
+            hung = [r for r in parts["correctness"].details if r.get("status") == "timeout"]
+            if hung:  # as _correctness marks it (the text is read there only)
+                self.hung[ex.name] = hung[0].get("message") or "timed out"
+        self.grade.timings["correctness"] = 0.0
 
     def _correctness(self, ex: Exercise) -> None:
         er = self.results[ex.name]

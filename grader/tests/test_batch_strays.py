@@ -1,0 +1,197 @@
+"""A batch's stray timed again (grader.batch, ``Batch._grade_strays_again``; design note 80)
+on the fake lab: the submission whose timed run was disturbed (FAKE_DISTURB_ONCE) is graded
+again, alone, keeping its first grading's untimed results (``grade.Options.retime``): its
+reports are those of a whole grading again but for their timings, and the grading again
+starts no correctness and no sanitizer run. The same of one grading timed again on a lab
+with two timed exercises (one judged run for both, or one of them left untimed after a
+correctness case that did not finish)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+
+import pytest
+
+from grader import batch as batching
+from grader import cli, report
+from grader import grade as grading
+from grader.gpu_lock import GpuLock
+from helpers import FAKE_BIN, submission
+from test_grade_pipeline import OFFSET_POINTS, _offset_performance
+from test_one_process import HANG_AT_33, RACE
+from test_pipeline_fake import course_with, solution_text, variant
+
+pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
+
+LAB = "labs/9.1-fake"
+# graded first with --jobs 1, so its timed run is the batch's first, the one disturbed: a
+# racy submission, whose sanitizer part (racecheck's finding) is kept as well as passed ones
+STRAY = "race"
+_STRAYS_AGAIN = batching.Batch._grade_strays_again  # the batch's own (each test wraps it)
+
+
+@pytest.fixture
+def class_subs(fake_root, tmp_path) -> list[str]:
+    """Four submissions with timed figures (``class_figures.MIN_CLASS``), the stray first."""
+    sol = solution_text(fake_root)
+    texts = {STRAY: sol.replace(*RACE), "ann": sol, "ben": sol, "cat": sol}
+    return [str(submission(tmp_path / "subs" / sid, text)) for sid, text in texts.items()]
+
+
+def _batch(fake_root, paths, out, monkeypatch, logs) -> str:
+    """The class graded with its first timed run disturbed; the fake judge's starts and the
+    fake compute-sanitizer's runs of the strays' gradings again logged in ``logs``
+    (``FAKE_JUDGE_LOG``, ``FAKE_SANITIZER_LOG``, set once the class is graded); stderr."""
+    flag = out.parent / f"{out.name}-disturb-once"
+    flag.write_text("")
+    monkeypatch.setenv("FAKE_DISTURB_ONCE", str(flag))
+    monkeypatch.setenv("FAKE_GPU", "1")
+    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    for name in ("FAKE_JUDGE_LOG", "FAKE_SANITIZER_LOG"):
+        monkeypatch.delenv(name, raising=False)
+
+    def strays_again(self, graded, rows):
+        monkeypatch.setenv("FAKE_JUDGE_LOG", str(logs / "judge.log"))
+        monkeypatch.setenv("FAKE_SANITIZER_LOG", str(logs / "sanitizer.log"))
+        _STRAYS_AGAIN(self, graded, rows)
+
+    monkeypatch.setattr(batching.Batch, "_grade_strays_again", strays_again)
+    logs.mkdir()
+    err = io.StringIO()
+    argv = ["batch", fake_root / LAB, *paths, "--out", out, "--seed", "7", "--jobs", "1"]
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main([str(a) for a in argv])
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    assert code == 0 and not flag.exists(), err.getvalue()  # one timed run was disturbed
+    assert f"{STRAY}: graded again, alone: scale: " in err.getvalue(), err.getvalue()
+    assert "strayed again" not in err.getvalue()
+    return err.getvalue()
+
+
+def _files(out, sid) -> dict:
+    """The student's four files, less what times the grading: the report's ``timings_s``
+    and its timed runs' wall seconds, results.json's ``execution_time``, the row's
+    ``elapsed_s``."""
+    rep = json.loads((out / sid / "report.json").read_text())
+    rep.pop("timings_s")
+    for ex in rep["exercises"]:
+        for row in ex["parts"]["performance"]["details"]:
+            row.pop("wall_s", None)
+            row.pop("first_wall_s", None)
+    results = json.loads((out / sid / "results.json").read_text())
+    results.pop("execution_time")
+    row = json.loads((out / sid / "batch.json").read_text())
+    row.pop("elapsed_s")
+    return {
+        "report.json": rep,
+        "report.txt": (out / sid / "report.txt").read_text(),
+        "results.json": results,
+        "batch.json": row,
+    }
+
+
+def _lines(path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_a_stray_is_timed_again_only_with_the_reports_of_a_whole_grading(
+    fake_root, class_subs, tmp_path, monkeypatch
+):
+    """The class graded twice with the same seed: the stray timed again (its first
+    grading's untimed parts kept), then graded again whole (the way before design note
+    80, reachable here only); every file of every student the same but for its timings.
+    Timed again, the stray's grading makes one timed run and no correctness or sanitizer
+    run; graded whole, it makes both (the logs do count them)."""
+    err = _batch(fake_root, class_subs, tmp_path / "retimed", monkeypatch, tmp_path / "r")
+    whole_grade_one = batching.Batch._grade_one
+    monkeypatch.setattr(
+        batching.Batch, "_grade_one",
+        lambda self, sub, retimed=None, first=None: whole_grade_one(self, sub, retimed),
+    )
+    whole_err = _batch(fake_root, class_subs, tmp_path / "whole", monkeypatch, tmp_path / "w")
+    ids = [os.path.basename(p) for p in class_subs]
+    for sid in ids:
+        assert _files(tmp_path / "retimed", sid) == _files(tmp_path / "whole", sid), sid
+    # the stray: timed again, full marks; its race found by the first grading's racecheck
+    row = json.loads((tmp_path / "retimed" / STRAY / "batch.json").read_text())
+    assert row["retimed"] and "retimed_again" not in row and row["status"] == "graded"
+    rep = json.loads((tmp_path / "retimed" / STRAY / "report.json").read_text())
+    scale = rep["exercises"][0]["parts"]
+    assert scale["correctness"]["status"] == "passed"
+    assert scale["sanitizer"]["status"] == "failed"
+    assert scale["performance"]["points"] == scale["performance"]["max"]
+    assert all("retimed" not in json.loads((tmp_path / "retimed" / s / "batch.json")
+                                           .read_text()) for s in ids if s != STRAY)
+    # the stray's grading again: its timed run only (scale is the lab's one timed exercise)
+    judged = _lines(tmp_path / "r" / "judge.log")
+    assert judged and all(line.endswith(" timed") for line in judged), judged
+    assert len(judged) == 1 and judged[0].startswith("scale "), judged
+    assert _lines(tmp_path / "r" / "sanitizer.log") == []
+    # graded whole, the same grading ran its correctness and sanitizer runs again
+    judged = _lines(tmp_path / "w" / "judge.log")
+    assert [line for line in judged if not line.endswith(" timed")], judged
+    assert _lines(tmp_path / "w" / "sanitizer.log"), whole_err
+    assert err.count("graded again, alone") == whole_err.count("graded again, alone") == 1
+
+
+def _grading(course, sub, tmp_path, monkeypatch, name: str, first=None):
+    """A batch's kind of grading of ``sub`` (``Grading._runtime``, a lock of its own, seed
+    5), timed again only where ``first`` (``Options.retime``) is given: (its Grade, its JSON
+    report less the timings and the timed runs' wall seconds, the fake judge's starts, the
+    fake compute-sanitizer's runs)."""
+    logs = tmp_path / name
+    logs.mkdir()
+    monkeypatch.setenv("FAKE_JUDGE_LOG", str(logs / "judge.log"))
+    monkeypatch.setenv("FAKE_SANITIZER_LOG", str(logs / "sanitizer.log"))
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub, seed=5, one_process=True, gpu_lock=GpuLock(),
+                        retime=first),
+    )
+    assert not g.pipelined
+    grade = g.run()
+    rep = report.to_json(grade)
+    rep.pop("timings_s")
+    for ex in rep["exercises"]:
+        for row in ex["parts"]["performance"]["details"]:
+            assert row.pop("wall_s") >= 0
+            row.pop("first_wall_s", None)
+    return grade, rep, _lines(logs / "judge.log"), _lines(logs / "sanitizer.log")
+
+
+@pytest.mark.parametrize("name, change", [("solution", None), ("race", RACE),
+                                          ("hang", HANG_AT_33)])
+def test_a_grading_timed_again_keeps_its_untimed_parts(
+    fake_root, tmp_path, monkeypatch, name, change
+):
+    """scale and offset both timed: the grading timed again (``Options.retime``) gives the
+    first's report but for its timings, with the first's untimed parts (racecheck's finding
+    kept) and one timed run over the lab; after scale's correctness case that did not finish
+    (33 x 65 hangs), scale is still not timed and offset is timed alone."""
+    course = course_with(fake_root, tmp_path, OFFSET_POINTS, _offset_performance(True))
+    if name == "hang":  # a shorter wait (5 s by default)
+        toml = course / "labs" / "9.1-fake" / "lab.toml"
+        toml.write_text(toml.read_text().replace("run_timeout_s = 5\n", "run_timeout_s = 2\n"))
+    monkeypatch.setenv("FAKE_GPU", "1")
+    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    sub = course / "solutions" / "9.1-fake" if change is None else variant(
+        course, tmp_path / name, *change
+    )
+    first, rep, judged, sanitized = _grading(course, sub, tmp_path, monkeypatch, "first")
+    assert [line for line in judged if not line.endswith(" timed")]
+    assert bool(sanitized) is (name != "hang")  # scale's sanitizer part waits for no hang
+    _, again, judged, sanitized = _grading(course, sub, tmp_path, monkeypatch, "again", first)
+    assert again == rep
+    timed = {"solution": "scale 2 timed", "race": "scale 2 timed", "hang": "offset 0 timed"}[name]
+    assert judged == [timed] and sanitized == [], (judged, sanitized)
+    scale, offset = (ex["parts"] for ex in again["exercises"])
+    assert offset["performance"]["points"] == offset["performance"]["max"]
+    if name == "race":
+        assert scale["sanitizer"]["status"] == "failed"
+        assert any("FAKE-RACE-HINT" in f for f in again["exercises"][0]["findings"])
+    if name == "hang":
+        perf = scale["performance"]
+        assert (perf["status"], perf["reason"]) == ("not_run", "a correctness case did not finish")
