@@ -81,6 +81,7 @@ def _files(out, sid) -> dict:
         for row in ex["parts"]["performance"]["details"]:
             row.pop("wall_s", None)
             row.pop("first_wall_s", None)
+            row.pop("hold_tail_ms", None)
     results = json.loads((out / sid / "results.json").read_text())
     results.pop("execution_time")
     row = json.loads((out / sid / "batch.json").read_text())
@@ -159,6 +160,7 @@ def _grading(course, sub, tmp_path, monkeypatch, name: str, first=None):
         for row in ex["parts"]["performance"]["details"]:
             assert row.pop("wall_s") >= 0
             row.pop("first_wall_s", None)
+            row.pop("hold_tail_ms", None)
     return grade, rep, _lines(logs / "judge.log"), _lines(logs / "sanitizer.log")
 
 
