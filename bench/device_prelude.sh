@@ -14,6 +14,7 @@
 # - watch_start TAG / watch_stop: top, nvidia-smi dmon, each process's GPU memory and the GPU
 #   lock's trace beside a batch.
 # - class_run SIZE: bench/class_batch.py's class graded, watched and checked (resumable).
+# - gpu_memory_peak TAG: the largest fb (MB) in dmon's log of watch_start TAG.
 # A device machine keeps ignored build outputs between calls; their times can be newer than the
 # sources carried, so the build step removes build/ first (session 7, g26a ran stale binaries).
 CML_NAME=$1
@@ -172,4 +173,11 @@ class_run() {
         tee -a $L/summary.txt
     python3 bench/throughput/class_verdicts.py .scratch/class$t/grading-1 \
         /tmp/class$n/expected.json | tee $L/verdicts$t.txt | tail -4 | tee -a $L/summary.txt
+}
+# gpu_memory_peak TAG: the largest of dmon's fb column (MB) beside the batch watched as TAG,
+# found by its name (since session 29 dmon prints the time of day first), into summary.txt.
+gpu_memory_peak() {
+    awk 'sub(/^#/, "") && / fb / { for (i = 1; i <= NF; i++) if ($i == "fb") c = i; next }
+         /^#/ { next } c { print $c }' "$L/dmon$1.txt" | sort -n | tail -1 |
+        sed 's/^/GPU memory peak MB: /' | tee -a "$L/summary.txt"
 }
