@@ -92,7 +92,7 @@ same seeds give the same results; a data race may not, and is not asked twice), 
 submission again (only its own files: some seconds) and makes its static checks and device
 probe again, so its reports are the ones a whole grading gives but for their timings, for a
 few seconds per stray instead of a whole grading (an H100's class of 100: 13 s and 35 s of
-tail for two strays, design note 80).
+tail for two strays, design notes 80-81).
 
 ``GRADER_UNTIMED_AT_ONCE=K`` lets at most K gradings be in their untimed runs at once
 (``untimed_at_once``; the others wait for a slot before their device probe): fewer processes

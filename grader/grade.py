@@ -137,7 +137,7 @@ class Options:
     # making those runs again (the same seeds give the same results, but a data race may
     # answer otherwise); every other step is made again as in any grading (the build and
     # the static checks read the same source, the device probe) and the timed runs afresh,
-    # so the report is the one a whole grading gives but for its timings (design note 80)
+    # so the report is the one a whole grading gives but for its timings (design note 81)
     retime: Grade | None = None
 
 
