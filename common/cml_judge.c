@@ -91,7 +91,8 @@ typedef struct judge {
     cml_msg_error err; /* the student's process's last ERROR */
     int null_sock;     /* the empty-kernel server of a timing, -1 when none */
     pid_t null_pid;
-    int null_ready;    /* its READY received (await_null_server) */
+    int null_ready;     /* its READY received (await_null_server) */
+    int null_ending;    /* told to end, not yet reaped (end_null_server, reap_null_server) */
     cudaMemPool_t pool; /* the buffers the student's process maps */
     /* A timing's extra outputs and inputs (give_outputs): freed once the student's process
      * answered the next case's HELLO (it unmaps them then) or ended. */
@@ -229,7 +230,9 @@ static int finish_remote_failure(judge *j, int rc) {
  * (await_gate), or "launch" as the RUN of an untimed case goes out and "landed" once its
  * answer is in (or the process is gone). The grader limits the time between those two
  * (lab.toml's launch_timeout_s): a hung launch ends its case then, not at the case's whole
- * limit, which also covers the judge's own set-up. */
+ * limit, which also covers the judge's own set-up. "done" ends a timed run over the lab once
+ * the student's process is gone and nothing of the judge's is left on the GPU but its
+ * context (judge_timed_cases). */
 static void grader_line(const char *line) {
     fputs(line, stdout);
     fputc('\n', stdout);
@@ -349,10 +352,11 @@ static int start_null_server(judge *j) {
     return spawn_null_server(j) == 0 ? await_null_server(j) : -1;
 }
 
-/* Ends the empty-kernel server and waits until it is gone: one not yet READY (the judge
- * leaving on an error during its set-up) is killed, not left making its CUDA context after
- * the judge has ended, outside its grading's hold (design note 61). Nothing when none. */
-static void stop_null_server(judge *j) {
+/* Tells the empty-kernel server to end without waiting for it (reap_null_server waits): one
+ * not yet READY (the judge leaving on an error during its set-up) is killed, not left making
+ * its CUDA context after the judge has ended, outside its grading's hold (design note 61).
+ * Nothing when none. */
+static void end_null_server(judge *j) {
     if (j->null_sock >= 0) {
         if (j->null_ready) {
             (void)cml_ipc_send_token(j->null_sock, CML_MSG_QUIT, 0);
@@ -360,9 +364,23 @@ static void stop_null_server(judge *j) {
             kill(j->null_pid, SIGKILL);
         }
         close(j->null_sock);
-        waitpid(j->null_pid, NULL, 0);
         j->null_sock = -1;
+        j->null_ending = 1;
     }
+}
+
+/* Waits until a server end_null_server told to end is gone. Nothing when none. */
+static void reap_null_server(judge *j) {
+    if (j->null_ending) {
+        waitpid(j->null_pid, NULL, 0);
+        j->null_ending = 0;
+    }
+}
+
+/* Ends the empty-kernel server and waits until it is gone. Nothing when none. */
+static void stop_null_server(judge *j) {
+    end_null_server(j);
+    reap_null_server(j);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1492,9 +1510,18 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
             return code;
         }
     }
+    /* The empty-kernel server is told to end first: its CUDA context's teardown runs beside
+     * the student's process's end, not after it (design note 82). */
+    end_null_server(j);
     quit(j);
     release_case(j, &cases[n - 1]);
-    stop_null_server(j);
+    reap_null_server(j);
+    if (opt->n_cases > 0 && time) {
+        /* no GPU work left but this context's end: the grader may let the GPU go (its
+         * GRADER_HOLD_ENDS_AT_DONE; docs/protocol.md). Written only after quit: a process
+         * left behind holding the socket keeps it from being written. */
+        grader_line("done");
+    }
     return CML_EXIT_OK;
 }
 

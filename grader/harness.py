@@ -61,6 +61,10 @@ DEFER_LINE = b"defer "
 # of a case is sent, "landed" once it answered or ended; between them the case has the lab's
 # launch limit too (launch_timeout_s, docs/design-notes.md note 65)
 LAUNCH_LINE, LANDED_LINE = b"launch", b"landed"
+# a timed run over the lab (judge --case ... --time), after its last document: "done", the
+# student's process gone and nothing of the judge's left on the GPU but its context's end
+# (_timed_cases_once may let the hold go then: GRADER_HOLD_ENDS_AT_DONE, design note 82)
+DONE_LINE = b"done"
 
 
 def schema_version(root: Path) -> int:
@@ -373,7 +377,8 @@ def _await_gate(judge_proc: subprocess.Popen, timeout_s: float) -> tuple[str, by
     followed it); ("done", all it wrote) when it wrote a document instead (a set-up that
     failed writes one without a gate, and ends) or ended; ("late", all it wrote) past
     ``timeout_s`` with neither. A "defer K" line before the gate is kept at the head of what
-    is returned."""
+    is returned (and so would a "done", which no judge writes before its gate: never a
+    document)."""
     fd = judge_proc.stdout.fileno()
     head, got = b"", b""
     deadline = time.monotonic() + timeout_s
@@ -388,7 +393,7 @@ def _await_gate(judge_proc: subprocess.Popen, timeout_s: float) -> tuple[str, by
                 line, _, rest = got.partition(b"\n")
                 if line == GATE_LINE:
                     return "gate", head + rest
-                if not line.startswith(DEFER_LINE):
+                if not line.startswith(DEFER_LINE) and line != DONE_LINE:
                     return "done", head + got  # a document, not a gate
                 head, got = head + line + b"\n", rest
         elif judge_proc.poll() is not None:
@@ -609,6 +614,7 @@ def _judge_lines(
     arrivals=None,
     deferred=None,
     launch=None,
+    done=None,
 ) -> None:
     """Reads the judge's standard output into ``lines`` (one document each), setting
     ``progress[0]`` to the time each arrives (a reader thread of run_judged_cases and
@@ -617,12 +623,17 @@ def _judge_lines(
     "defer K" line, whose K goes into ``deferred``, nor "launch" and "landed", which set
     ``launch[0]`` to the time a launch was sent and back to None when it answered, and leave
     ``progress[0]`` as it was (a case's limit runs from the line before its own, its
-    launch's within it)."""
+    launch's within it), nor "done", which sets ``done`` (a threading.Event) where one is
+    given and leaves ``progress[0]`` too."""
 
-    def take(done):
+    def take(complete):
         now = time.monotonic()
         moved = False
-        for line in done:
+        for line in complete:
+            if line == DONE_LINE:
+                if done is not None:
+                    done.set()
+                continue
             if line in (LAUNCH_LINE, LANDED_LINE):
                 if launch is not None:
                     launch[0] = now if line == LAUNCH_LINE else None
@@ -640,13 +651,13 @@ def _judge_lines(
         if moved:
             progress[0] = now
 
-    *done, pending = pending.split(b"\n")
-    take(done)
+    *complete, pending = pending.split(b"\n")
+    take(complete)
     for chunk in iter(lambda: stream.read1(65536), b""):
         pending += chunk
-        *done, pending = pending.split(b"\n")
-        if done:
-            take(done)
+        *complete, pending = pending.split(b"\n")
+        if complete:
+            take(complete)
     if pending.strip():
         take([pending])
 

@@ -397,6 +397,27 @@ def test_the_judges_launch_lines_are_no_documents():
     assert launch[0] is None and lines[-1] == b'{"c": 3}'
 
 
+def test_the_judges_done_line_is_no_document():
+    """"done" (a timed run over the lab's end, design note 82) is never a document, in an
+    untimed run's reader or a timed one's: it sets the reader's event where one is given,
+    and leaves the case's clock alone. Before a gate it is kept, as "defer K" is."""
+    import threading
+
+    lines, progress, done = [], [0.0], threading.Event()
+    harness._judge_lines(io.BytesIO(b'{"a": 1}\ndone\n'), lines, progress, done=done)
+    assert lines == [b'{"a": 1}'] and done.is_set()
+    case_start = progress[0]
+    harness._judge_lines(io.BytesIO(b"done"), lines, progress, launch=[None])
+    assert lines == [b'{"a": 1}'] and progress[0] == case_start
+    judge, head, entered = _gated(
+        "import sys\nprint('done', flush=True)\nprint('gate', flush=True)\n"
+        "sys.stdin.buffer.read(1)\n"
+    )
+    judge.wait(10)
+    judge.stdout.close()
+    assert entered and head == b"done\n", head
+
+
 def test_a_run_killed_at_any_of_its_caps_reads_as_killed_before_its_result():
     """Every outcome the grader ends for a resource it used up (runner.OVER_LIMIT) reads
     the same way in a case's message: what killed it, before its result."""
