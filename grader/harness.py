@@ -719,7 +719,7 @@ def _too_few(judge, got: int, want: int, judge_log: str) -> str:
 
 def _serve_cases(
     judge_proc, reader, argv, theirs, cwd, timeout_s, box, progress, n_cases, launch=None,
-    launch_s=None, ends=None, **more
+    launch_s=None, ends=None, at_done=None, **more
 ) -> tuple[runner.Outcome, bool, bool]:
     """The student's process of a judged run of ``n_cases`` cases: each case has
     ``timeout_s`` from the end of the one before (the judge's line, ``progress[0]``), and a
@@ -729,7 +729,11 @@ def _serve_cases(
     (for something the student's process left behind holding its end of the socket);
     launch_hung when the limit that ended it was the launch's. ``ends``: a dict given gets
     the time (``time.monotonic()``) the student's process ended ("student") and the judge
-    ended ("judge"). ``more``: _serve's background or timed."""
+    ended ("judge"). ``at_done``: (event, release), the reader thread's "done" and what to
+    call once it is set after the student's process has ended (as _serve returns: its process
+    group, or cgroup, gone), while the judge ends (GRADER_HOLD_ENDS_AT_DONE, design note 82);
+    never without "done", and never when the run was stopped or _serve raised. ``more``:
+    _serve's background or timed."""
     held = False
     bound = [False]  # the deadline last asked for was the launch's
 
@@ -740,6 +744,7 @@ def _serve_cases(
         return started + launch_s if bound[0] else case
 
     stopped = False  # (runner.Stopped: nothing of the judge is read, so not waited for)
+    served = False  # _serve returned: the student's process, all of it, has ended
     try:
         progress[0] = time.monotonic()
         outcome = _serve(
@@ -752,6 +757,7 @@ def _serve_cases(
             cpu_s=timeout_s * n_cases,
             **more,
         )
+        served = True
     except runner.Stopped:
         stopped = True
         raise
@@ -759,16 +765,33 @@ def _serve_cases(
         theirs.close()
         if ends is not None:
             ends["student"] = time.monotonic()
-        if not stopped:
-            try:
-                judge_proc.wait(timeout=JUDGE_GRACE_S)
-            except subprocess.TimeoutExpired:
-                held = True
-        _kill(judge_proc)
-        if ends is not None:
-            ends["judge"] = time.monotonic()
-        reader.join(timeout=5)
+        try:
+            if not stopped:
+                grace_end = time.monotonic() + JUDGE_GRACE_S
+                if served and at_done is not None:
+                    _release_at_done(judge_proc, *at_done, grace_end)
+                try:
+                    judge_proc.wait(timeout=max(0.0, grace_end - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    held = True
+        finally:  # (a release that raised too)
+            _kill(judge_proc)
+            if ends is not None:
+                ends["judge"] = time.monotonic()
+            reader.join(timeout=5)
     return outcome, held, outcome.kind == "timeout" and bound[0]
+
+
+def _release_at_done(judge_proc, done: threading.Event, release, grace_end: float) -> None:
+    """Until the judge ends or ``grace_end`` passes: calls ``release`` (once) as soon as the
+    judge's "done" line is in (``done`` set by the reader thread), the student's process
+    having ended already. Without "done" it only returns, and the caller waits for the judge
+    as without it. (A judge's end is seen within 20 ms: Popen.wait with a timeout polls too,
+    at up to 50 ms.)"""
+    while judge_proc.poll() is None and time.monotonic() < grace_end:
+        if done.wait(min(0.02, max(0.0, grace_end - time.monotonic()))):
+            release()
+            return
 
 
 def _run_cases_once(
@@ -918,12 +941,16 @@ class TimedCase:
 
 
 def _timed_cases_once(
-    judge, binary, cases, reps, timeout_s, version, box, gate, info_baselines=()
+    judge, binary, cases, reps, timeout_s, version, box, gate, info_baselines=(),
+    hold_ends_at_done=False,
 ) -> list[TimedCase]:
     """One gated judge and one student's process over ``cases`` ((exercise, size, seed)
     each, timed with ``reps``, the baselines of ``info_baselines``' exercises in fewer): the
     results of the cases they finished, and of the one that failed (crash, time limit, a
-    process left behind) if any."""
+    process left behind) if any. ``hold_ends_at_done`` (GRADER_HOLD_ENDS_AT_DONE, design note
+    82): the gate's hold is let go once the student's process has ended and the judge has
+    written "done", before the judge's own end (its CUDA context's teardown); without
+    "done", once the judge has ended or been killed, as always."""
     first = cases[0][0]
     args = case_list_args(first, [(size, seed, ex) for ex, size, seed in cases])
     args += ["--time", "--reps", str(reps)]
@@ -938,6 +965,7 @@ def _timed_cases_once(
     progress = [started]
     gated = gate is not None
     ends: dict[str, float] = {}
+    done = threading.Event()  # the judge's "done" line (_judge_lines)
     with (
         tempfile.TemporaryDirectory(prefix="grader-judge-") as jtmp,
         tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
@@ -953,15 +981,18 @@ def _timed_cases_once(
         reader = threading.Thread(
             target=_judge_lines,
             args=(judge_proc.stdout, lines, progress, head, arrivals, deferred),
+            kwargs={"done": done},
             daemon=True,
         )
         reader.start()
         # every case's baseline is timed alone before the student's process exists
         _await_hello(theirs, judge_proc, timeout_s * len(cases))
         argv = _serve_argv(binary, theirs)
+        # the hold let go at "done" (closing held_gate: the gate's exit, then "released")
+        at_done = (done, held_gate.close) if gated and hold_ends_at_done else None
         outcome, held, _ = _serve_cases(
             judge_proc, reader, argv, theirs, tmp, timeout_s, box, progress, len(cases),
-            ends=ends, timed=True,
+            ends=ends, at_done=at_done, timed=True,
         )
         log.seek(0)
         judge_log = log.read()[-2000:]
@@ -1003,6 +1034,7 @@ def run_judged_timed_cases(
     box: sandbox.Sandbox | None = None,
     gate: Callable[[], ContextManager[None]] | None = None,
     info_baselines: Collection[str] = (),
+    hold_ends_at_done: bool = False,
 ) -> dict[str, TimedCase]:
     """The timed runs of several exercises ((exercise, size, seed) each, one case per
     exercise, timed with ``reps``; the baselines of ``info_baselines``' exercises in
@@ -1014,12 +1046,14 @@ def run_judged_timed_cases(
     its own run_judged would give it; a failure of the student's process (a crash, a failed
     launch, a hang, a process left behind) is that exercise's result, and the exercises
     after it are timed in a fresh judged run (another hold), as are those a judge did not
-    set up within its device-memory budget ("defer K" before its gate)."""
+    set up within its device-memory budget ("defer K" before its gate). ``hold_ends_at_done``:
+    each hold let go at the judge's "done" (``_timed_cases_once``)."""
     results: dict[str, TimedCase] = {}
     todo = list(cases)
     while todo:
         got = _timed_cases_once(
-            judge, binary, todo, reps, timeout_s, version, box, gate, info_baselines
+            judge, binary, todo, reps, timeout_s, version, box, gate, info_baselines,
+            hold_ends_at_done,
         )
         for (ex, _, _), timed in zip(todo, got):
             results[ex] = timed
