@@ -35,17 +35,20 @@ HANG_TIMED = (
 )
 
 
-def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str, tails=None):
+def _graded(
+    course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str, tails=None, **options
+):
     """The JSON report of a batch's kind of grading (``Grading._runtime`` with a lock of its
-    own, so every timed run is gated; seed 5), with the timed runs over the lab or each
-    exercise's own, less the timings and the performance rows' wall times and hold tails
-    (appended to ``tails`` as (exercise, tail) where a list is given); and the gates the
-    fake judge passed (one line each, the run's exercises joined by "+")."""
+    own, so every timed run is gated; seed 5; ``options``: more grade.Options), with the
+    timed runs over the lab or each exercise's own, less the timings and the performance
+    rows' wall times and hold tails (appended to ``tails`` as (exercise, tail) where a list
+    is given); and the gates the fake judge passed (one line each, the run's exercises
+    joined by "+")."""
     gates = tmp_path / f"{name}-gates.log"
     monkeypatch.setenv("FAKE_GATE_LOG", str(gates))
     g = grading.Grading(
         course / "labs" / "9.1-fake",
-        grading.Options(submission=sub, seed=5, one_process=True),
+        grading.Options(submission=sub, seed=5, one_process=True, **options),
     )
     g.pipelined, g.gpu_lock = False, GpuLock()  # a batch's steps, its lock
     if not lab_runs:
