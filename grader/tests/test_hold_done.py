@@ -53,13 +53,17 @@ print("done", flush=True)
 time.sleep(float(os.environ.get("DONE_SLEEP", "0")))
 '''
 
-# The student's process (lab --serve FD): reads HELLO, then ends; with LEAVE_BEHIND=FILE a
+# The student's process (lab --serve FD): reads HELLO, then ends (with CLOSE_FIRST, a second
+# after closing its socket); with LEAVE_BEHIND=FILE a
 # child in a session of its own keeps the socket open LEAVE_BEHIND_S seconds after it (its
 # pid in FILE).
 _WORKER = r'''#!/usr/bin/env python3
 import os, socket, sys, time
 sock = socket.socket(fileno=int(sys.argv[sys.argv.index("--serve") + 1]))
 sock.recv(16)
+if os.environ.get("CLOSE_FIRST"):  # its socket closed, the process still running a while
+    sock.close()
+    time.sleep(1.0)
 left = os.environ.get("LEAVE_BEHIND")
 if left and os.fork() == 0:
     os.setsid()
@@ -170,6 +174,27 @@ def test_a_process_left_behind_keeps_the_hold_until_the_judge_is_killed(
         "left a process behind that kept the judge waiting for 1.0 s"
     )
     assert released and released[0] >= student_end + 0.95, (released, student_end)
+
+
+def test_done_before_the_student_process_ends_keeps_the_hold_until_it_has(
+    tmp_path, monkeypatch
+):
+    """The student's process closes its socket and goes on a second: the judge writes "done"
+    at once, but the hold is let go only once the process has ended (_serve returned)."""
+    monkeypatch.setenv("CLOSE_FIRST", "1")
+    monkeypatch.setenv("DONE_SLEEP", "2.0")
+    released = []
+
+    @contextlib.contextmanager
+    def gate():
+        try:
+            yield
+        finally:
+            released.append(time.monotonic())
+
+    got, student_end, returned = _timed(tmp_path, monkeypatch, True, gate)
+    assert got["offset"].run.doc["status"] == "ok"
+    assert student_end <= released[0] < returned - 0.5, (student_end, released, returned)
 
 
 @pytest.fixture
