@@ -764,6 +764,19 @@ class Batch:
                 f"runs ({UNTIMED_ENV}={cap})",
                 file=self.err,
             )
+        elif cap is not None:  # (an instructor's trial, session 34: it said nothing)
+            print(
+                f"batch: {UNTIMED_ENV}={cap} caps nothing: no more than {self.jobs} gradings "
+                f"run at once (--jobs); give it less than {self.jobs} or leave it unset",
+                file=self.err,
+            )
+        if drain_at > self.jobs:  # W timed runs can never wait at once: T starts each drain
+            print(
+                f"batch: {gpu_lock.DRAIN_ENV}={drain_at},{drain_after_s:g}: no more than "
+                f"{self.jobs} timed runs can wait at once (--jobs), so each drain begins "
+                f"once the first has waited {drain_after_s:g} s",
+                file=self.err,
+            )
 
         n, k = len(self.subs), 0
         rows: dict[str, dict] = {}

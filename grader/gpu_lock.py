@@ -90,6 +90,11 @@ def drain_policy() -> tuple[int, float]:
             "starts (a whole number, at least 1), and optionally ',T', the seconds the first "
             "of them may wait (0 to 3600; default 30): e.g. 8,20; or unset it"
         )
+    if int(head) == 1 and comma:  # (an instructor's trial, session 34: T was ignored)
+        raise ValueError(
+            f"{DRAIN_ENV}={text!r}: with W = 1 a drain begins at the first timed run's ask, "
+            f"so T means nothing: give {DRAIN_ENV}=1, or a W above 1 with its T"
+        )
     return int(head), after
 
 

@@ -880,11 +880,16 @@ def test_a_drain_policy_is_said_and_a_wrong_one_stops_the_batch(
     fake_root, subs, gpu_env, tmp_path, monkeypatch, capsys
 ):
     """GRADER_DRAIN_AT=W,T (design note 77): the batch grades as without it and says when its
-    drains start; a value it cannot read stops the batch before it builds, naming the fix."""
-    monkeypatch.setenv(gpu_lock.DRAIN_ENV, "2,5")
+    drains start, and that T alone starts them where W is more than the gradings at once (as
+    it says of a GRADER_UNTIMED_AT_ONCE that caps nothing: an instructor's trial, session 34);
+    a value it cannot read stops the batch before it builds, naming the fix."""
+    monkeypatch.setenv(gpu_lock.DRAIN_ENV, "3,5")
+    monkeypatch.setenv(batching.UNTIMED_ENV, "2")
     code, err = run_batch(fake_root, [subs["solution"], subs["alice"]], tmp_path / "out")
     assert code == 0, err
-    assert "a drain for the timed runs once 2 wait, or the first has waited 5 s" in err, err
+    assert "a drain for the timed runs once 3 wait, or the first has waited 5 s" in err, err
+    assert "no more than 2 timed runs can wait at once (--jobs), so each drain begins" in err
+    assert "GRADER_UNTIMED_AT_ONCE=2 caps nothing: no more than 2 gradings" in err, err
     assert {r["status"] for r in gradebook(tmp_path / "out").values()} == {"graded"}
     # the gradebook names the GPU each student was graded on (whose thresholds: note 76)
     assert {r["gpu"] for r in gradebook(tmp_path / "out").values()} == {"Fake GPU"}

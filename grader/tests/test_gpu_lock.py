@@ -966,6 +966,14 @@ def test_drain_policy_refuses_what_it_cannot_read(monkeypatch, text):
         gpu_lock.drain_policy()
 
 
+def test_drain_policy_refuses_a_wait_beside_a_drain_at_the_first_ask(monkeypatch):
+    """W = 1 drains at the first timed run's ask: a T beside it would be ignored (an
+    instructor's trial, session 34), so it is refused, naming the fix."""
+    monkeypatch.setenv(gpu_lock.DRAIN_ENV, "1,5")
+    with pytest.raises(ValueError, match="with W = 1 a drain begins at the first"):
+        gpu_lock.drain_policy()
+
+
 def test_a_drain_begun_by_its_timer_is_in_the_trace(tmp_path, monkeypatch):
     """A drain that the first timed run's wait begins (T passed, not an ask) writes its line:
     lock_trace.py reads the wait before it as shared and the drain as drain (a review's
