@@ -142,6 +142,19 @@ def test_the_hold_is_let_go_at_done_before_the_judge_ends(tmp_path, monkeypatch,
     assert (lock._readers, lock._writer, lock._writers_waiting) == (0, False, 0)
 
 
+def _recording_gate(released: list):
+    """A gate that appends the time (monotonic) it is let go to ``released``."""
+
+    @contextlib.contextmanager
+    def gate():
+        try:
+            yield
+        finally:
+            released.append(time.monotonic())
+
+    return gate
+
+
 def test_a_process_left_behind_keeps_the_hold_until_the_judge_is_killed(
     tmp_path, monkeypatch
 ):
@@ -155,13 +168,7 @@ def test_a_process_left_behind_keeps_the_hold_until_the_judge_is_killed(
     monkeypatch.setenv("LEAVE_BEHIND", str(pid_file))
     monkeypatch.setenv("LEAVE_BEHIND_S", "4")
     released = []
-
-    @contextlib.contextmanager
-    def gate():
-        try:
-            yield
-        finally:
-            released.append(time.monotonic())
+    gate = _recording_gate(released)
 
     try:
         got, student_end, _ = _timed(tmp_path, monkeypatch, True, gate)
@@ -184,13 +191,7 @@ def test_done_before_the_student_process_ends_keeps_the_hold_until_it_has(
     monkeypatch.setenv("CLOSE_FIRST", "1")
     monkeypatch.setenv("DONE_SLEEP", "2.0")
     released = []
-
-    @contextlib.contextmanager
-    def gate():
-        try:
-            yield
-        finally:
-            released.append(time.monotonic())
+    gate = _recording_gate(released)
 
     got, student_end, returned = _timed(tmp_path, monkeypatch, True, gate)
     assert got["offset"].run.doc["status"] == "ok"
