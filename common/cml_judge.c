@@ -1517,9 +1517,9 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
     release_case(j, &cases[n - 1]);
     reap_null_server(j);
     if (opt->n_cases > 0 && time) {
-        /* no GPU work left but this context's end: the grader may let the GPU go (its
-         * GRADER_HOLD_ENDS_AT_DONE; docs/protocol.md). Written only after quit: a process
-         * left behind holding the socket keeps it from being written. */
+        /* no GPU work left but this context's end: the grader notes when (hold_tail_ms,
+         * design note 82; docs/protocol.md). Written only after quit: a process left behind
+         * holding the socket keeps it from being written. */
         grader_line("done");
     }
     return CML_EXIT_OK;

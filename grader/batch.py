@@ -104,9 +104,6 @@ to back (``grader.gpu_lock.drain_policy``; note 77), another experiment's knob.
 makes it again from its start once the timed runs have had the GPU (the same seeds and inputs,
 a time limit of its own, never stopped twice: the same grades): shorter drains
 (``grader.gpu_lock.drain_stop_after``; note 78), a third experiment's knob.
-``GRADER_HOLD_ENDS_AT_DONE=1`` lets a timed run over the lab give the GPU's hold up once the
-student's process has ended and the judge has said "done", before the judge's own end
-(``hold_ends_at_done``; note 82), a fourth.
 
 Seeds: ``--seed S`` derives every run's seed from S, the same for every student, so
 grading the same batch twice gives identical scores; without it each grading draws fresh
@@ -672,20 +669,17 @@ class Batch:
         cap = untimed_at_once()  # a wrong value stops the batch before anything is built
         drain_at, drain_after_s = policy = drain_policy()  # and so does a wrong drain
         stop_after_s = drain_stop_after()  # or a wrong stop
-        at_done = hold_ends_at_done()  # or a wrong hold's end
         # recorded in each row graded now (batch.json's "knobs", not compared as "options"
         # are: they change when runs go, not a grade; an instructor's trial found a class's
         # files silent about them)
         drain = f"{drain_at},{drain_after_s:g}" if drain_at > 1 else None
-        knobs = {UNTIMED_ENV: cap, gpu_lock.DRAIN_ENV: drain, gpu_lock.STOP_ENV: stop_after_s,
-                 HOLD_DONE_ENV: 1 if at_done else None}
+        knobs = {UNTIMED_ENV: cap, gpu_lock.DRAIN_ENV: drain, gpu_lock.STOP_ENV: stop_after_s}
         self.knobs = {k: v for k, v in knobs.items() if v is not None}
         self.options = dataclasses.replace(
             self.options,
             gpu_lock=gpu_lock.for_process(
                 GpuLock(*policy, stop_after_s=stop_after_s), policy, stop_after_s
             ),
-            hold_ends_at_done=at_done,
         )
         if drain_at > 1:
             print(
@@ -772,7 +766,7 @@ class Batch:
             )
         if drain_at > self.jobs:  # W timed runs can never wait at once: T starts each drain
             print(
-                f"batch: {gpu_lock.DRAIN_ENV}={drain_at},{drain_after_s:g}: no more than "
+                f"batch: {gpu_lock.DRAIN_ENV}'s W is {drain_at}, but no more than "
                 f"{self.jobs} timed runs can wait at once (--jobs), so each drain begins "
                 f"once the first has waited {drain_after_s:g} s",
                 file=self.err,
@@ -905,7 +899,8 @@ class Batch:
         """Grades again, one at a time and so alone on the GPU, each submission graded in
         this run whose timed runs' course figures stray from the class's (grader.
         class_figures): its timed runs only, its first grading's untimed results kept
-        (``grade.Options.retime``; a whole grading where that Grade is not at hand). Its row
+        (``grade.Options.retime``; a whole grading where that Grade is not at hand, or where
+        its files changed since: a review found a retimed report mixing two sources). Its row
         then says why (``retimed``), and, where the second grading strays too, that it did
         (``retimed_again``)."""
         reports = self.out.glob("*/report.json")
@@ -914,7 +909,11 @@ class Batch:
         for sid in sorted(strays.keys() & graded.keys()):
             why = strays[sid]
             print(f"{sid}: graded again, alone: " + "; ".join(why), file=self.err)
-            row = self._grade_one(graded[sid], retimed=why, first=self._timed.pop(sid, None))
+            first = self._timed.pop(sid, None)
+            held = digest(graded[sid].path, self.lab.required_files)
+            if first is not None and held != rows.get(sid, {}).get("digest"):
+                first = None  # changed since its first grading: graded whole, as it is now
+            row = self._grade_one(graded[sid], retimed=why, first=first)
             figures[sid] = self._figures_of(sid)  # the others' stand as they were
             again = class_figures.strays(figures).get(sid)
             if again:
@@ -1090,20 +1089,6 @@ def untimed_at_once() -> int | None:
             f"{UNTIMED_ENV}={text!r}: give a whole number of gradings, at least 1, or unset it"
         )
     return int(text)
-
-
-HOLD_DONE_ENV = "GRADER_HOLD_ENDS_AT_DONE"
-
-
-def hold_ends_at_done() -> bool:
-    """Whether a grading's timed run over the lab lets its hold of the GPU go at the judge's
-    "done" line, once the student's process has ended, rather than at the judge's end
-    (``GRADER_HOLD_ENDS_AT_DONE``: "1" on; unset, empty or "0" off, the default; design note
-    82). Raises GraderError on anything else."""
-    text = os.environ.get(HOLD_DONE_ENV, "").strip()
-    if text not in ("", "0", "1"):
-        raise GraderError(f"{HOLD_DONE_ENV}={text!r}: give 1 (on) or 0 (off), or unset it")
-    return text == "1"
 
 
 def drain_policy() -> tuple[int, float]:

@@ -139,10 +139,6 @@ class Options:
     # the static checks read the same source, the device probe) and the timed runs afresh,
     # so the report is the one a whole grading gives but for its timings (design note 81)
     retime: Grade | None = None
-    # a batch's timed runs over the lab let the GPU's hold go at the judge's "done" line, the
-    # student's process ended, before the judge's own end (GRADER_HOLD_ENDS_AT_DONE,
-    # grader.batch.hold_ends_at_done; design note 82: the knob of an experiment, not measured)
-    hold_ends_at_done: bool = False
 
 
 # the phases of Grade.timings a stray timed again keeps from its first grading (_runtime)
@@ -1321,7 +1317,6 @@ class Grading:
                     box=self.box,
                     gate=gate,
                     info_baselines={ex.name for ex in group if ex.performance.info_baseline},
-                    hold_ends_at_done=self.options.hold_ends_at_done,
                 )
             )
         return runs

@@ -63,7 +63,7 @@ DEFER_LINE = b"defer "
 LAUNCH_LINE, LANDED_LINE = b"launch", b"landed"
 # a timed run over the lab (judge --case ... --time), after its last document: "done", the
 # student's process gone and nothing of the judge's left on the GPU but its context's end
-# (_timed_cases_once may let the hold go then: GRADER_HOLD_ENDS_AT_DONE, design note 82)
+# (_timed_cases_once records when, in hold_tail_ms: design note 82)
 DONE_LINE = b"done"
 
 
@@ -623,8 +623,8 @@ def _judge_lines(
     "defer K" line, whose K goes into ``deferred``, nor "launch" and "landed", which set
     ``launch[0]`` to the time a launch was sent and back to None when it answered, and leave
     ``progress[0]`` as it was (a case's limit runs from the line before its own, its
-    launch's within it), nor "done", which sets ``done`` (a threading.Event) where one is
-    given and leaves ``progress[0]`` too."""
+    launch's within it), nor "done", which sets ``done[0]`` to the time it came where a list
+    is given, and leaves ``progress[0]`` too."""
 
     def take(complete):
         now = time.monotonic()
@@ -632,7 +632,7 @@ def _judge_lines(
         for line in complete:
             if line == DONE_LINE:
                 if done is not None:
-                    done.set()
+                    done[0] = now
                 continue
             if line in (LAUNCH_LINE, LANDED_LINE):
                 if launch is not None:
@@ -719,7 +719,7 @@ def _too_few(judge, got: int, want: int, judge_log: str) -> str:
 
 def _serve_cases(
     judge_proc, reader, argv, theirs, cwd, timeout_s, box, progress, n_cases, launch=None,
-    launch_s=None, ends=None, at_done=None, **more
+    launch_s=None, ends=None, **more
 ) -> tuple[runner.Outcome, bool, bool]:
     """The student's process of a judged run of ``n_cases`` cases: each case has
     ``timeout_s`` from the end of the one before (the judge's line, ``progress[0]``), and a
@@ -729,11 +729,7 @@ def _serve_cases(
     (for something the student's process left behind holding its end of the socket);
     launch_hung when the limit that ended it was the launch's. ``ends``: a dict given gets
     the time (``time.monotonic()``) the student's process ended ("student") and the judge
-    ended ("judge"). ``at_done``: (event, release), the reader thread's "done" and what to
-    call once it is set after the student's process has ended (as _serve returns: its process
-    group, or cgroup, gone), while the judge ends (GRADER_HOLD_ENDS_AT_DONE, design note 82);
-    never without "done", and never when the run was stopped or _serve raised. ``more``:
-    _serve's background or timed."""
+    ended ("judge"). ``more``: _serve's background or timed."""
     held = False
     bound = [False]  # the deadline last asked for was the launch's
 
@@ -744,7 +740,6 @@ def _serve_cases(
         return started + launch_s if bound[0] else case
 
     stopped = False  # (runner.Stopped: nothing of the judge is read, so not waited for)
-    served = False  # _serve returned: the student's process, all of it, has ended
     try:
         progress[0] = time.monotonic()
         outcome = _serve(
@@ -757,7 +752,6 @@ def _serve_cases(
             cpu_s=timeout_s * n_cases,
             **more,
         )
-        served = True
     except runner.Stopped:
         stopped = True
         raise
@@ -767,31 +761,16 @@ def _serve_cases(
             ends["student"] = time.monotonic()
         try:
             if not stopped:
-                grace_end = time.monotonic() + JUDGE_GRACE_S
-                if served and at_done is not None:
-                    _release_at_done(judge_proc, *at_done, grace_end)
                 try:
-                    judge_proc.wait(timeout=max(0.0, grace_end - time.monotonic()))
+                    judge_proc.wait(timeout=JUDGE_GRACE_S)
                 except subprocess.TimeoutExpired:
                     held = True
-        finally:  # (a release that raised too)
+        finally:  # (a wait that raised too: an interrupt)
             _kill(judge_proc)
             if ends is not None:
                 ends["judge"] = time.monotonic()
             reader.join(timeout=5)
     return outcome, held, outcome.kind == "timeout" and bound[0]
-
-
-def _release_at_done(judge_proc, done: threading.Event, release, grace_end: float) -> None:
-    """Until the judge ends or ``grace_end`` passes: calls ``release`` (once) as soon as the
-    judge's "done" line is in (``done`` set by the reader thread), the student's process
-    having ended already. Without "done" it only returns, and the caller waits for the judge
-    as without it. (A judge's end is seen within 20 ms: Popen.wait with a timeout polls too,
-    at up to 50 ms.)"""
-    while judge_proc.poll() is None and time.monotonic() < grace_end:
-        if done.wait(min(0.02, max(0.0, grace_end - time.monotonic()))):
-            release()
-            return
 
 
 def _run_cases_once(
@@ -933,7 +912,10 @@ class TimedCase:
     ``tail_ms``, on the last case of a gated run only: how long after its document the
     student's process had ended ("student"), then the judge ("judge"), and the GPU's hold
     was let go ("released"), in milliseconds on the grader's clock (design note 80: the
-    part of a hold that is neither the judge's phases nor the gate's wait)."""
+    part of a hold that is neither the judge's phases nor the gate's wait); and, where the
+    judge wrote it, its "done" line ("done": no GPU work of its own left but its context's
+    end, note 82). "released" comes after the gate's exit: through ``GpuLock.upgrade`` that
+    includes taking the shared hold back behind the timed runs waiting."""
 
     run: CaseRun
     wall_s: float
@@ -941,16 +923,12 @@ class TimedCase:
 
 
 def _timed_cases_once(
-    judge, binary, cases, reps, timeout_s, version, box, gate, info_baselines=(),
-    hold_ends_at_done=False,
+    judge, binary, cases, reps, timeout_s, version, box, gate, info_baselines=()
 ) -> list[TimedCase]:
     """One gated judge and one student's process over ``cases`` ((exercise, size, seed)
     each, timed with ``reps``, the baselines of ``info_baselines``' exercises in fewer): the
     results of the cases they finished, and of the one that failed (crash, time limit, a
-    process left behind) if any. ``hold_ends_at_done`` (GRADER_HOLD_ENDS_AT_DONE, design note
-    82): the gate's hold is let go once the student's process has ended and the judge has
-    written "done", before the judge's own end (its CUDA context's teardown); without
-    "done", once the judge has ended or been killed, as always."""
+    process left behind) if any."""
     first = cases[0][0]
     args = case_list_args(first, [(size, seed, ex) for ex, size, seed in cases])
     args += ["--time", "--reps", str(reps)]
@@ -965,7 +943,7 @@ def _timed_cases_once(
     progress = [started]
     gated = gate is not None
     ends: dict[str, float] = {}
-    done = threading.Event()  # the judge's "done" line (_judge_lines)
+    done: list[float | None] = [None]  # when the judge's "done" line came (_judge_lines)
     with (
         tempfile.TemporaryDirectory(prefix="grader-judge-") as jtmp,
         tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
@@ -988,11 +966,9 @@ def _timed_cases_once(
         # every case's baseline is timed alone before the student's process exists
         _await_hello(theirs, judge_proc, timeout_s * len(cases))
         argv = _serve_argv(binary, theirs)
-        # the hold let go at "done" (closing held_gate: the gate's exit, then "released")
-        at_done = (done, held_gate.close) if gated and hold_ends_at_done else None
         outcome, held, _ = _serve_cases(
             judge_proc, reader, argv, theirs, tmp, timeout_s, box, progress, len(cases),
-            ends=ends, at_done=at_done, timed=True,
+            ends=ends, timed=True,
         )
         log.seek(0)
         judge_log = log.read()[-2000:]
@@ -1005,8 +981,10 @@ def _timed_cases_once(
         for k, run in enumerate(runs)
     ]
     if gated and not held and len(results) == len(arrivals) == len(cases) and len(ends) == 3:
-        # where the hold went after the last document: the processes' ends, the lock let go
-        results[-1].tail_ms = {k: round((t - arrivals[-1]) * 1000, 1) for k, t in ends.items()}
+        # where the hold went after the last document: the processes' ends, the judge's "done"
+        # (its GPU work over but its context's end: design note 82), the lock let go
+        marks_ms = {**ends, "done": done[0]} if done[0] is not None else ends
+        results[-1].tail_ms = {k: round((t - arrivals[-1]) * 1000, 1) for k, t in marks_ms.items()}
     if stopped:
         return results
     if held:
@@ -1034,7 +1012,6 @@ def run_judged_timed_cases(
     box: sandbox.Sandbox | None = None,
     gate: Callable[[], ContextManager[None]] | None = None,
     info_baselines: Collection[str] = (),
-    hold_ends_at_done: bool = False,
 ) -> dict[str, TimedCase]:
     """The timed runs of several exercises ((exercise, size, seed) each, one case per
     exercise, timed with ``reps``; the baselines of ``info_baselines``' exercises in
@@ -1046,14 +1023,12 @@ def run_judged_timed_cases(
     its own run_judged would give it; a failure of the student's process (a crash, a failed
     launch, a hang, a process left behind) is that exercise's result, and the exercises
     after it are timed in a fresh judged run (another hold), as are those a judge did not
-    set up within its device-memory budget ("defer K" before its gate). ``hold_ends_at_done``:
-    each hold let go at the judge's "done" (``_timed_cases_once``)."""
+    set up within its device-memory budget ("defer K" before its gate)."""
     results: dict[str, TimedCase] = {}
     todo = list(cases)
     while todo:
         got = _timed_cases_once(
-            judge, binary, todo, reps, timeout_s, version, box, gate, info_baselines,
-            hold_ends_at_done,
+            judge, binary, todo, reps, timeout_s, version, box, gate, info_baselines
         )
         for (ex, _, _), timed in zip(todo, got):
             results[ex] = timed

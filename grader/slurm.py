@@ -321,7 +321,6 @@ def submit(
     batch.untimed_at_once()  # a wrong GRADER_UNTIMED_AT_ONCE would fail every task: now
     batch.drain_policy()  # and so would a wrong GRADER_DRAIN_AT
     batch.drain_stop_after()  # or GRADER_DRAIN_STOP_AFTER
-    batch.hold_ends_at_done()  # or GRADER_HOLD_ENDS_AT_DONE
     out = out.absolute()
     subs = batch.collect(batch.without_out(paths, out, err), lab.required_files)
     batch.check_out(out, subs)

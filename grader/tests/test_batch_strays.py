@@ -41,10 +41,11 @@ def class_subs(fake_root, tmp_path) -> list[str]:
     return [str(submission(tmp_path / "subs" / sid, text)) for sid, text in texts.items()]
 
 
-def _batch(fake_root, paths, out, monkeypatch, logs) -> str:
+def _batch(fake_root, paths, out, monkeypatch, logs, before_again=None) -> str:
     """The class graded with its first timed run disturbed; the fake judge's starts and the
     fake compute-sanitizer's runs of the strays' gradings again logged in ``logs``
-    (``FAKE_JUDGE_LOG``, ``FAKE_SANITIZER_LOG``, set once the class is graded); stderr."""
+    (``FAKE_JUDGE_LOG``, ``FAKE_SANITIZER_LOG``, set once the class is graded), after
+    ``before_again()`` where given; stderr."""
     flag = out.parent / f"{out.name}-disturb-once"
     flag.write_text("")
     monkeypatch.setenv("FAKE_DISTURB_ONCE", str(flag))
@@ -54,6 +55,8 @@ def _batch(fake_root, paths, out, monkeypatch, logs) -> str:
         monkeypatch.delenv(name, raising=False)
 
     def strays_again(self, graded, rows):
+        if before_again is not None:
+            before_again()
         monkeypatch.setenv("FAKE_JUDGE_LOG", str(logs / "judge.log"))
         monkeypatch.setenv("FAKE_SANITIZER_LOG", str(logs / "sanitizer.log"))
         _STRAYS_AGAIN(self, graded, rows)
@@ -197,3 +200,23 @@ def test_a_grading_timed_again_keeps_its_untimed_parts(
     if name == "hang":
         perf = scale["performance"]
         assert (perf["status"], perf["reason"]) == ("not_run", "a correctness case did not finish")
+
+
+def test_a_stray_whose_files_changed_is_graded_whole_again(
+    fake_root, class_subs, tmp_path, monkeypatch
+):
+    """The stray's kernels.cu is fixed between its first grading and its grading again (a
+    review's case): its parts are not kept, since they were another source's; it is graded
+    whole (its sanitizer runs made again), and its report is the new source's throughout."""
+    race = tmp_path / "subs" / STRAY / "kernels.cu"
+
+    def fixed():
+        race.write_text(solution_text(fake_root))
+
+    out, logs = tmp_path / "out", tmp_path / "logs"
+    _batch(fake_root, class_subs, out, monkeypatch, logs, fixed)
+    assert _lines(logs / "sanitizer.log"), "no sanitizer run: its old parts were kept"
+    rep = json.loads((out / STRAY / "report.json").read_text())
+    assert {ex["parts"]["sanitizer"]["status"] for ex in rep["exercises"]} <= {"passed", "skipped"}
+    row = json.loads((out / STRAY / "batch.json").read_text())
+    assert row["total"] == row["max"] and row["retimed"], row

@@ -35,20 +35,17 @@ HANG_TIMED = (
 )
 
 
-def _graded(
-    course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str, tails=None, **options
-):
+def _graded(course, sub, tmp_path, monkeypatch, lab_runs: bool, name: str, tails=None):
     """The JSON report of a batch's kind of grading (``Grading._runtime`` with a lock of its
-    own, so every timed run is gated; seed 5; ``options``: more grade.Options), with the
-    timed runs over the lab or each exercise's own, less the timings and the performance
-    rows' wall times and hold tails (appended to ``tails`` as (exercise, tail) where a list
-    is given); and the gates the fake judge passed (one line each, the run's exercises
-    joined by "+")."""
+    own, so every timed run is gated; seed 5), with the timed runs over the lab or each
+    exercise's own, less the timings and the performance rows' wall times and hold tails
+    (appended to ``tails`` as (exercise, tail) where a list is given); and the gates the
+    fake judge passed (one line each, the run's exercises joined by "+")."""
     gates = tmp_path / f"{name}-gates.log"
     monkeypatch.setenv("FAKE_GATE_LOG", str(gates))
     g = grading.Grading(
         course / "labs" / "9.1-fake",
-        grading.Options(submission=sub, seed=5, one_process=True, **options),
+        grading.Options(submission=sub, seed=5, one_process=True),
     )
     g.pipelined, g.gpu_lock = False, GpuLock()  # a batch's steps, its lock
     if not lab_runs:
@@ -87,17 +84,21 @@ def test_one_gate_for_the_lab_and_the_same_report(course, fake_gpu, tmp_path, mo
 def test_the_run_over_the_lab_records_where_its_hold_ended(
     course, fake_gpu, tmp_path, monkeypatch
 ):
-    """Design note 80: the last exercise's row of a gated run over the lab says how long
-    after its document the student's process ended, then the judge, then the hold was let go
-    (ms, in that order); exercises timed in runs of their own record none."""
+    """Design notes 80 and 82: the last exercise's row of a gated run over the lab says how
+    long after its document the student's process ended, the judge wrote "done" (the fake
+    judge does, as the course's), the judge ended, and the hold was let go (ms; here the
+    fake judge ends 300 ms after its "done", as the course's tears its context down);
+    exercises timed in runs of their own record none."""
+    monkeypatch.setenv("FAKE_DONE_SLEEP_MS", "300")
     sub = course / "solutions" / "9.1-fake"
     tails, apart = [], []
     _graded(course, sub, tmp_path, monkeypatch, True, "together", tails)
     _graded(course, sub, tmp_path, monkeypatch, False, "apart", apart)
     assert [name for name, _ in tails] == ["offset"] and apart == []
     ((_, tail),) = tails
-    assert list(tail) == ["student", "judge", "released"]
+    assert set(tail) == {"student", "done", "judge", "released"}, tail
     assert 0 <= tail["student"] <= tail["judge"] <= tail["released"] < 60_000
+    assert 0 <= tail["done"] <= tail["judge"] - 200, tail
 
 
 @pytest.mark.parametrize(
