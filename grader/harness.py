@@ -987,6 +987,14 @@ def _timed_cases_once(
         results[-1].tail_ms = {k: round((t - arrivals[-1]) * 1000, 1) for k, t in marks_ms.items()}
     if stopped:
         return results
+    if held and done[0] is not None:
+        # "done" comes only once every holder of the socket has closed it (design note 82):
+        # nothing of the student's kept the judge; the judge itself did not end (a review's
+        # case, session 35): a course fault, not the student's process left behind
+        raise GraderError(
+            f"the judge ({judge}) said it was done but did not end within {JUDGE_GRACE_S} s"
+            + (f": {judge_log.strip()}" if judge_log.strip() else "")
+        )
     if held:
         # Something of the student's kept its end of the socket open after the process
         # ended (a child it left behind): the judge waited for it in vain. As in run_judged,

@@ -16,7 +16,8 @@ import time
 
 import pytest
 
-from grader import cpus, gpu_lock, report
+from grader import cpus, gpu_lock, harness, report
+from grader.errors import GraderError
 from grader import grade as grading
 from grader.gpu_lock import GpuLock
 from test_grade_pipeline import OFFSET_POINTS, _offset_performance
@@ -99,6 +100,20 @@ def test_the_run_over_the_lab_records_where_its_hold_ended(
     assert set(tail) == {"student", "done", "judge", "released"}, tail
     assert 0 <= tail["student"] <= tail["judge"] <= tail["released"] < 60_000
     assert 0 <= tail["done"] <= tail["judge"] - 200, tail
+
+
+def test_a_judge_done_but_not_ended_is_the_courses_fault(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """A judge that wrote "done" (every holder of the socket had closed it) and then did not
+    end within its grace (JUDGE_GRACE_S) is a course fault, not the student's process left
+    behind (a review's case, design note 82): the grading stops on a GraderError naming the
+    judge, instead of the last case reading "left a process behind"."""
+    monkeypatch.setattr(harness, "JUDGE_GRACE_S", 0.5)
+    monkeypatch.setenv("FAKE_DONE_SLEEP_MS", "2000")
+    sub = course / "solutions" / "9.1-fake"
+    with pytest.raises(GraderError, match="said it was done but did not end within 0.5 s"):
+        _graded(course, sub, tmp_path, monkeypatch, True, "together")
 
 
 @pytest.mark.parametrize(
