@@ -66,7 +66,8 @@ export -f first_launch_bench
 # a child, then each mode's medians (a step: s 60 ipc_first_launch bash -c
 # "ipc_first_launch_bench 5").
 ipc_first_launch_bench() {
-    nvcc -O2 -arch=sm_90 bench/throughput/ipc_first_launch.cu -o /tmp/ipc_first_launch || return 1
+    nvcc -O2 -arch=sm_90 -Icommon bench/throughput/ipc_first_launch.cu common/cml_devmem.c \
+        common/cml_ipc.c -o /tmp/ipc_first_launch || return 1
     /tmp/ipc_first_launch "$@"
 }
 export -f ipc_first_launch_bench

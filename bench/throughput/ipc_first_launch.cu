@@ -6,16 +6,17 @@
  * H100/H200, 1-6 ms for its later launches, while a plain fresh process's first launch of an
  * empty kernel takes 0.1-0.3 ms (first_launch.cu) and CUDA_MODULE_LOADING=EAGER left the
  * 150-300 ms as it was. This program splits that first launch apart. Its parent plays the
- * judge: a context (spin), an exportable pool made as cml_devmem_pool_create makes it (pinned,
- * on the current device, POSIX file descriptor handles, release threshold UINT64_MAX, exported
- * before any pointer), three buffers of MIB MiB from it (cudaMallocFromPoolAsync, synchronised,
- * set to zero), each exported. For each mode and run it starts a child (fork, then exec of
- * this program: a fresh CUDA context), sends it the pool's descriptor (SCM_RIGHTS over a
- * socketpair) with the three pointers' export data, keeps its own context and pool alive, and
- * waits for the child's timings (CLOCK_MONOTONIC, ms) and its end. The child plays the
- * student's process (cml_worker.c): it receives the message, then times its context
- * (cudaSetDeviceFlags, cudaFree(0)), the pool's import with its access set, the pointers'
- * import, then its mode's steps, each a launch (or memset) to its cudaDeviceSynchronize:
+ * judge: a context (spin), an exportable pool made by the judge's own cml_devmem_pool_create
+ * (pinned, on the current device, POSIX file descriptor handles, release threshold UINT64_MAX,
+ * exported before any pointer), three buffers of MIB MiB from it (cudaMallocFromPoolAsync,
+ * synchronised, set to zero), each exported. For each mode and run it starts a child (fork,
+ * then exec of this program: a fresh CUDA context), sends it the pool's descriptor
+ * (SCM_RIGHTS over a socketpair, with the judge's cml_ipc_send and cml_ipc_recv) with the
+ * three pointers' export data, keeps its own context and pool alive, and waits for the
+ * child's timings (CLOCK_MONOTONIC, ms) and its end. The child plays the student's process
+ * (cml_worker.c): it receives the message, then times its context (cudaSetDeviceFlags,
+ * cudaFree(0)), the pool's import with its access set, the pointers' import, then its
+ * mode's steps, each a launch (or memset) to its cudaDeviceSynchronize:
  *   plain   imports nothing: an empty kernel, then fill_kernel on three buffers of its own
  *           cudaMalloc (fill_kernel's first launch, first touch), then fill_kernel again;
  *   empty   an empty kernel, then fill_kernel on the imported buffers, then again;
@@ -30,7 +31,8 @@
  * The parent prints one line a child, a median of each step a mode at the end, and checks
  * that the children's writes reached its buffers (the import is real).
  *
- * Usage (on the GPU machine): nvcc -O2 -arch=sm_90 bench/throughput/ipc_first_launch.cu \
+ * Usage (on the GPU machine): nvcc -O2 -arch=sm_90 -Icommon \
+ *     bench/throughput/ipc_first_launch.cu common/cml_devmem.c common/cml_ipc.c \
  *     -o /tmp/ipc_first_launch
  *   /tmp/ipc_first_launch RUNS [mib=MIB] [spin|block|auto] [MODE...]
  * RUNS fresh children a mode (default 5); MIB the size of each buffer (default 64); the
@@ -56,6 +58,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "cml_devmem.h" /* the judge's pool (cml_devmem_pool_create) */
+#include "cml_ipc.h"    /* its messages with a descriptor (cml_ipc_send, cml_ipc_recv) */
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -130,26 +135,8 @@ static void step(struct result_msg *r, const char *name, double t0) {
 static int child_main(const char *mode, int sock, unsigned flags) {
     alarm(CHILD_TIMEOUT_S); /* a hung child ends; the parent sees SIGALRM */
     struct hello_msg hello;
-    struct iovec io = {.iov_base = &hello, .iov_len = sizeof hello};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    struct msghdr m;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = &io;
-    m.msg_iovlen = 1;
-    m.msg_control = control.buf;
-    m.msg_controllen = sizeof control.buf;
-    ssize_t got;
-    do {
-        got = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-    } while (got < 0 && errno == EINTR);
-    int pool_fd = -1;
-    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
-        memcpy(&pool_fd, CMSG_DATA(h), sizeof pool_fd);
-    }
+    int pool_fd = -1; /* as the student's process receives HELLO (cml_worker.c) */
+    const ssize_t got = cml_ipc_recv(sock, &hello, sizeof hello, &pool_fd, 0);
     if (got != (ssize_t)sizeof hello || hello.magic != MAGIC || hello.n_buffers != N_BUFFERS ||
         pool_fd < 0) {
         fprintf(stderr, "child: expected the pool's descriptor and %d buffers\n", N_BUFFERS);
@@ -239,7 +226,7 @@ static int child_main(const char *mode, int sock, unsigned flags) {
         CHECK(cudaFree(d_own[1]));
         CHECK(cudaFree(d_own[2]));
     }
-    if (send(sock, &r, sizeof r, MSG_NOSIGNAL) != (ssize_t)sizeof r) {
+    if (cml_ipc_send(sock, &r, sizeof r, -1) != 0) {
         perror("child: send");
         return 1;
     }
@@ -280,32 +267,13 @@ static int run_child(const char *mode, const char *schedule, int pool_fd,
         _exit(127);
     }
     close(sv[1]);
-    struct iovec io = {.iov_base = (void *)hello, .iov_len = sizeof *hello};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    memset(&control, 0, sizeof control);
-    struct msghdr m;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = &io;
-    m.msg_iovlen = 1;
-    m.msg_control = control.buf;
-    m.msg_controllen = sizeof control.buf;
-    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    h->cmsg_level = SOL_SOCKET;
-    h->cmsg_type = SCM_RIGHTS;
-    h->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(h), &pool_fd, sizeof pool_fd);
-    int failed = sendmsg(sv[0], &m, MSG_NOSIGNAL) != (ssize_t)sizeof *hello;
+    /* as the judge sends HELLO with its pool (cml_ipc.c) */
+    int failed = cml_ipc_send(sv[0], hello, sizeof *hello, pool_fd) != 0;
     if (failed) {
         perror("parent: sendmsg");
     }
-    ssize_t got = -1;
     if (!failed) { /* the child's alarm bounds this wait: its end closes the socket */
-        do {
-            got = recv(sv[0], r, sizeof *r, 0);
-        } while (got < 0 && errno == EINTR);
+        const ssize_t got = cml_ipc_recv(sv[0], r, sizeof *r, NULL, 0);
         failed = got != (ssize_t)sizeof *r || r->magic != MAGIC;
     }
     *total_ms = now_ms() - t;
@@ -393,19 +361,9 @@ int main(int argc, char **argv) {
     CHECK(cudaGetDeviceProperties(&prop, dev));
     CHECK(cudaDriverGetVersion(&driver));
     CHECK(cudaRuntimeGetVersion(&runtime));
-    struct cudaMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypePinned;
-    props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = dev;
     cudaMemPool_t pool;
-    CHECK(cudaMemPoolCreate(&pool, &props));
-    uint64_t threshold = UINT64_MAX;
-    CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
     int pool_fd = -1;
-    CHECK(cudaMemPoolExportToShareableHandle(&pool_fd, pool, cudaMemHandleTypePosixFileDescriptor,
-                                             0));
+    CHECK(cml_devmem_pool_create(&pool, &pool_fd)); /* the judge's own */
     fcntl(pool_fd, F_SETFD, FD_CLOEXEC); /* only the message gives it to a child */
     struct hello_msg hello;
     memset(&hello, 0, sizeof hello);
