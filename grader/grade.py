@@ -475,7 +475,6 @@ class Grading:
             try:
                 if kept is not None:
                     self._keep_untimed(kept)
-                    stepped_out = 0.0
                 else:
                     self._untimed(self._correctness_lab_runs)
                     for ex in self.lab.exercises:
@@ -498,10 +497,11 @@ class Grading:
             finally:
                 self._shared_lock = None  # no more untimed runs: nothing to let pass
                 self._shared_since = None
-            t["untimed"] = time.monotonic() - start - stepped_out
-            t["sanitizer"] = t["untimed"] - t["correctness"]
             if kept is not None:  # the untimed results are the first grading's: their times
                 t.update((k, v) for k, v in kept.timings.items() if k in _UNTIMED_PHASES)
+            else:
+                t["untimed"] = time.monotonic() - start - stepped_out
+                t["sanitizer"] = t["untimed"] - t["correctness"]
             if early is not None:
                 early.untimed_done.set()  # its gate may open (or it gives up)
                 early.set_up_done.wait()  # its set-up's GPU work is under this shared hold
@@ -815,7 +815,6 @@ class Grading:
             hung = [r for r in parts["correctness"].details if r.get("status") == "timeout"]
             if hung:  # as _correctness marks it (the text is read there only)
                 self.hung[ex.name] = hung[0].get("message") or "timed out"
-        self.grade.timings["correctness"] = 0.0
 
     def _correctness(self, ex: Exercise) -> None:
         er = self.results[ex.name]
