@@ -19,18 +19,11 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lock_trace  # noqa: E402  (the trace read as lock_trace.py reads it)
+
 AFTER_GATE = ("baseline_alone", "hello", "verify", "extra", "timing")
 TIMED = "early-timed"
-
-
-def holds(trace: str) -> dict[str, list[float]]:
-    """Each thread's holds alone (seconds), in the trace's order."""
-    rows = [line.split(maxsplit=4) for line in Path(trace).read_text().splitlines() if line]
-    out: dict[str, list[float]] = defaultdict(list)
-    for (t, _, _, writer, *name), nxt in zip(rows, rows[1:]):
-        if float(writer):
-            out[(name[0] if name else "").strip()].append(float(nxt[0]) - float(t))
-    return out
 
 
 def timed_details(report: dict) -> list[dict] | None:
@@ -47,7 +40,8 @@ def timed_details(report: dict) -> list[dict] | None:
 
 def main(trace: str, out: str) -> None:
     gaps, held, judged, tails = [], [], [], defaultdict(list)
-    for thread, lengths in holds(trace).items():
+    lines = Path(trace).read_text().splitlines()
+    for thread, lengths in lock_trace.holds_by_thread(lines).items():
         words = thread.split()
         if len(lengths) != 1 or len(words) != 3 or words[2] != TIMED:
             continue

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import statistics
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -88,6 +88,16 @@ def drains(lines: list[str]) -> list[tuple[float, float, str]]:
     if start is not None:  # still draining at the trace's last line
         spans.append((rows[-1][0] - start, start - rows[0][0], "(still held)"))
     return sorted(spans, reverse=True)
+
+
+def holds_by_thread(lines: list[str]) -> dict[str, list[float]]:
+    """Each thread's holds alone (seconds), in the trace's order, by the name on the line
+    that began each (a batch's timed run over the lab: "grade SID early-timed")."""
+    out: dict[str, list[float]] = defaultdict(list)
+    for (start, end, state, _readers), name in zip(intervals(lines), _names(lines)):
+        if state == "alone":
+            out[name].append(end - start)
+    return out
 
 
 def stops(lines: list[str]) -> int:

@@ -689,6 +689,8 @@ def test_the_trace_records_each_state_and_lock_trace_reads_it(tmp_path, monkeypa
     # cores run two test workers each (.ci/run)
     assert drained == pytest.approx(spent["drain"]) and 0.0 <= began < 0.5
     assert ended_by == "grade bob"  # the untimed run the timed one waited for
+    # the one hold alone, under the name of the thread that took it (bench's hold_gap.py)
+    assert lock_trace.holds_by_thread(lines) == {me: [pytest.approx(spent["alone"])]}
     old = [" ".join(line.split()[:4]) for line in lines]  # a trace from before the names
     assert lock_trace.drains(old)[0][2] == "" and lock_trace.states(old) == (spent, holds, span)
 
