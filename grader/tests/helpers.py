@@ -122,6 +122,22 @@ def step_statuses(report: dict) -> dict[str, str]:
     return {step["name"]: step["status"] for step in report["steps"]}
 
 
+# a timed run's row's keys that time it, not what it grades (grade._performance)
+RUN_TIMINGS = ("wall_s", "first_wall_s", "hold_tail_ms")
+
+
+def drop_timings(report: dict) -> tuple[dict | None, list[tuple[str, dict]]]:
+    """Removes from a JSON report what times its grading, not what it grades, so that two
+    gradings' reports compare: (its ``timings_s``, None where it had none; for each
+    performance row in order, (its exercise, the RUN_TIMINGS it had, removed))."""
+    timings = report.pop("timings_s", None)
+    rows = []
+    for ex in report["exercises"]:
+        for row in ex["parts"]["performance"]["details"]:
+            rows.append((ex["name"], {k: row.pop(k) for k in RUN_TIMINGS if k in row}))
+    return timings, rows
+
+
 def submission(folder: Path, text: str, name: str = "kernels.cu") -> Path:
     """A submission folder holding one student file."""
     folder.mkdir(parents=True, exist_ok=True)
