@@ -92,7 +92,14 @@ same seeds give the same results; a data race may not, and is not asked twice), 
 submission again (only its own files: some seconds) and makes its static checks and device
 probe again, so its reports are the ones a whole grading gives but for their timings, for a
 few seconds per stray instead of a whole grading (an H100's class of 100: 13 s and 35 s of
-tail for two strays, design notes 80-81).
+tail for two strays, design notes 80-81). A stray of its own doing is not graded again
+(``class_figures.own_doing``, note 83): where each straying exercise's baseline, timed by the
+judge before the student's process started, was as fast as the class's and then ran slower
+among the student's repetitions (by ``plausible.disturbed``'s rule, which already scores no
+performance for the run), its own process kept the GPU busy and would again. A line names
+it, with the straying and why it is its own; its row keeps both (``strayed_own``,
+``own_doing``) and its grade stands (timing again a hostile fixture's process left behind
+cost an H100's class of 100 24 s of tail).
 
 ``GRADER_UNTIMED_AT_ONCE=K`` lets at most K gradings be in their untimed runs at once
 (``untimed_at_once``; the others wait for a slot before their device probe): fewer processes
@@ -902,12 +909,27 @@ class Batch:
         (``grade.Options.retime``; a whole grading where that Grade is not at hand, or where
         its files changed since: a review found a retimed report mixing two sources). Its row
         then says why (``retimed``), and, where the second grading strays too, that it did
-        (``retimed_again``)."""
+        (``retimed_again``). A stray timed in this run (``self._timed``) wholly of its own
+        doing (``class_figures.own_doing``: its process kept the GPU busy, the judge's figures
+        show) is not graded again: a line says why, and its row (``rows`` and batch.json)
+        keeps the straying lines (``strayed_own``) and why they are its own (``own_doing``);
+        its grade stands."""
         reports = self.out.glob("*/report.json")
         figures = {p.parent.name: self._figures_of(p.parent.name) for p in reports}
         strays = class_figures.strays(figures)
+        own = class_figures.own_doing(figures)
         for sid in sorted(strays.keys() & graded.keys()):
             why = strays[sid]
+            if sid in own and self._timed.pop(sid, None) is not None:  # timed in this run
+                row = rows[sid] = {**rows[sid], "strayed_own": why, "own_doing": own[sid]}
+                write_atomic(self.out / sid / "batch.json", json.dumps(row, indent=2) + "\n")
+                print(
+                    f"{sid}: its timed runs strayed (" + "; ".join(why) + "), but not graded "
+                    "again: " + "; ".join(own[sid]),
+                    file=self.err,
+                )
+                self.err.flush()
+                continue
             print(f"{sid}: graded again, alone: " + "; ".join(why), file=self.err)
             first = self._timed.pop(sid, None)
             held = digest(graded[sid].path, self.lab.required_files)

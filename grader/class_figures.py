@@ -1,5 +1,6 @@
 """The course's own figures in a class's timed runs: a run whose figures stray from the
-class's was disturbed, and its submission is graded again.
+class's was disturbed, and its submission is graded again, unless the judge's figures show
+the disturbance was the submission's own doing (``own_doing``).
 
 Every timed run of an exercise times the same course code on the same sizes: the baseline,
 the judge's device-to-device copy and, in lab 3.3d, cuBLAS's SGEMM (``course_figures``, kept
@@ -19,13 +20,19 @@ grades those submissions again, one at a time, after the others (grader.batch).
 Trust: the figures come from the judge, the course's process (docs/design-notes.md, note
 22). A submission that disturbs its own runs (a process left behind) strays again when graded
 again, and ``plausible.disturbed`` already scores no performance for it; it cannot move the
-class's median, which needs ``MIN_CLASS`` runs.
+class's median, which needs ``MIN_CLASS`` runs. ``own_doing`` names such strays, so that the
+batch does not grade them again (note 83): the judge timed the baseline alone before the
+student's process existed (``baseline_alone_ms``, kept beside the figures but not one of
+``FIGURES``), as fast as the class's, and it ran slower among the student's repetitions, in
+the same exclusive hold of the GPU.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping
+
+from grader import plausible
 
 # A course figure further than this factor from the class's median strays. The copies and
 # cuBLAS of a class agree within 2 % on the H200 (the module's header); the disturbed runs
@@ -41,12 +48,18 @@ FIGURES = {
     "copy_ms": ("the judge's device-to-device copy", "ms", False),
     "cublas_gflops": ("cuBLAS's SGEMM", "GFLOP/s", True),
 }
+# The baseline's median launch (ms) timed by the judge alone, before the student's process
+# started (``timing.baseline_alone_ms``): a run's figure kept beside FIGURES, not compared
+# across the class (``own_doing`` reads it).
+ALONE = "baseline_alone_ms"
 
 
 def course_figures(doc: dict | None) -> dict[str, float]:
     """The course's own figures of a timed run document (docs/protocol.md): the medians of
-    the baseline and of the copy (ms) and the metric ``cublas_gflops`` where the run has
-    them; {} for a run without timing."""
+    the baseline and of the copy among the student's repetitions (``baseline_ms``,
+    ``copy_ms``), the metric ``cublas_gflops`` (GFLOP/s) and the baseline timed alone before
+    the student's process started (``baseline_alone_ms``, ``ALONE``; not one of ``FIGURES``),
+    those of them the run has as positive numbers; {} for a run without timing."""
     if not isinstance(doc, dict):
         return {}
     timing = doc.get("timing")
@@ -56,6 +69,8 @@ def course_figures(doc: dict | None) -> dict[str, float]:
         median = (timing.get(key) or {}).get("median_ms")
         if _positive(median):
             found[name] = float(median)
+    if _positive(timing.get(ALONE)):
+        found[ALONE] = float(timing[ALONE])
     cublas = (doc.get("metrics") or {}).get("cublas_gflops")
     if _positive(cublas):
         found["cublas_gflops"] = float(cublas)
@@ -82,19 +97,77 @@ def strays(class_figures: Mapping[str, Mapping[str, Mapping[str, float]]]) -> di
     """student -> why their timed runs were disturbed (one line per straying figure), for the
     students of ``class_figures`` (student -> exercise -> course figures, ``of_report``)
     whose figures stray from their class's medians; the others are left out."""
-    medians: dict[tuple[str, str], float] = {}
+    medians = _medians(class_figures)
+    return {
+        student: [line for _, lines in sorted(per_ex.items()) for line in lines]
+        for student, per_ex in _straying(class_figures, medians).items()
+    }
+
+
+def own_doing(
+    class_figures: Mapping[str, Mapping[str, Mapping[str, float]]],
+) -> dict[str, list[str]]:
+    """student -> why their straying (``strays``) is their own submission's doing (one line
+    per straying exercise), for the straying students of ``class_figures`` (as ``strays``)
+    each of whose straying exercises' runs shows it: the judge timed the baseline alone,
+    before the student's process started (``ALONE``), no more than ``TOLERANCE`` times the
+    class's median baseline of that exercise (the GPU was as the class's), and the run is
+    ``plausible.disturbed`` (the baseline among the student's repetitions slower than alone
+    by its rule). Where one straying exercise lacks either, the student is left out (its
+    stray may come from outside: graded again), as are those who do not stray."""
+    medians = _medians(class_figures)
+    found: dict[str, list[str]] = {}
+    for student, per_ex in _straying(class_figures, medians).items():
+        why = [_own_doing(ex, class_figures[student][ex], medians) for ex in sorted(per_ex)]
+        if all(why):
+            found[student] = why
+    return found
+
+
+def _own_doing(
+    ex: str, figs: Mapping[str, float], medians: dict[tuple[str, str], float]
+) -> str | None:
+    """Why exercise ``ex``'s run (its course figures ``figs``) was disturbed by the
+    submission's own doing (``own_doing``), or None when its figures do not show it."""
+    alone, among = figs.get(ALONE), figs.get("baseline_ms")
+    median = medians.get((ex, "baseline_ms"))
+    if alone is None or among is None or median is None or alone > TOLERANCE * median:
+        return None
+    # plausible's own rule, on the figures the report kept of the judge's document
+    timing = {"baseline_alone_ms": alone, "baseline": {"median_ms": among}}
+    if not plausible.disturbed({"timing": timing}):
+        return None
+    return (
+        f"{ex}: the baseline took {_fmt(alone)} ms alone before its process started, as the "
+        f"class's {_fmt(median)} ms, and {_fmt(among)} ms among its repetitions "
+        f"({among / alone:.2f}x): its own process kept the GPU busy"
+    )
+
+
+def _medians(
+    class_figures: Mapping[str, Mapping[str, Mapping[str, float]]],
+) -> dict[tuple[str, str], float]:
+    """(exercise, figure) -> the class's median of that figure, for each of ``FIGURES``
+    that at least ``MIN_CLASS`` students' runs have."""
     values: dict[tuple[str, str], list[float]] = {}
     for per_ex in class_figures.values():
         for ex, figs in per_ex.items():
             for name, v in figs.items():
                 if name in FIGURES:
                     values.setdefault((ex, name), []).append(v)
-    for key, vs in values.items():
-        if len(vs) >= MIN_CLASS:
-            medians[key] = statistics.median(vs)
-    found: dict[str, list[str]] = {}
+    return {key: statistics.median(vs) for key, vs in values.items() if len(vs) >= MIN_CLASS}
+
+
+def _straying(
+    class_figures: Mapping[str, Mapping[str, Mapping[str, float]]],
+    medians: dict[tuple[str, str], float],
+) -> dict[str, dict[str, list[str]]]:
+    """student -> exercise -> one line per figure of ``FIGURES`` that strays more than
+    ``TOLERANCE`` from the class's ``medians`` (``_medians``), for the straying exercises
+    of the straying students only."""
+    found: dict[str, dict[str, list[str]]] = {}
     for student, per_ex in class_figures.items():
-        for ex, figs in sorted(per_ex.items()):
+        for ex, figs in per_ex.items():
             for name, v in figs.items():
                 median = medians.get((ex, name))
                 if median is None:
@@ -102,7 +175,7 @@ def strays(class_figures: Mapping[str, Mapping[str, Mapping[str, float]]]) -> di
                 what, unit, more_is_better = FIGURES[name]
                 off = median / v if more_is_better else v / median
                 if off > TOLERANCE:
-                    found.setdefault(student, []).append(
+                    found.setdefault(student, {}).setdefault(ex, []).append(
                         f"{ex}: {what}, {_fmt(v)} {unit} against the class's median "
                         f"{_fmt(median)} {unit}, ran {off:.2f}x slower: the GPU was not the "
                         "run's alone"

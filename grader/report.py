@@ -68,11 +68,17 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             # fp32), GFLOP/s
                                             "ratio": ..,  # timing.ratio
                                             "course": {"baseline_ms": .., "copy_ms": ..,
-                                                       "cublas_gflops": ..}}]}}}
+                                                       "cublas_gflops": ..,
+                                                       "baseline_alone_ms": ..}}]}}}
                                             # the roofline keys (grader.roofs) when the
                                             # judge timed it and reported them; "course":
                                             # the course code's own figures of the run
-                                            # (grader.class_figures), those it has
+                                            # (grader.class_figures), those it has: the
+                                            # baseline's and the copy's medians among the
+                                            # student's repetitions (ms), cuBLAS's
+                                            # GFLOP/s, and the baseline timed alone before
+                                            # the student's process started (ms; not
+                                            # compared across the class: own_doing)
       ],
       "report": null | {"file": "REPORT.md", "points": 2.0 | 0.0, "max": 2,
                  "status": "passed" | "failed", "info": "all 7 sections filled in, ..",

@@ -4,11 +4,13 @@ again, alone, keeping its first grading's untimed results (``grade.Options.retim
 reports are those of a whole grading again but for their timings, and the grading again
 starts no correctness and no sanitizer run. The same of one grading timed again on a lab
 with two timed exercises (one judged run for both, or one of them left untimed after a
-correctness case that did not finish)."""
+correctness case that did not finish). A stray of its own doing (its baseline timed alone as
+the class's, FAKE_BASELINE_ALONE_MS) is not graded again (design note 83)."""
 
 from __future__ import annotations
 
 import contextlib
+import csv
 import io
 import json
 import os
@@ -41,14 +43,20 @@ def class_subs(fake_root, tmp_path) -> list[str]:
     return [str(submission(tmp_path / "subs" / sid, text)) for sid, text in texts.items()]
 
 
-def _batch(fake_root, paths, out, monkeypatch, logs, before_again=None) -> str:
+def _batch(fake_root, paths, out, monkeypatch, logs, before_again=None, own=False) -> str:
     """The class graded with its first timed run disturbed; the fake judge's starts and the
     fake compute-sanitizer's runs of the strays' gradings again logged in ``logs``
     (``FAKE_JUDGE_LOG``, ``FAKE_SANITIZER_LOG``, set once the class is graded), after
-    ``before_again()`` where given; stderr."""
+    ``before_again()`` where given; stderr. The disturbed run's baseline timed alone is
+    slowed too (from outside: graded again), or, ``own``, as fast as every other run's (its
+    own doing: not graded again)."""
     flag = out.parent / f"{out.name}-disturb-once"
     flag.write_text("")
     monkeypatch.setenv("FAKE_DISTURB_ONCE", str(flag))
+    if own:  # 1 ms alone in every run, the disturbed one's baseline 4 ms among its launches
+        monkeypatch.setenv("FAKE_BASELINE_ALONE_MS", "1")
+    else:
+        monkeypatch.delenv("FAKE_BASELINE_ALONE_MS", raising=False)
     monkeypatch.setenv("FAKE_GPU", "1")
     monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     # the sandbox's own /tmp would hide the fake compute-sanitizer's log (where bubblewrap is
@@ -72,7 +80,8 @@ def _batch(fake_root, paths, out, monkeypatch, logs, before_again=None) -> str:
         code = cli.main([str(a) for a in argv])
     assert "Traceback" not in err.getvalue(), err.getvalue()
     assert code == 0 and not flag.exists(), err.getvalue()  # one timed run was disturbed
-    assert f"{STRAY}: graded again, alone: scale: " in err.getvalue(), err.getvalue()
+    again = f"{STRAY}: graded again, alone: scale: " in err.getvalue()
+    assert again is not own, err.getvalue()
     assert "strayed again" not in err.getvalue()
     return err.getvalue()
 
@@ -138,6 +147,40 @@ def test_a_stray_is_timed_again_only_with_the_reports_of_a_whole_grading(
     assert [line for line in judged if not line.endswith(" timed")], judged
     assert _lines(tmp_path / "w" / "sanitizer.log"), whole_err
     assert err.count("graded again, alone") == whole_err.count("graded again, alone") == 1
+
+
+def test_a_stray_of_its_own_doing_is_not_graded_again(fake_root, class_subs, tmp_path, monkeypatch):
+    """The disturbed run's baseline ran 4 ms among the student's launches against 1 ms
+    timed alone before its process started, as every other run's (a process of its own left
+    behind, k09 in g118/g119): the stray is not graded again (no judge started after the
+    class), a line says why, its row keeps the straying and why it is its own, and its
+    performance scores nothing for its disturbed timing; the gradebook is the row's."""
+    out, logs = tmp_path / "out", tmp_path / "logs"
+    err = _batch(fake_root, class_subs, out, monkeypatch, logs, own=True)
+    assert _lines(logs / "judge.log") == [] and _lines(logs / "sanitizer.log") == []
+    (line,) = [ln for ln in err.splitlines() if ln.startswith(f"{STRAY}: its timed runs")]
+    assert line == (
+        f"{STRAY}: its timed runs strayed (scale: the baseline's median launch, 4 ms against "
+        "the class's median 1 ms, ran 4.00x slower: the GPU was not the run's alone; scale: "
+        "the judge's device-to-device copy, 2 ms against the class's median 0.5 ms, ran 4.00x "
+        "slower: the GPU was not the run's alone), but not graded again: scale: the baseline "
+        "took 1 ms alone before its process started, as the class's 1 ms, and 4 ms among its "
+        "repetitions (4.00x): its own process kept the GPU busy"
+    ), line
+    row = json.loads((out / STRAY / "batch.json").read_text())
+    assert "retimed" not in row and len(row["strayed_own"]) == 2, row
+    assert row["own_doing"] == [line.split("but not graded again: ")[1]]
+    perf = json.loads((out / STRAY / "report.json").read_text())["exercises"][0]["parts"][
+        "performance"
+    ]
+    assert perf["points"] == 0 and perf["max"] > 0, perf
+    assert any(m.startswith("disturbed timing at ") for m in perf["messages"]), perf
+    with open(out / "gradebook.csv", newline="", encoding="utf-8") as f:
+        book = {r["id"]: r for r in csv.DictReader(f)}
+    assert float(book[STRAY]["total"]) == row["total"] < row["max"], (book[STRAY], row)
+    for sid in ("ann", "ben", "cat"):
+        other = json.loads((out / sid / "batch.json").read_text())
+        assert other["total"] == other["max"] and "strayed_own" not in other, other
 
 
 def _grading(course, sub, tmp_path, monkeypatch, name: str, first=None):

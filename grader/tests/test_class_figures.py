@@ -7,13 +7,15 @@ import pytest
 from grader import class_figures as cf
 
 
-def _doc(baseline_ms=1.0, copy_ms=0.5, cublas=None):
+def _doc(baseline_ms=1.0, copy_ms=0.5, cublas=None, alone=None):
     doc = {
         "timing": {"baseline": {"median_ms": baseline_ms}, "copy": {"median_ms": copy_ms}},
         "metrics": {"gbps": 10.0},
     }
     if cublas is not None:
         doc["metrics"]["cublas_gflops"] = cublas
+    if alone is not None:
+        doc["timing"]["baseline_alone_ms"] = alone
     return doc
 
 
@@ -34,6 +36,21 @@ def test_course_figures_of_a_timed_run():
         "cublas_gflops": 5e4,
     }
     assert cf.course_figures(_doc()) == {"baseline_ms": 1.0, "copy_ms": 0.5}
+
+
+def test_course_figures_keep_the_baseline_timed_alone():
+    """The judge's baseline timed before the student's process started is kept (for
+    ``own_doing``), but it is not a figure the class's runs are compared on."""
+    assert cf.course_figures(_doc(2.3, 0.25, alone=1.0)) == {
+        "baseline_ms": 2.3,
+        "copy_ms": 0.25,
+        "baseline_alone_ms": 1.0,
+    }
+    assert cf.ALONE not in cf.FIGURES
+    for alone in (0, -1.0, True, "1.0"):
+        assert cf.ALONE not in cf.course_figures(_doc(alone=alone))
+    # alone far faster than the class's baselines: no stray for it
+    assert cf.strays(_class(8, s02={"transpose_tiled": {cf.ALONE: 0.01}})) == {}
 
 
 @pytest.mark.parametrize(
@@ -108,3 +125,86 @@ def test_strays_from_reports():
     reports.append(("untimed", {"exercises": [{"name": "scale", "parts": {}}]}))
     found = cf.strays({student: cf.of_report(rep) for student, rep in reports})
     assert list(found) == ["slow"] and len(found["slow"]) == 2
+
+
+def _left_behind(n=16):
+    """A class whose s07 ran behind its own process left behind (k09 in g118/g119): both
+    exercises' baselines timed alone as the class's, then 2.3x slower among its
+    repetitions, its copy and cuBLAS slowed too; every other student's baseline the same
+    alone and among."""
+    alone = {"transpose_tiled": 1.0, "sgemm": 23.0}
+    figures = _class(n)
+    for per_ex in figures.values():
+        for ex, figs in per_ex.items():
+            figs[cf.ALONE] = alone[ex]
+    figures["s07"]["transpose_tiled"].update(baseline_ms=2.3, copy_ms=1.1)
+    figures["s07"]["sgemm"].update(baseline_ms=52.9, cublas_gflops=30000.0)
+    return figures
+
+
+def test_a_stray_of_its_own_doing():
+    """Every straying exercise's baseline ran alone as the class's, and among the student's
+    repetitions as ``plausible.disturbed`` calls the submission's doing: it is named, one
+    line per exercise, with the numbers."""
+    figures = _left_behind()
+    assert list(cf.strays(figures)) == ["s07"]
+    assert cf.own_doing(figures) == {
+        "s07": [
+            "sgemm: the baseline took 23 ms alone before its process started, as the class's "
+            "23 ms, and 52.9 ms among its repetitions (2.30x): its own process kept the GPU "
+            "busy",
+            "transpose_tiled: the baseline took 1 ms alone before its process started, as the "
+            "class's 1 ms, and 2.3 ms among its repetitions (2.30x): its own process kept the "
+            "GPU busy",
+        ]
+    }
+
+
+def test_only_a_stray_is_named():
+    """A run ``plausible.disturbed`` calls the submission's doing whose figures do not stray
+    (its baseline alone 0.5 ms, among its repetitions the class's 1 ms) is not a stray: its
+    performance is scored as nothing, and nothing is timed again."""
+    figures = _class(16)
+    for per_ex in figures.values():
+        per_ex["transpose_tiled"][cf.ALONE] = 1.0
+    figures["s07"]["transpose_tiled"][cf.ALONE] = 0.5
+    assert cf.strays(figures) == {} and cf.own_doing(figures) == {}
+
+
+@pytest.mark.parametrize(
+    "case, figs",
+    [
+        # transpose's baseline not disturbed (among/alone 1.4, under 1.5): its copy strayed
+        # from outside
+        ("not disturbed", {"baseline_ms": 1.4}),
+        # the GPU was slow before the student's process started (alone 1.3x the class's
+        # median baseline): the disturbance is not proven the submission's
+        ("slow alone", {"baseline_ms": 3.0, cf.ALONE: 1.3}),
+        # the judge did not time the baseline alone (a document without it)
+        ("missing alone", None),
+    ],
+)
+def test_a_stray_not_shown_its_own_doing_is_left_out(case, figs):
+    """One straying exercise (transpose_tiled) that does not show the submission's own doing
+    leaves the stray out of ``own_doing`` (the batch grades it again), though its other
+    straying exercise (sgemm) shows it."""
+    figures = _left_behind()
+    transpose = figures["s07"]["transpose_tiled"]
+    if figs is None:
+        del transpose[cf.ALONE]
+    else:
+        transpose.update(figs)
+    found = cf.strays(figures)
+    assert list(found) == ["s07"] and any(w.startswith("transpose_tiled: ") for w in found["s07"])
+    assert any(w.startswith("sgemm: ") for w in found["s07"])
+    assert cf.own_doing(figures) == {}, case
+
+
+def test_own_doing_reads_the_reports():
+    """The batch's way: the figures of each student's report (``of_report``), the baseline
+    alone among them."""
+    course = {"baseline_ms": 1.0, "copy_ms": 0.5, cf.ALONE: 1.0}
+    reports = [(f"s{i}", _report(scale=course)) for i in range(5)]
+    reports.append(("k09", _report(scale={"baseline_ms": 2.3, "copy_ms": 1.0, cf.ALONE: 1.0})))
+    figures = {student: cf.of_report(rep) for student, rep in reports}
+    assert list(cf.own_doing(figures)) == ["k09"] and list(cf.strays(figures)) == ["k09"]
