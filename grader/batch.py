@@ -913,14 +913,19 @@ class Batch:
         doing (``class_figures.own_doing``: its process kept the GPU busy, the judge's figures
         show) is not graded again: a line says why, and its row (``rows`` and batch.json)
         keeps the straying lines (``strayed_own``) and why they are its own (``own_doing``);
-        its grade stands."""
+        its grade stands. Only where each run has a cgroup of its own (``cgroup.in_force``):
+        without, another grading's process left behind could have slowed the run, and the
+        stray is graded again."""
         reports = self.out.glob("*/report.json")
         figures = {p.parent.name: self._figures_of(p.parent.name) for p in reports}
         strays = class_figures.strays(figures)
         own = class_figures.own_doing(figures)
         for sid in sorted(strays.keys() & graded.keys()):
             why = strays[sid]
-            if sid in own and self._timed.pop(sid, None) is not None:  # timed in this run
+            # only where each run has a cgroup, emptied before the run returns: else another
+            # grading's process left behind could be what slowed this run (note 83)
+            mine = sid in own and cgroup.in_force()
+            if mine and self._timed.pop(sid, None) is not None:  # timed in this run
                 row = rows[sid] = {**rows[sid], "strayed_own": why, "own_doing": own[sid]}
                 write_atomic(self.out / sid / "batch.json", json.dumps(row, indent=2) + "\n")
                 print(
