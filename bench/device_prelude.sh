@@ -15,6 +15,9 @@
 #   lock's trace beside a batch.
 # - class_run SIZE: bench/class_batch.py's class graded, watched and checked (resumable).
 # - gpu_memory_peak TAG: the largest fb (MB) in dmon's log of watch_start TAG.
+# - class_of_100: the build, the class of 100 with --jobs ${JOBS:-16}, its memory peak and
+#   where its holds went (bench/throughput/hold_gap.py); grade33_alone: one grade of the 3.3
+#   solution with its build, knobs unset (issue 15's 20 s).
 # A device machine keeps ignored build outputs between calls; their times can be newer than the
 # sources carried, so the build step removes build/ first (session 7, g26a ran stale binaries).
 CML_NAME=$1
@@ -181,4 +184,23 @@ gpu_memory_peak() {
     awk 'sub(/^#/, "") && / fb / { for (i = 1; i <= NF; i++) if ($i == "fb") c = i; next }
          /^#/ { next } c { print $c }' "$L/dmon$1.txt" | sort -n | tail -1 |
         sed 's/^/GPU memory peak MB: /' | tee -a "$L/summary.txt"
+}
+# class_of_100: sessions 35-36's class of 100 (g119, g120, g121), as in the header.
+class_of_100() {
+    s 60 build make -k -j16 all
+    CLASS_EXTRA="--jobs ${JOBS:-16}" class_run 100
+    gpu_memory_peak 100
+    python3 bench/throughput/hold_gap.py $L/trace100.txt .scratch/class100/grading-1 |
+        tee -a $L/summary.txt
+}
+# grade33_alone: one grade of the 3.3 solution, alone on the machine (the class's knobs unset).
+grade33_alone() {
+    unset GRADER_UNTIMED_AT_ONCE GRADER_DRAIN_AT GRADER_DRAIN_STOP_AFTER
+    local a
+    a=$(date +%s)
+    s 90 grade33 python3 -m grader grade labs/3.3-tiling --submission solutions/3.3-tiling \
+        --json $L/grade33.json
+    echo "grade33: $(($(date +%s) - a)) s wall, $(python3 -c "import json
+r = json.load(open('$L/grade33.json')); print(r['total'], '/', r['max'], r['timings_s'])")" |
+        tee -a $L/summary.txt
 }

@@ -11,20 +11,11 @@
 #   then at once: bash bench/detached_call.sh wait 560 $OUT
 set -uo pipefail
 source bench/device_prelude.sh "${NAME:-g119}" "$1"
-s 60 build make -k -j16 all
-CLASS_EXTRA="--jobs ${JOBS:-16}" class_run 100
-gpu_memory_peak 100
-python3 bench/throughput/hold_gap.py $L/trace100.txt .scratch/class100/grading-1 |
-    tee -a $L/summary.txt
+class_of_100
 # the knobs are the class's only: what follows is alone on the machine
 unset GRADER_UNTIMED_AT_ONCE GRADER_DRAIN_AT GRADER_DRAIN_STOP_AFTER
 s 90 ipc_first_launch bash -c "ipc_first_launch_bench 5"
 s 90 ipc_first_launch_eager env CUDA_MODULE_LOADING=EAGER bash -c "ipc_first_launch_bench 3"
 grep -h -A8 "^median ms" $L/ipc_first_launch*.log | tee -a $L/summary.txt
-a=$(date +%s)
-s 90 grade33 python3 -m grader grade labs/3.3-tiling --submission solutions/3.3-tiling \
-    --json $L/grade33.json
-echo "grade33: $(($(date +%s) - a)) s wall, $(python3 -c "import json
-r = json.load(open('$L/grade33.json')); print(r['total'], '/', r['max'], r['timings_s'])")" |
-    tee -a $L/summary.txt
+grade33_alone
 tar czf "$CML_OUT/$CML_NAME.tgz" -C /tmp "$CML_NAME"

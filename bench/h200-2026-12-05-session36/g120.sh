@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 36: the class of 100 again, whole over two calls (bench/detached_call.sh), as g119
-# (bench/h200-2026-12-05-session35/g119.sh) but with design note 82's judge end (the
+# Session 36 (g120; g121 with NAME=g121): the class of 100 again, whole over two calls
+# (bench/detached_call.sh), as g119 (bench/h200-2026-12-05-session35/g119.sh) but with design note 82's judge end (the
 # empty-kernel server told to end before the student's process, and the `done` line): every
 # verdict must hold, and hold_tail_ms shows the judge's end now. Then one grade of the 3.3
 # solution alone (issue 15's 20 s). The class's reports come back in the tgz (class100/).
@@ -11,17 +11,6 @@
 #   then at once: bash bench/detached_call.sh wait 560 $OUT
 set -uo pipefail
 source bench/device_prelude.sh "${NAME:-g120}" "$1"
-s 60 build make -k -j16 all
-CLASS_EXTRA="--jobs ${JOBS:-16}" class_run 100
-gpu_memory_peak 100
-python3 bench/throughput/hold_gap.py $L/trace100.txt .scratch/class100/grading-1 |
-    tee -a $L/summary.txt
-# the knobs are the class's only: what follows is alone on the machine
-unset GRADER_UNTIMED_AT_ONCE GRADER_DRAIN_AT GRADER_DRAIN_STOP_AFTER
-a=$(date +%s)
-s 90 grade33 python3 -m grader grade labs/3.3-tiling --submission solutions/3.3-tiling \
-    --json $L/grade33.json
-echo "grade33: $(($(date +%s) - a)) s wall, $(python3 -c "import json
-r = json.load(open('$L/grade33.json')); print(r['total'], '/', r['max'], r['timings_s'])")" |
-    tee -a $L/summary.txt
+class_of_100
+grade33_alone
 tar czf "$CML_OUT/$CML_NAME.tgz" -C /tmp "$CML_NAME"
