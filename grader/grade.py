@@ -512,11 +512,17 @@ class Grading:
         # Two or more timed exercises are timed in one judged run, one hold (note 39).
         start, waited = time.monotonic(), self._gpu_wait
         timed = early.result() if early is not None else None
+        if early is not None and early.out_of_memory is not None:
+            # its judge ran out of memory in its set-up: made below, once (design note 84)
+            t["early_oom"] = early.out_of_memory
         # The shared hold is taken only for a run still to make (design note 49): grading the
         # early runs' documents needs no GPU, and must not wait behind the class's queue.
         with _SharedWhenNeeded(lock, self._count_wait) as hold:
             gate = self._timing_gate if lock else None
-            if timed is None:  # no early run, or its exercises were no longer all due
+            # no early run, or its exercises were no longer all due, or its judge ran out of
+            # memory before its gate: made here, after the untimed runs (a second failure for
+            # memory is the grader error, as in any run made here)
+            if timed is None:
                 hold()
                 timed = self._timed_lab_runs(gate)
             for ex in self.lab.exercises:
@@ -1652,7 +1658,16 @@ class _EarlyTimedRuns:
     it ends.
     Else the judge is killed before it times anything and ``result()`` is None, so that the
     grading makes its runs over the lab afterwards, as the sequential order would.
-    ``result()`` also re-raises the thread's grader error."""
+    ``result()`` is None too where the first judge ran out of memory in its set-up, before
+    its gate (``harness.JudgeOutOfMemory`` with ``before_gate``, ``at_gate`` unset: other
+    gradings' judges held the GPU's memory at their gates, design note 84): nothing of the
+    student's had run in that judged run and nothing was timed, so the run counts as not
+    made, its judge's processes gone before the thread ends, and ``out_of_memory`` holds the
+    seconds it lasted. The thread never waits for memory: the grading, holding its shared
+    hold, waits for it (``set_up_done``), and a drain the judges holding the memory wait in
+    waits for that hold. The grading's later run is the one retry: one that fails again is
+    the grader error it was before. ``result()`` re-raises any other grader error of the
+    thread's."""
 
     def __init__(self, grading: Grading, lock: GpuLock, due: list[Exercise]) -> None:
         self._grading = grading
@@ -1667,6 +1682,9 @@ class _EarlyTimedRuns:
         self._holding = False
         self._runs: dict[str, harness.TimedCase] | None = None
         self._error: BaseException | None = None
+        # seconds from its start to its first judge's running out of memory before its gate,
+        # where that made its runs not made (None: it did not)
+        self.out_of_memory: float | None = None
         self._thread = threading.Thread(  # named after its grading's (a batch's: the student)
             target=self._run, name=f"{threading.current_thread().name} early-timed", daemon=True
         )
@@ -1711,6 +1729,7 @@ class _EarlyTimedRuns:
             return self._gate()
 
         gate.reached = self.at_gate.set  # harness._pass_gate: the judge wrote its gate line
+        started = time.monotonic()
         try:
             # Its judges set up under a shared hold (the grading's, then this thread's own),
             # on every CPU where each run's processes end with it (a cgroup each); each is
@@ -1719,6 +1738,15 @@ class _EarlyTimedRuns:
                 self._runs = self._grading._timed_lab_runs(gate)
         except _NotDue:
             self._runs = None
+        except harness.JudgeOutOfMemory as e:
+            # the first judge's set-up, before its gate, out of the memory other judges held:
+            # not made, made again after the untimed runs (design note 84); any later judge's
+            # (after a gate of this thread's) is the grader error it was
+            if not e.before_gate or self.at_gate.is_set():
+                self._error = e
+            else:
+                self._runs = None
+                self.out_of_memory = time.monotonic() - started
         except BaseException as e:  # noqa: BLE001 - handed to the grading's thread
             self._error = e
         finally:
@@ -1727,7 +1755,8 @@ class _EarlyTimedRuns:
             self.set_up_done.set()
 
     def result(self) -> dict[str, harness.TimedCase] | None:
-        """The runs over the lab, or None when they must be made again (``_NotDue``)."""
+        """The runs over the lab, or None when they must be made again (``_NotDue``, or the
+        first judge out of memory before its gate: ``out_of_memory``)."""
         self._thread.join()
         if self._error is not None:
             raise self._error

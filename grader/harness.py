@@ -405,6 +405,14 @@ def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitSta
     """Lets a gated judge (``--gate``) through once ``gate`` is held (entered on
     ``held_gate``, so it is held to the end of the run): what the judge wrote after its
     gate line (with a "defer K" line before it), or all it wrote when it ended first."""
+    return _through_gate(judge_proc, gate, held_gate, timeout_s)[1]
+
+
+def _through_gate(
+    judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitStack, timeout_s
+) -> tuple[str, bytes]:
+    """``_pass_gate``'s work: (how the judge's wait for its gate ended, ``_await_gate``'s
+    "gate", "done" or "late"; what ``_pass_gate`` returns)."""
     state, head = _await_gate(judge_proc, timeout_s)
     at_gate = state == "gate"
     if at_gate:  # its set-up done (a gate may want to know: grade._EarlyTimedRuns)
@@ -436,19 +444,77 @@ def _pass_gate(judge_proc: subprocess.Popen, gate, held_gate: contextlib.ExitSta
     except OSError:
         pass  # it ended: its document, if any, is in head and the pipe
     judge_proc.stdin = None  # closed here: communicate() must not flush it
-    return head
+    return state, head
+
+
+# what cudaGetErrorString says for cudaErrorMemoryAllocation, the judge's error.message when
+# an allocation of its own failed (common/cml_lab.c, cml_lab_fail: kind "cuda"; cml_setup.c
+# reports its host allocations' failures with the same error)
+OUT_OF_MEMORY = "out of memory"
+
+
+class JudgeOutOfMemory(GraderError):
+    """The judge's own failure was running out of memory (``error.by`` "judge", kind "cuda",
+    message ``OUT_OF_MEMORY``): in a batch, other gradings' judges may hold the GPU's memory
+    at their gates (design note 84). A course fault like any judge failure, with the same
+    message. ``before_gate``: set by ``_timed_cases_once`` where the judge of a gated timed
+    run wrote that failure instead of its gate line, in its set-up: no student's process of
+    that run existed yet and nothing was timed (the one case ``grade._EarlyTimedRuns`` makes
+    again later); the judge's process group is gone by the time it is raised there."""
+
+    before_gate = False
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether process group ``pgid`` holds a process that is not a zombie (a zombie's memory,
+    its GPU memory included, is freed already)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return False
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()  # state, ppid, pgrp, ...
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
+            return True
+    return False
+
+
+def _await_group_end(pgid: int, timeout_s: float) -> bool:
+    """Waits until process group ``pgid`` (a judge's session, ``_start_judge``: the judge and
+    its empty-kernel server) has no live process left, at most ``timeout_s``: whether it
+    has none."""
+    deadline = time.monotonic() + timeout_s
+    while _group_alive(pgid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None:
     """Raises GraderError when ``doc`` is the judge's own failure (``error.by`` "judge": a CUDA
     call of the course's, a set-up it rejected, the baseline wrong): a course fault, named
-    with the judge's words."""
+    with the judge's words; ``JudgeOutOfMemory`` where it ran out of memory."""
     err = doc.get("error")
     if doc.get("status") != "error" or not isinstance(err, dict) or err.get("by") != "judge":
         return
     where = f" at {err['where']}" if err.get("where") else ""
     expr = f" ({err['expr']})" if err.get("expr") else ""
-    raise GraderError(
+    oom = err.get("kind") == "cuda" and err.get("message") == OUT_OF_MEMORY
+    raise (JudgeOutOfMemory if oom else GraderError)(
         f"the judge failed in {exercise} at {'x'.join(map(str, size))}: "
         f"{err.get('kind')}: {err.get('message')}{where}{expr}"
         + (f"; its log: {judge_log.strip()[-500:]}" if judge_log.strip() else "")
@@ -955,7 +1021,11 @@ def _timed_cases_once(
         held_gate.callback(lambda: ends.__setitem__("released", time.monotonic()))
         judge_proc = _start_judge(judge, args, ours, jtmp, log, gated, kept_cpus=not gated)
         # every case is set up before the one gate: the sum of their set-ups
-        head = _pass_gate(judge_proc, gate, held_gate, timeout_s * len(cases)) if gated else b""
+        state, head = (
+            _through_gate(judge_proc, gate, held_gate, timeout_s * len(cases))
+            if gated
+            else ("", b"")
+        )
         reader = threading.Thread(
             target=_judge_lines,
             args=(judge_proc.stdout, lines, progress, head, arrivals, deferred),
@@ -974,7 +1044,18 @@ def _timed_cases_once(
         judge_log = log.read()[-2000:]
     if deferred and 0 < deferred[0] < len(cases):
         cases = cases[: deferred[0]]  # the rest in a fresh run (run_judged_timed_cases)
-    runs, stopped = _case_runs(judge, cases, lines, argv, outcome, timeout_s, version, judge_log)
+    try:
+        runs, stopped = _case_runs(
+            judge, cases, lines, argv, outcome, timeout_s, version, judge_log
+        )
+    except JudgeOutOfMemory as e:
+        # before_gate where its document came in place of its gate line: the set-up's
+        # failure, before any student's process of this run (design note 84). Whatever the
+        # judge left in its process group (its empty-kernel server, killed with it) ends
+        # before this raises, and its memory with it.
+        e.before_gate = state == "done"
+        _await_group_end(judge_proc.pid, JUDGE_GRACE_S)
+        raise
     marks = [started, *arrivals]  # a case's wall time: from the previous document to its own
     results = [
         TimedCase(run, marks[k + 1] - marks[k] if k + 1 < len(marks) else 0.0)

@@ -117,7 +117,9 @@ class Grade:
     notes: list[str] = field(default_factory=list)  # e.g. how to reproduce a failed case
     # wall seconds per phase: "build", "gpu_wait" (for the batch's GPU lock), "untimed"
     # (device probe, correctness, sanitizer; of which "correctness" up to the end of the
-    # correctness runs, "sanitizer" the rest), "timed" (performance runs)
+    # correctness runs, "sanitizer" the rest), "timed" (performance runs); "early_oom" only
+    # where a batch's early timed run's judge ran out of memory in its set-up, the seconds
+    # it lasted (its runs then made after the untimed runs: design note 84)
     timings: dict[str, float] = field(default_factory=dict)
     report: ReportResult | None = None  # the lab's [report], when it has one
 

@@ -8,21 +8,25 @@ fresh judged run, through a gate of their own."""
 from __future__ import annotations
 
 import contextlib
+import io
+import json
 import os
 import shutil
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
-from grader import cpus, gpu_lock, harness, report
+from grader import cli, cpus, gpu_lock, harness, report
 from grader.errors import GraderError
 from grader import grade as grading
 from grader.gpu_lock import GpuLock
 from helpers import drop_timings
 from test_grade_pipeline import OFFSET_POINTS, _offset_performance
 from test_one_process import CRASH_AT_33, HANG_AT_33
+from test_batch_strays import _files
 from test_pipeline_fake import course_with, variant
 
 pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
@@ -660,3 +664,103 @@ def test_a_judge_not_due_is_killed_under_the_gradings_hold(course, fake_gpu, tmp
     scale = rep["exercises"][0]["parts"]["performance"]
     assert (scale["status"], scale["reason"]) == ("not_run", "a correctness case did not finish")
     assert readers_at_kill and min(readers_at_kill) >= 1, readers_at_kill
+
+
+def _batch(course, subs, out, monkeypatch, oom: str | None) -> tuple[int, str, list[str]]:
+    """``subs`` graded by a batch of one grading at a time (seed 7) on ``course``'s lab, whose
+    two timed exercises make an early timed run over the lab in each grading; ``oom``:
+    FAKE_JUDGE_OOM_ONCE's value (a file, made here, or "always"), None: no judge runs out of
+    memory. (exit code, stderr, the fake judge's timed starts: FAKE_JUDGE_LOG)."""
+    judged = out.parent / f"{out.name}-judge.log"
+    monkeypatch.setenv("FAKE_JUDGE_LOG", str(judged))
+    monkeypatch.setenv("GRADER_SANDBOX", "none")  # (as test_batch_strays._batch)
+    if oom is None:
+        monkeypatch.delenv("FAKE_JUDGE_OOM_ONCE", raising=False)
+    else:
+        if oom != "always":
+            Path(oom).write_text("")
+        monkeypatch.setenv("FAKE_JUDGE_OOM_ONCE", oom)
+    err = io.StringIO()
+    lab = course / "labs" / "9.1-fake"
+    argv = ["batch", lab, *subs, "--out", out, "--seed", "7", "--jobs", "1"]
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main([str(a) for a in argv])
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    lines = judged.read_text().splitlines() if judged.exists() else []
+    return code, err.getvalue(), [line for line in lines if line.endswith(" timed")]
+
+
+def test_an_early_judge_out_of_memory_before_its_gate_is_set_up_again_later(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """Design note 84: the early run over the lab's judge fails in its set-up, before its
+    gate, with CUDA's "out of memory" (FAKE_JUDGE_OOM_ONCE: the error.by "judge" document of
+    the course's judge). The grading makes its runs over the lab again after its untimed runs
+    (the judge started twice for them) and is graded, not an "error:" row: its four files
+    are those of the same batch without the failure but for their timings, which say how
+    long the failed early run lasted (``early_oom``)."""
+    sub = str(course / "solutions" / "9.1-fake")
+    flag = tmp_path / "oom-once"
+    code, err, timed = _batch(course, [sub], tmp_path / "oom", monkeypatch, str(flag))
+    assert code == 0 and not flag.exists(), err  # the one judge ran out of memory
+    assert timed == ["scale 2 timed", "scale 2 timed"], timed  # the early run's, then again
+    code, clean_err, clean_timed = _batch(course, [sub], tmp_path / "clean", monkeypatch, None)
+    assert code == 0 and clean_timed == ["scale 2 timed"], clean_err
+    row = json.loads((tmp_path / "oom" / "9.1-fake" / "batch.json").read_text())
+    assert row["status"] == "graded" and row["total"] == row["max"], row
+    assert _files(tmp_path / "oom", "9.1-fake") == _files(tmp_path / "clean", "9.1-fake")
+    timings = json.loads((tmp_path / "oom" / "9.1-fake" / "report.json").read_text())["timings_s"]
+    assert timings["early_oom"] >= 0, timings
+    clean = json.loads((tmp_path / "clean" / "9.1-fake" / "report.json").read_text())
+    assert "early_oom" not in clean["timings_s"]
+
+
+def test_a_judge_out_of_memory_again_later_is_the_error_row_it_was(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """Every gated timed judge runs out of memory before its gate: the early run is made
+    again after the untimed runs once, and that run's failure is the grader error it always
+    was (an "error:" row naming the judge's out of memory, retried on the batch's next run);
+    no third judge is started."""
+    sub = str(course / "solutions" / "9.1-fake")
+    code, err, timed = _batch(course, [sub], tmp_path / "oom", monkeypatch, "always")
+    assert code == 2, err
+    assert timed == ["scale 2 timed", "scale 2 timed"], timed
+    row = json.loads((tmp_path / "oom" / "9.1-fake" / "batch.json").read_text())
+    assert row["status"] == (
+        "error: the judge failed in scale at 128x128: cuda: out of memory at cml_setup.c:111 "
+        "(cml_dev_alloc(&ptr, bytes)); its log: lab: cml_setup.c:111: cml_dev_alloc(&ptr, "
+        "bytes) failed: out of memory"
+    ), row["status"]
+
+
+def test_an_early_judge_out_of_memory_ends_under_the_gradings_hold(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """The early run's judge that ran out of memory before its gate leaves nothing in its
+    process group (its empty-kernel server, in the course's judge) when its thread ends: the
+    early thread waits for the group while the grading still holds the GPU shared, as a
+    judge not due is killed (design note 55), and the grading is then graded."""
+    flag = tmp_path / "oom-once"
+    flag.write_text("")
+    monkeypatch.setenv("FAKE_JUDGE_OOM_ONCE", str(flag))
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=course / "solutions" / "9.1-fake", seed=5, one_process=True),
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()
+    real_await = harness._await_group_end
+    readers_at_wait = []
+
+    def await_group_end(pgid, timeout_s):
+        assert threading.current_thread().name.endswith("early-timed")
+        readers_at_wait.append(g.gpu_lock._readers)
+        gone = real_await(pgid, timeout_s)
+        assert gone and not harness._group_alive(pgid)
+        return gone
+
+    monkeypatch.setattr(harness, "_await_group_end", await_group_end)
+    rep = report.to_json(g.run())
+    assert not flag.exists() and rep["total"] == rep["max"]
+    assert readers_at_wait == [1], readers_at_wait
+    assert rep["timings_s"]["early_oom"] >= 0

@@ -226,7 +226,8 @@ def test_a_timed_judged_run_is_never_background(monkeypatch, tmp_path):
 # A judge of timed runs over several cases (harness.run_judged_timed_cases): it answers
 # every --case EX:A,B@S with a valid document after its gate; with DEFER it sets up the
 # first case only ("defer 1" before its gate); with EXTRA it writes one more document, its
-# own failure, after the last case's.
+# own failure, after the last case's; with OOM=before (after) its first case's document is
+# its own failure for want of memory, in place of its gate line (once through its gate).
 _TIMED_JUDGE = r'''#!/usr/bin/env python3
 import json, os, sys
 args = sys.argv[1:]
@@ -237,11 +238,21 @@ for i, a in enumerate(args):
         ex, _, rest = args[i + 1].rpartition(":")
         size, _, seed = rest.partition("@")
         cases.append((ex or first, [int(d) for d in size.split(",")], int(seed)))
+def oom(when):
+    if os.environ.get("OOM") == when:
+        ex, size, seed = cases[0]
+        print(json.dumps({"schema": 1, "exercise": ex, "size": size, "seed": seed,
+                          "judged": True, "status": "error", "check": None,
+                          "error": {"kind": "cuda", "message": "out of memory",
+                                    "by": "judge"}}), flush=True)
+        sys.exit(4)
 if os.environ.get("DEFER") and len(cases) > 1:
     cases = cases[:1]
     print("defer 1", flush=True)
+oom("before")
 print("gate", flush=True)
 sys.stdin.read(1)
+oom("after")
 for ex, size, seed in cases:
     print(json.dumps({"schema": 1, "exercise": ex, "size": size, "seed": seed,
                       "judged": True, "status": "ok", "check": {"n": 1}}), flush=True)
@@ -294,6 +305,74 @@ def test_a_document_past_the_last_case_stops_the_grading(tmp_path, monkeypatch):
     with pytest.raises(GraderError, match="the judge failed in offset at 5: cuda: invalid"):
         harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
                                        gate=contextlib.nullcontext)
+
+
+def test_a_judge_out_of_memory_is_a_grader_error_of_its_own(tmp_path):
+    """Design note 84: the judge's own failure with kind "cuda" and CUDA's "out of memory" is a
+    JudgeOutOfMemory, with the words of any judge failure; another message or kind is the
+    plain GraderError. A run of one case never says it came before a gate."""
+    worker = _script(tmp_path, "exit 0\n")
+    judge = _judge_script(tmp_path, _judge_error(by="judge"))
+    with pytest.raises(harness.JudgeOutOfMemory) as e:
+        harness.run_judged(judge, worker, "scale", (3, 4), 9, 10, 1)
+    assert str(e.value) == (
+        "the judge failed in scale at 3x4: cuda: out of memory at cml_judge.c:640 "
+        "(cudaMalloc(&copy.d_dst, copy.n_bytes)); its log: judge: cudaMalloc failed"
+    )
+    assert isinstance(e.value, GraderError) and not e.value.before_gate
+    for other in ({"message": "invalid argument"}, {"kind": "setup"}):
+        judge = _judge_script(tmp_path, _judge_error(by="judge", **other))
+        with pytest.raises(GraderError) as e:
+            harness.run_judged(judge, worker, "scale", (3, 4), 9, 10, 1)
+        assert not isinstance(e.value, harness.JudgeOutOfMemory), other
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_timed_judge_out_of_memory_says_whether_it_came_before_its_gate(
+    tmp_path, monkeypatch, when
+):
+    """A gated timed run over cases whose judge wrote its failure for want of memory in place
+    of its gate line (its set-up's) says so (``before_gate``); once through its gate, not."""
+    gates = []
+
+    @contextlib.contextmanager
+    def gate():
+        gates.append(1)
+        yield
+
+    worker = _script(tmp_path, "exit 0\n")
+    monkeypatch.setenv("OOM", when)
+    with pytest.raises(harness.JudgeOutOfMemory, match="in scale at 3x4: cuda: out of memory") as e:
+        harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
+                                       gate=gate)
+    assert e.value.before_gate is (when == "before")
+    assert gates == ([] if when == "before" else [1])
+
+
+def test_a_judges_process_group_is_awaited_until_only_zombies_are_left():
+    """``_await_group_end``: a group whose last live process ends later is waited for; a
+    zombie left in it (its memory freed) does not count; one still alive past the limit
+    gives False."""
+    import subprocess
+
+    lingering = subprocess.Popen(["sh", "-c", "sleep 0.4 & exit 0"], start_new_session=True)
+    lingering.wait()  # the leader is gone, its child still in the group
+    start = time.monotonic()
+    assert harness._group_alive(lingering.pid)
+    assert harness._await_group_end(lingering.pid, 10)
+    assert 0.2 < time.monotonic() - start < 5 and not harness._group_alive(lingering.pid)
+    zombie = subprocess.Popen(["true"], start_new_session=True)
+    deadline = time.monotonic() + 5
+    while harness._group_alive(zombie.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not harness._group_alive(zombie.pid)  # not reaped yet: a zombie of ours
+    assert zombie.poll() == 0
+    alive = subprocess.Popen(["sleep", "5"], start_new_session=True)
+    try:
+        assert not harness._await_group_end(alive.pid, 0.2)
+    finally:
+        alive.kill()
+        alive.wait()
 
 
 def test_an_untimed_judge_opens_one_cuda_work_queue_and_a_timed_one_the_default(

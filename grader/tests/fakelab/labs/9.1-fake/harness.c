@@ -153,6 +153,31 @@ static int await_gate(int time, int n, const char *const *names) {
     return 1;
 }
 
+/* FAKE_JUDGE_OOM_ONCE=FILE: the first gated timed judge that removes FILE (=always: every
+ * gated timed judge) fails in its set-up, before its gate, as the course's judge does when a
+ * device allocation of its own fails (cml_lab.c's cml_lab_fail: its document, error.by
+ * "judge", kind "cuda", CUDA's "out of memory"; exit 4). Returns only when it does not. */
+static void judge_oom_before_gate(const char *exercise, const long long *size, int n_size,
+                                  unsigned long long seed) {
+    const char *flag = getenv("FAKE_JUDGE_OOM_ONCE");
+    if (!flag || (strcmp(flag, "always") != 0 && unlink(flag) != 0)) {
+        return;
+    }
+    fprintf(stderr, "lab: cml_setup.c:111: cml_dev_alloc(&ptr, bytes) failed: out of memory\n");
+    printf("{\"schema\":%d,\"lab\":\"9.1\",\"exercise\":\"%s\",\"size\":[", CML_SCHEMA_VERSION,
+           exercise);
+    for (int i = 0; i < n_size; ++i) {
+        printf("%s%lld", i ? "," : "", size[i]);
+    }
+    printf("],\"seed\":%llu,\"judged\":true,\"status\":\"error\",\"error\":{\"kind\":"
+           "\"cuda\",\"message\":\"out of memory\",\"where\":\"cml_setup.c:111\","
+           "\"expr\":\"cml_dev_alloc(&ptr, bytes)\",\"by\":\"judge\"},\"check\":null,"
+           "\"timing\":null,\"metrics\":null}\n",
+           seed);
+    fflush(stdout);
+    exit(4);
+}
+
 /* One case: the judge's (asks the student's process, checks, writes the document), the
  * student's process's (answers one request) or a plain run's. */
 static int one_case(opts o, int have_gpu) {
@@ -190,6 +215,9 @@ static int one_case(opts o, int have_gpu) {
     memset(out, 0xFF, n * sizeof *out);
     double speed = 1.0;
     int rc;
+    if (judge && o.gate && o.time) {
+        judge_oom_before_gate(o.exercise, o.size, o.n_size, o.seed);
+    }
     if (judge && o.gate && !await_gate(o.time, 1, &o.exercise)) {
         return 2;
     }
@@ -483,6 +511,9 @@ int main(int argc, char **argv) {
         const char *names[64];
         for (int k = 0; k < n_cases; ++k) {
             names[k] = case_ex[k][0] ? case_ex[k] : exercise;
+        }
+        if (o.time) {
+            judge_oom_before_gate(names[0], cases[0], case_n[0], case_seed[0]);
         }
         if (!await_gate(o.time, n_cases, names)) {
             return 2;
