@@ -26,6 +26,7 @@ temporary directory is its only writable place, the grading's build is readable.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import json
@@ -917,6 +918,10 @@ def run_judged_cases(
 
 LabCase = tuple[str, tuple[int, ...], int]  # a case of a run over the lab: exercise, size, seed
 
+# A crash series' next fresh process started beside the one before it (run_judged_lab_cases,
+# _crash_series_round, design note 85); False: one process at a time, the order it keeps
+SPECULATE_CRASH_SERIES = True
+
 
 def run_judged_lab_cases(
     judge: Path, binary: Path, cases: list[LabCase], timeout_s: float, version: int,
@@ -931,19 +936,96 @@ def run_judged_lab_cases(
     each as ``run_judged_cases`` would give it: the cases after a crash run again in fresh
     processes; after a case past its limit, none of that exercise's later cases run (its
     list ends there), and the next exercise's cases go on in fresh processes. ``between``:
-    called before each fresh process, when none of these runs is in flight (a batch's
-    grading lets the timed runs waiting pass there once its hold has lasted
+    called before each round of fresh processes, when none of these runs is in flight (a
+    batch's grading lets the timed runs waiting pass there once its hold has lasted
     ``grade.PASS_AFTER_S``: ``GpuLock.let_timed_runs_pass``, design notes 54 and 69);
-    ``launch_s``: as ``run_judged_cases``'."""
+    ``launch_s``: as ``run_judged_cases``'.
+
+    A round is one fresh process, or two in a crash series: once a process has failed at
+    its first case (``_failed_first``) with two or more cases left, the next round starts
+    the process over those cases and, beside it, the one the order of one process at a time
+    would start after it should it fail at its first case too (``_crash_series_round``,
+    design note 85; a submission that crashes every case, h16: half the rounds). The
+    results are those of that order: the same processes over the same cases and seeds, each
+    started fresh, their CaseRuns appended in the same order."""
     results: dict[str, list[CaseRun]] = {ex: [] for ex, _, _ in cases}
     todo = list(cases)
+    series = False  # the last process failed at its first case (_failed_first)
     while todo:
         if between is not None and len(todo) < len(cases):
             between()
-        got, todo = lab_cases_once(judge, binary, todo, timeout_s, version, box, launch_s)
-        for ex, runs in got.items():
-            results[ex] += runs
+        if series and len(todo) > 1 and SPECULATE_CRASH_SERIES:
+            steps = _crash_series_round(judge, binary, todo, timeout_s, version, box, launch_s)
+        else:
+            got, left = lab_cases_once(judge, binary, todo, timeout_s, version, box, launch_s)
+            steps = [(todo, got, left)]
+        for ran, got, left in steps:
+            for ex, runs in got.items():
+                results[ex] += runs
+        ran, got, todo = steps[-1]
+        series = _failed_first(ran, got, todo)
     return results
+
+
+def _failed_first(cases: list[LabCase], got: dict[str, list[CaseRun]], left) -> bool:
+    """Whether the process of ``lab_cases_once(cases)`` (its results ``got`` and ``left``)
+    ended at its first case, failed there other than at a time limit (a crash, a limit of
+    memory or output, a failed launch), leaving every later case to the next fresh process:
+    then that process is ``lab_cases_once(cases[1:])``. (After a time limit the hung
+    exercise's later cases are dropped: a hang never starts a series.)"""
+    first = got[cases[0][0]][0]
+    return left == cases[1:] and not (first.doc is None and first.outcome.kind == "timeout")
+
+
+def _crash_series_round(
+    judge, binary, todo: list[LabCase], timeout_s, version, box, launch_s
+) -> list[tuple[list[LabCase], dict[str, list[CaseRun]], list[LabCase]]]:
+    """A round of ``run_judged_lab_cases`` in a crash series (design note 85): the process
+    over ``todo`` (``lab_cases_once``) and, in a thread of its own, started with it, the one
+    over ``todo[1:]``: the fresh process that the order of one process at a time starts next
+    exactly when the first fails at its first case (``_failed_first``). Each step of the
+    round that counts, in order: (its cases, its results by exercise, the cases it left).
+
+    The results are that order's: where the first failed at its first case, the second's
+    (its CaseRuns, its cases left, or its GraderError or Stopped) are those of the process
+    that order would have started next over the same cases, seeds, judge and binary, fresh
+    as it would have been (no state passes between processes; each case's limit runs from
+    its own process's progress); anywhere else (more cases done, a time limit, an error)
+    the second is stopped (``runner.stoppable``: killed within a poll, its outcome never
+    read) and nothing of it counts, as that order would not have started it. The second
+    runs with its own stop check: stopped once not wanted, or once the thread's own check
+    (a batch's drain stop, ``runner.carried_stops``) says so; on the CPUs the caller's runs
+    have (``cpus.carried``). The round ends once both have ended: a Stopped or GraderError
+    of the first is raised after the second has been stopped, so ``between`` is never
+    called with a run of the round in flight. Resources: two judged runs at once, two
+    student's processes at the host-memory limit at worst (12 GiB, within the runs' joint
+    limit, ``cgroup``); a third where a batch's grading's other group runs beside them."""
+    ahead = todo[1:]
+    unwanted = threading.Event()
+    outer = runner.stop_check()
+
+    def check(start: float) -> bool:
+        return unwanted.is_set() or (outer is not None and outer(start))
+
+    def speculate():
+        with runner.stoppable(check):
+            return lab_cases_once(judge, binary, ahead, timeout_s, version, box, launch_s)
+
+    wanted = False
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="crash-series") as pool:
+        second = pool.submit(cpus.carried(speculate))
+        try:
+            got, left = lab_cases_once(judge, binary, todo, timeout_s, version, box, launch_s)
+            wanted = _failed_first(todo, got, left)
+        finally:
+            if not wanted:
+                unwanted.set()
+        # (leaving the pool waits for the second's end: stopped, or its own)
+    steps = [(todo, got, left)]
+    if wanted:
+        more, rest = second.result()  # its GraderError or Stopped: the next process's own
+        steps.append((ahead, more, rest))
+    return steps
 
 
 def lab_cases_once(

@@ -328,6 +328,11 @@ def stoppable(check: Callable[[float], bool] | None):
         _stops.check = before
 
 
+def stop_check() -> Callable[[float], bool] | None:
+    """This thread's stop check (``stoppable``), None where its runs have none."""
+    return getattr(_stops, "check", None)
+
+
 def carried_stops(call):
     """``call`` (no arguments) made to run with this thread's stop check (``stoppable``) in
     whichever thread runs it (a run a grading hands to a thread of its own)."""
