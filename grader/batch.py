@@ -111,6 +111,12 @@ to back (``grader.gpu_lock.drain_policy``; note 77), another experiment's knob.
 makes it again from its start once the timed runs have had the GPU (the same seeds and inputs,
 a time limit of its own, never stopped twice: the same grades): shorter drains
 (``grader.gpu_lock.drain_stop_after``; note 78), a third experiment's knob.
+``GRADER_TIMED_SETUPS_AT_ONCE=N`` lets at most N gradings' timed runs be set up or wait at
+their gates at once, each holding its judge's set-up in GPU memory (``timed_setups_at_once``,
+``grade.Options.timed_setup_slots``): a grading's early timed run (note 45) takes a slot
+without waiting or is not made early, and a timed run made after the untimed runs waits for
+one before it takes the shared hold; a fourth experiment's knob, against the GPU memory
+that ran out at ``--jobs 16`` on an H100 (note 87).
 
 Seeds: ``--seed S`` derives every run's seed from S, the same for every student, so
 grading the same batch twice gives identical scores; without it each grading draws fresh
@@ -674,13 +680,19 @@ class Batch:
         if root is None:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
         cap = untimed_at_once()  # a wrong value stops the batch before anything is built
+        setups = timed_setups_at_once()  # as does a wrong cap on the timed set-ups
         drain_at, drain_after_s = policy = drain_policy()  # and so does a wrong drain
         stop_after_s = drain_stop_after()  # or a wrong stop
         # recorded in each row graded now (batch.json's "knobs", not compared as "options"
         # are: they change when runs go, not a grade; an instructor's trial found a class's
         # files silent about them)
         drain = f"{drain_at},{drain_after_s:g}" if drain_at > 1 else None
-        knobs = {UNTIMED_ENV: cap, gpu_lock.DRAIN_ENV: drain, gpu_lock.STOP_ENV: stop_after_s}
+        knobs = {
+            UNTIMED_ENV: cap,
+            gpu_lock.DRAIN_ENV: drain,
+            gpu_lock.STOP_ENV: stop_after_s,
+            TIMED_SETUPS_ENV: setups,
+        }
         self.knobs = {k: v for k, v in knobs.items() if v is not None}
         self.options = dataclasses.replace(
             self.options,
@@ -769,6 +781,23 @@ class Batch:
             print(
                 f"batch: {UNTIMED_ENV}={cap} caps nothing: no more than {self.jobs} gradings "
                 f"run at once (--jobs); give it less than {self.jobs} or leave it unset",
+                file=self.err,
+            )
+        if setups is not None and setups < self.jobs:
+            self.options = dataclasses.replace(
+                self.options, timed_setup_slots=threading.BoundedSemaphore(setups)
+            )
+            print(
+                f"batch: at most {setups} of the {self.jobs} gradings' timed runs at once set "
+                f"up or waiting at their gates ({TIMED_SETUPS_ENV}={setups}); a grading "
+                "without a slot makes its timed runs after its untimed runs",
+                file=self.err,
+            )
+        elif setups is not None:
+            print(
+                f"batch: {TIMED_SETUPS_ENV}={setups} caps nothing: no more than {self.jobs} "
+                f"gradings run at once (--jobs); give it less than {self.jobs} or leave it "
+                "unset",
                 file=self.err,
             )
         if drain_at > self.jobs:  # W timed runs can never wait at once: T starts each drain
@@ -1114,6 +1143,26 @@ def untimed_at_once() -> int | None:
     if not (text.isascii() and text.isdigit()) or int(text) < 1:  # "²".isdigit() is True
         raise GraderError(
             f"{UNTIMED_ENV}={text!r}: give a whole number of gradings, at least 1, or unset it"
+        )
+    return int(text)
+
+
+TIMED_SETUPS_ENV = "GRADER_TIMED_SETUPS_AT_ONCE"
+
+
+def timed_setups_at_once() -> int | None:
+    """The most gradings of a batch whose timed runs may be set up or wait at their gates
+    at once, each holding its judge's set-up in GPU memory, from
+    ``GRADER_TIMED_SETUPS_AT_ONCE`` (unset or empty: no cap beyond --jobs): the knob of
+    design note 87's experiment. Raises GraderError on anything but a whole number of at
+    least 1."""
+    text = os.environ.get(TIMED_SETUPS_ENV, "").strip()
+    if not text:
+        return None
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:  # "²".isdigit() is True
+        raise GraderError(
+            f"{TIMED_SETUPS_ENV}={text!r}: give a whole number of timed runs set up at once, "
+            "at least 1, or unset it"
         )
     return int(text)
 

@@ -132,6 +132,14 @@ class Options:
     # hold of the untimed runs and gives it back after, so that fewer processes with a CUDA
     # context share the GPU (design note 73: the knob of an experiment, not measured yet)
     untimed_slots: threading.Semaphore | None = None
+    # a batch's cap on its gradings' timed runs set up or waiting at their gates at once,
+    # each holding its judge's set-up in GPU memory (GRADER_TIMED_SETUPS_AT_ONCE,
+    # grader.batch.timed_setups_at_once; None: no cap; design note 87): the early timed run
+    # (_EarlyTimedRuns) takes a slot without waiting, or is not made early; any run on the
+    # GPU after the untimed runs (_SharedWhenNeeded: a run over the lab not made early, an
+    # exercise's own, one timed again, ncu) waits for one before it takes the shared hold.
+    # Each gives it back once its judge has ended. The knob of an experiment, not measured
+    timed_setup_slots: threading.Semaphore | None = None
     # a batch's stray timed again (grader.batch, Batch._grade_strays_again): the first
     # grading's Grade, whose correctness and sanitizer parts this grading keeps instead of
     # making those runs again (the same seeds give the same results, but a data race may
@@ -469,8 +477,20 @@ class Grading:
                 return
             kept = self.options.retime  # a stray timed again: no untimed run to make
             groups = self._lab_run_groups() if lock is not None and kept is None else {}
-            if groups:  # a run over the lab will be made
-                early = _EarlyTimedRuns(self, lock, [ex for g in groups.values() for ex in g])
+            # a batch's cap on the timed set-ups at once (design note 87): a slot taken
+            # without waiting, or no early run (made after the untimed runs, below). Never a
+            # wait here: this thread holds its shared hold, a drain waits for it, and the
+            # judges holding the slots wait at their gates for the drain.
+            capped = self.options.timed_setup_slots
+            if groups and (capped is None or capped.acquire(blocking=False)):
+                try:
+                    early = _EarlyTimedRuns(
+                        self, lock, [ex for g in groups.values() for ex in g], slot=capped
+                    )
+                except BaseException:
+                    if capped is not None:  # no thread started to give it back
+                        capped.release()
+                    raise
             self._shared_lock, self._early = lock, early
             try:
                 if kept is not None:
@@ -517,7 +537,10 @@ class Grading:
             t["early_oom"] = early.out_of_memory
         # The shared hold is taken only for a run still to make (design note 49): grading the
         # early runs' documents needs no GPU, and must not wait behind the class's queue.
-        with _SharedWhenNeeded(lock, self._count_wait) as hold:
+        # (with a cap on the timed set-ups at once, design note 87, ``hold`` first waits for
+        # a slot, holding nothing, and keeps it as long as the hold)
+        slot = self.options.timed_setup_slots if lock else None
+        with _SharedWhenNeeded(lock, self._count_wait, slot) as hold:
             gate = self._timing_gate if lock else None
             # no early run, or its exercises were no longer all due, or its judge ran out of
             # memory before its gate: made here, after the untimed runs (a second failure for
@@ -1667,9 +1690,19 @@ class _EarlyTimedRuns:
     hold, waits for it (``set_up_done``), and a drain the judges holding the memory wait in
     waits for that hold. The grading's later run is the one retry: one that fails again is
     the grader error it was before. ``result()`` re-raises any other grader error of the
-    thread's."""
+    thread's.
+    ``slot``: the batch's semaphore of timed set-ups at once (``Options.timed_setup_slots``,
+    design note 87), acquired by the caller for this run and released when the thread ends,
+    its judges ended and its own hold let go, on every path."""
 
-    def __init__(self, grading: Grading, lock: GpuLock, due: list[Exercise]) -> None:
+    def __init__(
+        self,
+        grading: Grading,
+        lock: GpuLock,
+        due: list[Exercise],
+        slot: threading.Semaphore | None = None,
+    ) -> None:
+        self._slot = slot
         self._grading = grading
         self._lock = lock
         self._due = due  # the exercises its runs over the lab set up (_lab_run_groups)
@@ -1750,9 +1783,13 @@ class _EarlyTimedRuns:
         except BaseException as e:  # noqa: BLE001 - handed to the grading's thread
             self._error = e
         finally:
-            self._held.close()
-            self.ended.set()
-            self.set_up_done.set()
+            try:
+                self._held.close()
+            finally:
+                if self._slot is not None:  # its judges have ended (design note 87)
+                    self._slot.release()
+                self.ended.set()
+                self.set_up_done.set()
 
     def result(self) -> dict[str, harness.TimedCase] | None:
         """The runs over the lab, or None when they must be made again (``_NotDue``, or the
@@ -1768,11 +1805,19 @@ class _SharedWhenNeeded:
     when first called (before a run on the GPU: a timed run not made early, one timed again,
     ncu) and held until the ``with`` block ends; never taken when nothing needs it, so that a
     grading whose timed runs are done ends at once (design note 49). ``lock`` None: nothing
-    to hold. Its waits are counted with ``count_wait(seconds)``."""
+    to hold. ``slots``: a batch's cap on its timed set-ups at once (``Options.
+    timed_setup_slots``, design note 87): a slot is waited for before the hold, holding no
+    hold of the lock (a grading that waited under its shared hold would keep the slots'
+    holders from their gates), and given back after it, when every judge started under it has
+    ended. Its waits (for the slot and the hold) are counted with ``count_wait(seconds)``."""
 
-    def __init__(self, lock: GpuLock | None, count_wait) -> None:
+    def __init__(
+        self, lock: GpuLock | None, count_wait, slots: threading.Semaphore | None = None
+    ) -> None:
         self._lock = lock
         self._count_wait = count_wait
+        self._slots = slots
+        self._slotted = False  # a slot taken, given back when the block ends
         self._stack = contextlib.ExitStack()
         self._held = False
 
@@ -1786,8 +1831,14 @@ class _SharedWhenNeeded:
         if self._lock is None or self._held:
             return
         asked = time.monotonic()
-        self._stack.enter_context(self._lock.shared())
-        self._count_wait(time.monotonic() - asked)
+        try:
+            if self._slots is not None and not self._slotted:
+                self._slots.acquire()
+                self._slotted = True
+                self._stack.callback(self._slots.release)  # after the hold (the stack's order)
+            self._stack.enter_context(self._lock.shared())
+        finally:
+            self._count_wait(time.monotonic() - asked)
         self._held = True
 
 

@@ -321,6 +321,7 @@ def submit(
     batch.untimed_at_once()  # a wrong GRADER_UNTIMED_AT_ONCE would fail every task: now
     batch.drain_policy()  # and so would a wrong GRADER_DRAIN_AT
     batch.drain_stop_after()  # or GRADER_DRAIN_STOP_AFTER
+    batch.timed_setups_at_once()  # or GRADER_TIMED_SETUPS_AT_ONCE
     out = out.absolute()
     subs = batch.collect(batch.without_out(paths, out, err), lab.required_files)
     batch.check_out(out, subs)

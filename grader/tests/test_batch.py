@@ -932,3 +932,24 @@ def test_untimed_at_once_caps_the_gradings_in_their_untimed_runs(
         )
         assert code == 2 and "give a whole number of gradings, at least 1" in err, err
         assert not (tmp_path / "o").exists()
+
+
+def test_timed_setups_at_once_is_said_and_a_wrong_one_stops_the_batch(
+    fake_root, subs, gpu_env, tmp_path, monkeypatch, capsys
+):
+    """GRADER_TIMED_SETUPS_AT_ONCE=N (design note 87): N of at least --jobs caps nothing, and
+    the batch says so (and grades as without it, the row recording it); a value that is not a
+    whole number of at least 1 stops the batch before it builds, naming the fix."""
+    monkeypatch.setenv(batching.TIMED_SETUPS_ENV, "2")
+    code, err = run_batch(fake_root, [subs["solution"], subs["alice"]], tmp_path / "out")
+    assert code == 0, err
+    assert "GRADER_TIMED_SETUPS_AT_ONCE=2 caps nothing: no more than 2 gradings" in err, err
+    row = json.loads((tmp_path / "out" / "alice" / "batch.json").read_text())
+    assert row["status"] == "graded" and row["knobs"] == {batching.TIMED_SETUPS_ENV: 2}, row
+    for bad in ("0", "two", "-1", "²", "1.5"):
+        monkeypatch.setenv(batching.TIMED_SETUPS_ENV, bad)
+        code, _, err = grade_cli(
+            capsys, "batch", fake_root / LAB, subs["solution"], "--out", tmp_path / "o"
+        )
+        assert code == 2 and "give a whole number of timed runs set up at once" in err, err
+        assert not (tmp_path / "o").exists()

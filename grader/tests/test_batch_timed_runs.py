@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from grader import batch as batching
 from grader import cli, cpus, gpu_lock, harness, report
 from grader.errors import GraderError
 from grader import grade as grading
@@ -764,3 +765,167 @@ def test_an_early_judge_out_of_memory_ends_under_the_gradings_hold(
     assert not flag.exists() and rep["total"] == rep["max"]
     assert readers_at_wait == [1], readers_at_wait
     assert rep["timings_s"]["early_oom"] >= 0
+
+
+def _timed_judges_alive(monkeypatch) -> list[int]:
+    """Wraps the harness's timed judged runs (the runs over the lab, an exercise's own timed
+    run), each returning once its judge has ended: the returned list gets, at each start, how
+    many such runs are then alive, this one included."""
+    alive, seen, books = [0], [], threading.Lock()
+    real_lab, real_one = harness.run_judged_timed_cases, harness.run_judged
+
+    def counted(call, *args, **kwargs):
+        with books:
+            alive[0] += 1
+            seen.append(alive[0])
+        try:
+            return call(*args, **kwargs)
+        finally:
+            with books:
+                alive[0] -= 1
+
+    def one(*args, **kwargs):
+        if kwargs.get("time_reps") is None:  # an untimed run: not a timed judge's set-up
+            return real_one(*args, **kwargs)
+        return counted(real_one, *args, **kwargs)
+
+    monkeypatch.setattr(harness, "run_judged_timed_cases", lambda *a, **k: counted(real_lab, *a, **k))
+    monkeypatch.setattr(harness, "run_judged", one)
+    return seen
+
+
+def _class_of_three(course, tmp_path, out, monkeypatch, setups: str | None):
+    """Three copies of the solution graded by a batch of three gradings at once (seed 7),
+    each judge's set-up 0.8 s (so that their early runs over the lab overlap);
+    ``setups``: GRADER_TIMED_SETUPS_AT_ONCE. (exit code, stderr, timed judges alive at each
+    start: ``_timed_judges_alive``)."""
+    monkeypatch.setenv("GRADER_SANDBOX", "none")
+    monkeypatch.setenv("FAKE_SETUP_MS", "800")
+    if setups is None:
+        monkeypatch.delenv(batching.TIMED_SETUPS_ENV, raising=False)
+    else:
+        monkeypatch.setenv(batching.TIMED_SETUPS_ENV, setups)
+    sol = course / "solutions" / "9.1-fake"
+    subs = []
+    for sid in ("ann", "ben", "cat"):
+        shutil.copytree(sol, tmp_path / "class" / sid, dirs_exist_ok=True)
+        subs.append(tmp_path / "class" / sid)
+    with monkeypatch.context() as m:
+        seen = _timed_judges_alive(m)
+        err = io.StringIO()
+        argv = ["batch", course / "labs" / "9.1-fake", *subs, "--out", out, "--seed", "7",
+                "--jobs", "3"]
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = cli.main([str(a) for a in argv])
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    return code, err.getvalue(), seen
+
+
+def test_timed_setups_at_once_caps_the_timed_judges_alive(course, fake_gpu, tmp_path, monkeypatch):
+    """GRADER_TIMED_SETUPS_AT_ONCE=1 (design note 87), three gradings at once: never two timed
+    judges alive at once (without it, two or more: their early runs over the lab set up side
+    by side); every student's four files are those of the batch without it but for the
+    timings and the row's ``knobs``, which records it; the batch says it."""
+    code, err, free = _class_of_three(course, tmp_path, tmp_path / "free", monkeypatch, None)
+    assert code == 0 and max(free) >= 2, (free, err)  # the instrument sees overlaps
+    code, err, capped = _class_of_three(course, tmp_path, tmp_path / "one", monkeypatch, "1")
+    assert code == 0, err
+    assert "at most 1 of the 3 gradings' timed runs at once set up or waiting" in err, err
+    assert len(capped) >= 3 and max(capped) == 1, capped  # one run over the lab each, or more
+    for sid in ("ann", "ben", "cat"):
+        files, clean = _files(tmp_path / "one", sid), _files(tmp_path / "free", sid)
+        assert files["batch.json"].pop("knobs") == {batching.TIMED_SETUPS_ENV: 1}
+        assert "knobs" not in clean["batch.json"]
+        assert files == clean, sid
+        assert files["batch.json"]["total"] == files["batch.json"]["max"]
+
+
+def _capped_grading(course, slots, sub=None) -> grading.Grading:
+    g = grading.Grading(
+        course / "labs" / "9.1-fake",
+        grading.Options(submission=sub or course / "solutions" / "9.1-fake", seed=5,
+                        one_process=True, timed_setup_slots=slots),
+    )
+    g.pipelined, g.gpu_lock = False, GpuLock()
+    return g
+
+
+def test_a_grading_without_a_timed_slot_times_after_its_untimed_runs(
+    course, fake_gpu, tmp_path, monkeypatch
+):
+    """Design note 87: the batch's one slot of timed set-ups is held elsewhere (another
+    grading's judge) when the grading starts. Its early run over the lab does not wait for it
+    (that wait, under the grading's shared hold, could deadlock with a drain): no early run is
+    made, the untimed runs go on, and the run over the lab is made after them, once the slot
+    is given back, its wait counted in ``gpu_wait``; the slot is free again at the end."""
+    slots = threading.BoundedSemaphore(1)
+    assert slots.acquire(blocking=False)
+    g = _capped_grading(course, slots)
+    early = []
+    monkeypatch.setattr(grading, "_EarlyTimedRuns",
+                        lambda *a, **k: early.append(1) or pytest.fail("an early run"))
+    when: dict[str, float] = {}
+    timed = g._timed_lab_runs
+
+    def timed_then(gate):
+        when["timed_start"] = time.monotonic()
+        return timed(gate)
+
+    monkeypatch.setattr(g, "_timed_lab_runs", timed_then)
+
+    def give_back():  # once the untimed runs are done (or 20 s have passed: a failure)
+        deadline = time.monotonic() + 20
+        while "untimed" not in g.grade.timings and time.monotonic() < deadline:
+            time.sleep(0.01)
+        when["untimed_seen"] = "untimed" in g.grade.timings
+        time.sleep(0.5)
+        when["given_back"] = time.monotonic()
+        slots.release()
+
+    other = threading.Thread(target=give_back)
+    other.start()
+    rep = report.to_json(g.run())
+    other.join()
+    assert when["untimed_seen"] and not early, when
+    assert when["given_back"] <= when["timed_start"], when
+    assert rep["total"] == rep["max"] and rep["timings_s"]["gpu_wait"] >= 0.4, rep["timings_s"]
+    assert slots.acquire(blocking=False)  # given back
+    slots.release()
+
+
+@pytest.mark.parametrize("case", ["early", "oom_once", "not_due"])
+def test_a_timed_slot_is_given_back_on_every_path(course, fake_gpu, tmp_path, monkeypatch, case):
+    """The one slot (design note 87) is taken by the early run over the lab and given back
+    when its thread ends: after its timings; after its judge ran out of memory before its gate
+    (note 84), when the later run takes it again; after a correctness hang made it not due
+    (scale's timed run not made). The grading ends each time with the slot free."""
+    if case == "oom_once":
+        flag = tmp_path / "oom-once"
+        flag.write_text("")
+        monkeypatch.setenv("FAKE_JUDGE_OOM_ONCE", str(flag))
+    sub = course / "solutions" / "9.1-fake"
+    if case == "not_due":
+        toml = course / "labs" / "9.1-fake" / "lab.toml"
+        toml.write_text(toml.read_text().replace("run_timeout_s = 5\n", "run_timeout_s = 2\n"))
+        sub = variant(course, tmp_path / "hang", *HANG_AT_33)
+    slots = threading.BoundedSemaphore(1)
+    g = _capped_grading(course, slots, sub)
+    taken = []
+    real_early = grading._EarlyTimedRuns
+
+    def early(*args, **kwargs):
+        taken.append(not slots.acquire(blocking=False) or slots.release())  # held: True
+        return real_early(*args, **kwargs)
+
+    monkeypatch.setattr(grading, "_EarlyTimedRuns", early)
+    rep = report.to_json(g.run())
+    assert taken == [True], taken  # the early run took the slot
+    assert slots.acquire(blocking=False), case  # ... and it was given back
+    slots.release()
+    if case == "oom_once":
+        assert rep["total"] == rep["max"] and rep["timings_s"]["early_oom"] >= 0
+    elif case == "early":
+        assert rep["total"] == rep["max"] and "early_oom" not in rep["timings_s"]
+    else:
+        perf = rep["exercises"][0]["parts"]["performance"]
+        assert (perf["status"], perf["reason"]) == ("not_run", "a correctness case did not finish")

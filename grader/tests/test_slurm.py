@@ -478,3 +478,16 @@ def test_node_local_reads_paths_as_written_and_as_their_links_lead(tmp_path, mon
         assert not slurm._under(tmp_path / "other", (str(local),))
     finally:
         local.rmdir()
+
+
+def test_a_wrong_timed_setups_cap_stops_the_submission_not_every_task(
+    fake_root, capsys, tmp_path, monkeypatch
+):
+    """GRADER_TIMED_SETUPS_AT_ONCE reaches every task too (design note 87): a wrong value
+    stops the command first."""
+    monkeypatch.setenv(batch.TIMED_SETUPS_ENV, "0")
+    subs = _class(fake_root, tmp_path)
+    code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out",
+                             tmp_path / "out", "--dry-run")
+    assert code == 2 and "GRADER_TIMED_SETUPS_AT_ONCE='0': give a whole number" in err, err
+    assert not (tmp_path / "out").exists()
