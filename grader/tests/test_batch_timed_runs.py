@@ -789,7 +789,9 @@ def _timed_judges_alive(monkeypatch) -> list[int]:
             return real_one(*args, **kwargs)
         return counted(real_one, *args, **kwargs)
 
-    monkeypatch.setattr(harness, "run_judged_timed_cases", lambda *a, **k: counted(real_lab, *a, **k))
+    monkeypatch.setattr(
+        harness, "run_judged_timed_cases", lambda *a, **k: counted(real_lab, *a, **k)
+    )
     monkeypatch.setattr(harness, "run_judged", one)
     return seen
 
