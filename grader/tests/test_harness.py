@@ -273,9 +273,8 @@ def _timed_judge(tmp_path):
 TIMED_CASES = [("scale", (3, 4), 9), ("offset", (5,), 2)]
 
 
-def test_a_timed_run_over_cases_defers_what_its_judge_did_not_set_up(tmp_path, monkeypatch):
-    """"defer 1" before the gate: the first case is timed in that run, the second in a
-    fresh one, each through its own gate; every case gets its own document."""
+def _counting_gate():
+    """(a list that gets one item each time the gate is passed, the gate)."""
     gates = []
 
     @contextlib.contextmanager
@@ -283,6 +282,13 @@ def test_a_timed_run_over_cases_defers_what_its_judge_did_not_set_up(tmp_path, m
         gates.append(1)
         yield
 
+    return gates, gate
+
+
+def test_a_timed_run_over_cases_defers_what_its_judge_did_not_set_up(tmp_path, monkeypatch):
+    """"defer 1" before the gate: the first case is timed in that run, the second in a
+    fresh one, each through its own gate; every case gets its own document."""
+    gates, gate = _counting_gate()
     worker = _script(tmp_path, "exit 0\n")
     monkeypatch.setenv("DEFER", "1")
     got = harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
@@ -333,13 +339,7 @@ def test_a_timed_judge_out_of_memory_says_whether_it_came_before_its_gate(
 ):
     """A gated timed run over cases whose judge wrote its failure for want of memory in place
     of its gate line (its set-up's) says so (``before_gate``); once through its gate, not."""
-    gates = []
-
-    @contextlib.contextmanager
-    def gate():
-        gates.append(1)
-        yield
-
+    gates, gate = _counting_gate()
     worker = _script(tmp_path, "exit 0\n")
     monkeypatch.setenv("OOM", when)
     with pytest.raises(harness.JudgeOutOfMemory, match="in scale at 3x4: cuda: out of memory") as e:

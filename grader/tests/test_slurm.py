@@ -115,26 +115,26 @@ def test_regrade_submits_those_students_again_and_each_task_grades_its_own(
     assert not (tmp_path / "o2").exists()
 
 
-def test_a_wrong_untimed_cap_stops_the_submission_not_every_task(fake_root, capsys, tmp_path,
-                                                                 monkeypatch):
-    """GRADER_UNTIMED_AT_ONCE reaches every task (sbatch --export=ALL): a wrong value is the
-    command's usage error, before any script, not each task's (a review's finding)."""
-    monkeypatch.setenv(batch.UNTIMED_ENV, "many")
+@pytest.mark.parametrize(
+    "env, value, says",
+    [
+        (batch.UNTIMED_ENV, "many", "give a whole number of gradings"),
+        ("GRADER_DRAIN_AT", "0", "GRADER_DRAIN_AT='0': give W"),
+        # design note 87
+        (batch.TIMED_SETUPS_ENV, "0", "GRADER_TIMED_SETUPS_AT_ONCE='0': give a whole number"),
+    ],
+)
+def test_a_wrong_knob_stops_the_submission_not_every_task(
+    fake_root, capsys, tmp_path, monkeypatch, env, value, says
+):
+    """GRADER_UNTIMED_AT_ONCE, GRADER_DRAIN_AT and GRADER_TIMED_SETUPS_AT_ONCE reach every
+    task (sbatch --export=ALL): a wrong value is the command's usage error, before any
+    script, not each task's (a review's finding)."""
+    monkeypatch.setenv(env, value)
     subs = _class(fake_root, tmp_path)
     code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out",
                              tmp_path / "out", "--dry-run")
-    assert code == 2 and "give a whole number of gradings" in err, err
-    assert not (tmp_path / "out").exists()
-
-
-def test_a_wrong_drain_policy_stops_the_submission_not_every_task(fake_root, capsys, tmp_path,
-                                                                 monkeypatch):
-    """GRADER_DRAIN_AT reaches every task too: a wrong value stops the command first."""
-    monkeypatch.setenv("GRADER_DRAIN_AT", "0")
-    subs = _class(fake_root, tmp_path)
-    code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out",
-                             tmp_path / "out", "--dry-run")
-    assert code == 2 and "GRADER_DRAIN_AT='0': give W" in err, err
+    assert code == 2 and says in err, err
     assert not (tmp_path / "out").exists()
 
 
@@ -478,16 +478,3 @@ def test_node_local_reads_paths_as_written_and_as_their_links_lead(tmp_path, mon
         assert not slurm._under(tmp_path / "other", (str(local),))
     finally:
         local.rmdir()
-
-
-def test_a_wrong_timed_setups_cap_stops_the_submission_not_every_task(
-    fake_root, capsys, tmp_path, monkeypatch
-):
-    """GRADER_TIMED_SETUPS_AT_ONCE reaches every task too (design note 87): a wrong value
-    stops the command first."""
-    monkeypatch.setenv(batch.TIMED_SETUPS_ENV, "0")
-    subs = _class(fake_root, tmp_path)
-    code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out",
-                             tmp_path / "out", "--dry-run")
-    assert code == 2 and "GRADER_TIMED_SETUPS_AT_ONCE='0': give a whole number" in err, err
-    assert not (tmp_path / "out").exists()
