@@ -778,11 +778,7 @@ class Batch:
                 file=self.err,
             )
         elif cap is not None:  # (an instructor's trial, session 34: it said nothing)
-            print(
-                f"batch: {UNTIMED_ENV}={cap} caps nothing: no more than {self.jobs} gradings "
-                f"run at once (--jobs); give it less than {self.jobs} or leave it unset",
-                file=self.err,
-            )
+            print(_caps_nothing(UNTIMED_ENV, cap, self.jobs), file=self.err)
         if setups is not None and setups < self.jobs:
             self.options = dataclasses.replace(
                 self.options, timed_setup_slots=threading.BoundedSemaphore(setups)
@@ -794,12 +790,7 @@ class Batch:
                 file=self.err,
             )
         elif setups is not None:
-            print(
-                f"batch: {TIMED_SETUPS_ENV}={setups} caps nothing: no more than {self.jobs} "
-                f"gradings run at once (--jobs); give it less than {self.jobs} or leave it "
-                "unset",
-                file=self.err,
-            )
+            print(_caps_nothing(TIMED_SETUPS_ENV, setups, self.jobs), file=self.err)
         if drain_at > self.jobs:  # W timed runs can never wait at once: T starts each drain
             print(
                 f"batch: {gpu_lock.DRAIN_ENV}'s W is {drain_at}, but no more than "
@@ -957,9 +948,14 @@ class Batch:
             if mine and self._timed.pop(sid, None) is not None:  # timed in this run
                 row = rows[sid] = {**rows[sid], "strayed_own": why, "own_doing": own[sid]}
                 write_atomic(self.out / sid / "batch.json", json.dumps(row, indent=2) + "\n")
+                # what disturbed them first, the straying lines in the row only (an
+                # instructor's trial: "the GPU was not the run's alone" before "its own
+                # process" read as a contradiction)
                 print(
-                    f"{sid}: its timed runs strayed (" + "; ".join(why) + "), but not graded "
-                    "again: " + "; ".join(own[sid]),
+                    f"{sid}: not graded again: its course figures strayed from the class's by "
+                    "its own doing (" + "; ".join(own[sid]) + "); its grade stands: those "
+                    "runs scored no performance (\"disturbed timing\" in its report), and its "
+                    "batch.json keeps the figures (strayed_own)",
                     file=self.err,
                 )
                 self.err.flush()
@@ -1051,6 +1047,21 @@ class Batch:
             options = dataclasses.replace(self.options, submission=folder, retime=first)
             g = grading.grade(self.lab_dir, options)
         return g, status_of(g)
+
+
+def _caps_nothing(env: str, value: int, jobs: int) -> str:
+    """The batch's line for a cap ``env=value`` on gradings at once that ``--jobs`` already
+    keeps (an instructor's trial, session 34: it said nothing; session 36: with --jobs 1 it
+    advised a value below 1, which is refused)."""
+    fix = (
+        f"give it less than {jobs} or leave it unset"
+        if jobs > 1
+        else "one grading runs at a time: leave it unset"
+    )
+    return (
+        f"batch: {env}={value} caps nothing: no more than {jobs} "
+        f"grading{'s' if jobs > 1 else ''} run at once (--jobs); {fix}"
+    )
 
 
 def _string_list(path: Path, what: str, items: str) -> list[str]:

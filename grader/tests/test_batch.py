@@ -138,6 +138,20 @@ def graded(fake_root, subs, gpu_env, tmp_path_factory):
     return code, err, out
 
 
+def test_a_cap_that_caps_nothing_names_a_fix_that_can_be_given():
+    """The line for a knob's cap that --jobs already keeps: below --jobs, or with --jobs 1
+    unset (an instructor's trial, session 36: "give it less than 1", a value refused)."""
+    assert batching._caps_nothing("GRADER_UNTIMED_AT_ONCE", 2, 2) == (
+        "batch: GRADER_UNTIMED_AT_ONCE=2 caps nothing: no more than 2 gradings run at once "
+        "(--jobs); give it less than 2 or leave it unset"
+    )
+    line = batching._caps_nothing("GRADER_TIMED_SETUPS_AT_ONCE", 3, 1)
+    assert line == (
+        "batch: GRADER_TIMED_SETUPS_AT_ONCE=3 caps nothing: no more than 1 grading run at "
+        "once (--jobs); one grading runs at a time: leave it unset"
+    )
+
+
 def test_gradebook_rows_and_statuses(graded, subs):
     code, _, out = graded
     assert code == 0
