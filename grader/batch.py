@@ -197,6 +197,9 @@ class Submission:
     id: str
     path: Path
     kind: str  # "dir", "zip" or "tar"
+    # why the submission cannot be graded, found before any grading (``collect``: a folder
+    # holding several copies of the student's files): its row is "rejected: ..."
+    problem: str | None = None
 
 
 def digest(path: Path, required: tuple[str, ...] = ()) -> str:
@@ -280,14 +283,14 @@ def digest(path: Path, required: tuple[str, ...] = ()) -> str:
     return h.hexdigest()
 
 
-def _class_folder_error(text: str, path: Path, required: tuple[str, ...]) -> str | None:
-    """Why the folder ``path`` (named ``text``) looks like a class's folder rather than one
-    submission: it holds none of the ``required`` student files (nor does a single folder
-    wrapping them), but two or more of its folders do. None when it does not look like one."""
+def _holders(path: Path, required: tuple[str, ...]) -> list[str]:
+    """The folders of ``path`` that each hold the ``required`` student files (or a single
+    folder wrapping them), sorted, where ``path`` itself holds none of them (nor does a
+    single folder wrapping them) and two or more of its folders do; [] otherwise."""
     if not required or archives.find_student_files(path, required) != path or any(
         (path / n).is_file() for n in required
     ):
-        return None
+        return []
     holders = sorted(
         e.name
         for e in path.iterdir()
@@ -295,7 +298,14 @@ def _class_folder_error(text: str, path: Path, required: tuple[str, ...]) -> str
         and not e.is_symlink()
         and all((archives.find_student_files(e, required) / n).is_file() for n in required)
     )
-    if len(holders) < 2:
+    return holders if len(holders) >= 2 else []
+
+
+def _class_folder_error(text: str, path: Path, required: tuple[str, ...]) -> str | None:
+    """Why the folder ``path`` (named ``text``), the one submission named, looks like a
+    class's folder rather than one submission (``_holders``); None when it does not."""
+    holders = _holders(path, required)
+    if not holders:
         return None
     shown = ", ".join(holders[:3]) + (", ..." if len(holders) > 3 else "")
     return (
@@ -305,22 +315,53 @@ def _class_folder_error(text: str, path: Path, required: tuple[str, ...]) -> str
     )
 
 
-def collect(paths: list[str], required: tuple[str, ...] = ()) -> list[Submission]:
-    """The submissions named on the command line; GraderError (exit 2) for a path that is
-    neither a folder nor an archive, two with the same id, or (with ``required``, the lab's
-    student files) a folder that holds other submissions rather than one."""
+def _several_copies(path: Path, required: tuple[str, ...]) -> str | None:
+    """Why the student's folder ``path``, one of a class's, cannot be graded: it holds
+    several copies of the ``required`` files, in folders of its own (``_holders``: a student
+    who uploaded two versions); None when it does not."""
+    holders = _holders(path, required)
+    if not holders:
+        return None
+    shown = ", ".join(holders[:3]) + (", ..." if len(holders) > 3 else "")
+    return (
+        f"the submission holds no {required[0]} of its own but {len(holders)} folders that "
+        f"each do ({shown}): which to grade is not known; hand in one copy of your files"
+    )
+
+
+def collect(
+    paths: list[str], required: tuple[str, ...] = (), err=None, one: bool | None = None
+) -> list[Submission]:
+    """The submissions named on the command line; GraderError (exit 2) for a path that does
+    not exist, two with the same id, or, where ``one`` submission is named (default: a
+    single path), a file that is neither a folder nor an archive and (with ``required``, the
+    lab's student files) a folder that holds other submissions rather than one. Among
+    several (a class's ``subs/*``: an instructor's trial, session 36, saw one student's
+    upload stop the class), such a file is left out with a line on ``err`` (a README.txt
+    beside the submissions), and such a folder is that student's submission, rejected
+    (``Submission.problem``: its row says why)."""
+    one = len(paths) == 1 if one is None else one
     subs: dict[str, Submission] = {}
     for text in paths:
         path = Path(text)
+        problem = None
         if path.is_dir():
             kind = "dir"
-            problem = _class_folder_error(text, path, required)
-            if problem:
-                raise GraderError(problem)
+            if one:
+                found = _class_folder_error(text, path, required)
+                if found:
+                    raise GraderError(found)
+            else:
+                problem = _several_copies(path, required)
         elif path.is_file() and archives.archive_kind(path):
             kind = archives.archive_kind(path)
         elif path.exists():
-            raise GraderError(f"submission {text} is not a folder, .zip, .tar.gz or .tgz")
+            why = f"{text} is not a folder, .zip, .tar.gz or .tgz"
+            if one:
+                raise GraderError(f"submission {why}")
+            out = err or sys.stderr
+            print(f"batch: {why}: left out of the class (not a submission)", file=out)
+            continue
         elif any(c in text for c in "*?["):
             raise GraderError(
                 f"submission {text} does not exist: a pattern the shell matched to no file "
@@ -337,7 +378,7 @@ def collect(paths: list[str], required: tuple[str, ...] = ()) -> list[Submission
                 "each student once: a student's id is the file or folder name without its "
                 "extension)"
             )
-        subs[sid] = Submission(sid, path, kind)
+        subs[sid] = Submission(sid, path, kind, problem)
     return list(subs.values())
 
 
@@ -1035,6 +1076,10 @@ class Batch:
         """``sub``'s Grade and status; ``first``: ``grade.Options.retime`` (``_grade_one``)."""
         with tempfile.TemporaryDirectory(prefix="grader-batch-") as tmp:
             folder = sub.path
+            if sub.problem is not None:  # found by collect: nothing to grade
+                why = f"rejected: {sub.problem}"
+                options = dataclasses.replace(self.options, submission=sub.path)
+                return grading.rejected(self.lab_dir, options, why), why
             if sub.kind != "dir":
                 folder = Path(tmp) / "submission"
                 try:
@@ -1236,7 +1281,9 @@ def batch(
     lab_dir = course.lab_folder(lab_dir)
     lab = manifest.load(lab_dir)
     err = err or sys.stderr
-    subs = collect(without_out(paths, out, err), lab.required_files)
+    # a Slurm task's share is one of a class (its classmates): as a class, never one
+    kept = without_out(paths, out, err)
+    subs = collect(kept, lab.required_files, err, one=len(kept) == 1 and not classmates)
     check_regrade(regrade, subs)
     ids = {s.id for s in subs}
     regrade = {*regrade, *(i for i in regrade_from if i in ids)}  # a Slurm task's share

@@ -323,7 +323,7 @@ def submit(
     batch.drain_stop_after()  # or GRADER_DRAIN_STOP_AFTER
     batch.timed_setups_at_once()  # or GRADER_TIMED_SETUPS_AT_ONCE
     out = out.absolute()
-    subs = batch.collect(batch.without_out(paths, out, err), lab.required_files)
+    subs = batch.collect(batch.without_out(paths, out, err), lab.required_files, err)
     batch.check_out(out, subs)
     batch.check_regrade(o.regrade, subs)
     todo = [s for s in subs

@@ -624,6 +624,36 @@ def test_usage_errors_are_2(fake_root, subs, capsys, tmp_path, args, message):
     assert code == 2 and message in err
 
 
+def test_one_students_messy_upload_does_not_stop_the_class(fake_root, subs, gpu_env, tmp_path):
+    """Among several submissions (an instructor's trial, session 36: each of these stopped
+    the whole class), a student's folder holding two copies of the files in folders of its
+    own is that student's "rejected:" row, naming the fix, and a file that is no submission
+    (a README.txt beside them) is left out with a line; the others are graded. Named alone,
+    each is still the usage error it was."""
+    sol = (Path(subs["solution"]) / "kernels.cu").read_text()
+    messy = tmp_path / "dave"
+    submission(messy / "v1", sol)
+    submission(messy / "v2", sol)
+    notes = tmp_path / "README.txt"
+    notes.write_text("grade these\n")
+    out = tmp_path / "out"
+    code, err = run_batch(fake_root, [subs["solution"], str(messy), str(notes)], out)
+    assert code == 0, err
+    assert f"batch: {notes} is not a folder, .zip, .tar.gz or .tgz: left out of the class" in err
+    book = gradebook(out)
+    assert sorted(book) == ["dave", "solution"], book
+    assert book["dave"]["status"] == (
+        "rejected: the submission holds no kernels.cu of its own but 2 folders that each do "
+        "(v1, v2): which to grade is not known; hand in one copy of your files"
+    ), book["dave"]
+    assert float(book["dave"]["total"]) == 0
+    assert book["solution"]["status"] == "graded"
+    for alone, says in ((messy, "it looks like the class's folder"),
+                        (notes, "is not a folder, .zip, .tar.gz or .tgz")):
+        code, err = run_batch(fake_root, [str(alone)], tmp_path / "alone")
+        assert code == 2 and says in err, err
+
+
 def test_an_out_that_overlaps_the_class_or_is_a_file_is_refused(fake_root, subs, capsys, tmp_path):
     """Mistakes an instructor's trial made: --out a file (a traceback after the first
     grading), --out the class folder (grades written among the submissions, also when the
