@@ -1204,6 +1204,14 @@ def untimed_at_once() -> int | None:
 
 
 TIMED_SETUPS_ENV = "GRADER_TIMED_SETUPS_AT_ONCE"
+# every throughput knob a batch reads from its environment (README, "Experiments' knobs")
+KNOB_ENVS = (UNTIMED_ENV, gpu_lock.DRAIN_ENV, gpu_lock.STOP_ENV, TIMED_SETUPS_ENV)
+
+
+def knobs_in_environment() -> dict[str, str]:
+    """The throughput knobs set (not empty) in this process's environment, as written there
+    (``KNOB_ENVS``; their values are checked by ``untimed_at_once`` and the others)."""
+    return {k: os.environ[k].strip() for k in KNOB_ENVS if os.environ.get(k, "").strip()}
 
 
 def timed_setups_at_once() -> int | None:

@@ -226,6 +226,10 @@ def write_scripts(
         # not give this task (with --gpus-per-task 0, none: Slurm sets none)
         "unset GRADER_GPU_LOCK",
         *([] if o.gpus_per_task > 0 else ["export CUDA_VISIBLE_DEVICES="]),
+        # the throughput knobs as they were when this was written, whatever the shell that
+        # runs sbatch has (an instructor's trial, session 36: pasted from another shell, they
+        # were lost)
+        *_knob_lines(batch.knobs_in_environment()),
         f'mapfile -t SUBS < {shlex.quote(str(folder))}/shard-"$SLURM_ARRAY_TASK_ID".txt',
         'echo "task $SLURM_ARRAY_TASK_ID on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-}"',
         _grader(root, "batch", lab, "--out", out, "--roster", folder / ROSTER,
@@ -238,6 +242,14 @@ def write_scripts(
     for name, lines in (("build", build_sh), ("grade", grade_sh), ("merge", merge_sh)):
         write_atomic(folder / f"{name}.sbatch", "\n".join(lines) + "\n")
     return folder, len(shards)
+
+
+def _knob_lines(knobs: dict[str, str]) -> list[str]:
+    """The grade script's lines that set the throughput knobs ``knobs`` (name -> value) and
+    unset the others (``batch.KNOB_ENVS``)."""
+    lines = [f"export {k}={shlex.quote(v)}" for k, v in knobs.items()]
+    unset = [k for k in batch.KNOB_ENVS if k not in knobs]
+    return lines + ([f"unset {' '.join(unset)}"] if unset else [])
 
 
 # folders that are each node's own on most clusters: a job on another node does not see what
@@ -358,6 +370,16 @@ def submit(
     stale = batch.stale_ids(out, lab, [s.id for s in subs])
     if stale:  # the merge's gradebook lists the class named here only: say so now
         print(batch._stale_line(stale, out, "slurm"), file=err)
+    knobs = batch.knobs_in_environment()
+    if knobs:  # written into grade.sbatch (write_scripts): say so, and what a task caps
+        caps = [batch.UNTIMED_ENV, batch.TIMED_SETUPS_ENV]
+        idle = [k for k in caps if k in knobs and int(knobs[k]) >= o.per_task]
+        print("slurm: each task grades with " + ", ".join(f"{k}={v}" for k, v in knobs.items())
+              + " (written into grade.sbatch)"
+              + (f"; {' and '.join(idle)} cap{'' if len(idle) > 1 else 's'} nothing where "
+                 f"a task grades --per-task "
+                 f"{o.per_task} student{'s' if o.per_task > 1 else ''}" if idle else ""),
+              file=err)
     kept = sorted({s.id for s in subs} - {s.id for s in todo})
     print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "
           f"(at most {o.max_parallel} at once); scripts in {folder}"

@@ -53,6 +53,37 @@ def test_cpus_per_task_goes_to_the_grade_array_only(fake_root, capsys, tmp_path)
     assert code == 2 and "--cpus-per-task" in err
 
 
+def test_the_knobs_are_written_into_the_grade_script(fake_root, capsys, tmp_path, monkeypatch):
+    """The throughput knobs set when the class is submitted are exported by grade.sbatch,
+    the others unset, so that the printed sbatch commands run from another shell grade the
+    same (an instructor's trial, session 36: the dry-run showed none of them); a line says
+    so, and names a cap that a task's --per-task leaves nothing to cap."""
+    for name in batch.KNOB_ENVS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(batch.UNTIMED_ENV, "2")
+    monkeypatch.setenv("GRADER_DRAIN_AT", "2,5")
+    subs = _class(fake_root, tmp_path)
+    out = tmp_path / "out"
+    code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out",
+                             out, "--dry-run")
+    assert code == 0, err
+    lines = (out / "slurm" / "grade.sbatch").read_text().splitlines()
+    assert "export GRADER_UNTIMED_AT_ONCE=2" in lines and "export GRADER_DRAIN_AT=2,5" in lines
+    assert "unset GRADER_DRAIN_STOP_AFTER GRADER_TIMED_SETUPS_AT_ONCE" in lines, lines
+    assert (
+        "slurm: each task grades with GRADER_UNTIMED_AT_ONCE=2, GRADER_DRAIN_AT=2,5 (written "
+        "into grade.sbatch); GRADER_UNTIMED_AT_ONCE caps nothing where a task grades "
+        "--per-task 1 student"
+    ) in err, err
+    for name in batch.KNOB_ENVS:
+        monkeypatch.delenv(name, raising=False)
+    code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out",
+                             tmp_path / "out2", "--dry-run")
+    assert code == 0 and "each task grades with" not in err, err
+    lines = (tmp_path / "out2" / "slurm" / "grade.sbatch").read_text().splitlines()
+    assert f"unset {' '.join(batch.KNOB_ENVS)}" in lines, lines
+
+
 def test_mem_goes_to_the_grade_array_only(fake_root, capsys, tmp_path):
     """--mem M: each array task asks for M (sbatch's --mem; an instructor's trial found no
     way to ask for memory); the build and merge jobs, and a run without it, ask for the
