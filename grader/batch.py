@@ -301,16 +301,20 @@ def _holders(path: Path, required: tuple[str, ...]) -> list[str]:
     return holders if len(holders) >= 2 else []
 
 
+def _shown(holders: list[str]) -> str:
+    """The first three of ``holders`` (``_holders``), for a message."""
+    return ", ".join(holders[:3]) + (", ..." if len(holders) > 3 else "")
+
+
 def _class_folder_error(text: str, path: Path, required: tuple[str, ...]) -> str | None:
     """Why the folder ``path`` (named ``text``), the one submission named, looks like a
     class's folder rather than one submission (``_holders``); None when it does not."""
     holders = _holders(path, required)
     if not holders:
         return None
-    shown = ", ".join(holders[:3]) + (", ..." if len(holders) > 3 else "")
     return (
         f"submission {text} holds no {required[0]}, but {len(holders)} of its folders do "
-        f"({shown}): it looks like the class's folder; name each submission, e.g. "
+        f"({_shown(holders)}): it looks like the class's folder; name each submission, e.g. "
         f"{text.rstrip('/')}/*"
     )
 
@@ -322,10 +326,9 @@ def _several_copies(path: Path, required: tuple[str, ...]) -> str | None:
     holders = _holders(path, required)
     if not holders:
         return None
-    shown = ", ".join(holders[:3]) + (", ..." if len(holders) > 3 else "")
     return (
         f"the submission holds no {required[0]} of its own but {len(holders)} folders that "
-        f"each do ({shown}): which to grade is not known; hand in one copy of your files"
+        f"each do ({_shown(holders)}): which to grade is not known; hand in one copy of your files"
     )
 
 
@@ -1193,12 +1196,18 @@ def untimed_at_once() -> int | None:
     at once, from ``GRADER_UNTIMED_AT_ONCE`` (unset or empty: no cap beyond --jobs): the
     knob of design note 73's experiment, fewer processes with a CUDA context on the GPU at
     once. Raises GraderError on anything but a whole number of at least 1."""
-    text = os.environ.get(UNTIMED_ENV, "").strip()
+    return _whole_number_knob(UNTIMED_ENV, "gradings")
+
+
+def _whole_number_knob(env: str, what: str) -> int | None:
+    """The whole number of ``what`` (at least 1) that the knob ``env`` gives (unset or
+    empty: None); GraderError naming the fix on anything else."""
+    text = os.environ.get(env, "").strip()
     if not text:
         return None
     if not (text.isascii() and text.isdigit()) or int(text) < 1:  # "²".isdigit() is True
         raise GraderError(
-            f"{UNTIMED_ENV}={text!r}: give a whole number of gradings, at least 1, or unset it"
+            f"{env}={text!r}: give a whole number of {what}, at least 1, or unset it"
         )
     return int(text)
 
@@ -1220,15 +1229,7 @@ def timed_setups_at_once() -> int | None:
     ``GRADER_TIMED_SETUPS_AT_ONCE`` (unset or empty: no cap beyond --jobs): the knob of
     design note 87's experiment. Raises GraderError on anything but a whole number of at
     least 1."""
-    text = os.environ.get(TIMED_SETUPS_ENV, "").strip()
-    if not text:
-        return None
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:  # "²".isdigit() is True
-        raise GraderError(
-            f"{TIMED_SETUPS_ENV}={text!r}: give a whole number of timed runs set up at once, "
-            "at least 1, or unset it"
-        )
-    return int(text)
+    return _whole_number_knob(TIMED_SETUPS_ENV, "timed runs set up at once")
 
 
 def drain_policy() -> tuple[int, float]:

@@ -169,25 +169,32 @@ def others() -> frozenset[int]:
     return _all - _kept
 
 
+def processes():
+    """(pid, the fields of its /proc/PID/stat after the command's name: state, ppid, pgrp,
+    ...) for every process, from one read of /proc (none where it cannot be read; a process
+    that ended meanwhile is left out)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:  # (a process may name itself in bytes that are not UTF-8)
+            stat = Path(f"/proc/{name}/stat").read_bytes().decode(errors="replace")
+        except OSError:
+            continue  # it ended meanwhile
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after ")"
+        yield int(name), stat[stat.rfind(")") + 2 :].split()
+
+
 def _children_of() -> dict[int, list[int]]:
     """Every process's children, by parent pid, from one read of /proc ({} where it cannot
     be read; a process that ended meanwhile is left out)."""
     children: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return children
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{name}/stat").read_text()
-        except OSError:
-            continue  # it ended meanwhile
-        # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after ")"
-        fields = stat[stat.rfind(")") + 2 :].split()
+    for pid, fields in processes():
         if len(fields) > 1 and fields[1].isdigit():
-            children.setdefault(int(fields[1]), []).append(int(name))
+            children.setdefault(int(fields[1]), []).append(pid)
     return children
 
 

@@ -475,22 +475,10 @@ def _group_alive(pgid: int) -> bool:
         return False
     except PermissionError:
         pass
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return False
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()  # state, ppid, pgrp, ...
-        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
-            return True
-    return False
+    return any(
+        len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z"
+        for _, fields in cpus.processes()  # state, ppid, pgrp, ...
+    )
 
 
 def _await_group_end(pgid: int, timeout_s: float) -> bool:

@@ -320,7 +320,7 @@ def stoppable(check: Callable[[float], bool] | None):
     """Within it, every run this thread starts asks ``check(its start, monotonic)`` at each
     poll and is stopped once it says True (``Stopped``); ``check`` None: none is (a run made
     again after a stop). The thread's check before is put back on leaving."""
-    before = getattr(_stops, "check", None)
+    before = stop_check()
     _stops.check = check
     try:
         yield
@@ -336,7 +336,7 @@ def stop_check() -> Callable[[float], bool] | None:
 def carried_stops(call):
     """``call`` (no arguments) made to run with this thread's stop check (``stoppable``) in
     whichever thread runs it (a run a grading hands to a thread of its own)."""
-    check = getattr(_stops, "check", None)
+    check = stop_check()
     if check is None:
         return call
 
@@ -385,7 +385,7 @@ def run(
     timed runs (module docstring). Raises GraderError when bubblewrap could not start the
     command (``_sandbox_failure``): the grader's fault, never the submission's result; and
     ``Stopped`` when this thread's stop check said to stop it (``stoppable``)."""
-    stop = getattr(_stops, "check", None)
+    stop = stop_check()
     boxed = sandbox is not None and sandbox.kind == "bwrap"
     command = os.path.basename(argv[0])
     if sandbox is not None and sandbox.kind in ("bwrap", "user"):
