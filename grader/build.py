@@ -8,7 +8,10 @@ course is broken and grading stops (``GraderError``), whatever the submission ho
 
 A failed build is a graded result: ``summarize`` keeps about 20 lines, those that say
 "error" first, with paths made relative to the assembled folder, so the report reads
-``kernels.cu(57): error: identifier "tile" is undefined``.
+``kernels.cu(57): error: identifier "tile" is undefined``. A compiler message that
+``diagnose.compiler_hints`` knows (a store to ``__constant__`` memory, more than 64 KiB of
+it) gets a line saying what it means and the fix, after the compiler's own lines, in a
+failed build's summary and in a successful build's warnings alike.
 
 The dependency files that ``-MD`` writes (``<out>/<name>.d``) show every file the
 preprocessor opened, system headers too (``-MMD`` would leave out whatever a source
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from grader import run as runner
 from grader.assemble import printable
+from grader.diagnose import compiler_hints
 from grader.errors import GraderError
 from grader.sandbox import Sandbox
 from grader.tools import Tool
@@ -220,13 +224,24 @@ def summarize(log: str, src: Path, out_dir: Path, limit: int = SUMMARY_LINES) ->
     return [lines[i] for i in sorted(chosen)]
 
 
+def failure_summary(log: str, src: Path, out_dir: Path) -> list[str]:
+    """A failed build's lines for the report: ``summarize``'s, then what each compiler
+    message that ``diagnose.compiler_hints`` knows means ("=> ...")."""
+    return summarize(log, src, out_dir) + compiler_hints(
+        summarize(log, src, out_dir, limit=10_000)
+    )
+
+
 def warnings(log: str, src: Path, out_dir: Path, limit: int = 6) -> list[str]:
     """The compiler's warnings in a successful build's log (paths made relative, control
     characters escaped as ``summarize`` does), so a student sees them in the report as they
-    would in their own build."""
-    found = [ln for ln in summarize(log, src, out_dir, limit=10_000) if _WARNING.search(ln)]
+    would in their own build, then what each message ``diagnose.compiler_hints`` knows
+    means."""
+    lines = summarize(log, src, out_dir, limit=10_000)
+    found = [ln for ln in lines if _WARNING.search(ln)]
     more = len(found) - limit
-    return found[:limit] + ([f"... and {more} more warnings"] if more > 0 else [])
+    shown = found[:limit] + ([f"... and {more} more warnings"] if more > 0 else [])
+    return shown + compiler_hints(lines)
 
 
 def build(
@@ -268,7 +283,7 @@ def build(
     if out.kind == "timeout" or out.over_limit:  # the reason, before what the log holds
         summary = [f"the build {out.describe()}"]
     else:
-        summary = summarize(log, src, out_dir) or [f"make {out.describe()}"]
+        summary = failure_summary(log, src, out_dir) or [f"make {out.describe()}"]
     return BuildResult(False, None, out_dir, log, summary, out.kind == "timeout")
 
 

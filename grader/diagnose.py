@@ -26,9 +26,14 @@ lab.toml; the generic text below is about CUDA, never about one lab. The conditi
 - **crash**: the signal, and where host-side crashes usually come from.
 - **static**, **sanitizer**, **slow**: the finding with ``hints.static`` /
   ``hints.<tool>`` / ``hints.slow`` or a generic hint.
+- **compiler messages** (``compiler_hints``): a line of the build's output that students
+  cannot read unaided gets a line of its own saying what it means and what to do, in
+  every lab (the build step's lines, whether the build failed or only warned).
 """
 
 from __future__ import annotations
+
+import re
 
 from grader import roofs
 from grader.harness import CaseRun, launch_hung_text
@@ -175,6 +180,73 @@ LIMIT_WORDS = {
     "smem_optin": "over 48 KB of shared memory per block without the opt-in",
     "smem_attr": "more dynamic shared memory than the kernel's attribute allows",
 }
+
+
+# Compiler messages that can appear in any lab, each with what it means and the fix. The
+# texts were checked against nvcc 13.0 for sm_90 at the course's -O3 (grader tests:
+# test_diagnose.py, with a real compile where nvcc is installed).
+# - A store to __constant__ memory in device code: NVVM warns "Cannot store to pointer that
+#   points to constant memory space" (a direct c_coef[i] = v as well as a store through a
+#   pointer cast from &c_coef[0]), and the build succeeds; the PTX of the path that reaches
+#   the store is `trap;` (SASS BPT.TRAP): an unconditional store makes the whole kernel a
+#   trap. Nothing is written; a thread that gets there aborts the launch.
+# - More than 64 KiB of __constant__ data in one file (the limit is per module): ptxas fails
+#   with "File uses too much global constant data (0x10004 bytes, 0x10000 max)".
+_CONSTANT_STORE = re.compile(
+    r"(?:(?P<where>[^\s:]+\(\d+\)):\s*)?(?:warning:?\s*)?"
+    r"Cannot store to pointer that points to constant memory space",
+    re.I,
+)
+_CONSTANT_TOO_BIG = re.compile(
+    r"uses too much global constant data \((?P<used>0x[0-9a-f]+) bytes, "
+    r"(?P<limit>0x[0-9a-f]+) max\)",
+    re.I,
+)
+
+
+def _constant_store_hint(m: re.Match) -> str:
+    where = f"{m.group('where')}: " if m.group("where") else ""
+    return (
+        f"{where}__constant__ memory is read-only in a kernel: a store to it is no write. "
+        "The compiler replaces the code that reaches this store with a trap (nvcc 13.0, "
+        "sm_90: the kernel's PTX says trap;), so a thread that gets there aborts the launch "
+        "on a GPU. Write a __constant__ array's values from the host before the launch, "
+        "cudaMemcpyToSymbol(symbol, h_values, bytes); data a kernel must write belongs in "
+        "global memory"
+    )
+
+
+def _constant_too_big_hint(m: re.Match) -> str:
+    used, limit = int(m.group("used"), 16), int(m.group("limit"), 16)
+    over = used - limit
+    return (
+        f"__constant__ memory holds at most {limit // 1024} KiB ({limit} bytes) per file, "
+        f"and this file's __constant__ variables take {used} bytes, {over} too many. Keep "
+        "a large table in global memory (cudaMalloc, then cudaMemcpy from the host) and "
+        "read it through the read-only path: pass it as const float *__restrict__ and read "
+        "__ldg(&table[i]); __constant__ suits a few coefficients the whole warp reads at "
+        "the same index"
+    )
+
+
+COMPILER_HINTS = (
+    (_CONSTANT_STORE, _constant_store_hint),
+    (_CONSTANT_TOO_BIG, _constant_too_big_hint),
+)
+
+
+def compiler_hints(lines: list[str]) -> list[str]:
+    """One "=> ..." line for each line of a build's output (``lines``, paths already made
+    relative) that ``COMPILER_HINTS`` explains, in order, each text once."""
+    out: list[str] = []
+    for line in lines:
+        for pattern, text in COMPILER_HINTS:
+            m = pattern.search(line)
+            if m:
+                hint_line = f"=> {text(m)}"
+                if hint_line not in out:
+                    out.append(hint_line)
+    return out
 
 
 def hint(ex: Exercise, key: str) -> str:

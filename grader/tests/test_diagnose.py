@@ -1,15 +1,20 @@
 """Diagnoses of synthetic run documents: not implemented, edge, first bad, launch error (with
 the lab's launch record: the failed launch and the limit it broke), timeout, crash, and the
-lab's hints taking the place of the generic ones."""
+lab's hints taking the place of the generic ones; and the course-wide hints on compiler
+messages (recorded, and from a real nvcc where one is installed)."""
 
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+from pathlib import Path
 
-from grader import diagnose, manifest
+import pytest
+
+from grader import build, diagnose, manifest, tools
 from grader.harness import CaseRun
 from grader.run import Outcome
-from helpers import FAKELAB, REPO
+from helpers import FAKELAB, REPO, need
 
 LAB = manifest.load(FAKELAB / "labs" / "9.1-fake")
 SCALE = LAB.exercise("scale")
@@ -456,3 +461,97 @@ def test_a_pending_ramp_names_the_thresholds_of_the_gpu_graded_on():
         "full points at ≥ 47.5, none at ≤ 45 (the H200's; on an H100 80GB HBM3: full at ≥ 78, "
         "none at ≤ 66; each card's figure against its own roof, timed in the same run)"
     )
+
+
+# Compiler messages every lab can meet (diagnose.compiler_hints), as nvcc 13.0 printed them
+# for sm_90 at the course's -O3 (recorded on the CPU machine, session 34), in the form the
+# grader's build log holds: full paths, make's progress lines.
+CONSTANT_STORE_LOG = """\
+  NVCC    /tmp/g/src/kernels.cu
+warning: /tmp/g/src/kernels.cu(61): Warning: Cannot store to pointer that points to constant memory space
+  LINK    /tmp/g/out/lab
+"""
+CONSTANT_TOO_BIG_LOG = """\
+  NVCC    /tmp/g/src/kernels.cu
+ptxas error   : File uses too much global constant data (0x10004 bytes, 0x10000 max)
+make: *** [Makefile:112: /tmp/g/out/kernels.cu.o] Error 255
+"""
+SRC, OUT = Path("/tmp/g/src"), Path("/tmp/g/out")
+STORE_MARK = "__constant__ memory is read-only in a kernel"
+TOO_BIG_MARK = "__constant__ memory holds at most 64 KiB (65536 bytes) per file"
+
+
+def test_a_store_to_constant_memory_is_explained_after_the_warning():
+    """The warning alone does not say that the build succeeded with a kernel that traps:
+    the build step's lines add what it means and the fix (cudaMemcpyToSymbol)."""
+    shown = build.warnings(CONSTANT_STORE_LOG, SRC, OUT)
+    assert shown[0] == (
+        "warning: kernels.cu(61): Warning: Cannot store to pointer that points to constant "
+        "memory space"
+    )
+    (hint_line,) = shown[1:]
+    assert hint_line.startswith(f"=> kernels.cu(61): {STORE_MARK}")
+    assert "trap" in hint_line and "cudaMemcpyToSymbol" in hint_line
+
+
+def test_too_much_constant_data_names_the_limit_the_bytes_and_the_fix():
+    shown = build.failure_summary(CONSTANT_TOO_BIG_LOG, SRC, OUT)
+    assert shown[0].startswith("ptxas error   : File uses too much global constant data")
+    assert shown[-1] == (
+        f"=> {TOO_BIG_MARK}, and this file's __constant__ variables take 65540 bytes, 4 too "
+        "many. Keep a large table in global memory (cudaMalloc, then cudaMemcpy from the "
+        "host) and read it through the read-only path: pass it as const float *__restrict__ "
+        "and read __ldg(&table[i]); __constant__ suits a few coefficients the whole warp "
+        "reads at the same index"
+    )
+
+
+def test_other_compiler_lines_get_no_hint():
+    assert diagnose.compiler_hints(
+        ['kernels.cu(12): warning #177-D: variable "t" was declared but never referenced',
+         'kernels.cu(57): error: identifier "tile" is undefined']
+    ) == []
+
+
+STORE_SRC = """\
+__constant__ float c_coef[9];
+__global__ void fill(const float *in) {
+    c_coef[threadIdx.x % 9] = in[threadIdx.x];  // line 3: no write, a trap
+}
+"""
+TOO_BIG_SRC = """\
+__constant__ float c_table[16385];  // 65540 bytes: one float over 64 KiB
+__global__ void lookup(const int *idx, float *out) { out[0] = c_table[idx[0]]; }
+"""
+
+
+def _nvcc(folder: Path, source: str, *flags: str) -> tuple[int, str]:
+    """``source`` compiled as the course compiles (-O3, sm_90): (exit status, output)."""
+    need("nvcc")
+    (folder / "kernels.cu").write_text(source)
+    nvcc = tools.find("nvcc")
+    done = subprocess.run(
+        [nvcc.path, "-std=c++17", "-O3", "-arch=sm_90", "-lineinfo", *flags,
+         str(folder / "kernels.cu")],
+        cwd=folder, capture_output=True, text=True, check=False,
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_real_compiler_messages_about_constant_memory_are_explained(tmp_path):
+    """The hints match what nvcc prints, and say what it does: the store compiles (a
+    warning) into a kernel whose PTX is a trap; 64 KiB + 4 bytes fails ptxas."""
+    code, log = _nvcc(tmp_path, STORE_SRC, "-c", "-o", str(tmp_path / "k.o"))
+    assert code == 0, log
+    shown = build.warnings(log, tmp_path, tmp_path)
+    assert shown[-1].startswith(f"=> kernels.cu(3): {STORE_MARK}"), shown
+    code, ptx = _nvcc(tmp_path, STORE_SRC, "-ptx", "-o", "-")
+    body = ptx[ptx.index(".entry"):]
+    assert code == 0 and "trap;" in body and "st.const" not in body, body
+
+    code, log = _nvcc(tmp_path, TOO_BIG_SRC, "-c", "-o", str(tmp_path / "k.o"))
+    assert code != 0
+    shown = build.failure_summary(log, tmp_path, tmp_path)
+    assert shown[-1].startswith(f"=> {TOO_BIG_MARK}, and this file's __constant__ variables "
+                                "take 65540 bytes, 4 too many"), shown
