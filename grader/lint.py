@@ -8,7 +8,10 @@ removed (``//`` to the end of the line, ``/* ... */``; string and character lite
 kept as they are), newlines included: ``\s`` and a negated class such as ``[^;]`` cross
 lines, ``.`` does not; a rule's ``unless``, found anywhere in them, silences it (what the
 mistake leaves out). A match becomes a warning in the report ("kernels.cu:48: ..."): no
-points are given or taken, the checks that decide the grade are unchanged.
+points are given or taken, the checks that decide the grade are unchanged. A message may
+name what the match found: ``{symbol}`` (or ``{symbol|c_coef}``, with the text to use where
+the group matched nothing) stands for the named group ``(?P<symbol>...)`` of the pattern,
+so the warning names the student's own ``__constant__`` array (``render``).
 """
 
 from __future__ import annotations
@@ -200,12 +203,37 @@ def _early_returns_in(first: int, text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _match_lines(pattern: re.Pattern, text: str) -> list[int]:
-    """The 1-based lines on which a match of ``pattern`` starts in ``text`` (a file's lines
-    joined by newlines), each once: a call split over lines (``cudaMemcpy(d_dst,\\n d_src,
-    ...)``) is searched as one text, as the compiler reads it."""
-    starts = (text.count("\n", 0, m.start()) + 1 for m in pattern.finditer(text))
-    return sorted(set(starts))
+def _matches(pattern: re.Pattern, text: str) -> list[tuple[int, re.Match]]:
+    """(1-based line, match) for the first match of ``pattern`` that starts on each line of
+    ``text`` (a file's lines joined by newlines), in line order: a call split over lines
+    (``cudaMemcpy(d_dst,\\n d_src, ...)``) is searched as one text, as the compiler reads
+    it."""
+    found: dict[int, re.Match] = {}
+    for m in pattern.finditer(text):
+        found.setdefault(text.count("\n", 0, m.start()) + 1, m)
+    return sorted(found.items(), key=lambda item: item[0])
+
+
+# {name} or {name|fallback} in a rule's message, name a named group of its pattern
+_PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
+
+
+def render(message: str, match: re.Match) -> str:
+    """``message`` with each ``{name}`` or ``{name|fallback}`` whose name is a named group
+    of the rule's pattern replaced by the text that group matched (stripped), or by the
+    fallback where it matched nothing: a warning names the student's own identifier
+    (``cudaMemcpyToSymbol(c_filter, ...)``), not the skeleton's. Braces that name no group
+    stay as written."""
+    groups = match.re.groupindex
+
+    def fill(m: re.Match) -> str:
+        name, fallback = m.group(1), m.group(2)
+        if name not in groups:
+            return m.group(0)
+        text = (match.group(name) or "").strip()
+        return text or (fallback if fallback is not None else m.group(0))
+
+    return _PLACEHOLDER.sub(fill, message)
 
 
 def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
@@ -229,8 +257,9 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
             if rule.unless and any(re.search(rule.unless, t) for t in texts.values()):
                 continue  # what the mistake leaves out is there
             for name, text in texts.items():
-                for number in _match_lines(pattern, text):
-                    found.setdefault(ex.name, []).append(f"{name}:{number}: {rule.message}")
+                for number, match in _matches(pattern, text):
+                    message = render(rule.message, match)
+                    found.setdefault(ex.name, []).append(f"{name}:{number}: {message}")
         for name, kernels in bodies.items():
             if ex.kernel in kernels:
                 for ret, bar in _early_returns_in(*kernels[ex.kernel]):

@@ -3,6 +3,7 @@ pass the static checks and fail only on a GPU, reported before anything runs."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -131,7 +132,7 @@ def test_a_bad_lint_pattern_is_a_manifest_error(tmp_path):
             (lab / f.name).write_bytes(f.read_bytes())
     toml = lab / "lab.toml"
     text = toml.read_text()
-    old = "pattern = 'cudaMemcpyToSymbol\\s*\\(\\s*&'"
+    old = "pattern = 'cudaMemcpyToSymbol\\s*\\(\\s*&[\\s(:]*(?P<symbol>\\w*)'"
     assert old in text
     toml.write_text(text.replace(old, "pattern = 'cudaMemcpyToSymbol('"))
     with pytest.raises(GraderError, match=r"lint\[1\]\.pattern: .* is not a valid regular"):
@@ -409,7 +410,11 @@ def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
     lab = course.load_lab(lab_dir)
     bad = fixtures.apply(REPO, KNOWN_BAD / lab_dir.name / "surf_x_in_elements.toml",
                          tmp_path / "bad")
-    assert any(mark in w for w in lint.warnings(lab, bad).get("jacobi_texture", []))
+    (warning,) = [w for w in lint.warnings(lab, bad).get("jacobi_texture", []) if mark in w]
+    # what x in elements does: 4-byte stores 1 byte apart ("4 bytes apart", a student's trial
+    # noticed, was wrong), misaligned where x is not a multiple of 4 (the H200's error)
+    assert "1 byte apart and overlap" in warning and "'misaligned address'" in warning
+    assert "4 bytes apart" not in warning
     subs = {"solution": REPO / "solutions" / lab_dir.name}
     for path in fixtures.find(REPO, lab_dir.name, alternatives=True):
         subs[path.stem] = fixtures.apply(REPO, path, tmp_path / path.stem)
@@ -438,14 +443,58 @@ def test_a_constant_array_that_nothing_fills_is_warned_of(tmp_path):
     """Lab 3.4a: a __constant__ array declared and no cudaMemcpyToSymbol in the files (a
     student's trial: no warning without a GPU, where every output is 0). A rule's ``unless``
     silences it where the copy is there: the solution, the skeleton, every alternative."""
-    mark = "a __constant__ array is declared but nothing copies into it"
+    mark = "is declared but nothing copies into it"
     lab_dir = REPO / "labs" / "3.4-constant-texture"
     call = "cudaMemcpyToSymbol(c_stencil_coef, h_coef, STENCIL_DIAM * sizeof(float));"
     lab, sub, _ = _edited_solution(tmp_path, lab_dir.name, call, "/* forgotten */")
-    assert any(mark in w for w in lint.warnings(lab, sub).get("stencil_constant", []))
+    (found,) = [w for w in lint.warnings(lab, sub).get("stencil_constant", []) if mark in w]
+    assert "the __constant__ array c_stencil_coef is declared" in found, found  # its own name
     subs = {"solution": REPO / "solutions" / lab_dir.name, "skeleton": lab_dir}
     for path in fixtures.find(REPO, lab_dir.name, alternatives=True):
         subs[path.stem] = fixtures.apply(REPO, path, tmp_path / path.stem)
     warned = [n for n, s in subs.items()
               if any(mark in w for ws in lint.warnings(lab, s).values() for w in ws)]
     assert warned == [], warned
+
+
+DECLARATION = "__constant__ float c_stencil_coef[STENCIL_DIAM];"
+
+
+@pytest.mark.parametrize(
+    ("call", "mark"),
+    [
+        ("cudaMemcpyToSymbol(&c_filter, h_coef, sizeof c_filter);",
+         "cudaMemcpyToSymbol(c_filter, h_coef, sizeof c_filter), not its address"),
+        ("cudaMemcpyToSymbol(&c_filter[0], h_coef, 36);",
+         "cudaMemcpyToSymbol(c_filter, h_coef, sizeof c_filter), not its address"),
+        ("cudaMemcpyToSymbol(c_filter, h_coef, sizeof(h_coef));",
+         "or sizeof c_filter, the size of the __constant__ array itself"),
+        ("cudaMemcpyToSymbol(c_filter, h_coef, STENCIL_DIAM);",
+         "(or sizeof c_filter, the size of the __constant__ array itself)"),
+        ("cudaMemcpyToSymbol( c_filter , h_coef, 9);",
+         "(or sizeof c_filter, the size of the __constant__ array itself)"),
+    ],
+)
+def test_the_constant_warnings_name_the_students_own_array(tmp_path, call, mark):
+    """A student's trial named the array otherwise and read warnings about c_coef, the
+    skeleton's name: each lab 3.4a message names the array the call or declaration has."""
+    lab, sub, text = _edited_solution(tmp_path, "3.4-constant-texture", DECLARATION,
+                                      "__constant__ float c_filter[STENCIL_DIAM];")
+    old = "cudaMemcpyToSymbol(c_stencil_coef, h_coef, STENCIL_DIAM * sizeof(float));"
+    (sub / "kernels.cu").write_text(
+        (sub / "kernels.cu").read_text().replace(old, call).replace("c_stencil_coef", "c_filter")
+    )
+    found = lint.warnings(lab, sub).get("stencil_constant", [])
+    assert any(mark in w for w in found), found
+    assert not any("c_coef" in w for w in found), found
+
+
+def test_a_message_placeholder_takes_the_named_group_or_its_fallback():
+    pattern = re.compile(r"copy\((?P<symbol>\w*)\)")
+    message = "copy {symbol|c_coef}: {symbol}, {other}, {cudaMemLocationTypeHost, 0}"
+    assert lint.render(message, pattern.search("copy(c_filter)")) == (
+        "copy c_filter: c_filter, {other}, {cudaMemLocationTypeHost, 0}"
+    )
+    assert lint.render(message, pattern.search("copy()")) == (
+        "copy c_coef: {symbol}, {other}, {cudaMemLocationTypeHost, 0}"
+    )
