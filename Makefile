@@ -2,6 +2,8 @@
 #
 #   make                  build common/ and every lab twice: student variant (labs/) and
 #                         solution variant (solutions/ over labs/), into build/
+#   make lab LAB=3.3      build one lab from your files in labs/<LAB>-*/:
+#                         build/<lab folder>/student/lab and its objects (kernels.cu.o)
 #   make grade LAB=3.3    grade your work in labs/<LAB>-*/ (exit 0 once grading completed)
 #   make selfcheck        instructors: every solution full marks, every skeleton zero
 #   make test             the test suite (CI runs this; GPU tests run only with a GPU)
@@ -132,7 +134,7 @@ judge_sources = $(filter-out $(shell $(PYTHON) -m grader.stubs --student-files l
 # (a grading's own builds, several per submission) read none, a goal under $(BUILD)/<lab>/
 # reads that lab's, any other goal every lab's.
 MAKE_GOALS := $(or $(MAKECMDGOALS),all)
-JUDGE_LABS := $(if $(filter-out $(BUILD)/% common lab-bin lab-binaries,$(MAKE_GOALS)),$(LABS),\
+JUDGE_LABS := $(if $(filter-out $(BUILD)/% common lab-bin lab-binaries lab,$(MAKE_GOALS)),$(LABS),\
     $(foreach L,$(LABS),$(if $(filter $(BUILD)/$(L)/%,$(MAKE_GOALS)),$(L))))
 $(foreach L,$(JUDGE_LABS),$(eval JUDGE_SOURCES_$(L) := $(call judge_sources,$(L))))
 LISTER_LDFLAGS := -Xcompiler -no-pie -Xlinker -no-pie -Xlinker --unresolved-symbols=ignore-all
@@ -238,6 +240,16 @@ grade: $(LIBCML)
 	  if [ $$rc -eq 3 ]; then \
 	    echo "make grade: exit 3 — the checks that need a GPU were not run (see NOT RUN above)$$lost"; fi; \
 	  if [ $$rc -eq 1 ]; then exit 0; else exit $$rc; fi
+
+# One lab's student build, without the other labs, the solutions or the judges: the binary
+# and one object per source (kernels.cu.o, what cuobjdump -sass reads), from labs/<lab>/.
+LAB_FOLDER = $(notdir $(patsubst %/,%,$(dir $(lab_dir))))
+.PHONY: lab
+lab:
+	@test -n "$(LAB)" || { echo "usage: make lab LAB=<id>   (labs: $(LAB_IDS))"; exit 2; }
+	@test -n "$(lab_dir)" || { echo "make lab: no lab '$(LAB)' (labs: $(LAB_IDS))"; exit 2; }
+	@$(MAKE) --no-print-directory $(BUILD)/$(LAB_FOLDER)/student/lab
+	@echo "make lab: $(BUILD)/$(LAB_FOLDER)/student/lab; its objects beside it, e.g. $(BUILD)/$(LAB_FOLDER)/student/kernels.cu.o"
 
 .PHONY: selfcheck
 selfcheck: $(LIBCML)

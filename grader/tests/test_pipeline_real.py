@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -205,6 +206,27 @@ def test_make_grade_passes_a_given_architecture_to_the_grader(given, expected):
     assert ("--arch" in line.split()) == (expected is not None), line
     if expected:
         assert f"--arch {expected}" in line
+
+
+def test_make_lab_builds_one_labs_student_binary_and_objects(tmp_path):
+    """``make lab LAB=3.4`` (README, handouts: the build before cuobjdump) builds that lab's
+    student binary and objects alone, not every lab (``make``) as the handouts said; without
+    LAB, or with no such lab, it says how to call it and exits 2, as ``make grade`` does."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_ARCH", "MAKEFLAGS")}
+    build = tmp_path / "build"
+    out = subprocess.run(
+        ["make", "-n", "-C", str(REPO), "lab", "LAB=3.4", f"BUILD={build}"],
+        capture_output=True, text=True, env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    objects = re.findall(r"-o (\S+\.o)\b", out.stdout)
+    student = build / "3.4-constant-texture" / "student"
+    assert str(student / "kernels.cu.o") in objects, out.stdout
+    assert all(o.startswith((str(student), str(build / "common"))) for o in objects), objects
+    for args, said in ((["lab"], "usage: make lab LAB=<id>"), (["lab", "LAB=9.9"], "no lab '9.9'")):
+        out = subprocess.run(["make", "-C", str(REPO), *args, f"BUILD={build}"],
+                             capture_output=True, text=True, env=env)
+        assert out.returncode == 2 and said in out.stdout, out.stdout + out.stderr
 
 
 BOGUS_FATBIN = (
