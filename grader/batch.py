@@ -140,9 +140,11 @@ import os
 import stat
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -1213,13 +1215,12 @@ def _whole_number_knob(env: str, what: str) -> int | None:
 
 
 TIMED_SETUPS_ENV = "GRADER_TIMED_SETUPS_AT_ONCE"
-# every throughput knob a batch reads from its environment (README, "Experiments' knobs")
-KNOB_ENVS = (UNTIMED_ENV, gpu_lock.DRAIN_ENV, gpu_lock.STOP_ENV, TIMED_SETUPS_ENV)
 
 
 def knobs_in_environment() -> dict[str, str]:
     """The throughput knobs set (not empty) in this process's environment, as written there
-    (``KNOB_ENVS``; their values are checked by ``untimed_at_once`` and the others)."""
+    (``KNOB_ENVS``; their values are checked by ``read_knobs``). A batch records these in
+    each row it grades (batch.json's ``knobs``), and a Slurm submission exports them."""
     return {k: os.environ[k].strip() for k in KNOB_ENVS if os.environ.get(k, "").strip()}
 
 
@@ -1248,6 +1249,64 @@ def drain_stop_after() -> float | None:
         return gpu_lock.drain_stop_after()
     except ValueError as e:
         raise GraderError(str(e)) from None
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A throughput knob of a batch's environment (README, "Experiments' knobs"): ``env``
+    set to ``form``; ``default`` what unset means; ``what`` it does, in one line; ``read``
+    its value (GraderError naming the fix on a wrong one); ``timed``: it acts on timed runs
+    only (with --no-perf it is ignored)."""
+
+    env: str
+    form: str
+    default: str
+    what: str
+    read: Callable[[], object]
+    timed: bool
+
+
+# every throughput knob a batch reads from its environment: the one list that reads them
+# (read_knobs), says which act (knob_lines) and lists them in --help (knobs_help)
+KNOBS = (
+    Knob(UNTIMED_ENV, "K", "unset, no cap beyond --jobs",
+         "at most K gradings at once in their untimed (correctness, sanitizer) runs "
+         "(design note 73)", untimed_at_once, False),
+    Knob(gpu_lock.DRAIN_ENV, "W[,T]",
+         f"1, a drain at the first timed run's ask; T {gpu_lock.DRAIN_AFTER_S:g}",
+         "a drain for the timed runs begins once W wait, or the first has waited T seconds "
+         f"(0 to {gpu_lock.DRAIN_AFTER_MAX_S:g}), or the GPU is free (design note 77)",
+         drain_policy, True),
+    Knob(gpu_lock.STOP_ENV, "S", "unset, no run is stopped",
+         "an untimed run that keeps a drain waiting S seconds "
+         f"({gpu_lock.STOP_MIN_S:g} to {gpu_lock.STOP_MAX_S:g}) is stopped and made again "
+         "after it (design note 78)", drain_stop_after, True),
+    Knob(TIMED_SETUPS_ENV, "N", "unset, no cap beyond --jobs",
+         "at most N gradings' timed runs set up or waiting at their gates at once, each "
+         "holding its set-up in GPU memory (design note 87)", timed_setups_at_once, True),
+)
+KNOB_ENVS = tuple(k.env for k in KNOBS)
+
+
+def read_knobs() -> dict[str, object]:
+    """Every knob's value (``KNOBS``' ``read``: None or the default where unset), by its
+    name; GraderError naming the fix for the first wrong one (a batch and a Slurm submission
+    read them before anything is built)."""
+    return {k.env: k.read() for k in KNOBS}
+
+
+def knobs_help() -> str:
+    """The knobs for ``--help`` (the batch's and Slurm's epilog), from ``KNOBS``."""
+    lines = textwrap.wrap(
+        "environment knobs (experiments' knobs for a batch's throughput, off unless set; "
+        "each student's batch.json records those set as \"knobs\"; README, \"Experiments' "
+        "knobs\"):", 88
+    )
+    for k in KNOBS:
+        lines += textwrap.wrap(f"{k.env}={k.form} (default: {k.default})", 88,
+                               initial_indent="  ", subsequent_indent="      ")
+        lines += textwrap.wrap(k.what, 88, initial_indent="      ", subsequent_indent="      ")
+    return "\n".join(lines)
 
 
 def default_jobs() -> int:

@@ -58,6 +58,7 @@ from pathlib import Path
 LOCK_ENV = "GRADER_GPU_LOCK"  # a lock file every grader process on this GPU names
 DRAIN_ENV = "GRADER_DRAIN_AT"  # "W" or "W,T": drain_policy
 DRAIN_AFTER_S = 30.0  # drain_policy's T when only W is given
+DRAIN_AFTER_MAX_S = 3600.0  # the most T it accepts
 STOP_ENV = "GRADER_DRAIN_STOP_AFTER"  # "S": drain_stop_after
 STOP_MAX_S = 600.0  # the most drain_stop_after accepts
 # the least it accepts: a run's wait loop asks every 0.02 s (run.POLL_S), so an S under 0.1 s
@@ -87,12 +88,13 @@ def drain_policy() -> tuple[int, float]:
             after = float(tail) if tail.isascii() else -1.0
         except ValueError:
             after = -1.0
-        ok = 0 <= after <= 3600  # (nan fails this too)
+        ok = 0 <= after <= DRAIN_AFTER_MAX_S  # (nan fails this too)
     if not ok:
         raise ValueError(
             f"{DRAIN_ENV}={text!r}: give W, the timed runs that must wait before a drain "
             "starts (a whole number, at least 1), and optionally ',T', the seconds the first "
-            "of them may wait (0 to 3600; default 30): e.g. 8,20; or unset it"
+            f"of them may wait (0 to {DRAIN_AFTER_MAX_S:g}; default {DRAIN_AFTER_S:g}): "
+            "e.g. 8,20; or unset it"
         )
     if int(head) == 1 and comma:  # (an instructor's trial, session 34: T was ignored)
         raise ValueError(

@@ -330,10 +330,7 @@ def submit(
     if root is None:
         raise GraderError(f"cannot find the course root above {lab_dir}")
     lab = manifest.load(lab_dir)
-    batch.untimed_at_once()  # a wrong GRADER_UNTIMED_AT_ONCE would fail every task: now
-    batch.drain_policy()  # and so would a wrong GRADER_DRAIN_AT
-    batch.drain_stop_after()  # or GRADER_DRAIN_STOP_AFTER
-    batch.timed_setups_at_once()  # or GRADER_TIMED_SETUPS_AT_ONCE
+    batch.read_knobs()  # a wrong throughput knob would fail every task: refused now
     out = out.absolute()
     subs = batch.collect(batch.without_out(paths, out, err), lab.required_files, err)
     batch.check_out(out, subs)

@@ -997,3 +997,18 @@ def test_timed_setups_at_once_is_said_and_a_wrong_one_stops_the_batch(
         )
         assert code == 2 and "give a whole number of timed runs set up at once" in err, err
         assert not (tmp_path / "o").exists()
+
+
+def test_batch_help_lists_every_knob(capsys):
+    """``batch --help`` (and ``slurm --help``) end with the environment's knobs, each with
+    its form, default and what it does, from the table that reads them (``batch.KNOBS``;
+    an instructor's trial found none)."""
+    for command in ("batch", "slurm"):
+        assert cli.main([command, "--help"]) == 0
+        text = " ".join(capsys.readouterr().out.split())  # unwrapped
+        assert "environment knobs" in text, text
+        for knob in batching.KNOBS:
+            assert f"{knob.env}={knob.form} (default: {knob.default})" in text, (knob, text)
+            assert " ".join(knob.what.split()) in text, (knob, text)
+    assert [k.env for k in batching.KNOBS] == list(batching.KNOB_ENVS)
+    assert "0.1 to 600" in batching.knobs_help()  # the ranges the readers refuse outside
