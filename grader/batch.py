@@ -731,15 +731,8 @@ class Batch:
         stop_after_s = drain_stop_after()  # or a wrong stop
         # recorded in each row graded now (batch.json's "knobs", not compared as "options"
         # are: they change when runs go, not a grade; an instructor's trial found a class's
-        # files silent about them)
-        drain = f"{drain_at},{drain_after_s:g}" if drain_at > 1 else None
-        knobs = {
-            UNTIMED_ENV: cap,
-            gpu_lock.DRAIN_ENV: drain,
-            gpu_lock.STOP_ENV: stop_after_s,
-            TIMED_SETUPS_ENV: setups,
-        }
-        self.knobs = {k: v for k, v in knobs.items() if v is not None}
+        # files silent about them), each as set, as grade.sbatch exports it (grader.slurm)
+        self.knobs = knobs_in_environment()
         self.options = dataclasses.replace(
             self.options,
             gpu_lock=gpu_lock.for_process(

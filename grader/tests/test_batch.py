@@ -983,13 +983,18 @@ def test_timed_setups_at_once_is_said_and_a_wrong_one_stops_the_batch(
 ):
     """GRADER_TIMED_SETUPS_AT_ONCE=N (design note 87): N of at least --jobs caps nothing, and
     the batch says so (and grades as without it, the row recording it); a value that is not a
-    whole number of at least 1 stops the batch before it builds, naming the fix."""
+    whole number of at least 1 stops the batch before it builds, naming the fix. Beside it,
+    GRADER_DRAIN_AT=1, the default drain, is recorded too (an instructor's trial: taken
+    silently and missing from the rows); every knob is recorded as set, a string, as
+    grade.sbatch exports it (the trial found 4.0 beside strings)."""
     monkeypatch.setenv(batching.TIMED_SETUPS_ENV, "2")
+    monkeypatch.setenv(gpu_lock.DRAIN_ENV, " 1 ")
     code, err = run_batch(fake_root, [subs["solution"], subs["alice"]], tmp_path / "out")
     assert code == 0, err
     assert "GRADER_TIMED_SETUPS_AT_ONCE=2 caps nothing: no more than 2 gradings" in err, err
     row = json.loads((tmp_path / "out" / "alice" / "batch.json").read_text())
-    assert row["status"] == "graded" and row["knobs"] == {batching.TIMED_SETUPS_ENV: 2}, row
+    assert row["status"] == "graded", row
+    assert row["knobs"] == {gpu_lock.DRAIN_ENV: "1", batching.TIMED_SETUPS_ENV: "2"}, row
     for bad in ("0", "two", "-1", "²", "1.5"):
         monkeypatch.setenv(batching.TIMED_SETUPS_ENV, bad)
         code, _, err = grade_cli(
