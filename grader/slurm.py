@@ -371,11 +371,16 @@ def submit(
     if knobs:  # written into grade.sbatch (write_scripts): say so, and what a task caps
         caps = [batch.UNTIMED_ENV, batch.TIMED_SETUPS_ENV]
         idle = [k for k in caps if k in knobs and int(knobs[k]) >= o.per_task]
+        # those of timed runs do nothing without one (batch.knob_lines says so in each task)
+        untimed = "--no-perf" in o.grade_args
+        ignored = [k.env for k in batch.KNOBS if k.timed and k.env in knobs and untimed]
         print("slurm: each task grades with " + ", ".join(f"{k}={v}" for k, v in knobs.items())
               + " (written into grade.sbatch)"
               + (f"; {' and '.join(idle)} cap{'' if len(idle) > 1 else 's'} nothing where "
                  f"a task grades --per-task "
-                 f"{o.per_task} student{'s' if o.per_task > 1 else ''}" if idle else ""),
+                 f"{o.per_task} student{'s' if o.per_task > 1 else ''}" if idle else "")
+              + (f"; {', '.join(ignored)} ignored: with --no-perf no run is timed, and they "
+                 "act on timed runs only" if ignored else ""),
               file=err)
     kept = sorted({s.id for s in subs} - {s.id for s in todo})
     print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "
