@@ -2,6 +2,7 @@
 
     python3 bench/class_batch.py make DIR        # write the submissions into DIR
     python3 bench/class_batch.py make --size 100 DIR   # the same class, extended to 100
+    python3 bench/class_batch.py make --size 10 DIR    # cut to 10, some of every kind
     python3 bench/class_batch.py run DIR OUT     # grade them twice, compare, time it
     python3 bench/class_batch.py run --once DIR OUT    # grade them once (a class's time)
     python3 bench/class_batch.py run --gpus 0,1 DIR OUT   # the two gradings at once, one per GPU
@@ -20,7 +21,10 @@ where argv holds --exercise), a segfault, an out-of-bounds device write, a huge 
 time, a unicode file name with spaces, a zip-slip archive).
 ``--size N`` extends it to N students (issue 15: a class of 100) with the lab's alternative
 correct solutions (grader/tests/alternatives/3.3-tiling, each expected to keep the parts its
-fixture lists), then copies of the reference solution.
+fixture lists), then copies of the reference solution. An N under the whole class (51 now)
+cuts it: the reference and the skeleton, then hostile submissions and known-bad fixtures half
+and half, each spread over its list, then the correct alternatives; the same ids as in the
+whole class, and a line says how many of each kind it keeps.
 Every submission is the reference solution with exact text replacements (as the fixtures
 are: grader/fixtures.py), so the set follows the solution when it changes and fails loudly
 when a replacement no longer applies. ``expected.json`` beside them says, per student,
@@ -367,50 +371,91 @@ def _write(out: Path, student: str, kind: str, files: dict[str, str]) -> Path:
     return path
 
 
+def _spread(items: list, n: int) -> list:
+    """``n`` of ``items`` spread evenly over the list (its first, then every len/n-th), in
+    order: a cut class keeps hostile and known-bad fixtures of every kind, not the first few
+    (h01-h03 are all hangs)."""
+    return [items[i * len(items) // n] for i in range(n)] if n < len(items) else list(items)
+
+
+def _cut(groups: dict[str, list[str]], size: int) -> list[str]:
+    """The students a class cut to ``size`` (under the whole class) keeps: the reference and
+    the skeleton, then half hostile (the zip slip and the unicode name with them) and half
+    known-bad, each spread over its kind (``_spread``), then correct alternatives."""
+    keep = groups["ends"][:size]
+    left = size - len(keep)
+    hostile = min(len(groups["hostile"]), max(left - left // 2, left - len(groups["known_bad"])))
+    known_bad = min(len(groups["known_bad"]), left - hostile)
+    keep += _spread(groups["hostile"], hostile) + _spread(groups["known_bad"], known_bad)
+    return keep + groups["alternatives"][: size - len(keep)]
+
+
 def make(out: Path, size: int | None = None) -> int:
+    """Writes the class into ``out`` (module docstring): without ``size`` the whole class (51
+    students as the fixtures are now); with it, that many: the whole class extended, or,
+    under it, a cut that keeps some of every kind (``_cut``; an instructor's trial: ``--size
+    10`` wrote the 51 and exited 1). A ``size`` under 1 is refused before anything is
+    written. Returns the exit status: 0 once written."""
+    if size is not None and size < 1:
+        raise SystemExit(f"class_batch: --size {size}: give 1 or more students")
     if out.exists() and any(out.iterdir()):
         raise SystemExit(f"class_batch: {out} is not empty")
-    out.mkdir(parents=True, exist_ok=True)
     solution = SOLUTION.read_text()
     expected: dict[str, dict] = {}
+    files: dict[str, tuple] = {}  # student -> _write's (kind, files); the zip slip's its own
+    groups: dict[str, list[str]] = {"ends": [], "known_bad": [], "alternatives": [], "hostile": []}
     kinds = ["dir", "zip", "tar"]
 
-    _write(out, "s01_reference", "dir", {"kernels.cu": solution})
-    expected["s01_reference"] = {"total": "full"}
-    _write(out, "s02_skeleton", "zip", {"kernels.cu": SKELETON.read_text()})
-    expected["s02_skeleton"] = {"total": "zero"}
+    def add(group: str, student: str, kind, text: str, expect: dict) -> None:
+        groups[group].append(student)
+        files[student] = (kind, {"kernels.cu": text})
+        expected[student] = expect
+
+    add("ends", "s01_reference", "dir", solution, {"total": "full"})
+    add("ends", "s02_skeleton", "zip", SKELETON.read_text(), {"total": "zero"})
 
     for i, path in enumerate(fixtures.find(ROOT, LAB)):
         fx = fixtures.load(path)
         edits = [(r["old"], r["new"]) for r in fx["replace"] if r["file"] == "kernels.cu"]
-        student = f"k{i + 1:02d}_{path.stem}"
-        _write(out, student, kinds[i % 3], {"kernels.cu": _edit(solution, edits)})
-        expected[student] = {
-            "total": "partial",
-            "lost": {fx["expect"]["exercise"]: list(fx["expect"]["lost"])},
-        }
+        lost = {fx["expect"]["exercise"]: list(fx["expect"]["lost"])}
+        expect = {"total": "partial", "lost": lost}
+        add("known_bad", f"k{i + 1:02d}_{path.stem}", kinds[i % 3], _edit(solution, edits), expect)
 
     for student, kind, edits in ALTERNATIVES:
-        _write(out, student, kind, {"kernels.cu": _edit(solution, edits)})
-        expected[student] = {"total": "correct"}
+        add("alternatives", student, kind, _edit(solution, edits), {"total": "correct"})
 
     for student, kind, edits, head, expect in HOSTILE:
-        _write(out, student, kind, {"kernels.cu": _edit(solution, edits, head)})
-        expected[student] = expect
+        add("hostile", student, kind, _edit(solution, edits, head), expect)
 
     # names as LMS exports them: spaces and non-ASCII letters
-    unicode_name = "u01_Zoë Ångström (late)"
-    _write(out, unicode_name, "zip", {"kernels.cu": solution})
-    expected[unicode_name] = {"total": "full"}
+    add("hostile", "u01_Zoë Ångström (late)", "zip", solution, {"total": "full"})
     # zip slip: a member that would land outside the extraction folder
-    with zipfile.ZipFile(out / "z01_mallory.zip", "w") as z:
-        z.writestr(_member("kernels.cu"), solution)
-        z.writestr(_member("../../../tmp/pwned.cu"), "int pwned;\n")
+    groups["hostile"].append("z01_mallory")
+    files["z01_mallory"] = ("zip slip", {})
     expected["z01_mallory"] = {"total": "zero", "status": "rejected"}
 
-    if size is not None:
-        if size < len(expected):
-            raise SystemExit(f"class_batch: --size {size} is under the class's {len(expected)}")
+    whole = len(expected)
+    said = ""
+    if size is not None and size < whole:
+        keep = set(_cut(groups, size))
+        expected = {k: v for k, v in expected.items() if k in keep}
+        ends = " and the ".join(("reference", "skeleton")[: min(size, 2)])
+        said = f" (the class of {whole} cut to --size {size}: the {ends}, " + ", ".join(
+            f"{sum(s in keep for s in groups[g])} of its {len(groups[g])} {what}"
+            for g, what in (("hostile", "hostile"), ("known_bad", "known-bad"),
+                            ("alternatives", "correct alternatives"))
+        ) + ")"
+    out.mkdir(parents=True, exist_ok=True)
+    for student in expected:
+        kind, texts = files[student]
+        if kind == "zip slip":
+            with zipfile.ZipFile(out / f"{student}.zip", "w") as z:
+                z.writestr(_member("kernels.cu"), solution)
+                z.writestr(_member("../../../tmp/pwned.cu"), "int pwned;\n")
+        else:
+            _write(out, student, kind, texts)
+
+    if size is not None and size > whole:
         for path in fixtures.find(ROOT, LAB, alternatives=True):
             if len(expected) >= size:
                 break
@@ -431,8 +476,12 @@ def make(out: Path, size: int | None = None) -> int:
 
     (out / "expected.json").write_text(json.dumps(expected, indent=1, ensure_ascii=False) + "\n")
     n = len(expected)
-    print(f"class_batch: {n} submissions in {out}")
-    return 0 if n >= 30 else 1
+    print(f"class_batch: {n} submissions in {out}{said}")
+    if size is None and n < 30:  # issue 6's class of at least 30: fixtures went missing
+        print(f"class_batch: the whole class is {n}, under issue 6's 30: are the fixtures of "
+              f"{LAB} (grader/tests/known_bad) all there?", file=sys.stderr)
+        return 1
+    return 0
 
 
 ORDER_SEED = "lab 3.3 class"  # class_order's shuffle: the same order on every machine

@@ -117,6 +117,11 @@ their gates at once, each holding its judge's set-up in GPU memory (``timed_setu
 without waiting or is not made early, and a timed run made after the untimed runs waits for
 one before it takes the shared hold; a fourth experiment's knob, against the GPU memory
 that ran out at ``--jobs 16`` on an H100 (note 87).
+One table lists the four (``KNOBS``: what reads each, and ``batch --help``'s list); each row
+records those set as they were set (``knobs``); once the students to grade are known, a
+line says what each set knob does in this batch (counting the gradings that run at once,
+``min(--jobs, students to grade)``), and one names those that cannot act: with --no-perf
+the three of timed runs, with nothing to grade every one (``knob_lines``).
 
 Seeds: ``--seed S`` derives every run's seed from S, the same for every student, so
 grading the same batch twice gives identical scores; without it each grading draws fresh
@@ -140,9 +145,11 @@ import os
 import stat
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -723,35 +730,19 @@ class Batch:
         root = course.find_root(self.lab_dir.absolute().parent)
         if root is None:
             raise GraderError(f"cannot find the course root above {self.lab_dir}")
-        cap = untimed_at_once()  # a wrong value stops the batch before anything is built
-        setups = timed_setups_at_once()  # as does a wrong cap on the timed set-ups
-        drain_at, drain_after_s = policy = drain_policy()  # and so does a wrong drain
-        stop_after_s = drain_stop_after()  # or a wrong stop
+        values = read_knobs()  # a wrong value stops the batch before anything is built
+        cap, setups = values[UNTIMED_ENV], values[TIMED_SETUPS_ENV]
+        policy, stop_after_s = values[gpu_lock.DRAIN_ENV], values[gpu_lock.STOP_ENV]
         # recorded in each row graded now (batch.json's "knobs", not compared as "options"
         # are: they change when runs go, not a grade; an instructor's trial found a class's
-        # files silent about them)
-        drain = f"{drain_at},{drain_after_s:g}" if drain_at > 1 else None
-        knobs = {
-            UNTIMED_ENV: cap,
-            gpu_lock.DRAIN_ENV: drain,
-            gpu_lock.STOP_ENV: stop_after_s,
-            TIMED_SETUPS_ENV: setups,
-        }
-        self.knobs = {k: v for k, v in knobs.items() if v is not None}
+        # files silent about them), each as set, as grade.sbatch exports it (grader.slurm)
+        self.knobs = knobs_in_environment()
         self.options = dataclasses.replace(
             self.options,
             gpu_lock=gpu_lock.for_process(
                 GpuLock(*policy, stop_after_s=stop_after_s), policy, stop_after_s
             ),
         )
-        if drain_at > 1:
-            print(
-                f"batch: a drain for the timed runs once {drain_at} wait, or the first has "
-                f"waited {drain_after_s:g} s, or the GPU is free ({gpu_lock.DRAIN_ENV})",
-                file=self.err,
-            )
-        if stop_after_s is not None:
-            print(_stop_line(stop_after_s), file=self.err)
         check_out(self.out, self.subs)
         make_private(self.out)
         hidden = (root / "solutions", root / "build")  # hidden from every run already
@@ -810,36 +801,6 @@ class Batch:
                 f"grading{'s' if fit > 1 else ''} at {GPU_BYTES_PER_GRADING / 2**30:g} GiB "
                 "each, and a timed run's set-up may run out of it: give fewer --jobs, or "
                 "leave it out",
-                file=self.err,
-            )
-        if cap is not None and cap < self.jobs:
-            self.options = dataclasses.replace(
-                self.options, untimed_slots=threading.BoundedSemaphore(cap)
-            )
-            print(
-                f"batch: at most {cap} of the {self.jobs} gradings at once in their untimed "
-                f"runs ({UNTIMED_ENV}={cap})",
-                file=self.err,
-            )
-        elif cap is not None:  # (an instructor's trial, session 34: it said nothing)
-            print(_caps_nothing(UNTIMED_ENV, cap, self.jobs), file=self.err)
-        if setups is not None and setups < self.jobs:
-            self.options = dataclasses.replace(
-                self.options, timed_setup_slots=threading.BoundedSemaphore(setups)
-            )
-            print(
-                f"batch: at most {setups} of the {self.jobs} gradings' timed runs at once set "
-                f"up or waiting at their gates ({TIMED_SETUPS_ENV}={setups}); a grading "
-                "without a slot makes its timed runs after its untimed runs",
-                file=self.err,
-            )
-        elif setups is not None:
-            print(_caps_nothing(TIMED_SETUPS_ENV, setups, self.jobs), file=self.err)
-        if drain_at > self.jobs:  # W timed runs can never wait at once: T starts each drain
-            print(
-                f"batch: {gpu_lock.DRAIN_ENV}'s W is {drain_at}, but no more than "
-                f"{self.jobs} timed runs can wait at once (--jobs), so each drain begins "
-                f"once the first has waited {drain_after_s:g} s",
                 file=self.err,
             )
 
@@ -910,6 +871,21 @@ class Batch:
                 "--force grades every one with this run's",
                 file=self.err,
             )
+        # the knobs that act on the gradings of this batch, each said once, and those set
+        # that cannot act (an instructor's trial: with --no-perf it told of drains)
+        at_once = min(self.jobs, len(todo))
+        if cap is not None and cap < at_once:
+            self.options = dataclasses.replace(
+                self.options, untimed_slots=threading.BoundedSemaphore(cap)
+            )
+        if setups is not None and setups < at_once:
+            self.options = dataclasses.replace(
+                self.options, timed_setup_slots=threading.BoundedSemaphore(setups)
+            )
+        timed = self.options.performance and bool(todo)  # a timed run, so drains, may come
+        said = knob_lines(self.knobs, values, self.jobs, len(todo), self.options.performance)
+        for line in said:
+            print(line, file=self.err)
         start, graded = time.monotonic(), 0
         pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="grade")
         interrupted = False
@@ -937,7 +913,7 @@ class Batch:
         stale = stale_ids(self.out, self.lab, self.roster)
         if stale:
             print(_stale_line(stale, self.out), file=self.err)
-        if stop_after_s is not None:
+        if stop_after_s is not None and timed:
             print(_stops_line(self.options.gpu_lock.stops, rows.values()), file=self.err)
         print(
             _closing_line(statuses, self.out / GRADEBOOK, len(listed), len(set(self.roster))),
@@ -1097,9 +1073,10 @@ class Batch:
         return g, status_of(g)
 
 
-def _caps_nothing(env: str, value: int, jobs: int) -> str:
-    """The batch's line for a cap ``env=value`` on gradings at once that ``--jobs`` already
-    keeps (an instructor's trial, session 34: it said nothing; session 36: with --jobs 1 it
+def _caps_nothing(env: str, value: int, jobs: int, by: str = "--jobs") -> str:
+    """The batch's line for a cap ``env=value`` on gradings at once that ``jobs`` gradings at
+    once already keep, as ``by`` limits them (--jobs, or the students to grade: ``_at_once``)
+    (an instructor's trial, session 34: it said nothing; session 36: with --jobs 1 it
     advised a value below 1, which is refused)."""
     fix = (
         f"give it less than {jobs} or leave it unset"
@@ -1108,8 +1085,78 @@ def _caps_nothing(env: str, value: int, jobs: int) -> str:
     )
     return (
         f"batch: {env}={value} caps nothing: no more than {jobs} "
-        f"grading{'s' if jobs > 1 else ''} run at once (--jobs); {fix}"
+        f"grading{'s' if jobs > 1 else ''} run at once ({by}); {fix}"
     )
+
+
+def _at_once(jobs: int, todo: int) -> tuple[int, str]:
+    """How many gradings of a batch run at once, ``--jobs`` ``jobs`` with ``todo`` students
+    to grade, and what limits them, for a line (an instructor's trial: "1 of the 2 gradings"
+    counted --jobs 2 in a class of one)."""
+    if todo >= jobs:
+        return jobs, "--jobs"
+    return todo, f"{todo} to grade, --jobs {jobs}"
+
+
+def knob_lines(
+    knobs: dict[str, str], values: dict, jobs: int, todo: int, performance: bool
+) -> list[str]:
+    """The batch's lines about its throughput knobs, said once the students to grade are
+    known: ``knobs`` those set (``knobs_in_environment``), ``values`` their values
+    (``read_knobs``), ``jobs`` --jobs, ``todo`` the students to grade, ``performance``
+    False with --no-perf. A line for each knob that acts (or caps nothing, or changes
+    nothing), and one naming those set that cannot act here, and why: with --no-perf no run
+    is timed, so the knobs of timed runs (``Knob.timed``) are ignored, and with nothing to
+    grade every one is (an instructor's trial: --no-perf printed the drain's lines)."""
+    if not todo:
+        why, idle = "nothing is graded in this batch", [k for k in KNOBS if k.env in knobs]
+    else:
+        why = "with --no-perf no run is timed, and they act on timed runs only"
+        idle = [k for k in KNOBS if k.env in knobs and k.timed and not performance]
+    lines = []
+    if idle:
+        lines.append(
+            "batch: " + ", ".join(f"{k.env}={knobs[k.env]}" for k in idle) + f" ignored: {why}"
+        )
+    acts = set(knobs) - {k.env for k in idle}
+    at, by = _at_once(jobs, todo)
+    cap, setups = values[UNTIMED_ENV], values[TIMED_SETUPS_ENV]
+    drain_at, drain_after_s = values[gpu_lock.DRAIN_ENV]
+    stop_after_s = values[gpu_lock.STOP_ENV]
+    if UNTIMED_ENV in acts:
+        lines.append(
+            f"batch: at most {cap} of the {at} gradings at once in their untimed runs "
+            f"({UNTIMED_ENV}={cap})"
+            if cap < at  # (an instructor's trial, session 34: a cap of none said nothing)
+            else _caps_nothing(UNTIMED_ENV, cap, at, by)
+        )
+    if gpu_lock.DRAIN_ENV in acts and drain_at == 1:  # recorded as set, but the default
+        lines.append(
+            f"batch: {gpu_lock.DRAIN_ENV}={knobs[gpu_lock.DRAIN_ENV]} changes nothing: without "
+            "it too a drain begins at the first timed run's ask; leave it unset"
+        )
+    elif gpu_lock.DRAIN_ENV in acts:
+        lines.append(
+            f"batch: a drain for the timed runs once {drain_at} wait, or the first has "
+            f"waited {drain_after_s:g} s, or the GPU is free ({gpu_lock.DRAIN_ENV})"
+        )
+        if drain_at > at:  # W timed runs can never wait at once: T starts each drain
+            lines.append(
+                f"batch: {gpu_lock.DRAIN_ENV}'s W is {drain_at}, but no more than {at} "
+                f"timed run{'s' if at > 1 else ''} can wait at once ({by}), so each drain "
+                f"begins once the first has waited {drain_after_s:g} s"
+            )
+    if gpu_lock.STOP_ENV in acts:
+        lines.append(_stop_line(stop_after_s))
+    if TIMED_SETUPS_ENV in acts:
+        lines.append(
+            f"batch: at most {setups} of the {at} gradings' timed runs at once set up or "
+            f"waiting at their gates ({TIMED_SETUPS_ENV}={setups}); a grading without a slot "
+            "makes its timed runs after its untimed runs"
+            if setups < at
+            else _caps_nothing(TIMED_SETUPS_ENV, setups, at, by)
+        )
+    return lines
 
 
 def _string_list(path: Path, what: str, items: str) -> list[str]:
@@ -1213,13 +1260,12 @@ def _whole_number_knob(env: str, what: str) -> int | None:
 
 
 TIMED_SETUPS_ENV = "GRADER_TIMED_SETUPS_AT_ONCE"
-# every throughput knob a batch reads from its environment (README, "Experiments' knobs")
-KNOB_ENVS = (UNTIMED_ENV, gpu_lock.DRAIN_ENV, gpu_lock.STOP_ENV, TIMED_SETUPS_ENV)
 
 
 def knobs_in_environment() -> dict[str, str]:
     """The throughput knobs set (not empty) in this process's environment, as written there
-    (``KNOB_ENVS``; their values are checked by ``untimed_at_once`` and the others)."""
+    (``KNOB_ENVS``; their values are checked by ``read_knobs``). A batch records these in
+    each row it grades (batch.json's ``knobs``), and a Slurm submission exports them."""
     return {k: os.environ[k].strip() for k in KNOB_ENVS if os.environ.get(k, "").strip()}
 
 
@@ -1248,6 +1294,64 @@ def drain_stop_after() -> float | None:
         return gpu_lock.drain_stop_after()
     except ValueError as e:
         raise GraderError(str(e)) from None
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A throughput knob of a batch's environment (README, "Experiments' knobs"): ``env``
+    set to ``form``; ``default`` what unset means; ``what`` it does, in one line; ``read``
+    its value (GraderError naming the fix on a wrong one); ``timed``: it acts on timed runs
+    only (with --no-perf it is ignored)."""
+
+    env: str
+    form: str
+    default: str
+    what: str
+    read: Callable[[], object]
+    timed: bool
+
+
+# every throughput knob a batch reads from its environment: the one list that reads them
+# (read_knobs), says which act (knob_lines) and lists them in --help (knobs_help)
+KNOBS = (
+    Knob(UNTIMED_ENV, "K", "unset, no cap beyond --jobs",
+         "at most K gradings at once in their untimed (correctness, sanitizer) runs "
+         "(design note 73)", untimed_at_once, False),
+    Knob(gpu_lock.DRAIN_ENV, "W[,T]",
+         f"1, a drain at the first timed run's ask; T {gpu_lock.DRAIN_AFTER_S:g}",
+         "a drain for the timed runs begins once W wait, or the first has waited T seconds "
+         f"(0 to {gpu_lock.DRAIN_AFTER_MAX_S:g}), or the GPU is free (design note 77)",
+         drain_policy, True),
+    Knob(gpu_lock.STOP_ENV, "S", "unset, no run is stopped",
+         "an untimed run that keeps a drain waiting S seconds "
+         f"({gpu_lock.STOP_MIN_S:g} to {gpu_lock.STOP_MAX_S:g}) is stopped and made again "
+         "after it (design note 78)", drain_stop_after, True),
+    Knob(TIMED_SETUPS_ENV, "N", "unset, no cap beyond --jobs",
+         "at most N gradings' timed runs set up or waiting at their gates at once, each "
+         "holding its set-up in GPU memory (design note 87)", timed_setups_at_once, True),
+)
+KNOB_ENVS = tuple(k.env for k in KNOBS)
+
+
+def read_knobs() -> dict[str, object]:
+    """Every knob's value (``KNOBS``' ``read``: None or the default where unset), by its
+    name; GraderError naming the fix for the first wrong one (a batch and a Slurm submission
+    read them before anything is built)."""
+    return {k.env: k.read() for k in KNOBS}
+
+
+def knobs_help() -> str:
+    """The knobs for ``--help`` (the batch's and Slurm's epilog), from ``KNOBS``."""
+    lines = textwrap.wrap(
+        "environment knobs (experiments' knobs for a batch's throughput, off unless set; "
+        "each student's batch.json records those set as \"knobs\"; README, \"Experiments' "
+        "knobs\"):", 88
+    )
+    for k in KNOBS:
+        lines += textwrap.wrap(f"{k.env}={k.form} (default: {k.default})", 88,
+                               initial_indent="  ", subsequent_indent="      ")
+        lines += textwrap.wrap(k.what, 88, initial_indent="      ", subsequent_indent="      ")
+    return "\n".join(lines)
 
 
 def default_jobs() -> int:

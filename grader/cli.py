@@ -128,7 +128,9 @@ def _parser() -> argparse.ArgumentParser:
         help="grade only this exercise (repeatable; the total is then over those)",
     )
 
-    b = sub.add_parser("batch", help="grade a class of submissions into a gradebook")
+    # the throughput knobs each batch reads from its environment, listed after the options
+    knobs = {"epilog": batch.knobs_help(), "formatter_class": argparse.RawDescriptionHelpFormatter}
+    b = sub.add_parser("batch", help="grade a class of submissions into a gradebook", **knobs)
     b.add_argument("labdir", metavar="LABDIR", help="the pristine lab, e.g. labs/3.3-tiling")
     b.add_argument(
         "submissions",
@@ -159,7 +161,9 @@ def _parser() -> argparse.ArgumentParser:
     # slurm's array tasks, from its --regrade)
     b.add_argument("--regrade-from", metavar="FILE", help=argparse.SUPPRESS)
 
-    u = sub.add_parser("slurm", help="grade a class on a Slurm cluster (job array + merge)")
+    u = sub.add_parser(
+        "slurm", help="grade a class on a Slurm cluster (job array + merge)", **knobs
+    )
     u.add_argument("labdir", metavar="LABDIR", help="the pristine lab, e.g. labs/3.3-tiling")
     u.add_argument("submissions", nargs="*", metavar="SUBMISSION", help="as for batch")
     u.add_argument("--out", required=True, metavar="DIR", help="gradebook and reports go here")

@@ -58,8 +58,13 @@ from pathlib import Path
 LOCK_ENV = "GRADER_GPU_LOCK"  # a lock file every grader process on this GPU names
 DRAIN_ENV = "GRADER_DRAIN_AT"  # "W" or "W,T": drain_policy
 DRAIN_AFTER_S = 30.0  # drain_policy's T when only W is given
+DRAIN_AFTER_MAX_S = 3600.0  # the most T it accepts
 STOP_ENV = "GRADER_DRAIN_STOP_AFTER"  # "S": drain_stop_after
 STOP_MAX_S = 600.0  # the most drain_stop_after accepts
+# the least it accepts: a run's wait loop asks every 0.02 s (run.POLL_S), so an S under 0.1 s
+# would be off by a fifth or more, and stop every run in flight as a drain begins; such a
+# value is a slip (minutes or a factor written for seconds), not an experiment
+STOP_MIN_S = 0.1
 STOPPED_MARK = "(stopped an untimed run for the drain)"  # ends a trace line's thread name
 # A file to which each lock appends its state at every change (bench/throughput/lock_trace.py
 # reads it: how long the GPU was held alone, shared, drained for a waiting timed run, idle)
@@ -83,12 +88,13 @@ def drain_policy() -> tuple[int, float]:
             after = float(tail) if tail.isascii() else -1.0
         except ValueError:
             after = -1.0
-        ok = 0 <= after <= 3600  # (nan fails this too)
+        ok = 0 <= after <= DRAIN_AFTER_MAX_S  # (nan fails this too)
     if not ok:
         raise ValueError(
             f"{DRAIN_ENV}={text!r}: give W, the timed runs that must wait before a drain "
             "starts (a whole number, at least 1), and optionally ',T', the seconds the first "
-            "of them may wait (0 to 3600; default 30): e.g. 8,20; or unset it"
+            f"of them may wait (0 to {DRAIN_AFTER_MAX_S:g}; default {DRAIN_AFTER_S:g}): "
+            "e.g. 8,20; or unset it"
         )
     if int(head) == 1 and comma:  # (an instructor's trial, session 34: T was ignored)
         raise ValueError(
@@ -99,7 +105,7 @@ def drain_policy() -> tuple[int, float]:
 
 
 def drain_stop_after() -> float | None:
-    """S from ``GRADER_DRAIN_STOP_AFTER`` (seconds, more than 0 and at most ``STOP_MAX_S``;
+    """S from ``GRADER_DRAIN_STOP_AFTER`` (seconds, ``STOP_MIN_S`` to ``STOP_MAX_S``;
     unset or empty: None, no run is ever stopped): an untimed run that keeps a drain waiting
     S seconds is stopped and made again after it (the module's docstring, design note 78).
     Raises ValueError, with what to give, on anything else."""
@@ -110,11 +116,11 @@ def drain_stop_after() -> float | None:
         seconds = float(text) if text.isascii() else -1.0
     except ValueError:
         seconds = -1.0
-    if not 0 < seconds <= STOP_MAX_S:  # (nan and inf fail this too)
+    if not STOP_MIN_S <= seconds <= STOP_MAX_S:  # (nan and inf fail this too)
         raise ValueError(
             f"{STOP_ENV}={text!r}: give S, the seconds an untimed run may keep a drain for "
             f"the timed runs waiting before it is stopped and made again after the drain "
-            f"(more than 0, at most {STOP_MAX_S:g}): e.g. 5; or unset it"
+            f"({STOP_MIN_S:g} to {STOP_MAX_S:g}): e.g. 5; or unset it"
         )
     return seconds
 

@@ -330,10 +330,7 @@ def submit(
     if root is None:
         raise GraderError(f"cannot find the course root above {lab_dir}")
     lab = manifest.load(lab_dir)
-    batch.untimed_at_once()  # a wrong GRADER_UNTIMED_AT_ONCE would fail every task: now
-    batch.drain_policy()  # and so would a wrong GRADER_DRAIN_AT
-    batch.drain_stop_after()  # or GRADER_DRAIN_STOP_AFTER
-    batch.timed_setups_at_once()  # or GRADER_TIMED_SETUPS_AT_ONCE
+    batch.read_knobs()  # a wrong throughput knob would fail every task: refused now
     out = out.absolute()
     subs = batch.collect(batch.without_out(paths, out, err), lab.required_files, err)
     batch.check_out(out, subs)
@@ -374,11 +371,16 @@ def submit(
     if knobs:  # written into grade.sbatch (write_scripts): say so, and what a task caps
         caps = [batch.UNTIMED_ENV, batch.TIMED_SETUPS_ENV]
         idle = [k for k in caps if k in knobs and int(knobs[k]) >= o.per_task]
+        # those of timed runs do nothing without one (batch.knob_lines says so in each task)
+        untimed = "--no-perf" in o.grade_args
+        ignored = [k.env for k in batch.KNOBS if k.timed and k.env in knobs and untimed]
         print("slurm: each task grades with " + ", ".join(f"{k}={v}" for k, v in knobs.items())
               + " (written into grade.sbatch)"
               + (f"; {' and '.join(idle)} cap{'' if len(idle) > 1 else 's'} nothing where "
                  f"a task grades --per-task "
-                 f"{o.per_task} student{'s' if o.per_task > 1 else ''}" if idle else ""),
+                 f"{o.per_task} student{'s' if o.per_task > 1 else ''}" if idle else "")
+              + (f"; {', '.join(ignored)} ignored: with --no-perf no run is timed, and they "
+                 "act on timed runs only" if ignored else ""),
               file=err)
     kept = sorted({s.id for s in subs} - {s.id for s in todo})
     print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "

@@ -983,13 +983,19 @@ def test_timed_setups_at_once_is_said_and_a_wrong_one_stops_the_batch(
 ):
     """GRADER_TIMED_SETUPS_AT_ONCE=N (design note 87): N of at least --jobs caps nothing, and
     the batch says so (and grades as without it, the row recording it); a value that is not a
-    whole number of at least 1 stops the batch before it builds, naming the fix."""
+    whole number of at least 1 stops the batch before it builds, naming the fix. Beside it,
+    GRADER_DRAIN_AT=1, the default drain, is recorded too and said to change nothing (an
+    instructor's trial: taken silently and missing from the rows); every knob is recorded
+    as set, a string, as grade.sbatch exports it (the trial found 4.0 beside strings)."""
     monkeypatch.setenv(batching.TIMED_SETUPS_ENV, "2")
+    monkeypatch.setenv(gpu_lock.DRAIN_ENV, " 1 ")
     code, err = run_batch(fake_root, [subs["solution"], subs["alice"]], tmp_path / "out")
     assert code == 0, err
     assert "GRADER_TIMED_SETUPS_AT_ONCE=2 caps nothing: no more than 2 gradings" in err, err
+    assert "batch: GRADER_DRAIN_AT=1 changes nothing: without it too a drain begins" in err, err
     row = json.loads((tmp_path / "out" / "alice" / "batch.json").read_text())
-    assert row["status"] == "graded" and row["knobs"] == {batching.TIMED_SETUPS_ENV: 2}, row
+    assert row["status"] == "graded", row
+    assert row["knobs"] == {gpu_lock.DRAIN_ENV: "1", batching.TIMED_SETUPS_ENV: "2"}, row
     for bad in ("0", "two", "-1", "²", "1.5"):
         monkeypatch.setenv(batching.TIMED_SETUPS_ENV, bad)
         code, _, err = grade_cli(
@@ -997,3 +1003,74 @@ def test_timed_setups_at_once_is_said_and_a_wrong_one_stops_the_batch(
         )
         assert code == 2 and "give a whole number of timed runs set up at once" in err, err
         assert not (tmp_path / "o").exists()
+
+
+def test_with_no_perf_the_knobs_of_timed_runs_are_said_to_be_ignored(
+    fake_root, subs, gpu_env, tmp_path, monkeypatch
+):
+    """--no-perf makes no timed run: the drain's, the stop's and the timed set-ups' knobs
+    cannot act, and one line says so instead of their lines (an instructor's trial: it
+    printed the drain's lines and the timed set-ups' line, and closed on the stops); the
+    untimed cap still acts and is said; every knob set is recorded in the rows as set."""
+    knobs = {batching.UNTIMED_ENV: "1", gpu_lock.DRAIN_ENV: "8,20", gpu_lock.STOP_ENV: "4",
+             batching.TIMED_SETUPS_ENV: "1"}
+    for name, value in knobs.items():
+        monkeypatch.setenv(name, value)
+    code, err = run_batch(fake_root, [subs["solution"], subs["alice"]], tmp_path / "out",
+                          "--no-perf")
+    assert code == 3, err  # not final: the performance checks were left out
+    ignored = [line for line in err.splitlines() if "ignored" in line]
+    assert ignored == [
+        "batch: GRADER_DRAIN_AT=8,20, GRADER_DRAIN_STOP_AFTER=4, GRADER_TIMED_SETUPS_AT_ONCE=1 "
+        "ignored: with --no-perf no run is timed, and they act on timed runs only"
+    ], err
+    assert "at most 1 of the 2 gradings at once in their untimed runs" in err, err
+    for said in ("drain for the timed runs", "W is", "keeps a drain waiting", "set up or",
+                 "untimed run was stopped", "caps nothing"):
+        assert said not in err, (said, err)
+    row = json.loads((tmp_path / "out" / "alice" / "batch.json").read_text())
+    assert row["knobs"] == knobs, row
+
+
+def test_the_knobs_lines_count_the_gradings_that_run_at_once(monkeypatch):
+    """``knob_lines``: with fewer students to grade than --jobs, the gradings at once are
+    the students (an instructor's trial: "at most 1 of the 2 gradings" with --jobs 2 and a
+    class of one), and a cap of them caps nothing; with nothing to grade no knob acts."""
+    monkeypatch.setenv(batching.UNTIMED_ENV, "1")
+    monkeypatch.setenv(gpu_lock.DRAIN_ENV, "3,5")
+    monkeypatch.setenv(batching.TIMED_SETUPS_ENV, "2")
+    monkeypatch.delenv(gpu_lock.STOP_ENV, raising=False)
+    knobs, values = batching.knobs_in_environment(), batching.read_knobs()
+    lines = batching.knob_lines(knobs, values, 4, 2, True)
+    assert lines == [
+        "batch: at most 1 of the 2 gradings at once in their untimed runs "
+        "(GRADER_UNTIMED_AT_ONCE=1)",
+        "batch: a drain for the timed runs once 3 wait, or the first has waited 5 s, or the "
+        "GPU is free (GRADER_DRAIN_AT)",
+        "batch: GRADER_DRAIN_AT's W is 3, but no more than 2 timed runs can wait at once (2 to "
+        "grade, --jobs 4), so each drain begins once the first has waited 5 s",
+        "batch: GRADER_TIMED_SETUPS_AT_ONCE=2 caps nothing: no more than 2 gradings run at "
+        "once (2 to grade, --jobs 4); give it less than 2 or leave it unset",
+    ], lines
+    (line,) = batching.knob_lines(knobs, values, 1, 1, True)[:1]
+    assert line.startswith("batch: GRADER_UNTIMED_AT_ONCE=1 caps nothing: no more than 1 "
+                           "grading run at once (--jobs)"), line
+    assert batching.knob_lines(knobs, values, 4, 0, True) == [
+        "batch: GRADER_UNTIMED_AT_ONCE=1, GRADER_DRAIN_AT=3,5, GRADER_TIMED_SETUPS_AT_ONCE=2 "
+        "ignored: nothing is graded in this batch"
+    ]
+
+
+def test_batch_help_lists_every_knob(capsys):
+    """``batch --help`` (and ``slurm --help``) end with the environment's knobs, each with
+    its form, default and what it does, from the table that reads them (``batch.KNOBS``;
+    an instructor's trial found none)."""
+    for command in ("batch", "slurm"):
+        assert cli.main([command, "--help"]) == 0
+        text = " ".join(capsys.readouterr().out.split())  # unwrapped
+        assert "environment knobs" in text, text
+        for knob in batching.KNOBS:
+            assert f"{knob.env}={knob.form} (default: {knob.default})" in text, (knob, text)
+            assert " ".join(knob.what.split()) in text, (knob, text)
+    assert [k.env for k in batching.KNOBS] == list(batching.KNOB_ENVS)
+    assert "0.1 to 600" in batching.knobs_help()  # the ranges the readers refuse outside

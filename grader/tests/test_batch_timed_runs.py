@@ -836,7 +836,7 @@ def test_timed_setups_at_once_caps_the_timed_judges_alive(course, fake_gpu, tmp_
     assert len(capped) >= 3 and max(capped) == 1, capped  # one run over the lab each, or more
     for sid in ("ann", "ben", "cat"):
         files, clean = _files(tmp_path / "one", sid), _files(tmp_path / "free", sid)
-        assert files["batch.json"].pop("knobs") == {batching.TIMED_SETUPS_ENV: 1}
+        assert files["batch.json"].pop("knobs") == {batching.TIMED_SETUPS_ENV: "1"}
         assert "knobs" not in clean["batch.json"]
         assert files == clean, sid
         assert files["batch.json"]["total"] == files["batch.json"]["max"]

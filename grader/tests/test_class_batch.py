@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.util
 import json
 
+import pytest
+
 from helpers import REPO
 
 spec = importlib.util.spec_from_file_location("class_batch", REPO / "bench" / "class_batch.py")
@@ -22,6 +24,31 @@ def test_a_class_extended_to_100(tmp_path):
     assert alternatives and all(v["keeps"] for v in alternatives.values())
     # the base class first, then the lab's alternatives, then copies of the solution
     assert "s01_reference" in expected and "h01_kernel_infinite_loop" in expected
+
+
+def test_a_class_cut_to_10_keeps_some_of_every_kind(tmp_path, monkeypatch, capsys):
+    """``make --size 10`` (an instructor's trial: it wrote the class of 51 and exited 1): ten
+    students, the reference and the skeleton, then hostile and known-bad ones half and half,
+    each with its id and expectation in the whole class, and exit 0; a size under 1 is
+    refused before anything is written."""
+    class_batch.make(tmp_path / "whole")
+    whole = json.loads((tmp_path / "whole" / "expected.json").read_text())
+    monkeypatch.setattr(class_batch.sys, "argv",
+                        ["class_batch.py", "make", "--size", "10", str(tmp_path / "cut")])
+    assert class_batch.main() == 0
+    said = capsys.readouterr().out
+    assert (f"10 submissions in {tmp_path / 'cut'} (the class of {len(whole)} cut to --size 10: "
+            "the reference and the skeleton, 4 of its 20 hostile, 4 of its ") in said, said
+    expected = json.loads((tmp_path / "cut" / "expected.json").read_text())
+    assert len([p for p in (tmp_path / "cut").iterdir() if p.name != "expected.json"]) == 10
+    assert expected == {k: v for k, v in whole.items() if k in expected} and len(expected) == 10
+    assert [k[0] for k in expected] == list("sskkkkhhhh"), list(expected)
+    hostile = [k for k in expected if k[0] == "h"]  # spread, not h01-h04 (hangs, a fork bomb)
+    assert hostile != [k for k in whole if k[0] == "h"][:4]
+    assert "h01_kernel_infinite_loop" in hostile
+    with pytest.raises(SystemExit, match="--size 0: give 1 or more"):
+        class_batch.make(tmp_path / "none", 0)
+    assert not (tmp_path / "none").exists()
 
 
 def test_the_class_is_graded_in_a_fixed_order_uncorrelated_with_the_kind(tmp_path):

@@ -1098,16 +1098,21 @@ def test_no_stop_is_wanted_by_default(new_lock):
 
 
 @pytest.mark.parametrize("text,seconds", [("", None), (" ", None), ("5", 5.0), (" 0.5 ", 0.5),
-                                          ("600", 600.0), ("1e1", 10.0)])
+                                          ("0.1", 0.1), ("600", 600.0), ("1e1", 10.0)])
 def test_drain_stop_after_reads_the_environment(monkeypatch, text, seconds):
     monkeypatch.setenv(gpu_lock.STOP_ENV, text)
     assert gpu_lock.drain_stop_after() == seconds
 
 
-@pytest.mark.parametrize("text", ["0", "-1", "x", "600.5", "nan", "inf", "5s", "²", "５"])
+@pytest.mark.parametrize(
+    "text", ["0", "-1", "x", "600.5", "nan", "inf", "5s", "²", "５", "0.01", "0.099"]
+)
 def test_drain_stop_after_refuses_what_it_cannot_read(monkeypatch, text):
+    """Anything but seconds from 0.1 to 600 (an instructor's trial: 0.01, a slip for seconds
+    that the run's polls every 0.02 s cannot keep, was accepted), the range in the message."""
     monkeypatch.setenv(gpu_lock.STOP_ENV, text)
-    with pytest.raises(ValueError, match="GRADER_DRAIN_STOP_AFTER=.*give S, the seconds"):
+    with pytest.raises(ValueError, match=r"GRADER_DRAIN_STOP_AFTER=.*give S, the seconds.*"
+                       r"\(0\.1 to 600\)"):
         gpu_lock.drain_stop_after()
 
 

@@ -75,6 +75,12 @@ def test_the_knobs_are_written_into_the_grade_script(fake_root, capsys, tmp_path
         "into grade.sbatch); GRADER_UNTIMED_AT_ONCE caps nothing where a task grades "
         "--per-task 1 student"
     ) in err, err
+    # with --no-perf the drain's knob cannot act, and the line says so (as each task's batch)
+    code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out",
+                             tmp_path / "out1", "--dry-run", "--no-perf")
+    assert code == 0 and err.count("ignored") == 1, err
+    assert ("--per-task 1 student; GRADER_DRAIN_AT ignored: with --no-perf no run is timed, "
+            "and they act on timed runs only") in err, err
     for name in batch.KNOB_ENVS:
         monkeypatch.delenv(name, raising=False)
     code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs, "--out",
