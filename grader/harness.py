@@ -449,15 +449,24 @@ def _through_gate(
 
 
 # what cudaGetErrorString says for cudaErrorMemoryAllocation, the judge's error.message when
-# an allocation of its own failed (common/cml_lab.c, cml_lab_fail: kind "cuda"; cml_setup.c
-# reports its host allocations' failures with the same error)
+# a device allocation of its own failed (common/cml_lab.c, cml_lab_fail: kind "cuda"); a host
+# allocation's failure is kind "host" (cml_lab_fail_host, HOST_MEMORY_FAULT)
 OUT_OF_MEMORY = "out of memory"
+# what the grader adds to a judge's failure of kind "host": its host memory ran out, not the
+# GPU's (common/cml_setup.c); not retried (design note 84)
+HOST_MEMORY_FAULT = (
+    "the course's fault, not the submission's: the judge ran out of host memory (judges run "
+    "outside the runs' memory limit, on the machine's memory left to the grader, "
+    "grader/cgroup.py): grade fewer submissions at once (batch --jobs) or on a machine with "
+    "more memory"
+)
 
 
 class JudgeOutOfMemory(GraderError):
-    """The judge's own failure was running out of memory (``error.by`` "judge", kind "cuda",
-    message ``OUT_OF_MEMORY``): in a batch, other gradings' judges may hold the GPU's memory
-    at their gates (design note 84). A course fault like any judge failure, with the same
+    """The judge's own failure was running out of GPU memory (``error.by`` "judge", kind
+    "cuda", message ``OUT_OF_MEMORY``: a device allocation's; its host memory's is kind "host",
+    a plain GraderError): in a batch, other gradings' judges may hold the GPU's memory at
+    their gates (design note 84). A course fault like any judge failure, with the same
     message. ``before_gate``: set by ``_timed_cases_once`` where the judge of a gated timed
     run wrote that failure instead of its gate line, in its set-up: no student's process of
     that run existed yet and nothing was timed (the one case ``grade._EarlyTimedRuns`` makes
@@ -495,8 +504,9 @@ def _await_group_end(pgid: int, timeout_s: float) -> bool:
 
 def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None:
     """Raises GraderError when ``doc`` is the judge's own failure (``error.by`` "judge": a CUDA
-    call of the course's, a set-up it rejected, the baseline wrong): a course fault, named
-    with the judge's words; ``JudgeOutOfMemory`` where it ran out of memory."""
+    call of the course's, a set-up it rejected, the baseline wrong, its host memory run out):
+    a course fault, named with the judge's words (kind "host": ``HOST_MEMORY_FAULT`` after
+    them); ``JudgeOutOfMemory`` where it ran out of GPU memory."""
     err = doc.get("error")
     if doc.get("status") != "error" or not isinstance(err, dict) or err.get("by") != "judge":
         return
@@ -506,6 +516,7 @@ def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None
     raise (JudgeOutOfMemory if oom else GraderError)(
         f"the judge failed in {exercise} at {'x'.join(map(str, size))}: "
         f"{err.get('kind')}: {err.get('message')}{where}{expr}"
+        + (f"; {HOST_MEMORY_FAULT}" if err.get("kind") == "host" else "")
         + (f"; its log: {judge_log.strip()[-500:]}" if judge_log.strip() else "")
     )
 

@@ -333,6 +333,25 @@ def test_a_judge_out_of_memory_is_a_grader_error_of_its_own(tmp_path):
         assert not isinstance(e.value, harness.JudgeOutOfMemory), other
 
 
+def test_a_judge_out_of_host_memory_is_the_courses_fault_and_no_judge_out_of_memory(tmp_path):
+    """A judge's failure of kind "host" (common/cml_setup.c: a host allocation of its own) is
+    the plain GraderError, never the GPU's JudgeOutOfMemory that design note 84 makes again:
+    the judge's words, then the course's fault named with its fix, then its log."""
+    worker = _script(tmp_path, "exit 0\n")
+    judge = _judge_script(tmp_path, _judge_error(
+        by="judge", kind="host", message="out of host memory for the problem",
+        where="cml_setup.c:57", expr=None,
+    ))
+    with pytest.raises(GraderError) as e:
+        harness.run_judged(judge, worker, "scale", (3, 4), 9, 10, 1)
+    assert not isinstance(e.value, harness.JudgeOutOfMemory)
+    assert str(e.value) == (
+        "the judge failed in scale at 3x4: host: out of host memory for the problem at "
+        f"cml_setup.c:57; {harness.HOST_MEMORY_FAULT}; its log: judge: cudaMalloc failed"
+    )
+    assert "the course's fault, not the submission's" in harness.HOST_MEMORY_FAULT
+
+
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_a_timed_judge_out_of_memory_says_whether_it_came_before_its_gate(
     tmp_path, monkeypatch, when
