@@ -113,7 +113,7 @@ typedef struct cml_msg_hello {
 
 typedef struct cml_msg_error {
     cml_msg_head head;
-    char kind[16]; /* "launch", "cuda", "setup", "protocol" */
+    char kind[16]; /* "launch", "cuda", "host", "setup", "protocol" */
     char message[256];
     char where[128];
     char expr[256];

@@ -197,7 +197,9 @@ static int finish_remote_failure(judge *j, int rc) {
         cml_ipc_clean(message, sizeof message, j->err.message, sizeof j->err.message);
         cml_ipc_clean(where, sizeof where, j->err.where, sizeof j->err.where);
         cml_ipc_clean(expr, sizeof expr, j->err.expr, sizeof j->err.expr);
-        /* Only the kinds a launch can report; anything else is the process's own word. */
+        /* Only the kinds a launch can report; anything else is the process's own word (its
+         * "host": its own host memory ran out, within the limit it shares with the student's
+         * code, relayed as "worker" like its set-up's failures). */
         const char *k = strcmp(kind, "launch") == 0 ? "launch"
                         : strcmp(kind, "cuda") == 0 ? "cuda"
                                                     : "worker";

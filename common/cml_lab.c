@@ -593,6 +593,21 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
     exit(CML_EXIT_FAILED);
 }
 
+void cml_lab_fail_host(const char *message, const char *file, int line) {
+    const char *base = strrchr(file, '/');
+    char where[256];
+    snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
+    fprintf(stderr, "lab: %s: %s\n", where, message);
+    if (cml_run.role == CML_ROLE_WORKER || cml_run.role == CML_ROLE_NULL) {
+        /* the judge relays it as the process's own failure (kind "worker", cml_judge.c) */
+        cml_ipc_send_error(cml_run.peer_fd, "host", message, where, NULL, NULL);
+        _exit(CML_EXIT_FAILED);
+    }
+    cml_doc d = {.status = "error", .err_kind = "host", .err_message = message, .err_where = where};
+    write_output(&d, NULL, 0);
+    exit(CML_EXIT_FAILED);
+}
+
 static int usage_error(const char *message) {
     fprintf(stderr, "lab: %s\n%s", message, cml_usage());
     return cml_lab_finish_error("usage", message, CML_EXIT_USAGE);

@@ -244,7 +244,8 @@ int cml_runs_student_code(void);
  * course bug (kind "harness": setup() filled *p inconsistently, or the baseline computed
  * a wrong result). A failed CUDA call writes status "error" (kind "cuda", or "launch"
  * when the check right after a launch or the timing caught it) and exits with 4 from
- * inside the failure handler.
+ * inside the failure handler; a host allocation of the driver's that fails outside setup()
+ * writes kind "host" and exits with 4 (cml_setup.h).
  * Ownership: the driver runs setup() through cml_problem_setup (cml_setup.h) and releases
  * the problem exactly once after a setup() that returned NULL, before returning (not from
  * the failure handler: the process then ends, and nothing needs freeing). What setup() took

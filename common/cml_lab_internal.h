@@ -137,6 +137,14 @@ void cml_lab_compare(const cml_problem *p, const float *h_got, cml_compare_resul
  * an ERROR message to the judge; then the process ends. */
 void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line);
 
+/* The failure of a host allocation the driver needs outside setup() (cml_setup.c: a finish()
+ * or extra_metrics() taking scratch): status "error", kind "host", `message` (its own words,
+ * "out of host memory ..."), where file:line, expr null; for the student's process an ERROR of
+ * kind "host" to the judge. Never CUDA's "out of memory" of kind "cuda", which is a device
+ * allocation's alone (the grader makes a judge's of those an out-of-GPU-memory, design note
+ * 84). Exits with 4; does not return. */
+void cml_lab_fail_host(const char *message, const char *file, int line);
+
 /* common/cml_null.cu: one launch of an empty kernel on the default stream. */
 void cml_launch_null(void);
 

@@ -18,6 +18,7 @@
 #include "cml_devmem.h"
 #include "cml_fresh.h"
 #include "cml_hostmem.h"
+#include "cml_lab_internal.h"
 
 typedef enum owned_kind {
     OWN_HOST,
@@ -34,6 +35,7 @@ struct cml_owned {
 };
 
 static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
+static const char kNoHostMemoryOutside[] = "out of host memory for the problem";
 
 static jmp_buf *g_setup_jump; /* set while a setup() runs */
 /* While a setup() runs on imported buffers for an exercise with CML_EX_REFERENCE_ONLY_INPUTS:
@@ -50,8 +52,9 @@ static void out_of_host_memory(void) {
     if (g_setup_jump != NULL) {
         longjmp(*g_setup_jump, 1);
     }
-    /* Outside setup() (a finish() or extra_metrics() taking scratch): the run cannot go on. */
-    cml_fail(cudaErrorMemoryAllocation, "host memory for the problem", __FILE__, __LINE__);
+    /* Outside setup() (a finish() or extra_metrics() taking scratch): the run cannot go on.
+     * Kind "host", never CUDA's "out of memory" (a device allocation's: design note 84). */
+    cml_lab_fail_host(kNoHostMemoryOutside, __FILE__, __LINE__);
 }
 
 static void own(cml_problem *p, owned_kind kind, void *ptr) {

@@ -14,8 +14,10 @@
  * Device buffers come from cml_dev_alloc (cml_devmem.h), in the order setup() asks for them,
  * so that a judged run's two processes agree on them. Host memory that runs out ends the
  * setup: the driver reports "out of host memory ..." as the setup's message (status "error",
- * kind "setup"), as a setup() that rejects a size does. A failed CUDA call goes to the failure
- * handler (CML_CHECK), as everywhere.
+ * kind "setup"), as a setup() that rejects a size does; outside setup() (a finish() or
+ * extra_metrics() taking scratch) it ends the run with status "error", kind "host" (never
+ * CUDA's "out of memory" of kind "cuda", a device allocation's). A failed CUDA call goes to
+ * the failure handler (CML_CHECK), as everywhere.
  *
  * Source: the allocate -> initialise -> copy -> launch -> verify -> free order of NVIDIA
  * cuda-samples, with the free owned by the caller (an arena per problem).

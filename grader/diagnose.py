@@ -462,7 +462,12 @@ def case_message(run: CaseRun, timeout_s: float) -> str:
         msg = err.get("message", "unknown error")
         if k == "setup":
             return f"the harness rejected this size: {msg}"
-        what = "launch failed" if k == "launch" else "a CUDA call failed"
+        # (kind "host": a host allocation of the driver's, not a CUDA call, common/cml_setup.c)
+        what = (
+            "launch failed"
+            if k == "launch"
+            else "the run failed" if err.get("kind") == "host" else "a CUDA call failed"
+        )
         rec = launch_record(run)
         if rec:
             # The launch call itself failed: name it rather than the harness's check.

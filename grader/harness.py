@@ -146,6 +146,8 @@ def _describe_missing(outcome: runner.Outcome, timeout_s: float) -> str:
         return f"crashed ({outcome.signal}) before writing its result"
     if outcome.over_limit:
         return f"was {outcome.describe()} before writing its result"
+    if outcome.kind == "not_started":  # (a judge's document about a process it never had)
+        return f"was {outcome.describe()}"
     return f"exited with status {outcome.code} without writing its result"
 
 
@@ -360,17 +362,30 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def _await_hello(sock: socket.socket, judge_proc: subprocess.Popen, timeout_s: float) -> None:
+def _await_hello(sock: socket.socket, judge_proc: subprocess.Popen, timeout_s: float) -> bool:
     """Waits until the judge's HELLO is on the socket (or the judge ended, or ``timeout_s``
     passed): a timed judge measures its baseline alone before it says HELLO
     (``timing.baseline_alone_ms``), so the student's process, whose code could leave the
     GPU busy from its first instruction, must not exist yet. The message stays queued for
-    the student's process to read."""
+    the student's process to read. Whether to start that process: False when the judge is
+    known to have ended with no message queued (it ended, or every holder of its end of the
+    socket closed it: its document, if any, came in place of HELLO, design note 84), so that
+    nothing is started on a closed socket; True otherwise (a message queued, or none yet at
+    ``timeout_s`` from a judge still running: the process then waits for it)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and judge_proc.poll() is None:
         ready, _, _ = select.select([sock], [], [], 0.1)
-        if ready:
-            return
+        if ready:  # a message, or the end: the judge's side closed
+            return _queued(sock)
+    return judge_proc.poll() is None or _queued(sock)
+
+
+def _queued(sock: socket.socket) -> bool:
+    """Whether a message waits on ``sock`` (left there: only peeked at)."""
+    try:
+        return len(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)) > 0
+    except OSError:  # nothing queued (BlockingIOError), or the socket failed
+        return False
 
 
 def _await_gate(judge_proc: subprocess.Popen, timeout_s: float) -> tuple[str, bytes]:
@@ -449,15 +464,24 @@ def _through_gate(
 
 
 # what cudaGetErrorString says for cudaErrorMemoryAllocation, the judge's error.message when
-# an allocation of its own failed (common/cml_lab.c, cml_lab_fail: kind "cuda"; cml_setup.c
-# reports its host allocations' failures with the same error)
+# a device allocation of its own failed (common/cml_lab.c, cml_lab_fail: kind "cuda"); a host
+# allocation's failure is kind "host" (cml_lab_fail_host, HOST_MEMORY_FAULT)
 OUT_OF_MEMORY = "out of memory"
+# what the grader adds to a judge's failure of kind "host": its host memory ran out, not the
+# GPU's (common/cml_setup.c); not retried (design note 84)
+HOST_MEMORY_FAULT = (
+    "the course's fault, not the submission's: the judge ran out of host memory (judges run "
+    "outside the runs' memory limit, on the machine's memory left to the grader, "
+    "grader/cgroup.py): grade fewer submissions at once (batch --jobs) or on a machine with "
+    "more memory"
+)
 
 
 class JudgeOutOfMemory(GraderError):
-    """The judge's own failure was running out of memory (``error.by`` "judge", kind "cuda",
-    message ``OUT_OF_MEMORY``): in a batch, other gradings' judges may hold the GPU's memory
-    at their gates (design note 84). A course fault like any judge failure, with the same
+    """The judge's own failure was running out of GPU memory (``error.by`` "judge", kind
+    "cuda", message ``OUT_OF_MEMORY``: a device allocation's; its host memory's is kind "host",
+    a plain GraderError): in a batch, other gradings' judges may hold the GPU's memory at
+    their gates (design note 84). A course fault like any judge failure, with the same
     message. ``before_gate``: set by ``_timed_cases_once`` where the judge of a gated timed
     run wrote that failure instead of its gate line, in its set-up: no student's process of
     that run existed yet and nothing was timed (the one case ``grade._EarlyTimedRuns`` makes
@@ -495,8 +519,9 @@ def _await_group_end(pgid: int, timeout_s: float) -> bool:
 
 def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None:
     """Raises GraderError when ``doc`` is the judge's own failure (``error.by`` "judge": a CUDA
-    call of the course's, a set-up it rejected, the baseline wrong): a course fault, named
-    with the judge's words; ``JudgeOutOfMemory`` where it ran out of memory."""
+    call of the course's, a set-up it rejected, the baseline wrong, its host memory run out):
+    a course fault, named with the judge's words (kind "host": ``HOST_MEMORY_FAULT`` after
+    them); ``JudgeOutOfMemory`` where it ran out of GPU memory."""
     err = doc.get("error")
     if doc.get("status") != "error" or not isinstance(err, dict) or err.get("by") != "judge":
         return
@@ -506,6 +531,7 @@ def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None
     raise (JudgeOutOfMemory if oom else GraderError)(
         f"the judge failed in {exercise} at {'x'.join(map(str, size))}: "
         f"{err.get('kind')}: {err.get('message')}{where}{expr}"
+        + (f"; {HOST_MEMORY_FAULT}" if err.get("kind") == "host" else "")
         + (f"; its log: {judge_log.strip()[-500:]}" if judge_log.strip() else "")
     )
 
@@ -611,12 +637,17 @@ def run_judged(
             judge, args, ours, jtmp, log, gated, background, kept_cpus=timed and not gated
         )
         head = _pass_gate(judge_proc, gate, held_gate, timeout_s) if gated else b""
-        if time_reps is not None:
-            _await_hello(theirs, judge_proc, timeout_s)
+        # a timed judge that ended before its HELLO (its document, if any, in its place) gets
+        # no student's process: nothing would answer it (as _timed_cases_once)
+        serve = time_reps is None or _await_hello(theirs, judge_proc, timeout_s)
         argv = _serve_argv(binary, theirs)
         stopped = False  # (runner.Stopped: nothing of the judge is read, so not waited for)
         try:
-            outcome = _serve(argv, theirs, tmp, timeout_s, box, background=background, timed=timed)
+            outcome = (
+                _serve(argv, theirs, tmp, timeout_s, box, background=background, timed=timed)
+                if serve
+                else runner.Outcome("not_started")
+            )
         except runner.Stopped:
             stopped = True
             raise
@@ -635,6 +666,11 @@ def run_judged(
         doc, problem = _parse_doc(out.decode("utf-8", "replace"))
         log.seek(0)
         judge_log = log.read()[-2000:]
+    if doc is None and held and not serve:  # nothing of the student's ran: the judge's own
+        raise GraderError(
+            f"the judge ({judge}) ended its run before its HELLO but did not end within "
+            f"{JUDGE_GRACE_S} s" + (f": {judge_log.strip()}" if judge_log.strip() else "")
+        )
     if doc is None and held:
         # Something of the student's kept its end of the socket open after the process
         # ended (a child it left behind): the judge waited for it in vain.
@@ -826,6 +862,24 @@ def _serve_cases(
                 ends["judge"] = time.monotonic()
             reader.join(timeout=5)
     return outcome, held, outcome.kind == "timeout" and bound[0]
+
+
+def _judge_ended(judge_proc, reader, ends: dict) -> bool:
+    """``_serve_cases``' end for a judged run whose student's process was never started (its
+    judge ended before its HELLO, ``_await_hello``): the judge's end, at most JUDGE_GRACE_S
+    (its time into ``ends["judge"]``; no "student"), then its process group killed and the
+    reader thread's end. Whether the judge ended within that wait."""
+    ended = False
+    try:
+        judge_proc.wait(timeout=JUDGE_GRACE_S)
+        ended = True
+    except subprocess.TimeoutExpired:
+        pass
+    finally:  # (a wait that raised too: an interrupt)
+        _kill(judge_proc)
+        ends["judge"] = time.monotonic()
+        reader.join(timeout=5)
+    return ended
 
 
 def _run_cases_once(
@@ -1103,13 +1157,21 @@ def _timed_cases_once(
             daemon=True,
         )
         reader.start()
-        # every case's baseline is timed alone before the student's process exists
-        _await_hello(theirs, judge_proc, timeout_s * len(cases))
+        # every case's baseline is timed alone before the student's process exists; a judge
+        # whose document came in place of its gate line (its set-up's failure, design note
+        # 84), or that ended before its HELLO, gets none: nothing would answer it
+        serve = state != "done" and _await_hello(theirs, judge_proc, timeout_s * len(cases))
         argv = _serve_argv(binary, theirs)
-        outcome, held, _ = _serve_cases(
-            judge_proc, reader, argv, theirs, tmp, timeout_s, box, progress, len(cases),
-            ends=ends, timed=True,
-        )
+        lingered = False  # a judge that ended its run before the hello but not its process
+        if serve:
+            outcome, held, _ = _serve_cases(
+                judge_proc, reader, argv, theirs, tmp, timeout_s, box, progress, len(cases),
+                ends=ends, timed=True,
+            )
+        else:
+            outcome, held = runner.Outcome("not_started"), False
+            theirs.close()  # as _serve_cases does: the judge sees the student's side closed
+            lingered = not _judge_ended(judge_proc, reader, ends)
         log.seek(0)
         judge_log = log.read()[-2000:]
     if deferred and 0 < deferred[0] < len(cases):
@@ -1126,6 +1188,11 @@ def _timed_cases_once(
         e.before_gate = state == "done"
         _await_group_end(judge_proc.pid, JUDGE_GRACE_S)
         raise
+    if lingered:  # nothing of the student's ran: the course's judge kept itself going
+        raise GraderError(
+            f"the judge ({judge}) ended its run before its HELLO but did not end within "
+            f"{JUDGE_GRACE_S} s" + (f": {judge_log.strip()}" if judge_log.strip() else "")
+        )
     marks = [started, *arrivals]  # a case's wall time: from the previous document to its own
     results = [
         TimedCase(run, marks[k + 1] - marks[k] if k + 1 < len(marks) else 0.0)

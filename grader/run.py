@@ -123,7 +123,8 @@ class Outcome:
     working folder: ``filled_by`` "bytes", more than ``workdir_cap``; "entries", more than
     ``workdir_entries`` files and folders; "hidden", a part the grader could not read) or
     "memory" (killed by the kernel for reaching the run's memory limit, ``memory_limit``
-    bytes)."""
+    bytes); or "not_started": never started (a judged run's student's process whose judge
+    ended before its HELLO, grader.harness: ``seconds`` 0, no output)."""
 
     kind: str
     code: int | None = None  # exit status when "exited"
@@ -174,6 +175,8 @@ class Outcome:
             return f"killed for using more than {limit} of host memory"
         if self.kind == "signaled":
             return f"killed by {self.signal}"
+        if self.kind == "not_started":
+            return "not started (its judge ended first)"
         return f"exited with status {self.code}"
 
 

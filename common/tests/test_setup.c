@@ -5,12 +5,18 @@
  * cml_dev_alloc, which every lab's selfcheck exercises on the GPU.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
+#include "cml_check.h"
 #include "cml_devmem.h"
+#include "cml_ipc.h"
+#include "cml_lab_internal.h"
 #include "cml_setup.h"
 #include "suites.h"
 
@@ -102,6 +108,55 @@ START_TEST(out_of_host_memory_is_the_setups_message) {
     ck_assert_ptr_null(p.ctx);
     cml_problem_release(&kToy, &p);
     ck_assert_int_eq(g_teardowns, 0); /* no teardown after a failed setup */
+}
+END_TEST
+
+/* Scratch asked for outside setup() (a finish() or extra_metrics() taking some), more than
+ * any machine has: the driver's failure path (run_in_child: it exits). */
+static int scratch_outside_setup(void *arg) {
+    (void)arg;
+    cml_problem p;
+    memset(&p, 0, sizeof p);
+    (void)cml_scratch(&p, SIZE_MAX / 2);
+    return 0; /* not reached */
+}
+
+START_TEST(out_of_host_memory_outside_setup_is_kind_host) {
+    /* The judge's document: kind "host" with its own words, never CUDA's "out of memory" of
+     * kind "cuda", a device allocation's, which the grader retries (design note 84). */
+    const cml_run_ctx saved = cml_run;
+    const char *json = temp_path(0);
+    cml_run.lab_id = "0.0";
+    cml_run.role = CML_ROLE_JUDGE;
+    cml_run.peer_fd = -1;
+    cml_run.json_path = json;
+    const cml_fail_fn old_handler = cml_set_fail_handler(cml_lab_fail); /* as the driver's */
+    ck_assert_int_eq(run_in_child(scratch_outside_setup, NULL, NULL, temp_path(1)), 4);
+    char *doc = read_text_file(json);
+    const char *want = "\"status\":\"error\",\"error\":{\"kind\":\"host\",\"message\":"
+                       "\"out of host memory for the problem\",\"where\":\"cml_setup.c:";
+    ck_assert_msg(strstr(doc, want) != NULL, "document: %s", doc);
+    ck_assert_msg(strstr(doc, "\"expr\":null,\"by\":\"judge\"}") != NULL, "document: %s", doc);
+    free(doc);
+    remove(json);
+    /* The student's process: an ERROR of kind "host" to the judge (which relays it as the
+     * process's own failure, kind "worker"). */
+    int pair[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair), 0);
+    cml_run.role = CML_ROLE_WORKER;
+    cml_run.peer_fd = pair[0];
+    cml_run.json_path = NULL;
+    ck_assert_int_eq(run_in_child(scratch_outside_setup, NULL, temp_path(2), temp_path(1)), 4);
+    static cml_msg_error got;
+    const ssize_t n = cml_ipc_recv(pair[1], &got, sizeof got, NULL, 1);
+    ck_assert_int_eq(cml_ipc_type(&got, n), CML_MSG_ERROR);
+    ck_assert_str_eq(got.kind, "host");
+    ck_assert_str_eq(got.message, "out of host memory for the problem");
+    ck_assert_ptr_nonnull(strstr(got.where, "cml_setup.c:"));
+    close(pair[0]);
+    close(pair[1]);
+    cml_set_fail_handler(old_handler);
+    cml_run = saved;
 }
 END_TEST
 
@@ -250,6 +305,7 @@ Suite *make_setup_suite(void) {
     suite_add_tcase(s, tc);
     tc = tcase_create("Failures");
     tcase_add_test(tc, out_of_host_memory_is_the_setups_message);
+    tcase_add_test(tc, out_of_host_memory_outside_setup_is_kind_host);
     tcase_add_test(tc, exercise_message_frees_everything);
     tcase_add_test(tc, size_over_max_size_never_reaches_setup);
     tcase_add_test(tc, array_of_2_31_elements_never_reaches_setup);

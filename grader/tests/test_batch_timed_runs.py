@@ -671,9 +671,12 @@ def _batch(course, subs, out, monkeypatch, oom: str | None) -> tuple[int, str, l
     """``subs`` graded by a batch of one grading at a time (seed 7) on ``course``'s lab, whose
     two timed exercises make an early timed run over the lab in each grading; ``oom``:
     FAKE_JUDGE_OOM_ONCE's value (a file, made here, or "always"), None: no judge runs out of
-    memory. (exit code, stderr, the fake judge's timed starts: FAKE_JUDGE_LOG)."""
+    memory. (exit code, stderr, the fake judge's timed starts: FAKE_JUDGE_LOG); each
+    student's process of a judged run appends a line to OUT-serve.log beside ``out``
+    (FAKE_SERVE_LOG)."""
     judged = out.parent / f"{out.name}-judge.log"
     monkeypatch.setenv("FAKE_JUDGE_LOG", str(judged))
+    monkeypatch.setenv("FAKE_SERVE_LOG", str(out.parent / f"{out.name}-serve.log"))
     monkeypatch.setenv("GRADER_SANDBOX", "none")  # (as test_batch_strays._batch)
     if oom is None:
         monkeypatch.delenv("FAKE_JUDGE_OOM_ONCE", raising=False)
@@ -707,6 +710,10 @@ def test_an_early_judge_out_of_memory_before_its_gate_is_set_up_again_later(
     assert timed == ["scale 2 timed", "scale 2 timed"], timed  # the early run's, then again
     code, clean_err, clean_timed = _batch(course, [sub], tmp_path / "clean", monkeypatch, None)
     assert code == 0 and clean_timed == ["scale 2 timed"], clean_err
+    # the failed early run started no student's process on its judge's closed socket
+    served = {run: len((tmp_path / f"{run}-serve.log").read_text().splitlines())
+              for run in ("oom", "clean")}
+    assert served["oom"] == served["clean"] > 0, served
     row = json.loads((tmp_path / "oom" / "9.1-fake" / "batch.json").read_text())
     assert row["status"] == "graded" and row["total"] == row["max"], row
     assert _files(tmp_path / "oom", "9.1-fake") == _files(tmp_path / "clean", "9.1-fake")

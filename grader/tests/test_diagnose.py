@@ -313,6 +313,18 @@ def test_crash():
     assert "host-side bug in the launcher" in summary
 
 
+def test_a_plain_runs_host_memory_failure_is_not_called_a_cuda_call():
+    """Kind "host" (common/cml_setup.c: a host allocation of the driver's outside the set-up,
+    docs/protocol.md) is the run's failure, as a CUDA call's is, in its own words."""
+    err = {"kind": "host", "message": "out of host memory for the problem",
+           "where": "cml_setup.c:57", "expr": None, "by": "run"}
+    r = run_of(doc(status="error", error=err))
+    assert diagnose.kind(r) == "cuda"  # scored and hinted as a failed call of the run
+    assert diagnose.case_message(r, 5) == (
+        "the run failed: out of host memory for the problem at cml_setup.c:57"
+    )
+
+
 def test_passing_cases_give_no_summary():
     ok = run_of(doc(status="ok", check=check(2, 2, 0)))
     assert diagnose.exercise_summary(LAB, SCALE, [((2, 2), ok)]) is None

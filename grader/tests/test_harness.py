@@ -227,7 +227,9 @@ def test_a_timed_judged_run_is_never_background(monkeypatch, tmp_path):
 # every --case EX:A,B@S with a valid document after its gate; with DEFER it sets up the
 # first case only ("defer 1" before its gate); with EXTRA it writes one more document, its
 # own failure, after the last case's; with OOM=before (after) its first case's document is
-# its own failure for want of memory, in place of its gate line (once through its gate).
+# its own failure for want of memory, in place of its gate line (once through its gate and
+# its HELLO, a message on its --peer socket that the student's process, started then, may
+# read; OOM=hello: through its gate, before its HELLO).
 _TIMED_JUDGE = r'''#!/usr/bin/env python3
 import json, os, sys
 args = sys.argv[1:]
@@ -252,6 +254,8 @@ if os.environ.get("DEFER") and len(cases) > 1:
 oom("before")
 print("gate", flush=True)
 sys.stdin.read(1)
+oom("hello")
+os.write(int(args[args.index("--peer") + 1]), b"hello")
 oom("after")
 for ex, size, seed in cases:
     print(json.dumps({"schema": 1, "exercise": ex, "size": size, "seed": seed,
@@ -333,20 +337,73 @@ def test_a_judge_out_of_memory_is_a_grader_error_of_its_own(tmp_path):
         assert not isinstance(e.value, harness.JudgeOutOfMemory), other
 
 
-@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_judge_out_of_host_memory_is_the_courses_fault_and_no_judge_out_of_memory(tmp_path):
+    """A judge's failure of kind "host" (common/cml_setup.c: a host allocation of its own) is
+    the plain GraderError, never the GPU's JudgeOutOfMemory that design note 84 makes again:
+    the judge's words, then the course's fault named with its fix, then its log."""
+    worker = _script(tmp_path, "exit 0\n")
+    judge = _judge_script(tmp_path, _judge_error(
+        by="judge", kind="host", message="out of host memory for the problem",
+        where="cml_setup.c:57", expr=None,
+    ))
+    with pytest.raises(GraderError) as e:
+        harness.run_judged(judge, worker, "scale", (3, 4), 9, 10, 1)
+    assert not isinstance(e.value, harness.JudgeOutOfMemory)
+    assert str(e.value) == (
+        "the judge failed in scale at 3x4: host: out of host memory for the problem at "
+        f"cml_setup.c:57; {harness.HOST_MEMORY_FAULT}; its log: judge: cudaMalloc failed"
+    )
+    assert "the course's fault, not the submission's" in harness.HOST_MEMORY_FAULT
+
+
+def _counting_serve(monkeypatch) -> list:
+    """Wraps ``harness._serve`` (the student's process of a judged run): the returned list
+    gets each start's argv."""
+    served, real_serve = [], harness._serve
+
+    def serve(argv, *args, **kwargs):
+        served.append(argv)
+        return real_serve(argv, *args, **kwargs)
+
+    monkeypatch.setattr(harness, "_serve", serve)
+    return served
+
+
+def test_a_timed_judge_that_ended_before_its_hello_gets_no_students_process(
+    tmp_path, monkeypatch
+):
+    """A timed run of one case whose judge wrote its own failure and ended before its HELLO
+    starts no student's process on its closed socket; an untimed one starts it at once, as
+    it waits for nothing (design note 84)."""
+    served = _counting_serve(monkeypatch)
+    worker = _script(tmp_path, "exit 0\n")
+    judge = _judge_script(tmp_path, _judge_error(by="judge"))
+    with pytest.raises(harness.JudgeOutOfMemory):
+        harness.run_judged(judge, worker, "scale", (3, 4), 9, 10, 1, time_reps=20)
+    assert served == []
+    with pytest.raises(harness.JudgeOutOfMemory):
+        harness.run_judged(judge, worker, "scale", (3, 4), 9, 10, 1)
+    assert len(served) == 1
+
+
+@pytest.mark.parametrize("when", ["before", "hello", "after"])
 def test_a_timed_judge_out_of_memory_says_whether_it_came_before_its_gate(
     tmp_path, monkeypatch, when
 ):
     """A gated timed run over cases whose judge wrote its failure for want of memory in place
-    of its gate line (its set-up's) says so (``before_gate``); once through its gate, not."""
+    of its gate line (its set-up's) says so (``before_gate``), and starts no student's
+    process on its closed socket (design note 84); once through its gate, not before it, and
+    the process is started only where the judge said HELLO before it failed."""
     gates, gate = _counting_gate()
     worker = _script(tmp_path, "exit 0\n")
     monkeypatch.setenv("OOM", when)
+    served = _counting_serve(monkeypatch)
     with pytest.raises(harness.JudgeOutOfMemory, match="in scale at 3x4: cuda: out of memory") as e:
         harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
                                        gate=gate)
     assert e.value.before_gate is (when == "before")
     assert gates == ([] if when == "before" else [1])
+    assert len(served) == (1 if when == "after" else 0), served
 
 
 def test_a_judges_process_group_is_awaited_until_only_zombies_are_left():

@@ -481,6 +481,12 @@ int main(int argc, char **argv) {
         return have_gpu ? 0 : 3;
     }
     if (o.serve) { /* the student's process: each request until the judge closes the socket */
+        const char *served = getenv("FAKE_SERVE_LOG"); /* the tests count its starts */
+        FILE *s = served ? fopen(served, "a") : NULL;
+        if (s) {
+            fputs("serve\n", s);
+            fclose(s);
+        }
         for (;;) {
             const int rc = one_case(o, have_gpu);
             if (rc != 0) {
