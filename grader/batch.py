@@ -101,6 +101,16 @@ it, with the straying and why it is its own; its row keeps both (``strayed_own``
 ``own_doing``) and its grade stands (timing again a hostile fixture's process left behind
 cost an H100's class of 100 24 s of tail).
 
+**A timed judge out of GPU memory is graded again alone.** A grading whose timed judge ran
+out of GPU memory beside other gradings (during its timing, after its gate; or before it
+where note 84's one retry is spent: ``grade.TimedOutOfMemory``) is an "error:" row until the
+class and its strays are done; then it is graded again, alone, its timed runs only
+(``grade.Options.retime``), with a line saying why, its row keeping it
+(``judge_out_of_memory``). Alone (``grade.Options.alone``, a stray's grading again too), a
+judge out of memory after its gate is the student's process's doing: that exercise's
+performance is lost with a line in its report naming the cause and the fix, and the GPU
+memory its process held where ``nvidia-smi`` lists it (docs/design-notes.md, note 88).
+
 ``GRADER_UNTIMED_AT_ONCE=K`` lets at most K gradings be in their untimed runs at once
 (``untimed_at_once``; the others wait for a slot before their device probe): fewer processes
 with a CUDA context on the GPU, an experiment's knob (docs/design-notes.md, note 73).
