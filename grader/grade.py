@@ -1404,10 +1404,10 @@ class Grading:
         """A single grade's exercises whose timed judge ran out of GPU memory after its gate
         (``self._oom_once``), timed once more now that every other run of the grading is
         done, so that none of its own judges (another exercise's, set up at its gate) holds
-        memory beside it (design note 88). That run is ``alone`` unless other grader
-        processes share the GPU (``GRADER_GPU_LOCK``): its judge out of memory after its
-        gate again is then the student's failure, that exercise's performance lost; never
-        a third run. ``gate``, ``hold``: as ``_performance``'s."""
+        memory beside it (design note 88). That run is ``alone`` (its judge out of memory
+        after its gate again: the student's failure, that exercise's performance lost)
+        unless other grader processes share the GPU (``GRADER_GPU_LOCK``: then the grader
+        error it was); never a third run. ``gate``, ``hold``: as ``_performance``'s."""
         shared = bool(os.environ.get(gpu_lock.LOCK_ENV, "").strip())
         for ex in self.lab.exercises:
             if ex.name in self._oom_once:
