@@ -101,6 +101,16 @@ it, with the straying and why it is its own; its row keeps both (``strayed_own``
 ``own_doing``) and its grade stands (timing again a hostile fixture's process left behind
 cost an H100's class of 100 24 s of tail).
 
+**A timed judge out of GPU memory is graded again alone.** A grading whose timed judge ran
+out of GPU memory beside other gradings (during its timing, after its gate; or before it
+where note 84's one retry is spent: ``grade.TimedOutOfMemory``) is an "error:" row until the
+class and its strays are done; then it is graded again, alone, its timed runs only
+(``grade.Options.retime``), with a line saying why, its row keeping it
+(``judge_out_of_memory``). Alone (``grade.Options.alone``, a stray's grading again too), a
+judge out of memory after its gate is the student's process's doing: that exercise's
+performance is lost with a line in its report naming the cause and the fix, and the GPU
+memory its process held where ``nvidia-smi`` lists it (docs/design-notes.md, note 88).
+
 ``GRADER_UNTIMED_AT_ONCE=K`` lets at most K gradings be in their untimed runs at once
 (``untimed_at_once``; the others wait for a slot before their device probe): fewer processes
 with a CUDA context on the GPU, an experiment's knob (docs/design-notes.md, note 73).
@@ -725,6 +735,10 @@ class Batch:
         # id: the Grade of each grading of this run with timed course figures (``_grade_one``),
         # which a stray's grading again keeps but for its timed runs (``_grade_strays_again``)
         self._timed: dict[str, Grade] = {}
+        # id: each grading of this run whose timed judge ran out of GPU memory beside other
+        # gradings (``grade.TimedOutOfMemory``: its Grade so far and the judge's error), graded
+        # again alone after the class (``_grade_alone_again``, design note 88)
+        self._crowded: dict[str, grading.TimedOutOfMemory] = {}
 
     def run(self) -> int:
         root = course.find_root(self.lab_dir.absolute().parent)
@@ -908,6 +922,7 @@ class Batch:
                 with contextlib.suppress(Exception):
                     write_gradebook(self.out, self.lab, self.roster)
         self._grade_strays_again({sub.id: sub for sub in todo}, rows)
+        self._grade_alone_again({sub.id: sub for sub in todo}, rows)
         listed = write_gradebook(self.out, self.lab, self.roster)
         statuses = [r["status"] for r in rows.values()]
         stale = stale_ids(self.out, self.lab, self.roster)
@@ -1000,6 +1015,57 @@ class Batch:
             rows[sid] = row
             self.err.flush()
 
+    def _grade_alone_again(self, graded: dict[str, Submission], rows: dict[str, dict]) -> None:
+        """Grades again, one at a time after the class and its strays, and so alone on the
+        GPU, each grading of this run whose timed judge ran out of GPU memory beside other
+        gradings (``self._crowded``, design note 88): its timed runs only, its first
+        grading's untimed results kept (``grade.Options.retime``), as a stray's; whole where
+        its files changed since. Alone (``grade.Options.alone``), a judge out of memory
+        after its gate again is the student's process's doing: that exercise's performance
+        is lost, with a line in its report naming the cause and the fix; one before its gate
+        is the "error:" row it was. A line says why it is graded again; its row keeps it
+        (``judge_out_of_memory``), and another line names the exercises lost alone."""
+        for sid in sorted(self._crowded.keys() & graded.keys()):
+            crowded = self._crowded.pop(sid)
+            why = (
+                "its judge ran out of GPU memory "
+                + ("before its gate" if crowded.cause.before_gate else "during its timing")
+                + f" beside other gradings ({crowded.cause})"
+            )
+            print(f"{sid}: graded again, alone: {why}", file=self.err)
+            first: Grade | None = crowded.grade
+            held = digest(graded[sid].path, self.lab.required_files)
+            if held != rows.get(sid, {}).get("digest"):
+                first = None  # changed since its first grading: graded whole
+            rows[sid] = self._grade_one(graded[sid], first=first, crowded=why)
+            lost = self._lost_alone(sid)
+            if lost:
+                print(
+                    f"{sid}: its judge ran out of GPU memory again, alone: its own process's "
+                    f"doing; no performance points for {', '.join(lost)} (its report says "
+                    "why and what to fix)",
+                    file=self.err,
+                )
+            self.err.flush()
+
+    def _lost_alone(self, sid: str) -> list[str]:
+        """The exercises whose performance ``sid``'s report scores as its own judge out of GPU
+        memory (the rows ``judge_out_of_memory``), each with the GPU memory its process held
+        where measured ("scale (your process held 70.2 GiB)"); [] when it cannot be read."""
+        try:
+            doc = json.loads((self.out / sid / "report.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        lost = []
+        for ex in doc.get("exercises") or []:
+            rows = ((ex.get("parts") or {}).get("performance") or {}).get("details") or []
+            oom = [r for r in rows if isinstance(r, dict) and r.get("judge_out_of_memory")]
+            if oom:
+                mib = oom[-1].get("held_gpu_mib")
+                held = f" (your process held {mib / 1024:.1f} GiB)" if mib is not None else ""
+                lost.append(f"{ex.get('name')}{held}")
+        return lost
+
     def _figures_of(self, sid: str) -> dict[str, dict[str, float]]:
         """``class_figures.of_report`` of the student's report in the out folder ({} when it
         cannot be read)."""
@@ -1010,20 +1076,27 @@ class Batch:
             return {}
 
     def _grade_one(
-        self, sub: Submission, retimed: list[str] | None = None, first: Grade | None = None
+        self, sub: Submission, retimed: list[str] | None = None, first: Grade | None = None,
+        crowded: str | None = None,
     ) -> dict:
         """Grades ``sub`` and writes its files; never raises for the submission's faults.
         ``retimed``: why it is graded again (``_grade_strays_again``), kept in its row;
+        ``crowded``: why it is graded again alone (``_grade_alone_again``), kept in its row
+        (``judge_out_of_memory``); either way alone on the GPU (``grade.Options.alone``).
         ``first``: its first grading's Grade, whose untimed results the grading keeps, timing
         it again only (``grade.Options.retime``; None: a whole grading). A grading with
-        timed course figures keeps its Grade in ``self._timed`` for that."""
+        timed course figures keeps its Grade in ``self._timed`` for that; one whose timed
+        judge ran out of GPU memory beside other gradings (``grade.TimedOutOfMemory``) is the
+        "error:" row until ``_grade_alone_again`` grades it (retried on the next run, should
+        the batch end first), its error in ``self._crowded``."""
         start = time.monotonic()
         # before grading: a change while it is graded is seen next run
         held = digest(sub.path, self.lab.required_files)
         folder = self.out / sub.id
+        alone = bool(retimed) or crowded is not None
         try:
             with _thread_named(f"grade {sub.id}"):
-                g, status = self._grade(sub, first)
+                g, status = self._grade(sub, first, alone)
             elapsed = time.monotonic() - start
             g.submission = str(sub.path)
             folder.mkdir(exist_ok=True)
@@ -1037,6 +1110,8 @@ class Batch:
             # (its reports too: one that cannot be written must not end the class's batch)
             if not isinstance(e, GraderError):
                 traceback.print_exc(file=self.err)
+            if isinstance(e, grading.TimedOutOfMemory) and not alone:
+                self._crowded[sub.id] = e  # graded again alone after the class (note 88)
             row = _row(sub, self.lab, None, f"error: {e}", time.monotonic() - start, held)
             folder.mkdir(exist_ok=True)
             write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
@@ -1048,11 +1123,16 @@ class Batch:
             row["knobs"] = self.knobs
         if retimed:
             row["retimed"] = retimed
+        if crowded is not None:
+            row["judge_out_of_memory"] = crowded
         write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
         return row
 
-    def _grade(self, sub: Submission, first: Grade | None = None) -> tuple[Grade, str]:
-        """``sub``'s Grade and status; ``first``: ``grade.Options.retime`` (``_grade_one``)."""
+    def _grade(
+        self, sub: Submission, first: Grade | None = None, alone: bool = False
+    ) -> tuple[Grade, str]:
+        """``sub``'s Grade and status; ``first``: ``grade.Options.retime``, ``alone``:
+        ``grade.Options.alone`` (``_grade_one``)."""
         with tempfile.TemporaryDirectory(prefix="grader-batch-") as tmp:
             folder = sub.path
             if sub.problem is not None:  # found by collect: nothing to grade
@@ -1068,7 +1148,9 @@ class Batch:
                     options = dataclasses.replace(self.options, submission=sub.path)
                     return grading.rejected(self.lab_dir, options, why), why
             folder = archives.find_student_files(folder, self.lab.required_files)
-            options = dataclasses.replace(self.options, submission=folder, retime=first)
+            options = dataclasses.replace(
+                self.options, submission=folder, retime=first, alone=alone
+            )
             g = grading.grade(self.lab_dir, options)
         return g, status_of(g)
 

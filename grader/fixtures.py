@@ -12,6 +12,7 @@ contract; the fixture format is)::
     exercise = "matmul_tiled"
     lost = ["correctness"]          # parts that must lose points
     report_contains = ["..."]       # substrings of the text report
+    in_class = false                # optional: left out of bench/class_batch.py's class
 
 An alternative (a correct design) has ``keeps`` instead of ``lost``: the parts it keeps
 with all their points on the course's GPU, and may have ``loses_on = { "H100 80GB HBM3" =

@@ -147,6 +147,31 @@ class Options:
     # the static checks read the same source, the device probe) and the timed runs afresh,
     # so the report is the one a whole grading gives but for its timings (design note 81)
     retime: Grade | None = None
+    # a batch's grading made alone, after the class (Batch._grade_alone_again, and a stray's
+    # again): nothing else of the grader on the GPU, so a timed judge out of GPU memory after
+    # its gate ran out beside the student's process only, the course's own solution fitting
+    # the card: that exercise's timed run is the student's failure (harness.
+    # run_judged_timed_cases' ``alone``, design note 88), not a grader error
+    alone: bool = False
+
+
+class TimedOutOfMemory(GraderError):
+    """A batch's grading among others (not ``Options.alone``) whose timed judge ran out of GPU
+    memory (``harness.JudgeOutOfMemory``: after its gate, or before it where note 84's one
+    retry is spent): other gradings' judges may have held the memory, so the batch grades it
+    again alone after the class (design note 88). ``grade``: the Grade so far, its
+    correctness and sanitizer parts complete (its untimed runs were done before any timed
+    run's gate), for ``Options.retime``; ``cause``: the judge's error. Its message names
+    both."""
+
+    def __init__(self, grade: Grade, cause: harness.JudgeOutOfMemory) -> None:
+        when = "before its gate" if cause.before_gate else "during its timing"
+        super().__init__(
+            f"its timed judge ran out of GPU memory {when} beside other gradings ({cause}): "
+            "graded again, alone, after the class"
+        )
+        self.grade = grade
+        self.cause = cause
 
 
 # the phases of Grade.timings a stray timed again keeps from its first grading (_runtime)
@@ -269,6 +294,10 @@ class Grading:
         self._early: _EarlyTimedRuns | None = None
         # when that hold was taken, or taken back after a pass (_pass_between_processes)
         self._shared_since: float | None = None
+        # a single grade's exercises whose timed judge ran out of GPU memory after its gate:
+        # the judge's words, the run made again once the grading's other runs are done
+        # (_time_again_alone, design note 88)
+        self._oom_once: dict[str, str] = {}
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -531,6 +560,24 @@ class Grading:
         # by side and the timings then follow one another; alone, the judge needs no gate.
         # Two or more timed exercises are timed in one judged run, one hold (note 39).
         start, waited = time.monotonic(), self._gpu_wait
+        try:
+            self._timed_runs(early, lock, start, waited)
+        except harness.JudgeOutOfMemory as e:
+            # among a batch's other gradings, whose judges may hold the GPU's memory: graded
+            # again alone after the class (design note 88); alone, or a single grade's
+            # judge out of memory before its gate, the grader error it was
+            if self.options.gpu_lock is not None and not self.options.alone:
+                raise TimedOutOfMemory(self.grade, e) from e
+            raise
+        t["gpu_wait"] = self._gpu_wait
+
+    def _timed_runs(self, early: _EarlyTimedRuns | None, lock, start: float, waited: float):
+        """``_runtime``'s timed runs, once the untimed runs are done: the early run over the
+        lab's, or that run made now, then each exercise's performance part (its own timed
+        run where it has none there); a single grade's exercises whose judge ran out of GPU
+        memory after its gate are timed again last (``_time_again_alone``). ``start``,
+        ``waited``: when they began and ``gpu_wait`` then (``timings_s["timed"]``)."""
+        t = self.grade.timings
         timed = early.result() if early is not None else None
         if early is not None and early.out_of_memory is not None:
             # its judge ran out of memory in its set-up: made below, once (design note 84)
@@ -544,14 +591,14 @@ class Grading:
             gate = self._timing_gate if lock else None
             # no early run, or its exercises were no longer all due, or its judge ran out of
             # memory before its gate: made here, after the untimed runs (a second failure for
-            # memory is the grader error, as in any run made here)
+            # memory is graded again alone after the class, design note 88)
             if timed is None:
                 hold()
                 timed = self._timed_lab_runs(gate)
             for ex in self.lab.exercises:
                 self._performance(ex, gate=gate, first=timed.get(ex.name), hold=hold)
+            self._time_again_alone(gate, hold)
             t["timed"] = time.monotonic() - start - (self._gpu_wait - waited)
-        t["gpu_wait"] = self._gpu_wait
 
     def _pipeline(self) -> None:
         """The runtime steps of a single grade with one process pair per exercise
@@ -576,6 +623,9 @@ class Grading:
             t["gpu_wait"] = 0.0
             return
         _side_by_side(functools.partial(self._exercise, ex) for ex in self.lab.exercises)
+        if self._oom_once:  # none of the exercises' runs left: timed again alone
+            with self._held("performance"):
+                self._time_again_alone(self._timing_gate)
         first, last = {}, {}  # a phase that never ran: from the start, for no time
         for phase in ("correctness", "sanitizer", "performance"):
             first[phase], last[phase] = self._spans.get(phase, (start, start))
@@ -1345,18 +1395,59 @@ class Grading:
                     box=self.box,
                     gate=gate,
                     info_baselines={ex.name for ex in group if ex.performance.info_baseline},
+                    alone=self.options.alone,
                 )
             )
         return runs
 
+    def _time_again_alone(self, gate, hold=None) -> None:
+        """A single grade's exercises whose timed judge ran out of GPU memory after its gate
+        (``self._oom_once``), timed once more now that every other run of the grading is
+        done, so that none of its own judges (another exercise's, set up at its gate) holds
+        memory beside it (design note 88). That run is ``alone`` (its judge out of memory
+        after its gate again: the student's failure, that exercise's performance lost)
+        unless other grader processes share the GPU (``GRADER_GPU_LOCK``: then the grader
+        error it was); never a third run. ``gate``, ``hold``: as ``_performance``'s."""
+        shared = bool(os.environ.get(gpu_lock.LOCK_ENV, "").strip())
+        for ex in self.lab.exercises:
+            if ex.name in self._oom_once:
+                self._performance(ex, gate=gate, hold=hold, alone=not shared)
+
     def _performance(
-        self, ex: Exercise, gate=None, first: harness.TimedCase | None = None, hold=None
+        self, ex: Exercise, gate=None, first: harness.TimedCase | None = None, hold=None,
+        alone: bool | None = None,
     ) -> None:
         """The performance part of ``ex``: its timed (or untimed, measuring) run, graded.
         ``first``: its timed run made already in a run over the lab (``_timed_lab_runs``),
         graded as the run this would make, and timed again here, like that one, when its
         samples spread. ``hold``: called before any run of its own on the GPU (a
-        ``_SharedWhenNeeded``); None where the caller holds the lock already."""
+        ``_SharedWhenNeeded``); None where the caller holds the lock already. ``alone``:
+        the GPU otherwise idle (default ``Options.alone``): a judge out of GPU memory after
+        its gate is the student's failure (design note 88). Else, in a single grade, the
+        first such judge leaves the part as it was and the exercise to
+        ``_time_again_alone`` (``self._oom_once``); in a batch's grading, or a second time,
+        ``harness.JudgeOutOfMemory`` is raised."""
+        alone = self.options.alone if alone is None else alone
+        er = self.results[ex.name]
+        before = copy.deepcopy(er.parts["performance"])
+        try:
+            self._performance_part(ex, gate, first, hold, alone)
+        except harness.JudgeOutOfMemory as e:
+            if (
+                self.options.gpu_lock is not None  # a batch's: graded again alone (_runtime)
+                or alone
+                or e.before_gate
+                or ex.name in self._oom_once  # made again already: never a third run
+            ):
+                raise
+            er.parts["performance"] = before
+            with self._books:
+                self._oom_once[ex.name] = str(e)
+
+    def _performance_part(
+        self, ex: Exercise, gate, first: harness.TimedCase | None, hold, alone: bool
+    ) -> None:
+        """``_performance``'s work, ``alone`` decided."""
         er = self.results[ex.name]
         part = er.parts["performance"]
         spec = ex.performance
@@ -1389,6 +1480,7 @@ class Grading:
                     box=self.box,
                     gate=gate if spec.timed else None,
                     info_baseline=spec.info_baseline,
+                    alone=alone,
                 )
 
         run = first.run if first is not None else measure()
@@ -1402,6 +1494,8 @@ class Grading:
         ratio = plausible.spread(run.doc) if spec.timed and run.status == "ok" else None
         bound = plausible.exchange_bound(run.doc) if spec.timed and run.status == "ok" else None
         row = {"size": list(spec.size), "seed": seed}
+        if ex.name in self._oom_once:  # a single grade's run made again (_time_again_alone)
+            row["judge_out_of_memory_first"] = self._oom_once[ex.name]
         if bound or (ratio is not None and ratio > plausible.SPREAD_LIMIT):
             row["retimed"] = (
                 f"timed twice: in the first run {bound}" if bound else plausible.spread_text(ratio)
@@ -1472,6 +1566,12 @@ class Grading:
                 )
             part.messages.append(msg)
             row["message"] = msg
+            if run.judge_out_of_memory:  # alone, past its gate: the student's (note 88)
+                row["judge_out_of_memory"] = True
+                if run.held_gpu_mib is not None:
+                    row["held_gpu_mib"] = run.held_gpu_mib
+                part.finding = f"{ex.name}: {msg}"
+                return
             if er.parts["correctness"].status == Status.PASSED:
                 head = f"{ex.name}: {msg}: the kernel passed every correctness case"
                 if fresh:

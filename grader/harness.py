@@ -33,6 +33,7 @@ import json
 import re
 import secrets
 import select
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -118,6 +119,11 @@ class CaseRun:
     problem: str | None  # why there is no valid document
     # the launch limit (lab.toml's launch_timeout_s) that ended the run, when one did
     launch_limit_s: float | None = None
+    # a timed case whose judge ran out of GPU memory after its gate with the GPU otherwise
+    # idle: the student's process's doing (``problem``: students_oom_text; design note 88),
+    # and the GPU memory its process tree held then, in MiB, where measured (held_gpu_mib)
+    judge_out_of_memory: bool = False
+    held_gpu_mib: int | None = None
 
     @property
     def status(self) -> str:
@@ -477,6 +483,76 @@ HOST_MEMORY_FAULT = (
 )
 
 
+def is_judge_out_of_memory(doc) -> bool:
+    """Whether ``doc`` (a parsed run document) is the judge's own failure for want of memory
+    (``error.by`` "judge", kind "cuda", message ``OUT_OF_MEMORY``: ``JudgeOutOfMemory``)."""
+    err = doc.get("error") if isinstance(doc, dict) else None
+    return (
+        doc.get("status") == "error"
+        and isinstance(err, dict)
+        and err.get("by") == "judge"
+        and err.get("kind") == "cuda"
+        and err.get("message") == OUT_OF_MEMORY
+    )
+
+
+# nvidia-smi's answer is evidence only (held_gpu_mib): a driver that hangs must not hold a run
+NVIDIA_SMI_TIMEOUT_S = 3.0
+
+
+def held_gpu_mib(roots: Collection[int]) -> int | None:
+    """The GPU memory, in MiB, that the processes ``roots`` (host pids: a student's process
+    as the grader started it, ``runner.run``'s ``started``) and every process descending from
+    them (``cpus.processes``: the sandbox's and the lab binary's, whose pids are the host's
+    in /proc) hold now, as ``nvidia-smi --query-compute-apps=pid,used_memory --format=csv,
+    noheader,nounits`` lists them (one "PID, MIB" line per process with a CUDA context); the
+    sum over those listed with a number. None where nvidia-smi is not on PATH, fails, takes
+    longer than ``NVIDIA_SMI_TIMEOUT_S``, or lists none of them with a number (a container's
+    driver often lists no process, or "[N/A]"). Never raises: it is evidence for a message
+    and report.json (design note 88), and never decides a grade."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None or not roots:
+        return None
+    tree, todo = set(), list(roots)
+    children: dict[int, list[int]] = {}
+    for pid, fields in cpus.processes():  # state, ppid, ...
+        if len(fields) > 1 and fields[1].isdigit():
+            children.setdefault(int(fields[1]), []).append(pid)
+    while todo:
+        pid = todo.pop()
+        if pid not in tree:
+            tree.add(pid)
+            todo.extend(children.get(pid, ()))
+    try:
+        out = subprocess.run(
+            [smi, "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
+            capture_output=True, text=True, timeout=NVIDIA_SMI_TIMEOUT_S, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    held = None
+    for line in out.stdout.splitlines():
+        pid, _, mib = (field.strip() for field in line.partition(","))
+        if pid.isdigit() and int(pid) in tree and mib.isdigit():
+            held = (held or 0) + int(mib)
+    return held
+
+
+def students_oom_text(held_mib: int | None) -> str:
+    """Why a timed case is lost where its judge ran out of GPU memory after its gate with the
+    GPU otherwise idle (design note 88): the student's process's doing, and the fix;
+    ``held_mib``: ``held_gpu_mib``'s figure then, where there was one."""
+    held = f"; your process held {held_mib / 1024:.1f} GiB" if held_mib is not None else ""
+    return (
+        "the judge ran out of GPU memory while your process ran beside it, on a GPU otherwise "
+        f"idle where the course's own solution fits{held}: your process must free what it "
+        "allocates and not allocate beyond what its launches need (no buffer, pool or cache "
+        "kept across launches, nothing allocated ahead to hold the GPU)"
+    )
+
+
 class JudgeOutOfMemory(GraderError):
     """The judge's own failure was running out of GPU memory (``error.by`` "judge", kind
     "cuda", message ``OUT_OF_MEMORY``: a device allocation's; its host memory's is kind "host",
@@ -485,9 +561,13 @@ class JudgeOutOfMemory(GraderError):
     message. ``before_gate``: set by ``_timed_cases_once`` where the judge of a gated timed
     run wrote that failure instead of its gate line, in its set-up: no student's process of
     that run existed yet and nothing was timed (the one case ``grade._EarlyTimedRuns`` makes
-    again later); the judge's process group is gone by the time it is raised there."""
+    again later); the judge's process group is gone by the time it is raised there. The same
+    in ``run_judged``; there, a judge without a gate that ended before its student's process
+    started is ``before_gate`` too. ``held_mib``: the GPU memory its student's process tree
+    held when the document came (``held_gpu_mib``), where it was measured (design note 88)."""
 
     before_gate = False
+    held_mib: int | None = None
 
 
 def _group_alive(pgid: int) -> bool:
@@ -527,8 +607,7 @@ def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None
         return
     where = f" at {err['where']}" if err.get("where") else ""
     expr = f" ({err['expr']})" if err.get("expr") else ""
-    oom = err.get("kind") == "cuda" and err.get("message") == OUT_OF_MEMORY
-    raise (JudgeOutOfMemory if oom else GraderError)(
+    raise (JudgeOutOfMemory if is_judge_out_of_memory(doc) else GraderError)(
         f"the judge failed in {exercise} at {'x'.join(map(str, size))}: "
         f"{err.get('kind')}: {err.get('message')}{where}{expr}"
         + (f"; {HOST_MEMORY_FAULT}" if err.get("kind") == "host" else "")
@@ -579,7 +658,8 @@ def _serve_argv(binary: Path, theirs: socket.socket) -> list[str]:
 
 def _serve(argv, theirs: socket.socket, cwd: str, timeout_s: float, box, **more) -> runner.Outcome:
     """The student's process of a judged run (``lab --serve FD``) in the sandbox, its end of
-    the socket passed in; ``more``: runner.run's deadline_fn, cpu_s, background and timed."""
+    the socket passed in; ``more``: runner.run's deadline_fn, cpu_s, background, timed and
+    started."""
     return runner.run(
         argv,
         timeout_s=timeout_s,
@@ -604,6 +684,7 @@ def run_judged(
     gate: Callable[[], ContextManager[None]] | None = None,
     background: bool = False,
     info_baseline: bool = False,
+    alone: bool = False,
 ) -> CaseRun:
     """One judged run of an exercise (timed by the judge with ``time_reps``; with
     ``info_baseline``, its baseline only in ``--info-baseline``'s fewer repetitions: the
@@ -614,7 +695,12 @@ def run_judged(
     times anything (docs/protocol.md, "Judged runs"). ``background``: an untimed run that
     does not hold the GPU alone runs nicer (grader.run); a timed one never does, and runs on
     the CPUs kept for timed runs (grader.cpus): a gated judge sets up beside the other work
-    and is moved there at its gate, the student's process starts there."""
+    and is moved there at its gate, the student's process starts there. ``alone``: as
+    ``run_judged_timed_cases``' (design note 88): a judge out of GPU memory after its gate
+    (without a gate: one still running when the student's process started) is the run's
+    result, the student's; else ``JudgeOutOfMemory``, ``before_gate`` where its student's
+    process had not started, its student's process tree's GPU memory (``held_gpu_mib``)
+    measured as its document came."""
     args = case_args(exercise, size, seed, time_reps)
     timed = time_reps is not None
     if timed and info_baseline:
@@ -636,15 +722,38 @@ def run_judged(
         judge_proc = _start_judge(
             judge, args, ours, jtmp, log, gated, background, kept_cpus=timed and not gated
         )
-        head = _pass_gate(judge_proc, gate, held_gate, timeout_s) if gated else b""
+        state, head = (
+            _through_gate(judge_proc, gate, held_gate, timeout_s) if gated else ("", b"")
+        )
         # a timed judge that ended before its HELLO (its document, if any, in its place) gets
         # no student's process: nothing would answer it (as _timed_cases_once)
-        serve = time_reps is None or _await_hello(theirs, judge_proc, timeout_s)
+        serve = time_reps is None or (
+            state != "done" and _await_hello(theirs, judge_proc, timeout_s)
+        )
+        # timed: before its gate, or (without one) ended before the student's process started
+        before_gate = state == "done" if gated else timed and judge_proc.poll() is not None
         argv = _serve_argv(binary, theirs)
+        pids: list[int] = []  # the student's process as started (runner.run's ``started``)
+        held_mib: list[int | None] = []  # its GPU memory when the judge ran out (note 88)
+        got = bytearray()
+
+        def read() -> None:  # the judge's output as it comes, measured at an out of memory
+            for chunk in iter(lambda: judge_proc.stdout.read1(65536), b""):
+                got.extend(chunk)
+                if pids and not held_mib and OUT_OF_MEMORY.encode() in got:
+                    doc, _ = _parse_doc(got.decode("utf-8", "replace"))
+                    if is_judge_out_of_memory(doc):
+                        held_mib.append(held_gpu_mib(pids))
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
         stopped = False  # (runner.Stopped: nothing of the judge is read, so not waited for)
         try:
             outcome = (
-                _serve(argv, theirs, tmp, timeout_s, box, background=background, timed=timed)
+                _serve(
+                    argv, theirs, tmp, timeout_s, box, background=background, timed=timed,
+                    started=pids.append,
+                )
                 if serve
                 else runner.Outcome("not_started")
             )
@@ -656,10 +765,14 @@ def run_judged(
             held, text = False, b""
             if not stopped:
                 try:
-                    text, _ = judge_proc.communicate(timeout=JUDGE_GRACE_S)
+                    judge_proc.wait(timeout=JUDGE_GRACE_S)
                 except subprocess.TimeoutExpired:
                     held = True
             _kill(judge_proc)
+            reader.join(timeout=5)
+            if not stopped and not held:
+                text = bytes(got)
+            judge_proc.stdout.close()
         out = head + text
         if gated and out.startswith(GATE_LINE + b"\n"):  # a gate reached after the deadline
             out = out[len(GATE_LINE) + 1 :]
@@ -690,7 +803,17 @@ def run_judged(
         err = doc["error"]
         if err.get("kind") == "worker":
             return CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s))
-        _raise_judge_failure(doc, exercise, size, judge_log)
+        mib = held_mib[0] if held_mib else None
+        if alone and timed and not before_gate and is_judge_out_of_memory(doc):
+            return CaseRun(  # the GPU otherwise idle: the student's process's doing
+                argv, outcome, None, students_oom_text(mib), judge_out_of_memory=True,
+                held_gpu_mib=mib,
+            )
+        try:
+            _raise_judge_failure(doc, exercise, size, judge_log)
+        except JudgeOutOfMemory as e:
+            e.before_gate, e.held_mib = before_gate, mib
+            raise
     problem = validate(doc, version, expect)
     if problem:
         raise GraderError(f"the judge's run document is not valid: {problem}")
@@ -706,6 +829,7 @@ def _judge_lines(
     deferred=None,
     launch=None,
     done=None,
+    on_oom=None,
 ) -> None:
     """Reads the judge's standard output into ``lines`` (one document each), setting
     ``progress[0]`` to the time each arrives (a reader thread of run_judged_cases and
@@ -715,7 +839,10 @@ def _judge_lines(
     ``launch[0]`` to the time a launch was sent and back to None when it answered, and leave
     ``progress[0]`` as it was (a case's limit runs from the line before its own, its
     launch's within it), nor "done", which sets ``done[0]`` to the time it came where a list
-    is given, and leaves ``progress[0]`` too."""
+    is given, and leaves ``progress[0]`` too. ``on_oom``: called (no arguments) in this
+    thread once a document that is the judge's own out of memory (``is_judge_out_of_memory``)
+    is in ``lines``, before the next is read: the moment its student's process is measured
+    (design note 88)."""
 
     def take(complete):
         now = time.monotonic()
@@ -739,6 +866,10 @@ def _judge_lines(
                 lines.append(line)
                 if arrivals is not None:
                     arrivals.append(now)
+                if on_oom is not None and OUT_OF_MEMORY.encode() in line:
+                    doc, _ = _parse_doc(line.decode("utf-8", "replace"))
+                    if is_judge_out_of_memory(doc):
+                        on_oom()
         if moved:
             progress[0] = now
 
@@ -754,7 +885,8 @@ def _judge_lines(
 
 
 def _case_runs(
-    judge, expected, lines, argv, outcome, timeout_s, version, judge_log, launch_limit_s=None
+    judge, expected, lines, argv, outcome, timeout_s, version, judge_log, launch_limit_s=None,
+    students_oom=None,
 ) -> tuple[list[CaseRun], bool]:
     """Each case's CaseRun from the judge's document lines, in order (``expected``:
     (exercise, size, seed) each), as its own run_judged would give it, and whether the run
@@ -763,12 +895,18 @@ def _case_runs(
     judged run, or at "no_device", the answer of every case. Not stopped, a case without a
     document is the caller's to explain. Raises GraderError for an invalid document or the
     judge's own failure. ``launch_limit_s``: the launch's limit, when it was the one that
-    ended the run."""
+    ended the run. ``students_oom``: where given (a timed run past its gate with the GPU
+    otherwise idle, design note 88), the judge's own out of memory is no grader error but
+    the case's CaseRun it returns (no arguments), and the run stops there, the rest in a
+    fresh judged run."""
     results: list[CaseRun] = []
     for (exercise, size, seed), line in zip(expected, lines):
         doc, problem = _parse_doc(line.decode("utf-8", "replace"))
         if doc is None:
             raise GraderError(f"the judge ({judge}) wrote an invalid run document ({problem})")
+        if students_oom is not None and is_judge_out_of_memory(doc):
+            results.append(students_oom())
+            return results, True  # the judge is gone: the rest in a fresh judged run
         # (the judge's own failure may be in a later case's set-up: it names that case)
         _raise_judge_failure(
             doc, doc.get("exercise") or exercise, doc.get("size") or size, judge_log
@@ -1113,12 +1251,14 @@ class TimedCase:
 
 
 def _timed_cases_once(
-    judge, binary, cases, reps, timeout_s, version, box, gate, info_baselines=()
+    judge, binary, cases, reps, timeout_s, version, box, gate, info_baselines=(), alone=False
 ) -> list[TimedCase]:
     """One gated judge and one student's process over ``cases`` ((exercise, size, seed)
     each, timed with ``reps``, the baselines of ``info_baselines``' exercises in fewer): the
     results of the cases they finished, and of the one that failed (crash, time limit, a
-    process left behind) if any."""
+    process left behind; with ``alone``, the judge out of GPU memory past its gate: design
+    note 88) if any. A judge out of memory is measured against its student's process tree
+    as its document comes (``held_gpu_mib``)."""
     first = cases[0][0]
     args = case_list_args(first, [(size, seed, ex) for ex, size, seed in cases])
     args += ["--time", "--reps", str(reps)]
@@ -1134,6 +1274,13 @@ def _timed_cases_once(
     gated = gate is not None
     ends: dict[str, float] = {}
     done: list[float | None] = [None]  # when the judge's "done" line came (_judge_lines)
+    pids: list[int] = []  # the student's process as started (runner.run's ``started``)
+    held_mib: list[int | None] = []  # its GPU memory when the judge ran out (design note 88)
+
+    def measure() -> None:
+        if pids and not held_mib:  # (none before the student's process exists)
+            held_mib.append(held_gpu_mib(pids))
+
     with (
         tempfile.TemporaryDirectory(prefix="grader-judge-") as jtmp,
         tempfile.TemporaryDirectory(prefix="grader-run-") as tmp,
@@ -1153,7 +1300,7 @@ def _timed_cases_once(
         reader = threading.Thread(
             target=_judge_lines,
             args=(judge_proc.stdout, lines, progress, head, arrivals, deferred),
-            kwargs={"done": done},
+            kwargs={"done": done, "on_oom": measure},
             daemon=True,
         )
         reader.start()
@@ -1166,7 +1313,7 @@ def _timed_cases_once(
         if serve:
             outcome, held, _ = _serve_cases(
                 judge_proc, reader, argv, theirs, tmp, timeout_s, box, progress, len(cases),
-                ends=ends, timed=True,
+                ends=ends, timed=True, started=pids.append,
             )
         else:
             outcome, held = runner.Outcome("not_started"), False
@@ -1176,9 +1323,18 @@ def _timed_cases_once(
         judge_log = log.read()[-2000:]
     if deferred and 0 < deferred[0] < len(cases):
         cases = cases[: deferred[0]]  # the rest in a fresh run (run_judged_timed_cases)
+    mib = held_mib[0] if held_mib else None
+
+    def students_oom() -> CaseRun:  # (alone, past its gate: design note 88)
+        return CaseRun(
+            argv, outcome, None, students_oom_text(mib), judge_out_of_memory=True,
+            held_gpu_mib=mib,
+        )
+
     try:
         runs, stopped = _case_runs(
-            judge, cases, lines, argv, outcome, timeout_s, version, judge_log
+            judge, cases, lines, argv, outcome, timeout_s, version, judge_log,
+            students_oom=students_oom if alone and state != "done" else None,
         )
     except JudgeOutOfMemory as e:
         # before_gate where its document came in place of its gate line: the set-up's
@@ -1186,6 +1342,7 @@ def _timed_cases_once(
         # judge left in its process group (its empty-kernel server, killed with it) ends
         # before this raises, and its memory with it.
         e.before_gate = state == "done"
+        e.held_mib = mib
         _await_group_end(judge_proc.pid, JUDGE_GRACE_S)
         raise
     if lingered:  # nothing of the student's ran: the course's judge kept itself going
@@ -1238,6 +1395,7 @@ def run_judged_timed_cases(
     box: sandbox.Sandbox | None = None,
     gate: Callable[[], ContextManager[None]] | None = None,
     info_baselines: Collection[str] = (),
+    alone: bool = False,
 ) -> dict[str, TimedCase]:
     """The timed runs of several exercises ((exercise, size, seed) each, one case per
     exercise, timed with ``reps``; the baselines of ``info_baselines``' exercises in
@@ -1249,12 +1407,16 @@ def run_judged_timed_cases(
     its own run_judged would give it; a failure of the student's process (a crash, a failed
     launch, a hang, a process left behind) is that exercise's result, and the exercises
     after it are timed in a fresh judged run (another hold), as are those a judge did not
-    set up within its device-memory budget ("defer K" before its gate)."""
+    set up within its device-memory budget ("defer K" before its gate). ``alone``: nothing
+    else of the grader is on the GPU (design note 88), so a judge that runs out of GPU memory
+    after its gate does so beside its student's process only: that case's result is the
+    student's (``CaseRun.judge_out_of_memory``), the exercises after it in a fresh run;
+    otherwise, and before a gate, it raises ``JudgeOutOfMemory``."""
     results: dict[str, TimedCase] = {}
     todo = list(cases)
     while todo:
         got = _timed_cases_once(
-            judge, binary, todo, reps, timeout_s, version, box, gate, info_baselines
+            judge, binary, todo, reps, timeout_s, version, box, gate, info_baselines, alone
         )
         for (ex, _, _), timed in zip(todo, got):
             results[ex] = timed

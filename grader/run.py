@@ -373,6 +373,7 @@ def run(
     cpu_s: float | None = None,
     background: bool = False,
     timed: bool = False,
+    started: Callable[[int], object] | None = None,
 ) -> Outcome:
     """Runs ``argv`` to completion, until ``timeout_s``, until it has written more than
     ``output_cap`` bytes of output, or until its working folder ``cwd`` holds more than
@@ -385,7 +386,9 @@ def run(
     ``timeout_s`` (a run of several cases moves it on as each case finishes,
     ``harness.run_judged_cases``); ``cpu_s``: the run's wall-clock budget for RLIMIT_CPU
     (default ``timeout_s``); ``background``: run it nicer; ``timed``: on the CPUs kept for
-    timed runs (module docstring). Raises GraderError when bubblewrap could not start the
+    timed runs (module docstring); ``started``: called with the child's pid (its session's
+    and process group's: the sandbox and the command descend from it) once it is started.
+    Raises GraderError when bubblewrap could not start the
     command (``_sandbox_failure``): the grader's fault, never the submission's result; and
     ``Stopped`` when this thread's stop check said to stop it (``stoppable``)."""
     stop = stop_check()
@@ -422,6 +425,8 @@ def run(
         finally:
             if status is not None:
                 os.close(status.pop())  # the write end: bubblewrap holds it now
+        if started is not None:
+            started(proc.pid)
         timed_out = flooded = at_limit = stopped = False
         watched = cwd if workdir_cap is not None else None
         filled_by = None

@@ -723,17 +723,20 @@ def test_an_early_judge_out_of_memory_before_its_gate_is_set_up_again_later(
     assert "early_oom" not in clean["timings_s"]
 
 
-def test_a_judge_out_of_memory_again_later_is_the_error_row_it_was(
+def test_a_judge_out_of_memory_before_its_gate_even_alone_is_the_error_row(
     course, fake_gpu, tmp_path, monkeypatch
 ):
     """Every gated timed judge runs out of memory before its gate: the early run is made
-    again after the untimed runs once, and that run's failure is the grader error it always
-    was (an "error:" row naming the judge's out of memory, retried on the batch's next run);
-    no third judge is started."""
+    again after the untimed runs once (note 84); that run's failure, beside other gradings,
+    has the grading graded again alone after the class (note 88), where the failure before
+    its gate, no student's process yet, is the grader error it always was (an "error:" row
+    naming the judge's out of memory, retried on the batch's next run); no fourth judge is
+    started."""
     sub = str(course / "solutions" / "9.1-fake")
     code, err, timed = _batch(course, [sub], tmp_path / "oom", monkeypatch, "always")
     assert code == 2, err
-    assert timed == ["scale 2 timed", "scale 2 timed"], timed
+    assert timed == ["scale 2 timed", "scale 2 timed", "scale 2 timed"], timed
+    assert "9.1-fake: graded again, alone: its judge ran out of GPU memory before its gate" in err
     row = json.loads((tmp_path / "oom" / "9.1-fake" / "batch.json").read_text())
     assert row["status"] == (
         "error: the judge failed in scale at 128x128: cuda: out of memory at cml_setup.c:111 "

@@ -320,7 +320,7 @@ def test_a_document_past_the_last_case_stops_the_grading(tmp_path, monkeypatch):
 def test_a_judge_out_of_memory_is_a_grader_error_of_its_own(tmp_path):
     """Design note 84: the judge's own failure with kind "cuda" and CUDA's "out of memory" is a
     JudgeOutOfMemory, with the words of any judge failure; another message or kind is the
-    plain GraderError. A run of one case never says it came before a gate."""
+    plain GraderError. An untimed run of one case never says it came before a gate."""
     worker = _script(tmp_path, "exit 0\n")
     judge = _judge_script(tmp_path, _judge_error(by="judge"))
     with pytest.raises(harness.JudgeOutOfMemory) as e:

@@ -37,7 +37,7 @@ def test_there_are_fixtures_for_every_lab():
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_fixture_applies_cleanly(path, tmp_path):
     fixture = assert_patch_well_formed(
-        path, tmp_path, "lost", {"report_contains", "report_lacks", "stateful"},
+        path, tmp_path, "lost", {"report_contains", "report_lacks", "stateful", "in_class"},
         "a known-bad submission must lose something",
     )
     for key in ("report_contains", "report_lacks"):

@@ -110,6 +110,9 @@ static void close_out(FILE *f) {
 static char g_info[64][64];
 static int g_n_info;
 
+/* the judge passed its gate: its student's process may run (FAKE_JUDGE_OOM_AFTER_GATE) */
+static int g_past_gate;
+
 /* Sleeps the milliseconds the environment variable `name` gives, if it gives any: a real
  * judge's set-up (FAKE_SETUP_MS, FAKE_CASE_SETUP_MS). */
 static void sleep_ms_from(const char *name) {
@@ -138,6 +141,7 @@ static int await_gate(int time, int n, const char *const *names) {
     if (read(0, &go, 1) < 0) {
         return 0;
     }
+    g_past_gate = 1;
     const char *log = getenv("FAKE_GATE_LOG"); /* the tests see each gate passed */
     FILE *g = log ? fopen(log, "a") : NULL;
     if (g) {
@@ -175,6 +179,38 @@ static void judge_oom_before_gate(const char *exercise, const long long *size, i
            "\"timing\":null,\"metrics\":null}\n",
            seed);
     fflush(stdout);
+    exit(4);
+}
+
+/* FAKE_JUDGE_OOM_AFTER_GATE=FILE: the first gated timed judge past its gate that removes
+ * FILE (=always: every such judge), once its student's process has answered its first case,
+ * fails there as the course's judge does when give_outputs' buffers for the batched samples
+ * do not fit in the GPU's memory during the timing (cml_lab_fail: error.by "judge", kind
+ * "cuda", CUDA's "out of memory"; exit 4), the document in place of that case's; it ends
+ * 500 ms later (its context's end), the student's process still alive meanwhile. Returns
+ * only when it does not. */
+static void judge_oom_after_gate(const char *exercise, const long long *size, int n_size,
+                                 unsigned long long seed) {
+    static int cases_past_gate;
+    const char *flag = getenv("FAKE_JUDGE_OOM_AFTER_GATE");
+    if (!g_past_gate || cases_past_gate++ > 0 || !flag ||
+        (strcmp(flag, "always") != 0 && unlink(flag) != 0)) {
+        return;
+    }
+    fprintf(stderr, "lab: cml_judge.c:812: cml_dev_alloc(&outs, bytes) failed: out of memory\n");
+    printf("{\"schema\":%d,\"lab\":\"9.1\",\"exercise\":\"%s\",\"size\":[", CML_SCHEMA_VERSION,
+           exercise);
+    for (int i = 0; i < n_size; ++i) {
+        printf("%s%lld", i ? "," : "", size[i]);
+    }
+    printf("],\"seed\":%llu,\"judged\":true,\"status\":\"error\",\"error\":{\"kind\":"
+           "\"cuda\",\"message\":\"out of memory\",\"where\":\"cml_judge.c:812\","
+           "\"expr\":\"cml_dev_alloc(&outs, bytes)\",\"by\":\"judge\"},\"check\":null,"
+           "\"timing\":null,\"metrics\":null}\n",
+           seed);
+    fflush(stdout);
+    struct timespec t = {0, 500 * 1000000L};
+    nanosleep(&t, NULL);
     exit(4);
 }
 
@@ -257,6 +293,9 @@ static int one_case(opts o, int have_gpu) {
                     o.seed);
             close_out(f);
             return 4;
+        }
+        if (o.time) {
+            judge_oom_after_gate(o.exercise, o.size, o.n_size, o.seed);
         }
         rc = a.rc;
         speed = a.speed;
