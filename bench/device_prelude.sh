@@ -195,7 +195,8 @@ class_of_100() {
 }
 # grade33_alone: one grade of the 3.3 solution, alone on the machine (the class's knobs unset).
 grade33_alone() {
-    unset GRADER_UNTIMED_AT_ONCE GRADER_DRAIN_AT GRADER_DRAIN_STOP_AFTER GRADER_TIMED_SETUPS_AT_ONCE
+    unset GRADER_UNTIMED_AT_ONCE GRADER_DRAIN_AT GRADER_DRAIN_STOP_AFTER \
+        GRADER_TIMED_SETUPS_AT_ONCE
     local a
     a=$(date +%s)
     s 90 grade33 python3 -m grader grade labs/3.3-tiling --submission solutions/3.3-tiling \
