@@ -518,8 +518,8 @@ def crowded_out_of_memory(doc) -> tuple[int, int] | None:
     student's process's own words (message, where) never make it so alone."""
     err = doc.get("error") if isinstance(doc, dict) else None
     if not (
-        doc.get("status") == "error"
-        and isinstance(err, dict)
+        isinstance(err, dict)  # so ``doc`` is a dict too
+        and doc.get("status") == "error"
         and err.get("by") == "run"
         and err.get("kind") == "cuda"
         and err.get("message") == OUT_OF_MEMORY
