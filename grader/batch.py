@@ -110,6 +110,11 @@ class and its strays are done; then it is graded again, alone, its timed runs on
 judge out of memory after its gate is the student's process's doing: that exercise's
 performance is lost with a line in its report naming the cause and the fix, and the GPU
 memory its process held where ``nvidia-smi`` lists it (docs/design-notes.md, note 88).
+So is, whole (its correctness in question), a grading whose untimed judge ran out of GPU
+memory, or whose correctness case's process did with the GPU nearly full by the judge's own
+count (``harness.crowded_out_of_memory``: the hog's memory, not the student's words; its row
+keeps ``judge_out_of_memory`` or ``process_out_of_memory``); alone, that failure stands
+(note 89). ``grade.Crowded`` is each such first grading's error.
 
 ``GRADER_UNTIMED_AT_ONCE=K`` lets at most K gradings be in their untimed runs at once
 (``untimed_at_once``; the others wait for a slot before their device probe): fewer processes
