@@ -999,7 +999,7 @@ class Grading:
                 # count: maybe other gradings' doing, so graded again alone (design note 89)
                 gpu = harness.crowded_out_of_memory(run.doc)
                 if gpu is not None:
-                    raise _case_crowded(ex, size, ex.is_hidden(i), gpu)
+                    raise _case_crowded(ex, size, hidden, gpu)
             if k == "no_device":
                 self.runtime_not_run(
                     "no CUDA device (the judge reported no_device)",
