@@ -99,13 +99,15 @@ typedef struct cml_doc {
     const char *err_kind; /* NULL: "error": null */
     const char *err_message, *err_where, *err_expr;
     const cml_launch_config *launch; /* NULL, or the failed launch ("error.launch") */
-    const cml_gpu_memory *gpu_memory; /* NULL, or "error.gpu_memory" (cml_judge_relayed_oom) */
     const cml_compare_result *check; /* NULL: "check": null */
     const cml_problem *problem;      /* gamma, abs_floor, bytes, flops */
     int first_bad_unwritten;
     const cml_timing_stats *timing; /* NULL, or [3]: student, baseline, copy */
     const cml_metrics *extra;       /* NULL, or the exercise's own figures */
     const cml_judged *judged;       /* NULL: a plain run */
+
+    /* NULL, or "error.gpu_memory" (cml_judge_relayed_oom) */
+    const cml_gpu_memory *gpu_memory;
 } cml_doc;
 
 enum { CML_EXIT_OK = 0, CML_EXIT_USAGE = 2, CML_EXIT_NO_DEVICE = 3, CML_EXIT_FAILED = 4 };

@@ -784,8 +784,8 @@ START_TEST(relayed_out_of_memory_carries_the_judges_figures) {
     ck_assert_int_eq(cml_judge_relayed_oom("launch", "out of memory", &mem), 0);
     ck_assert_int_eq(cml_judge_relayed_oom("worker", "out of memory", &mem), 0);
     ck_assert_int_eq(cml_judge_relayed_oom("cuda", "out of memory at cml_devmem.c:153", &mem), 0);
-    ck_assert_int_eq(cml_judge_relayed_oom("cuda", "an illegal memory access was encountered", &mem),
-                     0);
+    ck_assert_int_eq(
+        cml_judge_relayed_oom("cuda", "an illegal memory access was encountered", &mem), 0);
     ck_assert(mem.known == 7 && mem.free_bytes == 1 && mem.total_bytes == 2); /* untouched */
     ck_assert_int_eq(cml_judge_relayed_oom("cuda", "out of memory", &mem), 1);
     size_t free_bytes = 0, total_bytes = 0;

@@ -342,8 +342,15 @@ def _relayed(free, total=80 << 30, **error) -> dict:
     with the judge's own figures ``error.gpu_memory`` (None: that key null); ``error``
     overrides the error's other keys ("gpu_memory": ... to drop or replace it)."""
     gpu = None if free is None else {"free_bytes": free, "total_bytes": total}
-    err = {"kind": "cuda", "message": "out of memory", "where": "cml_devmem.c:153",
-           "expr": None, "by": "run", "gpu_memory": gpu, **error}
+    err = {
+        "kind": "cuda",
+        "message": "out of memory",
+        "where": "cml_devmem.c:153",
+        "expr": None,
+        "by": "run",
+        "gpu_memory": gpu,
+        **error,
+    }
     return {"status": "error", "error": {k: v for k, v in err.items() if v is not ...}}
 
 

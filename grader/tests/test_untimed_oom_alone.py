@@ -103,9 +103,7 @@ def test_a_correctness_case_out_of_memory_with_memory_to_spare_fails_as_before(
     assert row["status"] == "graded" and "process_out_of_memory" not in row, row
     assert row["total"] < row["max"], row
     rep = json.loads((out / "9.1-fake" / "report.json").read_text())
-    failed = [
-        ex for ex in rep["exercises"] if ex["parts"]["correctness"]["status"] == "failed"
-    ]
+    failed = [ex for ex in rep["exercises"] if ex["parts"]["correctness"]["status"] == "failed"]
     (ex,) = failed
     messages = [d.get("message", "") for d in ex["parts"]["correctness"]["details"]]
     assert any("out of memory at cml_devmem.c:153" in m for m in messages), messages

@@ -179,7 +179,8 @@ static void put_oom(const char *exercise, const long long *size, int n_size,
     printf("],\"seed\":%llu,\"judged\":true,\"status\":\"error\",\"error\":{\"kind\":"
            "\"cuda\",\"message\":\"out of memory\",\"where\":\"%s\",\"expr\":\"%s\","
            "\"by\":\"%s\"%s%s},\"check\":null,\"timing\":null,\"metrics\":null}\n",
-           seed, where, expr, by, gpu_memory ? ",\"gpu_memory\":" : "", gpu_memory ? gpu_memory : "");
+           seed, where, expr, by, gpu_memory ? ",\"gpu_memory\":" : "",
+           gpu_memory ? gpu_memory : "");
     fflush(stdout);
 }
 
