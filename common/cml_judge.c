@@ -189,7 +189,26 @@ static cml_judged judged_defaults(void) {
     return judged;
 }
 
-/* The document for a student's process that reported an error or is gone. */
+int cml_judge_relayed_oom(const char *kind, const char *message, cml_gpu_memory *mem) {
+    if (strcmp(kind, "cuda") != 0 ||
+        strcmp(message, cudaGetErrorString(cudaErrorMemoryAllocation)) != 0) {
+        return 0;
+    }
+    size_t free_bytes = 0, total_bytes = 0;
+    const int known = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
+    if (!known) {
+        (void)cudaGetLastError(); /* not sticky: cleared, as CML_CHECK would not */
+    }
+    *mem = (cml_gpu_memory){.known = known,
+                            .free_bytes = known ? free_bytes : 0,
+                            .total_bytes = known ? total_bytes : 0};
+    return 1;
+}
+
+/* The document for a student's process that reported an error or is gone. A device
+ * allocation's failure there (CUDA's "out of memory") carries the GPU's free and total memory
+ * by the judge's own count then (error.gpu_memory): whether the GPU was nearly full, which a
+ * batch reads as other gradings' doing (docs/design-notes.md, note 89). */
 static int finish_remote_failure(judge *j, int rc) {
     if (rc == REPORTED_ERROR) {
         char kind[16], message[256], where[128], expr[256];
@@ -208,6 +227,8 @@ static int finish_remote_failure(judge *j, int rc) {
         cml_launch_config launch = j->err.launch;
         cml_ipc_clean(launch.kernel, sizeof launch.kernel, j->err.launch.kernel,
                       sizeof j->err.launch.kernel);
+        cml_gpu_memory mem;
+        const int oom = cml_judge_relayed_oom(k, message, &mem);
         cml_judged judged = judged_defaults();
         cml_doc d = {.status = "error",
                      .err_kind = k,
@@ -215,6 +236,7 @@ static int finish_remote_failure(judge *j, int rc) {
                      .err_where = where[0] ? where : NULL,
                      .err_expr = expr[0] ? expr : NULL,
                      .launch = j->err.has_launch && strcmp(k, "worker") != 0 ? &launch : NULL,
+                     .gpu_memory = oom ? &mem : NULL,
                      .judged = &judged};
         cml_lab_write(&d);
         return CML_EXIT_FAILED;

@@ -212,6 +212,19 @@ static void emit_error(cml_json *w, const cml_doc *d) {
         cml_json_key(w, "launch");
         emit_launch(w, d->launch);
     }
+    if (d->gpu_memory) { /* the judge's own figures, never the student's process's */
+        cml_json_key(w, "gpu_memory");
+        if (d->gpu_memory->known) {
+            cml_json_begin_object(w);
+            cml_json_key(w, "free_bytes");
+            cml_json_uint(w, d->gpu_memory->free_bytes);
+            cml_json_key(w, "total_bytes");
+            cml_json_uint(w, d->gpu_memory->total_bytes);
+            cml_json_end_object(w);
+        } else {
+            cml_json_null(w);
+        }
+    }
     cml_json_end_object(w);
 }
 

@@ -77,6 +77,22 @@ typedef struct cml_judged {
     double phase_cpu_ms[CML_JUDGE_PHASES];
 } cml_judged;
 
+/* The GPU's memory when the judge relays the student's process's CUDA "out of memory", by
+ * the judge's own cudaMemGetInfo (docs/protocol.md, error.gpu_memory; design note 89). */
+typedef struct cml_gpu_memory {
+    int known;          /* 0: the judge's cudaMemGetInfo failed ("gpu_memory": null) */
+    size_t free_bytes;  /* free on the device then */
+    size_t total_bytes; /* the device's total */
+} cml_gpu_memory;
+
+/* Whether a failure the student's process reported (its ERROR's kind and message, cleaned)
+ * is a device allocation's: kind "cuda" and CUDA's own words for cudaErrorMemoryAllocation
+ * ("out of memory"), the whole message. Then *mem is the GPU's free and total memory now,
+ * by this process's own cudaMemGetInfo (known 0 where that call failed); nothing else of the
+ * ERROR is read, so no figure of the student's process's can reach it. 0 otherwise (*mem
+ * untouched, no CUDA call made). (cml_judge.c) */
+int cml_judge_relayed_oom(const char *kind, const char *message, cml_gpu_memory *mem);
+
 /* The contents of one document beyond the context. */
 typedef struct cml_doc {
     const char *status;
@@ -89,6 +105,9 @@ typedef struct cml_doc {
     const cml_timing_stats *timing; /* NULL, or [3]: student, baseline, copy */
     const cml_metrics *extra;       /* NULL, or the exercise's own figures */
     const cml_judged *judged;       /* NULL: a plain run */
+
+    /* NULL, or "error.gpu_memory" (cml_judge_relayed_oom) */
+    const cml_gpu_memory *gpu_memory;
 } cml_doc;
 
 enum { CML_EXIT_OK = 0, CML_EXIT_USAGE = 2, CML_EXIT_NO_DEVICE = 3, CML_EXIT_FAILED = 4 };

@@ -110,6 +110,11 @@ class and its strays are done; then it is graded again, alone, its timed runs on
 judge out of memory after its gate is the student's process's doing: that exercise's
 performance is lost with a line in its report naming the cause and the fix, and the GPU
 memory its process held where ``nvidia-smi`` lists it (docs/design-notes.md, note 88).
+So is, whole (its correctness in question), a grading whose untimed judge ran out of GPU
+memory, or whose correctness case's process did with the GPU nearly full by the judge's own
+count (``harness.crowded_out_of_memory``: the hog's memory, not the student's words; its row
+keeps ``judge_out_of_memory`` or ``process_out_of_memory``); alone, that failure stands
+(note 89). ``grade.Crowded`` is each such first grading's error.
 
 ``GRADER_UNTIMED_AT_ONCE=K`` lets at most K gradings be in their untimed runs at once
 (``untimed_at_once``; the others wait for a slot before their device probe): fewer processes
@@ -735,10 +740,10 @@ class Batch:
         # id: the Grade of each grading of this run with timed course figures (``_grade_one``),
         # which a stray's grading again keeps but for its timed runs (``_grade_strays_again``)
         self._timed: dict[str, Grade] = {}
-        # id: each grading of this run whose timed judge ran out of GPU memory beside other
-        # gradings (``grade.TimedOutOfMemory``: its Grade so far and the judge's error), graded
-        # again alone after the class (``_grade_alone_again``, design note 88)
-        self._crowded: dict[str, grading.TimedOutOfMemory] = {}
+        # id: each grading of this run that ran out of GPU memory beside other gradings
+        # (``grade.Crowded``: why, and its Grade so far where only its timed runs are made
+        # again), graded again alone after the class (``_grade_alone_again``, notes 88-89)
+        self._crowded: dict[str, grading.Crowded] = {}
 
     def run(self) -> int:
         root = course.find_root(self.lab_dir.absolute().parent)
@@ -1017,27 +1022,26 @@ class Batch:
 
     def _grade_alone_again(self, graded: dict[str, Submission], rows: dict[str, dict]) -> None:
         """Grades again, one at a time after the class and its strays, and so alone on the
-        GPU, each grading of this run whose timed judge ran out of GPU memory beside other
-        gradings (``self._crowded``, design note 88): its timed runs only, its first
-        grading's untimed results kept (``grade.Options.retime``), as a stray's; whole where
-        its files changed since. Alone (``grade.Options.alone``), a judge out of memory
-        after its gate again is the student's process's doing: that exercise's performance
-        is lost, with a line in its report naming the cause and the fix; one before its gate
-        is the "error:" row it was. A line says why it is graded again; its row keeps it
-        (``judge_out_of_memory``), and another line names the exercises lost alone."""
+        GPU, each grading of this run that ran out of GPU memory beside other gradings
+        (``self._crowded``, ``grade.Crowded``): its timed judge (design note 88), its timed
+        runs only, its first grading's untimed results kept (``grade.Options.retime``), as a
+        stray's; its untimed judge, or a correctness case's process with the GPU nearly full
+        by the judge's count (note 89), whole; whole too where its files changed since.
+        Alone (``grade.Options.alone``), the same failure is not graded again: a timed judge
+        out of memory after its gate is the student's process's doing (that exercise's
+        performance lost, with a line in its report naming the cause and the fix), a
+        correctness case's process out of memory that case's failure, a judge out of memory
+        before its gate or in the untimed runs the "error:" row it was. A line says why it is
+        graded again; its row keeps it (``Crowded.row_key``), and another line names the
+        exercises whose performance was lost alone."""
         for sid in sorted(self._crowded.keys() & graded.keys()):
             crowded = self._crowded.pop(sid)
-            why = (
-                "its judge ran out of GPU memory "
-                + ("before its gate" if crowded.cause.before_gate else "during its timing")
-                + f" beside other gradings ({crowded.cause})"
-            )
-            print(f"{sid}: graded again, alone: {why}", file=self.err)
+            print(f"{sid}: graded again, alone: {crowded.why}", file=self.err)
             first: Grade | None = crowded.grade
             held = digest(graded[sid].path, self.lab.required_files)
             if held != rows.get(sid, {}).get("digest"):
                 first = None  # changed since its first grading: graded whole
-            rows[sid] = self._grade_one(graded[sid], first=first, crowded=why)
+            rows[sid] = self._grade_one(graded[sid], first=first, crowded=crowded)
             lost = self._lost_alone(sid)
             if lost:
                 print(
@@ -1077,18 +1081,19 @@ class Batch:
 
     def _grade_one(
         self, sub: Submission, retimed: list[str] | None = None, first: Grade | None = None,
-        crowded: str | None = None,
+        crowded: grading.Crowded | None = None,
     ) -> dict:
         """Grades ``sub`` and writes its files; never raises for the submission's faults.
         ``retimed``: why it is graded again (``_grade_strays_again``), kept in its row;
-        ``crowded``: why it is graded again alone (``_grade_alone_again``), kept in its row
-        (``judge_out_of_memory``); either way alone on the GPU (``grade.Options.alone``).
-        ``first``: its first grading's Grade, whose untimed results the grading keeps, timing
-        it again only (``grade.Options.retime``; None: a whole grading). A grading with
-        timed course figures keeps its Grade in ``self._timed`` for that; one whose timed
-        judge ran out of GPU memory beside other gradings (``grade.TimedOutOfMemory``) is the
-        "error:" row until ``_grade_alone_again`` grades it (retried on the next run, should
-        the batch end first), its error in ``self._crowded``."""
+        ``crowded``: its first grading's error where it is graded again alone
+        (``_grade_alone_again``), whose ``why`` its row keeps (under ``row_key``); either way
+        alone on the GPU (``grade.Options.alone``). ``first``: its first grading's Grade,
+        whose untimed results the grading keeps, timing it again only
+        (``grade.Options.retime``; None: a whole grading). A grading with timed course
+        figures keeps its Grade in ``self._timed`` for that; one that ran out of GPU memory
+        beside other gradings (``grade.Crowded``) is the "error:" row until
+        ``_grade_alone_again`` grades it (retried on the next run, should the batch end
+        first), its error in ``self._crowded``."""
         start = time.monotonic()
         # before grading: a change while it is graded is seen next run
         held = digest(sub.path, self.lab.required_files)
@@ -1110,8 +1115,8 @@ class Batch:
             # (its reports too: one that cannot be written must not end the class's batch)
             if not isinstance(e, GraderError):
                 traceback.print_exc(file=self.err)
-            if isinstance(e, grading.TimedOutOfMemory) and not alone:
-                self._crowded[sub.id] = e  # graded again alone after the class (note 88)
+            if isinstance(e, grading.Crowded) and not alone:
+                self._crowded[sub.id] = e  # graded again alone after the class (notes 88-89)
             row = _row(sub, self.lab, None, f"error: {e}", time.monotonic() - start, held)
             folder.mkdir(exist_ok=True)
             write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
@@ -1124,7 +1129,7 @@ class Batch:
         if retimed:
             row["retimed"] = retimed
         if crowded is not None:
-            row["judge_out_of_memory"] = crowded
+            row[crowded.row_key] = crowded.why
         write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
         return row
 

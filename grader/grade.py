@@ -155,23 +155,72 @@ class Options:
     alone: bool = False
 
 
-class TimedOutOfMemory(GraderError):
-    """A batch's grading among others (not ``Options.alone``) whose timed judge ran out of GPU
-    memory (``harness.JudgeOutOfMemory``: after its gate, or before it where note 84's one
-    retry is spent): other gradings' judges may have held the memory, so the batch grades it
-    again alone after the class (design note 88). ``grade``: the Grade so far, its
-    correctness and sanitizer parts complete (its untimed runs were done before any timed
-    run's gate), for ``Options.retime``; ``cause``: the judge's error. Its message names
-    both."""
+class Crowded(GraderError):
+    """A batch's grading among others (not ``Options.alone``) that failed in a way other
+    gradings' use of the GPU's memory may have caused: the batch writes its "error:" row
+    (this error's message; a batch that ends first grades it again on its next run), then
+    grades it again, alone, after the class, one at a time (``batch.Batch.
+    _grade_alone_again``, design notes 88 and 89), where the same failure is no longer
+    graded again. ``why``: the reason, the batch's line's and the row's (``row_key``, its key
+    in the row graded alone); ``grade``: the Grade so far whose untimed parts that grading
+    keeps (``Options.retime``: only its timed runs made again), or None: graded whole (its
+    correctness is in question). ``said``: the "error:" row's reason where it is not
+    ``why``."""
+
+    def __init__(
+        self, why: str, row_key: str, grade: Grade | None = None, said: str | None = None
+    ) -> None:
+        super().__init__(f"{said or why}: graded again, alone, after the class")
+        self.why = why
+        self.row_key = row_key
+        self.grade = grade
+
+
+class TimedOutOfMemory(Crowded):
+    """A batch's grading among others whose timed judge ran out of GPU memory
+    (``harness.JudgeOutOfMemory``: after its gate, or before it where note 84's one retry is
+    spent): other gradings' judges may have held the memory (design note 88). ``grade``: the
+    Grade so far, its correctness and sanitizer parts complete (its untimed runs were done
+    before any timed run's gate), for ``Options.retime``; ``cause``: the judge's error; its
+    row keeps ``judge_out_of_memory``."""
 
     def __init__(self, grade: Grade, cause: harness.JudgeOutOfMemory) -> None:
         when = "before its gate" if cause.before_gate else "during its timing"
         super().__init__(
-            f"its timed judge ran out of GPU memory {when} beside other gradings ({cause}): "
-            "graded again, alone, after the class"
+            f"its judge ran out of GPU memory {when} beside other gradings ({cause})",
+            "judge_out_of_memory",
+            grade,
+            said=f"its timed judge ran out of GPU memory {when} beside other gradings ({cause})",
         )
-        self.grade = grade
         self.cause = cause
+
+
+def _untimed_crowded(e: BaseException) -> Crowded | None:
+    """The ``Crowded`` of a batch grading's untimed runs (design note 89) whose judge ran out
+    of GPU memory (``harness.JudgeOutOfMemory``, in its set-up or a case's: other gradings'
+    runs may hold the memory), graded whole again; None for any other error."""
+    if not isinstance(e, harness.JudgeOutOfMemory):
+        return None
+    return Crowded(
+        f"its judge ran out of GPU memory in its untimed runs beside other gradings ({e})",
+        "judge_out_of_memory",
+    )
+
+
+def _case_crowded(ex: Exercise, size, hidden: bool, gpu: tuple[int, int]) -> Crowded:
+    """The ``Crowded`` of a batch grading whose correctness case (``ex`` at ``size``; a
+    hidden one's size never named) failed in its student's process for want of GPU memory
+    with the GPU nearly full by the judge's count, (free, total) bytes
+    (``harness.crowded_out_of_memory``, design note 89): graded whole again; its row keeps
+    ``process_out_of_memory``."""
+    case = "a hidden case" if hidden else diagnose.size_text(size)
+    free, total = (x / 2**30 for x in gpu)
+    return Crowded(
+        f"its correctness case of {ex.name} ({case}) ran out of GPU memory in its process "
+        f"with the GPU nearly full ({free:.2f} of {total:.1f} GiB free, by the judge's "
+        "count) beside other gradings",
+        "process_out_of_memory",
+    )
 
 
 # the phases of Grade.timings a stray timed again keeps from its first grading (_runtime)
@@ -538,10 +587,13 @@ class Grading:
                     self._sanitizer_lab_runs()
                     for ex in self.lab.exercises:
                         self._sanitizer(ex)
-            except BaseException:
+            except BaseException as e:
                 if early is not None:
                     early.give_up()  # the grading stops: nothing more is timed
                     early.set_up_done.wait()  # its judge's GPU work ends under this hold
+                crowded = _untimed_crowded(e) if self._among_others() else None
+                if crowded is not None:  # graded again alone after the class (note 89)
+                    raise crowded from e
                 raise
             finally:
                 self._shared_lock = None  # no more untimed runs: nothing to let pass
@@ -566,10 +618,16 @@ class Grading:
             # among a batch's other gradings, whose judges may hold the GPU's memory: graded
             # again alone after the class (design note 88); alone, or a single grade's
             # judge out of memory before its gate, the grader error it was
-            if self.options.gpu_lock is not None and not self.options.alone:
+            if self._among_others():
                 raise TimedOutOfMemory(self.grade, e) from e
             raise
         t["gpu_wait"] = self._gpu_wait
+
+    def _among_others(self) -> bool:
+        """Whether this is a batch's grading among the class's others (a batch's lock, not
+        ``Options.alone``): a failure for want of GPU memory may be theirs, and the batch
+        grades it again alone after the class (``Crowded``, design notes 88 and 89)."""
+        return self.options.gpu_lock is not None and not self.options.alone
 
     def _timed_runs(self, early: _EarlyTimedRuns | None, lock, start: float, waited: float):
         """``_runtime``'s timed runs, once the untimed runs are done: the early run over the
@@ -936,6 +994,12 @@ class Grading:
                 )
             )
             k = diagnose.kind(run)
+            if k == "cuda" and run.doc is not None and self._among_others():
+                # its process out of GPU memory with the GPU nearly full by the judge's own
+                # count: maybe other gradings' doing, so graded again alone (design note 89)
+                gpu = harness.crowded_out_of_memory(run.doc)
+                if gpu is not None:
+                    raise _case_crowded(ex, size, hidden, gpu)
             if k == "no_device":
                 self.runtime_not_run(
                     "no CUDA device (the judge reported no_device)",

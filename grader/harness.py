@@ -496,6 +496,44 @@ def is_judge_out_of_memory(doc) -> bool:
     )
 
 
+# A relayed failure of the student's process for want of GPU memory (kind "cuda", message
+# OUT_OF_MEMORY) with the GPU nearly full by the judge's own count (error.gpu_memory,
+# common/cml_judge.c): a student's process needs some hundreds of MB of the GPU's memory
+# before the submission's code runs (its CUDA context, the lab's kernels, cuBLAS's for lab
+# 3.3's sgemm, the mapping of the judge's pool: cml_devmem.c), so with less than 1 GiB free,
+# or 2 % of the card (1.6 GB of an H100's 80, 2.8 of an H200's 141), an allocation of the
+# course's in it can fail whatever the submission does. A batch grades such a grading again
+# alone after the class (design note 89).
+CROWDED_FREE_BYTES = 1 << 30
+CROWDED_FREE_FRACTION = 0.02
+
+
+def crowded_out_of_memory(doc) -> tuple[int, int] | None:
+    """(free, total) bytes of the GPU where ``doc`` (a parsed run document) is a failure the
+    judge relayed from the student's process for want of GPU memory (``error.by`` "run", kind
+    "cuda", message ``OUT_OF_MEMORY``) with the GPU nearly full by the judge's own
+    ``cudaMemGetInfo`` (``error.gpu_memory``: free below ``CROWDED_FREE_BYTES`` or
+    ``CROWDED_FREE_FRACTION`` of the total); None otherwise: another failure, no figure (the
+    judge's call failed, or a judge before design note 89), or memory to spare. The
+    student's process's own words (message, where) never make it so alone."""
+    err = doc.get("error") if isinstance(doc, dict) else None
+    if not (
+        isinstance(err, dict)  # so ``doc`` is a dict too
+        and doc.get("status") == "error"
+        and err.get("by") == "run"
+        and err.get("kind") == "cuda"
+        and err.get("message") == OUT_OF_MEMORY
+        and isinstance(err.get("gpu_memory"), dict)
+    ):
+        return None
+    free, total = err["gpu_memory"].get("free_bytes"), err["gpu_memory"].get("total_bytes")
+    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in (free, total)):
+        return None
+    if free < max(CROWDED_FREE_BYTES, CROWDED_FREE_FRACTION * total):
+        return free, total
+    return None
+
+
 # nvidia-smi's answer is evidence only (held_gpu_mib): a driver that hangs must not hold a run
 NVIDIA_SMI_TIMEOUT_S = 3.0
 

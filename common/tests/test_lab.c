@@ -16,6 +16,7 @@
 #include "cml_check.h"
 #include "cml_device.h"
 #include "cml_lab.h"
+#include "cml_lab_internal.h"
 #include "cml_launches.h"
 #include "cml_rng.h"
 #include "suites.h"
@@ -774,6 +775,59 @@ START_TEST(raw_output_without_finish_is_a_harness_error) {
 END_TEST
 
 /* cml_metrics_add alone: no device needed. */
+/* The judge's relay of the student's process's CUDA "out of memory" (cml_judge.c,
+ * finish_remote_failure; docs/design-notes.md, note 89): only kind "cuda" with CUDA's whole
+ * message takes figures, and those are the judge's own cudaMemGetInfo's (here this process's:
+ * with no device, unknown), never what the caller had; the document writes them after "by". */
+START_TEST(relayed_out_of_memory_carries_the_judges_figures) {
+    cml_gpu_memory mem = {.known = 7, .free_bytes = 1, .total_bytes = 2}; /* a forger's words */
+    ck_assert_int_eq(cml_judge_relayed_oom("launch", "out of memory", &mem), 0);
+    ck_assert_int_eq(cml_judge_relayed_oom("worker", "out of memory", &mem), 0);
+    ck_assert_int_eq(cml_judge_relayed_oom("cuda", "out of memory at cml_devmem.c:153", &mem), 0);
+    ck_assert_int_eq(
+        cml_judge_relayed_oom("cuda", "an illegal memory access was encountered", &mem), 0);
+    ck_assert(mem.known == 7 && mem.free_bytes == 1 && mem.total_bytes == 2); /* untouched */
+    ck_assert_int_eq(cml_judge_relayed_oom("cuda", "out of memory", &mem), 1);
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+        ck_assert_int_eq(mem.known, 1);
+        ck_assert_uint_eq(mem.total_bytes, total_bytes);
+        ck_assert_uint_le(mem.free_bytes, mem.total_bytes);
+    } else {
+        ck_assert(mem.known == 0 && mem.free_bytes == 0 && mem.total_bytes == 0);
+    }
+
+    cml_run.role = CML_ROLE_JUDGE;
+    cml_run.mode = CML_MODE_RUN;
+    cml_run.lab_id = "0.0";
+    cml_run.json_path = temp_path(0);
+    cml_judged judged = {.phase = "first"};
+    cml_gpu_memory known = {.known = 1, .free_bytes = 5, .total_bytes = 80};
+    cml_doc d = {.status = "error",
+                 .err_kind = "cuda",
+                 .err_message = "out of memory",
+                 .err_where = "cml_devmem.c:153",
+                 .gpu_memory = &known,
+                 .judged = &judged};
+    ck_assert_int_eq(cml_lab_write(&d), CML_EXIT_OK);
+    char *doc = read_text_file(cml_run.json_path);
+    HAS(doc, "\"by\":\"run\",\"gpu_memory\":{\"free_bytes\":5,\"total_bytes\":80}}");
+    free(doc);
+    known.known = 0; /* the judge's call failed: said so, no figure */
+    ck_assert_int_eq(cml_lab_write(&d), CML_EXIT_OK);
+    doc = read_text_file(cml_run.json_path);
+    HAS(doc, "\"by\":\"run\",\"gpu_memory\":null}");
+    free(doc);
+    d.gpu_memory = NULL; /* any other relayed failure: no key */
+    ck_assert_int_eq(cml_lab_write(&d), CML_EXIT_OK);
+    doc = read_text_file(cml_run.json_path);
+    HAS(doc, "\"by\":\"run\"},");
+    HAS_NOT(doc, "gpu_memory");
+    free(doc);
+    remove(cml_run.json_path);
+}
+END_TEST
+
 START_TEST(metrics_add_rules) {
     cml_metrics m = {0};
     ck_assert_int_eq(cml_metrics_add(&m, "dram_cycles", 700.5), 0);
@@ -817,6 +871,7 @@ Suite *make_lab_suite(void) {
     tcase_add_test(tc, bad_option_still_writes_to_json_path);
     tcase_add_test(tc, usage_error_to_stdout);
     tcase_add_test(tc, unwritable_json_path);
+    tcase_add_test(tc, relayed_out_of_memory_carries_the_judges_figures);
     suite_add_tcase(s, tc);
     tc = tcase_create("GPU");
     tcase_set_tags(tc, "gpu");

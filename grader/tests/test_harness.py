@@ -337,6 +337,56 @@ def test_a_judge_out_of_memory_is_a_grader_error_of_its_own(tmp_path):
         assert not isinstance(e.value, harness.JudgeOutOfMemory), other
 
 
+def _relayed(free, total=80 << 30, **error) -> dict:
+    """A judge's relay of its student's process's CUDA out of memory (common/cml_judge.c),
+    with the judge's own figures ``error.gpu_memory`` (None: that key null); ``error``
+    overrides the error's other keys ("gpu_memory": ... to drop or replace it)."""
+    gpu = None if free is None else {"free_bytes": free, "total_bytes": total}
+    err = {
+        "kind": "cuda",
+        "message": "out of memory",
+        "where": "cml_devmem.c:153",
+        "expr": None,
+        "by": "run",
+        "gpu_memory": gpu,
+        **error,
+    }
+    return {"status": "error", "error": {k: v for k, v in err.items() if v is not ...}}
+
+
+def test_a_relayed_out_of_memory_is_crowded_by_the_judges_free_figure_only():
+    """Design note 89: a relayed CUDA out of memory of the student's process is crowded
+    (free, total) only where the judge's own figure says the GPU is nearly full: free below
+    1 GiB, or below 2 % of the total (1.6 GiB of 80, 2.8 of 141); never by the process's
+    words alone (no figure, a null one, or another kind, message or writer)."""
+    gib = 1 << 30
+    assert harness.crowded_out_of_memory(_relayed(256 << 20)) == (256 << 20, 80 * gib)
+    assert harness.crowded_out_of_memory(_relayed(0)) == (0, 80 * gib)
+    # 2 % of 80 GiB is 1.6 GiB: 1.5 nearly full, 1.7 to spare
+    assert harness.crowded_out_of_memory(_relayed(3 * gib // 2)) is not None
+    assert harness.crowded_out_of_memory(_relayed(17 * gib // 10)) is None
+    # on a 16-GiB card the 1 GiB floor decides (2 % would be 0.32 GiB)
+    assert harness.crowded_out_of_memory(_relayed(9 * gib // 10, 16 * gib)) is not None
+    assert harness.crowded_out_of_memory(_relayed(11 * gib // 10, 16 * gib)) is None
+    # 2 % of an H200's 141 GiB is 2.8 GiB: 2.5 GiB free is nearly full there, not at 80
+    assert harness.crowded_out_of_memory(_relayed(5 * gib // 2, 141 * gib)) is not None
+    assert harness.crowded_out_of_memory(_relayed(5 * gib // 2, 80 * gib)) is None
+    assert harness.crowded_out_of_memory(_relayed(40 * gib)) is None
+    for forged in (
+        _relayed(None),  # the judge's cudaMemGetInfo failed
+        _relayed(0, gpu_memory=...),  # a judge before note 89: no figure
+        _relayed(0, gpu_memory={"free_bytes": "0", "total_bytes": 80 * gib}),
+        _relayed(0, gpu_memory={"free_bytes": True, "total_bytes": 80 * gib}),
+        _relayed(0, gpu_memory={"free_bytes": -1, "total_bytes": 80 * gib}),
+        _relayed(0, by="judge"),  # the judge's own: JudgeOutOfMemory's, not this
+        _relayed(0, kind="launch"),
+        _relayed(0, message="out of memory at cml_devmem.c:153"),
+        {**_relayed(0), "status": "wrong"},
+        None,
+    ):
+        assert harness.crowded_out_of_memory(forged) is None, forged
+
+
 def test_a_judge_out_of_host_memory_is_the_courses_fault_and_no_judge_out_of_memory(tmp_path):
     """A judge's failure of kind "host" (common/cml_setup.c: a host allocation of its own) is
     the plain GraderError, never the GPU's JudgeOutOfMemory that design note 84 makes again:

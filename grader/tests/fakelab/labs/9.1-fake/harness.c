@@ -157,28 +157,69 @@ static int await_gate(int time, int n, const char *const *names) {
     return 1;
 }
 
-/* FAKE_JUDGE_OOM_ONCE=FILE: the first gated timed judge that removes FILE (=always: every
- * gated timed judge) fails in its set-up, before its gate, as the course's judge does when a
- * device allocation of its own fails (cml_lab.c's cml_lab_fail: its document, error.by
- * "judge", kind "cuda", CUDA's "out of memory"; exit 4). Returns only when it does not. */
-static void judge_oom_before_gate(const char *exercise, const long long *size, int n_size,
-                                  unsigned long long seed) {
-    const char *flag = getenv("FAKE_JUDGE_OOM_ONCE");
-    if (!flag || (strcmp(flag, "always") != 0 && unlink(flag) != 0)) {
-        return;
-    }
-    fprintf(stderr, "lab: cml_setup.c:111: cml_dev_alloc(&ptr, bytes) failed: out of memory\n");
+/* Whether the knob `name` (=FILE: the first judge that removes FILE; =always: every judge)
+ * fires for this judge. */
+static int knob_fires(const char *name) {
+    const char *flag = getenv(name);
+    return flag && (strcmp(flag, "always") == 0 || unlink(flag) == 0);
+}
+
+/* A judge's document of a CUDA "out of memory" on standard output, flushed: `by` "judge" (a
+ * device allocation of its own failed at `where`, `expr`: cml_lab.c's cml_lab_fail) or "run"
+ * (relayed from the student's process, with `gpu_memory`, the judge's own figures, as
+ * cml_judge.c's finish_remote_failure writes them). */
+static void put_oom(const char *exercise, const long long *size, int n_size,
+                    unsigned long long seed, const char *by, const char *where, const char *expr,
+                    const char *gpu_memory) {
     printf("{\"schema\":%d,\"lab\":\"9.1\",\"exercise\":\"%s\",\"size\":[", CML_SCHEMA_VERSION,
            exercise);
     for (int i = 0; i < n_size; ++i) {
         printf("%s%lld", i ? "," : "", size[i]);
     }
     printf("],\"seed\":%llu,\"judged\":true,\"status\":\"error\",\"error\":{\"kind\":"
-           "\"cuda\",\"message\":\"out of memory\",\"where\":\"cml_setup.c:111\","
-           "\"expr\":\"cml_dev_alloc(&ptr, bytes)\",\"by\":\"judge\"},\"check\":null,"
-           "\"timing\":null,\"metrics\":null}\n",
-           seed);
+           "\"cuda\",\"message\":\"out of memory\",\"where\":\"%s\",\"expr\":\"%s\","
+           "\"by\":\"%s\"%s%s},\"check\":null,\"timing\":null,\"metrics\":null}\n",
+           seed, where, expr, by, gpu_memory ? ",\"gpu_memory\":" : "",
+           gpu_memory ? gpu_memory : "");
     fflush(stdout);
+}
+
+/* `knob`=FILE: the first judge that removes FILE (=always: every judge) fails in its
+ * set-up as the course's judge does when a device allocation of its own fails (cml_lab.c's
+ * cml_lab_fail: its document, error.by "judge", kind "cuda", CUDA's "out of memory"; exit 4):
+ * FAKE_JUDGE_OOM_ONCE a gated timed judge's, before its gate; FAKE_UNTIMED_JUDGE_OOM an
+ * untimed judge's, before its case's ask (design note 89: another grading's process holds
+ * the GPU's memory). Returns only when it does not. */
+static void judge_oom_in_setup(const char *knob, const char *exercise, const long long *size,
+                               int n_size, unsigned long long seed) {
+    if (!knob_fires(knob)) {
+        return;
+    }
+    fprintf(stderr, "lab: cml_setup.c:111: cml_dev_alloc(&ptr, bytes) failed: out of memory\n");
+    put_oom(exercise, size, n_size, seed, "judge", "cml_setup.c:111", "cml_dev_alloc(&ptr, bytes)",
+            NULL);
+    exit(4);
+}
+
+/* FAKE_RUN_OOM=FILE: the first untimed judge that removes FILE (=always: every untimed
+ * judge), once the student's process has answered a case, relays that process's failure to
+ * map the judge's pool for want of GPU memory (cml_devmem.c: ERROR kind "cuda", CUDA's "out of
+ * memory"), as the course's judge writes it: error.by "run", with the GPU's memory by the
+ * judge's own count, `gpu_memory` (FAKE_RUN_OOM_FREE_BYTES=N free, default 256 MiB, of 80 GiB;
+ * =null: the judge's cudaMemGetInfo failed). The document in place of that case's; exit 4 (a
+ * failure of the student's process ends the run). Returns only when it does not. */
+static void relayed_run_oom(const char *exercise, const long long *size, int n_size,
+                            unsigned long long seed) {
+    if (!knob_fires("FAKE_RUN_OOM")) {
+        return;
+    }
+    const char *free_bytes = getenv("FAKE_RUN_OOM_FREE_BYTES");
+    char memory[96];
+    snprintf(memory, sizeof memory, "{\"free_bytes\":%s,\"total_bytes\":85899345920}",
+             free_bytes ? free_bytes : "268435456");
+    put_oom(exercise, size, n_size, seed, "run", "cml_devmem.c:153",
+            "cudaMemPoolImportPointer(&ptr, pool, &data)",
+            free_bytes && !strcmp(free_bytes, "null") ? "null" : memory);
     exit(4);
 }
 
@@ -192,23 +233,12 @@ static void judge_oom_before_gate(const char *exercise, const long long *size, i
 static void judge_oom_after_gate(const char *exercise, const long long *size, int n_size,
                                  unsigned long long seed) {
     static int cases_past_gate;
-    const char *flag = getenv("FAKE_JUDGE_OOM_AFTER_GATE");
-    if (!g_past_gate || cases_past_gate++ > 0 || !flag ||
-        (strcmp(flag, "always") != 0 && unlink(flag) != 0)) {
+    if (!g_past_gate || cases_past_gate++ > 0 || !knob_fires("FAKE_JUDGE_OOM_AFTER_GATE")) {
         return;
     }
     fprintf(stderr, "lab: cml_judge.c:812: cml_dev_alloc(&outs, bytes) failed: out of memory\n");
-    printf("{\"schema\":%d,\"lab\":\"9.1\",\"exercise\":\"%s\",\"size\":[", CML_SCHEMA_VERSION,
-           exercise);
-    for (int i = 0; i < n_size; ++i) {
-        printf("%s%lld", i ? "," : "", size[i]);
-    }
-    printf("],\"seed\":%llu,\"judged\":true,\"status\":\"error\",\"error\":{\"kind\":"
-           "\"cuda\",\"message\":\"out of memory\",\"where\":\"cml_judge.c:812\","
-           "\"expr\":\"cml_dev_alloc(&outs, bytes)\",\"by\":\"judge\"},\"check\":null,"
-           "\"timing\":null,\"metrics\":null}\n",
-           seed);
-    fflush(stdout);
+    put_oom(exercise, size, n_size, seed, "judge", "cml_judge.c:812", "cml_dev_alloc(&outs, bytes)",
+            NULL);
     struct timespec t = {0, 500 * 1000000L};
     nanosleep(&t, NULL);
     exit(4);
@@ -252,7 +282,7 @@ static int one_case(opts o, int have_gpu) {
     double speed = 1.0;
     int rc;
     if (judge && o.gate && o.time) {
-        judge_oom_before_gate(o.exercise, o.size, o.n_size, o.seed);
+        judge_oom_in_setup("FAKE_JUDGE_OOM_ONCE", o.exercise, o.size, o.n_size, o.seed);
     }
     if (judge && o.gate && !await_gate(o.time, 1, &o.exercise)) {
         return 2;
@@ -262,6 +292,9 @@ static int one_case(opts o, int have_gpu) {
          * (a real one computes its reference then: seconds for lab 3.3's largest case) */
         if (o.announce) {
             sleep_ms_from("FAKE_CASE_SETUP_MS");
+        }
+        if (!o.time) {
+            judge_oom_in_setup("FAKE_UNTIMED_JUDGE_OOM", o.exercise, o.size, o.n_size, o.seed);
         }
         snprintf(req.exercise, sizeof req.exercise, "%s", o.exercise);
         memcpy(req.size, o.size, sizeof req.size);
@@ -296,6 +329,8 @@ static int one_case(opts o, int have_gpu) {
         }
         if (o.time) {
             judge_oom_after_gate(o.exercise, o.size, o.n_size, o.seed);
+        } else {
+            relayed_run_oom(o.exercise, o.size, o.n_size, o.seed);
         }
         rc = a.rc;
         speed = a.speed;
@@ -558,7 +593,7 @@ int main(int argc, char **argv) {
             names[k] = case_ex[k][0] ? case_ex[k] : exercise;
         }
         if (o.time) {
-            judge_oom_before_gate(names[0], cases[0], case_n[0], case_seed[0]);
+            judge_oom_in_setup("FAKE_JUDGE_OOM_ONCE", names[0], cases[0], case_n[0], case_seed[0]);
         }
         if (!await_gate(o.time, n_cases, names)) {
             return 2;
