@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import shutil
@@ -152,3 +153,22 @@ def real_labs() -> list[Path]:
         for p in sorted(REPO.glob("labs/*/lab.toml"))
         if (REPO / "solutions" / p.parent.name).is_dir()
     ]
+
+
+def fake_batch(
+    course: Path, subs: list[Path], out: Path, monkeypatch
+) -> tuple[int, str, list[str]]:
+    """``subs`` graded by a batch on ``course``'s fake lab 9.1-fake, one grading at a time
+    (seed 7), without a sandbox (the fake lab's logs are read), the fake judge's starts logged
+    to OUT-judge.log beside ``out`` (FAKE_JUDGE_LOG). (exit code, stderr, the timed starts:
+    the "EXERCISE CASES timed" lines). A traceback on stderr fails the test."""
+    judged = out.parent / f"{out.name}-judge.log"
+    monkeypatch.setenv("FAKE_JUDGE_LOG", str(judged))
+    monkeypatch.setenv("GRADER_SANDBOX", "none")  # (as test_batch_strays._batch)
+    err = io.StringIO()
+    argv = ["batch", course / "labs" / "9.1-fake", *subs, "--out", out, "--seed", "7"]
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main([str(a) for a in [*argv, "--jobs", "1"]])
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    lines = judged.read_text().splitlines() if judged.exists() else []
+    return code, err.getvalue(), [line for line in lines if line.endswith(" timed")]

@@ -24,7 +24,7 @@ from grader import cli, cpus, gpu_lock, harness, report
 from grader.errors import GraderError
 from grader import grade as grading
 from grader.gpu_lock import GpuLock
-from helpers import drop_timings
+from helpers import drop_timings, fake_batch
 from test_grade_pipeline import OFFSET_POINTS, _offset_performance
 from test_one_process import CRASH_AT_33, HANG_AT_33
 from test_batch_strays import _files
@@ -674,24 +674,14 @@ def _batch(course, subs, out, monkeypatch, oom: str | None) -> tuple[int, str, l
     memory. (exit code, stderr, the fake judge's timed starts: FAKE_JUDGE_LOG); each
     student's process of a judged run appends a line to OUT-serve.log beside ``out``
     (FAKE_SERVE_LOG)."""
-    judged = out.parent / f"{out.name}-judge.log"
-    monkeypatch.setenv("FAKE_JUDGE_LOG", str(judged))
     monkeypatch.setenv("FAKE_SERVE_LOG", str(out.parent / f"{out.name}-serve.log"))
-    monkeypatch.setenv("GRADER_SANDBOX", "none")  # (as test_batch_strays._batch)
     if oom is None:
         monkeypatch.delenv("FAKE_JUDGE_OOM_ONCE", raising=False)
     else:
         if oom != "always":
             Path(oom).write_text("")
         monkeypatch.setenv("FAKE_JUDGE_OOM_ONCE", oom)
-    err = io.StringIO()
-    lab = course / "labs" / "9.1-fake"
-    argv = ["batch", lab, *subs, "--out", out, "--seed", "7", "--jobs", "1"]
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        code = cli.main([str(a) for a in argv])
-    assert "Traceback" not in err.getvalue(), err.getvalue()
-    lines = judged.read_text().splitlines() if judged.exists() else []
-    return code, err.getvalue(), [line for line in lines if line.endswith(" timed")]
+    return fake_batch(course, subs, out, monkeypatch)
 
 
 def test_an_early_judge_out_of_memory_before_its_gate_is_set_up_again_later(

@@ -16,7 +16,7 @@ import os
 import pytest
 
 from grader import cli
-from helpers import drop_timings
+from helpers import drop_timings, fake_batch
 from test_batch_strays import _files
 from test_batch_timed_runs import course  # noqa: F401 - the fixture: offset timed too
 
@@ -63,19 +63,8 @@ def _batch(course, out, monkeypatch, oom: str | None, smi: bool = False):
     """The solution graded by a batch (seed 7, one grading at a time: its early run over the
     lab times scale then offset in one judge). (exit code, stderr, the fake judge's timed
     starts: FAKE_JUDGE_LOG's "EXERCISE CASES timed" lines)."""
-    judged = out.parent / f"{out.name}-judge.log"
-    monkeypatch.setenv("FAKE_JUDGE_LOG", str(judged))
-    monkeypatch.setenv("GRADER_SANDBOX", "none")  # (as test_batch_strays._batch)
     _oom_after_gate(monkeypatch, out.parent / f"{out.name}-env", oom, smi)
-    err = io.StringIO()
-    sub = course / "solutions" / "9.1-fake"
-    argv = ["batch", course / "labs" / "9.1-fake", sub, "--out", out, "--seed", "7",
-            "--jobs", "1"]
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        code = cli.main([str(a) for a in argv])
-    assert "Traceback" not in err.getvalue(), err.getvalue()
-    lines = judged.read_text().splitlines() if judged.exists() else []
-    return code, err.getvalue(), [line for line in lines if line.endswith(" timed")]
+    return fake_batch(course, [course / "solutions" / "9.1-fake"], out, monkeypatch)
 
 
 def test_a_judge_out_of_memory_during_its_timing_is_graded_again_alone(

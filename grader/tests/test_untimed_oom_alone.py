@@ -64,6 +64,20 @@ def _clean(course, tmp_path, monkeypatch):
     return files, untimed
 
 
+def _assert_graded_again_whole(course, tmp_path, monkeypatch, out, untimed, key, line):
+    """The batch's files in ``out`` are those of the clean batch (``_clean``) but for the
+    row's ``key``, which holds the "graded again, alone" ``line``'s reason; and the grading
+    was made again whole: its untimed judges (``untimed``, in order) end with the clean
+    batch's, after more of them."""
+    clean, clean_untimed = _clean(course, tmp_path, monkeypatch)
+    files = _files(out, "9.1-fake")
+    assert files["batch.json"].pop(key) == line[len(GRADED_AGAIN) :]
+    assert files == clean
+    # graded whole again: the alone grading's correctness judges, last, are the clean's
+    assert sorted(untimed[-len(clean_untimed) :]) == sorted(clean_untimed), untimed
+    assert len(untimed) > len(clean_untimed), untimed
+
+
 def test_a_correctness_case_out_of_memory_on_a_full_gpu_is_graded_again_whole_alone(
     course, fake_gpu, tmp_path, monkeypatch
 ):
@@ -78,13 +92,9 @@ def test_a_correctness_case_out_of_memory_on_a_full_gpu_is_graded_again_whole_al
     assert f"error: its correctness case of " in err and NEARLY_FULL in err, err
     (line,) = [x for x in err.splitlines() if x.startswith(GRADED_AGAIN)]
     assert line.startswith(GRADED_AGAIN + "its correctness case of ") and NEARLY_FULL in line
-    clean, clean_untimed = _clean(course, tmp_path, monkeypatch)
-    files = _files(out, "9.1-fake")
-    assert files["batch.json"].pop("process_out_of_memory") == line[len(GRADED_AGAIN) :]
-    assert files == clean
-    # graded whole again: the alone grading's correctness judges, last, are the clean's
-    assert sorted(untimed[-len(clean_untimed) :]) == sorted(clean_untimed), untimed
-    assert len(untimed) > len(clean_untimed), untimed
+    _assert_graded_again_whole(
+        course, tmp_path, monkeypatch, out, untimed, "process_out_of_memory", line
+    )
 
 
 @pytest.mark.parametrize("free", ["42949672960", "null"], ids=["40-GiB-free", "no-figure"])
@@ -144,12 +154,9 @@ def test_an_untimed_judge_out_of_memory_is_graded_again_whole_alone(
     assert "error: " + JUDGE_OOM in err, err
     (line,) = [x for x in err.splitlines() if x.startswith(GRADED_AGAIN)]
     assert line.startswith(GRADED_AGAIN + JUDGE_OOM) and "cuda: out of memory" in line, line
-    clean, clean_untimed = _clean(course, tmp_path, monkeypatch)
-    files = _files(out, "9.1-fake")
-    assert files["batch.json"].pop("judge_out_of_memory") == line[len(GRADED_AGAIN) :]
-    assert files == clean
-    assert sorted(untimed[-len(clean_untimed) :]) == sorted(clean_untimed), untimed
-    assert len(untimed) > len(clean_untimed), untimed
+    _assert_graded_again_whole(
+        course, tmp_path, monkeypatch, out, untimed, "judge_out_of_memory", line
+    )
 
 
 def test_an_untimed_judge_out_of_memory_again_alone_is_the_error_row(
