@@ -61,7 +61,9 @@
  * H200 at 4096^3, 8.7 TFLOP/s, 1.48x the coalesced naive kernel (bench/h200.md, 3 runs), 17 % of
  * cuBLAS; going further takes register blocking (docs/facts.md; siboehm's SGEMM worklog,
  * kernels 4-5). Another T is yours to choose; with blockIdx.y over rows of C, the grid's 65535
- * blocks along y then reach M = 65535 T (1 048 560 at T = 16, below lab.h's MATMUL_MAX_M). */
+ * blocks along y then reach M = 65535 T (1 048 560 at T = 16, below lab.h's MATMUL_MAX_M): a
+ * tile of fewer than 32 rows must loop over rows (grid-stride in y) or put rows on blockIdx.x.
+ * (No case reaches MATMUL_MAX_M yet: handout 3.3, after the task cards.) */
 #define MATMUL_TILE 32
 
 /* C = A B.  A: (M, K) row-major, B: (K, N) row-major, C: (M, N) row-major.
@@ -133,7 +135,10 @@ void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, 
  * TRANSPOSE_TILE / TRANSPOSE_BLOCK_ROWS elements, 4 here (Harris: fewer, busier threads amortise
  * the index arithmetic). TRANSPOSE_BLOCK_ROWS must divide TRANSPOSE_TILE. One element per thread
  * (32 x 32 threads) measured no faster than an unpadded tile on the H200: 42-43 % of the
- * copy, below the performance ramp's zero of 45 (handout 3.3, "What is graded"). */
+ * copy, below the performance ramp's zero of 45 (handout 3.3, "What is graded"). With blockIdx.y
+ * over tiles of rows of `in`, a tile of fewer than 32 rows cannot reach lab.h's
+ * TRANSPOSE_MAX_ROWS = 65535 x 32 (65535 blocks along y at most): loop over rows (grid-stride
+ * in y) or put rows on blockIdx.x. */
 #define TRANSPOSE_TILE 32
 #define TRANSPOSE_BLOCK_ROWS 8
 // BEGIN SOLUTION
@@ -145,7 +150,9 @@ void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, 
  * of the same bytes, 4040 GB/s): [32][33] tile, 4 elements per thread, 90.1 %; [64][65] tile,
  * 16 elements per thread, 97.9 %. This kernel (bench/roof/lab33_variants.cu, H200, 2026-12-01):
  * 3936 GB/s, 100.5 % of the float4 copy kernel, 94.4 % of cudaMemcpy D2D; in the same run
- * [32][33] 90.5 %, [32][32] 44.5 %, naive 13.8 %. Shared memory 64 x 65 x 4 B = 16.25 KB per block.
+ * [32][33] 90.5 %, [32][32] 44.5 %, naive 13.8 % (bench/h200-2026-12-01-roof/bench.log, the
+ * first of the three runs whose medians handout 3.3's table quotes: bench/roof/README.md).
+ * Shared memory 64 x 65 x 4 B = 16.25 KB per block.
  */
 #define TRANSPOSE_REF_TILE 64      // tile edge, in elements
 #define TRANSPOSE_REF_THREADS_X 32 // one warp along a row of the tile
@@ -172,8 +179,9 @@ __global__ void transpose_tiled_kernel(const float *in, float *out, int rows, in
     /* One column of padding: element [i][j] is word 65 i + j, in bank (i + j) mod 32 (65 = 2 x 32
      * + 1), so a warp's row store (i fixed, j = tx + ...) and its column load (i = tx + ..., j
      * fixed) both hit 32 different banks. With [T][T] the 32 words of a column share one bank: a
-     * 32-way conflict (docs/facts.md, one run on an H200 at 8192^2 with T = 32: 1627 GB/s
-     * unpadded, 3614 GB/s padded). */
+     * 32-way conflict (H200, 8192^2, T = 32, 32 x 8 threads: 1735 GB/s unpadded, 3515 GB/s
+     * padded, the median of three runs, bench/roof/README.md, as handout 3.3 quotes them;
+     * docs/facts.md's 1627 and 3614 are an earlier single run). */
     __shared__ float tile[T][T + 1];
 
     const int tx = threadIdx.x;               // 0 .. 31
