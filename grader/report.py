@@ -140,6 +140,26 @@ _MARK = {
 }
 
 
+# After the NOT RUN lines, where a static check passed and its exercise's correctness did
+# not run (no GPU): what a passed static check does not show (a student's trial read
+# "static ok" as "correct" with a missing barrier, an unpadded tile and a dropped K tail)
+STATIC_ALONE_TEXT = (
+    "static ok reads the SASS only: a missing second __syncthreads(), bank conflicts or a "
+    "dropped partial tile show only on a GPU (handouts/grading.md, section 10)"
+)
+
+
+def _static_alone(grade: Grade) -> bool:
+    """Whether an exercise passed its static check while its correctness did not run."""
+    for ex in grade.exercises:
+        static, corr = ex.parts.get("static"), ex.parts.get("correctness")
+        if static is None or corr is None or static.status != Status.PASSED:
+            continue
+        if state(corr) is not State.ABSENT and not ran(corr.status):
+            return True
+    return False
+
+
 def _points(x: float | None) -> str:
     if x is None:
         return "—"
@@ -223,6 +243,10 @@ def text(grade: Grade, quiet: bool = False) -> str:
         out.append("")
         for line in grade.not_run:
             out.append(f"NOT RUN: {line}")
+    if _static_alone(grade):
+        if not grade.not_run:
+            out.append("")
+        out.append(STATIC_ALONE_TEXT)
     out.append("")
     out.append(_verdict(grade))
     # a submission's own output reaches the report (a run's stderr, a sanitizer's report of

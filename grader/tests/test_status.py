@@ -124,6 +124,24 @@ def test_the_states_in_the_text_report():
     assert "sanitizer    skipped" not in report.text(scored(PASSED))  # absent: not shown
 
 
+def test_a_static_pass_without_a_gpu_points_to_what_static_cannot_see():
+    """static ok with correctness not run (no GPU): one line names what a passed static check
+    cannot see and where the list is (a student's trial read "static ok" as "correct");
+    none once correctness ran, or where static failed."""
+    pending = report.text(scored(NO_DEVICE, PASSED))
+    assert pending.count(report.STATIC_ALONE_TEXT) == 1
+    assert "handouts/grading.md, section 10" in report.STATIC_ALONE_TEXT
+    assert report.STATIC_ALONE_TEXT not in report.text(scored(PASSED, PASSED))
+    failed = report.text(scored(NO_DEVICE, dict(status=Status.FAILED, fraction=0)))
+    assert report.STATIC_ALONE_TEXT not in failed
+    assert report.STATIC_ALONE_TEXT not in report.text(scored(NO_DEVICE))  # no static part
+    g = scored(NO_DEVICE, PASSED)
+    g.not_run = ["correctness — no CUDA device"]
+    lines = report.text(g).splitlines()
+    at = lines.index("NOT RUN: correctness — no CUDA device")
+    assert lines[at + 1] == report.STATIC_ALONE_TEXT  # right under the NOT RUN lines
+
+
 def test_a_certain_loss_wins_over_pending_points_but_the_grade_is_not_final():
     g = scored(NO_DEVICE, dict(status=Status.FAILED, fraction=0))
     assert (g.exit_code, g.pending_points, g.lost_points) == (1, 10, 2)
