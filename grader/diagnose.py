@@ -625,6 +625,14 @@ def static_summary(ex: Exercise, messages: list[str], missing=(), found=()) -> s
     advice = static_hint(ex, list(missing), list(found))
     if missing and not found and all(p in ex.hints.get(f"static.{p}", "") for p in missing):
         return f"{ex.name}: {advice}"  # each hint names its instruction (a review: not all do)
+    if found and not missing:
+        # a forbidden instruction: the static block lists each one found (count, first
+        # line); a hint of the lab's own that names the one it was chosen for says the rest
+        # (a student's trial read lab 3.3's LDL message twice, there and after "=>")
+        rules = ex.static
+        decides = ([p for p in (rules.forbid if rules else ()) if p in found] or list(found))[0]
+        if decides in ex.hints.get(f"static.{decides}", ""):
+            return f"{ex.name}: {advice}"
     return f"{ex.name}: {first}" + (f": {advice}" if advice else "")
 
 

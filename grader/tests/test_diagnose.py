@@ -404,6 +404,43 @@ def test_static_and_sanitizer_hints():
     )
 
 
+LDL_MESSAGE = (
+    "matmul_tiled_kernel: 1 LDL (local-memory load, from a spill or a run-time-indexed "
+    "per-thread array) instruction in its SASS, which this exercise forbids "
+    "(first: /*3840*/ LDL R4, [R4])"
+)
+STL_MESSAGE = LDL_MESSAGE.replace("1 LDL", "64 STL").replace("load,", "store,")
+
+
+def test_a_forbidden_instruction_is_told_once_in_the_report():
+    """Lab 3.3's local-memory failure: the static block lists each LDL/STL message, and the
+    finding after "=>" gives the lab's hint (which names LDL/STL) without repeating the
+    message (a student's trial saw it twice). A hint that does not name the instruction
+    keeps the message in the finding."""
+    from grader import report, scoring
+    from grader.results import PART_NAMES, ExerciseResult, Grade, Part
+    from grader.status import Status
+
+    ex = manifest.load(REPO / "labs" / "3.3-tiling").exercise("matmul_tiled")
+    messages = [LDL_MESSAGE, STL_MESSAGE]
+    finding = diagnose.static_summary(ex, messages, [], ["LDL", "STL"])
+    assert finding == f"matmul_tiled: {ex.hints['static.LDL']}"
+    parts = {n: Part(n, 0, status=Status.SKIPPED) for n in PART_NAMES}
+    parts["correctness"] = Part("correctness", 10, status=Status.NOT_RUN, reason="no device")
+    parts["static"] = Part("static", 2, status=Status.FAILED, fraction=0, messages=messages,
+                           finding=finding)
+    g = Grade("3.3-tiling", "3.3", "Shared-memory tiling", "sub", None, None)
+    g.exercises.append(ExerciseResult("matmul_tiled", parts))
+    scoring.score(g)
+    out = report.text(g)
+    assert out.count(LDL_MESSAGE) == 1 and out.count(STL_MESSAGE) == 1, out
+    assert out.count(ex.hints["static.LDL"]) == 1, out
+    vague = dataclasses.replace(ex, hints={**ex.hints, "static.LDL": "keep values in registers"})
+    assert diagnose.static_summary(vague, messages, [], ["LDL", "STL"]) == (
+        f"matmul_tiled: {LDL_MESSAGE}: keep values in registers"
+    )
+
+
 def test_errors_spread_over_most_rows_are_not_an_edge():
     # a missing barrier (a race) on 1000×1000: rows 64–999 wrong, every column
     assert not diagnose.is_edge(box(64, 999, 0, 999), 1000, 1000)
