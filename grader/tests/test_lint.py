@@ -498,3 +498,66 @@ def test_a_message_placeholder_takes_the_named_group_or_its_fallback():
     assert lint.render(message, pattern.search("copy()")) == (
         "copy c_coef: {symbol}, {other}, {cudaMemLocationTypeHost, 0}"
     )
+
+
+PARTIAL_TILE_MARK = "tiles rounds down"
+N_TILES = "    const int n_tiles = (K + MATMUL_TILE - 1) / MATMUL_TILE; // the last tile holds the K tail"
+TILE_FOR = "    for (int t = 0; t < n_tiles; ++t) {"
+
+
+def test_a_tile_loop_that_drops_the_partial_tile_is_warned_of_on_its_fixture_only(tmp_path):
+    """Lab 3.3's lint of seed 000's `tile < n / TILE_SIZE`: the known-bad drop_k_tail (a count
+    K / MATMUL_TILE that the tile loop runs to) is warned of, with the fix named after its
+    own K and tile; the solution, the skeleton, every alternative of the lab and every other
+    known-bad fixture are not (none drops a tile)."""
+    lab_dir = REPO / "labs" / "3.3-tiling"
+    lab = manifest.load(lab_dir)
+    subs = {"solution": REPO / "solutions" / lab_dir.name, "skeleton": lab_dir}
+    found = fixtures.find(REPO, lab_dir.name, alternatives=True) + fixtures.find(REPO, lab_dir.name)
+    for path in found:
+        kind = path.parent.parent.name
+        subs[path.stem] = fixtures.apply(REPO, path, tmp_path / kind / path.stem)
+    assert len(subs) > 50
+    warned = {
+        name: w
+        for name, sub in subs.items()
+        for ws in lint.warnings(lab, sub).values()
+        for w in ws
+        if PARTIAL_TILE_MARK in w
+    }
+    assert list(warned) == ["drop_k_tail"], warned
+    assert warned["drop_k_tail"].startswith("kernels.cu:")
+    assert "(K + MATMUL_TILE - 1) / MATMUL_TILE" in warned["drop_k_tail"]
+    assert "guard the loads" in warned["drop_k_tail"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "warned"),
+    [
+        # the seed's shape, the bound written in the for condition
+        (TILE_FOR, "    for (int t = 0; t < K / MATMUL_TILE; ++t) {", True),
+        (TILE_FOR, "    for (int t = 0; t < K / 32; t++) {", True),
+        (TILE_FOR, "    for (int t = 0; t < (K / MATMUL_TILE); ++t) {", True),
+        (N_TILES, "    const int n_tiles = K / MATMUL_TILE;", True),
+        (N_TILES, "    int n_tiles = (K / MATMUL_TILE);", True),
+        # rounded up, or one more tile: nothing dropped
+        (TILE_FOR, "    for (int t = 0; t < (K + MATMUL_TILE - 1) / MATMUL_TILE; ++t) {", False),
+        (TILE_FOR, "    for (int t = 0; t <= K / MATMUL_TILE; ++t) {", False),
+        (TILE_FOR, "    for (int t = 0; t * MATMUL_TILE < K; ++t) {", False),
+        (N_TILES, "    const int n_tiles = K / MATMUL_TILE + (K % MATMUL_TILE != 0);", False),
+        # the remainder handled after the full tiles
+        (N_TILES, "    const int n_tiles = K / MATMUL_TILE;\n    const int tail = n_tiles * MATMUL_TILE;", False),
+        (TILE_FOR, "    if (K % MATMUL_TILE) { acc += 0.0f; }\n    for (int t = 0; t < K / MATMUL_TILE; ++t) {", True),
+        (TILE_FOR, "    for (int t = 0; t < K / MATMUL_TILE; ++t) {\n    if (K % MATMUL_TILE) { acc += 0.0f; }", False),
+        # constants divided by constants, and a count no loop runs to, are no tile bound
+        (TILE_FOR, "    for (int t = 0; t < MATMUL_TILE / 8; ++t) {", False),
+        (N_TILES, "    const int n_tiles = (K + MATMUL_TILE - 1) / MATMUL_TILE;\n    const int half = K / MATMUL_TILE;", False),
+    ],
+)
+def test_the_partial_tile_warning_reads_the_bound_and_the_remainder(tmp_path, old, new, warned):
+    """Warned where the tile count is K / TILE rounded down and nothing later in the file
+    handles the remainder; never where the count is rounded up, one tile more is run, the
+    condition compares t * TILE with K, or K % TILE / n * TILE take the tail after the loop."""
+    lab, sub, _ = _edited_solution(tmp_path, "3.3-tiling", old, new)
+    found = [w for ws in lint.warnings(lab, sub).values() for w in ws if PARTIAL_TILE_MARK in w]
+    assert len(found) == int(warned), found
