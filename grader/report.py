@@ -144,8 +144,8 @@ _MARK = {
 # not run (no GPU): what a passed static check does not show (a student's trial read
 # "static ok" as "correct" with a missing barrier, an unpadded tile and a dropped K tail)
 STATIC_ALONE_TEXT = (
-    "static ok reads the SASS only: a missing second __syncthreads(), bank conflicts or a "
-    "dropped partial tile show only on a GPU (handouts/grading.md, section 10)"
+    "static ok reads the SASS only: a barrier missing where another one remains, bank "
+    "conflicts or a wrong index show only on a GPU (handouts/grading.md, section 10)"
 )
 
 
