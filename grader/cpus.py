@@ -188,14 +188,21 @@ def processes():
         yield int(name), stat[stat.rfind(")") + 2 :].split()
 
 
-def _children_of() -> dict[int, list[int]]:
-    """Every process's children, by parent pid, from one read of /proc ({} where it cannot
-    be read; a process that ended meanwhile is left out)."""
+def descendants(roots) -> set[int]:
+    """The pids ``roots`` and every process descending from them (their children, theirs,
+    ...), from one read of /proc (``roots`` alone where it cannot be read; a process that
+    ended meanwhile is left out, a root whatever its state)."""
     children: dict[int, list[int]] = {}
     for pid, fields in processes():
         if len(fields) > 1 and fields[1].isdigit():
             children.setdefault(int(fields[1]), []).append(pid)
-    return children
+    tree, todo = set(), list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in tree:
+            tree.add(pid)
+            todo.extend(children.get(pid, ()))
+    return tree
 
 
 def pin(pid: int, cpus: frozenset[int] | None = None) -> int:
@@ -207,13 +214,7 @@ def pin(pid: int, cpus: frozenset[int] | None = None) -> int:
     if not cpus:
         return 0
     moved = 0
-    children = _children_of()  # one read of /proc for the whole tree: this is a timed run's gate
-    todo, seen = [pid], set()
-    while todo:
-        p = todo.pop()
-        if p in seen:
-            continue
-        seen.add(p)
+    for p in descendants([pid]):  # one read of /proc for the whole tree: a timed run's gate
         try:
             tids = [int(t) for t in os.listdir(f"/proc/{p}/task")]
         except OSError:
@@ -224,5 +225,4 @@ def pin(pid: int, cpus: frozenset[int] | None = None) -> int:
                 moved += 1
             except OSError:
                 pass
-        todo.extend(children.get(p, ()))
     return moved

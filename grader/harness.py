@@ -551,16 +551,7 @@ def held_gpu_mib(roots: Collection[int]) -> int | None:
     smi = shutil.which("nvidia-smi")
     if smi is None or not roots:
         return None
-    tree, todo = set(), list(roots)
-    children: dict[int, list[int]] = {}
-    for pid, fields in cpus.processes():  # state, ppid, ...
-        if len(fields) > 1 and fields[1].isdigit():
-            children.setdefault(int(fields[1]), []).append(pid)
-    while todo:
-        pid = todo.pop()
-        if pid not in tree:
-            tree.add(pid)
-            todo.extend(children.get(pid, ()))
+    tree = cpus.descendants(roots)
     try:
         out = subprocess.run(
             [smi, "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
