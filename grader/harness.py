@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import functools
 import hashlib
 import json
 import re
@@ -582,6 +583,35 @@ def students_oom_text(held_mib: int | None) -> str:
     )
 
 
+def _students_oom(argv: list[str], outcome: runner.Outcome, held_mib: int | None) -> CaseRun:
+    """The CaseRun of a timed case whose judge ran out of GPU memory after its gate with the
+    GPU otherwise idle: the student's process's doing (``students_oom_text``; design note
+    88), ``held_mib`` its process tree's GPU memory then, where measured."""
+    return CaseRun(
+        argv, outcome, None, students_oom_text(held_mib), judge_out_of_memory=True,
+        held_gpu_mib=held_mib,
+    )
+
+
+def _says_judge_out_of_memory(text: bytes) -> bool:
+    """Whether ``text``, the judge's output (one document, or all it wrote so far), is the
+    judge's own out of GPU memory (``is_judge_out_of_memory``): parsed only where CUDA's
+    words are in it."""
+    if OUT_OF_MEMORY.encode() not in text:
+        return False
+    doc, _ = _parse_doc(text.decode("utf-8", "replace"))
+    return is_judge_out_of_memory(doc)
+
+
+def _lingered(judge, judge_log: str) -> GraderError:
+    """The course's fault where a timed judge ended its run before its HELLO (no student's
+    process was started) but its process did not end within ``JUDGE_GRACE_S``."""
+    return GraderError(
+        f"the judge ({judge}) ended its run before its HELLO but did not end within "
+        f"{JUDGE_GRACE_S} s" + (f": {judge_log.strip()}" if judge_log.strip() else "")
+    )
+
+
 class JudgeOutOfMemory(GraderError):
     """The judge's own failure was running out of GPU memory (``error.by`` "judge", kind
     "cuda", message ``OUT_OF_MEMORY``: a device allocation's; its host memory's is kind "host",
@@ -769,10 +799,8 @@ def run_judged(
         def read() -> None:  # the judge's output as it comes, measured at an out of memory
             for chunk in iter(lambda: judge_proc.stdout.read1(65536), b""):
                 got.extend(chunk)
-                if pids and not held_mib and OUT_OF_MEMORY.encode() in got:
-                    doc, _ = _parse_doc(got.decode("utf-8", "replace"))
-                    if is_judge_out_of_memory(doc):
-                        held_mib.append(held_gpu_mib(pids))
+                if pids and not held_mib and _says_judge_out_of_memory(got):
+                    held_mib.append(held_gpu_mib(pids))
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
@@ -809,10 +837,7 @@ def run_judged(
         log.seek(0)
         judge_log = log.read()[-2000:]
     if doc is None and held and not serve:  # nothing of the student's ran: the judge's own
-        raise GraderError(
-            f"the judge ({judge}) ended its run before its HELLO but did not end within "
-            f"{JUDGE_GRACE_S} s" + (f": {judge_log.strip()}" if judge_log.strip() else "")
-        )
+        raise _lingered(judge, judge_log)
     if doc is None and held:
         # Something of the student's kept its end of the socket open after the process
         # ended (a child it left behind): the judge waited for it in vain.
@@ -834,10 +859,7 @@ def run_judged(
             return CaseRun(argv, outcome, None, _describe_missing(outcome, timeout_s))
         mib = held_mib[0] if held_mib else None
         if alone and timed and not before_gate and is_judge_out_of_memory(doc):
-            return CaseRun(  # the GPU otherwise idle: the student's process's doing
-                argv, outcome, None, students_oom_text(mib), judge_out_of_memory=True,
-                held_gpu_mib=mib,
-            )
+            return _students_oom(argv, outcome, mib)  # the GPU otherwise idle: theirs
         try:
             _raise_judge_failure(doc, exercise, size, judge_log)
         except JudgeOutOfMemory as e:
@@ -895,10 +917,8 @@ def _judge_lines(
                 lines.append(line)
                 if arrivals is not None:
                     arrivals.append(now)
-                if on_oom is not None and OUT_OF_MEMORY.encode() in line:
-                    doc, _ = _parse_doc(line.decode("utf-8", "replace"))
-                    if is_judge_out_of_memory(doc):
-                        on_oom()
+                if on_oom is not None and _says_judge_out_of_memory(line):
+                    on_oom()
         if moved:
             progress[0] = now
 
@@ -1353,17 +1373,15 @@ def _timed_cases_once(
     if deferred and 0 < deferred[0] < len(cases):
         cases = cases[: deferred[0]]  # the rest in a fresh run (run_judged_timed_cases)
     mib = held_mib[0] if held_mib else None
-
-    def students_oom() -> CaseRun:  # (alone, past its gate: design note 88)
-        return CaseRun(
-            argv, outcome, None, students_oom_text(mib), judge_out_of_memory=True,
-            held_gpu_mib=mib,
-        )
-
     try:
         runs, stopped = _case_runs(
             judge, cases, lines, argv, outcome, timeout_s, version, judge_log,
-            students_oom=students_oom if alone and state != "done" else None,
+            # (alone, past its gate: design note 88)
+            students_oom=(
+                functools.partial(_students_oom, argv, outcome, mib)
+                if alone and state != "done"
+                else None
+            ),
         )
     except JudgeOutOfMemory as e:
         # before_gate where its document came in place of its gate line: the set-up's
@@ -1375,10 +1393,7 @@ def _timed_cases_once(
         _await_group_end(judge_proc.pid, JUDGE_GRACE_S)
         raise
     if lingered:  # nothing of the student's ran: the course's judge kept itself going
-        raise GraderError(
-            f"the judge ({judge}) ended its run before its HELLO but did not end within "
-            f"{JUDGE_GRACE_S} s" + (f": {judge_log.strip()}" if judge_log.strip() else "")
-        )
+        raise _lingered(judge, judge_log)
     marks = [started, *arrivals]  # a case's wall time: from the previous document to its own
     results = [
         TimedCase(run, marks[k + 1] - marks[k] if k + 1 < len(marks) else 0.0)
