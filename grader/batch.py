@@ -1001,10 +1001,7 @@ class Batch:
                 self.err.flush()
                 continue
             print(f"{sid}: graded again, alone: " + "; ".join(why), file=self.err)
-            first = self._timed.pop(sid, None)
-            held = digest(graded[sid].path, self.lab.required_files)
-            if first is not None and held != rows.get(sid, {}).get("digest"):
-                first = None  # changed since its first grading: graded whole, as it is now
+            first = self._unchanged(graded[sid], self._timed.pop(sid, None), rows)
             row = self._grade_one(graded[sid], retimed=why, first=first)
             figures[sid] = self._figures_of(sid)  # the others' stand as they were
             again = class_figures.strays(figures).get(sid)
@@ -1037,10 +1034,7 @@ class Batch:
         for sid in sorted(self._crowded.keys() & graded.keys()):
             crowded = self._crowded.pop(sid)
             print(f"{sid}: graded again, alone: {crowded.why}", file=self.err)
-            first: Grade | None = crowded.grade
-            held = digest(graded[sid].path, self.lab.required_files)
-            if held != rows.get(sid, {}).get("digest"):
-                first = None  # changed since its first grading: graded whole
+            first = self._unchanged(graded[sid], crowded.grade, rows)
             rows[sid] = self._grade_one(graded[sid], first=first, crowded=crowded)
             lost = self._lost_alone(sid)
             if lost:
@@ -1069,6 +1063,18 @@ class Batch:
                 held = f" (your process held {mib / 1024:.1f} GiB)" if mib is not None else ""
                 lost.append(f"{ex.get('name')}{held}")
         return lost
+
+    def _unchanged(
+        self, sub: Submission, first: Grade | None, rows: dict[str, dict]
+    ) -> Grade | None:
+        """``first``, the Grade of ``sub``'s first grading in this run, for a grading again
+        that times again only (``grade.Options.retime``), where its files are as they were
+        then (their digest as its row's); None where they changed since, or there is none:
+        graded whole, as it is now (a review found a retimed report mixing two sources)."""
+        if first is None:
+            return None
+        held = digest(sub.path, self.lab.required_files)
+        return first if held == rows.get(sub.id, {}).get("digest") else None
 
     def _figures_of(self, sid: str) -> dict[str, dict[str, float]]:
         """``class_figures.of_report`` of the student's report in the out folder ({} when it
@@ -1185,6 +1191,11 @@ def _at_once(jobs: int, todo: int) -> tuple[int, str]:
     return todo, f"{todo} to grade, --jobs {jobs}"
 
 
+# why the knobs of timed runs (``Knob.timed``) do nothing with --no-perf (a batch's line,
+# ``knob_lines``, and a Slurm submission's, grader.slurm)
+NO_PERF_IGNORED = "with --no-perf no run is timed, and they act on timed runs only"
+
+
 def knob_lines(
     knobs: dict[str, str], values: dict, jobs: int, todo: int, performance: bool
 ) -> list[str]:
@@ -1198,7 +1209,7 @@ def knob_lines(
     if not todo:
         why, idle = "nothing is graded in this batch", [k for k in KNOBS if k.env in knobs]
     else:
-        why = "with --no-perf no run is timed, and they act on timed runs only"
+        why = NO_PERF_IGNORED
         idle = [k for k in KNOBS if k.env in knobs and k.timed and not performance]
     lines = []
     if idle:

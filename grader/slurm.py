@@ -379,8 +379,7 @@ def submit(
               + (f"; {' and '.join(idle)} cap{'' if len(idle) > 1 else 's'} nothing where "
                  f"a task grades --per-task "
                  f"{o.per_task} student{'s' if o.per_task > 1 else ''}" if idle else "")
-              + (f"; {', '.join(ignored)} ignored: with --no-perf no run is timed, and they "
-                 "act on timed runs only" if ignored else ""),
+              + (f"; {', '.join(ignored)} ignored: {batch.NO_PERF_IGNORED}" if ignored else ""),
               file=err)
     kept = sorted({s.id for s in subs} - {s.id for s in todo})
     print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "
