@@ -969,12 +969,21 @@ def test_untimed_at_once_caps_the_gradings_in_their_untimed_runs(
         at_once += step
         most = max(most, at_once)
     assert len(events) == 2 * 2 * 2 and most == 2, sorted(events)
-    for bad in ("0", "two", "-1", "²"):
-        monkeypatch.setenv(batching.UNTIMED_ENV, bad)
+    _refused_before_build(
+        fake_root, subs, tmp_path, monkeypatch, capsys, batching.UNTIMED_ENV,
+        ("0", "two", "-1", "²"), "give a whole number of gradings, at least 1",
+    )
+
+
+def _refused_before_build(fake_root, subs, tmp_path, monkeypatch, capsys, env, bads, words):
+    """With each of ``bads`` in the knob ``env``, a batch exits 2 naming the fix (``words``)
+    and makes no out folder: refused before anything is built."""
+    for bad in bads:
+        monkeypatch.setenv(env, bad)
         code, _, err = grade_cli(
             capsys, "batch", fake_root / LAB, subs["solution"], "--out", tmp_path / "o"
         )
-        assert code == 2 and "give a whole number of gradings, at least 1" in err, err
+        assert code == 2 and words in err, err
         assert not (tmp_path / "o").exists()
 
 
@@ -996,13 +1005,10 @@ def test_timed_setups_at_once_is_said_and_a_wrong_one_stops_the_batch(
     row = json.loads((tmp_path / "out" / "alice" / "batch.json").read_text())
     assert row["status"] == "graded", row
     assert row["knobs"] == {gpu_lock.DRAIN_ENV: "1", batching.TIMED_SETUPS_ENV: "2"}, row
-    for bad in ("0", "two", "-1", "²", "1.5"):
-        monkeypatch.setenv(batching.TIMED_SETUPS_ENV, bad)
-        code, _, err = grade_cli(
-            capsys, "batch", fake_root / LAB, subs["solution"], "--out", tmp_path / "o"
-        )
-        assert code == 2 and "give a whole number of timed runs set up at once" in err, err
-        assert not (tmp_path / "o").exists()
+    _refused_before_build(
+        fake_root, subs, tmp_path, monkeypatch, capsys, batching.TIMED_SETUPS_ENV,
+        ("0", "two", "-1", "²", "1.5"), "give a whole number of timed runs set up at once",
+    )
 
 
 def test_with_no_perf_the_knobs_of_timed_runs_are_said_to_be_ignored(
