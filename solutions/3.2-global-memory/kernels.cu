@@ -115,9 +115,10 @@ void host_copy(const float *d_src, float *d_dst, float *h_buf, size_t n) {
      *   Right: the data must cross the host link; a device-to-device copy is faster than the
      *   link allows, and the harness's host-link check fails it.
      *   Fast: the buffer is page-locked, so each copy is one DMA transfer at the link's rate.
-     *   (Beyond full marks: in chunks on two streams, the D2H of chunk k + 1 overlaps the H2D
-     *   of chunk k, since the link carries both directions at once; 3.2b does this with a
-     *   kernel too.) */
+     *   (Not needed, and worth no extra points: in chunks on two streams, the D2H of chunk
+     *   k + 1 overlaps the H2D of chunk k, since the link carries both directions at once,
+     *   and the ratio can pass 1.0, but the ramp stops at full (handout 3.2, "What is
+     *   graded"); 3.2b does this with a kernel too.) */
     // BEGIN SOLUTION
     /* Whole-array copies, one each way: two DMA transfers through the page-locked buffer,
      * exactly what the course's roof (host_copy_course) does: ratio 1.04 on the H200 (55 GB/s
@@ -164,11 +165,12 @@ void overlap_pipeline(const float *d_in, float *d_out, size_t n, size_t chunk, i
      *   Fast: only cudaMemcpyAsync from page-locked memory overlaps (cudaMemcpy waits for its
      *   copy); nothing on stream 0 (the legacy default stream waits for all blocking streams
      *   and they for it); the D2H of one chunk, the H2D of another and the kernel of a third
-     *   then run at once, on the copy engines (the H200 has three) and the SMs. Issue each
-     *   chunk's three steps together, chunk after chunk (depth first, as above): issuing all
-     *   D2H copies first, then all H2D, then all kernels (breadth first), or all of one
-     *   stream's chunks before the next stream's, lost every overlap point on the H200
-     *   (handout 3.2, section 4, "What can run at once on the GPU"). */
+     *   then run at once, on the copy engines (the H200 has three) and the SMs. The issue
+     *   order above is depth first (each chunk's three steps, chunk after chunk); breadth
+     *   first (all D2H copies, then all H2D, then all kernels) and stream by stream earned
+     *   full points too on the H200 in three judged runs each (an earlier run scored them 0,
+     *   cause unknown), and are unmeasured since the judge's later timing changes (handout
+     *   3.2, section 4, "What can run at once on the GPU"). */
     // BEGIN SOLUTION
     cudaStream_t streams[OVERLAP_MAX_STREAMS];
     const int n_used = n_streams < OVERLAP_MAX_STREAMS ? n_streams : OVERLAP_MAX_STREAMS;
@@ -184,11 +186,12 @@ void overlap_pipeline(const float *d_in, float *d_out, size_t n, size_t chunk, i
         cudaStream_t st = streams[s];
         float *h = h_stage + (size_t)s * chunk; /* this stream's slices: no other stream */
         float *d = d_stage + (size_t)s * chunk; /* touches them */
-        /* Issued depth-first (the three steps of a chunk, then the next chunk). Measured on the
-         * H200: the same streams and slices issued breadth-first (a round's D2H copies, then its
-         * H2D copies, then its kernels) or stream by stream lost the overlap (0 of 6
-         * performance points; grader/tests/alternatives/3.2-global-memory/), although each
-         * stream has its own hardware queue (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default). */
+        /* Issued depth-first (the three steps of a chunk, then the next chunk). On the H200 the
+         * same streams and slices issued breadth-first (a round's D2H copies, then its H2D
+         * copies, then its kernels) or stream by stream overlapped as well: ratios 2.03-2.14,
+         * 6 of 6 performance points in each of three judged runs (sessions 12 and 18,
+         * bench/h200-2026-12-03-session18/alternative-passes.md); a first run (session 3)
+         * scored both 0, cause unknown (grader/tests/alternatives/3.2-global-memory/). */
         cudaMemcpyAsync(h, d_in + off, len * sizeof(float), cudaMemcpyDeviceToHost, st);
         cudaMemcpyAsync(d, h, len * sizeof(float), cudaMemcpyHostToDevice, st);
         const unsigned int blocks = (unsigned int)((len + OVERLAP_BLOCK - 1) / OVERLAP_BLOCK);
@@ -231,9 +234,10 @@ void unified_memory(const float *d_in, const float *um_weights, float *d_out, si
      *   synchronising. bytes = n * sizeof(float).
      *   Right: CUDA 13 names a place with a cudaMemLocation. Seed 001's
      *   cudaMemPrefetchAsync(ptr, bytes, deviceId, stream) and cudaMemAdvise(..., deviceId)
-     *   are CUDA 12's forms and do not compile; and in a cudaMemLocation the host is a type,
-     *   {cudaMemLocationTypeHost, 0}, not CUDA 12's cudaCpuDeviceId: prefetching there moves
-     *   nothing here, since the pages already are in host memory.
+     *   are CUDA 12's forms and do not compile. In a cudaMemLocation the host is the TYPE,
+     *   {cudaMemLocationTypeHost, 0}, its id ignored (driver_types.h); cudaCpuDeviceId (-1)
+     *   is the device NUMBER by which CUDA 12's forms named the host, and no GPU's id. A
+     *   prefetch to the host moves nothing here: the pages already are in host memory.
      *   Fast: without the prefetch, the kernel's first touch of each page is a GPU page
      *   fault, and the driver migrates the table fault by fault while warps wait (the
      *   baseline); the prefetch moves it in large pieces, with no fault per page, and the
@@ -276,15 +280,18 @@ __global__ void zero_copy_kernel(const float *buf, float *out, size_t n) {
 void zero_copy(const float *h_buf, float *d_out, size_t n) {
     /* TODO(3.2d): h_buf is page-locked host memory the harness allocated MAPPED
      *   (cudaHostAlloc(..., cudaHostAllocMapped)) and filled with this launch's values just
-     *   before this call. Do not copy it anywhere:
+     *   before this call. Read it where it lies, with no copy (that is the lesson; the timing
+     *   cannot tell a copy made in this call from a mapped read, so it is graded on the
+     *   read's parallelism: handout 3.2, "What is graded"):
      *     1. its device address: float *d_buf; cudaHostGetDevicePointer((void **)&d_buf,
      *        (void *)h_buf, 0) (flags 0);
      *     2. zero_copy_kernel over n elements, enough blocks of ZERO_COPY_BLOCK threads,
      *        reading d_buf and writing d_out;
      *   and return without synchronising.
      *   Right: the values change before every call, and the harness waits for your kernel
-     *   before it writes the next ones. A device copy made in an earlier call holds an earlier
-     *   launch's values: the judge checks launches on values drawn for them alone.
+     *   before it writes the next ones. A device copy kept from an earlier call holds an
+     *   earlier launch's values: the judge checks launches on values drawn for them alone,
+     *   and such a copy fails correctness.
      *   Fast: a cudaMemcpy into device memory first (the baseline) pays the copy's fixed cost, over
      *   7 us on the H200 however small the buffer (handout 3.2, section 1), before the kernel can
      *   start; the kernel reading the mapped buffer pays round trips across the link instead, all
@@ -552,8 +559,8 @@ __global__ void __launch_bounds__(ASYNC_COPY_BLOCK)
      *   copy landed, its zeros stored); the second keeps its shared memory alive until you
      *   have read it (a block's shared memory ends when the block exits).
      *   Fast: one instruction moves the tile (no LDG/STS per 16 bytes, no registers), and the
-     *   halo's 32 bytes come from another SM of the cluster (the same GPC) instead of another
-     *   trip to L2. */
+     *   halo's 32 bytes come from another SM of the cluster (the same GPC, GPU Processing
+     *   Cluster: a hardware group of SMs) instead of another trip to L2. */
     // BEGIN SOLUTION
     __shared__ __align__(16) float buf[ASYNC_COPY_TILE + ASYNC_COPY_HALO];
 #pragma nv_diag_suppress static_var_with_dynamic_init
