@@ -123,7 +123,9 @@ def test_excluded():
     assert dist.excluded(".ci/run")
     # GPU sessions' records and the fixtures' recorded output
     assert dist.excluded("bench/h200-2026-12-02-session6/g22/grade-3.5.log")
-    assert dist.excluded("bench/h200-2026-12-02-session11/g47/reports/3.5-project-sobel_no_barrier.txt")
+    assert dist.excluded(
+        "bench/h200-2026-12-02-session11/g47/reports/3.5-project-sobel_no_barrier.txt"
+    )
     assert dist.excluded("bench/h100-2027-01-10-session1/README.md")  # a session to come
     assert dist.excluded("grader/tests/data/racecheck/3.5-project-sobel_no_barrier-hazard.log")
     assert not dist.excluded("labs/3.3-tiling/kernels.cu")
