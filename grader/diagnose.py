@@ -11,6 +11,14 @@ lab.toml; the generic text below is about CUDA, never about one lab. The conditi
   columns (at most half of them, not starting at 0) → "wrong only in rows 992–999 and
   columns 992–999 of the 1000×1000 output: <hints.edge>". A race spreads its errors over
   most of the output (rows 64–999), which is not an edge.
+- **border**: a 2D output whose first bad element is its corner (row 0, column 0), with at
+  most half of the checked elements bad: the mark of a wrong border rule (a halo read as 0
+  where the lab clamps, or the reverse), whose errors lie along all four sides, so that
+  their bounding box is the whole output and no edge. The run document gives no map of the
+  bad elements, only that box, the first one and the count, so this is a likelihood: the
+  summary leads with ``hints.edge`` (the lab's border rule), then gives ``hints.wrong``
+  for the case it is not (a student's trial of lab 3.5: a zero-padded blur halo was told
+  first to upload the weights).
 - **wrong**: the first bad element with its coordinates, expected and got; when some sizes
   pass and others fail, which sizes fail.
 - **launch / CUDA error**: the CUDA message, with a hint for the messages students meet
@@ -46,6 +54,10 @@ GENERIC = {
         "and stores"
     ),
     "wrong": "compare your indexing with the reference on the smallest failing size",
+    "border": (
+        "the elements along the output's border are wrong: a neighbour outside the image "
+        "follows the lab's border rule (lab.h: clamped, or 0), in every pass and every tile"
+    ),
     "sizes": (
         "look at what the failing sizes have in common (not a multiple of the block or "
         "tile size? a dimension of 1?)"
@@ -310,6 +322,18 @@ def is_edge(box: dict | None, rows: int, cols: int) -> bool:
     return _far_band(r0, r1, rows) or _far_band(c0, c1, cols)
 
 
+def is_border(check: dict) -> bool:
+    """The bad elements of a 2D output start at its corner (row 0, column 0) and are at most
+    half of those checked: likely a border rule broken along all four sides (``kind``
+    "border"), not a wrong formula (every element) or a partial last tile (``is_edge``)."""
+    rows, cols = check.get("rows") or 0, check.get("cols") or 0
+    n, n_bad = check.get("n") or 0, check.get("n_bad") or 0
+    first = check.get("first_bad") or {}
+    if rows < 2 or cols < 2 or not 0 < 2 * n_bad <= n:
+        return False
+    return first.get("row") == 0 and first.get("col") == 0
+
+
 def region(box: dict, rows: int, cols: int) -> str:
     """ "rows 992–999 and columns 992–999 of the 1000×1000 output"."""
     r0, r1, c0, c1 = box["row_min"], box["row_max"], box["col_min"], box["col_max"]
@@ -344,8 +368,8 @@ def first_bad(check: dict) -> str:
 
 
 def kind(run: CaseRun) -> str:
-    """ "ok", "not_implemented", "edge", "wrong", "launch", "cuda", "setup", "timeout",
-    "crash" or "no_device"."""
+    """ "ok", "not_implemented", "edge", "border", "wrong", "launch", "cuda", "setup",
+    "timeout", "crash" or "no_device"."""
     if run.doc is None:
         return "timeout" if run.outcome.kind == "timeout" else "crash"
     status = run.doc["status"]
@@ -361,6 +385,8 @@ def kind(run: CaseRun) -> str:
         return "not_implemented"
     if is_edge(check.get("bad_box"), check.get("rows") or 0, check.get("cols") or 0):
         return "edge"
+    if is_border(check):
+        return "border"
     return "wrong"
 
 
@@ -543,6 +569,21 @@ def exercise_summary(
         check = run.doc.get("check") or {}
         where = region(check["bad_box"], check.get("rows") or 0, check.get("cols") or 0)
         return f"{ex.name}: wrong only in {where} (size {size_text(size)}): {hint(ex, 'edge')}"
+    if "border" in by_kind:
+        # the lab's border rule first (its edge hint), then its general hint in case the
+        # errors along the sides are something else
+        size, run, _ = by_kind["border"]
+        check = run.doc.get("check") or {}
+        sizes = ", ".join(size_text(t[0]) for t in failed)
+        public = " public" if ex.n_hidden else ""
+        text = (
+            f"{ex.name}: {len(failed)} of {len(kinds)}{public} sizes wrong ({sizes}); at "
+            f"{size_text(size)}: {check.get('n_bad')} of {check.get('n')} checked elements "
+            f"wrong, from the corner (row 0, column 0) on: wrong along the image's border? "
+            f"{ex.hints.get('edge') or GENERIC['border']}"
+        )
+        other = ex.hints.get("wrong")
+        return text + (f". If not: {other}" if other else "")
     size, run, _ = failed[0]
     fb = first_bad(run.doc.get("check") or {}) or case_message(run, lab.correctness_timeout_s)
     if passed:
@@ -558,6 +599,7 @@ def exercise_summary(
 _HIDDEN_TEXT = {
     "not_implemented": "nothing written: every output element still holds the poison pattern",
     "edge": "wrong output along the last rows or columns (a partial last tile)",
+    "border": "wrong output from the corner on, at most half of it: the border rule?",
     "wrong": "wrong output",
     "crash": "the run crashed",
     "launch": "a kernel launch failed",
@@ -588,6 +630,8 @@ def hidden_summary(lab: Lab, ex: Exercise, failed: list[CaseRun]) -> str:
     found = broken_limit(launch_record(failed[0])) if k in ("launch", "cuda") else None
     if found:
         advice = LIMIT_ADVICE[found[0]]
+    elif key == "border":  # the lab's border rule is its edge hint
+        advice = ex.hints.get("edge") or GENERIC["border"]
     elif key == "wrong":
         advice = ex.hints.get("wrong") or (
             "the hidden cases use sizes the public ones do not: make sure the kernel handles "

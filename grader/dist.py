@@ -17,7 +17,23 @@ out too:
   solution's kernels and their memory spaces (the project is to choose those);
 - ``.ci/``: the course's CI scripts;
 - ``labs/<lab>/hidden.toml``: the instructor-only correctness cases (docs/protocol.md,
-  "Manifest").
+  "Manifest");
+- every dated session folder of ``bench/`` (``bench/<card>-<YYYY-MM-DD>…/``, e.g.
+  ``bench/h200-2026-12-02-session6/``): the raw records of GPU sessions, which hold grading
+  logs and reports of the reference solutions (lab 3.5's name its kernels and design),
+  of the known-bad fixtures and of the alternatives, with their verdicts. The rule is the
+  folder's name, not its contents, so a new session is left out without a list to keep.
+  ``bench/h200.md`` (the summary the handouts cite), bench's scripts and
+  ``bench/throughput/`` ship; a handout citing a session folder says it is in the
+  instructors' repository only;
+- ``grader/tests/data/``: GPU output recorded from the known-bad fixtures, the alternatives
+  and the solutions (compute-sanitizer reports naming their kernels and source lines, lab
+  3.5's the reference's design; Nsight Compute counters), named after the fixtures; the
+  tests that read it skip where it is absent.
+
+The last two are not in ``EXCLUDED``, which the grader's sandbox also hides from a
+submission's runs (grader/sandbox.py); the release leaves them out all the same
+(``excluded``).
 
 The tarball (``build/dist/cuda-memory-labs-student.tar.gz`` by default) holds the files
 under ``cuda-memory-labs/`` and is deterministic, so that two releases of the same tree
@@ -30,6 +46,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import subprocess
 import tarfile
 from pathlib import Path
@@ -50,12 +67,18 @@ EXCLUDED = (
     ".ci/",
 )
 EXCLUDED_FILES = (f"labs/*/{manifest.HIDDEN_FILE}",)  # shown with EXCLUDED in messages
+# records of GPU sessions and of known-bad fixtures' runs (shown with EXCLUDED in messages)
+EXCLUDED_RECORDS = ("bench/<card>-<YYYY-MM-DD>*/", "grader/tests/data/")
+_SESSION_FOLDER = re.compile(r"bench/[a-z][a-z0-9]*-\d{4}-\d{2}-\d{2}[^/]*/")
+_RECORD_FOLDERS = ("grader/tests/data/",)
 _WALK_SKIP = {".git", "build", "__pycache__", ".pytest_cache", ".whl", ".debs", "grader-out"}
 
 
 def excluded(name: str) -> bool:
     """Whether the repository path ``name`` (with ``/``) stays out of the student release."""
-    if any(name == d.rstrip("/") or name.startswith(d) for d in EXCLUDED):
+    if any(name == d.rstrip("/") or name.startswith(d) for d in EXCLUDED + _RECORD_FOLDERS):
+        return True
+    if _SESSION_FOLDER.match(name + "/"):  # the folder itself or anything under it
         return True
     return is_hidden_cases(name)
 
@@ -157,7 +180,7 @@ def dist_student(root: Path, out: str | None, stream) -> int:
     names = build(root, path)
     print(
         f"wrote {manifest.display_path(path)}: {len(names)} files "
-        f"(without {', '.join(EXCLUDED + EXCLUDED_FILES)})",
+        f"(without {', '.join(EXCLUDED + EXCLUDED_FILES + EXCLUDED_RECORDS)})",
         file=stream,
     )
     notice = untracked_notice(root)

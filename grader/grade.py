@@ -441,8 +441,12 @@ class Grading:
             self.step("assemble", Status.FAILED, asm.problems)
             _zero_all(self.results, "; ".join(asm.problems))
             return
-        files = ", ".join(self.lab.student_files)
-        self.step("assemble", Status.PASSED, [f"student files: {files}", *self._ignored()])
+        # the files taken: a report that was not (missing, a link, too big) is not listed,
+        # and the line after says why (its own section, below, says it too)
+        report = self.lab.report.file if self.lab.report and asm.report_problem else None
+        files = ", ".join(f for f in self.lab.student_files if f != report)
+        taken = [f"student files: {files}"] + ([asm.report_problem] if report else [])
+        self.step("assemble", Status.PASSED, [*taken, *self._ignored()])
         self.strip_paths = [str(asm.src), str(asm.src.resolve())]
 
         nvcc = tools.find("nvcc")
@@ -771,15 +775,18 @@ class Grading:
 
     def _report_without_a_gpu(self) -> None:
         """A report filled in but for sections that say "not measured: no GPU"
-        (``writeup.waits_for_gpu``), graded where no GPU ran the submission (the device
-        step not run: none here, or one too old for the build): its points wait for a GPU,
-        as the template and the handout promise, instead of being lost. Where a GPU ran,
-        the sections' figures were there to measure, and the points stay lost."""
+        (``writeup.waits_for_gpu``), graded where no GPU ran the submission: none here, one
+        too old for the build, or a submission that never reached one (a failed build or
+        symbol check, a lab binary that failed at start-up). No figure of it exists, so its
+        points wait for a GPU, as the template and the handout promise, instead of being
+        lost. Where a GPU ran it (the device step passed), the sections' figures were there
+        to measure, and the points stay lost."""
         result = self.grade.report
         if result is None or not writeup.waits_for_gpu(result.sections):
             return
         waiting = [r["heading"] for r in result.sections if r["status"] == "not_measured"]
-        if any(st.name == "device" and st.status == Status.NOT_RUN for st in self.grade.steps):
+        ran = any(st.name == "device" and st.status == Status.PASSED for st in self.grade.steps)
+        if not ran:
             result.status = Status.NOT_RUN
             result.info = (
                 f"{len(result.sections)} of {len(result.sections)} sections written; the "

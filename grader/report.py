@@ -82,10 +82,12 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
       ],
       "report": null | {"file": "REPORT.md", "points": 2.0 | 0.0, "max": 2,
                  "status": "passed" | "failed", "info": "all 7 sections filled in, ..",
-                 "messages": ["REPORT.md: section '## 4. Roofline table' quotes no number ..."],
+                 "messages": ["REPORT.md: section '## 4. Roofline table' quotes no measured "
+                              "figure ..."],
                  "sections": [{"heading": "## 1. GPU and method",
                                "status": "ok" | "missing" | "out_of_order" | "empty" |
-                                         "template" | "no_number" | "not_checked"}],
+                                         "template" | "no_number" | "not_measured" |
+                                         "not_checked"}],
                  "manual": {"max": 8, "points": null, "status": "pending manual review"}},
       "total": 58.5, "max": 60,          # automatic points only
       "final": true,                     # false: some automatic points are pending (no GPU,

@@ -15,13 +15,25 @@ nothing):
 - each section holds text of the student's own: a line that is none of the template's lines
   of that section (lines are compared without white space, case or a list or quote marker;
   a line with no letter or digit, such as a table rule, is no text);
-- each section named in ``need_numbers`` quotes a number that is not one of the template's
-  section (so a table row label "1 resample" or a size "8192 x 8192" kept from the template
-  is no figure of the student's). A number is digits not glued to a letter, ``_`` or ``.``
-  before them: "H200" and "sm_90" are not numbers, "1.31x", "410 GB/s" and "95 %" are.
-  Such a section that says "not measured: no GPU" instead (what the template asks of a
-  student without one) is ``not_measured``: where that is all that is missing and the
-  grading itself had no GPU, the points wait for one (``waits_for_gpu``, grader.grade).
+- each section named in ``need_numbers`` quotes a measured figure of the student's: a
+  number (digits not glued to a letter, ``_`` or ``.`` before them: "H200" and "sm_90" are
+  none) that is not one of the template's section (so a table row label "1 resample" or a
+  size "8192 x 8192" kept from the template is no figure of the student's) and that is a
+  measurement, not a count or a size:
+
+  - followed by a unit of time, bandwidth, throughput or ratio, or of the accuracy the
+    report asks for (``_UNIT``: "0.59 ms", "410 GB/s", "95 %", "1.31x", "84.7 dB", "0.5 grey
+    levels"; an "x" before another number is a size, "8192 x 8192"), or
+  - after the name of a metric, at most two words before it (``_METRICS``: "ratio 9.3",
+    "`pct_of_copy` = 2.7", "PSNR of 84.7", "max_abs_err 0.505"), or
+  - in a table cell whose column heading names a unit or a metric ("| naive GB/s |",
+    "| speed-up |": the roofline table's numbers are bare).
+
+  "4 bytes per pixel", "25 reps", "132 SMs" and "CUDA 13.0" are no figures (a student's
+  trial: any digit counted). Such a section that says "not measured: no GPU" instead (what
+  the template asks of a student without one) is ``not_measured``: where that is all that is
+  missing and no GPU ran the submission, the points wait for one (``waits_for_gpu``,
+  grader.grade).
 
 A section runs from its heading to the next heading of the same or a higher level (fewer
 ``#``), or to the next listed heading. Lines inside fenced code blocks are never headings. A
@@ -55,6 +67,21 @@ class ReportSpec(Protocol):
 MAX_TEMPLATE_BYTES = 1024 * 1024
 # digits with an optional decimal part or thousands groups, not glued to a letter, "_" or "."
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+# a measurement's unit right after a number (matched at the number's end: no backtracking over
+# the line); "x" or "×" before another number is a size (8192 x 8192), not a ratio
+_UNIT = re.compile(
+    r" {0,2}(?:%|[x×](?![a-z0-9]| {0,2}\d)|(?:[µμu]s|ms|ns|s|secs?|seconds?|milliseconds?"
+    r"|microseconds?|[kmgt]i?b/s|[gt]bps|[gt]flop/s|[gt]flops|db|gr[ae]y levels?)"
+    r"(?![a-z0-9]))",
+    re.IGNORECASE,
+)
+# names of measured quantities: a number at most two words after one is a figure (the run
+# document's keys, timing.ratio, metrics.pct_of_copy, check.max_abs_err, and their words)
+_METRICS = (
+    "ratio", "speed-up", "speedup", "pct_of_copy", "psnr", "psnr_db", "max_abs_err", "err",
+    "error", "median_ms", "p10_ms", "p90_ms", "gbps", "copy_gbps", "baseline_gbps",
+)
+_TOKEN_MARKS = "`*_:=()[]{},;≈~'\""
 _EMPHASIS = str.maketrans("", "", "*_`")
 _FENCES = ("```", "~~~")
 _LINE_MARKERS = "-*+>#|"  # list, quote, heading and table-edge marks before a line's text
@@ -226,7 +253,7 @@ def check(spec: ReportSpec, data: bytes | None, problem: str | None = None) -> C
                 status = "template"
             elif key in numbers:
                 given = set(_NUMBER.findall("\n".join(t_body)))
-                if not set(_NUMBER.findall("\n".join(body))) - given:
+                if not _figures(body) - given:
                     own = [b for b in body if _content(b) not in t_lines]  # not the template's
                     status = "not_measured" if _says_not_measured(own) else "no_number"
         out.sections.append({"heading": heading, "status": status})
@@ -239,10 +266,55 @@ def check(spec: ReportSpec, data: bytes | None, problem: str | None = None) -> C
     if out.passed:
         out.info = f"all {n_ok} sections filled in"
         if numbers:
-            out.info += f", numbers quoted in the {len(numbers)} that need them"
+            out.info += f", measured figures quoted in the {len(numbers)} that need them"
     else:
         out.info = f"{n_ok} of {len(out.sections)} sections filled in"
     return out
+
+
+def _names_a_measure(text: str, units: bool = True) -> bool:
+    """Whether ``text`` (a few words) names a metric, or with ``units`` a unit too (a table
+    column's heading; a unit BEFORE a number makes no figure of it: "4096 x 4096")."""
+    for token in text.casefold().split():
+        word = token.strip(_TOKEN_MARKS)
+        if any(word.endswith(m) for m in _METRICS) or (units and _UNIT.fullmatch(word)):
+            return True
+    return False
+
+
+def _table_cells(line: str) -> list[str] | None:
+    """The cells of a Markdown table row (``| a | b |``), else None."""
+    s = line.strip()
+    if not s.startswith("|"):
+        return None
+    return [c.strip() for c in s.strip("|").split("|")]
+
+
+def _is_table_rule(cells: list[str] | None) -> bool:
+    return bool(cells) and all(c and set(c) <= set("-: ") for c in cells)
+
+
+def _figures(lines: list[str]) -> set[str]:
+    """The numbers of ``lines`` that are measured figures (the module's docstring): with a
+    unit after them, a metric's name before them, or in a table column headed by either."""
+    found: set[str] = set()
+    measured_columns: set[int] = set()  # of the table being read: headed by a unit or metric
+    for i, line in enumerate(lines):
+        cells = _table_cells(line)
+        if cells is None:
+            measured_columns = set()
+        elif i + 1 < len(lines) and _is_table_rule(_table_cells(lines[i + 1])):
+            measured_columns = {j for j, c in enumerate(cells) if _names_a_measure(c)}
+            continue  # a heading row holds no figures
+        elif not _is_table_rule(cells):
+            for j, cell in enumerate(cells):
+                if j in measured_columns:
+                    found.update(_NUMBER.findall(cell))
+        for m in _NUMBER.finditer(line):
+            before = line[max(0, m.start() - 40) : m.start()].split()[-2:]
+            if _UNIT.match(line, m.end()) or _names_a_measure(" ".join(before), units=False):
+                found.add(m.group())
+    return found
 
 
 def _says_not_measured(lines: list[str]) -> bool:
@@ -279,6 +351,9 @@ _SAYS = {
     "out_of_order": "is out of order: keep the template's order of sections",
     "empty": "is empty",
     "template": "still holds only the template's text: write your own",
-    "no_number": "quotes no number of yours: give the measured figures",
+    "no_number": (
+        "quotes no measured figure of yours: give the figures with their units (ms, GB/s, %, "
+        "x, dB) or the metric they are (ratio, pct_of_copy, psnr_db)"
+    ),
     "not_measured": f"says 'not measured: no GPU': {_WAITS}",
 }

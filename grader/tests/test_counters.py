@@ -16,6 +16,8 @@ RECORDED = Path(__file__).parent / "data" / "ncu"
 
 
 def recorded(name: str) -> counters.Counters:
+    if not RECORDED.is_dir():  # the student release leaves the recordings out (grader/dist.py)
+        pytest.skip("recorded from solutions and fixtures: in the instructors' repository only")
     c = counters.parse_csv((RECORDED / f"{name}.csv").read_text())
     assert c is not None
     return c

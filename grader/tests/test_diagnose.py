@@ -604,3 +604,83 @@ def test_real_compiler_messages_about_constant_memory_are_explained(tmp_path):
     shown = build.failure_summary(log, tmp_path, tmp_path)
     assert shown[-1].startswith(f"=> {TOO_BIG_MARK}, and this file's __constant__ variables "
                                 "take 65540 bytes, 4 too many"), shown
+
+
+# -- a wrong border rule (lab 3.5: a zero-padded blur halo) ------------------------------
+
+LAB35 = manifest.load(REPO / "labs" / "3.5-project")
+BLUR = LAB35.exercise("gaussian_blur")
+
+
+def check_of_map(bad: list[list[bool]]) -> dict:
+    """The run document's ``check`` of a mismatch map (True: a wrong element), as the
+    harness's comparison writes it: a row-major scan, the first bad element and the
+    bounding box of all of them (common/cml_compare.c)."""
+    rows, cols = len(bad), len(bad[0])
+    cells = [(r, c) for r in range(rows) for c in range(cols) if bad[r][c]]
+    out = check(rows, cols, len(cells))
+    if cells:
+        r, c = cells[0]
+        out["first_bad"] = {"index": r * cols + c, "row": r, "col": c, "expected": 120.5,
+                            "got": 80.25, "tol": 1e-3, "unwritten": False}
+        out["bad_box"] = box(min(r for r, _ in cells), max(r for r, _ in cells),
+                             min(c for _, c in cells), max(c for _, c in cells))
+    return out
+
+
+def mismatch(rows: int, cols: int, wrong) -> dict:
+    return check_of_map([[bool(wrong(r, c)) for c in range(cols)] for r in range(rows)])
+
+
+def near_border(rows: int, cols: int, radius: int):
+    """The pixels a zero-padded halo of ``radius`` gets wrong: those within it of a side."""
+    return lambda r, c: min(r, c, rows - 1 - r, cols - 1 - c) < radius
+
+
+def blur_runs(wrong_of_size) -> list:
+    """gaussian_blur's cases, each run's check made from a mismatch map."""
+    runs = []
+    for size in ((1, 1, 1), (33, 31, 4), (257, 129, 9), (2048, 64, 1)):
+        w, h, r1 = size
+        c = mismatch(h, w, wrong_of_size(h, w, r1 - 1))
+        status = "wrong" if c["n_bad"] else "ok"
+        runs.append((size, run_of(doc(status=status, size=size, check=c))))
+    return runs
+
+
+def test_a_border_only_error_leads_with_the_edge_hint():
+    """A zero-padded blur halo: every output within the radius of a side is wrong (radius 0
+    passes). The summary leads with lab 3.5's edge hint (its border rule), not with the
+    weights' upload, and still gives the general hint after it."""
+    runs = blur_runs(lambda h, w, r: near_border(h, w, r))
+    assert [diagnose.kind(run) for _, run in runs] == ["ok", "border", "border", "ok"]
+    summary = diagnose.exercise_summary(LAB35, BLUR, runs)
+    assert summary.startswith(
+        "gaussian_blur: 2 of 4 sizes wrong (33×31×4, 257×129×9); at 33×31×4: 348 of 1023 "
+    ), summary
+    lead, rest = summary.split(": wrong along the image's border? ", 1)
+    assert rest.startswith(BLUR.hints["edge"]), summary
+    assert rest.index(BLUR.hints["edge"]) < rest.index(BLUR.hints["wrong"]), summary
+    assert "from the corner (row 0, column 0)" in lead
+    # a hidden case of the same kind gets the border rule too, without its size
+    text = diagnose.hidden_summary(LAB35, BLUR, [runs[1][1]])
+    assert text.endswith(BLUR.hints["edge"]) and "33" not in text
+
+
+def test_errors_everywhere_or_scattered_are_no_border():
+    """Weights not uploaded: every pixel wrong (the weights' hint leads). A race: a few
+    pixels here and there, the first not at the corner. A wrong right edge: a partial
+    tile's band (``edge``)."""
+    everywhere = blur_runs(lambda h, w, r: lambda y, x: r > 0)
+    assert [diagnose.kind(run) for _, run in everywhere][1:3] == ["wrong", "wrong"]
+    summary = diagnose.exercise_summary(LAB35, BLUR, everywhere)
+    assert BLUR.hints["wrong"] in summary and BLUR.hints["edge"] not in summary
+    scattered = mismatch(129, 257, lambda y, x: (y * 257 + x) % 97 == 5)
+    assert diagnose.kind(run_of(doc(check=scattered))) == "wrong"
+    right = mismatch(129, 257, lambda y, x: x >= 240)
+    assert diagnose.kind(run_of(doc(check=right))) == "edge"
+    # a border error on most of a small image (more than half wrong) stays "wrong"
+    small = mismatch(17, 31, near_border(17, 31, 8))
+    assert diagnose.kind(run_of(doc(check=small))) == "wrong"
+    # one row or one column has no corner to start from
+    assert not diagnose.is_border(mismatch(1, 100, lambda y, x: x < 3))

@@ -4,6 +4,7 @@ the extracted copy, which has no solutions/."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tarfile
@@ -120,8 +121,17 @@ def test_excluded():
     assert dist.excluded("bench/roof/lab33_variants.cu")
     assert dist.excluded("bench/h200-2026-11-29-lab35/first-run/u8.txt")
     assert dist.excluded(".ci/run")
+    # GPU sessions' records and the fixtures' recorded output
+    assert dist.excluded("bench/h200-2026-12-02-session6/g22/grade-3.5.log")
+    assert dist.excluded(
+        "bench/h200-2026-12-02-session11/g47/reports/3.5-project-sobel_no_barrier.txt"
+    )
+    assert dist.excluded("bench/h100-2027-01-10-session1/README.md")  # a session to come
+    assert dist.excluded("grader/tests/data/racecheck/3.5-project-sobel_no_barrier-hazard.log")
     assert not dist.excluded("labs/3.3-tiling/kernels.cu")
     assert not dist.excluded("grader/tests/fakelab/solutions/9.1-fake/kernels.cu")
+    for shipped in ("bench/h200.md", "bench/calibrate.py", "bench/throughput/lock_trace.py"):
+        assert not dist.excluded(shipped), shipped
 
 
 def test_files_git_does_not_track_are_left_out_and_named(tmp_path, capsys):
@@ -143,3 +153,59 @@ def test_files_git_does_not_track_are_left_out_and_named(tmp_path, capsys):
     assert "left out 1 file(s) git does not track: subs/alice/kernels.cu" in out
     with tarfile.open(tmp_path / "r.tar.gz") as tar:
         assert tar.getnames() == [f"{dist.PREFIX}/README.md"]
+
+
+# A kernel a solution defines: ``__global__ void [__launch_bounds__(...)] name(``.
+_KERNEL = re.compile(r"__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\(")
+
+
+def solution_only_kernels() -> dict[str, str]:
+    """{kernel: lab} of the kernels a reference solution defines that its lab's folder
+    (skeleton, harness, headers, manifest) never names: lab 3.5's students choose their own
+    kernels, so the reference's names and design are part of the answer."""
+    found = {}
+    for sol in sorted((REPO / "solutions").iterdir()):
+        lab = REPO / "labs" / sol.name
+        known = " ".join(
+            p.read_text(errors="replace") for p in lab.rglob("*")
+            if p.is_file() and p.suffix in (".cu", ".cuh", ".c", ".h", ".toml", ".md")
+        )
+        for src in sol.glob("*.cu"):
+            for name in _KERNEL.findall(src.read_text()):
+                if not re.search(rf"\b{name}\b", known):
+                    found[name] = sol.name
+    return found
+
+
+def fixture_names() -> set[str]:
+    """``<lab>-<name>`` of every known-bad fixture and alternative: what the reports and
+    recordings of their runs are named after."""
+    tests = REPO / "grader" / "tests"
+    return {
+        f"{p.parent.name}-{p.stem}"
+        for kind in ("known_bad", "alternatives")
+        for p in (tests / kind).glob("*/*.toml")
+    }
+
+
+def test_no_solution_material_elsewhere(release):
+    """A student's trial of lab 3.5 found the release's bench/ session folders holding a
+    grading log that names the reference's kernels and design, and reports of the known-bad
+    submissions with their verdicts. No released file may hold a path under solutions/ or a
+    fixture folder, a name of a kernel only a reference solution defines, or a report or
+    recording named after a known-bad fixture or an alternative."""
+    _, members = release
+    kernels, fixtures = solution_only_kernels(), fixture_names()
+    assert "3.5-project" in kernels.values() and fixtures  # the check has something to find
+    leaks = []
+    for name, data in members.items():
+        parts = name.split("/")
+        if parts[0] == "solutions" or {"known_bad", "alternatives", "variants"} & set(parts):
+            leaks.append(f"{name}: a solution or fixture folder")
+        leaks += [f"{name}: named after the fixture {f}" for f in fixtures if f in name]
+        text = data.decode("utf-8", errors="replace")
+        leaks += [
+            f"{name}: names {k}, a kernel of solutions/{lab} only"
+            for k, lab in kernels.items() if re.search(rf"\b{k}\b", text)
+        ]
+    assert not leaks, "\n".join(leaks[:20])

@@ -169,6 +169,8 @@ RECORDED = Path(__file__).parent / "data" / "racecheck"  # H200, CUDA 13.0, 2026
     ],
 )
 def test_the_hazard_report_names_the_race_the_default_report_does_not(fixture, kind):
+    if not RECORDED.is_dir():  # the student release leaves the recordings out (grader/dist.py)
+        pytest.skip("recorded from known-bad fixtures: in the instructors' repository only")
     analysis = (RECORDED / f"{fixture}-analysis.log").read_text()
     hazard = (RECORDED / f"{fixture}-hazard.log").read_text()
     # the default report: "Race reported between Write access ... and Read access ..." for

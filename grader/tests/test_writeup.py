@@ -15,7 +15,7 @@ import pytest
 from grader import batch, gradescope, manifest, report, scoring, writeup
 from grader.errors import GraderError
 from grader.results import ExerciseResult, Grade, Part, ReportResult
-from helpers import FAKELAB
+from helpers import FAKELAB, REPO
 
 TEMPLATE = """# Fake lab report
 
@@ -54,7 +54,7 @@ WITH_REPORT = BASE.replace('["kernels.cu"]', '["kernels.cu", "REPORT.md"]') + RE
 FILLED = (
     TEMPLATE.replace(
         "- GPU (name, as the grader prints it):",
-        "- GPU (name, as the grader prints it): Fake GPU, 25 timed repetitions",
+        "- GPU (name, as the grader prints it): Fake GPU, 25 timed repetitions of 0.42 ms",
     )
     .replace("| 1 in  |       |     |", "| 1 in  | shared | each value is read 9 times |")
     .replace("what bought it.", "what bought it.\n\nMine runs 2.5x the naive kernel.")
@@ -264,7 +264,7 @@ def test_complete_report_passes(spec):
     found = check(spec, FILLED)
     assert found.passed, found.messages
     assert statuses(found) == ["ok", "ok", "ok"]
-    assert found.info == "all 3 sections filled in, numbers quoted in the 2 that need them"
+    assert found.info == "all 3 sections filled in, measured figures quoted in the 2 that need them"
 
 
 def test_untouched_template_fails_with_one_message(spec):
@@ -306,15 +306,18 @@ def test_template_lines_deleted_is_empty(spec):
 def test_section_without_a_number(spec):
     found = check(spec, FILLED.replace("Mine runs 2.5x the naive kernel.", "Mine is faster."))
     assert found.messages == [
-        "REPORT.md: section '## 3. Speed-up' quotes no number of yours: give the measured "
-        "figures"
+        "REPORT.md: section '## 3. Speed-up' quotes no measured figure of yours: give the "
+        "figures with their units (ms, GB/s, %, x, dB) or the metric they are (ratio, "
+        "pct_of_copy, psnr_db)"
     ]
     assert statuses(found) == ["ok", "ok", "no_number"]
 
 
 def test_template_numbers_and_glued_digits_are_no_numbers(spec):
     # "128" is the template's, even quoted again; "H200", "sm_90" and "v2" are names
-    text = FILLED.replace("Fake GPU, 25 timed repetitions", "an H200, sm_90 build, method v2")
+    text = FILLED.replace(
+        "Fake GPU, 25 timed repetitions of 0.42 ms", "an H200, sm_90 build, method v2"
+    )
     text = text.replace("Mine runs 2.5x the naive kernel.", "Still 128 x 128, and faster.")
     assert statuses(check(spec, text)) == ["no_number", "ok", "no_number"]
     # a section without need_numbers may do without
@@ -613,8 +616,69 @@ def test_not_measured_is_the_students_own_line(tmp_path, line, waits):
     spec = manifest.load(lab).report
     text = FILLED.replace(
         "- How you measured:", "- How you measured:\n- No GPU? Write `not measured: no GPU`."
-    ).replace("- GPU (name, as the grader prints it): Fake GPU, 25 timed repetitions", line)
+    ).replace(
+        "- GPU (name, as the grader prints it): Fake GPU, 25 timed repetitions of 0.42 ms", line
+    )
     found = writeup.check(spec, text.encode())
     first = found.sections[0]["status"]
     assert first == ("not_measured" if waits else "no_number"), found.sections
     assert writeup.waits_for_gpu(found.sections) == waits
+
+
+# -- a measured figure, not any digit (a student's trial: "4 bytes per pixel" counted) ------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Mine takes 0.59 ms.", "Mine takes 120 µs.", "Mine takes 120 us.", "410 GB/s.",
+        "95 % of the copy.", "95% of the copy.", "It runs 1.31x the naive one.", "2.5× faster.",
+        "PSNR 84.7 dB.", "The largest error is 0.5 grey levels.", "The ratio is 9.3.",
+        "`timing.ratio`: 9.3", "`pct_of_copy` = 2.7", "PSNR of 84.7", "max_abs_err 0.505",
+        "| kernel | GB/s |\n|---|---:|\n| mine | 410 |",
+        "| kernel | speed-up |\n|---|---|\n| mine | 2.5 |",
+    ],
+)
+def test_a_measured_figure_fills_a_section(spec, answer):
+    found = check(spec, FILLED.replace("Mine runs 2.5x the naive kernel.", answer))
+    assert statuses(found) == ["ok", "ok", "ok"], (answer, found.messages)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "It saves 4 bytes per pixel.", "I timed it at 4096 x 4096 and 4096 × 4096.",
+        "25 reps on 132 SMs with CUDA 13.0.", "Two stages fused: 3 kernels instead of 5.",
+        "| kernel | bytes per pixel |\n|---|---|\n| mine | 9 |",  # a column of no measure
+        # the table ended: pipes in a later paragraph are no cells of its GB/s column
+        "| kernel | GB/s |\n|---|---|\n| mine | fast |\n\nThen:\n| mine | 9 |",
+    ],
+)
+def test_counts_and_sizes_are_no_figures(spec, answer):
+    found = check(spec, FILLED.replace("Mine runs 2.5x the naive kernel.", answer))
+    assert statuses(found) == ["ok", "ok", "no_number"], (answer, found.messages)
+    assert "quotes no measured figure of yours" in found.messages[0]
+
+
+LAB35 = REPO / "labs" / "3.5-project"
+SOLUTION35 = REPO / "solutions" / "3.5-project" / "REPORT.md"
+
+
+def test_lab_35s_reference_report_is_filled_in_and_the_template_not():
+    """The filled-in example report (solutions/3.5-project/REPORT.md) passes the check that
+    selfcheck runs on a GPU, here without one; the template does not, and neither does the
+    example with every figure of sections 4 to 7 reduced to a bare count."""
+    if not SOLUTION35.is_file():
+        pytest.skip("no solutions/ in this copy: it is a student release")
+    spec35 = manifest.load(LAB35).report
+    assert "## 1. GPU and method" not in spec35.need_numbers  # asks for no measurement
+    text = SOLUTION35.read_text()
+    found = check(spec35, text)
+    assert found.passed, found.messages
+    assert not check(spec35, spec35.template_text).passed
+    # sections 4 to 7, each line replaced by a line of counts and sizes
+    head, tail = text.split("## 4. Roofline table", 1)
+    counts = "the result: 4 bytes per pixel, 3 kernels, at 8192 x 8192."
+    lines = [ln if ln.startswith("## ") or not ln.strip() else counts for ln in tail.splitlines()]
+    found = check(spec35, head + "## 4. Roofline table" + "\n".join(lines))
+    assert [r["status"] for r in found.sections][3:] == ["no_number"] * 4, found.sections

@@ -82,10 +82,11 @@ def test_missing_report_costs_only_its_points(report_root, fake_gpu, capsys, tmp
     sub = submission(tmp_path / "sub", kernels(report_root))  # kernels.cu only
     code, out, rep, gs = grade(capsys, report_root, sub, tmp_path)
     assert code == 1, out
+    # the files taken: not the missing report (a student's trial found it listed)
     assert rep["steps"][0] == {
         "name": "assemble",
         "status": "passed",
-        "messages": ["student files: kernels.cu, REPORT.md"],
+        "messages": ["student files: kernels.cu", "missing REPORT.md in submission"],
     }
     assert [ex["total"] for ex in rep["exercises"]] == [14, 3]
     assert rep["report"]["points"] == 0
@@ -118,7 +119,7 @@ def test_complete_report_without_a_device_is_3(report_root, capsys, tmp_path):
 
 
 NOT_MEASURED = FILLED.replace(
-    "- GPU (name, as the grader prints it): Fake GPU, 25 timed repetitions",
+    "- GPU (name, as the grader prints it): Fake GPU, 25 timed repetitions of 0.42 ms",
     "- GPU (name, as the grader prints it): not measured: no GPU",
 ).replace("Mine runs 2.5x the naive kernel.", "Not measured:  no GPU yet.")
 
@@ -157,7 +158,29 @@ def test_not_measured_without_a_device_waits_and_with_one_is_lost(
     (sub / "REPORT.md").write_text(NOT_MEASURED.replace("Not measured:  no GPU yet.", "Fast."))
     monkeypatch.delenv("FAKE_GPU")
     code, out, rep, _ = grade(capsys, report_root, sub, tmp_path)
-    assert rep["report"]["points"] == 0 and "quotes no number of yours" in out, out
+    assert rep["report"]["points"] == 0 and "quotes no measured figure of yours" in out, out
+
+
+@pytest.mark.parametrize("gpu", [False, True], ids=["no GPU", "a GPU"])
+def test_not_measured_waits_when_the_build_failed(report_root, capsys, tmp_path, monkeypatch, gpu):
+    """A build that fails runs nothing, so no figure of this submission exists, GPU or not:
+    the template's "not measured: no GPU" is accepted (the points wait for a run), never
+    answered with "give the figures of this run" (a student's trial on a machine without a
+    GPU, whose build failed)."""
+    if gpu:
+        monkeypatch.setenv("FAKE_GPU", "1")
+        monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    broken = kernels(report_root).replace("*speed = 2.5;", "*speed = 2.5 +;")
+    assert broken != kernels(report_root)
+    sub = submission(tmp_path / "sub", broken)
+    (sub / "REPORT.md").write_text(NOT_MEASURED)
+    code, out, rep, _ = grade(capsys, report_root, sub, tmp_path)
+    assert step_statuses(rep)["build"] == "failed", out
+    assert "device" not in step_statuses(rep)
+    assert code == 1, out  # the build's loss is certain
+    assert rep["report"]["status"] == "not_run" and rep["report"]["points"] is None, rep["report"]
+    assert "its figures wait for a run on a GPU" in out, out
+    assert "give the figures of this run" not in out, out
 
 
 @pytest.mark.parametrize(

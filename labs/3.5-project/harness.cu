@@ -4,7 +4,8 @@
  *
  * The course driver (common/cml_lab.h) owns the command line, poisoning the output, the launch
  * checks, the comparison, the timing and the JSON run document (docs/protocol.md). This file
- * describes the lab's five exercises to it (README.md says how they are graded):
+ * describes the lab's five exercises to it (how they are graded: handouts/3.5-project.md,
+ * "What is graded"):
  *   resample_bilinear  [src_w, src_h, dst_w, dst_h]   random uint8       vs resample_naive
  *   gaussian_blur      [width, height, radius + 1]    float in [0, 255)  vs gaussian_blur_naive
  *   sobel_magnitude    [width, height]                float in [0, 255)  vs sobel_naive

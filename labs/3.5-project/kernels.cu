@@ -101,11 +101,15 @@ extern "C" void resample_bilinear(const unsigned char *d_src, int src_w, int src
  * 3.5b  Stage 2: separable Gaussian blur
  *
  * TODO(3.5b): (1) put the weights in __constant__ memory (every thread of a warp reads w[k] at
- *   the same k: one broadcast), uploaded with cudaMemcpyToSymbolAsync; (2) load a tile of the
- *   image plus a halo of `radius` pixels on each side into shared memory once, and read the
- *   2r + 1 taps from there (__syncthreads() between the load and the reads); (3) map
- *   threadIdx.x to x in BOTH passes, so that a warp's loads are 32 consecutive floats
- *   (coalesced). Tiles at the image's edges: clamp the halo's indices to the image.
+ *   the same k: one broadcast). The starting code already uploads them with
+ *   cudaMemcpyToSymbolAsync, but into g_blur_weights, a __device__ array: GLOBAL memory. The
+ *   change is its declaration, __device__ -> __constant__; the same call then fills constant
+ *   memory (pass the variable itself, as it does: not its address, not its name in quotes);
+ *   (2) load a tile of the image plus a halo of `radius` pixels on each side into shared
+ *   memory once, and read the 2r + 1 taps from there (__syncthreads() between the load and
+ *   the reads); (3) map threadIdx.x to x in BOTH passes, so that a warp's loads are 32
+ *   consecutive floats (coalesced). Tiles at the image's edges: clamp the halo's indices to
+ *   the image.
  */
 __global__ void blur_rows_kernel(const float *in, float *out, int width, int height, int radius) {
     const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -215,6 +219,17 @@ extern "C" void gradient_to_u8(const float *d_in, unsigned char *d_out, int widt
  * TODO(3.5e): the four stages one after the other write and re-read three float images of
  *   dst_w * dst_h * 4 bytes each. Measure each stage (REPORT.md's roofline table), then decide
  *   what to fuse: a stage whose output is only read by the next one can often keep it on chip.
+ *   Only d_dst is checked and timed. Rules for fused kernels (the handout, section 7):
+ *   - No races between blocks: the blocks of one launch run in no fixed order, so a block must
+ *     never read what another block of the same launch writes (a neighbour's blurred pixels in
+ *     d_scratch, say). Recompute the halo inside each block, or end the launch and read it in
+ *     the next. Such a race can pass small images and fail large ones.
+ *   - d_scratch (three float images of dst_w * dst_h) is for a partly fused pipeline: the
+ *     intermediates handed from one launch to the next. A fully fused one needs none of it.
+ *   - Clamp every stage at its own image: the Sobel reads the BLURRED image at the clamped
+ *     pixel (row -1 is row 0 of the blurred image, not the blur evaluated above the image), and
+ *     the blur reads R at the clamped pixel (R at column -3 is R at column 0).
+ *   - Keep every stage launcher working alone: the stage exercises call them one by one.
  */
 extern "C" void image_pipeline(const unsigned char *d_src, int src_w, int src_h,
                                unsigned char *d_dst, int dst_w, int dst_h, const float *h_weights,
