@@ -843,8 +843,8 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
 
     double *samples = calloc((size_t)N_CONTENDERS * (size_t)reps, sizeof(double));
     double warm[N_CONTENDERS];
-    if (!samples) {
-        return GONE;
+    if (!samples) { /* the judge's own host memory: never GONE, the student's process's end */
+        cml_lab_fail_host("out of host memory for the timing's samples", __FILE__, __LINE__);
     }
     const int verified = (int)cml_rng_below(&j->secret, (uint64_t)reps);
     judged->verified_rep = verified;
