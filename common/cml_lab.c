@@ -606,19 +606,30 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
     exit(CML_EXIT_FAILED);
 }
 
-void cml_lab_fail_host(const char *message, const char *file, int line) {
+/* A failure of the driver's that is no CUDA call's (cml_lab_fail_host, cml_lab_fail_harness):
+ * status "error", `kind`, `message`, where file:line, expr null; for the student's process an
+ * ERROR of that kind to the judge. Exits with 4. */
+static void fail_without_cuda(const char *kind, const char *message, const char *file, int line) {
     const char *base = strrchr(file, '/');
     char where[256];
     snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
     fprintf(stderr, "lab: %s: %s\n", where, message);
     if (cml_run.role == CML_ROLE_WORKER || cml_run.role == CML_ROLE_NULL) {
         /* the judge relays it as the process's own failure (kind "worker", cml_judge.c) */
-        cml_ipc_send_error(cml_run.peer_fd, "host", message, where, NULL, NULL);
+        cml_ipc_send_error(cml_run.peer_fd, kind, message, where, NULL, NULL);
         _exit(CML_EXIT_FAILED);
     }
-    cml_doc d = {.status = "error", .err_kind = "host", .err_message = message, .err_where = where};
+    cml_doc d = {.status = "error", .err_kind = kind, .err_message = message, .err_where = where};
     write_output(&d, NULL, 0);
     exit(CML_EXIT_FAILED);
+}
+
+void cml_lab_fail_host(const char *message, const char *file, int line) {
+    fail_without_cuda("host", message, file, line);
+}
+
+void cml_lab_fail_harness(const char *message, const char *file, int line) {
+    fail_without_cuda("harness", message, file, line);
 }
 
 static int usage_error(const char *message) {

@@ -110,6 +110,15 @@ float *cml_scratch_uniform(cml_problem *p, cml_rng *rng, size_t n, float lo, flo
 }
 
 void *cml_device(cml_problem *p, size_t bytes) {
+    if (cml_devmem_full()) {
+        /* A course bug, said so: never the GPU's memory full (design note 84). */
+        char message[160];
+        snprintf(message, sizeof message,
+                 "setup() asked for more than CML_DEVMEM_MAX (%d) device buffers (cml_devmem.h): "
+                 "a course bug, please report",
+                 CML_DEVMEM_MAX);
+        cml_lab_fail_harness(message, __FILE__, __LINE__);
+    }
     void *ptr = NULL;
     CML_CHECK(cml_dev_alloc(&ptr, bytes));
     own(p, OWN_DEVICE, ptr);

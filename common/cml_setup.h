@@ -55,7 +55,9 @@ void *cml_scratch_adopt(cml_problem *p, void *ptr);
 /* n floats of scratch drawn uniformly in [lo, hi) from rng (cml_rng_fill_uniform_f32). */
 float *cml_scratch_uniform(cml_problem *p, cml_rng *rng, size_t n, float lo, float hi);
 
-/* A device buffer of `bytes` (cml_dev_alloc), freed when the problem is released. */
+/* A device buffer of `bytes` (cml_dev_alloc), freed when the problem is released. A setup()
+ * asking for more than CML_DEVMEM_MAX of them (cml_devmem.h) is a course bug: the run ends with
+ * status "error", kind "harness", a message naming CML_DEVMEM_MAX (cml_lab_fail_harness). */
 void *cml_device(cml_problem *p, size_t bytes);
 
 /* cml_device(p, bytes) holding a copy of the host bytes at src. */

@@ -160,6 +160,32 @@ START_TEST(out_of_host_memory_outside_setup_is_kind_host) {
 }
 END_TEST
 
+/* One device buffer more than the registry holds (cml_devmem_use's record full): the check
+ * comes before any CUDA call. */
+static int one_buffer_too_many(void *arg) {
+    (void)arg;
+    static cml_devmem_registry full = {.n = CML_DEVMEM_MAX};
+    cml_devmem_use(CML_DEVMEM_PLAIN, &full, NULL, NULL);
+    cml_problem p;
+    memset(&p, 0, sizeof p);
+    (void)cml_device(&p, 16);
+    return 0; /* not reached */
+}
+
+START_TEST(more_buffers_than_the_registry_holds_is_kind_harness) {
+    /* A course bug, named: never CUDA's "out of memory" of kind "cuda" (the GPU's memory full,
+     * which the grader makes again, design note 84), nor any other CUDA error. */
+    int code = -1;
+    char *doc = judge_document_of(one_buffer_too_many, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    ck_assert_msg(strstr(doc, "\"error\":{\"kind\":\"harness\",\"message\":\"setup() asked for "
+                              "more than CML_DEVMEM_MAX (32) device buffers") != NULL,
+                  "document: %s", doc);
+    ck_assert_msg(strstr(doc, "\"where\":\"cml_setup.c:") != NULL, "document: %s", doc);
+    free(doc);
+}
+END_TEST
+
 START_TEST(exercise_message_frees_everything) {
     cml_problem p;
     const long long size[2] = {16, 2};
@@ -306,6 +332,7 @@ Suite *make_setup_suite(void) {
     tc = tcase_create("Failures");
     tcase_add_test(tc, out_of_host_memory_is_the_setups_message);
     tcase_add_test(tc, out_of_host_memory_outside_setup_is_kind_host);
+    tcase_add_test(tc, more_buffers_than_the_registry_holds_is_kind_harness);
     tcase_add_test(tc, exercise_message_frees_everything);
     tcase_add_test(tc, size_over_max_size_never_reaches_setup);
     tcase_add_test(tc, array_of_2_31_elements_never_reaches_setup);
