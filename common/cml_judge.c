@@ -1152,7 +1152,7 @@ static int setup_case(judge *j, const long long *size, uint64_t seed) {
     cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
     if (message) {
         fprintf(stderr, "judge: %s: %s\n", j->ex->name, message);
-        return cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
+        return cml_lab_setup_failed(message);
     }
     const char *bug = cml_lab_problem_error(&j->p);
     result_free(j->h_got);

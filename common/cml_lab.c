@@ -632,6 +632,12 @@ void cml_lab_fail_harness(const char *message, const char *file, int line) {
     fail_without_cuda("harness", message, file, line);
 }
 
+int cml_lab_setup_failed(const char *message) {
+    return cml_setup_ran_out_of_host(message)
+               ? cml_lab_finish_error("host", message, CML_EXIT_FAILED)
+               : cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
+}
+
 static int usage_error(const char *message) {
     fprintf(stderr, "lab: %s\n%s", message, cml_usage());
     return cml_lab_finish_error("usage", message, CML_EXIT_USAGE);
@@ -898,7 +904,7 @@ static int plain_case(const cml_options *opt, const cml_exercise *ex, const long
     const char *setup_message = cml_problem_setup(ex, &p, size, seed);
     if (setup_message) {
         fprintf(stderr, "lab: %s: %s\n", ex->name, setup_message);
-        return cml_lab_finish_error("setup", setup_message, CML_EXIT_USAGE);
+        return cml_lab_setup_failed(setup_message);
     }
     const char *bug = cml_lab_problem_error(&p);
     float *h_got = bug ? NULL : malloc(p.n_out * sizeof *h_got);

@@ -136,7 +136,9 @@ typedef struct cml_exercise {
     /* Checks the size (return a message for sizes the exercise does not accept, e.g.
      * R > 4), draws inputs from `seed` (cml_rng.h), copies them to the device and computes
      * the reference, taking its memory from the driver (cml_setup.h), which frees it.
-     * Returns NULL on success, else a static message. CUDA calls inside use CML_CHECK. */
+     * Returns NULL on success, else a static message; cml_no_host_memory (cml_setup.h) where
+     * host memory it took elsewhere ran out (reported as kind "host", not as a size rejected).
+     * CUDA calls inside use CML_CHECK. */
     const char *(*setup)(cml_problem *p, const long long *size, uint64_t seed);
     void (*launch_student)(void *ctx); /* one run of the student's launcher */
     /* One run of the baseline, writing d_out too. NULL when the exercise has no baseline

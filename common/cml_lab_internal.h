@@ -122,6 +122,12 @@ int cml_lab_finish_error(const char *kind, const char *message, int code);
 /* Writes a "no_device" document; returns CML_EXIT_NO_DEVICE (CML_EXIT_USAGE if unwritten). */
 int cml_lab_no_device(void);
 
+/* Writes the document of a setup that stopped with `message` (cml_problem_setup's): kind
+ * "host" where host memory ran out (cml_setup_ran_out_of_host; exit 4, the run's machine, not
+ * the case), kind "setup" where the exercise rejected the size (exit 2). Returns the exit code
+ * (CML_EXIT_USAGE also when the document could not be written). */
+int cml_lab_setup_failed(const char *message);
+
 /* NULL, or what setup() filled in inconsistently (a course bug). */
 const char *cml_lab_problem_error(const cml_problem *p);
 

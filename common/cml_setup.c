@@ -34,7 +34,7 @@ struct cml_owned {
     struct cml_owned *next;
 };
 
-static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
+const char cml_no_host_memory[] = "out of host memory for the inputs and the CPU reference";
 static const char kNoHostMemoryOutside[] = "out of host memory for the problem";
 
 static jmp_buf *g_setup_jump; /* set while a setup() runs */
@@ -46,6 +46,10 @@ static int g_inputs_on_device;
 
 void cml_setup_inputs_on_device(int on) {
     g_inputs_on_device = on;
+}
+
+int cml_setup_ran_out_of_host(const char *message) {
+    return message == cml_no_host_memory;
 }
 
 static void out_of_host_memory(void) {
@@ -325,7 +329,7 @@ const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long
         return over;
     }
     jmp_buf jump;
-    const char *volatile message = kNoHostMemory;
+    const char *volatile message = cml_no_host_memory;
     g_setup_jump = &jump;
     g_zero_host_inputs = cml_devmem_importing() && (ex->flags & CML_EX_REFERENCE_ONLY_INPUTS);
     if (setjmp(jump) == 0) {

@@ -13,11 +13,12 @@
  *
  * Device buffers come from cml_dev_alloc (cml_devmem.h), in the order setup() asks for them,
  * so that a judged run's two processes agree on them. Host memory that runs out ends the
- * setup: the driver reports "out of host memory ..." as the setup's message (status "error",
- * kind "setup"), as a setup() that rejects a size does; outside setup() (a finish() or
- * extra_metrics() taking scratch) it ends the run with status "error", kind "host" (never
- * CUDA's "out of memory" of kind "cuda", a device allocation's). A failed CUDA call goes to
- * the failure handler (CML_CHECK), as everywhere.
+ * setup with cml_no_host_memory as its message, which the driver reports with status "error",
+ * kind "host" (cml_setup_ran_out_of_host; before design note 84's follow-up it was kind
+ * "setup", which says the exercise rejected the size); outside setup() (a finish() or
+ * extra_metrics() taking scratch) it ends the run with status "error", kind "host" too. Never
+ * CUDA's "out of memory" of kind "cuda", a device allocation's. A failed CUDA call goes to the
+ * failure handler (CML_CHECK), as everywhere.
  *
  * Source: the allocate -> initialise -> copy -> launch -> verify -> free order of NVIDIA
  * cuda-samples, with the free owned by the caller (an arena per problem).
@@ -34,6 +35,16 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The setup's message where host memory ran out: the driver's own allocations' (below), and
+ * the one a setup() returns where memory it took elsewhere ran out (a reference's temporaries
+ * from malloc). */
+extern const char cml_no_host_memory[];
+
+/* Whether `message`, cml_problem_setup's, says that host memory ran out in the setup rather
+ * than that the exercise rejected the size: the driver then writes kind "host" (exit 4), not
+ * kind "setup" (exit 2). */
+int cml_setup_ran_out_of_host(const char *message);
 
 /* The exercise's context: `bytes` of zeroed host memory, kept until the problem is released,
  * and set as p->ctx. */
