@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cuda_runtime_api.h>
+
 #include "cml_lab.h"
 #include "cml_rng.h"
 #include "cml_sample.h"
@@ -38,13 +40,23 @@ extern "C" {
 
 /* The setup's message where host memory ran out: the driver's own allocations' (below), and
  * the one a setup() returns where memory it took elsewhere ran out (a reference's temporaries
- * from malloc). */
+ * from malloc). (A page-locked allocation's, CML_CHECK_PINNED, has its own.) */
 extern const char cml_no_host_memory[];
 
 /* Whether `message`, cml_problem_setup's, says that host memory ran out in the setup rather
  * than that the exercise rejected the size: the driver then writes kind "host" (exit 4), not
  * kind "setup" (exit 2). */
 int cml_setup_ran_out_of_host(const char *message);
+
+/* Checks a page-locked host allocation of course code (cudaMallocHost, cudaHostAlloc; lab 3.2's
+ * staging buffers, the judge's result buffer) as CML_CHECK does, but for
+ * cudaErrorMemoryAllocation, which there is the host's memory (pages it could not lock), not the
+ * GPU's: inside setup() the setup ends as out of host memory, outside it the run ends (kind
+ * "host" either way, message "out of page-locked host memory"; never CUDA's "out of memory" of
+ * kind "cuda", which the grader reads as the GPU's memory full). The buffer stays the caller's,
+ * freed with cudaFreeHost. */
+#define CML_CHECK_PINNED(expr) cml_check_pinned((expr), #expr, __FILE__, __LINE__)
+void cml_check_pinned(cudaError_t err, const char *expr, const char *file, int line);
 
 /* The exercise's context: `bytes` of zeroed host memory, kept until the problem is released,
  * and set as p->ctx. */

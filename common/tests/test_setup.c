@@ -218,6 +218,71 @@ START_TEST(out_of_host_memory_in_setup_is_kind_host_a_rejected_size_kind_setup) 
 }
 END_TEST
 
+/* What cudaMallocHost and cudaHostAlloc return where the host cannot lock the pages, and
+ * another of their errors; no GPU needed. */
+static cudaError_t pinning_fails(void) {
+    return cudaErrorMemoryAllocation;
+}
+
+static cudaError_t pinning_refused(void) {
+    return cudaErrorInvalidValue;
+}
+
+static int pin_outside_setup(void *arg) {
+    if (arg != NULL) {
+        CML_CHECK_PINNED(pinning_refused());
+    }
+    CML_CHECK_PINNED(pinning_fails());
+    return 0; /* not reached */
+}
+
+/* Host memory taken, then a page-locked buffer that cannot be had (lab 3.2's staging buffers). */
+static const char *pinned_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    (void)size;
+    (void)seed;
+    (void)CML_NEW_CTX(p, toy_ctx);
+    (void)cml_scratch(p, 64);
+    CML_CHECK_PINNED(pinning_fails());
+    return "not reached";
+}
+
+static int report_the_pinned_setup(void *arg) {
+    (void)arg;
+    static const cml_exercise pinned = {
+        .name = "pinned", .dim_names = "n", .n_dims = 1, .setup = pinned_setup};
+    const long long size[1] = {1};
+    cml_problem p;
+    return cml_lab_setup_failed(cml_problem_setup(&pinned, &p, size, 7));
+}
+
+START_TEST(page_locked_host_memory_running_out_is_kind_host) {
+    /* CUDA's "out of memory" from cudaMallocHost is the host's memory: kind "host", never kind
+     * "cuda" with those words, which the grader reads as the GPU's memory full (design note 84),
+     * outside setup() and inside it; another error of the call is the CUDA call's, as CML_CHECK
+     * reports it. */
+    int code = -1;
+    char *doc = judge_document_of(pin_outside_setup, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    ck_assert_msg(strstr(doc, "\"error\":{\"kind\":\"host\",\"message\":\"out of page-locked host "
+                              "memory\",\"where\":\"test_setup.c:") != NULL,
+                  "document: %s", doc);
+    free(doc);
+    doc = judge_document_of(report_the_pinned_setup, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    ck_assert_msg(strstr(doc, "\"error\":{\"kind\":\"host\",\"message\":\"out of page-locked host "
+                              "memory\",\"where\":null") != NULL,
+                  "document: %s", doc);
+    free(doc);
+    doc = judge_document_of(pin_outside_setup, "refused", &code);
+    ck_assert_int_eq(code, 4);
+    ck_assert_msg(strstr(doc, "\"error\":{\"kind\":\"cuda\",\"message\":\"invalid argument\"") !=
+                      NULL,
+                  "document: %s", doc);
+    ck_assert_msg(strstr(doc, "\"expr\":\"pinning_refused()\"") != NULL, "document: %s", doc);
+    free(doc);
+}
+END_TEST
+
 START_TEST(exercise_message_frees_everything) {
     cml_problem p;
     const long long size[2] = {16, 2};
@@ -366,6 +431,7 @@ Suite *make_setup_suite(void) {
     tcase_add_test(tc, out_of_host_memory_outside_setup_is_kind_host);
     tcase_add_test(tc, more_buffers_than_the_registry_holds_is_kind_harness);
     tcase_add_test(tc, out_of_host_memory_in_setup_is_kind_host_a_rejected_size_kind_setup);
+    tcase_add_test(tc, page_locked_host_memory_running_out_is_kind_host);
     tcase_add_test(tc, exercise_message_frees_everything);
     tcase_add_test(tc, size_over_max_size_never_reaches_setup);
     tcase_add_test(tc, array_of_2_31_elements_never_reaches_setup);
