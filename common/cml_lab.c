@@ -632,6 +632,18 @@ void cml_lab_fail_harness(const char *message, const char *file, int line) {
     fail_without_cuda("harness", message, file, line);
 }
 
+float *cml_lab_result_alloc(size_t n, int page_locked) {
+    void *h = NULL;
+    if (page_locked) {
+        CML_CHECK_PINNED(cudaHostAlloc(&h, n * sizeof(float), cudaHostAllocDefault));
+    } else if ((h = malloc(n * sizeof(float))) == NULL) {
+        /* the host's memory, not a course bug (kind "harness" before design note 84's
+         * follow-up) */
+        cml_lab_fail_host("out of host memory for the result", __FILE__, __LINE__);
+    }
+    return (float *)h;
+}
+
 int cml_lab_setup_failed(const char *message) {
     return cml_setup_ran_out_of_host(message)
                ? cml_lab_finish_error("host", message, CML_EXIT_FAILED)
@@ -907,14 +919,11 @@ static int plain_case(const cml_options *opt, const cml_exercise *ex, const long
         return cml_lab_setup_failed(setup_message);
     }
     const char *bug = cml_lab_problem_error(&p);
-    float *h_got = bug ? NULL : malloc(p.n_out * sizeof *h_got);
-    if (!bug && !h_got) {
-        bug = "out of host memory for the result";
-    }
     if (bug) {
         cml_problem_release(ex, &p);
         return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
     }
+    float *h_got = cml_lab_result_alloc(p.n_out, 0);
 
     cml_compare_result check;
     cml_lab_verify(ex->launch_student, &p, h_got, &check);

@@ -122,6 +122,13 @@ int cml_lab_finish_error(const char *kind, const char *message, int code);
 /* Writes a "no_device" document; returns CML_EXIT_NO_DEVICE (CML_EXIT_USAGE if unwritten). */
 int cml_lab_no_device(void);
 
+/* The host buffer of n floats a case's output is copied back into for its checks: page-locked
+ * (cudaHostAlloc, freed with cudaFreeHost) or from malloc (freed with free). Host memory that
+ * runs out ends the run with status "error", kind "host" (cml_lab_fail_host, CML_CHECK_PINNED),
+ * never kind "harness" (a course bug) nor CUDA's "out of memory" of kind "cuda"; another error
+ * of cudaHostAlloc goes to the failure handler. Never returns NULL. */
+float *cml_lab_result_alloc(size_t n, int page_locked);
+
 /* Writes the document of a setup that stopped with `message` (cml_problem_setup's): kind
  * "host" where host memory ran out (cml_setup_ran_out_of_host; exit 4, the run's machine, not
  * the case), kind "setup" where the exercise rejected the size (exit 2). Returns the exit code
