@@ -34,13 +34,17 @@ int cml_devmem_imports_used(void) {
     return state.next_import;
 }
 
+int cml_devmem_full(void) {
+    return state.record != NULL && state.record->n >= CML_DEVMEM_MAX;
+}
+
 cudaError_t cml_dev_alloc(void **ptr, size_t bytes) {
     if (ptr == NULL) {
         return cudaErrorInvalidValue;
     }
     *ptr = NULL;
-    if (state.record && state.record->n >= CML_DEVMEM_MAX) {
-        return cudaErrorMemoryAllocation; /* a course bug: more buffers than the registry holds */
+    if (cml_devmem_full()) {
+        return cudaErrorInvalidValue; /* a course bug, not the device's memory: cml_devmem_full */
     }
     const size_t n_alloc = bytes > 0 ? bytes : 1;
     cudaError_t err = cudaSuccess;

@@ -55,9 +55,15 @@ int cml_devmem_importing(void);
 /* How many of the imports have been handed out since cml_devmem_use(). */
 int cml_devmem_imports_used(void);
 
-/* A device buffer of `bytes` bytes (at least 1 is allocated). In IMPORT mode, returns
- * cudaErrorInvalidValue when no import is left or the next one has another size (the two
- * processes' setups disagree). */
+/* 1 when the registry of cml_devmem_use() holds CML_DEVMEM_MAX buffers, so that the next
+ * cml_dev_alloc() fails: a setup() that asks for more is a course bug (cml_setup.c reports it
+ * so, kind "harness"); 0 otherwise, and always without a registry. */
+int cml_devmem_full(void);
+
+/* A device buffer of `bytes` bytes (at least 1 is allocated). Returns cudaErrorInvalidValue
+ * when the registry is full (cml_devmem_full: never cudaErrorMemoryAllocation, which is the
+ * device's memory running out), and in IMPORT mode when no import is left or the next one has
+ * another size (the two processes' setups disagree). */
 cudaError_t cml_dev_alloc(void **ptr, size_t bytes);
 
 /* Frees a buffer of cml_dev_alloc (cudaFree: plain, pool and imported buffers alike). */

@@ -843,8 +843,8 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
 
     double *samples = calloc((size_t)N_CONTENDERS * (size_t)reps, sizeof(double));
     double warm[N_CONTENDERS];
-    if (!samples) {
-        return GONE;
+    if (!samples) { /* the judge's own host memory: never GONE, the student's process's end */
+        cml_lab_fail_host("out of host memory for the timing's samples", __FILE__, __LINE__);
     }
     const int verified = (int)cml_rng_below(&j->secret, (uint64_t)reps);
     judged->verified_rep = verified;
@@ -1118,22 +1118,10 @@ static void quit(judge *j) {
     }
 }
 
-/* The host buffer a case's output is copied back into for its checks: page-locked in a timed
- * run, whose verify copies (transpose's and conv2d's 256 MB outputs among them) run while it
- * holds the GPU alone, and whose set-up before the gate pays for the pinning; pageable in an
- * untimed one (small cases). NULL when out of memory. */
-static float *result_alloc(size_t n) {
-    if (!cml_run.timed) {
-        return malloc(n * sizeof(float));
-    }
-    void *h = NULL;
-    if (cudaHostAlloc(&h, n * sizeof(float), cudaHostAllocDefault) != cudaSuccess) {
-        cudaGetLastError(); /* reported as out of host memory, not as a CUDA error */
-        return NULL;
-    }
-    return h;
-}
-
+/* The host buffer a case's output is copied back into for its checks (cml_lab_result_alloc):
+ * page-locked in a timed run, whose verify copies (transpose's and conv2d's 256 MB outputs
+ * among them) run while it holds the GPU alone, and whose set-up before the gate pays for the
+ * pinning; pageable in an untimed one (small cases). */
 static void result_free(float *h) {
     if (h && cml_run.timed) {
         CML_CHECK(cudaFreeHost(h));
@@ -1144,7 +1132,8 @@ static void result_free(float *h) {
 
 /* Sets the case up in the judge's exportable pool (j->shared lists its buffers, for HELLO)
  * and sizes j->h_got for its output. Returns CML_EXIT_OK, or the exit code after writing the
- * error document (the exercise rejected the size; a course bug). */
+ * error document (the exercise rejected the size, host memory ran out in the set-up, a course
+ * bug); host memory for the result that runs out ends the run (kind "host"). */
 static int setup_case(judge *j, const long long *size, uint64_t seed) {
     memset(&j->shared, 0, sizeof j->shared);
     cml_devmem_use(CML_DEVMEM_EXPORT, &j->shared, j->pool, NULL);
@@ -1152,20 +1141,19 @@ static int setup_case(judge *j, const long long *size, uint64_t seed) {
     cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
     if (message) {
         fprintf(stderr, "judge: %s: %s\n", j->ex->name, message);
-        return cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
+        return cml_lab_setup_failed(message);
     }
     const char *bug = cml_lab_problem_error(&j->p);
     result_free(j->h_got);
-    j->h_got = bug ? NULL : result_alloc(j->p.n_out);
-    if (!bug && !j->h_got) {
-        bug = "out of host memory for the result";
+    j->h_got = NULL;
+    if (bug) {
+        return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
     }
-    if (!bug) {
-        /* its pages faulted in now, before the gate, not by the first copy back in the verify
-         * phase (an 8192 x 8192 output: 64 K pages), which holds the GPU alone */
-        memset(j->h_got, 0, j->p.n_out * sizeof *j->h_got);
-    }
-    return bug ? cml_lab_finish_error("harness", bug, CML_EXIT_FAILED) : CML_EXIT_OK;
+    j->h_got = cml_lab_result_alloc(j->p.n_out, cml_run.timed); /* result_free's */
+    /* its pages faulted in now, before the gate, not by the first copy back in the verify
+     * phase (an 8192 x 8192 output: 64 K pages), which holds the GPU alone */
+    memset(j->h_got, 0, j->p.n_out * sizeof *j->h_got);
+    return CML_EXIT_OK;
 }
 
 /* judge --case ... (untimed, several cases with one student's process): each case set up in

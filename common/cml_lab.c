@@ -606,19 +606,48 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
     exit(CML_EXIT_FAILED);
 }
 
-void cml_lab_fail_host(const char *message, const char *file, int line) {
+/* A failure of the driver's that is no CUDA call's (cml_lab_fail_host, cml_lab_fail_harness):
+ * status "error", `kind`, `message`, where file:line, expr null; for the student's process an
+ * ERROR of that kind to the judge. Exits with 4. */
+static void fail_without_cuda(const char *kind, const char *message, const char *file, int line) {
     const char *base = strrchr(file, '/');
     char where[256];
     snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
     fprintf(stderr, "lab: %s: %s\n", where, message);
     if (cml_run.role == CML_ROLE_WORKER || cml_run.role == CML_ROLE_NULL) {
         /* the judge relays it as the process's own failure (kind "worker", cml_judge.c) */
-        cml_ipc_send_error(cml_run.peer_fd, "host", message, where, NULL, NULL);
+        cml_ipc_send_error(cml_run.peer_fd, kind, message, where, NULL, NULL);
         _exit(CML_EXIT_FAILED);
     }
-    cml_doc d = {.status = "error", .err_kind = "host", .err_message = message, .err_where = where};
+    cml_doc d = {.status = "error", .err_kind = kind, .err_message = message, .err_where = where};
     write_output(&d, NULL, 0);
     exit(CML_EXIT_FAILED);
+}
+
+void cml_lab_fail_host(const char *message, const char *file, int line) {
+    fail_without_cuda("host", message, file, line);
+}
+
+void cml_lab_fail_harness(const char *message, const char *file, int line) {
+    fail_without_cuda("harness", message, file, line);
+}
+
+float *cml_lab_result_alloc(size_t n, int page_locked) {
+    void *h = NULL;
+    if (page_locked) {
+        CML_CHECK_PINNED(cudaHostAlloc(&h, n * sizeof(float), cudaHostAllocDefault));
+    } else if ((h = malloc(n * sizeof(float))) == NULL) {
+        /* the host's memory, not a course bug (kind "harness" before design note 84's
+         * follow-up) */
+        cml_lab_fail_host("out of host memory for the result", __FILE__, __LINE__);
+    }
+    return (float *)h;
+}
+
+int cml_lab_setup_failed(const char *message) {
+    return cml_setup_ran_out_of_host(message)
+               ? cml_lab_finish_error("host", message, CML_EXIT_FAILED)
+               : cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
 }
 
 static int usage_error(const char *message) {
@@ -887,17 +916,14 @@ static int plain_case(const cml_options *opt, const cml_exercise *ex, const long
     const char *setup_message = cml_problem_setup(ex, &p, size, seed);
     if (setup_message) {
         fprintf(stderr, "lab: %s: %s\n", ex->name, setup_message);
-        return cml_lab_finish_error("setup", setup_message, CML_EXIT_USAGE);
+        return cml_lab_setup_failed(setup_message);
     }
     const char *bug = cml_lab_problem_error(&p);
-    float *h_got = bug ? NULL : malloc(p.n_out * sizeof *h_got);
-    if (!bug && !h_got) {
-        bug = "out of host memory for the result";
-    }
     if (bug) {
         cml_problem_release(ex, &p);
         return cml_lab_finish_error("harness", bug, CML_EXIT_FAILED);
     }
+    float *h_got = cml_lab_result_alloc(p.n_out, 0);
 
     cml_compare_result check;
     cml_lab_verify(ex->launch_student, &p, h_got, &check);

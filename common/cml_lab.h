@@ -136,7 +136,9 @@ typedef struct cml_exercise {
     /* Checks the size (return a message for sizes the exercise does not accept, e.g.
      * R > 4), draws inputs from `seed` (cml_rng.h), copies them to the device and computes
      * the reference, taking its memory from the driver (cml_setup.h), which frees it.
-     * Returns NULL on success, else a static message. CUDA calls inside use CML_CHECK. */
+     * Returns NULL on success, else a static message; cml_no_host_memory (cml_setup.h) where
+     * host memory it took elsewhere ran out (reported as kind "host", not as a size rejected).
+     * CUDA calls inside use CML_CHECK. */
     const char *(*setup)(cml_problem *p, const long long *size, uint64_t seed);
     void (*launch_student)(void *ctx); /* one run of the student's launcher */
     /* One run of the baseline, writing d_out too. NULL when the exercise has no baseline
@@ -239,13 +241,19 @@ int cml_runs_student_code(void);
 
 /* Runs the lab binary. Returns the process exit status (docs/protocol.md):
  * 0 a run document with status "ok" or "wrong" was written, 2 usage error (status
- * "error", kind "usage"; kind "setup" when setup() rejected the size; also when the
- * document itself could not be written), 3 no CUDA device (status "no_device"), 4 a
- * course bug (kind "harness": setup() filled *p inconsistently, or the baseline computed
- * a wrong result). A failed CUDA call writes status "error" (kind "cuda", or "launch"
- * when the check right after a launch or the timing caught it) and exits with 4 from
- * inside the failure handler; a host allocation of the driver's that fails outside setup()
- * writes kind "host" and exits with 4 (cml_setup.h).
+ * "error", kind "usage"; kind "setup" when setup() rejected the size, and only then; also
+ * when the document itself could not be written), 3 no CUDA device (status "no_device"), 4 a
+ * course bug (kind "harness": setup() filled *p inconsistently, asked for more than
+ * CML_DEVMEM_MAX device buffers, or the baseline computed a wrong result) or host memory run
+ * out (kind "host", below). A failed CUDA call writes status "error" (kind "cuda", or "launch"
+ * when the check right after a launch or the timing caught it) and exits with 4 from inside
+ * the failure handler. Kind "cuda" with CUDA's "out of memory" is a device allocation's
+ * alone, which the grader reads as the GPU's memory full (a judge's is made again, design
+ * notes 84 and 88): host memory that runs out is kind "host" wherever the course's code meets
+ * it (design note 84): in setup() (cml_setup.h's allocations, or cml_no_host_memory returned
+ * for a reference's own), outside it (a finish() or extra_metrics() taking scratch), a
+ * page-locked buffer of the course's (CML_CHECK_PINNED: cudaMallocHost's "out of memory" is
+ * the host's), the timing's samples (cml_timing.h) and the case's result buffer.
  * Ownership: the driver runs setup() through cml_problem_setup (cml_setup.h) and releases
  * the problem exactly once after a setup() that returned NULL, before returning (not from
  * the failure handler: the process then ends, and nothing needs freeing). What setup() took

@@ -122,6 +122,19 @@ int cml_lab_finish_error(const char *kind, const char *message, int code);
 /* Writes a "no_device" document; returns CML_EXIT_NO_DEVICE (CML_EXIT_USAGE if unwritten). */
 int cml_lab_no_device(void);
 
+/* The host buffer of n floats a case's output is copied back into for its checks: page-locked
+ * (cudaHostAlloc, freed with cudaFreeHost) or from malloc (freed with free). Host memory that
+ * runs out ends the run with status "error", kind "host" (cml_lab_fail_host, CML_CHECK_PINNED),
+ * never kind "harness" (a course bug) nor CUDA's "out of memory" of kind "cuda"; another error
+ * of cudaHostAlloc goes to the failure handler. Never returns NULL. */
+float *cml_lab_result_alloc(size_t n, int page_locked);
+
+/* Writes the document of a setup that stopped with `message` (cml_problem_setup's): kind
+ * "host" where host memory ran out (cml_setup_ran_out_of_host; exit 4, the run's machine, not
+ * the case), kind "setup" where the exercise rejected the size (exit 2). Returns the exit code
+ * (CML_EXIT_USAGE also when the document could not be written). */
+int cml_lab_setup_failed(const char *message);
+
 /* NULL, or what setup() filled in inconsistently (a course bug). */
 const char *cml_lab_problem_error(const cml_problem *p);
 
@@ -163,6 +176,12 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
  * allocation's alone (the grader makes a judge's of those an out-of-GPU-memory, design note
  * 84). Exits with 4; does not return. */
 void cml_lab_fail_host(const char *message, const char *file, int line);
+
+/* A course bug met where the driver cannot return (inside setup(): cml_setup.c, a setup() that
+ * asks for more device buffers than the registry holds): as cml_lab_fail_host, with kind
+ * "harness" (the grader: the course's fault, never retried as the GPU's memory full). Exits
+ * with 4; does not return. */
+void cml_lab_fail_harness(const char *message, const char *file, int line);
 
 /* common/cml_null.cu: one launch of an empty kernel on the default stream. */
 void cml_launch_null(void);

@@ -34,10 +34,12 @@ struct cml_owned {
     struct cml_owned *next;
 };
 
-static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
+const char cml_no_host_memory[] = "out of host memory for the inputs and the CPU reference";
 static const char kNoHostMemoryOutside[] = "out of host memory for the problem";
+static const char kNoPinnedMemory[] = "out of page-locked host memory";
 
-static jmp_buf *g_setup_jump; /* set while a setup() runs */
+static jmp_buf *g_setup_jump;       /* set while a setup() runs */
+static const char *g_setup_no_host; /* the setup's message after the jump */
 /* While a setup() runs on imported buffers for an exercise with CML_EX_REFERENCE_ONLY_INPUTS:
  * its uniform inputs' host values are zeros, not read back (cml_input_uniform). */
 static int g_zero_host_inputs;
@@ -48,13 +50,34 @@ void cml_setup_inputs_on_device(int on) {
     g_inputs_on_device = on;
 }
 
-static void out_of_host_memory(void) {
+int cml_setup_ran_out_of_host(const char *message) {
+    return message == cml_no_host_memory || message == kNoPinnedMemory;
+}
+
+/* Host memory ran out: inside setup() the setup ends with `in_setup` as its message; outside
+ * it (a finish() or extra_metrics() taking scratch) the run cannot go on: `outside`, at
+ * file:line. Kind "host" either way, never CUDA's "out of memory" (a device allocation's:
+ * design note 84). */
+static void no_host_memory(const char *in_setup, const char *outside, const char *file, int line) {
     if (g_setup_jump != NULL) {
+        g_setup_no_host = in_setup;
         longjmp(*g_setup_jump, 1);
     }
-    /* Outside setup() (a finish() or extra_metrics() taking scratch): the run cannot go on.
-     * Kind "host", never CUDA's "out of memory" (a device allocation's: design note 84). */
-    cml_lab_fail_host(kNoHostMemoryOutside, __FILE__, __LINE__);
+    cml_lab_fail_host(outside, file, line);
+}
+
+static void out_of_host_memory(void) {
+    no_host_memory(cml_no_host_memory, kNoHostMemoryOutside, __FILE__, __LINE__);
+}
+
+void cml_check_pinned(cudaError_t err, const char *expr, const char *file, int line) {
+    if (err == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError(); /* not sticky: cleared for a run that goes on (a judge's set) */
+        no_host_memory(kNoPinnedMemory, kNoPinnedMemory, file, line);
+    }
+    if (err != cudaSuccess) {
+        cml_fail(err, expr, file, line);
+    }
 }
 
 static void own(cml_problem *p, owned_kind kind, void *ptr) {
@@ -110,6 +133,15 @@ float *cml_scratch_uniform(cml_problem *p, cml_rng *rng, size_t n, float lo, flo
 }
 
 void *cml_device(cml_problem *p, size_t bytes) {
+    if (cml_devmem_full()) {
+        /* A course bug, said so: never the GPU's memory full (design note 84). */
+        char message[160];
+        snprintf(message, sizeof message,
+                 "setup() asked for more than CML_DEVMEM_MAX (%d) device buffers (cml_devmem.h): "
+                 "a course bug, please report",
+                 CML_DEVMEM_MAX);
+        cml_lab_fail_harness(message, __FILE__, __LINE__);
+    }
     void *ptr = NULL;
     CML_CHECK(cml_dev_alloc(&ptr, bytes));
     own(p, OWN_DEVICE, ptr);
@@ -316,11 +348,13 @@ const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long
         return over;
     }
     jmp_buf jump;
-    const char *volatile message = kNoHostMemory;
+    const char *volatile message = NULL;
     g_setup_jump = &jump;
     g_zero_host_inputs = cml_devmem_importing() && (ex->flags & CML_EX_REFERENCE_ONLY_INPUTS);
     if (setjmp(jump) == 0) {
         message = ex->setup(p, size, seed);
+    } else {
+        message = g_setup_no_host; /* no_host_memory's */
     }
     g_setup_jump = NULL;
     g_zero_host_inputs = 0;

@@ -13,11 +13,12 @@
  *
  * Device buffers come from cml_dev_alloc (cml_devmem.h), in the order setup() asks for them,
  * so that a judged run's two processes agree on them. Host memory that runs out ends the
- * setup: the driver reports "out of host memory ..." as the setup's message (status "error",
- * kind "setup"), as a setup() that rejects a size does; outside setup() (a finish() or
- * extra_metrics() taking scratch) it ends the run with status "error", kind "host" (never
- * CUDA's "out of memory" of kind "cuda", a device allocation's). A failed CUDA call goes to
- * the failure handler (CML_CHECK), as everywhere.
+ * setup with cml_no_host_memory as its message, which the driver reports with status "error",
+ * kind "host" (cml_setup_ran_out_of_host; before design note 84's follow-up it was kind
+ * "setup", which says the exercise rejected the size); outside setup() (a finish() or
+ * extra_metrics() taking scratch) it ends the run with status "error", kind "host" too. Never
+ * CUDA's "out of memory" of kind "cuda", a device allocation's. A failed CUDA call goes to the
+ * failure handler (CML_CHECK), as everywhere.
  *
  * Source: the allocate -> initialise -> copy -> launch -> verify -> free order of NVIDIA
  * cuda-samples, with the free owned by the caller (an arena per problem).
@@ -27,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cuda_runtime_api.h>
+
 #include "cml_lab.h"
 #include "cml_rng.h"
 #include "cml_sample.h"
@@ -34,6 +37,26 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The setup's message where host memory ran out: the driver's own allocations' (below), and
+ * the one a setup() returns where memory it took elsewhere ran out (a reference's temporaries
+ * from malloc). (A page-locked allocation's, CML_CHECK_PINNED, has its own.) */
+extern const char cml_no_host_memory[];
+
+/* Whether `message`, cml_problem_setup's, says that host memory ran out in the setup rather
+ * than that the exercise rejected the size: the driver then writes kind "host" (exit 4), not
+ * kind "setup" (exit 2). */
+int cml_setup_ran_out_of_host(const char *message);
+
+/* Checks a page-locked host allocation of course code (cudaMallocHost, cudaHostAlloc; lab 3.2's
+ * staging buffers, the judge's result buffer) as CML_CHECK does, but for
+ * cudaErrorMemoryAllocation, which there is the host's memory (pages it could not lock), not the
+ * GPU's: inside setup() the setup ends as out of host memory, outside it the run ends (kind
+ * "host" either way, message "out of page-locked host memory"; never CUDA's "out of memory" of
+ * kind "cuda", which the grader reads as the GPU's memory full). The buffer stays the caller's,
+ * freed with cudaFreeHost. */
+#define CML_CHECK_PINNED(expr) cml_check_pinned((expr), #expr, __FILE__, __LINE__)
+void cml_check_pinned(cudaError_t err, const char *expr, const char *file, int line);
 
 /* The exercise's context: `bytes` of zeroed host memory, kept until the problem is released,
  * and set as p->ctx. */
@@ -55,7 +78,9 @@ void *cml_scratch_adopt(cml_problem *p, void *ptr);
 /* n floats of scratch drawn uniformly in [lo, hi) from rng (cml_rng_fill_uniform_f32). */
 float *cml_scratch_uniform(cml_problem *p, cml_rng *rng, size_t n, float lo, float hi);
 
-/* A device buffer of `bytes` (cml_dev_alloc), freed when the problem is released. */
+/* A device buffer of `bytes` (cml_dev_alloc), freed when the problem is released. A setup()
+ * asking for more than CML_DEVMEM_MAX of them (cml_devmem.h) is a course bug: the run ends with
+ * status "error", kind "harness", a message naming CML_DEVMEM_MAX (cml_lab_fail_harness). */
 void *cml_device(cml_problem *p, size_t bytes);
 
 /* cml_device(p, bytes) holding a copy of the host bytes at src. */

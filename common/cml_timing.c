@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "cml_lab_internal.h"
 #include "cml_options.h"
 #include "cml_stats.h"
 
@@ -62,8 +63,11 @@ cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
     void *d_flush = NULL;
     size_t flush_bytes = 0;
     if (!ev || !samples || !single_ms) {
-        err = cudaErrorMemoryAllocation;
-        goto done;
+        /* Host memory, which no cudaError_t names: never cudaErrorMemoryAllocation, a device
+         * allocation's, which the grader reads as the GPU's memory full (a judge's is made
+         * again, design notes 84 and 88). The run ends here, as the driver's own allocations
+         * end it (cml_setup.c). */
+        cml_lab_fail_host("out of host memory for the timing's samples", __FILE__, __LINE__);
     }
     for (; n_events < 2 * n; ++n_events) {
         TRY(cudaEventCreate(&ev[n_events]));

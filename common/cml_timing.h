@@ -60,7 +60,9 @@ cml_timing_opts cml_timing_defaults(void);
 
 /* Times n contenders interleaved; stats[i] receives contender i's figures. The batch is
  * chosen once (from the slowest contender's warm-up) and used for all, so their samples
- * are comparable. Returns the first CUDA error met (stats then undefined). */
+ * are comparable. Returns the first CUDA error met (stats then undefined). Host memory for its
+ * samples that runs out is no CUDA error: the run ends there with status "error", kind "host"
+ * (cml_lab_fail_host, cml_lab_internal.h), as the driver's own host allocations end it. */
 cudaError_t cml_time_interleaved(const cml_contender *contenders, int n,
                                  const cml_timing_opts *opts, cml_timing_stats *stats);
 

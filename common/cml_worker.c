@@ -102,8 +102,8 @@ next_case:
     const int used = cml_devmem_imports_used();
     cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
     cml_check_set_minimal(0);
-    if (message) {
-        return send_error(sock, "setup", message);
+    if (message) { /* relayed as "worker" either way: this process's own failure */
+        return send_error(sock, cml_setup_ran_out_of_host(message) ? "host" : "setup", message);
     }
     if (used != imports.n || p.ctx == NULL) {
         return send_error(sock, "protocol", "setup() used other buffers than the judge's");

@@ -488,7 +488,8 @@ def case_message(run: CaseRun, timeout_s: float) -> str:
         msg = err.get("message", "unknown error")
         if k == "setup":
             return f"the harness rejected this size: {msg}"
-        # (kind "host": a host allocation of the driver's, not a CUDA call, common/cml_setup.c)
+        # (kind "host": host memory of the driver's or the course's ran out, not a CUDA call:
+        # common/cml_setup.c, CML_CHECK_PINNED, the timing's samples, the result buffer)
         what = (
             "launch failed"
             if k == "launch"

@@ -475,7 +475,9 @@ def _through_gate(
 # allocation's failure is kind "host" (cml_lab_fail_host, HOST_MEMORY_FAULT)
 OUT_OF_MEMORY = "out of memory"
 # what the grader adds to a judge's failure of kind "host": its host memory ran out, not the
-# GPU's (common/cml_setup.c); not retried (design note 84)
+# GPU's (its set-up's and the driver's allocations, common/cml_setup.c; its timing's samples,
+# its result buffer, a page-locked buffer of the course's, CML_CHECK_PINNED); not retried
+# (design note 84)
 HOST_MEMORY_FAULT = (
     "the course's fault, not the submission's: the judge ran out of host memory (judges run "
     "outside the runs' memory limit, on the machine's memory left to the grader, "

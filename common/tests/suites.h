@@ -34,3 +34,9 @@ const char *temp_path(int slot);
 
 /* The whole file as a NUL-terminated string (malloc'd; "" when it cannot be read). */
 char *read_text_file(const char *path);
+
+/* Runs fn(arg) in a child as the judge's driver (cml_run's role the judge, its document to a
+ * temporary file, cml_lab_fail the failure handler, as cml_lab_main installs it) and returns
+ * the document the child wrote (malloc'd; "" when none); *code is the child's exit status
+ * (run_in_child). For a failure path of the course's process that needs no GPU. */
+char *judge_document_of(int (*fn)(void *arg), void *arg, int *code);

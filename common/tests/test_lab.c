@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -537,6 +538,25 @@ START_TEST(unwritable_json_path) {
 }
 END_TEST
 
+/* A pageable result buffer of SIZE_MAX / 8 floats, more than any host has. */
+static int result_past_the_host(void *arg) {
+    (void)arg;
+    (void)cml_lab_result_alloc(SIZE_MAX / 8, 0);
+    return 0; /* not reached */
+}
+
+START_TEST(host_memory_for_the_result_running_out_is_kind_host) {
+    /* The host's memory, not a course bug (kind "harness"), nor the GPU's (the page-locked
+     * buffer's check is CML_CHECK_PINNED's, test_setup.c). */
+    int code = -1;
+    char *doc = judge_document_of(result_past_the_host, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    HAS(doc, "\"error\":{\"kind\":\"host\",\"message\":\"out of host memory for the result\","
+             "\"where\":\"cml_lab.c:");
+    free(doc);
+}
+END_TEST
+
 /* ---- With a GPU ---- */
 
 START_TEST(correct_run) {
@@ -872,6 +892,7 @@ Suite *make_lab_suite(void) {
     tcase_add_test(tc, usage_error_to_stdout);
     tcase_add_test(tc, unwritable_json_path);
     tcase_add_test(tc, relayed_out_of_memory_carries_the_judges_figures);
+    tcase_add_test(tc, host_memory_for_the_result_running_out_is_kind_host);
     suite_add_tcase(s, tc);
     tc = tcase_create("GPU");
     tcase_set_tags(tc, "gpu");

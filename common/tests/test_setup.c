@@ -33,7 +33,8 @@ static void toy_teardown(cml_problem *p) {
 }
 
 /* size[0] floats of scratch and a table of size[0] floats kept; size[1] = 1 asks for more
- * host memory than any machine has, after those. */
+ * host memory than any machine has, after those; 2 rejects the size; 3 says host memory it
+ * took elsewhere ran out (a lab's reference, reference.c). */
 static const char *toy_setup(cml_problem *p, const long long *size, uint64_t seed) {
     toy_ctx *c = CML_NEW_CTX(p, toy_ctx);
     c->n = (int)size[0];
@@ -51,7 +52,7 @@ static const char *toy_setup(cml_problem *p, const long long *size, uint64_t see
     if (size[1] == 1) {
         (void)cml_scratch(p, SIZE_MAX / 2);
     }
-    return size[1] == 2 ? "rejected by the exercise" : NULL;
+    return size[1] == 2 ? "rejected by the exercise" : size[1] == 3 ? cml_no_host_memory : NULL;
 }
 
 static const cml_exercise kToy = {.name = "toy",
@@ -103,7 +104,9 @@ START_TEST(out_of_host_memory_is_the_setups_message) {
     g_teardowns = 0;
     const char *message = cml_problem_setup(&kToy, &p, size, 7);
     ck_assert_ptr_nonnull(message);
-    ck_assert_ptr_nonnull(strstr(message, "out of host memory"));
+    ck_assert_ptr_eq(message, cml_no_host_memory);
+    ck_assert(cml_setup_ran_out_of_host(message));
+    ck_assert(!cml_setup_ran_out_of_host("rejected by the exercise"));
     ck_assert_uint_eq(cml_problem_owned(&p), 0); /* what it took before is freed */
     ck_assert_ptr_null(p.ctx);
     cml_problem_release(&kToy, &p);
@@ -157,6 +160,126 @@ START_TEST(out_of_host_memory_outside_setup_is_kind_host) {
     close(pair[1]);
     cml_set_fail_handler(old_handler);
     cml_run = saved;
+}
+END_TEST
+
+/* One device buffer more than the registry holds (cml_devmem_use's record full): the check
+ * comes before any CUDA call. */
+static int one_buffer_too_many(void *arg) {
+    (void)arg;
+    static cml_devmem_registry full = {.n = CML_DEVMEM_MAX};
+    cml_devmem_use(CML_DEVMEM_PLAIN, &full, NULL, NULL);
+    cml_problem p;
+    memset(&p, 0, sizeof p);
+    (void)cml_device(&p, 16);
+    return 0; /* not reached */
+}
+
+START_TEST(more_buffers_than_the_registry_holds_is_kind_harness) {
+    /* A course bug, named: never CUDA's "out of memory" of kind "cuda" (the GPU's memory full,
+     * which the grader makes again, design note 84), nor any other CUDA error. */
+    int code = -1;
+    char *doc = judge_document_of(one_buffer_too_many, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    ck_assert_msg(strstr(doc, "\"error\":{\"kind\":\"harness\",\"message\":\"setup() asked for "
+                              "more than CML_DEVMEM_MAX (32) device buffers") != NULL,
+                  "document: %s", doc);
+    ck_assert_msg(strstr(doc, "\"where\":\"cml_setup.c:") != NULL, "document: %s", doc);
+    free(doc);
+}
+END_TEST
+
+/* The driver's report of toy_setup's message at size (16, size[1]) (cml_lab_setup_failed). */
+static int report_the_setups_message(void *arg) {
+    const long long size[2] = {16, *(const long long *)arg};
+    cml_problem p;
+    const char *message = cml_problem_setup(&kToy, &p, size, 7);
+    ck_assert_ptr_nonnull(message);
+    return cml_lab_setup_failed(message);
+}
+
+START_TEST(out_of_host_memory_in_setup_is_kind_host_a_rejected_size_kind_setup) {
+    /* Kind "setup" says the exercise rejected the size (a case lab.toml should not hold): host
+     * memory that ran out in the set-up is kind "host" (the judge's: the grader names the
+     * machine's memory left to the judges, design note 84), the driver's allocation's and the
+     * exercise's own alike. */
+    static const long long modes[3] = {1, 3, 2};
+    for (int i = 0; i < 3; ++i) {
+        int code = -1;
+        char *doc = judge_document_of(report_the_setups_message, (void *)&modes[i], &code);
+        const char *want =
+            i < 2 ? "\"error\":{\"kind\":\"host\",\"message\":\"out of host memory for the "
+                    "inputs and the CPU reference\",\"where\":null,\"expr\":null,\"by\":\"judge\"}"
+                  : "\"error\":{\"kind\":\"setup\",\"message\":\"rejected by the exercise\"";
+        ck_assert_msg(strstr(doc, want) != NULL, "mode %lld: %s", modes[i], doc);
+        ck_assert_int_eq(code, i < 2 ? 4 : 2);
+        free(doc);
+    }
+}
+END_TEST
+
+/* What cudaMallocHost and cudaHostAlloc return where the host cannot lock the pages, and
+ * another of their errors; no GPU needed. */
+static cudaError_t pinning_fails(void) {
+    return cudaErrorMemoryAllocation;
+}
+
+static cudaError_t pinning_refused(void) {
+    return cudaErrorInvalidValue;
+}
+
+static int pin_outside_setup(void *arg) {
+    if (arg != NULL) {
+        CML_CHECK_PINNED(pinning_refused());
+    }
+    CML_CHECK_PINNED(pinning_fails());
+    return 0; /* not reached */
+}
+
+/* Host memory taken, then a page-locked buffer that cannot be had (lab 3.2's staging buffers). */
+static const char *pinned_setup(cml_problem *p, const long long *size, uint64_t seed) {
+    (void)size;
+    (void)seed;
+    (void)CML_NEW_CTX(p, toy_ctx);
+    (void)cml_scratch(p, 64);
+    CML_CHECK_PINNED(pinning_fails());
+    return "not reached";
+}
+
+static int report_the_pinned_setup(void *arg) {
+    (void)arg;
+    static const cml_exercise pinned = {
+        .name = "pinned", .dim_names = "n", .n_dims = 1, .setup = pinned_setup};
+    const long long size[1] = {1};
+    cml_problem p;
+    return cml_lab_setup_failed(cml_problem_setup(&pinned, &p, size, 7));
+}
+
+START_TEST(page_locked_host_memory_running_out_is_kind_host) {
+    /* CUDA's "out of memory" from cudaMallocHost is the host's memory: kind "host", never kind
+     * "cuda" with those words, which the grader reads as the GPU's memory full (design note 84),
+     * outside setup() and inside it; another error of the call is the CUDA call's, as CML_CHECK
+     * reports it. */
+    int code = -1;
+    char *doc = judge_document_of(pin_outside_setup, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    ck_assert_msg(strstr(doc, "\"error\":{\"kind\":\"host\",\"message\":\"out of page-locked host "
+                              "memory\",\"where\":\"test_setup.c:") != NULL,
+                  "document: %s", doc);
+    free(doc);
+    doc = judge_document_of(report_the_pinned_setup, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    ck_assert_msg(strstr(doc, "\"error\":{\"kind\":\"host\",\"message\":\"out of page-locked host "
+                              "memory\",\"where\":null") != NULL,
+                  "document: %s", doc);
+    free(doc);
+    doc = judge_document_of(pin_outside_setup, "refused", &code);
+    ck_assert_int_eq(code, 4);
+    ck_assert_msg(strstr(doc, "\"error\":{\"kind\":\"cuda\",\"message\":\"invalid argument\"") !=
+                      NULL,
+                  "document: %s", doc);
+    ck_assert_msg(strstr(doc, "\"expr\":\"pinning_refused()\"") != NULL, "document: %s", doc);
+    free(doc);
 }
 END_TEST
 
@@ -306,6 +429,9 @@ Suite *make_setup_suite(void) {
     tc = tcase_create("Failures");
     tcase_add_test(tc, out_of_host_memory_is_the_setups_message);
     tcase_add_test(tc, out_of_host_memory_outside_setup_is_kind_host);
+    tcase_add_test(tc, more_buffers_than_the_registry_holds_is_kind_harness);
+    tcase_add_test(tc, out_of_host_memory_in_setup_is_kind_host_a_rejected_size_kind_setup);
+    tcase_add_test(tc, page_locked_host_memory_running_out_is_kind_host);
     tcase_add_test(tc, exercise_message_frees_everything);
     tcase_add_test(tc, size_over_max_size_never_reaches_setup);
     tcase_add_test(tc, array_of_2_31_elements_never_reaches_setup);

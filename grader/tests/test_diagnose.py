@@ -325,6 +325,24 @@ def test_a_plain_runs_host_memory_failure_is_not_called_a_cuda_call():
     )
 
 
+def test_a_plain_runs_host_memory_in_its_set_up_does_not_blame_the_manifest():
+    """Host memory that ran out in the set-up is kind "host" (design note 84's follow-up; it was
+    kind "setup", read as a size the harness rejects): the run's failure, with no "where"."""
+    err = {
+        "kind": "host",
+        "message": "out of host memory for the inputs and the CPU reference",
+        "where": None,
+        "expr": None,
+        "by": "run",
+    }
+    r = run_of(doc(status="error", error=err))
+    assert diagnose.case_message(r, 5) == (
+        "the run failed: out of host memory for the inputs and the CPU reference"
+    )
+    summary = diagnose.exercise_summary(LAB, SCALE, [((9, 9), r)])
+    assert "lab.toml" not in summary and "rejected" not in summary
+
+
 def test_passing_cases_give_no_summary():
     ok = run_of(doc(status="ok", check=check(2, 2, 0)))
     assert diagnose.exercise_summary(LAB, SCALE, [((2, 2), ok)]) is None

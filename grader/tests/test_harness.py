@@ -9,6 +9,7 @@ import io
 import json
 import os
 import re
+import shlex
 import socket
 import stat
 import time
@@ -149,7 +150,10 @@ def test_invalid_json_document(tmp_path):
 
 def _judge_script(tmp_path, doc: dict):
     path = tmp_path / "judge"
-    path.write_text(f"#!/bin/sh\necho 'judge: cudaMalloc failed' >&2\necho '{json.dumps(doc)}'\n")
+    # quoted for the shell: a message may hold an apostrophe ("the timing's samples")
+    path.write_text(
+        f"#!/bin/sh\necho 'judge: cudaMalloc failed' >&2\necho {shlex.quote(json.dumps(doc))}\n"
+    )
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return path
 
@@ -404,6 +408,42 @@ def test_a_judge_out_of_host_memory_is_the_courses_fault_and_no_judge_out_of_mem
         f"cml_setup.c:57; {harness.HOST_MEMORY_FAULT}; its log: judge: cudaMalloc failed"
     )
     assert "the course's fault, not the submission's" in harness.HOST_MEMORY_FAULT
+
+
+@pytest.mark.parametrize(
+    "kind, message, where",
+    [
+        ("host", "out of host memory for the inputs and the CPU reference", None),  # its set-up
+        ("host", "out of host memory for the timing's samples", "cml_timing.c:68"),
+        ("host", "out of page-locked host memory", "harness.cu:170"),  # lab 3.2's cudaMallocHost
+        ("host", "out of host memory for the result", "cml_lab.c:643"),
+        (
+            "harness",
+            "setup() asked for more than CML_DEVMEM_MAX (32) device buffers (cml_devmem.h): "
+            "a course bug, please report",
+            "cml_setup.c:128",
+        ),
+    ],
+)
+def test_the_judges_host_memory_and_course_bugs_are_never_its_gpu_memory(
+    tmp_path, kind, message, where
+):
+    """The judge's kinds for what used to read as CUDA's "out of memory" (or as "setup", or
+    "harness", for host memory), design note 84: the plain GraderError with the judge's words,
+    never the JudgeOutOfMemory made again as the GPU's memory full; HOST_MEMORY_FAULT after
+    kind "host" only."""
+    worker = _script(tmp_path, "exit 0\n")
+    error = _judge_error(by="judge", kind=kind, message=message, where=where, expr=None)
+    judge = _judge_script(tmp_path, error)
+    with pytest.raises(GraderError) as e:
+        harness.run_judged(judge, worker, "scale", (3, 4), 9, 10, 1)
+    assert not isinstance(e.value, harness.JudgeOutOfMemory)
+    at = f" at {where}" if where else ""
+    fault = f"; {harness.HOST_MEMORY_FAULT}" if kind == "host" else ""
+    assert str(e.value) == (
+        f"the judge failed in scale at 3x4: {kind}: {message}{at}{fault}; its log: judge: "
+        "cudaMalloc failed"
+    )
 
 
 def _counting_serve(monkeypatch) -> list:

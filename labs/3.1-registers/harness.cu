@@ -84,10 +84,6 @@
 static const cml_sample_spec kCheckSample = {CHECK_SAMPLE_BORDER, CHECK_SAMPLE_BORDER, 0,
                                              CHECK_SAMPLE_BORDER, CHECK_SAMPLE_RANDOM};
 
-/* The driver's message for host memory that runs out (cml_setup.c), for the one allocation it
- * does not make: chase_build_cycle's own (reference.c). */
-static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
-
 /* ---------------------------------------------------------------------------------------------
  * 3.1a  hierarchy
  */
@@ -286,7 +282,9 @@ static const char *latency_setup(cml_problem *p, const long long *size, uint64_t
         !latency_build_level(p, LVL_L1, l1_nodes, (int)l1_nodes, &rng) ||
         !latency_build_level(p, LVL_L2, l2_nodes, (int)l2_nodes, &rng) ||
         !latency_build_level(p, LVL_DRAM, dram_nodes, LATENCY_DRAM_WARMUP, &rng)) {
-        return kNoHostMemory; /* the driver frees what the levels built took */
+        /* chase_build_cycle's own allocation (reference.c), which the driver does not make:
+         * its message for host memory (kind "host"); it frees what the levels built took */
+        return cml_no_host_memory;
     }
     cml_device_facts d;
     CML_CHECK(cml_device_query(&d));

@@ -166,7 +166,8 @@ static void link_probe_init(link_probe *lp, size_t n) {
 
 static float *link_probe_host(link_probe *lp) {
     if (lp->h_pinned == NULL) {
-        CML_CHECK(cudaMallocHost((void **)&lp->h_pinned, lp->n * sizeof(float)));
+        /* the host's memory where it fails, not the GPU's (kind "host", cml_setup.h) */
+        CML_CHECK_PINNED(cudaMallocHost((void **)&lp->h_pinned, lp->n * sizeof(float)));
     }
     return lp->h_pinned;
 }
@@ -486,7 +487,7 @@ static const char *overlap_setup(cml_problem *p, const long long *size, uint64_t
     c->d_stage = (float *)cml_device(p, stage * sizeof(float));
     /* out_ref NULL: one launch per timed sample, the link check bounds each one. */
     c->d_out = cml_output(p, NULL, 1, n + 1);
-    CML_CHECK(cudaMallocHost((void **)&c->h_stage, stage * sizeof(float)));
+    CML_CHECK_PINNED(cudaMallocHost((void **)&c->h_stage, stage * sizeof(float)));
 
     p->gamma = 1.0; /* the tolerance is mag itself: overlap_tol, the recurrence's bound */
     /* Device memory: the D2H reads n floats, the H2D writes n, the kernel reads and writes n. */
@@ -822,7 +823,7 @@ static const char *zero_copy_setup(cml_problem *p, const long long *size, uint64
     }
     cml_output(p, &c->d_out, 1, c->n);
     /* Last: nothing after it can fail the setup and leave it unfreed (no teardown then). */
-    CML_CHECK(cudaHostAlloc((void **)&c->h_buf, c->n * sizeof(float), cudaHostAllocMapped));
+    CML_CHECK_PINNED(cudaHostAlloc((void **)&c->h_buf, c->n * sizeof(float), cudaHostAllocMapped));
     p->gamma = cml_gamma_f32(1.0);
     p->bytes = 8.0 * (double)c->n; /* the buffer read (across the link), the output written */
     return NULL;

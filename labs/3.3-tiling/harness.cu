@@ -88,7 +88,7 @@ static const char *matmul_setup(cml_problem *p, const long long *size, uint64_t 
     cml_check_set *check = cml_check(p, M, N, all ? NULL : &kCheckSample, 1, &rng);
     c->check = check;
     if (matmul_ref_positions(h_A, h_B, N, K, check->idx, check->n, check->ref, check->mag) != 0) {
-        return "out of host memory for the CPU reference";
+        return cml_no_host_memory; /* its own temporaries (reference.c): kind "host" */
     }
 
     cml_output(p, &c->d_C, M, N);
@@ -186,7 +186,7 @@ static const char *conv2d_setup(cml_problem *p, const long long *size, uint64_t 
     const float *h_in = all ? cml_view_values(p, &in) : NULL;
     if (conv2d_ref_positions(h_in, &in, width, height, h_filter, R, check->idx, check->n,
                              check->ref, check->mag) != 0) {
-        return "out of host memory for the CPU reference";
+        return cml_no_host_memory; /* its own temporaries (reference.c): kind "host" */
     }
 
     cml_output(p, &c->d_out, height, width);

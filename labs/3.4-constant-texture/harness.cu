@@ -61,10 +61,6 @@
  * unspecified rounding of the coordinate to fixed point before alpha is formed. */
 #define TEX_WEIGHT_SLACK (1.5 / 256.0)
 
-/* The driver's message for host memory that runs out (cml_setup.c), for jacobi_ref's own
- * allocation, which the driver does not see. */
-static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
-
 /* ---------------------------------------------------------------------------------------------
  * 3.4a  stencil_constant: out (n) = 1D stencil of radius STENCIL_R over in (n)
  */
@@ -334,7 +330,7 @@ static const char *jacobi_setup(cml_problem *p, const long long *size, uint64_t 
     /* The whole grid at once: skipped in the student's process, whose check set holds one
      * position it never compares (cml_check_set_minimal). */
     if (check->n == n && !jacobi_ref(h_in, width, height, iters, check->ref)) {
-        return kNoHostMemory;
+        return cml_no_host_memory; /* jacobi_ref's own allocation (reference.c): kind "host" */
     }
 
     cml_output(p, &c->d_out, height, width);

@@ -88,10 +88,6 @@
 /* The pattern a uint8 output is filled with before the student's launcher runs. */
 #define POISON_U8 0xA5
 
-/* reference.c's whole-image blur allocates temporaries of its own (gaussian_blur_ref): when it
- * cannot, setup() returns the message the driver gives for host memory it runs out of. */
-static const char kNoHostMemory[] = "out of host memory for the inputs and the CPU reference";
-
 /* The blur's sigma for a radius: radius / 2 (the weights then fall to exp(-2) = 0.14 of the
  * centre at the last tap), at least 0.5. */
 static double sigma_for_radius(int radius) {
@@ -407,7 +403,7 @@ static const char *pipeline_setup(cml_problem *p, const long long *size, uint64_
                *bt = b + n;
         resample_ref(src, sw, sh, dw, dh, r, rt);
         if (!gaussian_blur_ref(r, rt, dw, dh, c->h_weights, c->radius, b, bt)) {
-            return kNoHostMemory;
+            return cml_no_host_memory; /* its own temporaries (reference.c): kind "host" */
         }
         sobel_ref(b, bt, dw, dh, r, rt); /* the gradient, into r */
         to_u8_ref(r, rt, n, scale, check->ref, check->mag);
