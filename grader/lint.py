@@ -61,7 +61,73 @@ def strip_comments(text: str) -> list[str]:
     return "".join(out).split("\n")
 
 
-_KERNEL = re.compile(r"__global__\b[^;{]*?\b(\w+)\s*\(")
+_GLOBAL = re.compile(r"\b__global__\b")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_SPACE = re.compile(r"\s*")
+# words with arguments that may stand between __global__ and a kernel's name (execution-
+# configuration bounds, GNU and MSVC attributes, alignment) or after its parameters
+# (noexcept(...), a trailing return type's decltype(...)): none of them is the name
+_NOT_THE_NAME = frozenset(
+    "__launch_bounds__ __maxnreg__ __cluster_dims__ __block_size__ __attribute__ __declspec "
+    "__align__ alignas decltype noexcept throw".split()
+)
+
+
+def _skip_balanced(text: str, i: int, open_: str, close: str) -> int:
+    """Index just past the ``close`` that matches the ``open_`` at ``text[i]`` (or
+    len(text))."""
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == open_:
+            depth += 1
+        elif text[j] == close:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return len(text)
+
+
+def kernel_heads(text: str) -> list[tuple[str, int]]:
+    """(name, index of the ``{`` of its body or of the ``;`` of a declaration) of each
+    ``__global__`` function in comment-free ``text``. The name is the word before the
+    parameter list, whatever stands between ``__global__`` and it: qualifiers and a return
+    type (``static``, ``__noinline__``, ``void``), ``__launch_bounds__(256, 2)``,
+    ``__maxnreg__(64)``, ``__cluster_dims__(2, 1, 1)``, ``[[...]]`` and ``__attribute__((...))``,
+    line breaks; a specialisation's ``<32>``. ``template <...>``, ``extern "C"`` and ``static``
+    come before ``__global__``, so they are not read at all. A word with arguments that is
+    none of the known attributes is the name only when no other follows it before the body
+    (``BOUNDS(256) my_kernel(...)``: a function-like macro of the student's own)."""
+    found = []
+    for g in _GLOBAL.finditer(text):
+        i, names = g.end(), []
+        while i < len(text) and text[i] not in ";{":
+            ch = text[i]
+            if ch == "[":
+                i = _skip_balanced(text, i, "[", "]")
+            elif ch == "(":  # a group no word names: (*p)(...), ((...)) of an attribute
+                i = _skip_balanced(text, i, "(", ")")
+            elif ch == '"':  # a string (extern "C" where it does not belong): to its end
+                end = text.find('"', i + 1)
+                i = len(text) if end < 0 else end + 1
+            elif m := _WORD.match(text, i):
+                j = m.end()
+                k = _SPACE.match(text, j).end()
+                if k < len(text) and text[k] == "<":
+                    k = _skip_balanced(text, k, "<", ">")  # a specialisation's arguments
+                    k = _SPACE.match(text, k).end()
+                if k < len(text) and text[k] == "(":
+                    if m.group() not in _NOT_THE_NAME:
+                        names.append(m.group())
+                    i = _skip_balanced(text, k, "(", ")")
+                else:
+                    i = j
+            else:
+                i += 1
+        if names and i < len(text):
+            found.append((names[-1], i))
+    return found
+
+
 _RETURN = re.compile(r"\breturn\b")
 _BARRIER = re.compile(r"\b__syncthreads(?:_count|_and|_or)?\s*\(|\.sync\s*\(\s*\)")
 EARLY_RETURN_MARK = "before a __syncthreads()"
@@ -173,12 +239,11 @@ def _bodies(lines: list[str]) -> dict[str, tuple[int, str]]:
     function in comment-free ``lines`` (braces matched; strings hold no braces in kernels)."""
     text = "\n".join(lines)
     found = {}
-    for m in _KERNEL.finditer(text):
-        start = text.find("{", m.end())
-        if start < 0 or ";" in text[m.end() : start]:
+    for name, start in kernel_heads(text):
+        if text[start] == ";":
             continue  # a declaration
         end = _statement_end(text, start)
-        found[m.group(1)] = (text.count("\n", 0, start) + 1, text[start : end + 1])
+        found[name] = (text.count("\n", 0, start) + 1, text[start : end + 1])
     return found
 
 

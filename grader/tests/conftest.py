@@ -3,7 +3,10 @@
 Tests marked ``gpu`` need a CUDA device. They are skipped, with the reason shown by
 ``pytest -ra`` ("no CUDA device: nvidia-smi not found on PATH", or "... --device-info
 reported no_device"), when ``nvidia-smi`` is absent or the built lab binary says there is
-no device.
+no device. Tests marked ``instructors`` read what only the instructors' repository has
+(solutions/, the known-bad and alternative fixtures, labs/*/hidden.toml): in the student
+release (``make dist-student``) they are skipped with the reason ``helpers.INSTRUCTORS_ONLY``,
+and the summary counts them.
 
 ``fake_root`` is a course tree made from ``fakelab/`` (a lab whose harness is plain C, see
 fakelab/README.md), the real Makefile, the real ``common/cml_json.h`` and the grader's
@@ -20,7 +23,14 @@ from pathlib import Path
 import pytest
 
 from grader import tools
-from helpers import FAKE_BIN, FAKELAB, REPO, no_device_reason
+from helpers import (
+    FAKE_BIN,
+    FAKELAB,
+    INSTRUCTORS_ONLY,
+    REPO,
+    instructors_only_reason,
+    no_device_reason,
+)
 
 
 def pytest_configure(config):
@@ -30,9 +40,19 @@ def pytest_configure(config):
         "slow: builds labs or runs the whole grader, seconds per test (`make test-fast`, "
         "pytest -m 'not slow', leaves them out; CI runs them)",
     )
+    config.addinivalue_line(
+        "markers",
+        "instructors: reads solutions/, the known-bad or alternative fixtures or a lab's "
+        "hidden.toml (skipped in the student release, which has none of them)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
+    only = instructors_only_reason()
+    if only:
+        for item in items:
+            if "instructors" in item.keywords:  # first, before an empty parameter set's skip
+                item.add_marker(pytest.mark.skip(reason=only), append=False)
     gpu_items = [item for item in items if "gpu" in item.keywords]
     if not gpu_items:
         return
@@ -40,6 +60,17 @@ def pytest_collection_modifyitems(config, items):
     if reason:
         for item in gpu_items:
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line counting the tests skipped for the student release, also under ``-q``."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    n = sum(1 for r in skipped if INSTRUCTORS_ONLY in str(r.longrepr))
+    if n:
+        terminalreporter.write_line(
+            f"{n} test(s) skipped: {INSTRUCTORS_ONLY} (they read the reference solutions, the "
+            "known-bad and alternative fixtures or the hidden cases)"
+        )
 
 
 @pytest.fixture(scope="session")

@@ -88,6 +88,18 @@ def no_device_reason() -> str | None:
     return _REASON[0]
 
 
+# Why a test marked ``instructors`` is skipped in the student release (``make dist-student``,
+# grader.dist): it reads what only the instructors' repository has (solutions/, the
+# known-bad and alternative fixtures, labs/*/hidden.toml).
+INSTRUCTORS_ONLY = "instructors' repository only: solutions/ not in the student release"
+
+
+def instructors_only_reason() -> str | None:
+    """``INSTRUCTORS_ONLY`` where this copy has no solutions/ (the student release), else
+    None."""
+    return None if (REPO / "solutions").is_dir() else INSTRUCTORS_ONLY
+
+
 def need(tool: str) -> None:
     """Skips the test (with the reason) when ``tool`` cannot be found."""
     if tools.find(tool) is None:

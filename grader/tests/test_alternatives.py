@@ -58,11 +58,13 @@ def _grade(
     return code, out + err, report, ex
 
 
+@pytest.mark.instructors
 def test_there_are_alternatives():
     assert ALTERNATIVES, "no alternative in grader/tests/alternatives/"
 
 
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=_ids)
+@pytest.mark.instructors
 def test_alternative_applies_cleanly(path, tmp_path):
     assert_patch_well_formed(
         path, tmp_path, "keeps", {"spaces_contains", "spaces_lacks", "loses_on"},
@@ -75,6 +77,7 @@ def test_alternative_applies_cleanly(path, tmp_path):
 
 
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=_ids)
+@pytest.mark.instructors
 def test_every_kept_part_carries_points(path):
     """A part an alternative keeps must be worth points in lab.toml: a performance measured,
     not scored (scored = false, 0 points) can be neither kept nor lost."""
@@ -85,6 +88,7 @@ def test_every_kept_part_carries_points(path):
 
 
 @pytest.mark.parametrize("path", STATIC, ids=_ids)
+@pytest.mark.instructors
 def test_alternative_keeps_its_static_points(path, tmp_path, capsys):
     for tool in ("nvcc", "cuobjdump"):
         if tools.find(tool) is None:
@@ -109,6 +113,7 @@ def test_alternative_keeps_its_static_points(path, tmp_path, capsys):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", ON_GPU, ids=_ids)
+@pytest.mark.instructors
 def test_alternative_keeps_its_points_on_the_gpu(path, tmp_path, capsys):
     keeps = _keeps(path)
     expect = fixtures.load(path)["expect"]

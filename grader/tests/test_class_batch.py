@@ -15,6 +15,7 @@ class_batch = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(class_batch)
 
 
+@pytest.mark.instructors
 def test_a_class_extended_to_100(tmp_path):
     assert class_batch.make(tmp_path / "class", 100) == 0
     expected = json.loads((tmp_path / "class" / "expected.json").read_text())
@@ -26,6 +27,7 @@ def test_a_class_extended_to_100(tmp_path):
     assert "s01_reference" in expected and "h01_kernel_infinite_loop" in expected
 
 
+@pytest.mark.instructors
 def test_a_class_cut_to_10_keeps_some_of_every_kind(tmp_path, monkeypatch, capsys):
     """``make --size 10`` (an instructor's trial: it wrote the class of 51 and exited 1): ten
     students, the reference and the skeleton, then hostile and known-bad ones half and half,
@@ -51,6 +53,7 @@ def test_a_class_cut_to_10_keeps_some_of_every_kind(tmp_path, monkeypatch, capsy
     assert not (tmp_path / "none").exists()
 
 
+@pytest.mark.instructors
 def test_the_class_is_graded_in_a_fixed_order_uncorrelated_with_the_kind(tmp_path):
     """``class_order`` (design note 73): every submission once, the same order each time, and
     the hostile and known-bad fixtures (h, k), which id order puts in the last quarter of the
@@ -95,6 +98,7 @@ def test_an_alternative_may_lose_what_another_gpus_thresholds_take():
     assert "matmul_tiled performance: 0/5" in problem
 
 
+@pytest.mark.instructors
 def test_a_class_made_twice_is_the_same_bytes(tmp_path, monkeypatch):
     """A batch resumed over the class made again skips the students it graded only if their
     archives did not change: g90b and g90c (bench/h200-2026-12-04-session23) regraded every

@@ -12,7 +12,7 @@ import tarfile
 import pytest
 
 from grader import dist, skeleton
-from helpers import REPO, grade_cli
+from helpers import INSTRUCTORS_ONLY, REPO, grade_cli, instructors_only_reason
 
 NEEDED = (
     "labs/3.3-tiling/kernels.cu",
@@ -35,8 +35,8 @@ MARKER_EXAMPLES = {
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
     """(tarball path, {repository path: bytes}) of a release built from this checkout."""
-    if not (REPO / "solutions").is_dir():
-        pytest.skip("no solutions/ in this copy: it is already a student release")
+    if reason := instructors_only_reason():  # this copy is already a student release
+        pytest.skip(reason)
     out = tmp_path_factory.mktemp("dist") / "student.tar.gz"
     assert dist.dist_student(REPO, str(out), sys.stdout) == 0
     members = {}
@@ -102,6 +102,30 @@ def test_skeleton_check_in_the_extracted_release(release, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert skeleton.NO_SOLUTIONS in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_the_release_skips_the_tests_of_the_instructors_material(release, tmp_path):
+    """The release ships grader/tests but not what some of them read (solutions/, the
+    known-bad and alternative fixtures, hidden.toml): there those tests are skipped with a
+    reason that says so, and the rest pass (a student's trial: `make test-fast` in the
+    release gave 90 failures, FileNotFoundError: solutions/3.3-tiling/kernels.cu)."""
+    out, _ = release
+    with tarfile.open(out) as tar:
+        tar.extractall(tmp_path)
+    copy = tmp_path / dist.PREFIX
+    pytest_ = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"]
+    tests = ["grader/tests/test_lint.py", "grader/tests/test_class_batch.py"]
+    done = subprocess.run(
+        [*pytest_, "--strict-markers", "-m", "not slow and not gpu", *tests],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"test(s) skipped: {INSTRUCTORS_ONLY}" in done.stdout, done.stdout
+    assert "SKIPPED [1] grader/tests/test_lint.py" in done.stdout, done.stdout
+    assert " passed" in done.stdout and "failed" not in done.stdout, done.stdout
 
 
 def test_skeleton_check_without_solutions(tmp_path, capsys):

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 
 from grader import gpu_lock, harness, manifest, plausible
-from helpers import REPO, gpu_lock_file, grade_cli, real_labs
+from helpers import REPO, gpu_lock_file, grade_cli, instructors_only_reason, real_labs
 
 
 @pytest.mark.gpu
 def test_selfcheck(capsys):
     if not real_labs():
-        pytest.skip("no lab with a solution in the repository yet")
+        pytest.skip(instructors_only_reason() or "no lab with a solution in the repository yet")
     code, out, err = grade_cli(capsys, "selfcheck", "--root", REPO, timed=True)
     assert code == 0, out + err
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from grader import cgroup, harness, sandbox
-from helpers import REPO, grade_cli, step_statuses, submission
+from helpers import REPO, grade_cli, instructors_only_reason, step_statuses, submission
 
 pytestmark = pytest.mark.slow  # builds labs or runs the grader: `make test-fast` leaves it out
 
@@ -355,7 +355,7 @@ def test_build_time_read_of_solutions_fails_in_the_sandbox(
     it the same submission builds — the test can tell the two apart."""
     secret = REPO / "solutions" / "3.3-tiling" / "kernels.cu"
     if not secret.exists():
-        pytest.skip("no solution of lab 3.3 in this repository")
+        pytest.skip(instructors_only_reason() or "no solution of lab 3.3 in this repository")
     head = f'__asm__(".section .rodata\\n.incbin \\"{secret}\\"\\n.text");\n'
     sub = hostile(fake_root, tmp_path, LAUNCH, head=head)
     monkeypatch.setenv(sandbox.ENV, "none")
@@ -457,7 +457,7 @@ def test_read_of_solutions_by_syscall_sees_nothing(
 ):
     secret = REPO / "solutions" / "3.3-tiling" / "kernels.cu"
     if not secret.exists():
-        pytest.skip("no solution of lab 3.3 in this repository")
+        pytest.skip(instructors_only_reason() or "no solution of lab 3.3 in this repository")
     # open(secret, O_RDONLY): correct output only when the solution could not be opened
     code = (
         f"long fd = raw3(2, (long){json.dumps(str(secret))}, 0, 0);\n"
@@ -469,6 +469,7 @@ def test_read_of_solutions_by_syscall_sees_nothing(
 
 
 @x86_only
+@pytest.mark.instructors
 def test_read_of_the_hidden_cases_by_syscall_gets_nothing(contained, fake_gpu, capsys, tmp_path):
     """labs/<lab>/hidden.toml: empty in bubblewrap, unreadable to the user sandbox's user."""
     hidden = sorted(REPO.glob("labs/*/hidden.toml"))

@@ -35,6 +35,7 @@ def test_there_are_fixtures_for_every_lab():
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.instructors
 def test_fixture_applies_cleanly(path, tmp_path):
     fixture = assert_patch_well_formed(
         path, tmp_path, "lost", {"report_contains", "report_lacks", "stateful", "in_class"},
@@ -45,6 +46,7 @@ def test_fixture_applies_cleanly(path, tmp_path):
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.instructors
 def test_every_lost_part_carries_points(path):
     """A part a known-bad fixture must lose is worth points in lab.toml: a performance
     measured, not scored (scored = false, 0 points) cannot be lost."""
@@ -59,6 +61,7 @@ STATIC = [p for p in FIXTURES if "static" in fixtures.load(p)["expect"]["lost"]]
 
 @pytest.mark.slow  # builds the lab
 @pytest.mark.parametrize("path", STATIC, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.instructors
 def test_known_bad_loses_its_static_points_without_a_gpu(path, tmp_path, capsys):
     """Static is decided from the SASS on any machine: a fixture that must lose its static
     points loses them in CI too (the GPU's parts stay pending), as test_alternatives.py
@@ -81,6 +84,7 @@ def test_known_bad_loses_its_static_points_without_a_gpu(path, tmp_path, capsys)
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.instructors
 def test_known_bad_verdict(path, tmp_path, capsys):
     fixture = fixtures.load(path)
     expect = fixture["expect"]

@@ -30,6 +30,7 @@ def test_comments_are_blanked_and_lines_kept():
     assert '"// kept, a string"' in lines[3] and "q = '\"'" in lines[3]
 
 
+@pytest.mark.instructors
 def test_the_address_of_the_symbol_is_found_in_the_known_bad_submission(tmp_path):
     lab = manifest.load(LAB)
     sub = fixtures.apply(REPO, FIXTURE, tmp_path / "sub")
@@ -63,6 +64,7 @@ SOLUTION_CALL = "    cudaMemcpyToSymbol(c_stencil_coef, h_coef, STENCIL_DIAM * s
         ("COEF_BYTES", False),
     ],
 )
+@pytest.mark.instructors
 def test_a_symbol_size_without_sizeof_is_warned_of(tmp_path, size, warned):
     """cudaMemcpyToSymbol(c_coef, h_coef, STENCIL_DIAM) copies 9 bytes and reports no error
     (handout 3.4, section 2): the rule warns of a bare count, never of a size with sizeof."""
@@ -91,6 +93,7 @@ POINTER_MARK = "size of the pointer h_coef"
         ("STENCIL_DIAM * sizeof(*h_coef)", False),
     ],
 )
+@pytest.mark.instructors
 def test_the_size_of_the_coefficients_pointer_is_warned_of(tmp_path, size, warned):
     """cudaMemcpyToSymbol(c_coef, h_coef, sizeof(h_coef)) copies 8 bytes (handout 3.4, section
     2; a student's trial in session 19 wrote it and got no warning): warned of where the whole
@@ -106,6 +109,7 @@ def test_the_size_of_the_coefficients_pointer_is_warned_of(tmp_path, size, warne
     assert not any(SIZE_MARK in w for ws in lint.warnings(lab, sub).values() for w in ws)
 
 
+@pytest.mark.instructors
 def test_no_size_warning_on_the_solution_or_any_fixture_of_the_lab(tmp_path):
     """Every alternative and known-bad fixture of lab 3.4 gives its sizes with sizeof (the
     one known-bad about cudaMemcpyToSymbol passes &symbol, a warning of its own)."""
@@ -145,6 +149,7 @@ def test_a_bad_lint_pattern_is_a_manifest_error(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.instructors
 def test_the_report_shows_the_warning_without_a_gpu(tmp_path, capsys):
     need("nvcc")
     sub = fixtures.apply(REPO, FIXTURE, tmp_path / "sub")
@@ -189,6 +194,7 @@ def test_a_return_before_a_barrier_is_found_and_one_after_the_last_is_not():
 
 
 @pytest.mark.slow
+@pytest.mark.instructors
 def test_the_early_return_known_bad_is_told_its_cause_without_a_gpu(tmp_path, capsys):
     """early_return_matmul: the report names the return before the barrier (the grader used
     to guess 'missing bounds checks' from the wrong outputs); the solutions of every lab
@@ -208,6 +214,7 @@ def test_the_early_return_known_bad_is_told_its_cause_without_a_gpu(tmp_path, ca
         assert not any(lint.DIVERGENT_BARRIER_MARK in w for ws in found.values() for w in ws)
 
 
+@pytest.mark.instructors
 def test_no_correct_alternative_is_warned_of_a_divergent_barrier(tmp_path):
     """Every correct alternative of every lab (grader/tests/alternatives) keeps its barriers
     where the lint sees every thread reach them: a loop over tiles, a grid-stride loop over
@@ -224,6 +231,86 @@ def test_no_correct_alternative_is_warned_of_a_divergent_barrier(tmp_path):
         assert not [w for w in found if lint.DIVERGENT_BARRIER_MARK in w], path.stem
 
 
+HEADS = """
+template <int T> __global__ void tmpl_kernel(float *x) { x[0] = T; }
+extern "C" __global__ void plain_kernel(float *x) { x[0] = 1.0f; }
+static __global__ __noinline__ void
+    __launch_bounds__(256, 2)
+    __maxnreg__(64) [[gnu::cold]] __cluster_dims__(2, 1, 1) __attribute__((unused))
+    bounded_kernel(float *x, int n = 3) noexcept(true) { x[0] = n; }
+__global__ __forceinline__ void declared_kernel(float *x);
+template <> __global__ void tmpl_kernel<32>(float *x) { x[0] = 32; }
+__global__ void BOUNDS(128) macro_kernel(const float *a) { }
+"""
+
+
+def test_a_kernels_name_is_found_past_its_attributes_and_qualifiers():
+    """The name is the word before the parameters, not the first word with arguments after
+    __global__: a student's trial found `__global__ void __launch_bounds__(256)
+    async_copy_kernel(...)` read as a kernel named __launch_bounds__, and no source warning
+    of lab 3.2's async copies or lab 3.3's SGEMM ever fired."""
+    text = "\n".join(lint.strip_comments(HEADS))
+    heads = lint.kernel_heads(text)
+    names = "tmpl_kernel plain_kernel bounded_kernel declared_kernel tmpl_kernel macro_kernel"
+    assert [name for name, _ in heads] == names.split()
+    assert [text[at] for _, at in heads] == ["{", "{", "{", ";", "{", "{"]
+    body = lint._bodies(text.split("\n"))["bounded_kernel"]
+    assert body == (7, "{ x[0] = n; }")
+
+
+@pytest.mark.parametrize(
+    ("lab_name", "exercise", "old", "new"),
+    [
+        (  # a block past the last tile leaves before the barrier (and hangs, or reads stale)
+            "3.2-global-memory",
+            "async_copy",
+            "        __pipeline_wait_prior(1); /* this thread's copies of `tile` have landed */\n",
+            "        __pipeline_wait_prior(1);\n"
+            "        if (tile * ASYNC_COPY_TILE + threadIdx.x >= n) {\n"
+            "            return;\n"
+            "        }\n",
+        ),
+        (  # the handout's "no return before them": a block past n skips its cluster.sync()
+            "3.2-global-memory",
+            "tma_cluster",
+            "    cluster.sync(); /* every tile of the cluster has landed */\n",
+            "    if (b >= n) {\n        return;\n    }\n    cluster.sync();\n",
+        ),
+        (
+            "3.3-tiling",
+            "sgemm",
+            "    __syncthreads(); // read-after-write: step 0's tiles are complete\n",
+            "    if (m0 + tid >= M) {\n        return;\n    }\n    __syncthreads();\n",
+        ),
+        (
+            "3.3-tiling",
+            "sgemm",
+            "    __syncthreads(); // read-after-write: step 0's tiles are complete\n",
+            "    if (m0 + tid < M) __syncthreads();\n",
+        ),
+    ],
+)
+@pytest.mark.instructors
+def test_kernels_with_launch_bounds_are_warned_of(tmp_path, lab_name, exercise, old, new):
+    """Lab 3.2's async_copy_kernel and tma_cluster_kernel and lab 3.3's sgemm_kernel are
+    declared with __launch_bounds__: a return before a barrier or a barrier under a
+    condition that depends on the thread is warned of there too, naming the kernel (handout
+    "grading": "a source warning names it before anything runs")."""
+    need("nvcc")
+    lab = course.load_lab(REPO / "labs" / lab_name)  # the kernel comes from the judge's --list
+    _, sub, text = _edited_solution(tmp_path, lab_name, old, new)
+    line = text[: text.index(old)].count("\n") + 1
+    kernel = lab.exercise(exercise).kernel
+    found = lint.warnings(lab, sub).get(exercise, [])
+    marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
+    warned = [w for w in found if any(m in w for m in marks)]
+    assert len(warned) == 1, found
+    # the line of the return, or of the barrier
+    where = line + new[: new.index("return" if "return" in new else "__syncthreads")].count("\n")
+    assert warned[0].startswith(f"kernels.cu:{where}: ") and f" in {kernel}" in warned[0]
+
+
+@pytest.mark.instructors
 def test_shared_staging_buffers_are_warned_of_without_a_gpu(tmp_path):
     """Lab 3.2's seed mistake, every stream on the same staging floats, is a race no sanitizer
     sees and only a GPU run shows (wrong chunks, differently each run): the source says it
@@ -255,6 +342,7 @@ ARRAY_MARK = "cudaMemcpy cannot reach it"
         ("cudaMemcpy(d_out, d_in, bytes * sizeof(float), cudaMemcpyDeviceToDevice)", False),
     ],
 )
+@pytest.mark.instructors
 def test_a_plain_copy_into_a_cuda_array_is_warned_of(tmp_path, call, warned):
     """A plain cudaMemcpy to or from a variable named like a cudaArray (handout 3.4, "A
     cudaArray is not a pointer"): it compiles and fails only on a GPU."""
@@ -267,6 +355,7 @@ def test_a_plain_copy_into_a_cuda_array_is_warned_of(tmp_path, call, warned):
     assert len(found) == int(warned), found
 
 
+@pytest.mark.instructors
 def test_the_cuda_array_rule_finds_its_fixture_and_no_other(tmp_path):
     """The known-bad memcpy_into_array is warned of; the solution, every alternative and
     every other known-bad fixture of lab 3.4 is not (the rule guesses from names)."""
@@ -313,6 +402,7 @@ def _edited_solution(tmp_path: Path, lab_name: str, old: str, new: str):
         ("float *d = d_stage + (size_t)s * chunk;", False),
     ],
 )
+@pytest.mark.instructors
 def test_the_shared_staging_warning_reads_copies_launches_and_assignments(tmp_path, line, warned):
     """Lab 3.2b's lint: the whole staging buffer assigned, copied into or launched on is
     warned of; a student's helper that slices it is not (a student's trial found
@@ -334,6 +424,7 @@ def test_the_shared_staging_warning_reads_copies_launches_and_assignments(tmp_pa
          "    cudaMemcpy(d_dst, h_buf, n * sizeof(float), cudaMemcpyDefault);", False),
     ],
 )
+@pytest.mark.instructors
 def test_the_device_to_device_warning_reads_the_pointers_and_split_calls(tmp_path, copy, warned):
     """Lab 3.2a's lint: a device-to-device copy is warned of whether its kind is named or
     inferred from the pointers (``cudaMemcpyDefault``, a review's finding), and over lines;
@@ -401,6 +492,7 @@ def test_a_barrier_under_a_condition_that_depends_on_the_thread_is_found():
     ], found
 
 
+@pytest.mark.instructors
 def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
     """Lab 3.4e's lint: surf2Dwrite's x must be in bytes. The known-bad fixture (x alone) is
     warned of (a student's trial found no warning); the solution and every alternative of
@@ -429,6 +521,7 @@ def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
      ("4 * x", False), ("(x * 4)", False), ("x * 4u", False), ("(x << 2)", False),
      ("bx + 4 * tx", False)],
 )
+@pytest.mark.instructors
 def test_the_surface_write_warning_reads_the_spellings_of_bytes(tmp_path, x, warned):
     """x in bytes spelt every usual way is not warned of (a review: 4 * x and (x << 2)
     were)."""
@@ -439,6 +532,7 @@ def test_the_surface_write_warning_reads_the_spellings_of_bytes(tmp_path, x, war
     assert any("x coordinate is in BYTES" in w for w in found) == warned, found
 
 
+@pytest.mark.instructors
 def test_a_constant_array_that_nothing_fills_is_warned_of(tmp_path):
     """Lab 3.4a: a __constant__ array declared and no cudaMemcpyToSymbol in the files (a
     student's trial: no warning without a GPU, where every output is 0). A rule's ``unless``
@@ -475,6 +569,7 @@ DECLARATION = "__constant__ float c_stencil_coef[STENCIL_DIAM];"
          "(or sizeof c_filter, the size of the __constant__ array itself)"),
     ],
 )
+@pytest.mark.instructors
 def test_the_constant_warnings_name_the_students_own_array(tmp_path, call, mark):
     """A student's trial named the array otherwise and read warnings about c_coef, the
     skeleton's name: each lab 3.4a message names the array the call or declaration has."""
@@ -505,6 +600,7 @@ N_TILES = "    const int n_tiles = (K + MATMUL_TILE - 1) / MATMUL_TILE; // the l
 TILE_FOR = "    for (int t = 0; t < n_tiles; ++t) {"
 
 
+@pytest.mark.instructors
 def test_a_tile_loop_that_drops_the_partial_tile_is_warned_of_on_its_fixture_only(tmp_path):
     """Lab 3.3's lint of seed 000's `tile < n / TILE_SIZE`: the known-bad drop_k_tail (a count
     K / MATMUL_TILE that the tile loop runs to) is warned of, with the fix named after its
@@ -554,6 +650,7 @@ def test_a_tile_loop_that_drops_the_partial_tile_is_warned_of_on_its_fixture_onl
         (N_TILES, "    const int n_tiles = (K + MATMUL_TILE - 1) / MATMUL_TILE;\n    const int half = K / MATMUL_TILE;", False),
     ],
 )
+@pytest.mark.instructors
 def test_the_partial_tile_warning_reads_the_bound_and_the_remainder(tmp_path, old, new, warned):
     """Warned where the tile count is K / TILE rounded down and nothing later in the file
     handles the remainder; never where the count is rounded up, one tile more is run, the

@@ -16,11 +16,21 @@ import sys
 import pytest
 
 from grader import harness, manifest
-from helpers import REPO, grade_cli, no_device_reason, real_labs, step_statuses, submission
+from helpers import (
+    REPO,
+    grade_cli,
+    instructors_only_reason,
+    no_device_reason,
+    real_labs,
+    step_statuses,
+    submission,
+)
 
 LABS = real_labs()
 pytestmark = [
-    pytest.mark.skipif(not LABS, reason="no lab with a solution in the repository yet"),
+    pytest.mark.skipif(
+        not LABS, reason=instructors_only_reason() or "no lab with a solution in the repository yet"
+    ),
     pytest.mark.slow,  # builds and grades the real labs: `make test-fast` leaves it out
 ]
 

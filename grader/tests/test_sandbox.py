@@ -97,6 +97,7 @@ def test_unknown_mode_is_an_error(monkeypatch):
         sandbox.choose()
 
 
+@pytest.mark.instructors
 def test_wrap_has_the_promised_options(box, tmp_path):
     argv = box.wrap(["lab"], tmp_path, readable=[str(tmp_path)])
     for option in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"):
@@ -243,6 +244,7 @@ int main(int argc, char **argv) {
 """
 
 
+@pytest.mark.instructors
 def test_solutions_are_hidden(box, tmp_path):
     assert any((REPO / "solutions").iterdir())
     exe = cc(tmp_path / "bin", "list", LIST)
@@ -406,6 +408,7 @@ int main(int argc, char **argv) {
 """
 
 
+@pytest.mark.instructors
 def test_what_the_release_leaves_out_and_git_are_hidden(box, tmp_path):
     """What the student release leaves out because it gives answers away (dist.EXCLUDED:
     correct alternatives, known-bad patches quoting the solution, bench variants) and .git,
@@ -420,6 +423,7 @@ def test_what_the_release_leaves_out_and_git_are_hidden(box, tmp_path):
         assert boxed(box, exe, tmp_path / "work", str(path)).stdout == "0\n", path
 
 
+@pytest.mark.instructors
 def test_hidden_cases_file_reads_empty(box, tmp_path):
     """The instructor-only labs/<lab>/hidden.toml is hidden like solutions/."""
     hidden = sorted(REPO.glob("labs/*/hidden.toml"))
@@ -431,6 +435,7 @@ def test_hidden_cases_file_reads_empty(box, tmp_path):
     assert out.stdout == "0\n"
 
 
+@pytest.mark.instructors
 def test_the_assembled_copy_has_no_hidden_cases_file(tmp_path):
     """Runs can read the assembled lab (their binary lives there), so it holds no
     hidden.toml: the grader reads hidden cases from the pristine lab only."""
@@ -478,6 +483,7 @@ def test_the_build_outputs_but_the_course_library_are_hidden(box):
     assert str(REPO / "build" / "common") not in box.hidden
 
 
+@pytest.mark.instructors
 def test_a_hidden_folder_that_holds_what_the_caller_reads_stays_visible(box):
     """bench tools (memory_peaks.py, calibrate.py) run build/<lab>/solution/lab in the
     sandbox: the folder they name readable is not hidden; every other one still is."""
@@ -533,6 +539,7 @@ def test_auto_without_bubblewrap_as_root_switches_to_a_user(monkeypatch):
     assert box.user[0] in sandbox.USER_IDS and box.user[0] != 0
 
 
+@pytest.mark.instructors
 def test_a_user_sandbox_run_cannot_read_the_hidden_or_write_the_course(user_box):
     hidden = sorted(REPO.glob("labs/*/hidden.toml"))
     assert hidden, "the course has a hidden.toml to hide"

@@ -11,7 +11,7 @@ import pytest
 from grader import course, manifest, sass, tools
 from grader.manifest import StaticRules
 from grader.sass import Dump, Function, Instruction, check_kernel
-from helpers import REPO, need, real_labs
+from helpers import REPO, instructors_only_reason, need, real_labs
 
 SASS_TEXT = """
 Fatbin elf code:
@@ -300,7 +300,7 @@ def _static_results(lab_dir: Path, variant: str) -> dict[str, sass.StaticResult]
 def _labs_or_skip() -> list[Path]:
     labs = real_labs()
     if not labs:
-        pytest.skip("no lab with a solution in the repository yet")
+        pytest.skip(instructors_only_reason() or "no lab with a solution in the repository yet")
     need("nvcc")
     need("cuobjdump")
     return labs
@@ -321,6 +321,7 @@ def test_real_solutions_pass_their_static_rules():
 
 
 @pytest.mark.slow
+@pytest.mark.instructors
 def test_tma_cluster_solution_shows_the_bulk_copy_and_the_cluster_barrier():
     """Lab 3.2g's evidence, read from the solution built for sm_90 as a grading builds it
     (no GPU needed): one bulk copy (UBLKCP), the cluster barrier's arrive and wait
