@@ -17,6 +17,6 @@ if [[ $card == *H200* && ${CLASS_OK:-0} = 1 ]]; then
         LIMIT=1500 MARGIN=0 bash bench/detached_call.sh start 565 "$1" -- \
         bash bench/h200-2026-12-05-session36/g120.sh
 else
-    STEPS="check 3.3-tiling" LIMIT=320 bash bench/h200-2026-12-05-session37/g123.sh "$1"
-    LIMIT=250 bash bench/h200-2026-12-05-session38/g125.sh "$1"
+    STEPS="check 3.3-tiling" LIMIT=${G123_LIMIT:-300} bash bench/h200-2026-12-05-session37/g123.sh "$1"
+    LIMIT=${G125_LIMIT:-200} bash bench/h200-2026-12-05-session38/g125.sh "$1"
 fi
