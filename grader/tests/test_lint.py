@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import course, fixtures, lint, manifest
+from grader import course, fixtures, lint, manifest, spaces
 from grader.errors import GraderError
 from helpers import KNOWN_BAD, REPO, grade_cli, need, real_labs
 
@@ -794,3 +794,74 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
                 warned.add(f"{lab_dir.name}/{name}")
     assert read > 150
     assert warned == {"3.3-tiling/known_bad/early_return_matmul"}
+
+
+ROW_LOOP = """    for (int k = -radius; k <= radius; ++k) {
+        acc += g_blur_weights[k + radius] * row[clamp_int(x + k, 0, width - 1)];
+    }
+"""
+
+
+@pytest.mark.parametrize(
+    ("window", "warned"),
+    [
+        (  # handout 3.5, section 5: a window filled in a loop to 2 * radius + 1
+            """    float win[BLUR_MAX_TAPS];
+    for (int k = 0; k < 2 * radius + 1; ++k) {
+        win[k] = row[clamp_int(x + k - radius, 0, width - 1)];
+    }
+    for (int k = 0; k < 2 * radius + 1; ++k) {
+        acc += g_blur_weights[k] * win[k];
+    }
+""",
+            True,
+        ),
+        (  # its fix: both loops unrolled over the maximum, each tap guarded
+            """    float win[BLUR_MAX_TAPS];
+#pragma unroll
+    for (int k = 0; k < BLUR_MAX_TAPS; ++k) {
+        if (k <= 2 * radius) {
+            win[k] = row[clamp_int(x + k - radius, 0, width - 1)];
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < BLUR_MAX_TAPS; ++k) {
+        if (k <= 2 * radius) {
+            acc += g_blur_weights[k] * win[k];
+        }
+    }
+""",
+            False,
+        ),
+    ],
+    ids=["run-time-window", "unrolled-window"],
+)
+@pytest.mark.slow
+@pytest.mark.instructors
+def test_a_kernel_with_local_memory_is_warned_of_in_lab_3_5(tmp_path, capsys, window, warned):
+    """Lab 3.5 has no static rules, so a run-time-indexed window showed as `local (LDL×..)`
+    on the spaces line and nothing said more (a student's trial); the exercise that runs the
+    kernel now warns of it, naming the kernel, its line and the fix, for no points. Without
+    a GPU: the SASS is read all the same."""
+    need("nvcc")
+    need("cuobjdump")
+    lab_dir = REPO / "labs" / "3.5-project"
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    text = (lab_dir / "kernels.cu").read_text()
+    assert text.count(ROW_LOOP) == 1
+    (sub / "kernels.cu").write_text(text.replace(ROW_LOOP, window))
+    (sub / "REPORT.md").write_text((lab_dir / "REPORT.md").read_text())
+    line = next(i for i, t in enumerate(text.split("\n"), 1) if "void blur_rows_kernel(" in t)
+    code, out, err = grade_cli(capsys, "grade", lab_dir, "--submission", sub, "--exercise",
+                               "gaussian_blur", "--no-perf", "--no-sanitizer")
+    assert "Traceback" not in out + err
+    found = [t for t in out.split("\n") if spaces.LOCAL_MEMORY_MARK in t]
+    assert ("blur_rows_kernel: global (LDG" in out) and (("local (LDL" in out) == warned), out
+    if not warned:
+        assert found == [], found
+        return
+    assert len(found) == 1, out
+    head = f"  => warning: kernels.cu:{line}: blur_rows_kernel uses local memory (spaces line: LDL"
+    assert found[0].startswith(head), found[0]
+    assert "#pragma unroll" in found[0] and "No points depend on it" in found[0]
