@@ -310,6 +310,10 @@ class Grading:
         self.other_kernels: set[str] = set()  # kernels of exercises --exercise left out
         self.lab_launchers: tuple[str, ...] = ()  # every launcher of the lab (--list)
         self.lab_kernels: set[str] = set()  # every exercise kernel of the lab (--list)
+        # the kernels of each exercise that names none (lint.exercise_kernels), and where
+        # each kernel of the student files is defined: the local-memory warnings name them
+        self.exercise_kernels: dict[str, list[str]] = {}
+        self.kernel_lines: dict[str, tuple[str, int]] = {}
         spec = self.lab.report
         if spec is not None and not options.exercises:
             self.grade.report = ReportResult(spec.file, spec.filled, spec.manual)
@@ -481,6 +485,9 @@ class Grading:
         self.other_kernels = {kernel for name, kernel in exercise_kernels if name not in graded}
         for name, lines in lint.warnings(self.lab, asm.src).items():
             self.results[name].warnings.extend(lines)
+        texts = lint.student_texts(self.lab, asm.src)
+        self.exercise_kernels = lint.exercise_kernels(self.lab, texts)
+        self.kernel_lines = lint.kernel_lines(texts)
         # the build and every run of the submission from here on are in this sandbox
         # (grader.sandbox): the preprocessor and the assembler read what the source names
         self.box = dataclasses.replace(
@@ -848,6 +855,7 @@ class Grading:
             "no kernels in the student files"
         ]
         self.step("spaces", Status.INFO, [*found, f"(SASS read with {cuobjdump.path})"])
+        self._local_memory(dumped)
         sources = " or ".join(n for n in self.lab.student_files if n.endswith(".cu"))
         reach = self._launches(cu_objects, dumped)
         if isinstance(reach, launches.Unreadable):
@@ -873,6 +881,19 @@ class Grading:
                 part.finding = f"{ex.name}: {res.messages[own_messages]}"
             elif not res.passed:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
+
+    def _local_memory(self, dumped: sass.Dump) -> None:
+        """A warning (no points) on each exercise that names no kernel, for each kernel it
+        runs (lint.exercise_kernels) whose SASS touches local memory, as its spaces line
+        shows: no static rule reads those kernels (lab 3.5's), so nothing else says it."""
+        uses = spaces.local_uses(dumped)
+        for ex in self.lab.exercises:
+            mine = self.exercise_kernels.get(ex.name, ())
+            for kernel, shown, counts in uses:
+                if kernel in mine:
+                    name, line = self.kernel_lines[kernel]
+                    message = spaces.LOCAL_MEMORY.format(kernel=shown, counts=counts)
+                    self.results[ex.name].warnings.append(f"{name}:{line}: {message}")
 
     def _launches(self, cu_objects, dumped) -> launches.Reach | launches.Unreadable | str:
         """Which kernels each launcher of the lab launches (grader.launches); Unreadable

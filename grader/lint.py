@@ -12,6 +12,12 @@ points are given or taken, the checks that decide the grade are unchanged. A mes
 name what the match found: ``{symbol}`` (or ``{symbol|c_coef}``, with the text to use where
 the group matched nothing) stands for the named group ``(?P<symbol>...)`` of the pattern,
 so the warning names the student's own ``__constant__`` array (``render``).
+
+Every lab is also read for the barrier mistakes (a ``return`` before a ``__syncthreads()``, a
+barrier under a condition that depends on the thread): in the kernel the exercise names (the
+judge's ``--list``), or, for an exercise that names none (lab 3.5's, where the student chooses
+the kernels; lab 3.2's host-side exercises), in every ``__global__`` kernel its launchers
+reach in the student files (``exercise_kernels``).
 """
 
 from __future__ import annotations
@@ -247,6 +253,88 @@ def _bodies(lines: list[str]) -> dict[str, tuple[int, str]]:
     return found
 
 
+# a word before "(" that names no function whose body follows: statements, operators, attributes
+_NOT_A_FUNCTION = _NOT_THE_NAME | frozenset(
+    "if for while switch catch return sizeof alignof _Alignof static_assert defined".split()
+)
+_CALLABLE = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>\s*)?\(")
+# what may stand between a function's parameters and its body (a method's const, noexcept, a
+# trailing return type)
+_TO_BODY = re.compile(r"(?:\s|\b(?:const|volatile|noexcept|override|final)\b|->[^;{}()=]*)*\{")
+# a macro and its replacement text, continued lines included
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)((?:[^\n\\]|\\.)*)", re.M | re.S)
+_NAME = re.compile(r"\b[A-Za-z_]\w*")
+
+
+def _pairs(text: str, open_: str, close: str) -> dict[int, int]:
+    """{index of each ``open_``: index of the ``close`` that matches it, or len(text)} in
+    ``text``, in one pass: what ``_matching`` gives, without reading the text again for each
+    (``a(`` repeated over a 2 MB file would take hours)."""
+    out, stack = {}, []
+    for m in re.finditer(f"[{re.escape(open_ + close)}]", text):
+        if m.group() == open_:
+            stack.append(m.start())
+        elif stack:
+            out[stack.pop()] = m.start()
+    out.update((i, len(text)) for i in stack)
+    return out
+
+
+def _functions(text: str) -> dict[str, list[str]]:
+    """{name: [body, ...]} of every function defined in comment-free ``text``, host or
+    device (a word before balanced parentheses and a brace: ``static dim3 grid_2d(int w,
+    int h) {``; an overload or an ``#if`` branch adds a body), and of every macro (its
+    replacement text). Control statements (``if (...) {``) are not functions, and the search
+    goes on after a body (a function holds no other), so each character is read a bounded
+    number of times."""
+    found: dict[str, list[str]] = {}
+    parens, braces = _pairs(text, "(", ")"), _pairs(text, "{", "}")
+    at = 0
+    while m := _CALLABLE.search(text, at):
+        at = m.end()
+        if m.group(1) in _NOT_A_FUNCTION:
+            continue
+        body = _TO_BODY.match(text, min(parens[m.end() - 1] + 1, len(text)))
+        if body is not None:
+            start = body.end() - 1
+            end = braces[start]
+            found.setdefault(m.group(1), []).append(text[start : end + 1])
+            at = max(at, end)
+    for m in _DEFINE.finditer(text):
+        found.setdefault(m.group(1), []).append(m.group(2))
+    return found
+
+
+def exercise_kernels(lab: Lab, texts: dict[str, str]) -> dict[str, list[str]]:
+    """{exercise: the ``__global__`` kernels it runs} for each exercise of the bound ``lab``
+    that names no kernel (lab 3.5's: the student chooses them), read from the comment-free
+    ``texts`` of the student files: the kernels whose names its launchers' bodies hold,
+    directly or through the functions and macros of the student files they name (a launch,
+    ``cudaLaunchKernel(kernel, ...)``, a pointer taken; a stage launcher the pipeline's
+    calls). In file order. A kernel that no launcher reaches (dead code, or a launch through a
+    table the reading does not follow) is in none; an unbound lab has none."""
+    if not lab.bound:
+        return {}
+    joined = "\n".join(texts.values())
+    functions = _functions(joined)
+    kernels = [name for name, at in kernel_heads(joined) if joined[at] == "{"]
+    out = {}
+    for ex in lab.exercises:
+        if ex.kernel is not None:
+            continue
+        seen: set[str] = set()
+        todo = [name for name in ex.launchers if name in functions]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for body in functions[name]:
+                todo += [w for w in set(_NAME.findall(body)) if w in functions and w not in seen]
+        out[ex.name] = list(dict.fromkeys(k for k in kernels if k in seen))
+    return out
+
+
 def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int]]:
     """(line of a ``return``, line of a later barrier) in the ``__global__`` function
     ``kernel`` of comment-free source ``lines``: a thread that returns there skips the
@@ -301,21 +389,43 @@ def render(message: str, match: re.Match) -> str:
     return _PLACEHOLDER.sub(fill, message)
 
 
+def student_texts(lab: Lab, src: Path) -> dict[str, str]:
+    """{file: its comment-free text (``strip_comments``, lines kept)} of the student files
+    under ``src`` that are there, but the written report (Markdown, not C)."""
+    texts = {}
+    for name in lab.required_files:
+        path = src / name
+        if path.is_file():
+            texts[name] = "\n".join(strip_comments(path.read_text(errors="replace")))
+    return texts
+
+
+def kernel_lines(texts: dict[str, str]) -> dict[str, tuple[str, int]]:
+    """{kernel: (file, line of its name)} of the first definition of each ``__global__``
+    kernel in the comment-free ``texts`` (``student_texts``)."""
+    out: dict[str, tuple[str, int]] = {}
+    for name, text in texts.items():
+        for kernel, at in kernel_heads(text):
+            if text[at] == "{" and kernel not in out:
+                out[kernel] = (name, text.count("\n", 0, text.rfind(kernel, 0, at)) + 1)
+    return out
+
+
 def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     """Per exercise, one line per match of its lint rules in the student files under
     ``src`` ("kernels.cu:48: <message>"), in file and line order, and one per ``return``
-    its kernel makes before a barrier (``early_returns``) or barrier it holds under a
+    a kernel of it makes before a barrier (``early_returns``) or barrier it holds under a
     condition that depends on the thread (``_divergent_barriers_in``), the same for every
-    lab. The kernel is the lab binary's (``--list``): ``lab`` is bound (``manifest.bind``),
-    else those two are not looked for."""
+    lab. Its kernel is the lab binary's (``--list``), or where that names none every kernel
+    its launchers reach (``exercise_kernels``), one after the other: ``lab`` is bound
+    (``manifest.bind``), else those two are not looked for."""
     found: dict[str, list[str]] = {}
-    sources = {}
-    for name in lab.required_files:  # not the written report: it is Markdown, not C
-        path = src / name
-        if path.is_file():
-            sources[name] = strip_comments(path.read_text(errors="replace"))
-    texts = {name: "\n".join(lines) for name, lines in sources.items()}
-    bodies = {name: _bodies(lines) for name, lines in sources.items() if name.endswith(".cu")}
+    texts = student_texts(lab, src)
+    bodies = {
+        name: _bodies(text.split("\n")) for name, text in texts.items() if name.endswith(".cu")
+    }
+    # the kernels of the exercises that name none: those their launchers reach
+    reached = exercise_kernels(lab, texts)
     for ex in lab.exercises:
         for rule in ex.lint:
             pattern = re.compile(rule.pattern)
@@ -325,15 +435,14 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                 for number, match in _matches(pattern, text):
                     message = render(rule.message, match)
                     found.setdefault(ex.name, []).append(f"{name}:{number}: {message}")
+        names = [ex.kernel] if ex.kernel is not None else reached.get(ex.name, [])
         for name, kernels in bodies.items():
-            if ex.kernel in kernels:
-                for ret, bar in _early_returns_in(*kernels[ex.kernel]):
-                    message = EARLY_RETURN.format(ret=ret, bar=bar, kernel=ex.kernel)
+            for kernel in (k for k in names if k in kernels):
+                for ret, bar in _early_returns_in(*kernels[kernel]):
+                    message = EARLY_RETURN.format(ret=ret, bar=bar, kernel=kernel)
                     found.setdefault(ex.name, []).append(f"{name}:{ret}: {message}")
-                for bar, line, cond in _divergent_barriers_in(*kernels[ex.kernel]):
+                for bar, line, cond in _divergent_barriers_in(*kernels[kernel]):
                     cond = cond if len(cond) <= 60 else cond[:57] + "..."
-                    message = DIVERGENT_BARRIER.format(
-                        bar=bar, line=line, cond=cond, kernel=ex.kernel
-                    )
+                    message = DIVERGENT_BARRIER.format(bar=bar, line=line, cond=cond, kernel=kernel)
                     found.setdefault(ex.name, []).append(f"{name}:{bar}: {message}")
     return found

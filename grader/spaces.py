@@ -107,23 +107,59 @@ def lines(
     kernels (plain names) left out, those of the exercises a grade of some exercises
     (--exercise) does not grade."""
     skipped = skipped or {}
-    out, seen = [], set()
+    out = []
+    for fn, name in _shown(dumped, hidden):
+        found = of_function(fn)
+        parts = [f"{space} ({_counts(found[space])})" for space in ORDER if space in found]
+        empty = f"not graded here ({skipped[fn.name]})" if fn.name in skipped else NO_MEMORY
+        out.append(f"{name}: {'; '.join(parts) if parts else empty}")
+    return out
+
+
+def _counts(counts: dict[str, int]) -> str:
+    """"LDL×12, STL.128×15": a space's mnemonics and their counts, by mnemonic."""
+    return ", ".join(f"{m}×{n}" for m, n in sorted(counts.items()))
+
+
+def _shown(dumped: Dump, hidden: Collection[str] = ()) -> list[tuple[Function, str]]:
+    """(function, the name a report shows) of each function of ``dumped`` once (a mangled
+    name comes once per architecture), in the listing's order, less those whose plain name
+    is in ``hidden``: the plain name, or the instance's arguments too where one name has
+    several instances ("blur_tile_kernel<true>")."""
     by_name: dict[str, set[str]] = {}
-    for fn in dumped.functions:  # one mangled name may come once per architecture
+    for fn in dumped.functions:
         by_name.setdefault(fn.name, set()).add(fn.mangled)
     twins = sorted(m for group in by_name.values() if len(group) > 1 for m in group)
     full = shown_names(twins)
+    out, seen = [], set()
     for fn in dumped.functions:
         if fn.mangled in seen or fn.name in hidden:
             continue
         seen.add(fn.mangled)
-        found = of_function(fn)
-        parts = []
-        for space in ORDER:
-            if space in found:
-                counts = ", ".join(f"{m}×{n}" for m, n in sorted(found[space].items()))
-                parts.append(f"{space} ({counts})")
-        name = full.get(fn.mangled, fn.mangled) if fn.mangled in twins else fn.name
-        empty = f"not graded here ({skipped[fn.name]})" if fn.name in skipped else NO_MEMORY
-        out.append(f"{name}: {'; '.join(parts) if parts else empty}")
+        out.append((fn, full.get(fn.mangled, fn.mangled) if fn.mangled in twins else fn.name))
+    return out
+
+
+# the warning for a kernel no static rule reads whose SASS shows local memory (grade.py):
+# handout 3.5's section 5 measured a 72-byte stack for a window filled in a loop to
+# 2 * radius + 1, and none once both loops were unrolled over the maximum, each tap guarded
+LOCAL_MEMORY_MARK = "uses local memory"
+LOCAL_MEMORY = (
+    "{kernel} " + LOCAL_MEMORY_MARK + " (spaces line: {counts}): a per-thread array "
+    "indexed at run time (a window filled in a loop whose bound is a run-time value) or "
+    "spilled registers, both in device memory behind L1. Keep the values in registers: loop "
+    "over a compile-time bound with #pragma unroll and guard each step (if (k <= 2 * radius)), "
+    "so that every index is a constant, or make the size a template argument; -Xptxas -v "
+    "shows the stack frame (a printf's arguments use it too). No points depend on it"
+)
+
+
+def local_uses(dumped: Dump) -> list[tuple[str, str, str]]:
+    """(plain name, shown name, "LDL×12, STL.128×15") of each function of ``dumped`` whose
+    SASS touches local memory (LDL, STL), as the spaces line gives them."""
+    out = []
+    for fn, name in _shown(dumped):
+        found = of_function(fn).get("local")
+        if found:
+            out.append((fn.name, name, _counts(found)))
     return out

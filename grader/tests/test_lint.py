@@ -3,12 +3,14 @@ pass the static checks and fail only on a GPU, reported before anything runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import time
 from pathlib import Path
 
 import pytest
 
-from grader import course, fixtures, lint, manifest
+from grader import course, fixtures, lint, manifest, spaces
 from grader.errors import GraderError
 from helpers import KNOWN_BAD, REPO, grade_cli, need, real_labs
 
@@ -658,3 +660,219 @@ def test_the_partial_tile_warning_reads_the_bound_and_the_remainder(tmp_path, ol
     lab, sub, _ = _edited_solution(tmp_path, "3.3-tiling", old, new)
     found = [w for ws in lint.warnings(lab, sub).values() for w in ws if PARTIAL_TILE_MARK in w]
     assert len(found) == int(warned), found
+
+
+STAGES = """
+#define LAUNCH_COLS(grid, block, ...) cols_kernel<<<grid, block>>>(__VA_ARGS__)
+__global__ void rows_kernel(float *x) { x[0] = 1.0f; }
+__global__ void cols_kernel(float *x) { x[0] = 2.0f; }
+__global__ void dead_kernel(float *x) { x[0] = 3.0f; }  // launched by no launcher
+__global__ void __launch_bounds__(256)
+    fused_kernel(float *x) { x[0] = 4.0f; }
+static void run_rows(float *x) { rows_kernel<<<1, 32>>>(x); }
+extern "C" void gaussian_blur(float *x, int radius) {
+    if (radius > 0) {
+        run_rows(x);
+    }
+    LAUNCH_COLS(1, 32, x);
+}
+extern "C" void sobel_magnitude(float *x) {
+    void *args[] = {&x};
+    cudaLaunchKernel((const void *)fused_kernel, 1, 32, args, 0, 0);
+}
+extern "C" void image_pipeline(float *x) { gaussian_blur(x, 8); }
+"""
+
+
+def test_the_kernels_of_an_exercise_that_names_none_are_those_its_launchers_reach():
+    """Lab 3.5 names no kernel (the student chooses them): an exercise's kernels are those
+    its launchers launch, through the student's own functions and macros, or name
+    (cudaLaunchKernel); a kernel nothing launches belongs to no exercise, and an unbound lab
+    (no --list read) has none."""
+    loaded = manifest.load(REPO / "labs" / "3.5-project")
+    own = {"image_pipeline": ("image_pipeline",)}  # the pipeline's own launcher alone
+    exercises = tuple(
+        dataclasses.replace(e, launchers=own.get(e.name, (e.name,))) for e in loaded.exercises
+    )
+    lab = dataclasses.replace(loaded, exercises=exercises, bound=True)
+    text = "\n".join(lint.strip_comments(STAGES))
+    assert lint.exercise_kernels(lab, {"kernels.cu": text}) == {
+        "resample_bilinear": [],
+        "gaussian_blur": ["rows_kernel", "cols_kernel"],
+        "sobel_magnitude": ["fused_kernel"],
+        "gradient_to_u8": [],
+        "image_pipeline": ["rows_kernel", "cols_kernel"],
+    }
+    assert lint.exercise_kernels(loaded, {"kernels.cu": text}) == {}
+    assert lint.kernel_lines({"kernels.cu": text})["fused_kernel"] == ("kernels.cu", 7)
+
+
+def test_the_functions_are_read_in_time_linear_in_the_file():
+    """A hostile file of unclosed calls or nested bodies (200 KB here; assemble takes 2 MB)
+    is read in one pass: the first reading matched each ``(`` by reading on to the end, and
+    took 78 s for 80 KB of ``a(``."""
+    for text in ("a(" * 100_000, "a(){" * 50_000, "f(x) -> int " * 20_000):
+        start = time.monotonic()
+        lint._functions(text)
+        assert time.monotonic() - start < 5, text[:12]
+
+
+PIPELINE_BARRIER = (
+    "    __syncthreads(); // read-after-write: the Sobel reads B rows of the warps above and below\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kernel", "exercises"),
+    [
+        (  # the starting code's early return kept in a tiled blur (handout 3.5, section 5)
+            "    __syncthreads(); // read-after-write: a row's taps read groups that other threads loaded\n",
+            "    if (x0 + (int)threadIdx.x >= width) {\n        return;\n    }\n    __syncthreads();\n",
+            "blur_tiled_kernel",
+            {"gaussian_blur", "image_pipeline"},  # the solution's #if 0 pipeline calls the stage
+        ),
+        (
+            "    __syncthreads(); // read-after-write: the window spans groups that other threads loaded\n",
+            "    if (y0 + ty >= height) return;\n    __syncthreads();\n",
+            "sobel_tiled_kernel",
+            {"sobel_magnitude", "image_pipeline"},
+        ),
+        (  # a barrier that the halo lanes skip, in the fused kernel only the pipeline runs
+            PIPELINE_BARRIER,
+            "    if (tx > 0 && tx < BLOCK_X - 1) __syncthreads();\n",
+            "pipeline_cols_sobel_kernel",
+            {"image_pipeline"},
+        ),
+        (
+            PIPELINE_BARRIER,
+            "    if (x0 - 1 + tx < width) {\n        __syncthreads();\n    }\n",
+            "pipeline_cols_sobel_kernel",
+            {"image_pipeline"},
+        ),
+    ],
+    ids=["blur-return", "sobel-return", "pipeline-if-one-line", "pipeline-if-braced"],
+)
+@pytest.mark.instructors
+def test_the_kernels_of_lab_3_5_are_read_for_barrier_mistakes(
+    tmp_path, old, new, kernel, exercises
+):
+    """Lab 3.5's judge names no kernel (--list gives "kernel": null), so the early-return and
+    divergent-barrier warnings the grading handout promises never fired there (a student's
+    trial); now every kernel an exercise's launchers reach is read, and the warning names it
+    and the line, under each exercise that runs it."""
+    need("nvcc")
+    lab = course.load_lab(REPO / "labs" / "3.5-project")  # bound: the kernels are null
+    assert all(ex.kernel is None for ex in lab.exercises)
+    _, sub, text = _edited_solution(tmp_path, "3.5-project", old, new)
+    line = text[: text.index(old)].count("\n") + 1
+    where = line + new[: new.index("return" if "return" in new else "__syncthreads")].count("\n")
+    marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
+    warned = {
+        name: [w for w in ws if any(m in w for m in marks)]
+        for name, ws in lint.warnings(lab, sub).items()
+    }
+    warned = {name: ws for name, ws in warned.items() if ws}
+    assert set(warned) == exercises, warned
+    for ws in warned.values():
+        assert len(ws) == 1 and ws[0].startswith(f"kernels.cu:{where}: "), ws
+        assert f" in {kernel}" in ws[0]
+
+
+@pytest.mark.instructors
+def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
+    """Over every lab bound to its judge (lab 3.5's and 3.2's host-side exercises name no
+    kernel, so all their kernels are read): the solution, the skeleton (lab 3.5's starting
+    kernels return early, but no barrier follows), every alternative and every known-bad
+    fixture. Only early_return_matmul is warned of: no other fixture has its barrier
+    skipped (3.5's sobel_no_barrier and 3.1's chase_shared_no_barrier lack one, which the
+    lint does not look for; racecheck finds them)."""
+    need("nvcc")
+    marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
+    warned, read = set(), 0
+    for lab_dir in real_labs():
+        lab = course.load_lab(lab_dir)
+        subs = {"solution": REPO / "solutions" / lab_dir.name, "skeleton": lab_dir}
+        paths = fixtures.find(REPO, lab_dir.name) + fixtures.find(
+            REPO, lab_dir.name, alternatives=True
+        )
+        for path in paths:
+            name = f"{path.parent.parent.name}/{path.stem}"
+            subs[name] = fixtures.apply(REPO, path, tmp_path / lab_dir.name / name)
+        for name, sub in subs.items():
+            read += 1
+            found = [w for ws in lint.warnings(lab, sub).values() for w in ws]
+            if any(m in w for w in found for m in marks):
+                warned.add(f"{lab_dir.name}/{name}")
+    assert read > 150
+    assert warned == {"3.3-tiling/known_bad/early_return_matmul"}
+
+
+ROW_LOOP = """    for (int k = -radius; k <= radius; ++k) {
+        acc += g_blur_weights[k + radius] * row[clamp_int(x + k, 0, width - 1)];
+    }
+"""
+
+
+@pytest.mark.parametrize(
+    ("window", "warned"),
+    [
+        (  # handout 3.5, section 5: a window filled in a loop to 2 * radius + 1
+            """    float win[BLUR_MAX_TAPS];
+    for (int k = 0; k < 2 * radius + 1; ++k) {
+        win[k] = row[clamp_int(x + k - radius, 0, width - 1)];
+    }
+    for (int k = 0; k < 2 * radius + 1; ++k) {
+        acc += g_blur_weights[k] * win[k];
+    }
+""",
+            True,
+        ),
+        (  # its fix: both loops unrolled over the maximum, each tap guarded
+            """    float win[BLUR_MAX_TAPS];
+#pragma unroll
+    for (int k = 0; k < BLUR_MAX_TAPS; ++k) {
+        if (k <= 2 * radius) {
+            win[k] = row[clamp_int(x + k - radius, 0, width - 1)];
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < BLUR_MAX_TAPS; ++k) {
+        if (k <= 2 * radius) {
+            acc += g_blur_weights[k] * win[k];
+        }
+    }
+""",
+            False,
+        ),
+    ],
+    ids=["run-time-window", "unrolled-window"],
+)
+@pytest.mark.slow
+@pytest.mark.instructors
+def test_a_kernel_with_local_memory_is_warned_of_in_lab_3_5(tmp_path, capsys, window, warned):
+    """Lab 3.5 has no static rules, so a run-time-indexed window showed as `local (LDL×..)`
+    on the spaces line and nothing said more (a student's trial); the exercise that runs the
+    kernel now warns of it, naming the kernel, its line and the fix, for no points. Without
+    a GPU: the SASS is read all the same."""
+    need("nvcc")
+    need("cuobjdump")
+    lab_dir = REPO / "labs" / "3.5-project"
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    text = (lab_dir / "kernels.cu").read_text()
+    assert text.count(ROW_LOOP) == 1
+    (sub / "kernels.cu").write_text(text.replace(ROW_LOOP, window))
+    (sub / "REPORT.md").write_text((lab_dir / "REPORT.md").read_text())
+    line = next(i for i, t in enumerate(text.split("\n"), 1) if "void blur_rows_kernel(" in t)
+    code, out, err = grade_cli(capsys, "grade", lab_dir, "--submission", sub, "--exercise",
+                               "gaussian_blur", "--no-perf", "--no-sanitizer")
+    assert "Traceback" not in out + err
+    found = [t for t in out.split("\n") if spaces.LOCAL_MEMORY_MARK in t]
+    assert ("blur_rows_kernel: global (LDG" in out) and (("local (LDL" in out) == warned), out
+    if not warned:
+        assert found == [], found
+        return
+    assert len(found) == 1, out
+    head = f"  => warning: kernels.cu:{line}: blur_rows_kernel uses local memory (spaces line: LDL"
+    assert found[0].startswith(head), found[0]
+    assert "#pragma unroll" in found[0] and "No points depend on it" in found[0]

@@ -431,6 +431,22 @@ def test_a_kernel_this_architecture_does_not_grade_is_not_called_unwritten():
     ]
 
 
+def test_the_kernels_that_touch_local_memory_are_named_with_their_counts():
+    """spaces.local_uses: what lab 3.5's local-memory warning reads (grade.py), as the spaces
+    line gives it; a kernel listed once per architecture is named once."""
+    from grader import spaces
+
+    ldl = Instruction(0, "LDL", "LDL R4, [R1+0x8]")
+    stl = Instruction(16, "STL.128", "STL.128 [R1], R8")
+    ldg = Instruction(32, "LDG.E", "LDG.E R2, desc[UR4][R2.64]")
+    window = Function("_Z16blur_rows_kernelPKfPfiii", "sm_90", [ldl, ldl, stl, ldg])
+    again = Function("_Z16blur_rows_kernelPKfPfiii", "sm_80", [ldl])
+    clean = Function("_Z12sobel_kernelPKfPfii", "sm_90", [ldg])
+    dumped = Dump([window, again, clean], {})
+    assert spaces.local_uses(dumped) == [("blur_rows_kernel", "blur_rows_kernel", "LDL×2, STL.128×1")]
+    assert "local (LDL×2, STL.128×1)" in spaces.lines(dumped)[0]
+
+
 def test_a_grade_of_some_exercises_leaves_the_others_kernels_off_the_spaces_line():
     from grader import spaces
 
