@@ -483,6 +483,18 @@ def test_static_hint_names_every_missing_pattern_in_manifest_order():
     assert diagnose.static_summary(ex, ["kernel k not found"]) == "k: kernel k not found"
 
 
+def test_an_exercise_not_begun_is_said_once():
+    """On a GPU the skeleton's correctness and its static part both find "not implemented
+    yet": the exercise's findings say it once."""
+    from grader.results import PART_NAMES, ExerciseResult, Part
+
+    parts = {n: Part(n, 1) for n in PART_NAMES}
+    text = diagnose.not_implemented(LAB, SCALE)
+    parts["correctness"].finding = parts["static"].finding = text
+    exr = ExerciseResult("scale", parts, warnings=["kernels.cu:3: look"])
+    assert exr.findings == [text, "warning: kernels.cu:3: look"]
+
+
 def test_a_race_of_known_kind_gets_that_kinds_hint():
     report = ["Error: Race reported between Write access at k(...)+0x380 in kernels.cu:85"]
     war = diagnose.sanitizer_summary(SCALE, "racecheck", report, "WAR")

@@ -138,6 +138,9 @@ def test_skeleton_without_a_device_loses_its_static_points_for_certain(
     assert code == 1, out
     assert "static       FAILED" in out
     assert "scale_kernel: its SASS has no LDS (shared-memory load), STS" in out
+    # the kernel has no load or store at all: after "=>" its TODO, not each rule's hint
+    assert "  => scale: not implemented yet — see TODO(9.1a) in kernels.cu\n" in out, out
+    assert "=> scale: scale_kernel: its SASS" not in out, out
     assert "NOT RUN: correctness, sanitizer, performance" in out
     assert "2 points lost for certain, 15 more pending on checks that did not run" in out
     assert "this is not a final grade" in out
@@ -159,6 +162,9 @@ def test_a_static_failure_with_nothing_pending_is_final(fake_root, fake_gpu, cap
     code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
     assert code == 1, out
     assert "static       FAILED" in out
+    # a kernel begun (a load and a store) is told the rules it breaks, not "not implemented"
+    assert "=> scale: scale_kernel: its SASS has no LDS (shared-memory load)" in out, out
+    assert "not implemented yet" not in out, out
     assert "scale             6/6          0/2          2/2          4/4        12/14" in out
     assert "—" not in out.split("exercise  correctness")[1] and "NOT RUN" not in out
     assert "score 15/17: points lost" in out
@@ -174,6 +180,11 @@ def test_skeleton_with_a_device_is_not_implemented(fake_root, fake_gpu, capsys, 
     assert code == 1
     assert "scale: not implemented yet — see TODO(9.1a) in kernels.cu" in out
     assert "offset: not implemented yet — see TODO(9.1b) in kernels.cu" in out
+    # correctness and the static part both found it: said once
+    assert out.count("=> scale: not implemented yet") == 1, out
+    assert rep["exercises"][0]["findings"] == [
+        "scale: not implemented yet — see TODO(9.1a) in kernels.cu"
+    ]
     assert "nothing written at any of the 4 sizes" in out  # one line, not one per size
     assert rep["total"] == 0
     statuses = [d["status"] for d in rep["exercises"][0]["parts"]["correctness"]["details"]]

@@ -431,6 +431,22 @@ def test_a_kernel_this_architecture_does_not_grade_is_not_called_unwritten():
     ]
 
 
+def test_a_kernel_is_unwritten_only_where_every_instance_has_no_memory_instruction():
+    """``spaces.unwritten``: the skeleton's kernel (the spaces line's NO_MEMORY), which the
+    static finding then calls "not implemented yet" rather than listing each rule's hint."""
+    from grader import spaces
+
+    arith = [Instruction(0, "FFMA", "FFMA R0, R1, R2, R3"), Instruction(16, "EXIT", "EXIT")]
+    empty = Function("_Z1kPf", "sm_90", arith)
+    begun = Function("_Z1kPf", "sm_80", [*arith, Instruction(32, "STG.E", "STG.E [R2.64], R0")])
+    bar = Instruction(0, "BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER_BLOCKING 0x0")
+    barrier = Function("_Z1kPf", "sm_90", [bar])
+    assert spaces.unwritten(Dump([empty], {}), "k")
+    assert not spaces.unwritten(Dump([empty, begun], {}), "k")  # one architecture's is written
+    assert not spaces.unwritten(Dump([barrier], {}), "k")  # a barrier: begun
+    assert not spaces.unwritten(Dump([empty], {}), "other")  # not there: its own message
+
+
 def test_a_grade_of_some_exercises_leaves_the_others_kernels_off_the_spaces_line():
     from grader import spaces
 
