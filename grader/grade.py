@@ -878,6 +878,7 @@ class Grading:
                 part.finding = f"{ex.name}: {res.messages[own_messages]}"
             elif not res.passed:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
+                part.details[0]["hints"] = diagnose.static_hints(ex, res.missing, res.forbidden)
 
     def _launches(self, cu_objects, dumped) -> launches.Reach | launches.Unreadable | str:
         """Which kernels each launcher of the lab launches (grader.launches); Unreadable

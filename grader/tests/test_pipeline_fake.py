@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader import grade as grading
-from grader import cli, report, tools
+from grader import cli, diagnose, report, tools
 from grader.results import Part
 from grader.status import Status
 from helpers import grade_cli, submission
@@ -170,6 +170,8 @@ def test_a_static_failure_with_nothing_pending_is_final(fake_root, fake_gpu, cap
     assert "score 15/17: points lost" in out
     static = rep["exercises"][0]["parts"]["static"]
     assert (static["status"], static["points"]) == ("failed", 0)
+    # every hint of the static finding, those the "=>" line leaves out too (none here)
+    assert static["details"][0]["hints"] == [diagnose.GENERIC["static"]], static
     assert rep["final"] is True and rep["not_run"] == [] and rep["total"] == 15
 
 
