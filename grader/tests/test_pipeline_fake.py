@@ -175,6 +175,27 @@ def test_a_static_failure_with_nothing_pending_is_final(fake_root, fake_gpu, cap
     assert rep["final"] is True and rep["not_run"] == [] and rep["total"] == 15
 
 
+def test_an_empty_kernel_beside_the_one_launched_is_no_skeleton(fake_root, capsys, tmp_path):
+    """The named kernel left empty while its launcher launches another: the rules it breaks
+    and the launch (the static block) are the finding, not "not implemented yet"."""
+    text = (fake_root / "labs" / "9.1-fake" / "kernels.cu").read_text()  # the skeleton
+    decoy = (
+        "__global__ void decoy_kernel(const float *in, float *out, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) { out[i] = 2.0f * in[i] + 1.0f; }\n}\n\n"
+    )
+    old = "    /* TODO(9.1a): out = 2 * in + 1. */\n"
+    launch = "    if (rows < 0) { decoy_kernel<<<1, 32>>>(in, out, 0); }\n"
+    assert text.count(old) == 1
+    head = 'extern "C" int scale('
+    text = text.replace(old, old + launch).replace(head, decoy + head)
+    code, out, _, _ = grade(capsys, fake_root, submission(tmp_path / "sub", text))
+    assert "scale_kernel: registers only" in out, out  # the named kernel: no load or store
+    assert "scale does not launch scale_kernel (it launches decoy_kernel)" in out, out
+    assert "=> scale: scale_kernel: its SASS has no LDS" in out, out
+    assert "not implemented yet" not in out, out
+
+
 def test_skeleton_with_a_device_is_not_implemented(fake_root, fake_gpu, capsys, tmp_path):
     code, out, _, rep = grade(
         capsys, fake_root, fake_root / "labs" / "9.1-fake", json_path=tmp_path / "r.json"
