@@ -522,6 +522,29 @@ def test_an_exercise_not_begun_is_said_once():
     assert exr.findings == [text, "warning: kernels.cu:3: look"]
 
 
+def test_lab_3_2_release_check_reads_in_the_courses_words():
+    """Lab 3.2a's buffer left page-locked by host_copy_free: the harness's message
+    (test_harness_messages.py) says what it found and the fix, the CUDA error's name in
+    parentheses, and the lab's hint does not contradict it (CUDA's own "part or all of the
+    requested memory range is already mapped" misled a student's trial)."""
+    from test_harness_messages import saying_messages
+
+    lab = manifest.load(REPO / "labs" / "3.2-global-memory")
+    ex = lab.exercise("host_copy")
+    text = (REPO / "labs" / "3.2-global-memory" / "harness.cu").read_text()
+    expr = "host_copy_expect_released(h)"
+    message = saying_messages(text)[expr]
+    err = {"kind": "cuda", "message": message, "where": "harness.cu:351", "expr": expr}
+    runs = [((1,), run_of(doc("error", (1,), error=err)))]
+    line = diagnose.exercise_summary(lab, ex, runs)
+    assert line == (
+        f"host_copy: at 1 a CUDA call failed: {message} at harness.cu:351 ({expr}): "
+        f"{ex.hints['launch']}"
+    )
+    assert "already mapped" not in line and line.count("a CUDA call failed") == 1, line
+    assert "host_copy_expect_released, the message says" in ex.hints["launch"]
+
+
 def test_a_race_of_known_kind_gets_that_kinds_hint():
     report = ["Error: Race reported between Write access at k(...)+0x380 in kernels.cu:85"]
     war = diagnose.sanitizer_summary(SCALE, "racecheck", report, "WAR")
