@@ -580,7 +580,7 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
     const char *base = strrchr(file, '/');
     char where[256];
     snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
-    const char *message = cudaGetErrorString(err);
+    const char *message = cml_fail_message(err); /* CUDA's words, or a course check's */
     fprintf(stderr, "lab: %s: %s failed: %s\n", where, expr, message);
     /* The launch call that returned this error, when one did (the lab's launch record). */
     cml_launch_config launch;

@@ -6,7 +6,8 @@
  *   - the command line (cml_options.h) and the JSON run document (cml_json.h);
  *   - the no-device path: status "no_device", exit 3;
  *   - the failure handler: any failed CML_CHECK becomes status "error" with the CUDA error
- *     string and the call's file:line, written to the JSON before exiting;
+ *     string (a CML_CHECK_SAYING: the course's words) and the call's file:line, written to
+ *     the JSON before exiting;
  *   - poisoning the output (CML_POISON_BYTE) before every verified run, the launch check
  *     (cudaGetLastError + cudaDeviceSynchronize), copying back and comparing;
  *   - with --time: timing student, baseline and a copy of the same bytes interleaved

@@ -645,9 +645,15 @@ def hidden_summary(lab: Lab, ex: Exercise, failed: list[CaseRun]) -> str:
     return f"{ex.name}: {n} {cases} failed ({what}): {advice}"
 
 
-def static_hint(ex: Exercise, missing: list[str], found: list[str]) -> str:
-    """The hint for a static failure: for every missing required pattern, in the manifest's
-    order, its "static.<PATTERN>" hint or else the lab's "static" hint, each text once; with none
+# At most this many of the static hints after "=>", in the manifest's order (the first names the
+# cause; a student's trial of lab 3.2 read four of them joined, about 1,000 characters); the
+# JSON report keeps them all (the static part's details, "hints").
+STATIC_HINTS_SHOWN = 2
+
+
+def static_hints(ex: Exercise, missing: list[str], found: list[str]) -> list[str]:
+    """The hints for a static failure, each text once: for every missing required pattern, in
+    the manifest's order, its "static.<PATTERN>" hint or else the lab's "static" hint; with none
     missing, the first forbidden pattern found decides (its "static.<PATTERN>" hint, else
     generic text). Empty when the kernel was not found: that message says what to do."""
     rules = ex.static
@@ -655,19 +661,33 @@ def static_hint(ex: Exercise, missing: list[str], found: list[str]) -> str:
     first_found = [p for p in (rules.forbid if rules else ()) if p in found] or found
     if ordered_missing:
         texts = [ex.hints.get(f"static.{p}") or hint(ex, "static") for p in ordered_missing]
-        return "; ".join(dict.fromkeys(texts))
+        return list(dict.fromkeys(texts))
     if first_found:
-        return ex.hints.get(f"static.{first_found[0]}") or GENERIC["static_forbid"]
-    return ""
+        return [ex.hints.get(f"static.{first_found[0]}") or GENERIC["static_forbid"]]
+    return []
+
+
+def static_hint(ex: Exercise, missing: list[str], found: list[str]) -> str:
+    """``static_hints`` in one text, all of them."""
+    return "; ".join(static_hints(ex, missing, found))
+
+
+def _shown_hints(texts: list[str]) -> str:
+    """The first ``STATIC_HINTS_SHOWN`` of ``texts``, and how many more the JSON report has."""
+    shown = "; ".join(texts[:STATIC_HINTS_SHOWN])
+    more = len(texts) - STATIC_HINTS_SHOWN
+    if more > 0:
+        shown += f" ({more} more in the JSON report, --json: the static part's details)"
+    return shown
 
 
 def static_summary(ex: Exercise, messages: list[str], missing=(), found=()) -> str:
-    """The static part's finding: its first message and the hint; only the hints where the
-    lab has one of its own for every missing pattern that names the pattern itself, as the
-    message would (an instructor read "its SASS has no LDG ...: no global load (LDG) ..." as
-    the same sentence twice)."""
+    """The static part's finding: its first message and the first ``STATIC_HINTS_SHOWN`` hints;
+    only the hints where the lab has one of its own for every missing pattern that names the
+    pattern itself, as the message would (an instructor read "its SASS has no LDG ...: no
+    global load (LDG) ..." as the same sentence twice)."""
     first = messages[0] if messages else "static checks failed"
-    advice = static_hint(ex, list(missing), list(found))
+    advice = _shown_hints(static_hints(ex, list(missing), list(found)))
     if missing and not found and all(p in ex.hints.get(f"static.{p}", "") for p in missing):
         return f"{ex.name}: {advice}"  # each hint names its instruction (a review: not all do)
     if found and not missing:

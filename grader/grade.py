@@ -877,10 +877,19 @@ class Grading:
             part.messages = res.messages
             part.info = res.info
             part.details = [{"kernel": ex.kernel, "missing": res.missing, "found": res.forbidden}]
-            if not res.passed and own_passed:  # what it launches: the message holds its fix
+            own = {fn.mangled for fn in dumped.instances(ex.kernel)}
+            launched = set().union(*(reach.launched.get(name, set()) for name in ex.launchers))
+            if not res.passed and spaces.unwritten(dumped, ex.kernel) and launched <= own:
+                # the skeleton's kernel (no load or store at all), launched by nothing else's
+                # launcher: its TODO is the cause, not each rule it breaks (a student's trial
+                # of lab 3.2 read four rules' hints, 1,200 characters, after "=>" for an
+                # exercise not begun); a decoy beside another kernel keeps the launch message
+                part.finding = diagnose.not_implemented(self.lab, ex)
+            elif not res.passed and own_passed:  # what it launches: the message holds its fix
                 part.finding = f"{ex.name}: {res.messages[own_messages]}"
             elif not res.passed:
                 part.finding = diagnose.static_summary(ex, res.messages, res.missing, res.forbidden)
+                part.details[0]["hints"] = diagnose.static_hints(ex, res.missing, res.forbidden)
 
     def _local_memory(self, dumped: sass.Dump) -> None:
         """A warning (no points) on each exercise that names no kernel, for each kernel it

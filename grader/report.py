@@ -35,7 +35,9 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                         "status": "ok" | "wrong" | "error" | "crash" |
                                                   "timeout",
                                         "message": .., "reproduce": ..}]},
-           "static": {.., "details": [{"kernel": .., "missing": [..], "found": [..]}]},
+           "static": {.., "details": [{"kernel": .., "missing": [..], "found": [..],
+                                       "hints": [..]}]},  # hints: every one, where the
+                                       # finding gives the first two (a kernel begun)
            "sanitizer": {.., "details": [{"tool": "racecheck", "size": [..], "seed": ..,
                                           "verdict": "clean" | "errors" | "failed",
                                           "report": [..], "summary": ..}]},

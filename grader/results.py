@@ -65,7 +65,8 @@ class ExerciseResult:
         """One line per failed part (its diagnosis and hint), in part order — but a
         sanitizer finding (a race, an out-of-bounds access) comes first when correctness
         failed too: it is the cause the wrong outputs only hint at — then the source
-        warnings."""
+        warnings. Each text once: an exercise not begun is "not implemented yet" to its
+        correctness and its static part alike."""
         lines = [self.note] if self.note else []
         parts = list(self.parts.values())
         san, corr = self.parts.get("sanitizer"), self.parts.get("correctness")
@@ -73,7 +74,7 @@ class ExerciseResult:
             parts.remove(san)
             parts.insert(0, san)
         lines += [p.finding for p in parts if p.finding]
-        return lines + [f"warning: {w}" for w in self.warnings]
+        return list(dict.fromkeys(lines + [f"warning: {w}" for w in self.warnings]))
 
 
 @dataclass

@@ -95,6 +95,14 @@ def of_function(fn: Function) -> dict[str, dict[str, int]]:
 NO_MEMORY = "registers only: no load or store at all (not written yet?)"
 
 
+def unwritten(dumped: Dump, kernel: str) -> bool:
+    """Every instance of ``kernel`` in ``dumped`` is one that ``lines`` calls ``NO_MEMORY``: no
+    instruction of any space at all, the skeleton's kernel before its TODO is done. False where
+    the kernel is not there (that message says what to do)."""
+    instances = dumped.instances(kernel)
+    return bool(instances) and not any(of_function(fn) for fn in instances)
+
+
 def lines(
     dumped: Dump, skipped: dict[str, str] | None = None, hidden: Collection[str] = ()
 ) -> list[str]:

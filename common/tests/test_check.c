@@ -16,7 +16,7 @@ static jmp_buf back;
 static struct {
     int calls;
     cudaError_t err;
-    const char *expr, *file;
+    const char *expr, *file, *message;
     int line;
 } seen;
 
@@ -26,6 +26,7 @@ static void recording_handler(cudaError_t err, const char *expr, const char *fil
     seen.expr = expr;
     seen.file = file;
     seen.line = line;
+    seen.message = cml_fail_message(err);
     longjmp(back, 1);
 }
 
@@ -58,6 +59,40 @@ START_TEST(failure_reports_error_expr_file_line) {
     ck_assert_str_eq(seen.expr, "returns(cudaErrorInvalidValue)");
     ck_assert_str_eq(seen.file, __FILE__);
     ck_assert_int_eq(seen.line, line);
+}
+END_TEST
+
+#define NOT_RELEASED                                                                               \
+    "the buffer is still page-locked: free it (cudaErrorHostMemoryAlreadyRegistered)"
+
+START_TEST(saying_gives_the_handler_its_words) {
+    memset(&seen, 0, sizeof seen);
+    cml_set_fail_handler(recording_handler);
+    volatile int line = 0;
+    if (setjmp(back) == 0) {
+        line = __LINE__ + 1;
+        CML_CHECK_SAYING(returns(cudaErrorHostMemoryAlreadyRegistered), NOT_RELEASED);
+    }
+    ck_assert_int_eq(seen.calls, 1);
+    ck_assert_int_eq(seen.err, cudaErrorHostMemoryAlreadyRegistered);
+    ck_assert_str_eq(seen.message, NOT_RELEASED);
+    ck_assert_str_eq(seen.expr, "returns(cudaErrorHostMemoryAlreadyRegistered)");
+    ck_assert_str_eq(seen.file, __FILE__);
+    ck_assert_int_eq(seen.line, line);
+    /* a plain failure after it: CUDA's own words again */
+    if (setjmp(back) == 0) {
+        CML_CHECK(returns(cudaErrorHostMemoryAlreadyRegistered));
+    }
+    cml_set_fail_handler(NULL);
+    ck_assert_int_eq(seen.calls, 2);
+    ck_assert_str_eq(seen.message, cudaGetErrorString(cudaErrorHostMemoryAlreadyRegistered));
+    /* a success says nothing */
+    if (setjmp(back) == 0) {
+        cml_set_fail_handler(recording_handler);
+        CML_CHECK_SAYING(returns(cudaSuccess), NOT_RELEASED);
+    }
+    cml_set_fail_handler(NULL);
+    ck_assert_int_eq(seen.calls, 2);
 }
 END_TEST
 
@@ -97,6 +132,23 @@ START_TEST(default_handler_prints_and_exits_4) {
 }
 END_TEST
 
+static int call_fail_saying(void *arg) {
+    (void)arg;
+    cml_fail_saying(cudaErrorHostMemoryAlreadyRegistered, NOT_RELEASED, "expect_released(h)",
+                    "harness.cu", 34);
+    return 0; /* not reached */
+}
+
+START_TEST(default_handler_prints_the_words_of_a_saying_check) {
+    const char *err_path = temp_path(0);
+    ck_assert_int_eq(run_in_child(call_fail_saying, NULL, NULL, err_path), 4);
+    char *text = read_text_file(err_path);
+    ck_assert_str_eq(text, "harness.cu:34: expect_released(h) failed: " NOT_RELEASED "\n");
+    free(text);
+    remove(err_path);
+}
+END_TEST
+
 START_TEST(a_handler_that_returns_still_stops) {
     ck_assert_int_eq(run_in_child(call_fail_with_returning_handler, NULL, "/dev/null", "/dev/null"),
                      4);
@@ -108,10 +160,12 @@ Suite *make_check_suite(void) {
     TCase *tc = tcase_create("Correctness");
     tcase_add_test(tc, success_does_not_call_the_handler);
     tcase_add_test(tc, failure_reports_error_expr_file_line);
+    tcase_add_test(tc, saying_gives_the_handler_its_words);
     tcase_add_test(tc, set_handler_returns_the_previous_one);
     suite_add_tcase(s, tc);
     tc = tcase_create("Errors");
     tcase_add_test(tc, default_handler_prints_and_exits_4);
+    tcase_add_test(tc, default_handler_prints_the_words_of_a_saying_check);
     tcase_add_test(tc, a_handler_that_returns_still_stops);
     suite_add_tcase(s, tc);
     return s;

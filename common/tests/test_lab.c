@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cml_check.h"
 #include "cml_device.h"
+#include "cml_ipc.h"
 #include "cml_lab.h"
 #include "cml_lab_internal.h"
 #include "cml_launches.h"
@@ -557,6 +559,51 @@ START_TEST(host_memory_for_the_result_running_out_is_kind_host) {
 }
 END_TEST
 
+/* A check of the course's own in its words (CML_CHECK_SAYING: lab 3.2a's released buffer). */
+#define STILL_LOCKED                                                                               \
+    "host_copy_free left the buffer page-locked (cudaErrorHostMemoryAlreadyRegistered)"
+
+static cudaError_t still_locked(void) {
+    return cudaErrorHostMemoryAlreadyRegistered;
+}
+
+static int fails_saying(void *arg) {
+    (void)arg;
+    CML_CHECK_SAYING(still_locked(), STILL_LOCKED);
+    return 0; /* not reached */
+}
+
+START_TEST(a_saying_check_gives_its_words_to_the_document_and_the_judge) {
+    /* the document: kind "cuda", the course's words, the check's expression */
+    int code = -1;
+    char *doc = judge_document_of(fails_saying, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    HAS(doc, "\"error\":{\"kind\":\"cuda\",\"message\":\"" STILL_LOCKED "\",\"where\":"
+             "\"test_lab.c:");
+    HAS(doc, "\"expr\":\"still_locked()\"");
+    free(doc);
+    /* the student's process: the same words in its ERROR to the judge */
+    const cml_run_ctx saved = cml_run;
+    int pair[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair), 0);
+    cml_run.role = CML_ROLE_WORKER;
+    cml_run.peer_fd = pair[0];
+    cml_run.json_path = NULL;
+    const cml_fail_fn old_handler = cml_set_fail_handler(cml_lab_fail);
+    ck_assert_int_eq(run_in_child(fails_saying, NULL, temp_path(2), temp_path(1)), 4);
+    cml_set_fail_handler(old_handler);
+    cml_run = saved;
+    static cml_msg_error got;
+    const ssize_t n = cml_ipc_recv(pair[1], &got, sizeof got, NULL, 1);
+    ck_assert_int_eq(cml_ipc_type(&got, n), CML_MSG_ERROR);
+    ck_assert_str_eq(got.kind, "cuda");
+    ck_assert_str_eq(got.message, STILL_LOCKED);
+    ck_assert_str_eq(got.expr, "still_locked()");
+    close(pair[0]);
+    close(pair[1]);
+}
+END_TEST
+
 /* ---- With a GPU ---- */
 
 START_TEST(correct_run) {
@@ -893,6 +940,7 @@ Suite *make_lab_suite(void) {
     tcase_add_test(tc, unwritable_json_path);
     tcase_add_test(tc, relayed_out_of_memory_carries_the_judges_figures);
     tcase_add_test(tc, host_memory_for_the_result_running_out_is_kind_host);
+    tcase_add_test(tc, a_saying_check_gives_its_words_to_the_document_and_the_judge);
     suite_add_tcase(s, tc);
     tc = tcase_create("GPU");
     tcase_set_tags(tc, "gpu");

@@ -483,6 +483,68 @@ def test_static_hint_names_every_missing_pattern_in_manifest_order():
     assert diagnose.static_summary(ex, ["kernel k not found"]) == "k: kernel k not found"
 
 
+def test_a_static_finding_shows_two_hints_and_keeps_the_rest_for_the_json():
+    """A kernel missing four required patterns (lab 3.2e's, a student's trial): the first two
+    distinct hints in the manifest's order after "=>", and how many more the JSON report
+    keeps (``static_hints``: all of them, each once)."""
+    rules = manifest.StaticRules(("A", "B", "C", "D", "E"), ())
+    hints = {"static": "GENERAL", "static.A": "FIX A", "static.B": "FIX B", "static.D": "FIX D"}
+    ex = manifest.Exercise("k", ((1,),), {}, kernel="k", static=rules, hints=hints)
+    missing = ["E", "D", "C", "B", "A"]
+    assert diagnose.static_hints(ex, missing, []) == ["FIX A", "FIX B", "GENERAL", "FIX D"]
+    finding = diagnose.static_summary(ex, ["k: its SASS has no A, B, C, D, E"], missing)
+    assert finding == (
+        "k: k: its SASS has no A, B, C, D, E: FIX A; FIX B "
+        "(2 more in the JSON report, --json: the static part's details)"
+    )
+    # two distinct hints (C and E share the general one): both, nothing said of more
+    two = diagnose.static_summary(ex, ["k: its SASS has no C, E, A"], ["A", "C", "E"])
+    assert two == "k: k: its SASS has no C, E, A: FIX A; GENERAL"
+    # the lab's own 3.2e: its four hints were about 1,000 characters after "=>"
+    lab32 = manifest.load(REPO / "labs" / "3.2-global-memory").exercise("async_copy")
+    need = list(lab32.static.require)
+    shown = diagnose.static_summary(lab32, ["async_copy_kernel: its SASS shows none of: ..."], need)
+    assert shown.endswith(
+        f": {lab32.hints['static.async_copy']}; {lab32.hints['static.async_wait']} (2 more in "
+        "the JSON report, --json: the static part's details)"
+    ), shown
+
+
+def test_an_exercise_not_begun_is_said_once():
+    """On a GPU the skeleton's correctness and its static part both find "not implemented
+    yet": the exercise's findings say it once."""
+    from grader.results import PART_NAMES, ExerciseResult, Part
+
+    parts = {n: Part(n, 1) for n in PART_NAMES}
+    text = diagnose.not_implemented(LAB, SCALE)
+    parts["correctness"].finding = parts["static"].finding = text
+    exr = ExerciseResult("scale", parts, warnings=["kernels.cu:3: look"])
+    assert exr.findings == [text, "warning: kernels.cu:3: look"]
+
+
+def test_lab_3_2_release_check_reads_in_the_courses_words():
+    """Lab 3.2a's buffer left page-locked by host_copy_free: the harness's message
+    (test_harness_messages.py) says what it found and the fix, the CUDA error's name in
+    parentheses, and the lab's hint does not contradict it (CUDA's own "part or all of the
+    requested memory range is already mapped" misled a student's trial)."""
+    from test_harness_messages import saying_messages
+
+    lab = manifest.load(REPO / "labs" / "3.2-global-memory")
+    ex = lab.exercise("host_copy")
+    text = (REPO / "labs" / "3.2-global-memory" / "harness.cu").read_text()
+    expr = "host_copy_expect_released(h)"
+    message = saying_messages(text)[expr]
+    err = {"kind": "cuda", "message": message, "where": "harness.cu:351", "expr": expr}
+    runs = [((1,), run_of(doc("error", (1,), error=err)))]
+    line = diagnose.exercise_summary(lab, ex, runs)
+    assert line == (
+        f"host_copy: at 1 a CUDA call failed: {message} at harness.cu:351 ({expr}): "
+        f"{ex.hints['launch']}"
+    )
+    assert "already mapped" not in line and line.count("a CUDA call failed") == 1, line
+    assert "host_copy_expect_released, the message says" in ex.hints["launch"]
+
+
 def test_a_race_of_known_kind_gets_that_kinds_hint():
     report = ["Error: Race reported between Write access at k(...)+0x380 in kernels.cu:85"]
     war = diagnose.sanitizer_summary(SCALE, "racecheck", report, "WAR")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader import grade as grading
-from grader import cli, report, tools
+from grader import cli, diagnose, report, tools
 from grader.results import Part
 from grader.status import Status
 from helpers import grade_cli, submission
@@ -138,6 +138,9 @@ def test_skeleton_without_a_device_loses_its_static_points_for_certain(
     assert code == 1, out
     assert "static       FAILED" in out
     assert "scale_kernel: its SASS has no LDS (shared-memory load), STS" in out
+    # the kernel has no load or store at all: after "=>" its TODO, not each rule's hint
+    assert "  => scale: not implemented yet — see TODO(9.1a) in kernels.cu\n" in out, out
+    assert "=> scale: scale_kernel: its SASS" not in out, out
     assert "NOT RUN: correctness, sanitizer, performance" in out
     assert "2 points lost for certain, 15 more pending on checks that did not run" in out
     assert "this is not a final grade" in out
@@ -159,12 +162,38 @@ def test_a_static_failure_with_nothing_pending_is_final(fake_root, fake_gpu, cap
     code, out, _, rep = grade(capsys, fake_root, sub, json_path=tmp_path / "r.json")
     assert code == 1, out
     assert "static       FAILED" in out
+    # a kernel begun (a load and a store) is told the rules it breaks, not "not implemented"
+    assert "=> scale: scale_kernel: its SASS has no LDS (shared-memory load)" in out, out
+    assert "not implemented yet" not in out, out
     assert "scale             6/6          0/2          2/2          4/4        12/14" in out
     assert "—" not in out.split("exercise  correctness")[1] and "NOT RUN" not in out
     assert "score 15/17: points lost" in out
     static = rep["exercises"][0]["parts"]["static"]
     assert (static["status"], static["points"]) == ("failed", 0)
+    # every hint of the static finding, those the "=>" line leaves out too (none here)
+    assert static["details"][0]["hints"] == [diagnose.GENERIC["static"]], static
     assert rep["final"] is True and rep["not_run"] == [] and rep["total"] == 15
+
+
+def test_an_empty_kernel_beside_the_one_launched_is_no_skeleton(fake_root, capsys, tmp_path):
+    """The named kernel left empty while its launcher launches another: the rules it breaks
+    and the launch (the static block) are the finding, not "not implemented yet"."""
+    text = (fake_root / "labs" / "9.1-fake" / "kernels.cu").read_text()  # the skeleton
+    decoy = (
+        "__global__ void decoy_kernel(const float *in, float *out, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) { out[i] = 2.0f * in[i] + 1.0f; }\n}\n\n"
+    )
+    old = "    /* TODO(9.1a): out = 2 * in + 1. */\n"
+    launch = "    if (rows < 0) { decoy_kernel<<<1, 32>>>(in, out, 0); }\n"
+    assert text.count(old) == 1
+    head = 'extern "C" int scale('
+    text = text.replace(old, old + launch).replace(head, decoy + head)
+    code, out, _, _ = grade(capsys, fake_root, submission(tmp_path / "sub", text))
+    assert "scale_kernel: registers only" in out, out  # the named kernel: no load or store
+    assert "scale does not launch scale_kernel (it launches decoy_kernel)" in out, out
+    assert "=> scale: scale_kernel: its SASS has no LDS" in out, out
+    assert "not implemented yet" not in out, out
 
 
 def test_skeleton_with_a_device_is_not_implemented(fake_root, fake_gpu, capsys, tmp_path):
@@ -174,6 +203,11 @@ def test_skeleton_with_a_device_is_not_implemented(fake_root, fake_gpu, capsys, 
     assert code == 1
     assert "scale: not implemented yet — see TODO(9.1a) in kernels.cu" in out
     assert "offset: not implemented yet — see TODO(9.1b) in kernels.cu" in out
+    # correctness and the static part both found it: said once
+    assert out.count("=> scale: not implemented yet") == 1, out
+    assert rep["exercises"][0]["findings"] == [
+        "scale: not implemented yet — see TODO(9.1a) in kernels.cu"
+    ]
     assert "nothing written at any of the 4 sizes" in out  # one line, not one per size
     assert rep["total"] == 0
     statuses = [d["status"] for d in rep["exercises"][0]["parts"]["correctness"]["details"]]

@@ -15,7 +15,8 @@ from helpers import REPO, instructors_only_reason, need, real_labs
 
 SASS_TEXT = """
 Fatbin elf code:
-================
+=========
+
 arch = sm_90
 code version = [1,8]
 host = linux
@@ -445,6 +446,22 @@ def test_the_kernels_that_touch_local_memory_are_named_with_their_counts():
     dumped = Dump([window, again, clean], {})
     assert spaces.local_uses(dumped) == [("blur_rows_kernel", "blur_rows_kernel", "LDL×2, STL.128×1")]
     assert "local (LDL×2, STL.128×1)" in spaces.lines(dumped)[0]
+
+
+def test_a_kernel_is_unwritten_only_where_every_instance_has_no_memory_instruction():
+    """``spaces.unwritten``: the skeleton's kernel (the spaces line's NO_MEMORY), which the
+    static finding then calls "not implemented yet" rather than listing each rule's hint."""
+    from grader import spaces
+
+    arith = [Instruction(0, "FFMA", "FFMA R0, R1, R2, R3"), Instruction(16, "EXIT", "EXIT")]
+    empty = Function("_Z1kPf", "sm_90", arith)
+    begun = Function("_Z1kPf", "sm_80", [*arith, Instruction(32, "STG.E", "STG.E [R2.64], R0")])
+    bar = Instruction(0, "BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER_BLOCKING 0x0")
+    barrier = Function("_Z1kPf", "sm_90", [bar])
+    assert spaces.unwritten(Dump([empty], {}), "k")
+    assert not spaces.unwritten(Dump([empty, begun], {}), "k")  # one architecture's is written
+    assert not spaces.unwritten(Dump([barrier], {}), "k")  # a barrier: begun
+    assert not spaces.unwritten(Dump([empty], {}), "other")  # not there: its own message
 
 
 def test_a_grade_of_some_exercises_leaves_the_others_kernels_off_the_spaces_line():

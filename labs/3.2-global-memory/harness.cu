@@ -82,8 +82,9 @@
  *     checks with cudaPointerGetAttributes that the buffer is page-locked, frees it with
  *     host_copy_free, checks that the runtime no longer knows it, and allocates the buffer the
  *     launches use. A failure is reported as the failed CUDA check it is (the expression names
- *     which check). That process holds the student's code, so this is a check for honest
- *     mistakes; the judge's timing is what a pageable copy cannot escape.
+ *     which check; the release check says what it found in the course's words). That process holds
+ * the student's code, so this is a check for honest mistakes; the judge's timing is what a pageable
+ * copy cannot escape.
  *
  * Inputs come from the seed (cml_rng.h, uniform in [-1, 1)). Large outputs are checked at a
  * sample (cml_sample.h, kCheckSample): the first and last CHECK_SAMPLE_BAND elements (the last
@@ -320,8 +321,16 @@ static cudaError_t host_copy_expect_page_locked(const void *h) {
 }
 
 /* cudaSuccess when the runtime no longer knows h (released), else
- * cudaErrorHostMemoryAlreadyRegistered ("part or all of the requested memory range is already
- * mapped": the buffer is still page-locked). */
+ * cudaErrorHostMemoryAlreadyRegistered: the buffer is still page-locked. The check reports it
+ * in the course's words, HOST_COPY_NOT_RELEASED: CUDA's own for that error, "part or all of
+ * the requested memory range is already mapped", read alone, sends a student after a mapping
+ * (a student's trial). Printable ASCII under 256 bytes: the student's process relays it to the
+ * judge (cml_check.h, cml_fail_saying). */
+#define HOST_COPY_NOT_RELEASED                                                                     \
+    "host_copy_free left the buffer page-locked: release it with the call that matches its "       \
+    "allocation, cudaFreeHost for cudaMallocHost or cudaHostAlloc, cudaHostUnregister for "        \
+    "cudaHostRegister; cudaFree does not (cudaErrorHostMemoryAlreadyRegistered)"
+
 static cudaError_t host_copy_expect_released(const void *h) {
     cudaPointerAttributes a;
     if (cudaPointerGetAttributes(&a, h) != cudaSuccess) {
@@ -341,7 +350,7 @@ static float *host_copy_student_buffer(size_t n) {
     }
     CML_CHECK(host_copy_expect_page_locked(h));
     host_copy_free(h);
-    CML_CHECK(host_copy_expect_released(h));
+    CML_CHECK_SAYING(host_copy_expect_released(h), HOST_COPY_NOT_RELEASED);
     h = host_copy_alloc(n);
     if (h != NULL) {
         CML_CHECK(host_copy_expect_page_locked(h));

@@ -69,9 +69,10 @@ extern "C" {
 float *host_copy_alloc(size_t n);
 
 /* 3.2a. Releases a buffer of host_copy_alloc with the call that matches how it was allocated
- * (cudaFreeHost for cudaMallocHost and cudaHostAlloc). The harness checks that the runtime no
- * longer knows the buffer afterwards ("part or all of the requested memory range is already
- * mapped": it is still page-locked). */
+ * (cudaFreeHost for cudaMallocHost and cudaHostAlloc; cudaHostUnregister, then free, for
+ * cudaHostRegister). The harness checks that the runtime no longer knows the buffer afterwards
+ * ("host_copy_free left the buffer page-locked ... (cudaErrorHostMemoryAlreadyRegistered)"
+ * when it still does: cudaFree, the call for device memory, releases nothing here). */
 void host_copy_free(float *h_buf);
 
 /* 3.2a. Moves n floats from d_src to d_dst THROUGH the host buffer h_buf (from
