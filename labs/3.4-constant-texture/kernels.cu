@@ -122,17 +122,19 @@ void lookup_divergent(const float *d_table, const int *d_idx, float *d_out, int 
 #define RO_BLOCK_Y 8
 
 /* out(y, x) = sum w(dy, dx) in(y + dy, x + dx) with w = [1 2 1; 2 4 2; 1 2 1] / 16, zero outside
- * the image. in and out must NOT alias (the launcher guarantees it). One thread per output; a
- * warp is 32 consecutive x of one row (coalesced). */
+ * the image. in and out must NOT alias (the launcher guarantees it). */
+/* Suggested mapping: one thread per output; a warp is 32 consecutive x of one row (coalesced). */
 __global__ void stencil_readonly_kernel(const float *__restrict__ in, float *__restrict__ out,
                                         int width, int height) {
-    /* TODO(3.4c): compute out(y, x) for this thread's (x, y) (return outside the image): the sum
-     *   over dy, dx in {-1, 0, 1} of w(dy, dx) * in(y + dy, x + dx), skipping taps outside the
-     *   image; w = [1 2 1; 2 4 2; 1 2 1] / 16.
+    /* TODO(3.4c): compute out(y, x) for this thread's output pixel(s) (return outside the image):
+     *   the sum over dy, dx in {-1, 0, 1} of w(dy, dx) * in(y + dy, x + dx), skipping taps
+     *   outside the image; w = [1 2 1; 2 4 2; 1 2 1] / 16.
      *   Fast: read `in` through the read-only data cache with __ldg(&in[...]) (const
      *   __restrict__ alone lets the compiler choose it, but does not guarantee it: check the SASS
      *   for LDG.E...CONSTANT). Each input is read by 9 neighbouring threads: the cache, not DRAM,
-     *   serves the repeats.
+     *   serves the repeats. Faster: w is [1 2 1] across times [1 2 1] down, so a thread that
+     *   computes several rows of a column can keep the row sums of three rows in registers and
+     *   load each input row once, not three times (handout, section 4).
      *   Right: the read-only path is only legal while NOTHING writes `in` during the kernel, so
      *   this kernel assumes in != out; the launcher handles the in-place call. */
 }

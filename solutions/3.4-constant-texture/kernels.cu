@@ -170,45 +170,149 @@ void lookup_divergent(const float *d_table, const int *d_idx, float *d_out, int 
  * 3.4c  2D 3x3 stencil through the read-only data cache
  */
 
+#if 0  // BEGIN SKELETON
 #define RO_BLOCK_X 32
 #define RO_BLOCK_Y 8
+#endif // END SKELETON
+// BEGIN SOLUTION
+/* The reference's design, and what each step measured (ratio stencil_plain / design, 8192 x 8192,
+ * separate buffers; NVIDIA H100 80GB HBM3, bench/h200-2026-12-05-session38/g125, one call; the
+ * copy roof of that run 2958 GB/s, 8 bytes of DRAM traffic a pixel):
+ *   0.855  one thread per output, 32 x 8 blocks, nine __ldg each with its own 64-bit address (the
+ *          reference until session 38; stencil_ro_ldg_per_tap_32x8): 1526 GB/s, 52 % of copy
+ *   1.05   the same mapping, one row pointer per input row and the taps at immediate offsets:
+ *          fewer address computations (stencil_ro_ldg_row_pointers_32x8)
+ *   1.38   one thread walks 8 rows of a column keeping the row sums of three rows in registers
+ *          (register reuse): 3.75 loads an output instead of 9 (stencil_ro_ldg_rolling8_128x1)
+ *   1.48   the same over 16 rows (stencil_ro_ldg_rolling16_256x1)
+ *   1.58   4 columns x 8 rows a thread, the 4 centres of a row one 16-byte load: this design,
+ *          0.1896 ms, 2832 GB/s, 96 % of copy (measured as stencil_ro_ldg_float4_rows8)
+ * The read-only path is a hint, not the gain: 32 x 8 with const __restrict__ and no __ldg (the
+ * compiler still chose LDG.E.CONSTANT) measured 0.975, and plain LDG.E 0.999 (H200, 2026-11-29).
+ * The gain is in the code's shape. */
+#define RO_COLS 4       // outputs a thread along x: one float4
+#define RO_ROWS 8       // outputs a thread along y: a strip of 8 rows
+#define RO_THREADS_X 64 // threads a block, all along x: a block covers 256 x 8 pixels
 
-/* out(y, x) = sum w(dy, dx) in(y + dy, x + dx) with w = [1 2 1; 2 4 2; 1 2 1] / 16, zero outside
- * the image. in and out must NOT alias (the launcher guarantees it). One thread per output; a
- * warp is 32 consecutive x of one row (coalesced). */
-__global__ void stencil_readonly_kernel(const float *__restrict__ in, float *__restrict__ out,
-                                        int width, int height) {
-    /* TODO(3.4c): compute out(y, x) for this thread's (x, y) (return outside the image): the sum
-     *   over dy, dx in {-1, 0, 1} of w(dy, dx) * in(y + dy, x + dx), skipping taps outside the
-     *   image; w = [1 2 1; 2 4 2; 1 2 1] / 16.
-     *   Fast: read `in` through the read-only data cache with __ldg(&in[...]) (const
-     *   __restrict__ alone lets the compiler choose it, but does not guarantee it: check the SASS
-     *   for LDG.E...CONSTANT). Each input is read by 9 neighbouring threads: the cache, not DRAM,
-     *   serves the repeats.
-     *   Right: the read-only path is only legal while NOTHING writes `in` during the kernel, so
-     *   this kernel assumes in != out; the launcher handles the in-place call. */
-    // BEGIN SOLUTION
-    const int x = (int)blockIdx.x * RO_BLOCK_X + (int)threadIdx.x;
-    const int y = (int)blockIdx.y * RO_BLOCK_Y + (int)threadIdx.y;
-    if (x >= width || y >= height) {
-        return;
+/* The horizontal pass of the separable blur ([1 2 1] across, then [1 2 1] down, / 16) for the
+ * RO_COLS columns x0 .. x0 + 3 of one input row: h(x) = in(r, x - 1) + 2 in(r, x) + in(r, x + 1),
+ * taps outside the image 0. row = &in(r, 0). VEC (width % 4 == 0, buffers 16-byte aligned): the
+ * 4 centres are one float4 __ldg, LDG.E.128.CONSTANT, a 16-byte transaction instead of four
+ * 4-byte ones; otherwise four guarded scalar __ldg. The taps x0 - 1 and x0 + 4 are scalar __ldg:
+ * the neighbouring threads load the same lines, so L1 serves them, not DRAM. */
+template <bool VEC>
+static __device__ __forceinline__ float4 ro_row_sums(const float *row, int x0, int width) {
+    float v[RO_COLS + 2]; // in(r, x0 - 1 .. x0 + 4); registers: every index is a constant
+    if (VEC) {
+        const float4 c = __ldg(reinterpret_cast<const float4 *>(row + x0));
+        v[1] = c.x;
+        v[2] = c.y;
+        v[3] = c.z;
+        v[4] = c.w;
+    } else {
+#pragma unroll
+        for (int k = 0; k < RO_COLS; ++k) {
+            v[k + 1] = x0 + k < width ? __ldg(row + x0 + k) : 0.0f;
+        }
     }
-    /* Weights 1/16, 2/16, 4/16: powers of two, exact in float. */
-    const float w[3][3] = {{0.0625f, 0.125f, 0.0625f}, {0.125f, 0.25f, 0.125f},
-                           {0.0625f, 0.125f, 0.0625f}};
-    float acc = 0.0f;
+    v[0] = x0 > 0 ? __ldg(row + x0 - 1) : 0.0f;
+    v[RO_COLS + 1] = x0 + RO_COLS < width ? __ldg(row + x0 + RO_COLS) : 0.0f;
+    return make_float4(v[0] + 2.0f * v[1] + v[2], v[1] + 2.0f * v[2] + v[3],
+                       v[2] + 2.0f * v[3] + v[4], v[3] + 2.0f * v[4] + v[5]);
+}
+
+/* One thread's strip: the outputs (y0 .. y0 + 7, x0 .. x0 + 3). A rolling window of three rows of
+ * row sums (above, mid, below) moves down the strip: each input row is loaded once for up to
+ * three outputs, 10 rows for 8 output rows (1.25 input rows an output row, 0.94 loads an output
+ * on the float4 path, against 9 in the per-tap design). */
+template <bool VEC>
+static __device__ __forceinline__ void ro_strip(const float *__restrict__ in,
+                                                float *__restrict__ out, int width, int height,
+                                                int x0, int y0) {
+    const float *row = in + (size_t)y0 * width; // &in(y0, 0); y0 < height
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    /* A row outside the image is loaded at row y0 (inside) and its sums replaced by 0: the loads
+     * stay unconditional, and the compiler can issue them all before the first use. Behind a
+     * branch (a `? :` around the call, a `break`) one row's loads were in flight at a time in
+     * the SASS (session 38's drafts). */
+    const float4 h_top = ro_row_sums<VEC>(y0 > 0 ? row - width : row, x0, width);
+    float4 above = y0 > 0 ? h_top : zero;
+    float4 mid = ro_row_sums<VEC>(row, x0, width);
+    float4 o[RO_ROWS]; // the strip's outputs, in registers (the loops are unrolled)
 #pragma unroll
-    for (int dy = -1; dy <= 1; ++dy) {
-        const int yy = y + dy;
+    for (int r = 0; r < RO_ROWS; ++r) {
+        const bool inside = y0 + r + 1 < height; // the row below output row y0 + r
+        const float4 h = ro_row_sums<VEC>(inside ? row + (size_t)(r + 1) * width : row, x0, width);
+        const float4 below = inside ? h : zero;
+        /* The vertical pass, (h(y - 1) + 2 h(y) + h(y + 1)) / 16 (1/16 a power of two: exact),
+         * written per component: as a helper taking float4 arguments it took 64 registers
+         * instead of 54 (nvcc 13.0, sm_90), a variant no GPU has timed. */
+        o[r] = make_float4(0.0625f * (above.x + 2.0f * mid.x + below.x),
+                           0.0625f * (above.y + 2.0f * mid.y + below.y),
+                           0.0625f * (above.z + 2.0f * mid.z + below.z),
+                           0.0625f * (above.w + 2.0f * mid.w + below.w));
+        above = mid; // the window moves down one row: two of its three rows are reused
+        mid = below;
+    }
+    /* The stores after every load: a guarded store between rows kept the next row's loads
+     * behind it. */
 #pragma unroll
-        for (int dx = -1; dx <= 1; ++dx) {
-            const int xx = x + dx;
-            if (yy >= 0 && yy < height && xx >= 0 && xx < width) {
-                acc += w[dy + 1][dx + 1] * __ldg(&in[(size_t)yy * width + xx]);
+    for (int r = 0; r < RO_ROWS; ++r) {
+        if (y0 + r < height) {
+            float *q = out + (size_t)(y0 + r) * width + x0; // &out(y0 + r, x0)
+            if (VEC) {
+                *reinterpret_cast<float4 *>(q) = o[r]; // STG.E.128: one 16-byte store
+            } else {
+                const float ov[RO_COLS] = {o[r].x, o[r].y, o[r].z, o[r].w};
+#pragma unroll
+                for (int k = 0; k < RO_COLS; ++k) {
+                    if (x0 + k < width) {
+                        q[k] = ov[k];
+                    }
+                }
             }
         }
     }
-    out[(size_t)y * width + x] = acc;
+}
+// END SOLUTION
+
+/* out(y, x) = sum w(dy, dx) in(y + dy, x + dx) with w = [1 2 1; 2 4 2; 1 2 1] / 16, zero outside
+ * the image. in and out must NOT alias (the launcher guarantees it). */
+#if 0  // BEGIN SKELETON
+/* Suggested mapping: one thread per output; a warp is 32 consecutive x of one row (coalesced). */
+#endif // END SKELETON
+// BEGIN SOLUTION
+/* Mapping: a thread computes RO_COLS x RO_ROWS = 4 x 8 outputs, columns x0 .. x0 + 3 of rows
+ * y0 .. y0 + 7; a warp's 32 threads cover 128 consecutive x (coalesced: 512 bytes a row). */
+// END SOLUTION
+__global__ void stencil_readonly_kernel(const float *__restrict__ in, float *__restrict__ out,
+                                        int width, int height) {
+    /* TODO(3.4c): compute out(y, x) for this thread's output pixel(s) (return outside the image):
+     *   the sum over dy, dx in {-1, 0, 1} of w(dy, dx) * in(y + dy, x + dx), skipping taps
+     *   outside the image; w = [1 2 1; 2 4 2; 1 2 1] / 16.
+     *   Fast: read `in` through the read-only data cache with __ldg(&in[...]) (const
+     *   __restrict__ alone lets the compiler choose it, but does not guarantee it: check the SASS
+     *   for LDG.E...CONSTANT). Each input is read by 9 neighbouring threads: the cache, not DRAM,
+     *   serves the repeats. Faster: w is [1 2 1] across times [1 2 1] down, so a thread that
+     *   computes several rows of a column can keep the row sums of three rows in registers and
+     *   load each input row once, not three times (handout, section 4).
+     *   Right: the read-only path is only legal while NOTHING writes `in` during the kernel, so
+     *   this kernel assumes in != out; the launcher handles the in-place call. */
+    // BEGIN SOLUTION
+    const int x0 = ((int)blockIdx.x * RO_THREADS_X + (int)threadIdx.x) * RO_COLS; // < width + 256
+    const int y0 = (int)blockIdx.y * RO_ROWS;
+    if (x0 >= width) {
+        return;
+    }
+    /* The float4 path needs every row to start 16-byte aligned: width % 4 == 0 and aligned
+     * buffers (cudaMalloc's are; an offset pointer need not be). The test is the same in every
+     * thread, so the branch never diverges. */
+    const bool vec = (width & 3) == 0 && (((size_t)in | (size_t)out) & 15) == 0;
+    if (vec) {
+        ro_strip<true>(in, out, width, height, x0, y0);
+    } else {
+        ro_strip<false>(in, out, width, height, x0, y0);
+    }
     // END SOLUTION
 }
 
@@ -224,8 +328,9 @@ void stencil_readonly(const float *d_in, float *d_out, int width, int height) {
      *   stream 0, or cudaMalloc + cudaMemcpy), run the kernel from the copy into d_out, then
      *   free the copy (cudaFreeAsync(tmp, 0) after the launch, or cudaFree). */
     // BEGIN SOLUTION
-    const dim3 block(RO_BLOCK_X, RO_BLOCK_Y);
-    const dim3 grid(CEIL_DIV(width, RO_BLOCK_X), CEIL_DIV(height, RO_BLOCK_Y));
+    /* A block covers 256 x 8 pixels: at most 65535 blocks in y for STENCIL2D_MAX_HEIGHT. */
+    const dim3 block(RO_THREADS_X);
+    const dim3 grid(CEIL_DIV(width, RO_COLS * RO_THREADS_X), CEIL_DIV(height, RO_ROWS));
     if (d_in != d_out) {
         stencil_readonly_kernel<<<grid, block>>>(d_in, d_out, width, height);
         return;
