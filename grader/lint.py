@@ -11,7 +11,9 @@ mistake leaves out). A match becomes a warning in the report ("kernels.cu:48: ..
 points are given or taken, the checks that decide the grade are unchanged. A message may
 name what the match found: ``{symbol}`` (or ``{symbol|c_coef}``, with the text to use where
 the group matched nothing) stands for the named group ``(?P<symbol>...)`` of the pattern,
-so the warning names the student's own ``__constant__`` array (``render``).
+so the warning names the student's own ``__constant__`` array (``render``). The rules are
+searched in a child interpreter given ``RULES_TIMEOUT_S`` (a regex can take time quadratic or
+worse in a hostile file); past it, one warning says they were not looked for.
 
 Every lab is also read for the barrier mistakes (a ``return`` before a ``__syncthreads()``, a
 barrier under a condition that depends on the thread): in the kernel the exercise names (the
@@ -23,7 +25,10 @@ reach in the student files (``exercise_kernels``).
 from __future__ import annotations
 
 import heapq
+import json
 import re
+import subprocess
+import sys
 from bisect import bisect_left, bisect_right
 from pathlib import Path
 
@@ -340,12 +345,15 @@ def _divergent_barriers_in(first: int, text: str) -> list[tuple[int, int, str]]:
         source, a, b = text, open_at + 1, close - 1
         if close == n and parens[open_at] == n:
             if uses_cut is None:
-                uses_cut = _thread_uses(text[:-1], names)
-            source = text[:-1]
+                cut = text[:-1]
+                uses_cut = _thread_uses(cut, names)
+            source = cut
         if m.group(1) == "for":  # for (init; condition; step): the condition alone
             k = bisect_left(semicolons, a)
-            if k + 2 <= len(semicolons) and semicolons[k + 1] < b and (
-                k + 2 == len(semicolons) or semicolons[k + 2] >= b
+            if (
+                k + 2 <= len(semicolons)
+                and semicolons[k + 1] < b
+                and (k + 2 == len(semicolons) or semicolons[k + 2] >= b)
             ):
                 a, b = semicolons[k] + 1, semicolons[k + 1]
         if not _depends(uses if source is text else uses_cut, a, b):
@@ -431,7 +439,7 @@ def _pairs(text: str, open_: str, close: str) -> dict[int, int]:
 
 
 def _to_body(text: str, at: int) -> int | None:
-    """Index of the ``{`` of the body that ``text[at:]`` opens after what may stand between a
+    r"""Index of the ``{`` of the body that ``text[at:]`` opens after what may stand between a
     function's parameters and its body, or None: what the regex
     ``(?:\s|\b(?:const|volatile|noexcept|override|final)\b|->[^;{}()=]*)*\{`` matches to,
     read in one pass (that regex took time exponential in the spaces after a ``->``: its
@@ -522,37 +530,90 @@ def _early_returns_in(first: int, text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _matches(pattern: re.Pattern, text: str) -> list[tuple[int, re.Match]]:
-    """(1-based line, match) for the first match of ``pattern`` that starts on each line of
-    ``text`` (a file's lines joined by newlines), in line order: a call split over lines
-    (``cudaMemcpy(d_dst,\\n d_src, ...)``) is searched as one text, as the compiler reads
-    it."""
-    found: dict[int, re.Match] = {}
-    line, counted = 1, 0
-    for m in pattern.finditer(text):  # the matches' starts ascend: count on from the last
-        line += text.count("\n", counted, m.start())
-        counted = m.start()
-        found.setdefault(line, m)
-    return sorted(found.items(), key=lambda item: item[0])
+# The lab's own [[exercise.lint]] patterns are the course's regexes run over hostile text, and
+# Python's re sets no bound on its steps: a pattern that reads on to the end of the file from
+# each match (lab 3.3's partial-tile rules: (?![\s\S]*...)) or whose quantifiers share
+# characters (lab 3.4's \s*&?\s*(?P<symbol>[^,;()]+?)\s*,) takes time quadratic or worse in
+# a hostile file (100 KB of `for (;i < N / TILE;` took over 5 s; assemble takes 2 MB a file),
+# and holds the interpreter's lock meanwhile, stalling a batch's other gradings. So they are
+# searched in a child interpreter given RULES_TIMEOUT_S (the course's own files take a few
+# milliseconds); past it, their warnings are left out and one warning says so.
+RULES_TIMEOUT_S = 2.0
+RULES_NOT_SEARCHED = (
+    "the lab's source warnings (likely mistakes in the student files) were not looked for: "
+    "{why}; no points depend on them"
+)
+# the child: for each rule (pattern, unless), [file, line, named groups] of the first match
+# that starts on each line of each file, in file and line order; none where ``unless`` is
+# found in any file. A call split over lines (``cudaMemcpy(d_dst,\n d_src, ...)``) is
+# searched as one text, as the compiler reads it; the matches' starts ascend, so the lines are
+# counted on from the last match.
+_RULES_CHILD = """
+import json, re, sys
+job = json.load(sys.stdin)
+texts, out = job["texts"], []
+for pattern, unless in job["rules"]:
+    hits = []
+    if not (unless and any(re.search(unless, t) for t in texts.values())):
+        rx = re.compile(pattern)
+        for name, text in texts.items():
+            seen, line, counted = set(), 1, 0
+            for m in rx.finditer(text):
+                line += text.count("\\n", counted, m.start())
+                counted = m.start()
+                if line not in seen:
+                    seen.add(line)
+                    hits.append([name, line, m.groupdict()])
+    out.append(hits)
+json.dump(out, sys.stdout)
+"""
+
+
+def rule_matches(
+    rules: list[tuple[str, str | None]], texts: dict[str, str], timeout_s: float = RULES_TIMEOUT_S
+) -> tuple[list[list[tuple[str, int, dict[str, str | None]]]], str | None]:
+    """For each rule (``pattern``, ``unless``): (file, 1-based line, named groups) of the
+    first match of ``pattern`` that starts on each line of each of the comment-free
+    ``texts``, in file and line order, or none where ``unless`` is found in any of them;
+    searched in a child interpreter given ``timeout_s`` (see RULES_TIMEOUT_S). Returns
+    (matches, None), or ([], why) when the search did not finish."""
+    if not rules:
+        return [], None
+    job = json.dumps({"rules": rules, "texts": texts})  # ASCII: no encoding to agree on
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _RULES_CHILD],
+            input=job,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+    except subprocess.TimeoutExpired:
+        return [], f"searching the student files took over {timeout_s:g} s"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return [], f"searching the student files stopped ({last})"
+    matches = json.loads(done.stdout)
+    return [[(f, line, groups) for f, line, groups in hits] for hits in matches], None
 
 
 # {name} or {name|fallback} in a rule's message, name a named group of its pattern
 _PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 
 
-def render(message: str, match: re.Match) -> str:
+def render(message: str, match: re.Match | dict[str, str | None]) -> str:
     """``message`` with each ``{name}`` or ``{name|fallback}`` whose name is a named group
     of the rule's pattern replaced by the text that group matched (stripped), or by the
     fallback where it matched nothing: a warning names the student's own identifier
     (``cudaMemcpyToSymbol(c_filter, ...)``), not the skeleton's. Braces that name no group
-    stay as written."""
-    groups = match.re.groupindex
+    stay as written. ``match``: the match, or its named groups (``rule_matches``)."""
+    groups = match.groupdict() if isinstance(match, re.Match) else match
 
     def fill(m: re.Match) -> str:
         name, fallback = m.group(1), m.group(2)
         if name not in groups:
             return m.group(0)
-        text = (match.group(name) or "").strip()
+        text = (groups[name] or "").strip()
         return text or (fallback if fallback is not None else m.group(0))
 
     return _PLACEHOLDER.sub(fill, message)
@@ -601,15 +662,18 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     # the kernels of the exercises that name none: those their launchers reach
     reached = exercise_kernels(lab, texts)
     barriers: dict[tuple[str, str], tuple[list, list]] = {}
+    # every rule of every exercise, searched at once (rule_matches)
+    rules = [(rule.pattern, rule.unless) for ex in lab.exercises for rule in ex.lint]
+    matches, why = rule_matches(rules, texts)
+    k = 0
     for ex in lab.exercises:
+        if ex.lint and why is not None:
+            found.setdefault(ex.name, []).append(RULES_NOT_SEARCHED.format(why=why))
         for rule in ex.lint:
-            pattern = re.compile(rule.pattern)
-            if rule.unless and any(re.search(rule.unless, t) for t in texts.values()):
-                continue  # what the mistake leaves out is there
-            for name, text in texts.items():
-                for number, match in _matches(pattern, text):
-                    message = render(rule.message, match)
-                    found.setdefault(ex.name, []).append(f"{name}:{number}: {message}")
+            for name, number, groups in matches[k] if why is None else ():
+                message = render(rule.message, groups)
+                found.setdefault(ex.name, []).append(f"{name}:{number}: {message}")
+            k += 1
         names = [ex.kernel] if ex.kernel is not None else reached.get(ex.name, [])
         for name, kernels in bodies.items():
             for kernel in (k for k in names if k in kernels):
