@@ -11,7 +11,9 @@ mistake leaves out). A match becomes a warning in the report ("kernels.cu:48: ..
 points are given or taken, the checks that decide the grade are unchanged. A message may
 name what the match found: ``{symbol}`` (or ``{symbol|c_coef}``, with the text to use where
 the group matched nothing) stands for the named group ``(?P<symbol>...)`` of the pattern,
-so the warning names the student's own ``__constant__`` array (``render``).
+so the warning names the student's own ``__constant__`` array (``render``). The rules are
+searched in a child interpreter given ``RULES_TIMEOUT_S`` (a regex can take time quadratic or
+worse in a hostile file); past it, one warning says they were not looked for.
 
 Every lab is also read for the barrier mistakes (a ``return`` before a ``__syncthreads()``, a
 barrier under a condition that depends on the thread): in the kernel the exercise names (the
@@ -22,7 +24,12 @@ reach in the student files (``exercise_kernels``).
 
 from __future__ import annotations
 
+import heapq
+import json
 import re
+import subprocess
+import sys
+from bisect import bisect_left, bisect_right
 from pathlib import Path
 
 from grader.manifest import Lab
@@ -70,6 +77,8 @@ def strip_comments(text: str) -> list[str]:
 _GLOBAL = re.compile(r"\b__global__\b")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _SPACE = re.compile(r"\s*")
+# what a head's reading steps over a character at a time: no bracket, string, word or end
+_PLAIN = re.compile(r'[^\[("A-Za-z_;{]+')
 # words with arguments that may stand between __global__ and a kernel's name (execution-
 # configuration bounds, GNU and MSVC attributes, alignment) or after its parameters
 # (noexcept(...), a trailing return type's decltype(...)): none of them is the name
@@ -79,18 +88,64 @@ _NOT_THE_NAME = frozenset(
 )
 
 
-def _skip_balanced(text: str, i: int, open_: str, close: str) -> int:
-    """Index just past the ``close`` that matches the ``open_`` at ``text[i]`` (or
-    len(text))."""
-    depth = 0
-    for j in range(i, len(text)):
-        if text[j] == open_:
-            depth += 1
-        elif text[j] == close:
-            depth -= 1
-            if depth == 0:
-                return j + 1
-    return len(text)
+def _heads(text: str) -> list[tuple[str, int, int]]:
+    """(name, index of the name, index of the ``{`` or ``;``) of each ``__global__``
+    function in comment-free ``text``: ``kernel_heads``, which says how the name is read.
+
+    Each head is read from its ``__global__`` to the first ``;`` or ``{`` outside brackets,
+    a bracketed group or a string a step. Hostile input (``__global__ void a(`` repeated:
+    every group unclosed, no ``;`` or ``{``) made that reading quadratic: 90 KB took 12 s,
+    360 KB over 5 minutes. Now a group's end comes from a table of the brackets paired in
+    one pass (``_pairs``), and what the reading from each index it steps on finds is kept:
+    a later head whose reading steps on one of them takes the rest from there, so each
+    index is stepped on once, whatever the number of heads."""
+    n = len(text)
+    pairs: dict[str, dict[int, int]] = {}
+
+    def past(i: int, open_: str, close: str) -> int:
+        """Index just past the ``close`` matching the ``open_`` at ``text[i]``, or n."""
+        if open_ not in pairs:
+            pairs[open_] = _pairs(text, open_, close)
+        return min(pairs[open_][i] + 1, n)
+
+    # {index a head's reading stepped on: (the last name read from there, or None; its
+    # index; the index where the reading stops)}
+    reached: dict[int, tuple[str | None, int, int]] = {}
+    found = []
+    for g in _GLOBAL.finditer(text):
+        i, path = g.end(), []  # path: (index, the name read at that step or None)
+        while i < n and text[i] not in ";{" and i not in reached:
+            ch, name = text[i], None
+            if ch == "[":
+                after = past(i, "[", "]")
+            elif ch == "(":  # a group no word names: (*p)(...), ((...)) of an attribute
+                after = past(i, "(", ")")
+            elif ch == '"':  # a string (extern "C" where it does not belong): to its end
+                end = text.find('"', i + 1)
+                after = n if end < 0 else end + 1
+            elif m := _WORD.match(text, i):
+                j = m.end()
+                k = _SPACE.match(text, j).end()
+                if k < n and text[k] == "<":  # a specialisation's arguments
+                    k = _SPACE.match(text, past(k, "<", ">")).end()
+                if k < n and text[k] == "(":
+                    if m.group() not in _NOT_THE_NAME:
+                        name = m.group()
+                    after = past(k, "(", ")")
+                else:
+                    after = j
+            else:
+                after = _PLAIN.match(text, i).end()
+            path.append((i, name))
+            i = after
+        last = reached.get(i, (None, -1, i))
+        for at, name in reversed(path):
+            if last[0] is None and name is not None:
+                last = (name, at, last[2])
+            reached[at] = last
+        if last[0] is not None and last[2] < n:
+            found.append(last)
+    return found
 
 
 def kernel_heads(text: str) -> list[tuple[str, int]]:
@@ -102,36 +157,9 @@ def kernel_heads(text: str) -> list[tuple[str, int]]:
     line breaks; a specialisation's ``<32>``. ``template <...>``, ``extern "C"`` and ``static``
     come before ``__global__``, so they are not read at all. A word with arguments that is
     none of the known attributes is the name only when no other follows it before the body
-    (``BOUNDS(256) my_kernel(...)``: a function-like macro of the student's own)."""
-    found = []
-    for g in _GLOBAL.finditer(text):
-        i, names = g.end(), []
-        while i < len(text) and text[i] not in ";{":
-            ch = text[i]
-            if ch == "[":
-                i = _skip_balanced(text, i, "[", "]")
-            elif ch == "(":  # a group no word names: (*p)(...), ((...)) of an attribute
-                i = _skip_balanced(text, i, "(", ")")
-            elif ch == '"':  # a string (extern "C" where it does not belong): to its end
-                end = text.find('"', i + 1)
-                i = len(text) if end < 0 else end + 1
-            elif m := _WORD.match(text, i):
-                j = m.end()
-                k = _SPACE.match(text, j).end()
-                if k < len(text) and text[k] == "<":
-                    k = _skip_balanced(text, k, "<", ">")  # a specialisation's arguments
-                    k = _SPACE.match(text, k).end()
-                if k < len(text) and text[k] == "(":
-                    if m.group() not in _NOT_THE_NAME:
-                        names.append(m.group())
-                    i = _skip_balanced(text, k, "(", ")")
-                else:
-                    i = j
-            else:
-                i += 1
-        if names and i < len(text):
-            found.append((names[-1], i))
-    return found
+    (``BOUNDS(256) my_kernel(...)``: a function-like macro of the student's own). In time
+    linear in the text (``_heads``)."""
+    return [(name, at) for name, _, at in _heads(text)]
 
 
 _RETURN = re.compile(r"\breturn\b")
@@ -158,98 +186,226 @@ DIVERGENT_BARRIER = (
 # (a cooperative group's .sync() may be a warp tile's, legal under a warp-uniform condition)
 _SYNCTHREADS = re.compile(r"\b__syncthreads(?:_count|_and|_or)?\s*\(")
 _THREAD = re.compile(r"\b(?:threadIdx|laneid)\b|__lane_id\s*\(|\.thread_rank\s*\(")
-# a name assigned (=, +=, ...; an element of it too) and the right side, up to the end of
-# the statement or of a for's header (parentheses nested two deep)
-_ASSIGN = re.compile(
-    r"\b([A-Za-z_]\w*)\s*(?:\[[^]=;]*\]\s*)?[-+*/%&|^]?=(?!=)"
-    r"((?:[^;{}()]|\((?:[^;{}()]|\([^;{}()]*\))*\))*)"
-)
+# an assignment (=, +=, ...; to an element too) is read as this regex reads it:
+#   \b([A-Za-z_]\w*)\s*(?:\[[^]=;]*\]\s*)?[-+*/%&|^]?=(?!=)   the name assigned, then
+#   ((?:[^;{}()]|\((?:[^;{}()]|\([^;{}()]*\))*\))*)          the right side, up to the end of
+# the statement or of a for's header (parentheses nested two deep); in parts (_assignments),
+# since the regex's subscript read on to the next ] = or ; from every word (a[a[a[...:
+# quadratic)
+_LHS = re.compile(r"\b([A-Za-z_]\w*)\s*")
+_SUBSCRIPT_END = re.compile(r"[]=;]")
+_ASSIGN_OP = re.compile(r"[-+*/%&|^]?=(?!=)")
+_RHS = re.compile(r"(?:[^;{}()]|\((?:[^;{}()]|\([^;{}()]*\))*\))*")
+# a name in a right side, not a member of the same name (gridDim.x is not a variable x)
+_REF = re.compile(r"(?<![\w.])(?<!->)[A-Za-z_]\w*")
+_RUN = re.compile(r"\w+")
+_LANE_ID = re.compile(r"__lane_id\s*\(")
+_THREAD_RANK = re.compile(r"\.thread_rank\s*\(")
 _HEADER = re.compile(r"(?:^|[;{}])\s*(?:else\s+)?(if|for|while)\s*\(", re.S)
+_ELSE = re.compile(r"\s*else\b(?!\s*if\b)")
+_CHUNK = re.compile(r"\S{1,61}")
+# a condition longer than this is shown cut, with "..."
+SHOWN_CONDITION = 60
 
 
-def _thread_dependent(text: str) -> re.Pattern:
-    """A pattern for what in ``text`` (a kernel body) differs between the threads of a
-    block: threadIdx, and every variable assigned from it, directly or not (its name on the
-    left of an ``=`` whose right side holds one; a fixpoint over the body)."""
-    names: set[str] = set()
-    while True:
-        # a name, not a member of the same name (gridDim.x is not a variable x)
-        known = _THREAD.pattern + "".join(
-            rf"|(?<![\w.])(?<!->){re.escape(n)}\b" for n in sorted(names)
-        )
-        pattern = re.compile(known)
-        more = {m.group(1) for m in _ASSIGN.finditer(text) if pattern.search(m.group(2))}
-        if more <= names:
-            return pattern
-        names |= more
+def _newlines(text: str) -> list[int]:
+    """The index of each newline of ``text``: the line of index i is
+    ``bisect_left(newlines, i) + 1``, without counting from the start for each."""
+    return [m.start() for m in re.finditer("\n", text)]
 
 
-def _matching(text: str, i: int) -> int:
-    """Index of the ``)`` or ``}`` that closes the ``(`` or ``{`` at ``text[i]`` (or
-    len(text) when none does)."""
-    step = {text[i]: 1, ")" if text[i] == "(" else "}": -1}
-    depth = 0
-    for j in range(i, len(text)):
-        depth += step.get(text[j], 0)
-        if depth == 0:
-            return j
-    return len(text)
+def _assignments(text: str) -> list[tuple[str, str]]:
+    """(name, right side) of each assignment in ``text``, in order: what ``finditer`` of
+    the regex above gives, the subscript's end found once for all the words before it."""
+    out, at, n = [], 0, len(text)
+    close = -1  # the first ] = or ; at or after the last index looked from (they increase)
+    while m := _LHS.search(text, at):
+        q, op = m.end(), None
+        if q < n and text[q] == "[":
+            if close < q + 1:
+                found = _SUBSCRIPT_END.search(text, q + 1)
+                close = found.start() if found else n
+            if close < n and text[close] == "]":
+                op = _ASSIGN_OP.match(text, _SPACE.match(text, close + 1).end())
+        if op is None:
+            op = _ASSIGN_OP.match(text, q)
+        if op is None:
+            at = m.start() + 1
+            continue
+        rhs = _RHS.match(text, op.end())
+        out.append((m.group(1), rhs.group()))
+        at = rhs.end()
+    return out
 
 
-def _statement_end(text: str, at: int) -> int:
+def _thread_names(text: str) -> set[str]:
+    """The variables of ``text`` (a kernel body) that differ between the threads of a
+    block: every name assigned from threadIdx (or a lane id, a thread rank), directly or
+    through another such name (the names its right sides hold, followed from threadIdx's)."""
+    base, users = set(), {}
+    for name, rhs in _assignments(text):
+        if _THREAD.search(rhs):
+            base.add(name)
+        for used in _REF.findall(rhs):
+            users.setdefault(used, set()).add(name)
+    names, todo = set(), list(base)
+    while todo:
+        name = todo.pop()
+        if name not in names:
+            names.add(name)
+            todo.extend(users.get(name, ()))
+    return names
+
+
+def _thread_uses(text: str, names: set[str]) -> tuple[list[int], list[int]]:
+    """(starts, ends) of what in ``text`` differs between threads (``_THREAD``, or a name of
+    ``names`` not after ``.`` or ``->``): the index where each use starts, ascending, and
+    the least end of the uses that start there or later. A part ``text[a:b]`` holds one,
+    read alone as a regex of them would read it, when the first start at or after ``a`` has
+    an end ``<= b`` (``_depends``): each use is a word or ends with ``(``, and the
+    characters either side of a condition (``(``, ``)``, ``;``, spaces) are none of a word."""
+    ends: dict[int, int] = {}
+    for m in _RUN.finditer(text):
+        word, at = m.group(), m.start()
+        if word in ("threadIdx", "laneid") or (
+            word in names and text[at - 1 : at] != "." and (at < 2 or text[at - 2 : at] != "->")
+        ):
+            ends[at] = m.end()
+    for literal, pattern in (("__lane_id", _LANE_ID), (".thread_rank", _THREAD_RANK)):
+        at = text.find(literal)
+        while at >= 0:
+            if m := pattern.match(text, at):
+                ends[at] = min(ends.get(at, m.end()), m.end())
+            at = text.find(literal, at + 1)
+    starts = sorted(ends)
+    least, low = [0] * len(starts), len(text) + 1
+    for k in range(len(starts) - 1, -1, -1):
+        low = min(low, ends[starts[k]])
+        least[k] = low
+    return starts, least
+
+
+def _depends(uses: tuple[list[int], list[int]], a: int, b: int) -> bool:
+    """Whether ``text[a:b]`` holds a use of ``_thread_uses(text, ...)``."""
+    starts, least = uses
+    k = bisect_left(starts, a)
+    return k < len(starts) and least[k] <= b
+
+
+def _shown(text: str, a: int, b: int) -> str:
+    """``text[a:b]`` with its spaces made one (``" ".join(text[a:b].split())``), cut to
+    ``SHOWN_CONDITION`` characters with "..." when longer: what a warning shows of a
+    condition, read only as far as it shows."""
+    out, size, last = [], 0, -1
+    at = a
+    while size <= SHOWN_CONDITION and (m := _CHUNK.search(text, at, b)):
+        if out and m.start() != last:
+            out.append(" ")
+            size += 1
+        out.append(m.group())
+        size += len(m.group())
+        at = last = m.end()
+    cond = "".join(out)
+    return cond if len(cond) <= SHOWN_CONDITION else cond[: SHOWN_CONDITION - 3] + "..."
+
+
+def _statement_end(text: str, at: int, braces: dict[int, int], semicolons: list[int]) -> int:
     """Index of the end of the statement that starts at or after ``text[at]``: the closing
-    brace of a block, else the statement's ``;`` (or len(text))."""
-    start = len(text) - len(text[at:].lstrip())
+    brace of a block (``braces``: ``_pairs`` of the braces), else the statement's ``;``
+    (``semicolons``: the index of each; or len(text))."""
+    start = _SPACE.match(text, at).end()
     if start < len(text) and text[start] == "{":
-        return _matching(text, start)
-    end = text.find(";", at)
-    return len(text) if end < 0 else end
+        return braces[start]
+    k = bisect_left(semicolons, at)
+    return semicolons[k] if k < len(semicolons) else len(text)
 
 
 def _divergent_barriers_in(first: int, text: str) -> list[tuple[int, int, str]]:
-    """(line of a barrier, line of the condition, the condition) for each barrier in the
-    kernel body ``text`` (starting on line ``first``) that lies under an ``if``, ``else``,
-    ``for`` or ``while`` whose condition depends on the thread (``_thread_dependent``):
-    the statement it governs, braced or not. A condition the same for every thread of the
-    block (a loop over tiles, a kernel argument) is not one."""
-    thread = _thread_dependent(text)
-    scopes = []  # (start, end, line of the condition, the condition) of conditional statements
+    """(line of a barrier, line of the condition, the condition as a warning shows it:
+    ``_shown``) for each barrier in the kernel body ``text`` (starting on line ``first``)
+    that lies under an ``if``, ``else``, ``for`` or ``while`` whose condition depends on the
+    thread (``_thread_names``): the statement it governs, braced or not; the first such
+    statement of the body that holds it. A condition the same for every thread of the
+    block (a loop over tiles, a kernel argument) is not one. In time near-linear in the
+    body: parentheses and braces paired once, lines and statement ends found by bisection."""
+    n = len(text)
+    names = _thread_names(text)
+    uses = _thread_uses(text, names)
+    uses_cut = None  # over text[:-1]: an unclosed condition's (the last character left out)
+    parens, braces = _pairs(text, "(", ")"), _pairs(text, "{", "}")
+    semicolons = [m.start() for m in re.finditer(";", text)]
+    newlines = _newlines(text)
+    # (start, end, line of the condition, (text it is read in, its start, its end))
+    scopes: list[tuple[int, int, int, tuple[str, int, int]]] = []
+    elses: dict[int, re.Match | None] = {}
     for m in _HEADER.finditer(text):
         open_at = m.end() - 1
-        close = min(_matching(text, open_at) + 1, len(text))
-        cond = " ".join(text[open_at + 1 : close - 1].split())
+        close = min(parens[open_at] + 1, n)
+        # the condition: text[open_at + 1 : close - 1], its last character cut when unclosed
+        source, a, b = text, open_at + 1, close - 1
+        if close == n and parens[open_at] == n:
+            if uses_cut is None:
+                cut = text[:-1]
+                uses_cut = _thread_uses(cut, names)
+            source = cut
         if m.group(1) == "for":  # for (init; condition; step): the condition alone
-            parts = cond.split(";")
-            cond = parts[1].strip() if len(parts) == 3 else cond
-        if not thread.search(cond):
+            k = bisect_left(semicolons, a)
+            if (
+                k + 2 <= len(semicolons)
+                and semicolons[k + 1] < b
+                and (k + 2 == len(semicolons) or semicolons[k + 2] >= b)
+            ):
+                a, b = semicolons[k] + 1, semicolons[k + 1]
+        if not _depends(uses if source is text else uses_cut, a, b):
             continue
-        end = _statement_end(text, close)
-        line = text.count("\n", 0, m.start(1)) + first
-        scopes.append((close, end, line, cond))
+        end = _statement_end(text, close, braces, semicolons)
+        line = bisect_left(newlines, m.start(1)) + first
+        scopes.append((close, end, line, (source, a, b)))
         # its else: governed by the same condition
-        tail = re.match(r"\s*else\b(?!\s*if\b)", text[end + 1 :])
-        if tail:
-            start = end + 1 + tail.end()
-            scopes.append((start, _statement_end(text, start), line, cond))
-    out = []
-    for b in _SYNCTHREADS.finditer(text):
-        inside = [sc for sc in scopes if sc[0] <= b.start() < sc[1]]
-        if inside:
-            _, _, line, cond = inside[0]
-            out.append((text.count("\n", 0, b.start()) + first, line, cond))
+        if end not in elses:
+            elses[end] = _ELSE.match(text, end + 1) if end + 1 <= n else None
+        if tail := elses[end]:
+            start = tail.end()
+            scopes.append(
+                (start, _statement_end(text, start, braces, semicolons), line, (source, a, b))
+            )
+    # the first scope (in the order above) that holds each barrier: the scopes that start
+    # at or before it in a heap by their order, those that end at or before it dropped
+    order = sorted(range(len(scopes)), key=lambda k: scopes[k][0])
+    heap: list[tuple[int, int]] = []
+    out, nxt, shown = [], 0, {}
+    for bar in _SYNCTHREADS.finditer(text):
+        at = bar.start()
+        while nxt < len(order) and scopes[order[nxt]][0] <= at:
+            heapq.heappush(heap, (order[nxt], scopes[order[nxt]][1]))
+            nxt += 1
+        while heap and heap[0][1] <= at:
+            heapq.heappop(heap)
+        if heap:
+            k = heap[0][0]
+            if k not in shown:
+                shown[k] = _shown(*scopes[k][3])
+            out.append((bisect_left(newlines, at) + first, scopes[k][2], shown[k]))
     return out
 
 
 def _bodies(lines: list[str]) -> dict[str, tuple[int, str]]:
     """{kernel name: (line of its opening brace, its body's text)} for each ``__global__``
-    function in comment-free ``lines`` (braces matched; strings hold no braces in kernels)."""
+    function in comment-free ``lines`` (braces matched; strings hold no braces in kernels).
+    A body ends at the brace that closes it, or before the next kernel's body where that
+    comes first (no function is defined in another: the body of an unclosed kernel, or of
+    kernels declared in one another's parameters, would otherwise hold all the rest, and
+    reading each would be quadratic)."""
     text = "\n".join(lines)
+    heads = [(name, at) for name, at in kernel_heads(text) if text[at] == "{"]
+    starts = sorted({at for _, at in heads})
+    braces = _pairs(text, "{", "}")
+    newlines = _newlines(text)
     found = {}
-    for name, start in kernel_heads(text):
-        if text[start] == ";":
-            continue  # a declaration
-        end = _statement_end(text, start)
-        found[name] = (text.count("\n", 0, start) + 1, text[start : end + 1])
+    for name, start in heads:
+        k = bisect_right(starts, start)
+        end = min(braces[start], starts[k] - 1 if k < len(starts) else len(text))
+        found[name] = (bisect_left(newlines, start) + 1, text[start : end + 1])
     return found
 
 
@@ -259,17 +415,19 @@ _NOT_A_FUNCTION = _NOT_THE_NAME | frozenset(
 )
 _CALLABLE = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>\s*)?\(")
 # what may stand between a function's parameters and its body (a method's const, noexcept, a
-# trailing return type)
-_TO_BODY = re.compile(r"(?:\s|\b(?:const|volatile|noexcept|override|final)\b|->[^;{}()=]*)*\{")
+# trailing return type): spaces and these words, then the body's { or a -> and anything up to
+# the first of ;{}()= (which must be the {); _to_body
+_TO_BODY_WORDS = re.compile(r"(?:\s|\b(?:const|volatile|noexcept|override|final)\b)*")
+_TO_BODY_STOP = re.compile(r"[;{}()=]")
 # a macro and its replacement text, continued lines included
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)((?:[^\n\\]|\\.)*)", re.M | re.S)
 _NAME = re.compile(r"\b[A-Za-z_]\w*")
 
 
 def _pairs(text: str, open_: str, close: str) -> dict[int, int]:
-    """{index of each ``open_``: index of the ``close`` that matches it, or len(text)} in
-    ``text``, in one pass: what ``_matching`` gives, without reading the text again for each
-    (``a(`` repeated over a 2 MB file would take hours)."""
+    """{index of each ``open_``: index of the ``close`` that matches it (depth counted from
+    the ``open_`` on), or len(text)} in ``text``, in one pass, without reading the text again
+    for each (``a(`` repeated over a 2 MB file would take hours)."""
     out, stack = {}, []
     for m in re.finditer(f"[{re.escape(open_ + close)}]", text):
         if m.group() == open_:
@@ -278,6 +436,22 @@ def _pairs(text: str, open_: str, close: str) -> dict[int, int]:
             out[stack.pop()] = m.start()
     out.update((i, len(text)) for i in stack)
     return out
+
+
+def _to_body(text: str, at: int) -> int | None:
+    r"""Index of the ``{`` of the body that ``text[at:]`` opens after what may stand between a
+    function's parameters and its body, or None: what the regex
+    ``(?:\s|\b(?:const|volatile|noexcept|override|final)\b|->[^;{}()=]*)*\{`` matches to,
+    read in one pass (that regex took time exponential in the spaces after a ``->``: its
+    ``[^;{}()=]*`` and ``\s`` share them)."""
+    e = _TO_BODY_WORDS.match(text, at).end()
+    if text.startswith("{", e):
+        return e
+    if text.startswith("->", e):
+        stop = _TO_BODY_STOP.search(text, e + 2)
+        if stop is not None and stop.group() == "{":
+            return stop.start()
+    return None
 
 
 def _functions(text: str) -> dict[str, list[str]]:
@@ -294,9 +468,8 @@ def _functions(text: str) -> dict[str, list[str]]:
         at = m.end()
         if m.group(1) in _NOT_A_FUNCTION:
             continue
-        body = _TO_BODY.match(text, min(parens[m.end() - 1] + 1, len(text)))
-        if body is not None:
-            start = body.end() - 1
+        start = _to_body(text, min(parens[m.end() - 1] + 1, len(text)))
+        if start is not None:
             end = braces[start]
             found.setdefault(m.group(1), []).append(text[start : end + 1])
             at = max(at, end)
@@ -346,44 +519,101 @@ def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int]]:
 
 def _early_returns_in(first: int, text: str) -> list[tuple[int, int]]:
     """``early_returns`` of one kernel body ``text`` that starts on line ``first``."""
-    barriers = [text.count("\n", 0, m.start()) + first for m in _BARRIER.finditer(text)]
+    newlines = _newlines(text)
+    barriers = [bisect_left(newlines, m.start()) + first for m in _BARRIER.finditer(text)]
     out = []
     for m in _RETURN.finditer(text):
-        line = text.count("\n", 0, m.start()) + first
-        later = [b for b in barriers if b > line]
-        if later:
-            out.append((line, later[0]))
+        line = bisect_left(newlines, m.start()) + first
+        later = bisect_right(barriers, line)  # the barriers' lines ascend
+        if later < len(barriers):
+            out.append((line, barriers[later]))
     return out
 
 
-def _matches(pattern: re.Pattern, text: str) -> list[tuple[int, re.Match]]:
-    """(1-based line, match) for the first match of ``pattern`` that starts on each line of
-    ``text`` (a file's lines joined by newlines), in line order: a call split over lines
-    (``cudaMemcpy(d_dst,\\n d_src, ...)``) is searched as one text, as the compiler reads
-    it."""
-    found: dict[int, re.Match] = {}
-    for m in pattern.finditer(text):
-        found.setdefault(text.count("\n", 0, m.start()) + 1, m)
-    return sorted(found.items(), key=lambda item: item[0])
+# The lab's own [[exercise.lint]] patterns are the course's regexes run over hostile text, and
+# Python's re sets no bound on its steps: a pattern that reads on to the end of the file from
+# each match (lab 3.3's partial-tile rules: (?![\s\S]*...)) or whose quantifiers share
+# characters (lab 3.4's \s*&?\s*(?P<symbol>[^,;()]+?)\s*,) takes time quadratic or worse in
+# a hostile file (100 KB of `for (;i < N / TILE;` took over 5 s; assemble takes 2 MB a file),
+# and holds the interpreter's lock meanwhile, stalling a batch's other gradings. So they are
+# searched in a child interpreter given RULES_TIMEOUT_S (the course's own files take a few
+# milliseconds); past it, their warnings are left out and one warning says so.
+RULES_TIMEOUT_S = 2.0
+RULES_NOT_SEARCHED = (
+    "the lab's source warnings (likely mistakes in the student files) were not looked for: "
+    "{why}; no points depend on them"
+)
+# the child: for each rule (pattern, unless), [file, line, named groups] of the first match
+# that starts on each line of each file, in file and line order; none where ``unless`` is
+# found in any file. A call split over lines (``cudaMemcpy(d_dst,\n d_src, ...)``) is
+# searched as one text, as the compiler reads it; the matches' starts ascend, so the lines are
+# counted on from the last match.
+_RULES_CHILD = """
+import json, re, sys
+job = json.load(sys.stdin)
+texts, out = job["texts"], []
+for pattern, unless in job["rules"]:
+    hits = []
+    if not (unless and any(re.search(unless, t) for t in texts.values())):
+        rx = re.compile(pattern)
+        for name, text in texts.items():
+            seen, line, counted = set(), 1, 0
+            for m in rx.finditer(text):
+                line += text.count("\\n", counted, m.start())
+                counted = m.start()
+                if line not in seen:
+                    seen.add(line)
+                    hits.append([name, line, m.groupdict()])
+    out.append(hits)
+json.dump(out, sys.stdout)
+"""
+
+
+def rule_matches(
+    rules: list[tuple[str, str | None]], texts: dict[str, str], timeout_s: float = RULES_TIMEOUT_S
+) -> tuple[list[list[tuple[str, int, dict[str, str | None]]]], str | None]:
+    """For each rule (``pattern``, ``unless``): (file, 1-based line, named groups) of the
+    first match of ``pattern`` that starts on each line of each of the comment-free
+    ``texts``, in file and line order, or none where ``unless`` is found in any of them;
+    searched in a child interpreter given ``timeout_s`` (see RULES_TIMEOUT_S). Returns
+    (matches, None), or ([], why) when the search did not finish."""
+    if not rules:
+        return [], None
+    job = json.dumps({"rules": rules, "texts": texts})  # ASCII: no encoding to agree on
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _RULES_CHILD],
+            input=job,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+    except subprocess.TimeoutExpired:
+        return [], f"searching the student files took over {timeout_s:g} s"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return [], f"searching the student files stopped ({last})"
+    matches = json.loads(done.stdout)
+    return [[(f, line, groups) for f, line, groups in hits] for hits in matches], None
 
 
 # {name} or {name|fallback} in a rule's message, name a named group of its pattern
 _PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}]*))?\}")
 
 
-def render(message: str, match: re.Match) -> str:
+def render(message: str, match: re.Match | dict[str, str | None]) -> str:
     """``message`` with each ``{name}`` or ``{name|fallback}`` whose name is a named group
     of the rule's pattern replaced by the text that group matched (stripped), or by the
     fallback where it matched nothing: a warning names the student's own identifier
     (``cudaMemcpyToSymbol(c_filter, ...)``), not the skeleton's. Braces that name no group
-    stay as written."""
-    groups = match.re.groupindex
+    stay as written. ``match``: the match, or its named groups (``rule_matches``)."""
+    groups = match.groupdict() if isinstance(match, re.Match) else match
 
     def fill(m: re.Match) -> str:
         name, fallback = m.group(1), m.group(2)
         if name not in groups:
             return m.group(0)
-        text = (match.group(name) or "").strip()
+        text = (groups[name] or "").strip()
         return text or (fallback if fallback is not None else m.group(0))
 
     return _PLACEHOLDER.sub(fill, message)
@@ -402,12 +632,17 @@ def student_texts(lab: Lab, src: Path) -> dict[str, str]:
 
 def kernel_lines(texts: dict[str, str]) -> dict[str, tuple[str, int]]:
     """{kernel: (file, line of its name)} of the first definition of each ``__global__``
-    kernel in the comment-free ``texts`` (``student_texts``)."""
+    kernel in the comment-free ``texts`` (``student_texts``): the line of the word the head
+    reads as the name (not of the last occurrence of that string before the body: a
+    parameter named ``blur_kernel_out`` on the next line is not the name, and looking back
+    from each body was quadratic)."""
     out: dict[str, tuple[str, int]] = {}
     for name, text in texts.items():
-        for kernel, at in kernel_heads(text):
+        newlines = None
+        for kernel, at_name, at in _heads(text):
             if text[at] == "{" and kernel not in out:
-                out[kernel] = (name, text.count("\n", 0, text.rfind(kernel, 0, at)) + 1)
+                newlines = _newlines(text) if newlines is None else newlines
+                out[kernel] = (name, bisect_left(newlines, at_name) + 1)
     return out
 
 
@@ -426,23 +661,32 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     }
     # the kernels of the exercises that name none: those their launchers reach
     reached = exercise_kernels(lab, texts)
+    barriers: dict[tuple[str, str], tuple[list, list]] = {}
+    # every rule of every exercise, searched at once (rule_matches)
+    rules = [(rule.pattern, rule.unless) for ex in lab.exercises for rule in ex.lint]
+    matches, why = rule_matches(rules, texts)
+    k = 0
     for ex in lab.exercises:
+        if ex.lint and why is not None:
+            found.setdefault(ex.name, []).append(RULES_NOT_SEARCHED.format(why=why))
         for rule in ex.lint:
-            pattern = re.compile(rule.pattern)
-            if rule.unless and any(re.search(rule.unless, t) for t in texts.values()):
-                continue  # what the mistake leaves out is there
-            for name, text in texts.items():
-                for number, match in _matches(pattern, text):
-                    message = render(rule.message, match)
-                    found.setdefault(ex.name, []).append(f"{name}:{number}: {message}")
+            for name, number, groups in matches[k] if why is None else ():
+                message = render(rule.message, groups)
+                found.setdefault(ex.name, []).append(f"{name}:{number}: {message}")
+            k += 1
         names = [ex.kernel] if ex.kernel is not None else reached.get(ex.name, [])
         for name, kernels in bodies.items():
             for kernel in (k for k in names if k in kernels):
-                for ret, bar in _early_returns_in(*kernels[kernel]):
+                if (name, kernel) not in barriers:  # read once, whatever the exercises
+                    barriers[name, kernel] = (
+                        _early_returns_in(*kernels[kernel]),
+                        _divergent_barriers_in(*kernels[kernel]),
+                    )
+                early, divergent = barriers[name, kernel]
+                for ret, bar in early:
                     message = EARLY_RETURN.format(ret=ret, bar=bar, kernel=kernel)
                     found.setdefault(ex.name, []).append(f"{name}:{ret}: {message}")
-                for bar, line, cond in _divergent_barriers_in(*kernels[kernel]):
-                    cond = cond if len(cond) <= 60 else cond[:57] + "..."
+                for bar, line, cond in divergent:
                     message = DIVERGENT_BARRIER.format(bar=bar, line=line, cond=cond, kernel=kernel)
                     found.setdefault(ex.name, []).append(f"{name}:{bar}: {message}")
     return found

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -715,6 +717,121 @@ def test_the_functions_are_read_in_time_linear_in_the_file():
         start = time.monotonic()
         lint._functions(text)
         assert time.monotonic() - start < 5, text[:12]
+
+
+# hostile student files of 1 MB (assemble takes 2 MiB a file): (unit repeated, {i} and {j}
+# its count and the next, whether it is a kernel's body, which a launcher of each lab's
+# exercise reaches; in a body, the units in reverse order, then the tail). Each broke a reading of
+# the lint that went on to the end of the file from every match: __global__ void a( took
+# 17 s for 90 KB (kernel_heads), a reversed chain of assignments over 10 s for 100 KB (the
+# thread-dependent names' fixpoint), cudaMemcpyToSymbol( and 5 KB of spaces over 20 s (a
+# lab 3.4 rule of lab.toml, searched in a child given lint.RULES_TIMEOUT_S).
+HOSTILE = {
+    "global_void_a(": ("__global__ void a(", False, ""),
+    "open_parens": ("(", False, ""),
+    "global": ("__global__ ", False, ""),
+    "global_group": ("__global__ (x) ", False, ""),
+    "attributes": ("[[", False, ""),
+    "specialisations": ("a<", False, ""),
+    "short_lines": ("a(\n", False, ""),
+    "one_line": ("int a = b[i] + f(c, d); ", False, ""),
+    "unclosed_kernels": ("__global__ void k{i}(){{", False, ""),
+    "trailing_return": ("f() -> " + " " * 999, False, ""),
+    "symbol_spaces": ("cudaMemcpyToSymbol( " + " " * 4999, False, ""),
+    "assignment_chain": ("a{j} = a{i};", True, "a0 = threadIdx.x; if (a99) __syncthreads();"),
+    "subscripts": ("a[", True, ""),
+    "nested_conditions": ("if (threadIdx.x; ", True, ""),
+    "barriers_under_conditions": ("if (threadIdx.x) { __syncthreads(); return; ", True, ""),
+}
+HOSTILE_BYTES = 1_000_000
+# CPU seconds (the grading's and its rules child's: a loaded machine stretches the wall
+# clock, not these): about 3.5 s here for the two labs, the old readings took minutes. The
+# child is stopped at HOSTILE_WALL_S of the wall clock.
+HOSTILE_LIMIT_S = 10
+HOSTILE_WALL_S = 60
+
+# what a grading runs on the student files (grade.py), in a child that the test can stop
+HOSTILE_CHILD = """
+import dataclasses, resource, sys, time
+from pathlib import Path
+from grader import lint, manifest
+unit, body, tail, out = sys.argv[1], sys.argv[2] == "1", sys.argv[3], Path(sys.argv[4])
+parts, size, i = [], 0, 0
+while size < int(sys.argv[5]):
+    parts.append(unit.format(i=i, j=i + 1) if "{i}" in unit else unit)
+    size, i = size + len(parts[-1]), i + 1
+text = "".join(reversed(parts)) + tail if body else "".join(parts)
+for lab_name in ("3.4-constant-texture", "3.5-project"):
+    lab = manifest.load(Path("labs") / lab_name)
+    exercises = [dataclasses.replace(e, launchers=(e.name,)) for e in lab.exercises]
+    if lab_name.startswith("3.4"):  # the first exercise names its kernel
+        exercises[0] = dataclasses.replace(exercises[0], kernel="k")
+    lab = dataclasses.replace(lab, exercises=tuple(exercises), bound=True)
+    src = out / lab_name
+    src.mkdir()
+    source = text
+    if body:  # a kernel every exercise's launcher reaches
+        launchers = "".join(f"void {e.name}(float *x) {{ k<<<1, 1>>>(x); }}\\n" for e in exercises)
+        source = launchers + "__global__ void k(float *x) {\\n" + text + "\\n}\\n"
+    (src / "kernels.cu").write_text(source)
+    start = time.monotonic()
+    found = lint.warnings(lab, src)
+    texts = lint.student_texts(lab, src)
+    lint.exercise_kernels(lab, texts)
+    lint.kernel_lines(texts)
+    print(lab_name, f"{time.monotonic() - start:.2f} s", len(found))
+usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+cpu = sum(r.ru_utime + r.ru_stime for r in usage)
+print(f"cpu {cpu:.2f}")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_hostile_file_is_read_in_time_near_linear_in_its_size(tmp_path, name):
+    """1 MB of a hostile file (unclosed groups, a head or a condition repeated, a chain of
+    assignments; HOSTILE) gets its warnings in well under HOSTILE_LIMIT_S of CPU, for a lab
+    with rules of its own and one whose exercises name no kernel: kernel_heads, the kernels'
+    bodies, the functions and the barrier mistakes read each index a bounded number of
+    times, and the lab's own regexes are searched in a child given RULES_TIMEOUT_S. The
+    child doing it is stopped at HOSTILE_WALL_S, so the old readings (minutes) fail here."""
+    unit, body, tail = HOSTILE[name]
+    command = [sys.executable, "-c", HOSTILE_CHILD, unit, "1" if body else "0", tail, str(tmp_path)]
+    try:
+        done = subprocess.run(
+            command + [str(HOSTILE_BYTES)],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=HOSTILE_WALL_S,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{name}: 1 MB not read in {HOSTILE_WALL_S} s")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count(" s ") == 2, done.stdout
+    cpu = float(done.stdout.split("cpu ")[1])
+    assert cpu < HOSTILE_LIMIT_S, f"{name}: {cpu:.1f} s of CPU for 1 MB\n{done.stdout}"
+
+
+def test_a_rule_that_runs_past_its_time_is_left_out_with_one_warning(tmp_path):
+    """Lab 3.4's rules took over 20 s for cudaMemcpyToSymbol( and 5 KB of spaces (their
+    \\s*&?\\s* share the spaces: cubic); searched in a child given RULES_TIMEOUT_S, they
+    are left out past it, and each exercise with rules says so, no other warning lost."""
+    matches, why = lint.rule_matches([(r"(a*)*b", None)], {"k.cu": "a" * 40}, timeout_s=0.5)
+    assert (matches, why) == ([], "searching the student files took over 0.5 s")
+    assert lint.rule_matches([(r"a(?P<x>b)?", r"b\s")], {"k.cu": "ab\na"}) == ([[]], None)
+    assert lint.rule_matches([(r"a(?P<x>b)?", None)], {"k.cu": "ab\na"}) == (
+        [[("k.cu", 1, {"x": "b"}), ("k.cu", 2, {"x": None})]],
+        None,
+    )
+    lab = manifest.load(LAB)
+    (tmp_path / "kernels.cu").write_text("cudaMemcpyToSymbol( " + " " * 5000)
+    start = time.monotonic()
+    found = lint.warnings(lab, tmp_path)
+    assert time.monotonic() - start < lint.RULES_TIMEOUT_S + 5
+    with_rules = [ex.name for ex in lab.exercises if ex.lint]
+    why = f"searching the student files took over {lint.RULES_TIMEOUT_S:g} s"
+    assert found == {name: [lint.RULES_NOT_SEARCHED.format(why=why)] for name in with_rules}
 
 
 PIPELINE_BARRIER = (
