@@ -31,9 +31,9 @@ out too:
   3.5's the reference's design; Nsight Compute counters), named after the fixtures; the
   tests that read it skip where it is absent.
 
-The last two are not in ``EXCLUDED``, which the grader's sandbox also hides from a
-submission's runs (grader/sandbox.py); the release leaves them out all the same
-(``excluded``).
+The last two are not in ``EXCLUDED`` (they are matched by pattern); the grader's sandbox
+hides all of them from a submission's runs (``excluded_folders``, grader/sandbox.py), so
+that a submission cannot print what they hold into its own report.
 
 The tarball (``build/dist/cuda-memory-labs-student.tar.gz`` by default) holds the files
 under ``cuda-memory-labs/`` and is deterministic, so that two releases of the same tree
@@ -81,6 +81,22 @@ def excluded(name: str) -> bool:
     if _SESSION_FOLDER.match(name + "/"):  # the folder itself or anything under it
         return True
     return is_hidden_cases(name)
+
+
+def excluded_folders(root: Path) -> list[Path]:
+    """The folders and files under the checkout ``root`` that the release leaves out whole
+    (``EXCLUDED``, ``grader/tests/data/`` and the dated ``bench/<card>-<YYYY-MM-DD>*/``
+    session folders) and that exist, in that order; the sandbox hides them from a
+    submission's runs (grader/sandbox.py). Not the hidden.toml files (``is_hidden_cases``),
+    which the sandbox finds itself."""
+    root = Path(root)
+    names = [d.rstrip("/") for d in EXCLUDED + _RECORD_FOLDERS]
+    bench = root / "bench"
+    if bench.is_dir():
+        names += sorted(
+            f"bench/{p.name}" for p in bench.iterdir() if _SESSION_FOLDER.match(f"bench/{p.name}/")
+        )
+    return [root / n for n in names if os.path.lexists(root / n)]
 
 
 def is_hidden_cases(name: str) -> bool:

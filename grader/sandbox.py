@@ -21,8 +21,9 @@ constructor, a bug in the allow-list). ``Sandbox.wrap`` runs a command under ``b
   document is written) the only writable place;
 - every course's ``solutions/``, its build outputs but the course library
   (``build/<lab>/solution/`` holds the compiled reference, ``build/dist/`` the Gradescope
-  zip), what the student release leaves out (``grader.dist.EXCLUDED``: alternatives and
-  known-bad patches that quote answers) and ``.git`` (its objects hold all of them) hidden
+  zip), what the student release leaves out whole (``grader.dist.excluded_folders``:
+  alternatives and known-bad patches that quote answers, GPU session records, recorded
+  sanitizer reports) and ``.git`` (its objects hold all of them) hidden
   under an empty tmpfs, its ``labs/*/hidden.toml`` shown empty; so are a
   batch's ``--out`` and its class's submissions where a run would see them (kept inside the
   course tree or a system folder: other students' grades and work);
@@ -92,7 +93,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import tools
-from grader.dist import EXCLUDED as RELEASE_EXCLUDED
+from grader.dist import excluded_folders
 from grader.errors import GraderError
 
 ENV = "GRADER_SANDBOX"
@@ -487,16 +488,18 @@ def choose(roots=(), default: str = "none", private=()) -> Sandbox:
     # solutions/ folders, the instructor-only labs/*/hidden.toml files, and the course's
     # build outputs but its library (build/common): build/<lab>/solution/ holds the compiled
     # reference, build/dist/ the Gradescope zip with the hidden cases; and what the student
-    # release leaves out because it gives answers away (grader.dist.EXCLUDED: whole correct
-    # alternatives, known-bad patches that quote the solution, bench variants), with .git,
+    # release leaves out because it gives answers away (grader.dist.excluded_folders: whole
+    # correct alternatives, known-bad patches that quote the solution, bench variants, GPU
+    # session records and recorded sanitizer reports naming the solutions' lines), with .git,
     # whose objects hold every one of them (a red-team review read solutions/ and hidden.toml
     # through `git show` inside the sandbox)
     hidden = []
     for root in [*roots, REPO]:
         built = sorted(p for p in Path(root).glob("build/*") if p.name != "common")
         hidden_toml = sorted(Path(root).glob("labs/*/hidden.toml"))
-        released_without = [Path(root) / d.rstrip("/") for d in (*RELEASE_EXCLUDED, ".git")]
-        present = [p for p in released_without if os.path.lexists(p)]
+        present = excluded_folders(Path(root))
+        if os.path.lexists(Path(root) / ".git"):
+            present.append(Path(root) / ".git")
         for path in [Path(root) / "solutions", *hidden_toml, *built, *present]:
             path = os.path.abspath(path)
             if path not in hidden:

@@ -410,13 +410,20 @@ int main(int argc, char **argv) {
 
 @pytest.mark.instructors
 def test_what_the_release_leaves_out_and_git_are_hidden(box, tmp_path):
-    """What the student release leaves out because it gives answers away (dist.EXCLUDED:
-    correct alternatives, known-bad patches quoting the solution, bench variants) and .git,
-    whose objects hold solutions/ and every hidden.toml, list empty in a run (a red-team
-    review printed the solution with `git show` inside the sandbox)."""
+    """What the student release leaves out whole because it gives answers away (dist.EXCLUDED:
+    correct alternatives, known-bad patches quoting the solution, bench variants; the GPU
+    session records and grader/tests/data's recorded sanitizer reports, which name the
+    solutions' kernels and lines) and .git, whose objects hold solutions/ and every
+    hidden.toml, list empty in a run (a red-team review printed the solution with `git show`
+    inside the sandbox)."""
     names = [d.rstrip("/") for d in (*dist.EXCLUDED, ".git")]
+    names += ["grader/tests/data"] + sorted(
+        f"bench/{p.name}" for p in (REPO / "bench").glob("h200-20*") if p.is_dir()
+    )
     present = [REPO / n for n in names if (REPO / n).is_dir() and any((REPO / n).iterdir())]
     assert REPO / "grader" / "tests" / "alternatives" in present  # the check is not empty
+    assert REPO / "grader" / "tests" / "data" in present
+    assert REPO / "bench" / "h200-2026-12-05-session38" in present
     exe = cc(tmp_path / "bin", "list", LIST)
     for path in present:
         assert str(path) in box.hidden
