@@ -5,8 +5,9 @@
  * current failure handler. Programs (lab harnesses) install a handler that writes the
  * error into the run's JSON document and exits; the default handler prints to stderr and
  * exits with status 4. Library functions in common/ never exit: they return cudaError_t
- * (but for host memory that runs out, which no cudaError_t names: cml_timing.c and cml_setup.c
- * end the run there with kind "host", cml_lab_fail_host, never cudaErrorMemoryAllocation).
+ * (but for host memory that runs out, which no cudaError_t names: cml_timing.c, cml_stats.c and
+ * cml_setup.c end the run there with kind "host", cml_lab_fail_host, never
+ * cudaErrorMemoryAllocation).
  *
  * Source: CUDA C++ Programming Guide, "Error Checking"; the checkCudaErrors() habit of
  * NVIDIA cuda-samples.

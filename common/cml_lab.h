@@ -254,7 +254,8 @@ int cml_runs_student_code(void);
  * it (design note 84): in setup() (cml_setup.h's allocations, or cml_no_host_memory returned
  * for a reference's own), outside it (a finish() or extra_metrics() taking scratch), a
  * page-locked buffer of the course's (CML_CHECK_PINNED: cudaMallocHost's "out of memory" is
- * the host's), the timing's samples (cml_timing.h) and the case's result buffer.
+ * the host's), the timing's samples (cml_timing.h), a percentile's sorted copy (cml_stats.h)
+ * and the case's result buffer.
  * Ownership: the driver runs setup() through cml_problem_setup (cml_setup.h) and releases
  * the problem exactly once after a setup() that returned NULL, before returning (not from
  * the failure handler: the process then ends, and nothing needs freeing). What setup() took

@@ -13,7 +13,9 @@ extern "C" {
 #endif
 
 /* p-th percentile (0 <= p <= 100) of x[0..n), n >= 1. x is not modified (a copy is
- * sorted). Returns NaN when n == 0 or p is out of range. */
+ * sorted). Returns NaN when n == 0 or p is out of range (a caller's bug). Host memory for the
+ * copy that runs out ends the run with status "error", kind "host" (cml_lab_fail_host), as the
+ * timing's samples' does: never a NaN that would stand for a figure. */
 double cml_percentile(const double *x, size_t n, double p);
 
 /* Median = cml_percentile(x, n, 50). */
