@@ -645,9 +645,15 @@ float *cml_lab_result_alloc(size_t n, int page_locked) {
 }
 
 int cml_lab_setup_failed(const char *message) {
-    return cml_setup_ran_out_of_host(message)
-               ? cml_lab_finish_error("host", message, CML_EXIT_FAILED)
-               : cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
+    if (!cml_setup_ran_out_of_host(message)) {
+        return cml_lab_finish_error("setup", message, CML_EXIT_USAGE);
+    }
+    /* a page-locked allocation's names its caller's line (CML_CHECK_PINNED), as outside it */
+    cml_doc d = {.status = "error",
+                 .err_kind = "host",
+                 .err_message = message,
+                 .err_where = cml_setup_failed_where(message)};
+    return write_output(&d, NULL, 0) == 0 ? CML_EXIT_FAILED : CML_EXIT_USAGE;
 }
 
 static int usage_error(const char *message) {

@@ -131,8 +131,9 @@ float *cml_lab_result_alloc(size_t n, int page_locked);
 
 /* Writes the document of a setup that stopped with `message` (cml_problem_setup's): kind
  * "host" where host memory ran out (cml_setup_ran_out_of_host; exit 4, the run's machine, not
- * the case), kind "setup" where the exercise rejected the size (exit 2). Returns the exit code
- * (CML_EXIT_USAGE also when the document could not be written). */
+ * the case), where the caller's file:line for a page-locked allocation's
+ * (cml_setup_failed_where), else null; kind "setup" where the exercise rejected the size (exit
+ * 2). Returns the exit code (CML_EXIT_USAGE also when the document could not be written). */
 int cml_lab_setup_failed(const char *message);
 
 /* NULL, or what setup() filled in inconsistently (a course bug). */

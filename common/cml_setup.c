@@ -40,6 +40,7 @@ static const char kNoPinnedMemory[] = "out of page-locked host memory";
 
 static jmp_buf *g_setup_jump;       /* set while a setup() runs */
 static const char *g_setup_no_host; /* the setup's message after the jump */
+static char g_setup_where[128];     /* its caller's file:line, where it has one ("": none) */
 /* While a setup() runs on imported buffers for an exercise with CML_EX_REFERENCE_ONLY_INPUTS:
  * its uniform inputs' host values are zeros, not read back (cml_input_uniform). */
 static int g_zero_host_inputs;
@@ -54,26 +55,46 @@ int cml_setup_ran_out_of_host(const char *message) {
     return message == cml_no_host_memory || message == kNoPinnedMemory;
 }
 
-/* Host memory ran out: inside setup() the setup ends with `in_setup` as its message; outside
- * it (a finish() or extra_metrics() taking scratch) the run cannot go on: `outside`, at
- * file:line. Kind "host" either way, never CUDA's "out of memory" (a device allocation's:
- * design note 84). */
-static void no_host_memory(const char *in_setup, const char *outside, const char *file, int line) {
+const char *cml_setup_failed_where(const char *message) {
+    if (message == NULL || message != g_setup_no_host || g_setup_where[0] == '\0') {
+        return NULL;
+    }
+    return g_setup_where;
+}
+
+/* Host memory ran out: inside setup() the setup ends with `in_setup` as its message, and
+ * with file:line as its place where `at_caller` (cml_setup_failed_where: a line of the
+ * exercise's, not of this file); outside it (a finish() or extra_metrics() taking scratch) the
+ * run cannot go on: `outside`, at file:line. Kind "host" either way, never CUDA's "out of
+ * memory" (a device allocation's: design note 84). */
+static void no_host_memory(const char *in_setup, const char *outside, const char *file, int line,
+                           int at_caller) {
     if (g_setup_jump != NULL) {
         g_setup_no_host = in_setup;
+        g_setup_where[0] = '\0';
+        if (at_caller) {
+            const char *base = strrchr(file, '/');
+            snprintf(g_setup_where, sizeof g_setup_where, "%s:%d", base ? base + 1 : file, line);
+        }
         longjmp(*g_setup_jump, 1);
     }
     cml_lab_fail_host(outside, file, line);
 }
 
 static void out_of_host_memory(void) {
-    no_host_memory(cml_no_host_memory, kNoHostMemoryOutside, __FILE__, __LINE__);
+    no_host_memory(cml_no_host_memory, kNoHostMemoryOutside, __FILE__, __LINE__, 0);
 }
 
 void cml_check_pinned(cudaError_t err, const char *expr, const char *file, int line) {
     if (err == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError(); /* not sticky: cleared for a run that goes on (a judge's set) */
-        no_host_memory(kNoPinnedMemory, kNoPinnedMemory, file, line);
+        if (g_setup_jump != NULL) {
+            /* the call on stderr, as CML_CHECK prints it (outside setup(): cml_lab_fail_host's) */
+            const char *base = strrchr(file, '/');
+            fprintf(stderr, "lab: %s:%d: %s failed: %s\n", base ? base + 1 : file, line, expr,
+                    kNoPinnedMemory);
+        }
+        no_host_memory(kNoPinnedMemory, kNoPinnedMemory, file, line, 1);
     }
     if (err != cudaSuccess) {
         cml_fail(err, expr, file, line);
@@ -343,6 +364,8 @@ const char *cml_size_over_limit(const cml_exercise *ex, const long long *size) {
 const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long long *size,
                               uint64_t seed) {
     memset(p, 0, sizeof *p);
+    g_setup_no_host = NULL;
+    g_setup_where[0] = '\0';
     const char *over = cml_size_over_limit(ex, size);
     if (over != NULL) {
         return over;

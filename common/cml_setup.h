@@ -48,13 +48,21 @@ extern const char cml_no_host_memory[];
  * kind "setup" (exit 2). */
 int cml_setup_ran_out_of_host(const char *message);
 
+/* Where the failure that `message` (the last cml_problem_setup's) names happened, as
+ * "file:line" of its caller, as CML_CHECK gives it: a page-locked allocation's in setup()
+ * (CML_CHECK_PINNED); NULL for any other message (the exercise's own, a size over its bound,
+ * the driver's own allocations, which name no line of the exercise). The driver writes it as
+ * error.where. In a static buffer, until the next cml_problem_setup. */
+const char *cml_setup_failed_where(const char *message);
+
 /* Checks a page-locked host allocation of course code (cudaMallocHost, cudaHostAlloc; lab 3.2's
  * staging buffers, the judge's result buffer) as CML_CHECK does, but for
  * cudaErrorMemoryAllocation, which there is the host's memory (pages it could not lock), not the
  * GPU's: inside setup() the setup ends as out of host memory, outside it the run ends (kind
- * "host" either way, message "out of page-locked host memory"; never CUDA's "out of memory" of
- * kind "cuda", which the grader reads as the GPU's memory full). The buffer stays the caller's,
- * freed with cudaFreeHost. */
+ * "host" either way, message "out of page-locked host memory", where the caller's file:line
+ * (inside setup(): cml_setup_failed_where); never CUDA's "out of memory" of kind "cuda", which
+ * the grader reads as the GPU's memory full). The buffer stays the caller's, freed with
+ * cudaFreeHost. */
 #define CML_CHECK_PINNED(expr) cml_check_pinned((expr), #expr, __FILE__, __LINE__)
 void cml_check_pinned(cudaError_t err, const char *expr, const char *file, int line);
 

@@ -103,7 +103,9 @@ next_case:
     cml_devmem_use(CML_DEVMEM_PLAIN, NULL, NULL, NULL);
     cml_check_set_minimal(0);
     if (message) { /* relayed as "worker" either way: this process's own failure */
-        return send_error(sock, cml_setup_ran_out_of_host(message) ? "host" : "setup", message);
+        (void)cml_ipc_send_error(sock, cml_setup_ran_out_of_host(message) ? "host" : "setup",
+                                 message, cml_setup_failed_where(message), NULL, NULL);
+        return CML_EXIT_FAILED;
     }
     if (used != imports.n || p.ctx == NULL) {
         return send_error(sock, "protocol", "setup() used other buffers than the judge's");

@@ -236,24 +236,65 @@ static int pin_outside_setup(void *arg) {
     return 0; /* not reached */
 }
 
-/* Host memory taken, then a page-locked buffer that cannot be had (lab 3.2's staging buffers). */
+/* Host memory taken, then a page-locked buffer that cannot be had (lab 3.2's staging buffers);
+ * g_pinned_line: the line of its CML_CHECK_PINNED. */
+static int g_pinned_line;
+
 static const char *pinned_setup(cml_problem *p, const long long *size, uint64_t seed) {
     (void)size;
     (void)seed;
     (void)CML_NEW_CTX(p, toy_ctx);
     (void)cml_scratch(p, 64);
+    g_pinned_line = __LINE__ + 1;
     CML_CHECK_PINNED(pinning_fails());
     return "not reached";
 }
 
+static const cml_exercise kPinned = {
+    .name = "pinned", .dim_names = "n", .n_dims = 1, .setup = pinned_setup};
+
+/* g_pinned_line in this process: the setup run here once (it jumps back, it never exits). */
+static int pinned_line(void) {
+    if (g_pinned_line == 0) {
+        cml_problem p;
+        const long long size[1] = {1};
+        (void)cml_problem_setup(&kPinned, &p, size, 7);
+    }
+    return g_pinned_line;
+}
+
 static int report_the_pinned_setup(void *arg) {
     (void)arg;
-    static const cml_exercise pinned = {
-        .name = "pinned", .dim_names = "n", .n_dims = 1, .setup = pinned_setup};
     const long long size[1] = {1};
     cml_problem p;
-    return cml_lab_setup_failed(cml_problem_setup(&pinned, &p, size, 7));
+    return cml_lab_setup_failed(cml_problem_setup(&kPinned, &p, size, 7));
 }
+
+START_TEST(page_locked_failure_in_setup_names_its_callers_line) {
+    /* As CML_CHECK does, and as CML_CHECK_PINNED outside setup() does: the caller's file:line,
+     * not lost on the jump back to cml_problem_setup. No other message of the setup has one
+     * (the driver's own allocations', the exercise's own words, a size over its bound). */
+    cml_problem p;
+    const long long one[1] = {1};
+    const char *message = cml_problem_setup(&kPinned, &p, one, 7);
+    ck_assert_ptr_nonnull(message);
+    ck_assert(cml_setup_ran_out_of_host(message));
+    char want[64];
+    snprintf(want, sizeof want, "test_setup.c:%d", pinned_line());
+    ck_assert_ptr_nonnull(cml_setup_failed_where(message));
+    ck_assert_str_eq(cml_setup_failed_where(message), want);
+    ck_assert_ptr_null(cml_setup_failed_where("rejected by the exercise"));
+    static const long long modes[3] = {1, 3, 2};
+    for (int i = 0; i < 3; ++i) {
+        const long long size[2] = {16, modes[i]};
+        message = cml_problem_setup(&kToy, &p, size, 7);
+        ck_assert_ptr_nonnull(message);
+        ck_assert_msg(cml_setup_failed_where(message) == NULL, "mode %lld", modes[i]);
+    }
+    const long long over[2] = {1001, 0};
+    ck_assert_ptr_null(cml_setup_failed_where(cml_problem_setup(&kToy, &p, over, 7)));
+}
+END_TEST
 
 START_TEST(page_locked_host_memory_running_out_is_kind_host) {
     /* CUDA's "out of memory" from cudaMallocHost is the host's memory: kind "host", never kind
@@ -267,18 +308,23 @@ START_TEST(page_locked_host_memory_running_out_is_kind_host) {
                               "memory\",\"where\":\"test_setup.c:") != NULL,
                   "document: %s", doc);
     free(doc);
-    doc = judge_document_of(report_the_pinned_setup, NULL, &code);
-    ck_assert_int_eq(code, 4);
-    ck_assert_msg(strstr(doc, "\"error\":{\"kind\":\"host\",\"message\":\"out of page-locked host "
-                              "memory\",\"where\":null") != NULL,
-                  "document: %s", doc);
-    free(doc);
     doc = judge_document_of(pin_outside_setup, "refused", &code);
     ck_assert_int_eq(code, 4);
     ck_assert_msg(strstr(doc, "\"error\":{\"kind\":\"cuda\",\"message\":\"invalid argument\"") !=
                       NULL,
                   "document: %s", doc);
     ck_assert_msg(strstr(doc, "\"expr\":\"pinning_refused()\"") != NULL, "document: %s", doc);
+    free(doc);
+    /* Inside setup(): the caller's line too, not lost on the jump (the last child: the line is
+     * found by running the setup here, whose CML_CHECK_PINNED makes a CUDA call). */
+    doc = judge_document_of(report_the_pinned_setup, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    char want[160];
+    snprintf(want, sizeof want,
+             "\"error\":{\"kind\":\"host\",\"message\":\"out of page-locked host memory\","
+             "\"where\":\"test_setup.c:%d\",\"expr\":null,\"by\":\"judge\"}",
+             pinned_line());
+    ck_assert_msg(strstr(doc, want) != NULL, "document: %s", doc);
     free(doc);
 }
 END_TEST
@@ -432,6 +478,7 @@ Suite *make_setup_suite(void) {
     tcase_add_test(tc, more_buffers_than_the_registry_holds_is_kind_harness);
     tcase_add_test(tc, out_of_host_memory_in_setup_is_kind_host_a_rejected_size_kind_setup);
     tcase_add_test(tc, page_locked_host_memory_running_out_is_kind_host);
+    tcase_add_test(tc, page_locked_failure_in_setup_names_its_callers_line);
     tcase_add_test(tc, exercise_message_frees_everything);
     tcase_add_test(tc, size_over_max_size_never_reaches_setup);
     tcase_add_test(tc, array_of_2_31_elements_never_reaches_setup);
