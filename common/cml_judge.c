@@ -88,12 +88,9 @@ typedef struct judge {
     float *h_got;
     uint64_t token;
     cml_rng secret;
-    cml_msg_error err; /* the student's process's last ERROR */
-    int null_sock;     /* the empty-kernel server of a timing, -1 when none */
-    pid_t null_pid;
-    int null_ready;     /* its READY received (await_null_server) */
-    int null_ending;    /* told to end, not yet reaped (end_null_server, reap_null_server) */
-    cudaMemPool_t pool; /* the buffers the student's process maps */
+    cml_msg_error err;    /* the student's process's last ERROR */
+    cml_null_server null; /* the empty-kernel server of a timing (null.sock -1: none) */
+    cudaMemPool_t pool;   /* the buffers the student's process maps */
     /* A timing's extra outputs and inputs (give_outputs): freed once the student's process
      * answered the next case's HELLO (it unmaps them then) or ended. */
     void *spare[CML_IPC_MAX_BATCH * (1 + CML_MAX_FRESH)];
@@ -318,20 +315,24 @@ int cml_judge_serve_null(int sock) {
     }
 }
 
-/* Forks /proc/self/exe --serve-null on a new socket pair without waiting for its READY
- * (await_null_server), so that its CUDA context is made while the judge sets its cases up;
- * 0, or -1 when it could not be started. Nothing when one is running already. */
-static int spawn_null_server(judge *j) {
-    if (j->null_sock >= 0) {
+/* Where the server could not be had: s->failure, as a sentence's end. */
+static void null_failure(cml_null_server *s, const char *what, int err) {
+    snprintf(s->failure, sizeof s->failure, "%s: %s", what, strerror(err));
+}
+
+int cml_null_server_spawn(cml_null_server *s, const char *exe) {
+    if (s->sock >= 0) {
         return 0;
     }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
+        null_failure(s, "socketpair", errno);
         return -1;
     }
     fcntl(sv[0], F_SETFD, FD_CLOEXEC);
     pid_t pid = fork();
     if (pid < 0) {
+        null_failure(s, "fork", errno); /* EAGAIN: the user's processes at their limit */
         close(sv[0]);
         close(sv[1]);
         return -1;
@@ -339,41 +340,79 @@ static int spawn_null_server(judge *j) {
     if (pid == 0) {
         char fd[16];
         snprintf(fd, sizeof fd, "%d", sv[1]);
-        execl("/proc/self/exe", "judge", "--serve-null", fd, (char *)NULL);
+        execl(exe, "judge", "--serve-null", fd, (char *)NULL);
         _exit(127);
     }
     close(sv[1]);
-    j->null_sock = sv[0];
-    j->null_pid = pid;
-    j->null_ready = 0;
+    s->sock = sv[0];
+    s->pid = pid;
+    s->ready = 0;
     return 0;
 }
 
-/* Waits for the spawned server's READY; 0 when it came (now or before), else -1 with the
- * server reaped (a later start_null_server spawns another). */
-static int await_null_server(judge *j) {
-    if (j->null_sock < 0) {
-        return -1;
+int cml_null_server_await(cml_null_server *s) {
+    if (s->sock < 0) {
+        return -1; /* (s->failure: the spawn's) */
     }
-    if (j->null_ready) {
+    if (s->ready) {
         return 0;
     }
-    cml_msg_token ready;
-    ssize_t got = cml_ipc_recv(j->null_sock, &ready, sizeof ready, NULL, 0);
-    if (cml_ipc_type(&ready, got) != CML_MSG_READY) {
-        close(j->null_sock);
-        waitpid(j->null_pid, NULL, 0);
-        j->null_sock = -1;
-        return -1;
+    union {
+        cml_msg_token token;
+        cml_msg_error error;
+    } in;
+    const ssize_t got = cml_ipc_recv(s->sock, &in, sizeof in, NULL, 0);
+    const cml_msg_type type = cml_ipc_type(&in, got);
+    if (type == CML_MSG_READY) {
+        s->ready = 1;
+        return 0;
     }
-    j->null_ready = 1;
-    return 0;
+    close(s->sock);
+    s->sock = -1;
+    int status = 0;
+    const int reaped = waitpid(s->pid, &status, 0) == s->pid;
+    const int wait_errno = errno;
+    if (type == CML_MSG_ERROR) { /* a call of its own failed (cml_lab_fail): its words */
+        char kind[16], message[256], where[128], expr[256];
+        cml_ipc_clean(kind, sizeof kind, in.error.kind, sizeof in.error.kind);
+        cml_ipc_clean(message, sizeof message, in.error.message, sizeof in.error.message);
+        cml_ipc_clean(where, sizeof where, in.error.where, sizeof in.error.where);
+        cml_ipc_clean(expr, sizeof expr, in.error.expr, sizeof in.error.expr);
+        snprintf(s->failure, sizeof s->failure, "it failed before its READY: %s: %s%s%s%s%s%s",
+                 kind, message, where[0] ? " at " : "", where, expr[0] ? " (" : "", expr,
+                 expr[0] ? ")" : "");
+    } else if (reaped && WIFEXITED(status)) {
+        snprintf(s->failure, sizeof s->failure, "it exited with status %d before its READY%s",
+                 WEXITSTATUS(status),
+                 WEXITSTATUS(status) == 127 ? " (the program could not be run)" : "");
+    } else if (reaped && WIFSIGNALED(status)) {
+        snprintf(s->failure, sizeof s->failure, "it was killed by signal %d (%s) before its READY",
+                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+    } else if (!reaped) {
+        snprintf(s->failure, sizeof s->failure, "no READY came from it, and waitpid: %s",
+                 strerror(wait_errno));
+    } else {
+        snprintf(s->failure, sizeof s->failure, "no READY came from it (wait status %d)", status);
+    }
+    return -1;
+}
+
+void cml_null_server_fail(const cml_null_server *s, const char *file, int line) {
+    char message[1024];
+    snprintf(message, sizeof message,
+             "the judge's empty-kernel server (judge --serve-null: the course's process, not the "
+             "submission's) could not be started for the timing: %s",
+             s->failure[0] ? s->failure : "no cause recorded");
+    cml_lab_fail_harness(message, file, line);
 }
 
 /* The empty-kernel server, started if need be; 0 when it answered READY (judge_timed_cases
  * spawns it before the set-up and awaits it before the gate; judge_time asks again). */
 static int start_null_server(judge *j) {
-    return spawn_null_server(j) == 0 ? await_null_server(j) : -1;
+    if (cml_null_server_spawn(&j->null, "/proc/self/exe") != 0) {
+        return -1;
+    }
+    return cml_null_server_await(&j->null);
 }
 
 /* Tells the empty-kernel server to end without waiting for it (reap_null_server waits): one
@@ -381,23 +420,24 @@ static int start_null_server(judge *j) {
  * its CUDA context after the judge has ended, outside its grading's hold (design note 61).
  * Nothing when none. */
 static void end_null_server(judge *j) {
-    if (j->null_sock >= 0) {
-        if (j->null_ready) {
-            (void)cml_ipc_send_token(j->null_sock, CML_MSG_QUIT, 0);
+    cml_null_server *s = &j->null;
+    if (s->sock >= 0) {
+        if (s->ready) {
+            (void)cml_ipc_send_token(s->sock, CML_MSG_QUIT, 0);
         } else {
-            kill(j->null_pid, SIGKILL);
+            kill(s->pid, SIGKILL);
         }
-        close(j->null_sock);
-        j->null_sock = -1;
-        j->null_ending = 1;
+        close(s->sock);
+        s->sock = -1;
+        s->ending = 1;
     }
 }
 
 /* Waits until a server end_null_server told to end is gone. Nothing when none. */
 static void reap_null_server(judge *j) {
-    if (j->null_ending) {
-        waitpid(j->null_pid, NULL, 0);
-        j->null_ending = 0;
+    if (j->null.ending) {
+        waitpid(j->null.pid, NULL, 0);
+        j->null.ending = 0;
     }
 }
 
@@ -720,7 +760,7 @@ static double sample(judge *j, int c, const batch_state *b, const copy_ctx *copy
         *rc = remote_run(j->sock, ++j->token, (uint32_t)b->batch, 0, &j->err);
         break;
     case C_NULL_WORKER:
-        *rc = remote_run(j->null_sock, ++j->token, 1, 0, NULL) == ANSWERED ? ANSWERED : GONE;
+        *rc = remote_run(j->null.sock, ++j->token, 1, 0, NULL) == ANSWERED ? ANSWERED : GONE;
         break;
     case C_BASELINE:
         cml_run.in_launch = 1;
@@ -838,7 +878,9 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
         CML_CHECK(cudaMalloc(&d_flush, flush_bytes));
     }
     if (start_null_server(j) != 0) {
-        return GONE; /* cannot happen unless the machine is out of processes */
+        /* The course's process, not the student's: never GONE, which the document gives as
+         * the student's process ended (kind "worker") and the grader as its crash. */
+        cml_null_server_fail(&j->null, __FILE__, __LINE__);
     }
 
     double *samples = calloc((size_t)N_CONTENDERS * (size_t)reps, sizeof(double));
@@ -1413,13 +1455,14 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
      * batch's read phase, g100): the course's, idle until a timing asks it for a launch,
      * started now so that its context is made while the cases are set up, and awaited before
      * the gate, its GPU work under the grading's shared hold (design note 61). Where it cannot
-     * start, judge_time tries again and reports it. */
+     * start, judge_time tries again and, failing, ends the run as the course's failure (kind
+     * "harness", cml_null_server_fail). */
     int null_for = -1; /* the first case with a baseline: its null_server phase is the wait */
     for (int k = 0; time && k < n && null_for < 0; ++k) {
         null_for = case_ex[k]->launch_baseline ? k : -1;
     }
     if (null_for >= 0) {
-        (void)spawn_null_server(j);
+        (void)cml_null_server_spawn(&j->null, "/proc/self/exe");
     }
     for (int k = 0; k < n; ++k) {
         judged_case *c = &cases[k];
@@ -1477,7 +1520,7 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
     }
     if (null_for >= 0) { /* awaited even for cases deferred: no GPU work past the gate */
         const double part = cml_now_ms();
-        (void)await_null_server(j);
+        (void)cml_null_server_await(&j->null);
         if (null_for < n) {
             cases[null_for].judged.phase_ms[PH_S_NULL] = cml_now_ms() - part;
         }
@@ -1543,7 +1586,7 @@ int cml_judge_run(const cml_options *opt, const cml_exercise *ex,
     memset(&j, 0, sizeof j);
     j.sock = opt->peer_fd;
     j.ex = ex;
-    j.null_sock = -1;
+    j.null.sock = -1;
     fcntl(j.sock, F_SETFD, FD_CLOEXEC);
     /* Not dumpable: other processes of the same user (the student's, when the grader runs
      * without the sandbox) cannot open /proc/<judge>/fd or read its memory (the secret). */

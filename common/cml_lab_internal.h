@@ -7,6 +7,8 @@
  */
 #pragma once
 
+#include <sys/types.h>
+
 #include "cml_compare.h"
 #include "cml_device.h"
 #include "cml_lab.h"
@@ -191,6 +193,37 @@ void cml_launch_null(void);
 int cml_judge_run(const cml_options *opt, const cml_exercise *ex,
                   const cml_exercise *const *case_ex);
 int cml_judge_serve_null(int sock);
+
+/* The course's empty-kernel server of a judged timing (judge --serve-null FD, cml_judge.c): its
+ * empty launches measure what the exchange with another process adds to a launch
+ * (docs/protocol.md, timing.worker_overhead_ms). Zeroed with sock -1 before its first spawn. */
+typedef struct cml_null_server {
+    int sock;          /* the judge's end of its socket, -1 when none */
+    pid_t pid;         /* its process */
+    int ready;         /* its READY received (cml_null_server_await) */
+    int ending;        /* told to end, not yet reaped (cml_judge.c) */
+    char failure[768]; /* why its last start failed ("": none did), the end of a sentence */
+} cml_null_server;
+
+/* Forks `exe` --serve-null (the judge's own program, /proc/self/exe) on a new socket pair,
+ * without waiting for its READY: its CUDA context is made while the judge sets its cases up.
+ * 0, or -1 with s->failure naming the call that failed and its errno's words (socketpair;
+ * fork, EAGAIN where the processes are at their limit). Nothing when one is running already. */
+int cml_null_server_spawn(cml_null_server *s, const char *exe);
+
+/* Waits for the spawned server's READY: 0 when it came (now or before); else -1, the server
+ * reaped (a later spawn starts another) and s->failure saying why: its ERROR where a call of its
+ * own failed ("it failed before its READY: cuda: out of memory at cml_judge.c:299
+ * (cudaFree(0))"), else how it ended (an exit status, 127 where `exe` could not be run; a
+ * signal). -1 with s->failure the spawn's where none was spawned. */
+int cml_null_server_await(cml_null_server *s);
+
+/* Ends the run where the server could not be started (s->failure): status "error", kind
+ * "harness", a message naming the server and the cause, where file:line (cml_lab_fail_harness;
+ * by "judge": the grader stops the grading as the course's fault with these words). Never the
+ * student's process's end (kind "worker", which the grader reports as its crash): no process of
+ * the student's is involved. Exits with 4; does not return. */
+void cml_null_server_fail(const cml_null_server *s, const char *file, int line);
 
 /* cml_worker.c */
 int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises);

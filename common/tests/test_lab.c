@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cml_check.h"
@@ -604,6 +607,117 @@ START_TEST(a_saying_check_gives_its_words_to_the_document_and_the_judge) {
 }
 END_TEST
 
+/* ---- The judge's empty-kernel server that cannot be started (no GPU: none is made) ---- */
+
+/* A server of the test's own on a socket pair, as cml_null_server_spawn leaves one: its child
+ * does what `act` says (1: sends the ERROR the server's failure handler sends, cml_lab_fail in
+ * role CML_ROLE_NULL, and exits with 4; 2: is killed by SIGKILL; 3: says READY, then waits for
+ * its socket's end). */
+static cml_null_server a_server_that(int act) {
+    int sv[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    fflush(NULL);
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(sv[0]);
+        if (act == 1) {
+            (void)cml_ipc_send_error(sv[1], "cuda", "out of memory", "cml_judge.c:299",
+                                     "cudaFree(0)", NULL);
+            _exit(4);
+        }
+        if (act == 2) {
+            raise(SIGKILL);
+        }
+        (void)cml_ipc_send_token(sv[1], CML_MSG_READY, 0);
+        cml_msg_token in;
+        (void)cml_ipc_recv(sv[1], &in, sizeof in, NULL, 0);
+        _exit(0);
+    }
+    close(sv[1]);
+    cml_null_server s = {.sock = sv[0], .pid = pid};
+    return s;
+}
+
+START_TEST(a_server_that_did_not_start_says_why) {
+    /* Its READY, or why it never came: its own ERROR's words, its exit status, its signal. */
+    cml_null_server s = a_server_that(3);
+    ck_assert_int_eq(cml_null_server_await(&s), 0);
+    ck_assert_int_eq(s.ready, 1);
+    ck_assert_int_eq(cml_null_server_await(&s), 0); /* awaited once only */
+    close(s.sock);
+    ck_assert_int_eq(waitpid(s.pid, NULL, 0), s.pid);
+
+    s = a_server_that(1);
+    ck_assert_int_eq(cml_null_server_await(&s), -1);
+    ck_assert_int_eq(s.sock, -1); /* reaped: a later spawn starts another */
+    ck_assert_str_eq(s.failure, "it failed before its READY: cuda: out of memory at "
+                                "cml_judge.c:299 (cudaFree(0))");
+
+    s = a_server_that(2);
+    ck_assert_int_eq(cml_null_server_await(&s), -1);
+    ck_assert_msg(strncmp(s.failure, "it was killed by signal 9 (", 27) == 0, "%s", s.failure);
+    HAS(s.failure, ") before its READY");
+
+    /* the program that cannot be run: its child's exit status 127 */
+    cml_null_server none = {.sock = -1};
+    ck_assert_int_eq(cml_null_server_spawn(&none, "/nonexistent/judge"), 0);
+    ck_assert_int_ge(none.sock, 0);
+    ck_assert_int_eq(cml_null_server_await(&none), -1);
+    ck_assert_str_eq(none.failure,
+                     "it exited with status 127 before its READY (the program could not be run)");
+    ck_assert_int_eq(none.sock, -1);
+}
+END_TEST
+
+/* A judge whose descriptors are at their limit: the server's socket pair cannot be made. */
+static int spawn_without_descriptors(void *arg) {
+    (void)arg;
+    const struct rlimit three = {3, 3}; /* standard input, output and error only */
+    if (setrlimit(RLIMIT_NOFILE, &three) != 0) {
+        return 10;
+    }
+    cml_null_server s = {.sock = -1};
+    if (cml_null_server_spawn(&s, "/nonexistent/judge") != -1 || s.sock != -1) {
+        return 11;
+    }
+    if (strcmp(s.failure, "socketpair: Too many open files") != 0) {
+        fprintf(stderr, "failure: %s\n", s.failure);
+        return 12;
+    }
+    return cml_null_server_await(&s) == -1 ? 0 : 13; /* none spawned: its failure kept */
+}
+
+/* The judge's timing where its server could not be started (judge_time): the run ends. */
+static int time_without_a_server(void *arg) {
+    (void)arg;
+    cml_null_server s = {.sock = -1};
+    if (cml_null_server_spawn(&s, "/nonexistent/judge") == 0 && cml_null_server_await(&s) == 0) {
+        return 10;
+    }
+    cml_null_server_fail(&s, __FILE__, __LINE__);
+    return 11; /* not reached */
+}
+
+START_TEST(a_server_not_started_is_the_courses_failure_not_the_students_crash) {
+    /* Kind "harness" by the judge, its words naming the server and the cause: the grader stops
+     * the grading as the course's fault (harness._raise_judge_failure). Never kind "worker",
+     * "the student's process ended or stopped answering", which it reports as the submission's
+     * crash: the judge's timing took a server that would not start for that before. */
+    int code = -1;
+    char *doc = judge_document_of(time_without_a_server, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    HAS(doc, "\"status\":\"error\",\"error\":{\"kind\":\"harness\",\"message\":\"the judge's "
+             "empty-kernel server (judge --serve-null: the course's process, not the "
+             "submission's) could not be started for the timing: it exited with status 127 "
+             "before its READY (the program could not be run)\",\"where\":\"test_lab.c:");
+    HAS(doc, "\"expr\":null,\"by\":\"judge\"}");
+    HAS_NOT(doc, "\"worker\"");
+    free(doc);
+    ck_assert_int_eq(run_in_child(spawn_without_descriptors, NULL, NULL, NULL), 0);
+}
+END_TEST
+
 /* ---- With a GPU ---- */
 
 START_TEST(correct_run) {
@@ -941,6 +1055,8 @@ Suite *make_lab_suite(void) {
     tcase_add_test(tc, relayed_out_of_memory_carries_the_judges_figures);
     tcase_add_test(tc, host_memory_for_the_result_running_out_is_kind_host);
     tcase_add_test(tc, a_saying_check_gives_its_words_to_the_document_and_the_judge);
+    tcase_add_test(tc, a_server_that_did_not_start_says_why);
+    tcase_add_test(tc, a_server_not_started_is_the_courses_failure_not_the_students_crash);
     suite_add_tcase(s, tc);
     tc = tcase_create("GPU");
     tcase_set_tags(tc, "gpu");
