@@ -660,7 +660,8 @@ def _await_group_end(pgid: int, timeout_s: float) -> bool:
 
 def _raise_judge_failure(doc: dict, exercise: str, size, judge_log: str) -> None:
     """Raises GraderError when ``doc`` is the judge's own failure (``error.by`` "judge": a CUDA
-    call of the course's, a set-up it rejected, the baseline wrong, its host memory run out):
+    call of the course's, a set-up it rejected, the baseline wrong, its host memory run out,
+    its empty-kernel server not started for a timing, kind "harness" naming the cause):
     a course fault, named with the judge's words (kind "host": ``HOST_MEMORY_FAULT`` after
     them); ``JudgeOutOfMemory`` where it ran out of GPU memory."""
     err = doc.get("error")

@@ -238,6 +238,18 @@ _TIMED_JUDGE = r'''#!/usr/bin/env python3
 import json, os, sys
 args = sys.argv[1:]
 first = args[args.index("--exercise") + 1]
+# NULL_SERVER=judge: its first case's document, past its gate and its HELLO, is the judge's
+# own failure to start its empty-kernel server (common/cml_judge.c, cml_null_server_fail);
+# NULL_SERVER=gone: the document judges wrote for that before, the student's process's end
+NULL_SERVER = {
+    "judge": {"kind": "harness",
+              "message": "the judge's empty-kernel server (judge --serve-null: the course's "
+                         "process, not the submission's) could not be started for the timing: "
+                         "fork: Resource temporarily unavailable",
+              "where": "cml_judge.c:883", "expr": None, "by": "judge"},
+    "gone": {"kind": "worker", "message": "the student's process ended or stopped answering",
+             "where": None, "expr": None, "by": "run"},
+}
 cases = []
 for i, a in enumerate(args):
     if a == "--case":
@@ -261,6 +273,12 @@ sys.stdin.read(1)
 oom("hello")
 os.write(int(args[args.index("--peer") + 1]), b"hello")
 oom("after")
+if os.environ.get("NULL_SERVER"):
+    ex, size, seed = cases[0]
+    print(json.dumps({"schema": 1, "exercise": ex, "size": size, "seed": seed,
+                      "judged": True, "status": "error", "check": None,
+                      "error": NULL_SERVER[os.environ["NULL_SERVER"]]}), flush=True)
+    sys.exit(4)
 for ex, size, seed in cases:
     print(json.dumps({"schema": 1, "exercise": ex, "size": size, "seed": seed,
                       "judged": True, "status": "ok", "check": {"n": 1}}), flush=True)
@@ -319,6 +337,32 @@ def test_a_document_past_the_last_case_stops_the_grading(tmp_path, monkeypatch):
     with pytest.raises(GraderError, match="the judge failed in offset at 5: cuda: invalid"):
         harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
                                        gate=contextlib.nullcontext)
+
+
+def test_an_empty_kernel_server_not_started_is_the_courses_fault_not_a_crash(
+    tmp_path, monkeypatch
+):
+    """A timed run whose judge could not start its empty-kernel server, past its gate, with the
+    student's process running: the judge's own failure (kind "harness", by "judge", naming the
+    cause), which stops the grading with its words, not the case's result. The document such a
+    judge wrote before (kind "worker", by "run") was read as the student's process's crash."""
+    worker = _script(tmp_path, "exit 0\n")
+    served = _counting_serve(monkeypatch)
+    monkeypatch.setenv("NULL_SERVER", "judge")
+    with pytest.raises(GraderError) as e:
+        harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
+                                       gate=contextlib.nullcontext)
+    assert not isinstance(e.value, harness.JudgeOutOfMemory)
+    assert str(e.value).startswith(
+        "the judge failed in scale at 3x4: harness: the judge's empty-kernel server (judge "
+        "--serve-null: the course's process, not the submission's) could not be started for "
+        "the timing: fork: Resource temporarily unavailable at cml_judge.c:883"
+    )
+    assert len(served) == 1  # past its HELLO: the student's process had started
+    monkeypatch.setenv("NULL_SERVER", "gone")  # what the judge wrote before: a crash
+    got = harness.run_judged_timed_cases(_timed_judge(tmp_path), worker, TIMED_CASES, 20, 10, 1,
+                                         gate=contextlib.nullcontext)
+    assert got["scale"].run.doc is None and got["scale"].run.status == "crash"
 
 
 def test_a_judge_out_of_memory_is_a_grader_error_of_its_own(tmp_path):
@@ -422,6 +466,13 @@ def test_a_judge_out_of_host_memory_is_the_courses_fault_and_no_judge_out_of_mem
             "setup() asked for more than CML_DEVMEM_MAX (32) device buffers (cml_devmem.h): "
             "a course bug, please report",
             "cml_setup.c:128",
+        ),
+        (  # its empty-kernel server's context out of GPU memory: still no JudgeOutOfMemory
+            "harness",
+            "the judge's empty-kernel server (judge --serve-null: the course's process, not the "
+            "submission's) could not be started for the timing: it failed before its READY: "
+            "cuda: out of memory at cml_judge.c:296 (cudaFree(0))",
+            "cml_judge.c:883",
         ),
     ],
 )
