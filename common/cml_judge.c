@@ -324,6 +324,7 @@ int cml_null_server_spawn(cml_null_server *s, const char *exe) {
     if (s->sock >= 0) {
         return 0;
     }
+    s->out_of_memory = 0;
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
         null_failure(s, "socketpair", errno);
@@ -381,6 +382,7 @@ int cml_null_server_await(cml_null_server *s) {
         snprintf(s->failure, sizeof s->failure, "it failed before its READY: %s: %s%s%s%s%s%s",
                  kind, message, where[0] ? " at " : "", where, expr[0] ? " (" : "", expr,
                  expr[0] ? ")" : "");
+        s->out_of_memory = strcmp(kind, "cuda") == 0 && strcmp(message, "out of memory") == 0;
     } else if (reaped && WIFEXITED(status)) {
         snprintf(s->failure, sizeof s->failure, "it exited with status %d before its READY%s",
                  WEXITSTATUS(status),
@@ -398,6 +400,11 @@ int cml_null_server_await(cml_null_server *s) {
 }
 
 void cml_null_server_fail(const cml_null_server *s, const char *file, int line) {
+    if (s->out_of_memory) { /* the judge's own out of memory (design note 88), named */
+        cml_lab_fail(cudaErrorMemoryAllocation,
+                     "the context of the judge's empty-kernel server (judge --serve-null)", file,
+                     line);
+    }
     char message[1024];
     snprintf(message, sizeof message,
              "the judge's empty-kernel server (judge --serve-null: the course's process, not the "

@@ -203,6 +203,7 @@ typedef struct cml_null_server {
     int ready;         /* its READY received (cml_null_server_await) */
     int ending;        /* told to end, not yet reaped (cml_judge.c) */
     char failure[768]; /* why its last start failed ("": none did), the end of a sentence */
+    int out_of_memory; /* it failed for want of GPU memory (its ERROR: cuda, "out of memory") */
 } cml_null_server;
 
 /* Forks `exe` --serve-null (the judge's own program, /proc/self/exe) on a new socket pair,
@@ -222,7 +223,10 @@ int cml_null_server_await(cml_null_server *s);
  * "harness", a message naming the server and the cause, where file:line (cml_lab_fail_harness;
  * by "judge": the grader stops the grading as the course's fault with these words). Never the
  * student's process's end (kind "worker", which the grader reports as its crash): no process of
- * the student's is involved. Exits with 4; does not return. */
+ * the student's is involved. Where the server ran out of GPU memory (s->out_of_memory): the
+ * judge's own out of memory instead (kind "cuda", "out of memory", cml_lab_fail), which the
+ * grader grades again alone when the GPU was full beside other gradings (design note 88), as
+ * for any of the judge's own allocations. Exits with 4; does not return. */
 void cml_null_server_fail(const cml_null_server *s, const char *file, int line);
 
 /* cml_worker.c */

@@ -15,6 +15,6 @@ if [[ $card == *H200* && ${CLASS_OK:-0} = 1 ]]; then
         bash bench/h200-2026-12-05-session36/g120.sh
 else
     LIMIT=${G126_LIMIT:-280} bash bench/h200-2026-12-06-session39/g126.sh "$1"
-    STEPS="hog 3.5-project 3.2-global-memory" LIMIT=${G123_LIMIT:-290} \
+    STEPS=${G123_STEPS:-"check hog 3.5-project 3.2-global-memory"} LIMIT=${G123_LIMIT:-290} \
         bash bench/h200-2026-12-05-session37/g123.sh "$1"
 fi

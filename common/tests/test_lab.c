@@ -653,9 +653,11 @@ START_TEST(a_server_that_did_not_start_says_why) {
     ck_assert_int_eq(s.sock, -1); /* reaped: a later spawn starts another */
     ck_assert_str_eq(s.failure, "it failed before its READY: cuda: out of memory at "
                                 "cml_judge.c:299 (cudaFree(0))");
+    ck_assert_int_eq(s.out_of_memory, 1);
 
     s = a_server_that(2);
     ck_assert_int_eq(cml_null_server_await(&s), -1);
+    ck_assert_int_eq(s.out_of_memory, 0);
     ck_assert_msg(strncmp(s.failure, "it was killed by signal 9 (", 27) == 0, "%s", s.failure);
     HAS(s.failure, ") before its READY");
 
@@ -698,6 +700,33 @@ static int time_without_a_server(void *arg) {
     cml_null_server_fail(&s, __FILE__, __LINE__);
     return 11; /* not reached */
 }
+
+/* The judge's timing where its server ran out of GPU memory before its READY (judge_time). */
+static int time_with_a_server_out_of_memory(void *arg) {
+    (void)arg;
+    cml_null_server s = a_server_that(1);
+    if (cml_null_server_await(&s) == 0) {
+        return 10;
+    }
+    cml_null_server_fail(&s, __FILE__, __LINE__);
+    return 11; /* not reached */
+}
+
+START_TEST(a_server_out_of_gpu_memory_is_the_judges_own_out_of_memory) {
+    /* Kind "cuda", "out of memory", by the judge: the grader's JudgeOutOfMemory
+     * (harness.is_judge_out_of_memory), graded again alone where the GPU was full beside other
+     * gradings (design note 88), not the "error:" row of a harness fault. */
+    int code = -1;
+    char *doc = judge_document_of(time_with_a_server_out_of_memory, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    HAS(doc, "\"status\":\"error\",\"error\":{\"kind\":\"cuda\",\"message\":\"out of memory\","
+             "\"where\":\"test_lab.c:");
+    HAS(doc, "\"expr\":\"the context of the judge's empty-kernel server (judge --serve-null)\"");
+    HAS(doc, "\"by\":\"judge\"");
+    HAS_NOT(doc, "\"harness\"");
+    free(doc);
+}
+END_TEST
 
 START_TEST(a_server_not_started_is_the_courses_failure_not_the_students_crash) {
     /* Kind "harness" by the judge, its words naming the server and the cause: the grader stops
@@ -1057,6 +1086,7 @@ Suite *make_lab_suite(void) {
     tcase_add_test(tc, a_saying_check_gives_its_words_to_the_document_and_the_judge);
     tcase_add_test(tc, a_server_that_did_not_start_says_why);
     tcase_add_test(tc, a_server_not_started_is_the_courses_failure_not_the_students_crash);
+    tcase_add_test(tc, a_server_out_of_gpu_memory_is_the_judges_own_out_of_memory);
     suite_add_tcase(s, tc);
     tc = tcase_create("GPU");
     tcase_set_tags(tc, "gpu");
