@@ -13,6 +13,8 @@ contract; the fixture format is)::
     lost = ["correctness"]          # parts that must lose points
     report_contains = ["..."]       # substrings of the text report
     in_class = false                # optional: left out of bench/class_batch.py's class
+    alone = true                    # optional: its GPU test grades it with the GPU its alone
+                                    # (no other worker's gradings beside it; note 88's hog)
 
 An alternative (a correct design) has ``keeps`` instead of ``lost``: the parts it keeps
 with all their points on the course's GPU, and may have ``loses_on = { "H100 80GB HBM3" =

@@ -124,6 +124,21 @@ def grade_cli(capsys, *argv, timed: bool | None = None) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@contextlib.contextmanager
+def gpu_alone():
+    """The GPU the block's alone among the GPU tests: GPU_TESTS_LOCK held alone (as a timed run
+    holds it) for the whole block, in this process, with ``GRADER_GPU_LOCK`` unset. A grade
+    made inside is a single grade whose runs meet no other worker's on the GPU, as on an
+    instructor's idle machine (design note 88's "alone": a judge out of GPU memory after its
+    gate is timed again once, and then the student's), where under ``grade_cli(timed=...)``
+    other workers' gradings may share the GPU and that judge's failure stays a grader error."""
+    GPU_TESTS_LOCK.parent.mkdir(exist_ok=True)
+    held = gpu_lock.FileGpuLock(GPU_TESTS_LOCK)
+    env = {k: v for k, v in os.environ.items() if k != gpu_lock.LOCK_ENV}
+    with held.exclusive(), mock.patch.dict(os.environ, env, clear=True):
+        yield
+
+
 def gpu_lock_file():
     """``GRADER_GPU_LOCK`` set to GPU_TESTS_LOCK while the block runs (restored after)."""
     GPU_TESTS_LOCK.parent.mkdir(exist_ok=True)

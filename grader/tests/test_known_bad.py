@@ -17,7 +17,14 @@ from pathlib import Path
 import pytest
 
 from grader import fixtures, grade, manifest, tools
-from helpers import KNOWN_BAD, REPO, assert_patch_well_formed, grade_cli, step_statuses
+from helpers import (
+    KNOWN_BAD,
+    REPO,
+    assert_patch_well_formed,
+    gpu_alone,
+    grade_cli,
+    step_statuses,
+)
 
 FIXTURES = fixtures.find(REPO)
 
@@ -38,7 +45,7 @@ def test_there_are_fixtures_for_every_lab():
 @pytest.mark.instructors
 def test_fixture_applies_cleanly(path, tmp_path):
     fixture = assert_patch_well_formed(
-        path, tmp_path, "lost", {"report_contains", "report_lacks", "stateful", "in_class"},
+        path, tmp_path, "lost", {"report_contains", "report_lacks", "stateful", "in_class", "alone"},
         "a known-bad submission must lose something",
     )
     for key in ("report_contains", "report_lacks"):
@@ -109,7 +116,11 @@ def test_known_bad_verdict(path, tmp_path, capsys):
         args.append("--no-perf")
     if "sanitizer" not in expect["lost"]:
         args.append("--no-sanitizer")
-    code, out, err = grade_cli(capsys, *args, timed="performance" in expect["lost"])
+    if expect.get("alone"):  # graded with the GPU its alone (helpers.gpu_alone, note 88)
+        with gpu_alone():
+            code, out, err = grade_cli(capsys, *args)
+    else:
+        code, out, err = grade_cli(capsys, *args, timed="performance" in expect["lost"])
     if os.environ.get("CML_KNOWN_BAD_REPORTS"):  # kept for choosing expected words
         keep = Path(os.environ["CML_KNOWN_BAD_REPORTS"])
         keep.mkdir(parents=True, exist_ok=True)
@@ -136,3 +147,27 @@ def test_known_bad_verdict(path, tmp_path, capsys):
         assert text in out, f"{text!r} is not in the report:\n{out}"
     for text in expect.get("report_lacks", []):
         assert text not in out, f"{text!r} is in the report:\n{out}"
+
+
+def test_gpu_alone_keeps_other_workers_gradings_off(tmp_path):
+    """helpers.gpu_alone holds the GPU tests' lock file alone (another open of it cannot share
+    it meanwhile) with GRADER_GPU_LOCK unset, and lets both go after."""
+    import fcntl
+
+    from helpers import GPU_TESTS_LOCK
+    from grader import gpu_lock
+
+    def try_share() -> bool:
+        fd = os.open(GPU_TESTS_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(fd)
+
+    with gpu_alone():
+        assert gpu_lock.LOCK_ENV not in os.environ
+        assert not try_share()
+    assert try_share()
