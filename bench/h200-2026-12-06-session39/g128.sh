@@ -6,6 +6,7 @@
 # 1. the hog's GPU test, now graded with the GPU its alone (helpers.gpu_alone);
 # 2. lab 3.2's solution graded alone: whole once, then unified_memory and overlap alone
 #    twice each, their JSON kept: is the "disturbed" baseline the batch's, or the card's?
+#    And unified_memory once with the host's 16 CPUs kept busy by 16 shell loops.
 # Run as: LIMIT=300 bash bench/h200-2026-12-06-session39/g128.sh $OUT (carrying .debs and
 # .scratch/wheels).
 set -uo pipefail
@@ -30,6 +31,10 @@ except (OSError, ValueError) as e:
     sys.exit(print(sys.argv[2], "no report:", e))
 print(sys.argv[2], r["total"], "/", r["max"])
 for ex in r["exercises"]:
+    for row in ex["parts"]["performance"].get("details") or []:
+        if row.get("course"):
+            print("  ", ex["name"], {k: round(v, 4) for k, v in row["course"].items()})
+for ex in r["exercises"]:
     p = ex["parts"]["performance"]
     d = (p.get("details") or [{}])[0]
     print("  ", ex["name"], p.get("status"), p.get("points"), "ratio", d.get("ratio"),
@@ -37,6 +42,17 @@ for ex in r["exercises"]:
 PY
 }
 g32 whole
+# the host's CPUs busy (16 busy loops, as a batch's other gradings' builds and host work keep
+# them) while unified_memory is timed alone on the GPU: are its on-demand page faults, served
+# by the driver on the host, what slowed the baseline in the batch?
+busy=()
+for k in $(seq 16); do
+    (while :; do :; done) &
+    busy+=($!)
+done
+g32 um_cpu_busy --exercise unified_memory --no-sanitizer
+kill "${busy[@]}" 2>/dev/null
+wait "${busy[@]}" 2>/dev/null
 for k in 1 2; do
     [ "$(left)" -gt 40 ] && g32 "um$k" --exercise unified_memory --no-sanitizer
     [ "$(left)" -gt 40 ] && g32 "ov$k" --exercise overlap --no-sanitizer
