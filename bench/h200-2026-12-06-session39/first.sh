@@ -10,9 +10,7 @@ set -uo pipefail
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader)
 echo "card: $card"
 if [[ $card == *H200* && ${CLASS_OK:-0} = 1 ]]; then
-    env GRADER_UNTIMED_AT_ONCE=8 GRADER_DRAIN_AT=8,20 GRADER_DRAIN_STOP_AFTER=4 NAME=g124 \
-        LIMIT=1500 MARGIN=0 bash bench/detached_call.sh start 565 "$1" -- \
-        bash bench/h200-2026-12-05-session36/g120.sh
+    exec bash bench/h200-2026-12-05-session38/first.sh "$1" # its H200 branch: the class
 else
     LIMIT=${G126_LIMIT:-280} bash bench/h200-2026-12-06-session39/g126.sh "$1"
     STEPS=${G123_STEPS:-"check hog 3.5-project 3.2-global-memory"} LIMIT=${G123_LIMIT:-290} \
