@@ -146,10 +146,13 @@ _MARK = {
 
 # After the NOT RUN lines, where a static check passed and its exercise's correctness did
 # not run (no GPU): what a passed static check does not show (a student's trial read
-# "static ok" as "correct" with a missing barrier, an unpadded tile and a dropped K tail)
+# "static ok" as "correct" with a missing barrier, an unpadded tile and a dropped K tail;
+# lab 3.4's, with an in-place call that read its own output)
 STATIC_ALONE_TEXT = (
-    "static ok reads the SASS only: a barrier missing where another one remains, bank "
-    "conflicts or a wrong index show only on a GPU (handouts/grading.md, section 10)"
+    "static ok reads the SASS only (which memory spaces the kernels use): a wrong index or "
+    "border, an in-place call that reads what it already wrote, a barrier missing where "
+    "another one remains, bank conflicts and the speed show only on a GPU "
+    "(handouts/grading.md, section 10)"
 )
 
 
