@@ -298,10 +298,20 @@ def check(
     if named and not named & launched:
         others = sorted({sass.plain_name(m) for m in launched})
         res.passed = False
+        # one launcher: "X does not launch K"; several (lab 3.4a's coefficient setter beside
+        # its launcher): "none of X, Y launches K", so that no one reads that the setter may
+        # launch it instead (a student's trial)
+        if len(present) == 1:
+            lead, it, who = f"{by} does not launch", "it launches", f"{by} must"
+        else:
+            lead, it, who = (
+                f"none of {', '.join(present)} launches", "they launch",
+                "the exercise's launcher must",
+            )
         res.messages.append(
-            f"{by} does not launch {ex.kernel}"
-            + (f" (it launches {', '.join(others)})" if others else "")
-            + f": the static rules read {ex.kernel}'s SASS, so {by} must launch that kernel "
+            f"{lead} {ex.kernel}"
+            + (f" ({it} {', '.join(others)})" if others else "")
+            + f": the static rules read {ex.kernel}'s SASS, so {who} launch that kernel "
             f"(keep its name from the skeleton, in {sources})"
         )
     every = ex.static.require_in_every_kernel

@@ -104,7 +104,9 @@ class _Exercise:
     static = StaticRules(require=("LDS", "STS", "BAR"), forbid=("LDL",))
 
 
-def _static(tmp_path: Path, case: str, every: bool = True, extra: str = "") -> sass.StaticResult:
+def _static(
+    tmp_path: Path, case: str, every: bool = True, extra: str = "", launchers=("run",)
+) -> sass.StaticResult:
     obj = _build(tmp_path, CASES[case][0], extra)
     tool = tools.find("cuobjdump")
     if tool is None:
@@ -112,6 +114,7 @@ def _static(tmp_path: Path, case: str, every: bool = True, extra: str = "") -> s
     dumped = sass.dump(tool, [obj])
     assert dumped.error is None, dumped.error
     ex = _Exercise()
+    ex.launchers = launchers
     ex.static = dataclasses.replace(ex.static, require_in_every_kernel=every)
     res = sass.check_kernel(dumped, ex.kernel, ex.static, "k.cu")
     reach = launches.read(
@@ -139,6 +142,20 @@ def test_a_decoy_that_nothing_launches_fails_and_names_the_kernel_launched(tmp_p
     res = _static(tmp_path, "decoy")
     assert not res.passed
     assert any("run does not launch tiled (it launches direct)" in m for m in res.messages)
+
+
+def test_several_launchers_none_launching_the_kernel_are_named_together(tmp_path):
+    """An exercise of two launchers (lab 3.4a: the coefficients' setter and the launcher):
+    none launching the kernel reads "none of ... launches", never that the one named first
+    must launch it (a student's trial read that the setter could)."""
+    res = _static(tmp_path, "decoy", every=False, extra=OTHER, launchers=("run", "other"))
+    assert not res.passed
+    assert any(
+        m.startswith("none of run, other launches tiled (they launch direct, helper): the "
+                     "static rules read tiled's SASS, so the exercise's launcher must launch")
+        for m in res.messages
+    ), res.messages
+    assert not any("does not launch" in m for m in res.messages)
 
 
 def test_with_require_in_every_kernel_a_second_kernel_must_meet_every_rule(tmp_path):
