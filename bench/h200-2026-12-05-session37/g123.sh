@@ -15,7 +15,7 @@
 # 4. labs 3.5 and 3.2 as batches of their solution and known-bad fixtures, which session 29's
 #    g103 did not reach (3.5 cut at 8 of 10, 3.2 not started), as far as the call's time allows.
 # Run as: LIMIT=590 bash bench/h200-2026-12-05-session37/g123.sh $OUT (carrying .debs and
-# .scratch/wheels). STEPS (session 38) picks the parts, default "check hog 3.3-tiling
+# .scratch/wheels). JOBS (session 39) sets the batches' --jobs, default 16. STEPS (session 38) picks the parts, default "check hog 3.3-tiling
 # 3.5-project 3.2-global-memory" (the labs' batches by lab).
 set -uo pipefail
 LIMIT=${LIMIT:-590}
@@ -36,7 +36,7 @@ for lab in 3.3-tiling 3.5-project 3.2-global-memory; do
     on "$lab" || continue
     [ "$(left)" -gt 60 ] || break
     s $(($(left) - 5)) "batch-$lab" python3 bench/throughput/lab_batch.py "$lab" "/tmp/lb-$lab" \
-        -- --jobs 16
+        -- --jobs "${JOBS:-16}"
     tail -1 "$L/batch-$lab.log" | tee -a "$L/summary.txt"
     grep -E "NOT as expected|graded again, alone|again, alone" "$L/batch-$lab.log" |
         tee -a "$L/summary.txt"
