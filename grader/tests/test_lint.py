@@ -330,6 +330,32 @@ def test_shared_staging_buffers_are_warned_of_without_a_gpu(tmp_path):
         assert lint.warnings(lab, sub) == {}, alt.stem
 
 
+@pytest.mark.instructors
+def test_a_read_only_stencil_launched_with_no_buffer_to_stage_the_input_is_warned_of(tmp_path):
+    """Lab 3.4c: a launcher that launches the read-only kernel straight from d_in even in
+    place (known-bad inplace_ignored) allocates no device buffer anywhere: a warning before
+    any GPU run (a student's trial saw none). The solution and every fixture and alternative
+    of the lab but that one have none; a launcher that stages through cudaMalloc has none."""
+    lab = manifest.load(REPO / "labs" / "3.4-constant-texture")
+    mark = "no device buffer is allocated anywhere"
+
+    def marked(src: Path) -> list[str]:
+        return [w for ws in lint.warnings(lab, src).values() for w in ws if mark in w]
+
+    for path in (fixtures.find(REPO, "3.4-constant-texture")
+                 + fixtures.find(REPO, "3.4-constant-texture", alternatives=True)):
+        sub = fixtures.apply(REPO, path, tmp_path / path.stem)
+        found = marked(sub)
+        if path.stem == "inplace_ignored":
+            assert len(found) == 1 and found[0].startswith("kernels.cu:"), found
+        else:
+            assert found == [], path.stem
+    assert marked(REPO / "solutions" / "3.4-constant-texture") == []
+    staged = tmp_path / "inplace_ignored" / "kernels.cu"
+    staged.write_text(staged.read_text() + "\nstatic void stage(float **p) { cudaMalloc(p, 4); }\n")
+    assert marked(staged.parent) == []
+
+
 ARRAY_MARK = "cudaMemcpy cannot reach it"
 
 
