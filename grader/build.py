@@ -27,14 +27,17 @@ import fcntl
 import os
 import re
 import shutil
+import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import run as runner
-from grader.assemble import printable
+from grader.assemble import assemble, printable
 from grader.diagnose import compiler_hints
 from grader.errors import GraderError
+from grader.manifest import Lab
 from grader.sandbox import Sandbox
 from grader.tools import Tool
 
@@ -285,6 +288,42 @@ def build(
     else:
         summary = failure_summary(log, src, out_dir) or [f"make {out.describe()}"]
     return BuildResult(False, None, out_dir, log, summary, out.kind == "timeout")
+
+
+# skeleton_builds' results, one a (course, lab, architecture, sandbox) in this process
+_SKELETONS: dict[tuple, BuildResult] = {}
+_SKELETONS_LOCK = threading.Lock()
+
+
+def skeleton_builds(
+    root: Path,
+    lab: Lab,
+    nvcc: Tool | None,
+    arch: str | None,
+    box: Sandbox | None,
+    reuse: dict[str, tuple[Path, Path]] | None = None,
+) -> BuildResult:
+    """The lab's untouched skeleton (the student files of ``labs/<lab>/``) built as a
+    submission's files are (``build``: the same toolchain, sandbox ``box`` and limits): whether
+    anything builds here at all. Asked where a submission's build failed: a skeleton that
+    fails too makes that failure the machine's, not the student's (a compiler, or the host
+    compiler nvcc calls, outside what the sandbox shows: an instructor's trial in session 39
+    got a final 0 for every student of a class, the untouched skeleton's included). Built once
+    a process for each (course, lab, architecture, sandbox kind), under a lock, so a batch's
+    failing gradings wait for the one build; the result is kept, failed or not. Raises
+    GraderError where the skeleton cannot even be assembled (a course fault)."""
+    key = (str(Path(root).resolve()), lab.name, arch, box.kind if box else None)
+    with _SKELETONS_LOCK:
+        if key not in _SKELETONS:
+            with tempfile.TemporaryDirectory(prefix="grader-skeleton-") as tmp:
+                asm = assemble(lab, Path(root) / "labs" / lab.name, Path(tmp))
+                if not asm.ok:
+                    raise GraderError(
+                        f"the course's skeleton of {lab.name} cannot be assembled: "
+                        + "; ".join(asm.problems)
+                    )
+                _SKELETONS[key] = build(root, asm.src, Path(tmp) / "out", nvcc, arch, box, reuse)
+        return _SKELETONS[key]
 
 
 def _dependencies(dep_file: Path) -> list[str]:

@@ -514,6 +514,23 @@ class Grading:
         )
         self.grade.timings["build"] = time.monotonic() - start
         if not built.ok:
+            # the untouched skeleton built the same way: where it fails too, the toolchain or
+            # the sandbox failed, not the submission (no certain 0 for it; a batch's row is
+            # an "error:" row, graded again on its next run)
+            skeleton = builder.skeleton_builds(
+                self.root, self.lab, nvcc, self.options.arch, self.box, reuse=pristine
+            )
+            if not skeleton.ok:
+                raise GraderError(
+                    "the course's own skeleton of this lab does not build here either, so the "
+                    "submission's build failure is not its own: "
+                    + " / ".join(skeleton.summary[:3])
+                    + f" (sandbox: {self.box.kind}). Check that nvcc, and the host compiler "
+                    "and libraries it calls, work from a shell and sit under a path the "
+                    "sandbox shows (/usr, /opt, the CUDA toolkit's own folder: one under a "
+                    "site path such as /apps fails every build; README, Slurm); then grade "
+                    "again"
+                )
             self.step("build", Status.FAILED, built.summary)
             _zero_all(self.results, "the build failed")
             return

@@ -639,6 +639,27 @@ def test_compile_error_is_a_readable_result(fake_root, capsys, tmp_path):
     assert rep["exercises"][0]["parts"]["correctness"]["reason"] == "the build failed"
 
 
+def test_a_build_failure_where_the_skeleton_fails_too_is_the_machines(fake_root, capsys, tmp_path):
+    """A submission's build failure where the course's untouched skeleton does not build
+    either (an instructor's trial, session 39: a host compiler outside what the sandbox shows
+    gave every student, the untouched skeleton included, a final 0) is a grader error naming
+    the machine's fault and the fix, never a certain 0; where the skeleton builds, the
+    failure stays the student's (test_compile_error_is_a_readable_result)."""
+    course = tmp_path / "course"
+    shutil.copytree(fake_root, course)
+    skeleton = course / "labs" / "9.1-fake" / "kernels.cu"
+    skeleton.write_text(skeleton.read_text() + "\nthis is not C;\n")
+    sub = variant(fake_root, tmp_path, "*speed = 2.5;", "*speed = 2.5 +;")
+    code, out, err, _ = grade(capsys, course, sub)
+    assert code == 2, out + err
+    assert "the course's own skeleton of this lab does not build here either" in err, err
+    assert "host compiler" in err and "then grade again" in err
+    assert "lost for certain" not in out + err
+    # a submission that builds is graded as ever in that course
+    code, out, err, _ = grade(capsys, course, fake_root / "solutions" / "9.1-fake")
+    assert code in (0, 3) and "build        passed" in out, out + err
+
+
 def test_a_build_failure_is_a_certain_loss_in_every_part(fake_root, capsys, tmp_path):
     # every check the failed build prevented says so, and scores 0 — a certain loss, not
     # pending, and never "FAILED" for one part and "not run" for the others
