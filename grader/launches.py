@@ -310,7 +310,8 @@ def check(
             )
         res.messages.append(
             f"{lead} {ex.kernel}"
-            + (f" ({it} {', '.join(others)})" if others else "")
+            + (f" ({it} {', '.join(others)})" if others else " (no kernel is launched: not "
+               "implemented yet?)")
             + f": the static rules read {ex.kernel}'s SASS, so {who} launch that kernel "
             f"(keep its name from the skeleton, in {sources})"
         )

@@ -41,6 +41,7 @@ CASES = {
     # launcher bodies (extern "C", as the labs declare them) -> the kernels each reaches
     "plain": ('extern "C" void run(float *o, int n) { tiled<<<1, 32>>>(o); }', {"tiled"}),
     "decoy": ('extern "C" void run(float *o, int n) { direct<<<1, 32>>>(o, n); }', {"direct"}),
+    "nothing": ('extern "C" void run(float *o, int n) { (void)o; (void)n; }', set()),
     "never_true": (
         'extern "C" void run(float *o, int n) {\n'
         "    if (n == -12345) tiled<<<1, 32>>>(o);\n"
@@ -142,6 +143,16 @@ def test_a_decoy_that_nothing_launches_fails_and_names_the_kernel_launched(tmp_p
     res = _static(tmp_path, "decoy")
     assert not res.passed
     assert any("run does not launch tiled (it launches direct)" in m for m in res.messages)
+
+
+def test_a_launcher_that_launches_nothing_is_said_to_be_not_implemented_yet(tmp_path):
+    """A skeleton's launcher (its TODO left): the message says no kernel is launched, not
+    only that the named one is not (an instructor's trial read "keep its name from the
+    skeleton" for an exercise not begun)."""
+    res = _static(tmp_path, "nothing", every=False)
+    assert not res.passed
+    assert any(m.startswith("run does not launch tiled (no kernel is launched: not implemented "
+                            "yet?): the static rules read") for m in res.messages), res.messages
 
 
 def test_several_launchers_none_launching_the_kernel_are_named_together(tmp_path):
