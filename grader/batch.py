@@ -180,6 +180,7 @@ from grader import (
     harness,
     manifest,
     report,
+    sandbox,
     tools,
 )
 from grader import build as builder
@@ -785,6 +786,10 @@ class Batch:
             *(Path(p).absolute() for p in self.classmates),
         )
         self.options = dataclasses.replace(self.options, private=private)
+        # once, before any grading: which sandbox the class's builds and runs get (each
+        # report says it too; an instructor's trial found the batch's own output silent)
+        box = sandbox.choose([root], self.options.sandbox_default, private)
+        print(f"batch: sandbox: {box.kind}: {box.notice}", file=self.err)
         for path in self.out.glob("*/batch.json"):
             row = _read_row(path)
             if row is not None and row.get("lab") != self.lab.id:

@@ -367,6 +367,10 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     assert rows["solution"]["gpu"] == ""  # graded on none
     assert rows["compile"]["status"] == "build failed"
     assert "[2/2] " in err
+    # which sandbox the class's builds and runs get, said once before any grading
+    said = [line for line in err.splitlines() if line.startswith("batch: sandbox: ")]
+    assert len(said) == 1 and err.index(said[0]) < err.index("[1/2] "), err
+    assert said[0].split(":")[2].strip() in ("bwrap", "user", "none"), said
     # a score so far is not a grade: no cell an LMS import could take for one
     assert [rows["solution"][k] for k in ("scale", "offset", "total")] == ["", "", ""]
     assert rows["solution"]["max"] == rows["compile"]["max"]
