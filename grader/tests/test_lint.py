@@ -905,6 +905,11 @@ RULE_HOSTILE = {
     "symbol_count_calls": ("3.4-constant-texture", "", "cudaMemcpyToSymbol(c, h, 9) ", ""),
     "memcpy_spaces": ("3.4-constant-texture", "cudaMemcpy(", " ", ""),
     "memcpy_array_spaces": ("3.4-constant-texture", "cudaMemcpy(arr", " ", ""),
+    # lab 3.2's two cudaMemcpy\w* rules: 40 KB of one word took 1.2 s before \b and \w*+
+    "memcpy_words": ("3.2-global-memory", "", "cudaMemcpy", ""),
+    "memcpy_calls": ("3.2-global-memory", "", "cudaMemcpy(", ""),
+    "memcpy_arguments": ("3.2-global-memory", "", "cudaMemcpy(a,", ""),
+    "launch_arguments": ("3.2-global-memory", "", ">>>(a,", ""),
 }
 # CPU seconds for all the rules of the lab on 1 MB: 0.1-0.5 s here, each well under
 # RULES_TIMEOUT_S; the bound leaves a slower machine room
@@ -914,8 +919,8 @@ RULE_HOSTILE_LIMIT_S = lint.RULES_TIMEOUT_S
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RULE_HOSTILE))
 def test_the_lab_rules_read_a_hostile_file_in_time_near_linear_in_its_size(name):
-    """The rules of labs 3.3 and 3.4 that read on to the end of the file from each match, or
-    whose quantifiers shared characters, read 1 MB crafted against them within the child's
+    """The rules of labs 3.2, 3.3 and 3.4 that read on to the end of the file from each match,
+    or whose quantifiers shared characters, read 1 MB crafted against them within the child's
     limit (they took minutes, or years): they read on only up to a bound, and no two of their
     quantifiers share a character (lab.toml, docs/design-notes.md, note 90)."""
     import resource
