@@ -878,8 +878,9 @@ def test_an_interrupted_batch_lists_every_grading_that_ended(fake_root, subs, tm
 
 
 def test_no_run_of_a_batch_may_read_the_class(fake_root, subs, tmp_path, monkeypatch):
-    """Each grading's sandbox is chosen with the batch's --out and every submission of the
-    class as private (grader.sandbox hides those a run would see: test_sandbox.py)."""
+    """Each grading's sandbox, and the one the batch says it uses, is chosen with the batch's
+    --out and every submission of the class as private (grader.sandbox hides those a run
+    would see: test_sandbox.py)."""
     seen = []
     real = batching.grading.sandbox.choose
 
@@ -896,7 +897,8 @@ def test_no_run_of_a_batch_may_read_the_class(fake_root, subs, tmp_path, monkeyp
               "--classmates", classmates)
     want = (out.absolute(), Path(subs["solution"]).absolute(), Path(subs["alice"]).absolute(),
             Path(subs["bob"]).absolute(), Path(subs["carol"]).absolute())
-    assert seen == [want, want], seen
+    # the batch's own choice, said before any grading, then each of the two gradings'
+    assert seen == [want, want, want], seen
     classmates.write_text('{"not": "a list"}')
     code, err = run_batch(fake_root, [subs["alice"]], out, "--classmates", classmates)
     assert code == 2 and "is not a JSON list of paths" in err, err
