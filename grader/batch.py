@@ -1401,10 +1401,10 @@ def drain_stop_after() -> float | None:
 
 @dataclass(frozen=True)
 class Knob:
-    """A throughput knob of a batch's environment (README, "Experiments' knobs"): ``env``
-    set to ``form``; ``default`` what unset means; ``what`` it does, in one line; ``read``
-    its value (GraderError naming the fix on a wrong one); ``timed``: it acts on timed runs
-    only (with --no-perf it is ignored)."""
+    """A throughput knob of a batch's environment (README, "Performance and GPU memory
+    knobs"): ``env`` set to ``form``; ``default`` what unset means; ``what`` it does, in one
+    line; ``read`` its value (GraderError naming the fix on a wrong one); ``timed``: it acts
+    on timed runs only (with --no-perf it is ignored)."""
 
     env: str
     form: str
@@ -1447,8 +1447,8 @@ def knobs_help() -> str:
     """The knobs for ``--help`` (the batch's and Slurm's epilog), from ``KNOBS``."""
     lines = textwrap.wrap(
         "environment knobs (experiments' knobs for a batch's throughput, off unless set; "
-        "each student's batch.json records those set as \"knobs\"; README, \"Experiments' "
-        "knobs\"):", 88
+        "each student's batch.json records those set as \"knobs\"; README, \"Performance "
+        "and GPU memory knobs\"):", 88
     )
     for k in KNOBS:
         lines += textwrap.wrap(f"{k.env}={k.form} (default: {k.default})", 88,

@@ -528,8 +528,8 @@ class Grading:
                     + f" (sandbox: {self.box.kind}). Check that nvcc, and the host compiler "
                     "and libraries it calls, work from a shell and sit under a path the "
                     "sandbox shows (/usr, /opt, the CUDA toolkit's own folder: one under a "
-                    "site path such as /apps fails every build; README, Slurm); then grade "
-                    "again"
+                    "site path such as /apps fails every build; README, \"What the cluster "
+                    "needs\"); then grade again"
                 )
             self.step("build", Status.FAILED, built.summary)
             _zero_all(self.results, "the build failed")

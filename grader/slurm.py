@@ -49,7 +49,7 @@ submission: resubmit once the earlier jobs have ended.
 The jobs run the same Python (``sys.executable``) and this grader package on the course
 tree, with the submitting shell's environment (``sbatch``'s default ``--export=ALL``): on a
 real cluster the course tree, the submissions and DIR must be on a filesystem every node
-mounts (README, "Grading on a Slurm cluster"); ``submit`` warns about those it finds in
+mounts (README, "What the cluster needs"); ``submit`` warns about those it finds in
 ``/tmp`` or another folder that is each node's own on most clusters (``node_local``).
 """
 
@@ -363,7 +363,7 @@ def submit(
         print(f"slurm: warning: {'; '.join(local)} in {', '.join(NODE_LOCAL)}, which most "
               "clusters give each node its own: jobs on other nodes would not find them. Keep "
               "the course tree, the grader's Python, the class and --out on a file system "
-              "every node mounts (README, \"Grading on a Slurm cluster\")", file=err)
+              "every node mounts (README, \"What the cluster needs\")", file=err)
     stale = batch.stale_ids(out, lab, [s.id for s in subs])
     if stale:  # the merge's gradebook lists the class named here only: say so now
         print(batch._stale_line(stale, out, "slurm"), file=err)
