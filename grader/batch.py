@@ -10,13 +10,14 @@ by the files without which nothing can be graded: a missing report costs only it
 Outputs in DIR, every file written atomically (a temporary file in the same folder, then
 ``os.replace``)::
 
-    gradebook.csv           id, <exercise>..., total, max, lost, pending, status   (one
-                            row per student of this batch; lost: the automatic points lost
-                            for certain, pending: those waiting for checks that did not
-                            run, both empty after the grader's own error); a lab with a
-                            written report ([report]) adds
+    gradebook.csv           id, <exercise>..., total, max, lost, pending, status, gpu
+                            (one row per student of this batch; lost: the automatic points
+                            lost for certain, pending: those waiting for checks that did
+                            not run, both empty after the grader's own error; gpu: the card
+                            it was graded on); a lab with a written report ([report]) adds
                             "report" (its automatic filled points) before total and
-                            "manual_pending" (the points held for the instructor) after max
+                            "manual_pending" (the points held for the instructor) after
+                            pending
     <id>/report.json        the grader's JSON report (grader.report)
     <id>/report.txt         the text report
     <id>/results.json       Gradescope's results.json (grader.gradescope)

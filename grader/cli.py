@@ -3,10 +3,12 @@ dist-student | gradescope-zip``.
 
     grade LABDIR [--submission DIR] [--json FILE] [--gradescope FILE] [--seed S]
                  [--arch sm_90] [--no-sanitizer] [--no-perf] [--quiet] [--exercise NAME]...
-    batch LABDIR SUBMISSION... --out DIR [--force] [--jobs N] [--seed S] [--arch sm_90]
+    batch LABDIR SUBMISSION... --out DIR [--force] [--regrade ID]... [--jobs N] [--seed S]
+          [--arch sm_90] [--no-sanitizer] [--no-perf]
     slurm LABDIR SUBMISSION... --out DIR [--partition P] [--cpu-partition P]
-          [--gpus-per-task N] [--cpus-per-task C] [--max-parallel K] [--time T] [--per-task M]
-          [--dry-run] [--force] [--seed S] [--no-sanitizer] [--no-perf]
+          [--gpus-per-task N] [--cpus-per-task C] [--mem M] [--max-parallel K] [--time T]
+          [--per-task M] [--dry-run] [--force] [--regrade ID]... [--seed S] [--no-sanitizer]
+          [--no-perf]
     selfcheck [--lab ID]... [--json FILE] [--seed S]
     skeleton (--check | --write) [--lab ID]...
     dist-student [--out PATH]
