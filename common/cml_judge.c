@@ -294,6 +294,13 @@ static int remote_verify(judge *j, const cml_problem *ref, cml_compare_result *c
 int cml_judge_serve_null(int sock) {
     prctl(PR_SET_NAME, "judge-null", 0, 0, 0); /* else "exe", from /proc/self/exe */
     CML_CHECK(cudaFree(0)); /* the context, before READY */
+    /* One empty launch before READY too: its module is loaded now (lazy loading, CUDA's
+     * default), so a failure there (out of GPU memory beside a hog) comes through
+     * cml_null_server_await as this server's ERROR, not as a failed RUN after the gate, which
+     * the judge reads as the student's process gone (design note 91). */
+    cml_launch_null();
+    CML_CHECK_LAUNCH();
+    CML_CHECK(cudaDeviceSynchronize());
     if (cml_ipc_send_token(sock, CML_MSG_READY, 0) != 0) {
         return CML_EXIT_FAILED;
     }

@@ -790,7 +790,13 @@ class Batch:
         # once, before any grading: which sandbox the class's builds and runs get (each
         # report says it too; an instructor's trial found the batch's own output silent)
         box = sandbox.choose([root], self.options.sandbox_default, private)
-        print(f"batch: sandbox: {box.kind}: {box.notice}", file=self.err)
+        # (the user sandbox's notice names this choice's uid; each grading gets its own)
+        said = (
+            "each grading runs as an unprivileged user of its own (its report names it)"
+            if box.kind == "user"
+            else box.notice
+        )
+        print(f"batch: sandbox: {box.kind}: {said}", file=self.err)
         for path in self.out.glob("*/batch.json"):
             row = _read_row(path)
             if row is not None and row.get("lab") != self.lab.id:

@@ -310,9 +310,13 @@ def skeleton_builds(
     compiler nvcc calls, outside what the sandbox shows: an instructor's trial in session 39
     got a final 0 for every student of a class, the untouched skeleton's included). Built once
     a process for each (course, lab, architecture, sandbox kind), under a lock, so a batch's
-    failing gradings wait for the one build; the result is kept, failed or not. Raises
+    failing gradings wait for the one build; the result is kept (but a build out of time: its
+    paths point into a removed folder, so only ``ok`` and ``summary`` are to be read). Raises
     GraderError where the skeleton cannot even be assembled (a course fault)."""
-    key = (str(Path(root).resolve()), lab.name, arch, box.kind if box else None)
+    key = (
+        str(Path(root).resolve()), lab.name, arch, box.kind if box else None,
+        str(nvcc.path) if nvcc else None,
+    )
     with _SKELETONS_LOCK:
         if key not in _SKELETONS:
             with tempfile.TemporaryDirectory(prefix="grader-skeleton-") as tmp:
@@ -322,7 +326,10 @@ def skeleton_builds(
                         f"the course's skeleton of {lab.name} cannot be assembled: "
                         + "; ".join(asm.problems)
                     )
-                _SKELETONS[key] = build(root, asm.src, Path(tmp) / "out", nvcc, arch, box, reuse)
+                got = build(root, asm.src, Path(tmp) / "out", nvcc, arch, box, reuse)
+                if got.ok or not got.timed_out:  # a build out of time may pass next time
+                    _SKELETONS[key] = got
+                return got
         return _SKELETONS[key]
 
 

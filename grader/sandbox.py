@@ -466,6 +466,30 @@ def _hide_private(private, hidden: list[str], visible: tuple[str, ...], shown: l
             hidden.append(seen)
 
 
+def _released_without(root: Path, trees) -> list[Path]:
+    """What the student release leaves out whole under the course tree ``root``
+    (``dist.excluded_folders``) as the sandbox hides it: ``bench/`` whole, one entry in place
+    of each dated GPU-session folder and bench's other left-out folders (nothing a build or
+    run needs is in bench/; a mount per session cost each sandboxed process 25-40 ms more as
+    the sessions grew, a review); a link by its target where that lies in one of ``trees``
+    (the course trees the runs see), else not at all (no run sees it; a tmpfs on the link
+    itself made bubblewrap fail every run, a review)."""
+    bench = root / "bench"
+    whole = os.path.isdir(bench)
+    out: list[Path] = []
+    for path in ([bench] if whole else []) + excluded_folders(root):
+        if whole and path != bench and path.is_relative_to(bench):
+            continue
+        real = Path(os.path.realpath(path))
+        if real != Path(os.path.abspath(path)):  # a link on the way
+            if not any(real.is_relative_to(os.path.realpath(t)) for t in trees):
+                continue
+            path = real
+        if path not in out:
+            out.append(path)
+    return out
+
+
 def choose(roots=(), default: str = "none", private=()) -> Sandbox:
     """The sandbox ``GRADER_SANDBOX`` asks for (``default`` when it is unset), hiding
     ``solutions/`` and ``labs/*/hidden.toml`` of each of ``roots`` and of the grader's own
@@ -497,7 +521,7 @@ def choose(roots=(), default: str = "none", private=()) -> Sandbox:
     for root in [*roots, REPO]:
         built = sorted(p for p in Path(root).glob("build/*") if p.name != "common")
         hidden_toml = sorted(Path(root).glob("labs/*/hidden.toml"))
-        present = excluded_folders(Path(root))
+        present = _released_without(Path(root), [*roots, REPO])
         if os.path.lexists(Path(root) / ".git"):
             present.append(Path(root) / ".git")
         for path in [Path(root) / "solutions", *hidden_toml, *built, *present]:
