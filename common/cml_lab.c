@@ -576,10 +576,14 @@ int cml_lab_finish_error(const char *kind, const char *message, int code) {
 /* ---------------------------------------------------------------------------------------
  * Failure paths. */
 
-void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line) {
+void cml_where(char *out, size_t size, const char *file, int line) {
     const char *base = strrchr(file, '/');
+    snprintf(out, size, "%s:%d", base ? base + 1 : file, line);
+}
+
+void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line) {
     char where[256];
-    snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
+    cml_where(where, sizeof where, file, line);
     const char *message = cml_fail_message(err); /* CUDA's words, or a course check's */
     fprintf(stderr, "lab: %s: %s failed: %s\n", where, expr, message);
     /* The launch call that returned this error, when one did (the lab's launch record). */
@@ -610,9 +614,8 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
  * status "error", `kind`, `message`, where file:line, expr null; for the student's process an
  * ERROR of that kind to the judge. Exits with 4. */
 static void fail_without_cuda(const char *kind, const char *message, const char *file, int line) {
-    const char *base = strrchr(file, '/');
     char where[256];
-    snprintf(where, sizeof where, "%s:%d", base ? base + 1 : file, line);
+    cml_where(where, sizeof where, file, line);
     fprintf(stderr, "lab: %s: %s\n", where, message);
     if (cml_run.role == CML_ROLE_WORKER || cml_run.role == CML_ROLE_NULL) {
         /* the judge relays it as the process's own failure (kind "worker", cml_judge.c) */

@@ -180,6 +180,10 @@ void cml_lab_fail(cudaError_t err, const char *expr, const char *file, int line)
  * 84). Exits with 4; does not return. */
 void cml_lab_fail_host(const char *message, const char *file, int line);
 
+/* "file:line" in `out` (of `size` bytes), `file` without its folders: a failure's place as the
+ * run document, the ERROR message and stderr give it (error.where). */
+void cml_where(char *out, size_t size, const char *file, int line);
+
 /* A course bug met where the driver cannot return (inside setup(): cml_setup.c, a setup() that
  * asks for more device buffers than the registry holds): as cml_lab_fail_host, with kind
  * "harness" (the grader: the course's fault, never retried as the GPU's memory full). Exits

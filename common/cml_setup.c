@@ -62,27 +62,23 @@ const char *cml_setup_failed_where(const char *message) {
     return g_setup_where;
 }
 
-/* Host memory ran out: inside setup() the setup ends with `in_setup` as its message, and
- * with file:line as its place where `at_caller` (cml_setup_failed_where: a line of the
- * exercise's, not of this file); outside it (a finish() or extra_metrics() taking scratch) the
- * run cannot go on: `outside`, at file:line. Kind "host" either way, never CUDA's "out of
- * memory" (a device allocation's: design note 84). */
-static void no_host_memory(const char *in_setup, const char *outside, const char *file, int line,
-                           int at_caller) {
-    if (g_setup_jump != NULL) {
-        g_setup_no_host = in_setup;
-        g_setup_where[0] = '\0';
-        if (at_caller) {
-            const char *base = strrchr(file, '/');
-            snprintf(g_setup_where, sizeof g_setup_where, "%s:%d", base ? base + 1 : file, line);
-        }
-        longjmp(*g_setup_jump, 1);
-    }
-    cml_lab_fail_host(outside, file, line);
+/* Host memory ran out inside setup(): the setup ends with `message` as its message and
+ * `where` (a caller's "file:line", cml_setup_failed_where; NULL: none) as its place. Kind
+ * "host", never CUDA's "out of memory" (a device allocation's: design note 84). */
+static void setup_no_host(const char *message, const char *where) {
+    g_setup_no_host = message;
+    snprintf(g_setup_where, sizeof g_setup_where, "%s", where ? where : "");
+    longjmp(*g_setup_jump, 1);
 }
 
+/* The driver's own host allocation failed: inside setup() the setup ends (no line of the
+ * exercise's to name); outside it (a finish() or extra_metrics() taking scratch) the run
+ * cannot go on. */
 static void out_of_host_memory(void) {
-    no_host_memory(cml_no_host_memory, kNoHostMemoryOutside, __FILE__, __LINE__, 0);
+    if (g_setup_jump != NULL) {
+        setup_no_host(cml_no_host_memory, NULL);
+    }
+    cml_lab_fail_host(kNoHostMemoryOutside, __FILE__, __LINE__);
 }
 
 void cml_check_pinned(cudaError_t err, const char *expr, const char *file, int line) {
@@ -90,11 +86,12 @@ void cml_check_pinned(cudaError_t err, const char *expr, const char *file, int l
         (void)cudaGetLastError(); /* not sticky: cleared for a run that goes on (a judge's set) */
         if (g_setup_jump != NULL) {
             /* the call on stderr, as CML_CHECK prints it (outside setup(): cml_lab_fail_host's) */
-            const char *base = strrchr(file, '/');
-            fprintf(stderr, "lab: %s:%d: %s failed: %s\n", base ? base + 1 : file, line, expr,
-                    kNoPinnedMemory);
+            char where[128];
+            cml_where(where, sizeof where, file, line);
+            fprintf(stderr, "lab: %s: %s failed: %s\n", where, expr, kNoPinnedMemory);
+            setup_no_host(kNoPinnedMemory, where);
         }
-        no_host_memory(kNoPinnedMemory, kNoPinnedMemory, file, line, 1);
+        cml_lab_fail_host(kNoPinnedMemory, file, line);
     }
     if (err != cudaSuccess) {
         cml_fail(err, expr, file, line);
@@ -377,7 +374,7 @@ const char *cml_problem_setup(const cml_exercise *ex, cml_problem *p, const long
     if (setjmp(jump) == 0) {
         message = ex->setup(p, size, seed);
     } else {
-        message = g_setup_no_host; /* no_host_memory's */
+        message = g_setup_no_host; /* setup_no_host's */
     }
     g_setup_jump = NULL;
     g_zero_host_inputs = 0;
