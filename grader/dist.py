@@ -31,9 +31,10 @@ out too:
   3.5's the reference's design; Nsight Compute counters), named after the fixtures; the
   tests that read it skip where it is absent.
 
-The last two are not in ``EXCLUDED`` (they are matched by pattern); the grader's sandbox
-hides all of them from a submission's runs (``excluded_folders``, grader/sandbox.py), so
-that a submission cannot print what they hold into its own report.
+The last two are not in ``EXCLUDED`` (the session folders are matched by pattern,
+``grader/tests/data/`` is ``RECORD_FOLDERS``); the grader's sandbox hides all of them from a
+submission's runs (``bench/`` whole, grader/sandbox.py), so that a submission cannot print
+what they hold into its own report.
 
 The tarball (``build/dist/cuda-memory-labs-student.tar.gz`` by default) holds the files
 under ``cuda-memory-labs/`` and is deterministic, so that two releases of the same tree
@@ -70,33 +71,17 @@ EXCLUDED_FILES = (f"labs/*/{manifest.HIDDEN_FILE}",)  # shown with EXCLUDED in m
 # records of GPU sessions and of known-bad fixtures' runs (shown with EXCLUDED in messages)
 EXCLUDED_RECORDS = ("bench/<card>-<YYYY-MM-DD>*/", "grader/tests/data/")
 _SESSION_FOLDER = re.compile(r"bench/[a-z][a-z0-9]*-\d{4}-\d{2}-\d{2}[^/]*/")
-_RECORD_FOLDERS = ("grader/tests/data/",)
+RECORD_FOLDERS = ("grader/tests/data/",)  # left out whole, as EXCLUDED (a pattern: below)
 _WALK_SKIP = {".git", "build", "__pycache__", ".pytest_cache", ".whl", ".debs", "grader-out"}
 
 
 def excluded(name: str) -> bool:
     """Whether the repository path ``name`` (with ``/``) stays out of the student release."""
-    if any(name == d.rstrip("/") or name.startswith(d) for d in EXCLUDED + _RECORD_FOLDERS):
+    if any(name == d.rstrip("/") or name.startswith(d) for d in EXCLUDED + RECORD_FOLDERS):
         return True
     if _SESSION_FOLDER.match(name + "/"):  # the folder itself or anything under it
         return True
     return is_hidden_cases(name)
-
-
-def excluded_folders(root: Path) -> list[Path]:
-    """The folders and files under the checkout ``root`` that the release leaves out whole
-    (``EXCLUDED``, ``grader/tests/data/`` and the dated ``bench/<card>-<YYYY-MM-DD>*/``
-    session folders) and that exist, in that order; the sandbox hides them from a
-    submission's runs (grader/sandbox.py). Not the hidden.toml files (``is_hidden_cases``),
-    which the sandbox finds itself."""
-    root = Path(root)
-    names = [d.rstrip("/") for d in EXCLUDED + _RECORD_FOLDERS]
-    bench = root / "bench"
-    if bench.is_dir():
-        names += sorted(
-            f"bench/{p.name}" for p in bench.iterdir() if _SESSION_FOLDER.match(f"bench/{p.name}/")
-        )
-    return [root / n for n in names if os.path.lexists(root / n)]
 
 
 def is_hidden_cases(name: str) -> bool:

@@ -21,9 +21,9 @@ constructor, a bug in the allow-list). ``Sandbox.wrap`` runs a command under ``b
   document is written) the only writable place;
 - every course's ``solutions/``, its build outputs but the course library
   (``build/<lab>/solution/`` holds the compiled reference, ``build/dist/`` the Gradescope
-  zip), what the student release leaves out whole (``grader.dist.excluded_folders``:
-  alternatives and known-bad patches that quote answers, GPU session records, recorded
-  sanitizer reports) and ``.git`` (its objects hold all of them) hidden
+  zip), what the student release leaves out whole (``grader.dist``'s ``EXCLUDED`` and
+  ``RECORD_FOLDERS``, ``bench/`` whole: alternatives and known-bad patches that quote answers,
+  GPU session records, recorded sanitizer reports) and ``.git`` (its objects hold all of them) hidden
   under an empty tmpfs, its ``labs/*/hidden.toml`` shown empty; so are a
   batch's ``--out`` and its class's submissions where a run would see them (kept inside the
   course tree or a system folder: other students' grades and work);
@@ -93,7 +93,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import tools
-from grader.dist import excluded_folders
+from grader.dist import EXCLUDED as RELEASE_EXCLUDED
+from grader.dist import RECORD_FOLDERS
 from grader.errors import GraderError
 
 ENV = "GRADER_SANDBOX"
@@ -468,17 +469,16 @@ def _hide_private(private, hidden: list[str], visible: tuple[str, ...], shown: l
 
 def _released_without(root: Path, trees) -> list[Path]:
     """What the student release leaves out whole under the course tree ``root``
-    (``dist.excluded_folders``) as the sandbox hides it: ``bench/`` whole, one entry in place
-    of each dated GPU-session folder and bench's other left-out folders (nothing a build or
-    run needs is in bench/; a mount per session cost each sandboxed process 25-40 ms more as
-    the sessions grew, a review); a link by its target where that lies in one of ``trees``
-    (the course trees the runs see), else not at all (no run sees it; a tmpfs on the link
-    itself made bubblewrap fail every run, a review)."""
-    bench = root / "bench"
-    whole = os.path.isdir(bench)
+    (``dist.EXCLUDED``, ``dist.RECORD_FOLDERS``, the dated GPU-session folders) that is there,
+    as the sandbox hides it: ``bench/`` whole, one entry for its session folders and its other
+    left-out folders (nothing a build or run needs is in bench/; a mount per session cost each
+    sandboxed process 25-40 ms more as the sessions grew, a review); a link by its target where
+    that lies in one of ``trees`` (the course trees the runs see), else not at all (no run sees
+    it; a tmpfs on the link itself made bubblewrap fail every run, a review)."""
+    names = [d.rstrip("/") for d in (*RELEASE_EXCLUDED, *RECORD_FOLDERS)]
     out: list[Path] = []
-    for path in ([bench] if whole else []) + excluded_folders(root):
-        if whole and path != bench and path.is_relative_to(bench):
+    for path in [root / "bench", *(root / n for n in names if not n.startswith("bench/"))]:
+        if not os.path.lexists(path):
             continue
         real = Path(os.path.realpath(path))
         if real != Path(os.path.abspath(path)):  # a link on the way
@@ -512,7 +512,7 @@ def choose(roots=(), default: str = "none", private=()) -> Sandbox:
     # solutions/ folders, the instructor-only labs/*/hidden.toml files, and the course's
     # build outputs but its library (build/common): build/<lab>/solution/ holds the compiled
     # reference, build/dist/ the Gradescope zip with the hidden cases; and what the student
-    # release leaves out because it gives answers away (grader.dist.excluded_folders: whole
+    # release leaves out because it gives answers away (_released_without: whole
     # correct alternatives, known-bad patches that quote the solution, bench variants, GPU
     # session records and recorded sanitizer reports naming the solutions' lines), with .git,
     # whose objects hold every one of them (a red-team review read solutions/ and hidden.toml

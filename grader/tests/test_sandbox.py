@@ -831,6 +831,25 @@ def test_a_course_reached_through_a_link_shows_no_secret(box, tmp_path, where):
         shutil.rmtree(course, ignore_errors=True)
 
 
+def test_the_sandbox_hides_what_the_release_leaves_out_whole(tmp_path):
+    """sandbox._released_without lists what is there of the folders the release leaves out
+    whole (grader/tests/data and the dated session folders of any card among them, each also
+    dist.excluded), bench/ standing for its own; nothing else the release ships."""
+    for d in ("solutions/3.3-tiling", "grader/tests/data/racecheck", "bench/throughput",
+              "bench/h200-2026-12-05-session38/g123", "bench/h100-2027-01-10-session1",
+              "bench/roof", "bench/notes-2026", "labs/3.3-tiling"):
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / "bench" / "h200.md").write_text("x")
+    got = [p.relative_to(tmp_path).as_posix()
+           for p in sandbox._released_without(tmp_path, [tmp_path])]
+    assert got == ["bench", "solutions", "grader/tests/data"], got
+    assert all(dist.excluded(g + "/x") for g in got if g != "bench")
+    for session in ("bench/h200-2026-12-05-session38", "bench/h100-2027-01-10-session1",
+                    "bench/roof"):
+        assert dist.excluded(session + "/x"), session  # under the bench/ that is hidden
+    assert sandbox._released_without(tmp_path / "nowhere", [tmp_path]) == []
+
+
 def test_what_the_sandbox_hides_of_the_release_links_and_bench(tmp_path):
     """sandbox._released_without: bench/ whole in place of its dated session folders (one
     mount, not one a session: a review measured 25-40 ms more a sandboxed process); a link
