@@ -895,7 +895,7 @@ class Grading:
             part.info = res.info
             part.details = [{"kernel": ex.kernel, "missing": res.missing, "found": res.forbidden}]
             own = {fn.mangled for fn in dumped.instances(ex.kernel)}
-            launched = set().union(*(reach.launched.get(name, set()) for name in ex.launchers))
+            launched = launches.launched_by(reach, ex.launchers)
             if not res.passed and spaces.unwritten(dumped, ex.kernel) and launched <= own:
                 # the skeleton's kernel (no load or store at all), launched by nothing else's
                 # launcher: its TODO is the cause, not each rule it breaks (a student's trial

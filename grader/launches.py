@@ -270,6 +270,12 @@ def read(tool: str, objects: list[Path], launchers: list[str], kernels: set[str]
     return out
 
 
+def launched_by(reach: Reach, launchers) -> set[str]:
+    """The kernels (mangled) that any of ``launchers`` launches, as ``reach`` read them (none
+    for a launcher it did not find)."""
+    return set().union(*(reach.launched.get(name, set()) for name in launchers))
+
+
 def check(
     res: sass.StaticResult,
     reach: Reach,
@@ -292,7 +298,7 @@ def check(
     present = [name for name in ex.launchers if name not in reach.missing]
     if not present:
         return
-    launched = set().union(*(reach.launched.get(name, set()) for name in present))
+    launched = launched_by(reach, present)
     named = {fn.mangled for fn in dumped.instances(ex.kernel)}
     by = " or ".join(present)
     if named and not named & launched:
