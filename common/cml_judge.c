@@ -178,7 +178,10 @@ _Static_assert(PH_V_RUN + 1 == CML_JUDGE_PHASES, "every phase has its name");
 /* A judged run's record before anything is known: the first launch's check, no sample
  * verified, nothing timed, no phase reached. */
 static cml_judged judged_defaults(void) {
-    cml_judged judged = {.phase = "first", .verified_rep = -1, .baseline_alone_ms = -1.0};
+    cml_judged judged = {.phase = "first",
+                         .verified_rep = -1,
+                         .baseline_alone_ms = -1.0,
+                         .worker_overhead_alone_ms = -1.0};
     for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
         judged.phase_ms[i] = -1.0;
         judged.phase_cpu_ms[i] = -1.0;
@@ -1128,6 +1131,33 @@ static double baseline_alone(judge *j) {
     return cml_median(t + 1, ALONE_REPS);
 }
 
+/* The exchange with the empty-kernel server beyond the judge's own empty launch (as
+ * worker_overhead_ms among the repetitions) before the student's process exists, after the
+ * gate: the GPU the run's alone. Among the repetitions it must stay near this figure (0.15-0.22
+ * ms on an H100 across lab 3.2's and 3.5's gradings, alone and in batches); a process left
+ * behind keeping the GPU busy makes the server wait for its time slice (2.38 ms), and that wait,
+ * subtracted from each student sample, would shrink them (design note 95; grader/plausible.py).
+ * -1 when the server is not up (the timing then ends the run as the course's failure) or stops
+ * answering. */
+#define EXCHANGE_ALONE_REPS 15
+static double exchange_alone(judge *j) {
+    if (j->null.sock < 0 || !j->null.ready) {
+        return -1.0;
+    }
+    double worker[EXCHANGE_ALONE_REPS + 1], own[EXCHANGE_ALONE_REPS + 1]; /* first: warm-up */
+    for (int r = 0; r <= EXCHANGE_ALONE_REPS; ++r) {
+        int rc = ANSWERED;
+        worker[r] = sample(j, C_NULL_WORKER, NULL, NULL, &rc);
+        if (rc != ANSWERED) {
+            return -1.0;
+        }
+        own[r] = sample(j, C_NULL_JUDGE, NULL, NULL, &rc);
+    }
+    const double d =
+        cml_median(worker + 1, EXCHANGE_ALONE_REPS) - cml_median(own + 1, EXCHANGE_ALONE_REPS);
+    return d > 0.0 ? d : 0.0;
+}
+
 /* --gate: says "gate" on standard output (the document's pipe: the grader reads this line
  * first) and waits for a byte, or the end, on standard input. The grader holds the GPU for
  * this run alone from then on: everything before (the exercise's set-up, the input sets) may
@@ -1551,10 +1581,12 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
         }
         phase_end(&cases[0].judged, PH_GATE, &t0); /* the run's one wait, on its first case */
     }
+    const double exchange = time && null_for >= 0 && null_for < n ? exchange_alone(j) : -1.0;
     for (int k = 0; time && k < n; ++k) {
         if (cases[k].ex->launch_baseline) {
             use_case(j, &cases[k]);
             cases[k].judged.baseline_alone_ms = baseline_alone(j);
+            cases[k].judged.worker_overhead_alone_ms = exchange;
             phase_end(&cases[k].judged, PH_ALONE, &t0);
         }
     }

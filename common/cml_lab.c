@@ -354,6 +354,12 @@ static void emit_timing_and_metrics(cml_json *w, const cml_doc *d) {
         cml_json_string(w, "judge");
         cml_json_key(w, "worker_overhead_ms");
         cml_json_double(w, d->judged->worker_overhead_ms);
+        cml_json_key(w, "worker_overhead_alone_ms");
+        if (d->judged->worker_overhead_alone_ms >= 0) {
+            cml_json_double(w, d->judged->worker_overhead_alone_ms);
+        } else {
+            cml_json_null(w);
+        }
         cml_json_key(w, "under_overhead");
         cml_json_int(w, d->judged->under_overhead);
         cml_json_key(w, "input_sets");

@@ -56,6 +56,10 @@ extern const char *const cml_judge_phase_names[CML_JUDGE_PHASES];
 typedef struct cml_judged {
     const char *phase;         /* which run `check` is: "first", "timed" or "fresh" */
     double worker_overhead_ms; /* subtracted from each student sample */
+    /* the same exchange before the student's process started, -1: not measured (design note
+     * 95: a process left behind keeping the GPU busy slowed it 14 times, and so shrank every
+     * student sample it was subtracted from) */
+    double worker_overhead_alone_ms;
     int under_overhead; /* student samples no longer than worker_overhead_ms (each then
                          * counted as 1e-6 ms): the host's delays, not the launches */
     int input_sets;            /* input sets the repetitions rotated among; 0: the case's own */

@@ -990,8 +990,9 @@ class Batch:
         stray is graded again."""
         reports = self.out.glob("*/report.json")
         figures = {p.parent.name: self._figures_of(p.parent.name) for p in reports}
-        strays = class_figures.strays(figures)
-        own = class_figures.own_doing(figures)
+        spreads = self._spreads()
+        strays = class_figures.strays(figures, spreads)
+        own = class_figures.own_doing(figures, spreads)
         for sid in sorted(strays.keys() & graded.keys()):
             why = strays[sid]
             # only where each run has a cgroup, emptied before the run returns: else another
@@ -1016,7 +1017,7 @@ class Batch:
             first = self._unchanged(graded[sid], self._timed.pop(sid, None), rows)
             row = self._grade_one(graded[sid], retimed=why, first=first)
             figures[sid] = self._figures_of(sid)  # the others' stand as they were
-            again = class_figures.strays(figures).get(sid)
+            again = class_figures.strays(figures, spreads).get(sid)
             if again:
                 row["retimed_again"] = again
                 write_atomic(self.out / sid / "batch.json", json.dumps(row, indent=2) + "\n")
@@ -1087,6 +1088,15 @@ class Batch:
             return None
         held = digest(sub.path, self.lab.required_files)
         return first if held == rows.get(sub.id, {}).get("digest") else None
+
+    def _spreads(self) -> dict[str, manifest.PerformanceSpec]:
+        """exercise -> its performance spec, for the exercises whose baseline has a measured
+        spread of its own (lab.toml's ``baseline_spread``: class_figures.strays)."""
+        return {
+            ex.name: ex.performance
+            for ex in self.lab.exercises
+            if ex.performance is not None and ex.performance.baseline_spread is not None
+        }
 
     def _figures_of(self, sid: str) -> dict[str, dict[str, float]]:
         """``class_figures.of_report`` of the student's report in the out folder ({} when it

@@ -31,8 +31,20 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping
+from typing import Protocol
 
 from grader import plausible
+
+
+class PerformanceSpread(Protocol):
+    """What ``strays`` and ``own_doing`` read of an exercise's performance spec
+    (manifest.PerformanceSpec, which imports this module)."""
+
+    @property
+    def stray_tolerance(self) -> float: ...
+
+    @property
+    def busy_ratio(self) -> float: ...
 
 # A course figure further than this factor from the class's median strays. The copies and
 # cuBLAS of a class agree within 2 % on the H200 (the module's header); the disturbed runs
@@ -93,19 +105,26 @@ def of_report(report: Mapping) -> dict[str, dict[str, float]]:
     return found
 
 
-def strays(class_figures: Mapping[str, Mapping[str, Mapping[str, float]]]) -> dict[str, list[str]]:
+def strays(
+    class_figures: Mapping[str, Mapping[str, Mapping[str, float]]],
+    spreads: Mapping[str, PerformanceSpread] | None = None,
+) -> dict[str, list[str]]:
     """student -> why their timed runs were disturbed (one line per straying figure), for the
     students of ``class_figures`` (student -> exercise -> course figures, ``of_report``)
-    whose figures stray from their class's medians; the others are left out."""
+    whose figures stray from their class's medians; the others are left out. ``spreads``:
+    exercise -> its performance spec, whose ``stray_tolerance`` and ``busy_ratio`` replace
+    ``TOLERANCE`` and ``plausible.BUSY_RATIO`` for its baseline (an exercise whose
+    baseline's own time moves more: lab.toml's ``baseline_spread``; absent: the defaults)."""
     medians = _medians(class_figures)
     return {
         student: [line for _, lines in sorted(per_ex.items()) for line in lines]
-        for student, per_ex in _straying(class_figures, medians).items()
+        for student, per_ex in _straying(class_figures, medians, spreads or {}).items()
     }
 
 
 def own_doing(
     class_figures: Mapping[str, Mapping[str, Mapping[str, float]]],
+    spreads: Mapping[str, PerformanceSpread] | None = None,
 ) -> dict[str, list[str]]:
     """student -> why their straying (``strays``) is their own submission's doing (one line
     per straying exercise), for the straying students of ``class_figures`` (as ``strays``)
@@ -114,28 +133,39 @@ def own_doing(
     class's median baseline of that exercise (the GPU was as the class's), and the run is
     ``plausible.disturbed`` (the baseline among the student's repetitions slower than alone
     by its rule). Where one straying exercise lacks either, the student is left out (its
-    stray may come from outside: graded again), as are those who do not stray."""
+    stray may come from outside: graded again), as are those who do not stray. ``spreads``:
+    as ``strays``'s."""
+    spreads = spreads or {}
     medians = _medians(class_figures)
     found: dict[str, list[str]] = {}
-    for student, per_ex in _straying(class_figures, medians).items():
-        why = [_own_doing(ex, class_figures[student][ex], medians) for ex in sorted(per_ex)]
+    for student, per_ex in _straying(class_figures, medians, spreads).items():
+        why = [
+            _own_doing(ex, class_figures[student][ex], medians, spreads.get(ex))
+            for ex in sorted(per_ex)
+        ]
         if all(why):
             found[student] = why
     return found
 
 
 def _own_doing(
-    ex: str, figs: Mapping[str, float], medians: dict[tuple[str, str], float]
+    ex: str,
+    figs: Mapping[str, float],
+    medians: dict[tuple[str, str], float],
+    spread: PerformanceSpread | None,
 ) -> str | None:
     """Why exercise ``ex``'s run (its course figures ``figs``) was disturbed by the
-    submission's own doing (``own_doing``), or None when its figures do not show it."""
+    submission's own doing (``own_doing``), or None when its figures do not show it;
+    ``spread``: the exercise's performance spec (``strays``), None for the defaults."""
     alone, among = figs.get(ALONE), figs.get("baseline_ms")
     median = medians.get((ex, "baseline_ms"))
-    if alone is None or among is None or median is None or alone > TOLERANCE * median:
+    tolerance = spread.stray_tolerance if spread is not None else TOLERANCE
+    if alone is None or among is None or median is None or alone > tolerance * median:
         return None
     # plausible's own rule, on the figures the report kept of the judge's document
     timing = {"baseline_alone_ms": alone, "baseline": {"median_ms": among}}
-    if not plausible.disturbed({"timing": timing}):
+    ratio = spread.busy_ratio if spread is not None else plausible.BUSY_RATIO
+    if not plausible.disturbed({"timing": timing}, ratio):
         return None
     return (
         f"{ex}: the baseline took {_fmt(alone)} ms alone before its process started, as the "
@@ -161,10 +191,12 @@ def _medians(
 def _straying(
     class_figures: Mapping[str, Mapping[str, Mapping[str, float]]],
     medians: dict[tuple[str, str], float],
+    spreads: Mapping[str, PerformanceSpread],
 ) -> dict[str, dict[str, list[str]]]:
     """student -> exercise -> one line per figure of ``FIGURES`` that strays more than
-    ``TOLERANCE`` from the class's ``medians`` (``_medians``), for the straying exercises
-    of the straying students only."""
+    ``TOLERANCE`` (for a baseline, its exercise's ``stray_tolerance`` in ``spreads``) from
+    the class's ``medians`` (``_medians``), for the straying exercises of the straying
+    students only."""
     found: dict[str, dict[str, list[str]]] = {}
     for student, per_ex in class_figures.items():
         for ex, figs in per_ex.items():
@@ -174,7 +206,8 @@ def _straying(
                     continue
                 what, unit, more_is_better = FIGURES[name]
                 off = median / v if more_is_better else v / median
-                if off > TOLERANCE:
+                spread = spreads.get(ex) if name == "baseline_ms" else None
+                if off > (spread.stray_tolerance if spread is not None else TOLERANCE):
                     found.setdefault(student, {}).setdefault(ex, []).append(
                         f"{ex}: {what}, {_fmt(v)} {unit} against the class's median "
                         f"{_fmt(median)} {unit}, ran {off:.2f}x slower: the GPU was not the "

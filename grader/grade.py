@@ -1611,6 +1611,10 @@ class Grading:
         # So is one that measured the host's delays rather than the launches (note 51).
         ratio = plausible.spread(run.doc) if spec.timed and run.status == "ok" else None
         bound = plausible.exchange_bound(run.doc) if spec.timed and run.status == "ok" else None
+        # So is one whose exchange with the empty-kernel server was slowed against its time
+        # alone (note 95): a passing delay of the host's is not there the second time
+        if bound is None and spec.timed and run.status == "ok":
+            bound = plausible.exchange_slowed(run.doc)
         row = {"size": list(spec.size), "seed": seed}
         if ex.name in self._oom_once:  # a single grade's run made again (_time_again_alone)
             row["judge_out_of_memory_first"] = self._oom_once[ex.name]
@@ -1641,7 +1645,12 @@ class Grading:
             # launches per sample: the student's and the baseline's (design note 47)
             row["batch"] = [timing.get("batch"), timing.get("baseline_batch")]
             # the exchange subtracted from each sample, and the samples no longer (note 51)
-            exchange = {"exchange_ms": "worker_overhead_ms", "under_exchange": "under_overhead"}
+            # and the exchange before the student's process started (design note 95)
+            exchange = {
+                "exchange_ms": "worker_overhead_ms",
+                "exchange_alone_ms": "worker_overhead_alone_ms",
+                "under_exchange": "under_overhead",
+            }
             row.update(
                 (name, timing[key])
                 for name, key in exchange.items()
@@ -1710,10 +1719,11 @@ class Grading:
             return
         # timings the judge does not believe (grader/plausible.py): no performance points
         at = diagnose.size_text(spec.size)
-        busy = plausible.disturbed(run.doc)
         # bound by the exchange in both runs (note 51): the host's delays or the submission's
-        # (its process shares the kept CPUs with the course's): nothing is believed of it
+        # (its process shares the kept CPUs with the course's): nothing is believed of it;
+        # its slowed exchange is then that, not a GPU kept busy (note 95)
         bound = plausible.exchange_bound(run.doc)
+        busy = plausible.disturbed(run.doc, spec.busy_ratio, exchange=bound is None)
         why = plausible.implausible(run.doc, self.grade.device)
         if busy or bound or why:
             # unscored, nothing is at stake: the figure is not to be believed, no more

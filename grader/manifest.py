@@ -53,7 +53,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader import jobs, roofs, writeup
+from grader import class_figures, jobs, plausible, roofs, writeup
 from grader.errors import GraderError
 
 PARTS = ("correctness", "static", "sanitizer", "performance")
@@ -85,6 +85,10 @@ HINT_KEYS = (
 )
 HIDDEN_FILE = "hidden.toml"  # instructor-only cases next to lab.toml
 DEFAULT_REPS = 25  # performance.reps when lab.toml gives none
+# performance.baseline_spread's largest value: a process left behind slowed a DRAM-bound
+# baseline 2.23 times on the H200 (plausible.BUSY_RATIO); a spread allowed near that would let
+# it pass (an exercise's own is proved by a left-behind fixture: design note 95)
+MAX_BASELINE_SPREAD = 2.0
 # Keys the lab binary's --list gives (bind): lab.toml must not say them again.
 _FROM_LISTING = {
     "launchers": "the lab binary's --list gives the launchers (cml_exercise.launchers in the "
@@ -218,6 +222,24 @@ class PerformanceSpec:
     # the roof the report's roofline measures a timed run against (grader.roofs.ROOFS:
     # "copy", the default, or "fp32" for a compute-bound kernel); None when untimed
     roof: str | None = roofs.DEFAULT
+    # the factor by which the baseline's own median launch moves between runs of the same
+    # code on an idle GPU, where that is wider than the rules' defaults (design note 95: lab
+    # 3.2c's on-demand page faults, 0.66-1.50 times its time alone); None: the defaults.
+    # plausible.disturbed and class_figures.strays then allow it for this exercise's baseline
+    # (``busy_ratio``, ``stray_tolerance``)
+    baseline_spread: float | None = None
+
+    @property
+    def busy_ratio(self) -> float:
+        """How many times its time alone the baseline may take among the student's
+        repetitions before the run is ``plausible.disturbed``."""
+        return max(plausible.BUSY_RATIO, self.baseline_spread or 0.0)
+
+    @property
+    def stray_tolerance(self) -> float:
+        """How far from the class's median this exercise's baseline may be before its run
+        strays (``class_figures.strays``)."""
+        return max(class_figures.TOLERANCE, self.baseline_spread or 0.0)
 
     @property
     def info_baseline(self) -> bool:
@@ -531,7 +553,10 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
     c.keys(
         where,
         t,
-        ("size", "reps", "timed", "calibrated", "scored", "roof", "criteria", *single),
+        (
+            "size", "reps", "timed", "calibrated", "scored", "roof", "criteria",
+            "baseline_spread", *single,
+        ),
         "performance",
     )
     scored = t.get("scored", True)
@@ -584,7 +609,25 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
                 "measured against no roof",
             )
         roof = None
-    return PerformanceSpec(size, tuple(criteria), reps, timed, calibrated, roof=roof, scored=scored)
+    spread = t.get("baseline_spread")
+    if spread is not None:
+        if not timed:
+            raise c.fail(where, "performance.baseline_spread needs a timed run (timed = true): "
+                         "an untimed run times no baseline")
+        if isinstance(spread, bool) or not isinstance(spread, (int, float)) or not (
+            1.0 < spread <= MAX_BASELINE_SPREAD
+        ):
+            raise c.fail(
+                where,
+                "performance.baseline_spread must be a number above 1 and at most "
+                f"{MAX_BASELINE_SPREAD} (the baseline's measured spread between runs), not "
+                f"{spread!r}",
+            )
+        spread = float(spread)
+    return PerformanceSpec(
+        size, tuple(criteria), reps, timed, calibrated, roof=roof, scored=scored,
+        baseline_spread=spread,
+    )
 
 
 def _exercise(c: _Checker, index: int, raw) -> Exercise:

@@ -113,6 +113,33 @@ def test_the_tolerance(factor, strays):
     assert ("s01" in found) is strays
 
 
+class _Spread:
+    """An exercise's performance spec as class_figures reads it (manifest.PerformanceSpec
+    with lab.toml's baseline_spread = 1.8)."""
+
+    stray_tolerance = busy_ratio = 1.8
+
+
+def test_an_exercise_whose_baseline_spreads_more_allows_it():
+    """Lab 3.2c's on-demand baseline moves up to 1.54 times the class's median by itself
+    (design note 95): with its spread given, such a run is not a stray, nor its own doing;
+    further off, it still is; the copy keeps the default tolerance."""
+    spreads = {"transpose_tiled": _Spread()}
+    moved = _class(8, s01={"transpose_tiled": {"baseline_ms": 1.54}})
+    assert "s01" in cf.strays(moved) and cf.strays(moved, spreads) == {}
+    far = _class(8, s01={"transpose_tiled": {"baseline_ms": 1.9}})
+    assert "s01" in cf.strays(far, spreads)
+    copy = _class(8, s01={"transpose_tiled": {"copy_ms": 0.5 * 1.3}})
+    assert "s01" in cf.strays(copy, spreads)
+    # a baseline alone as the class's, 1.7x slower among the repetitions: within the spread
+    figures = _class(8, s01={"transpose_tiled": {"baseline_ms": 1.95}})
+    for per_ex in figures.values():
+        per_ex["transpose_tiled"][cf.ALONE] = 1.0
+    figures["s01"]["transpose_tiled"][cf.ALONE] = 1.15
+    assert list(cf.own_doing(figures)) == ["s01"]
+    assert "s01" in cf.strays(figures, spreads) and cf.own_doing(figures, spreads) == {}
+
+
 def test_a_small_class_has_no_median():
     small = _class(cf.MIN_CLASS - 1, s00={"transpose_tiled": {"copy_ms": 5.0}})
     assert cf.strays(small) == {}

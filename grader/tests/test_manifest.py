@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import course, manifest
+from grader import class_figures, course, manifest, plausible
 from grader import roofs as roofs_module
 from grader.errors import GraderError
 from helpers import FAKELAB, REPO, real_labs
@@ -44,6 +44,20 @@ def test_valid_manifest(tmp_path):
     assert offset.points == {"correctness": 3, "static": 0, "sanitizer": 0, "performance": 0}
     assert offset.static is None and offset.sanitizer is None and offset.performance is None
     assert lab.max_points == 14 + 3
+
+
+def test_baseline_spread(tmp_path):
+    """An exercise whose baseline moves more between runs (design note 95) widens the
+    disturbed and stray rules for it alone; the others keep the defaults."""
+    text = BASE.replace("full = 2.0", "full = 2.0\nbaseline_spread = 1.8")
+    lab = manifest.load(make_lab(tmp_path, text))
+    perf = lab.exercises[0].performance
+    assert perf.baseline_spread == 1.8
+    assert perf.busy_ratio == 1.8 and perf.stray_tolerance == 1.8
+    plain = manifest.load(make_lab(tmp_path / "plain", BASE)).exercises[0].performance
+    assert plain.baseline_spread is None
+    assert plain.busy_ratio == plausible.BUSY_RATIO
+    assert plain.stray_tolerance == class_figures.TOLERANCE
 
 
 def test_defaults(tmp_path):
@@ -354,6 +368,28 @@ INVALID = [
         "not scored and uncalibrated",
         BASE.replace("zero = 1.0\nfull = 2.0", "scored = false\ncalibrated = false"),
         "has no thresholds to calibrate: leave calibrated out",
+    ),
+    (
+        "baseline spread at 1",
+        BASE.replace("full = 2.0", "full = 2.0\nbaseline_spread = 1.0"),
+        "performance.baseline_spread must be a number above 1 and at most 2.0",
+    ),
+    (
+        "baseline spread wider than a process left behind",
+        BASE.replace("full = 2.0", "full = 2.0\nbaseline_spread = 2.3"),
+        "performance.baseline_spread must be a number above 1 and at most 2.0 (the "
+        "baseline's measured spread between runs), not 2.3",
+    ),
+    (
+        "baseline spread not a number",
+        BASE.replace("full = 2.0", 'full = 2.0\nbaseline_spread = "wide"'),
+        "not 'wide'",
+    ),
+    (
+        "baseline spread untimed",
+        BASE.replace('metric = "ratio"\n', 'metric = "gbps"\n')
+        .replace("full = 2.0", "full = 2.0\ntimed = false\nbaseline_spread = 1.8"),
+        "performance.baseline_spread needs a timed run (timed = true)",
     ),
     (
         "scored not a bool",

@@ -355,6 +355,42 @@ def test_a_run_that_measured_the_host_twice_scores_no_performance(
     assert code == 1 and "disturbed timing at" in out and "timing not trusted" not in out
 
 
+def test_a_run_whose_exchange_was_slowed_is_timed_again(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """The exchange with the empty-kernel server slowed against its time alone (design note
+    95: a process left behind, 2.38 ms against 0.006; FAKE_EXCHANGE_SLOWED), its samples
+    shrunk by what the judge subtracted: timed once more and the second graded (a passing
+    delay of the host's); slowed in both, no performance, "disturbed timing" naming it."""
+    flag = tmp_path / "slowed-once"
+    flag.touch()
+    monkeypatch.setenv("FAKE_EXCHANGE_SLOWED", str(flag))
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r.json"
+    )
+    assert not flag.exists()  # the first timed run was the slowed one
+    assert code == 0 and rep["total"] == rep["max"], out
+    assert "timed twice: in the first run the exchange with the course's empty-kernel" in out
+    rows = [e["parts"]["performance"]["details"][0] for e in rep["exercises"]
+            if e["parts"]["performance"].get("details")]
+    assert rows and all(r["exchange_alone_ms"] == 0.006 for r in rows)
+
+    monkeypatch.setenv("FAKE_EXCHANGE_SLOWED", "always")
+    code, out, _, rep = grade(
+        capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r2.json"
+    )
+    assert code == 1, out
+    timed = [e for e in rep["exercises"] if e["parts"]["performance"].get("details")]
+    assert timed
+    for ex in timed:
+        perf = ex["parts"]["performance"]
+        assert perf["status"] == "failed" and perf["points"] == 0, perf
+        message = perf["details"][0]["message"]
+        assert message.startswith("disturbed timing at "), message
+        assert "took 2.380 ms among your repetitions against 0.006 ms" in message
+        assert "a process left behind" in message
+
+
 def test_an_undisturbed_run_is_timed_once(fake_root, fake_gpu, capsys, tmp_path, monkeypatch):
     log = tmp_path / "judge.log"
     monkeypatch.setenv("FAKE_JUDGE_LOG", str(log))

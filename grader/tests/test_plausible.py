@@ -62,6 +62,42 @@ def test_a_baseline_slowed_down_by_the_submission_is_not_believed():
     assert "1.000 ms before your process started" in why
 
 
+def test_an_exercise_whose_baseline_spreads_more_allows_it():
+    """Lab 3.2c's on-demand baseline: 10.41 ms among the solution's repetitions against
+    6.93 ms alone (bench/h200-2026-12-06-session39, g127) with its spread (design note 95)
+    allowed; twice alone still is not."""
+    assert plausible.disturbed(_timed(6.93, 10.41)) is not None
+    assert plausible.disturbed(_timed(6.93, 10.41), 2.0) is None
+    assert plausible.disturbed(_timed(6.93, 14.2), 2.0) is not None
+
+
+def _exchange_slowed(alone, among, baseline=(8.0, 8.0)):
+    doc = _timed(*baseline)
+    doc["timing"].update(worker_overhead_alone_ms=alone, worker_overhead_ms=among)
+    return doc
+
+
+def test_an_exchange_slowed_down_by_the_submission_is_not_believed():
+    """Lab 3.2c's hostile_left_behind_unified on an H100 (session 40, g129): the exchange
+    with the empty-kernel server 2.384 ms among the repetitions against about 0.17 alone,
+    its baseline only 1.63 times slower (within its spread, 1.8): caught by the exchange.
+    The honest runs' 0.146-0.224 ms are not."""
+    why = plausible.disturbed(_exchange_slowed(0.17, 2.384, (9.11, 14.87)), 1.8)
+    assert why.startswith("the exchange with the course's empty-kernel process took 2.384 ms")
+    assert "0.170 ms before your process started" in why and "process left behind" in why
+    assert plausible.disturbed(_exchange_slowed(0.146, 0.224)) is None
+    assert plausible.disturbed(_exchange_slowed(0.05, 0.3)) is None  # 6x, but 0.25 ms more
+    assert plausible.disturbed(_exchange_slowed(0.2, 0.75)) is None  # 0.55 ms more, under 4x
+    assert plausible.disturbed(_exchange_slowed(0.0, 0.6)) is not None  # alone measured as nothing
+    for alone in (None, -1.0, True, "0.1"):
+        assert plausible.disturbed(_exchange_slowed(alone, 5.0)) is None, alone
+    # a run bound by the exchange (note 51) is exchange_bound's to name
+    assert plausible.disturbed(_exchange_slowed(0.17, 2.4), exchange=False) is None
+    assert plausible.exchange_slowed(_exchange_slowed(0.17, 2.4)).endswith("of your samples")
+    # the baseline's rule speaks first
+    assert plausible.disturbed(_exchange_slowed(0.17, 2.4, (1.0, 2.6))).startswith("the baseline")
+
+
 @pytest.mark.parametrize("doc", [{}, {"timing": None}, _timed(None, 5.0), _timed(0.0, 5.0)])
 def test_no_baseline_alone_no_verdict(doc):
     assert plausible.disturbed(doc) is None

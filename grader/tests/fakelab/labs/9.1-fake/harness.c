@@ -428,8 +428,20 @@ static int one_case(opts o, int have_gpu) {
         if (bound) {
             student = 1e-6;
         }
-        fprintf(f, "\"timing\":{\"worker_overhead_ms\":%s,\"under_overhead\":%d,",
-                bound ? "2.0" : "0.15", bound ? 20 : 0);
+        /* FAKE_EXCHANGE_SLOWED=FILE: the first timed run that removes FILE (=always: every
+         * timed run) had its exchanges with the empty-kernel server slowed as behind a
+         * process left behind (bench/h200-2026-12-06-session40/g129: 2.38 ms against 0.006
+         * alone, design note 95), its samples shrunk by what was subtracted from them. */
+        const char *slowed_flag = getenv("FAKE_EXCHANGE_SLOWED");
+        const int slowed =
+            slowed_flag && (strcmp(slowed_flag, "always") == 0 || unlink(slowed_flag) == 0);
+        if (slowed) {
+            student /= 4.0;
+        }
+        fprintf(f,
+                "\"timing\":{\"worker_overhead_ms\":%s,\"worker_overhead_alone_ms\":0.006,"
+                "\"under_overhead\":%d,",
+                bound ? "2.0" : slowed ? "2.38" : "0.15", bound ? 20 : 0);
         char alone[32];
         snprintf(alone, sizeof alone, "%.6g", slow);
         fprintf(f,
