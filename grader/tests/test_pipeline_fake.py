@@ -323,6 +323,17 @@ def test_a_run_that_measured_the_host_is_timed_again(
     assert rows and all(r["exchange_ms"] == 0.15 and r["under_exchange"] == 0 for r in rows)
 
 
+def _unscored_timed_rows(rep: dict) -> list[dict]:
+    """The first performance detail of each timed exercise of the report ``rep`` (at least
+    one), each exercise's performance asserted failed with no points."""
+    timed = [e for e in rep["exercises"] if e["parts"]["performance"].get("details")]
+    assert timed
+    for ex in timed:
+        perf = ex["parts"]["performance"]
+        assert perf["status"] == "failed" and perf["points"] == 0, perf
+    return [ex["parts"]["performance"]["details"][0] for ex in timed]
+
+
 def test_a_run_that_measured_the_host_twice_scores_no_performance(
     fake_root, fake_gpu, capsys, tmp_path, monkeypatch
 ):
@@ -335,12 +346,7 @@ def test_a_run_that_measured_the_host_twice_scores_no_performance(
         capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r.json"
     )
     assert code == 1, out
-    timed = [e for e in rep["exercises"] if e["parts"]["performance"].get("details")]
-    assert timed
-    for ex in timed:
-        perf = ex["parts"]["performance"]
-        assert perf["status"] == "failed" and perf["points"] == 0, perf
-        row = perf["details"][0]
+    for row in _unscored_timed_rows(rep):
         assert row["message"].startswith("timing not trusted at ") and "(timed twice)" in row[
             "message"
         ]
@@ -380,12 +386,8 @@ def test_a_run_whose_exchange_was_slowed_is_timed_again(
         capsys, fake_root, fake_root / "solutions" / "9.1-fake", json_path=tmp_path / "r2.json"
     )
     assert code == 1, out
-    timed = [e for e in rep["exercises"] if e["parts"]["performance"].get("details")]
-    assert timed
-    for ex in timed:
-        perf = ex["parts"]["performance"]
-        assert perf["status"] == "failed" and perf["points"] == 0, perf
-        message = perf["details"][0]["message"]
+    for row in _unscored_timed_rows(rep):
+        message = row["message"]
         assert message.startswith("disturbed timing at "), message
         assert "took 2.380 ms among your repetitions against 0.006 ms" in message
         assert "a process left behind" in message
