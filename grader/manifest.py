@@ -615,11 +615,12 @@ def _performance(c: _Checker, where: str, raw, n_dims: int) -> PerformanceSpec:
             raise c.fail(where, "performance.baseline_spread needs a timed run (timed = true): "
                          "an untimed run times no baseline")
         if isinstance(spread, bool) or not isinstance(spread, (int, float)) or not (
-            1.0 < spread <= MAX_BASELINE_SPREAD
+            plausible.BUSY_RATIO < spread <= MAX_BASELINE_SPREAD
         ):
             raise c.fail(
                 where,
-                "performance.baseline_spread must be a number above 1 and at most "
+                f"performance.baseline_spread must be a number above {plausible.BUSY_RATIO} "
+                "(the rules' own allowance, which it widens) and at most "
                 f"{MAX_BASELINE_SPREAD} (the baseline's measured spread between runs), not "
                 f"{spread!r}",
             )

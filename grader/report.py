@@ -62,6 +62,8 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             "exchange_ms": 0.15,  # subtracted from each
                                             "under_exchange": 0,  # sample; samples no
                                             # longer (worker_overhead_ms, under_overhead)
+                                            "exchange_alone_ms": 0.01,  # before the
+                                            # student's process (worker_overhead_alone_ms)
                                             "gbps": .., "copy_gbps": ..,
                                             "pct_of_copy": ..,  # the judge's, GB/s
                                             "roof": "copy" | "fp32",

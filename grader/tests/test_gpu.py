@@ -50,11 +50,9 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
         assert doc is not None and doc["status"] == "ok", (name, t.run.problem)
         timing = doc["timing"]
         assert timing["baseline_alone_ms"] > 0, name
-        # the exchange with the empty-kernel server timed alone too, once for the run
-        # (design note 95): the same figure in every case's document
-        assert timing["worker_overhead_alone_ms"] >= 0, name
-        assert timing["worker_overhead_alone_ms"] == runs[timed[0].name].run.doc["timing"][
-            "worker_overhead_alone_ms"], name
+        # the exchange with the empty-kernel server timed alone too, once a judged run
+        # (design note 95; a case deferred to another run has that run's), the GPU idle
+        assert 0 <= timing["worker_overhead_alone_ms"] < plausible.EXCHANGE_MIN_MS, name
         # an information-only baseline is timed in 7 of the repetitions (--info-baseline)
         assert timing["baseline_reps"] == (7 if name in info else timing["reps"]), name
         assert plausible.disturbed(doc) is None, (name, plausible.disturbed(doc))

@@ -389,6 +389,31 @@ def test_a_baseline_slowed_by_the_submission_scores_no_performance(
     assert scale(rep)["performance"]["points"] == scale(rep)["performance"]["max"], out
 
 
+def test_a_baseline_spread_of_its_own_widens_the_disturbed_rule(
+    fake_root, fake_gpu, capsys, tmp_path, monkeypatch
+):
+    """An exercise whose lab.toml gives ``baseline_spread = 1.8`` (lab 3.2c's on-demand
+    baseline, design note 95): its baseline 1.67 times its time alone among the repetitions
+    (FAKE_BASELINE_ALONE_MS 0.6 against 1.0) keeps its points, where the default 1.5 takes
+    them; 2.5 times still takes them."""
+    toml = fake_root / "labs" / "9.1-fake" / "lab.toml"
+    text = toml.read_text()
+    assert text.count("reps = 20\n") == 1
+    monkeypatch.setenv("FAKE_BASELINE_ALONE_MS", "0.6")
+    rc, out, rep = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", tmp_path)
+    assert scale(rep)["performance"]["points"] == 0 and "disturbed timing at" in out
+    try:
+        toml.write_text(text.replace("reps = 20\n", "reps = 20\nbaseline_spread = 1.8\n"))
+        rc, out, rep = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", tmp_path)
+        perf = scale(rep)["performance"]
+        assert perf["points"] == perf["max"] and "disturbed" not in out, out
+        monkeypatch.setenv("FAKE_BASELINE_ALONE_MS", "0.4")
+        rc, out, rep = grade(capsys, fake_root, fake_root / "solutions" / "9.1-fake", tmp_path)
+        assert scale(rep)["performance"]["points"] == 0 and "disturbed timing at" in out
+    finally:
+        toml.write_text(text)
+
+
 def test_an_include_hidden_by_a_linemarker_is_refused(
     fake_root, fake_gpu, capsys, tmp_path, monkeypatch
 ):

@@ -79,18 +79,28 @@ def _exchange_slowed(alone, among, baseline=(8.0, 8.0)):
 
 def test_an_exchange_slowed_down_by_the_submission_is_not_believed():
     """Lab 3.2c's hostile_left_behind_unified on an H100 (session 40, g129): the exchange
-    with the empty-kernel server 2.384 ms among the repetitions against about 0.17 alone,
-    its baseline only 1.63 times slower (within its spread, 1.8): caught by the exchange.
-    The honest runs' 0.146-0.224 ms are not."""
-    why = plausible.disturbed(_exchange_slowed(0.17, 2.384, (9.11, 14.87)), 1.8)
+    with the empty-kernel server 2.384 ms among the repetitions against about 0.009 alone
+    (g131), its baseline only 1.63 times slower (within its spread, 1.8): caught by the
+    exchange. The honest runs' 0.146-0.224 ms among, 0.006-0.012 alone, are not; 0.5 ms
+    more is the limit."""
+    why = plausible.disturbed(_exchange_slowed(0.009, 2.384, (9.11, 14.87)), 1.8)
     assert why.startswith("the exchange with the course's empty-kernel process took 2.384 ms")
-    assert "0.170 ms before your process started" in why and "process left behind" in why
-    assert plausible.disturbed(_exchange_slowed(0.146, 0.224)) is None
+    assert "0.009 ms before your process started" in why and "process left behind" in why
+    assert why.endswith("ask for a grade alone on an idle machine")
+    assert plausible.disturbed(_exchange_slowed(0.006, 0.224)) is None
+    assert plausible.disturbed(_exchange_slowed(0.012, 0.146)) is None
+    assert plausible.disturbed(_exchange_slowed(0.006, 0.505)) is None
+    assert plausible.disturbed(_exchange_slowed(0.006, 0.51)) is not None
     assert plausible.disturbed(_exchange_slowed(0.05, 0.3)) is None  # 6x, but 0.25 ms more
     assert plausible.disturbed(_exchange_slowed(0.2, 0.75)) is None  # 0.55 ms more, under 4x
     assert plausible.disturbed(_exchange_slowed(0.0, 0.6)) is not None  # alone measured as nothing
     for alone in (None, -1.0, True, "0.1"):
         assert plausible.disturbed(_exchange_slowed(alone, 5.0)) is None, alone
+    # the GPU already busy before the student's process started (a process an earlier run
+    # left behind, without a PID namespace or cgroup: a review): alone and among alike
+    why = plausible.disturbed(_exchange_slowed(2.3, 2.4))
+    assert "took 2.300 ms before your process started" in why and "already busy" in why
+    assert plausible.disturbed(_exchange_slowed(0.45, 0.5)) is None
     # a run bound by the exchange (note 51) is exchange_bound's to name
     assert plausible.disturbed(_exchange_slowed(0.17, 2.4), exchange=False) is None
     assert plausible.exchange_slowed(_exchange_slowed(0.17, 2.4)).endswith("of your samples")
