@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import tools
+from grader import build, tools
 from helpers import (
     FAKE_BIN,
     FAKELAB,
@@ -90,6 +90,14 @@ def fake_root(tmp_path_factory) -> Path:
     (root / "grader").mkdir()
     for path in (REPO / "grader").glob("*.py"):
         shutil.copy(path, root / "grader" / path.name)
+    # the course's own outputs (libcml.a, the lister, the judge) built here, once per worker,
+    # as the first grading would build them: every copy of this tree a test makes
+    # (test_pipeline_fake.course_with, ...) then starts with them, instead of building its
+    # own judge (0.7 s of CPU a copy) or not depending on whether a grading ran first. A copy
+    # whose harness or common/ a test changes is still rebuilt by make (newer sources).
+    nvcc = tools.find("nvcc")
+    build.build_common(root, nvcc, None)
+    build.build_judge(root, nvcc, None, "9.1-fake")
     return root
 
 
