@@ -987,12 +987,28 @@ class Batch:
         keeps the straying lines (``strayed_own``) and why they are its own (``own_doing``);
         its grade stands. Only where each run has a cgroup of its own (``cgroup.in_force``):
         without, another grading's process left behind could have slowed the run, and the
-        stray is graded again."""
+        stray is graded again. So is a grading whose exchange with the empty-kernel server
+        was slowed in both its timings (``class_figures.exchanges_slowed``, note 95): its own
+        doing where each run has its cgroup, else graded again."""
         reports = self.out.glob("*/report.json")
         figures = {p.parent.name: self._figures_of(p.parent.name) for p in reports}
         spreads = self._spreads()
         strays = class_figures.strays(figures, spreads)
         own = class_figures.own_doing(figures, spreads)
+        # a run whose exchange with the empty-kernel server was slowed in both its timings
+        # (note 95) is graded again too: its own doing only where each run has a cgroup (no
+        # other grading's process can outlive its run), so with those its grade stands
+        for sid in graded:
+            slowed = class_figures.exchanges_slowed(self._report_of(sid))
+            if slowed:
+                mine = sid not in strays or sid in own  # every other straying its own too
+                strays[sid] = [*strays.get(sid, []), *slowed]
+                if mine:
+                    own[sid] = [
+                        *own.get(sid, []),
+                        *(f"{line}, the GPU its run's alone: its own process kept it busy"
+                          for line in slowed),
+                    ]
         for sid in sorted(strays.keys() & graded.keys()):
             why = strays[sid]
             # only where each run has a cgroup, emptied before the run returns: else another
@@ -1017,7 +1033,9 @@ class Batch:
             first = self._unchanged(graded[sid], self._timed.pop(sid, None), rows)
             row = self._grade_one(graded[sid], retimed=why, first=first)
             figures[sid] = self._figures_of(sid)  # the others' stand as they were
-            again = class_figures.strays(figures, spreads).get(sid)
+            again = class_figures.strays(figures, spreads).get(sid, []) + (
+                class_figures.exchanges_slowed(self._report_of(sid))
+            )
             if again:
                 row["retimed_again"] = again
                 write_atomic(self.out / sid / "batch.json", json.dumps(row, indent=2) + "\n")
@@ -1101,11 +1119,15 @@ class Batch:
     def _figures_of(self, sid: str) -> dict[str, dict[str, float]]:
         """``class_figures.of_report`` of the student's report in the out folder ({} when it
         cannot be read)."""
+        return class_figures.of_report(self._report_of(sid))
+
+    def _report_of(self, sid: str) -> dict:
+        """The student's report.json in the out folder ({} when it cannot be read)."""
         try:
-            text = (self.out / sid / "report.json").read_text(encoding="utf-8")
-            return class_figures.of_report(json.loads(text))
+            doc = json.loads((self.out / sid / "report.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
+        return doc if isinstance(doc, dict) else {}
 
     def _grade_one(
         self, sub: Submission, retimed: list[str] | None = None, first: Grade | None = None,

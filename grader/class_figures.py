@@ -105,6 +105,27 @@ def of_report(report: Mapping) -> dict[str, dict[str, float]]:
     return found
 
 
+def exchanges_slowed(report: Mapping) -> list[str]:
+    """One line per exercise of a report's JSON (report.to_json) whose graded timed run had
+    its exchange with the course's empty-kernel server slowed (``plausible.exchange_slowed``
+    on its first detail's ``exchange_ms`` and ``exchange_alone_ms``): in both its timings,
+    since the grade times such a run again and keeps the second (design note 95). Not one of
+    the class's compared figures: a process left behind slows it, and in a batch where runs
+    have no cgroup of their own, that process may be another grading's (grader.batch)."""
+    found = []
+    for ex in report.get("exercises") or []:
+        details = ((ex.get("parts") or {}).get("performance") or {}).get("details") or []
+        row = details[0] if details and isinstance(details[0], dict) else {}
+        timing = {
+            "worker_overhead_ms": row.get("exchange_ms"),
+            "worker_overhead_alone_ms": row.get("exchange_alone_ms"),
+        }
+        why = plausible.exchange_slowed({"timing": timing})
+        if why:
+            found.append(f"{ex.get('name')}: {why}, in both its timings")
+    return found
+
+
 def strays(
     class_figures: Mapping[str, Mapping[str, Mapping[str, float]]],
     spreads: Mapping[str, PerformanceSpread] | None = None,

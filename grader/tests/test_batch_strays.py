@@ -201,6 +201,47 @@ def test_a_stray_of_its_own_doing_without_cgroups_is_graded_again(
     assert "strayed_own" not in row and row["retimed"], row
 
 
+@pytest.mark.parametrize("cgroups", [True, False])
+def test_a_run_whose_exchange_was_slowed_twice(
+    fake_root, class_subs, tmp_path, monkeypatch, cgroups
+):
+    """The batch's first grading had its exchange with the empty-kernel server slowed in both
+    its timings (design note 95; FAKE_EXCHANGE_SLOWED granting 2 runs, --jobs 1): "disturbed
+    timing". Where each run has a cgroup of its own that is its own doing, and its grade
+    stands; without, another grading's process left behind could have slowed it (a review),
+    so it is graded again, alone, after the class, and timed undisturbed keeps its points."""
+    out, logs = tmp_path / "out", tmp_path / "logs"
+    logs.mkdir()
+    flag = tmp_path / "slowed"
+    flag.write_text("2\n")
+    monkeypatch.setenv("FAKE_EXCHANGE_SLOWED", str(flag))
+    monkeypatch.delenv("FAKE_BASELINE_ALONE_MS", raising=False)
+    monkeypatch.setattr(batching.cgroup, "in_force", lambda: cgroups)
+    monkeypatch.setenv("FAKE_GPU", "1")
+    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("GRADER_SANDBOX", "none")
+    err = io.StringIO()
+    argv = ["batch", fake_root / LAB, *class_subs, "--out", out, "--seed", "7", "--jobs", "1"]
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        cli.main([str(a) for a in argv])
+    text = err.getvalue()
+    assert "Traceback" not in text and not flag.exists(), text
+    row = json.loads((out / STRAY / "batch.json").read_text())
+    rep = json.loads((out / STRAY / "report.json").read_text())
+    (perf,) = [e["parts"]["performance"] for e in rep["exercises"] if e["name"] == "scale"]
+    if cgroups:
+        assert f"{STRAY}: not graded again" in text and "graded again, alone" not in text, text
+        assert row["own_doing"][0].startswith("scale: the exchange with the course's")
+        assert perf["points"] == 0 and perf["details"][0]["message"].startswith("disturbed")
+    else:
+        assert f"{STRAY}: graded again, alone: scale: the exchange with the course's" in text
+        assert "strayed again" not in text and row["retimed"], text
+        assert perf["points"] == perf["max"], perf
+    for sid in ("ann", "ben", "cat"):  # the others, undisturbed, graded once
+        other = json.loads((out / sid / "batch.json").read_text())
+        assert "retimed" not in other and "strayed_own" not in other, other
+
+
 def _grading(course, sub, tmp_path, monkeypatch, name: str, first=None):
     """A batch's kind of grading of ``sub`` (``Grading._runtime``, a lock of its own, seed
     5), timed again only where ``first`` (``Options.retime``) is given: (its Grade, its JSON
