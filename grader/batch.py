@@ -990,8 +990,9 @@ class Batch:
         stray is graded again. So is a grading whose exchange with the empty-kernel server
         was slowed in both its timings (``class_figures.exchanges_slowed``, note 95): its own
         doing where each run has its cgroup, else graded again."""
-        reports = self.out.glob("*/report.json")
-        figures = {p.parent.name: self._figures_of(p.parent.name) for p in reports}
+        reports = {p.parent.name: self._report_of(p.parent.name)
+                   for p in self.out.glob("*/report.json")}
+        figures = {sid: class_figures.of_report(rep) for sid, rep in reports.items()}
         spreads = self._spreads()
         strays = class_figures.strays(figures, spreads)
         own = class_figures.own_doing(figures, spreads)
@@ -999,7 +1000,7 @@ class Batch:
         # (note 95) is graded again too: its own doing only where each run has a cgroup (no
         # other grading's process can outlive its run), so with those its grade stands
         for sid in graded:
-            slowed = class_figures.exchanges_slowed(self._report_of(sid))
+            slowed = class_figures.exchanges_slowed(reports.get(sid, {}))
             if slowed:
                 mine = sid not in strays or sid in own  # every other straying its own too
                 strays[sid] = [*strays.get(sid, []), *slowed]
@@ -1032,9 +1033,10 @@ class Batch:
             print(f"{sid}: graded again, alone: " + "; ".join(why), file=self.err)
             first = self._unchanged(graded[sid], self._timed.pop(sid, None), rows)
             row = self._grade_one(graded[sid], retimed=why, first=first)
-            figures[sid] = self._figures_of(sid)  # the others' stand as they were
+            rep = self._report_of(sid)  # the grading again's; the others' stand as they were
+            figures[sid] = class_figures.of_report(rep)
             again = class_figures.strays(figures, spreads).get(sid, []) + (
-                class_figures.exchanges_slowed(self._report_of(sid))
+                class_figures.exchanges_slowed(rep)
             )
             if again:
                 row["retimed_again"] = again
@@ -1115,11 +1117,6 @@ class Batch:
             for ex in self.lab.exercises
             if ex.performance is not None and ex.performance.baseline_spread is not None
         }
-
-    def _figures_of(self, sid: str) -> dict[str, dict[str, float]]:
-        """``class_figures.of_report`` of the student's report in the out folder ({} when it
-        cannot be read)."""
-        return class_figures.of_report(self._report_of(sid))
 
     def _report_of(self, sid: str) -> dict:
         """The student's report.json in the out folder ({} when it cannot be read)."""

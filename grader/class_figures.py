@@ -90,7 +90,7 @@ def course_figures(doc: dict | None) -> dict[str, float]:
 
 
 def _positive(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0
+    return plausible.is_number(x) and x > 0
 
 
 def of_report(report: Mapping) -> dict[str, dict[str, float]]:

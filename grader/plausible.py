@@ -107,10 +107,10 @@ def disturbed(doc: dict, ratio: float = BUSY_RATIO, exchange: bool = True) -> st
     launches (None when it does not, or when the judge timed neither figure alone): the
     baseline among the repetitions more than ``ratio`` times (the exercise's
     ``PerformanceSpec.busy_ratio``: ``BUSY_RATIO`` or its baseline's wider measured spread)
-    and ``BUSY_MIN_MS`` more than alone; or the exchange with the empty-kernel server more
-    than ``EXCHANGE_RATIO`` times and ``EXCHANGE_MIN_MS`` more than alone (``exchange_slowed``;
-    not with ``exchange`` False: a run whose samples were no longer than the exchange is
-    ``exchange_bound``'s, which names both causes, note 51)."""
+    and ``BUSY_MIN_MS`` more than alone; or the exchange with the empty-kernel server slowed
+    against its time alone, or already slow then (``exchange_slowed``; not with ``exchange``
+    False: a run whose samples were no longer than the exchange is ``exchange_bound``'s,
+    which names both causes, note 51)."""
     timing = doc.get("timing") or {}
     alone = timing.get("baseline_alone_ms")
     among = (timing.get("baseline") or {}).get("median_ms")
@@ -118,7 +118,7 @@ def disturbed(doc: dict, ratio: float = BUSY_RATIO, exchange: bool = True) -> st
         ": something of your submission kept the GPU busy while its process was idle (a kernel "
         "left running, a process left behind)"
     )
-    if _number(alone) and _number(among) and alone > 0:
+    if is_number(alone) and is_number(among) and alone > 0:
         if among > ratio * alone and among - alone > BUSY_MIN_MS:
             return (
                 f"the baseline took {among:.3f} ms per launch among your repetitions against "
@@ -148,7 +148,7 @@ def exchange_slowed(doc: dict | None) -> str | None:
     process left behind is (design note 95)."""
     timing = (doc or {}).get("timing") or {}
     alone, among = timing.get("worker_overhead_alone_ms"), timing.get("worker_overhead_ms")
-    if not (_number(alone) and _number(among) and alone >= 0):
+    if not (is_number(alone) and is_number(among) and alone >= 0):
         return None
     if among > EXCHANGE_RATIO * alone and among - alone > EXCHANGE_MIN_MS:
         return (
@@ -166,7 +166,8 @@ def exchange_slowed(doc: dict | None) -> str | None:
     return None
 
 
-def _number(x) -> bool:
+def is_number(x) -> bool:
+    """Whether ``x`` is a JSON number (an int or a float, not a bool)."""
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
@@ -182,7 +183,7 @@ def exchange_bound(doc: dict | None) -> str | None:
     past the copy roof), and the message says both."""
     timing = (doc or {}).get("timing") or {}
     under, reps, over = (timing.get(k) for k in ("under_overhead", "reps", "worker_overhead_ms"))
-    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (under, reps))
+    numbers = all(is_number(x) for x in (under, reps))
     if not numbers or reps <= 0 or 2 * under < reps:
         return None
     took = f" ({over:.3f} ms)" if isinstance(over, (int, float)) else ""
@@ -208,7 +209,7 @@ def spread(doc: dict | None) -> float | None:
     document ``doc`` (docs/protocol.md, ``timing.student``); None without both figures."""
     student = ((doc or {}).get("timing") or {}).get("student") or {}
     median, p10 = student.get("median_ms"), student.get("p10_ms")
-    ok = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (median, p10))
+    ok = all(is_number(x) for x in (median, p10))
     return median / p10 if ok and p10 > 0 else None
 
 

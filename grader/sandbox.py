@@ -23,8 +23,8 @@ constructor, a bug in the allow-list). ``Sandbox.wrap`` runs a command under ``b
   (``build/<lab>/solution/`` holds the compiled reference, ``build/dist/`` the Gradescope
   zip), what the student release leaves out whole (``grader.dist``'s ``EXCLUDED`` and
   ``RECORD_FOLDERS``, ``bench/`` whole: alternatives and known-bad patches that quote answers,
-  GPU session records, recorded sanitizer reports) and ``.git`` (its objects hold all of them) hidden
-  under an empty tmpfs, its ``labs/*/hidden.toml`` shown empty; so are a
+  GPU session records, recorded sanitizer reports) and ``.git`` (its objects hold all of
+  them) hidden under an empty tmpfs, its ``labs/*/hidden.toml`` shown empty; so are a
   batch's ``--out`` and its class's submissions where a run would see them (kept inside the
   course tree or a system folder: other students' grades and work);
 - ``--unshare-net`` (no network, not even the host's loopback), ``--unshare-pid`` (when the

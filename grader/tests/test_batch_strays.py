@@ -60,12 +60,7 @@ def _batch(
         monkeypatch.setenv("FAKE_BASELINE_ALONE_MS", "1")
     else:
         monkeypatch.delenv("FAKE_BASELINE_ALONE_MS", raising=False)
-    monkeypatch.setattr(batching.cgroup, "in_force", lambda: cgroups)
-    monkeypatch.setenv("FAKE_GPU", "1")
-    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    # the sandbox's own /tmp would hide the fake compute-sanitizer's log (where bubblewrap is
-    # installed, as in CI), and with it the runs this test counts
-    monkeypatch.setenv("GRADER_SANDBOX", "none")
+    _fake_gpu_batch(monkeypatch, cgroups)
     for name in ("FAKE_JUDGE_LOG", "FAKE_SANITIZER_LOG"):
         monkeypatch.delenv(name, raising=False)
 
@@ -78,16 +73,35 @@ def _batch(
 
     monkeypatch.setattr(batching.Batch, "_grade_strays_again", strays_again)
     logs.mkdir()
+    code, err = _run_batch(fake_root, paths, out)
+    assert code == 0 and not flag.exists(), err  # one timed run was disturbed
+    again = f"{STRAY}: graded again, alone: scale: " in err
+    assert again is not (own and cgroups), err
+    assert "strayed again" not in err
+    return err
+
+
+def _fake_gpu_batch(monkeypatch, cgroups: bool) -> None:
+    """A batch on the fake GPU and its fake tools, each run with a cgroup of its own or not
+    (``cgroups``: the grader's ``cgroup.in_force`` says so for the test, whatever the
+    machine), no sandbox."""
+    monkeypatch.setattr(batching.cgroup, "in_force", lambda: cgroups)
+    monkeypatch.setenv("FAKE_GPU", "1")
+    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    # the sandbox's own /tmp would hide the fake compute-sanitizer's log (where bubblewrap is
+    # installed, as in CI), and with it the runs this test counts
+    monkeypatch.setenv("GRADER_SANDBOX", "none")
+
+
+def _run_batch(fake_root, paths, out) -> tuple[int, str]:
+    """The batch over ``paths`` into ``out`` (seed 7, one grading at a time, the first path
+    first): its exit status and its stderr, asserted free of a traceback."""
     err = io.StringIO()
     argv = ["batch", fake_root / LAB, *paths, "--out", out, "--seed", "7", "--jobs", "1"]
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         code = cli.main([str(a) for a in argv])
     assert "Traceback" not in err.getvalue(), err.getvalue()
-    assert code == 0 and not flag.exists(), err.getvalue()  # one timed run was disturbed
-    again = f"{STRAY}: graded again, alone: scale: " in err.getvalue()
-    assert again is not (own and cgroups), err.getvalue()
-    assert "strayed again" not in err.getvalue()
-    return err.getvalue()
+    return code, err.getvalue()
 
 
 def _files(out, sid) -> dict:
@@ -216,16 +230,9 @@ def test_a_run_whose_exchange_was_slowed_twice(
     flag.write_text("2\n")
     monkeypatch.setenv("FAKE_EXCHANGE_SLOWED", str(flag))
     monkeypatch.delenv("FAKE_BASELINE_ALONE_MS", raising=False)
-    monkeypatch.setattr(batching.cgroup, "in_force", lambda: cgroups)
-    monkeypatch.setenv("FAKE_GPU", "1")
-    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    monkeypatch.setenv("GRADER_SANDBOX", "none")
-    err = io.StringIO()
-    argv = ["batch", fake_root / LAB, *class_subs, "--out", out, "--seed", "7", "--jobs", "1"]
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        cli.main([str(a) for a in argv])
-    text = err.getvalue()
-    assert "Traceback" not in text and not flag.exists(), text
+    _fake_gpu_batch(monkeypatch, cgroups)
+    _, text = _run_batch(fake_root, class_subs, out)
+    assert not flag.exists(), text
     row = json.loads((out / STRAY / "batch.json").read_text())
     rep = json.loads((out / STRAY / "report.json").read_text())
     (perf,) = [e["parts"]["performance"] for e in rep["exercises"] if e["name"] == "scale"]

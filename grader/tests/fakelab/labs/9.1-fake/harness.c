@@ -80,9 +80,9 @@ static FILE *open_out(const char *path) {
     return f;
 }
 
-/* Whether this timed run takes one of the runs FILE grants (FAKE_EXCHANGE_SLOWED): "always",
- * every one; a file holding N (none: 1), the next N, counted down in the file and removed at
- * the last; no such file, none. */
+/* Whether this timed run takes one of the runs FILE grants (FAKE_EXCHANGE_BOUND,
+ * FAKE_EXCHANGE_SLOWED): "always", every one; a file holding N (none: 1), the next N, counted
+ * down in the file and removed at the last; no such file, none. */
 static int take_run(const char *path) {
     if (path == NULL) {
         return 0;
@@ -449,9 +449,7 @@ static int one_case(opts o, int have_gpu) {
          * timed run) took its samples while the exchanges with the empty-kernel server were
          * slowed (bench/h200-2026-12-04-session21/g88): all 20 no longer than the 2 ms
          * subtracted from each, so each counts as 1e-6 ms (cml_judge.c, under_overhead). */
-        const char *bound_flag = getenv("FAKE_EXCHANGE_BOUND");
-        const int bound =
-            bound_flag && (strcmp(bound_flag, "always") == 0 || unlink(bound_flag) == 0);
+        const int bound = take_run(getenv("FAKE_EXCHANGE_BOUND"));
         if (bound) {
             student = 1e-6;
         }
