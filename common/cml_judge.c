@@ -51,6 +51,7 @@
 
 #include "cml_check.h"
 #include "cml_devmem.h"
+#include "cml_exchange.h"
 #include "cml_fresh.h"
 #include "cml_ipc.h"
 #include "cml_lab_internal.h"
@@ -181,7 +182,8 @@ static cml_judged judged_defaults(void) {
     cml_judged judged = {.phase = "first",
                          .verified_rep = -1,
                          .baseline_alone_ms = -1.0,
-                         .worker_overhead_alone_ms = -1.0};
+                         .worker_overhead_alone_ms = -1.0,
+                         .worker_overhead_subtracted_ms = -1.0};
     for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
         judged.phase_ms[i] = -1.0;
         judged.phase_cpu_ms[i] = -1.0;
@@ -1052,6 +1054,12 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
         const double overhead = cml_median(&s[(size_t)C_NULL_WORKER * reps], (size_t)reps) -
                                 cml_median(&s[(size_t)C_NULL_JUDGE * reps], (size_t)reps);
         judged->worker_overhead_ms = overhead;
+        /* At most the exchange alone plus what the student's context adds honestly: a
+         * process of the submission's that lengthens the server's turn must not shrink the
+         * student's samples by as much (cml_exchange.h, design note 96). */
+        const double subtracted =
+            cml_exchange_subtracted(overhead, judged->worker_overhead_alone_ms);
+        judged->worker_overhead_subtracted_ms = subtracted;
         const int launches[N_CONTENDERS] = {[C_STUDENT] = b.batch,
                                             [C_NULL_WORKER] = 1,
                                             [C_BASELINE] = b.baseline_batch,
@@ -1063,8 +1071,8 @@ static int judge_time(judge *j, int reps, int baseline_reps, cml_timing_stats st
             /* A sample no longer than the exchange with the empty-kernel server says that
              * exchange was slowed (by the host, design note 51), not that the launches took
              * nothing: counted, and the grader times such a run again (grader/plausible.py) */
-            judged->under_overhead += *t - overhead <= 1e-6;
-            *t = *t - overhead > 1e-6 ? *t - overhead : 1e-6;
+            judged->under_overhead += *t - subtracted <= 1e-6;
+            *t = *t - subtracted > 1e-6 ? *t - subtracted : 1e-6;
             for (int c = C_STUDENT; c < N_CONTENDERS; ++c) {
                 s[(size_t)c * reps + i] /= launches[c];
             }

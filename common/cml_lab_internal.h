@@ -55,13 +55,17 @@ extern const char *const cml_judge_phase_names[CML_JUDGE_PHASES];
 
 typedef struct cml_judged {
     const char *phase;         /* which run `check` is: "first", "timed" or "fresh" */
-    double worker_overhead_ms; /* subtracted from each student sample */
+    double worker_overhead_ms; /* the exchange among the repetitions (median) */
     /* the same exchange before the student's process started, -1: not measured (design note
      * 95: a process left behind keeping the GPU busy slowed it 14 times, and so shrank every
      * student sample it was subtracted from) */
     double worker_overhead_alone_ms;
-    int under_overhead; /* student samples no longer than worker_overhead_ms (each then
-                         * counted as 1e-6 ms): the host's delays, not the launches */
+    /* what each student sample lost: worker_overhead_ms, at most worker_overhead_alone_ms plus
+     * CML_EXCHANGE_ALLOWANCE_MS (cml_exchange.h, design note 96); -1: nothing timed */
+    double worker_overhead_subtracted_ms;
+    /* student samples no longer than worker_overhead_subtracted_ms (each then counted as
+     * 1e-6 ms): the host's delays, not the launches */
+    int under_overhead;
     int input_sets;            /* input sets the repetitions rotated among; 0: the case's own */
     int fresh_inputs;          /* inputs drawn anew for every launch (cml_fresh.h); 0: none */
     int verified_rep;          /* the timed repetition verified in full (0-based), -1: none */

@@ -119,6 +119,7 @@ def exchanges_slowed(report: Mapping) -> list[str]:
         timing = {
             "worker_overhead_ms": row.get("exchange_ms"),
             "worker_overhead_alone_ms": row.get("exchange_alone_ms"),
+            "worker_overhead_subtracted_ms": row.get("exchange_subtracted_ms"),
         }
         why = plausible.exchange_slowed({"timing": timing})
         if why:

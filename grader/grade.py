@@ -1644,11 +1644,13 @@ class Grading:
                 row["phases_cpu_ms"] = cpu
             # launches per sample: the student's and the baseline's (design note 47)
             row["batch"] = [timing.get("batch"), timing.get("baseline_batch")]
-            # the exchange subtracted from each sample, and the samples no longer (note 51)
-            # and the exchange before the student's process started (design note 95)
+            # the exchange among the repetitions, the samples no longer than what was
+            # subtracted (note 51), the exchange before the student's process started (design
+            # note 95) and what was subtracted from each sample: at most alone + 0.25 ms (96)
             exchange = {
                 "exchange_ms": "worker_overhead_ms",
                 "exchange_alone_ms": "worker_overhead_alone_ms",
+                "exchange_subtracted_ms": "worker_overhead_subtracted_ms",
                 "under_exchange": "under_overhead",
             }
             row.update(

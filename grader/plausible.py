@@ -45,7 +45,9 @@ BUSY_MIN_MS = 0.05
 # its time slice. In practice EXCHANGE_MIN_MS decides; the ratio keeps a slow host's
 # exchange, alone and among alike, from tripping it. Alone above EXCHANGE_MIN_MS, the GPU was
 # busy before the student's process started: a process an earlier run left behind, where no
-# PID namespace or cgroup ended it, slows both alike (a review's finding).
+# PID namespace or cgroup ended it, slows both alike (a review's finding). Under this margin the
+# judge itself subtracts at most the exchange alone plus 0.25 ms (common/cml_exchange.h, design
+# note 96), so a lengthened exchange no longer shrinks the samples by as much.
 EXCHANGE_RATIO = 4.0
 EXCHANGE_MIN_MS = 0.5
 FP32_MARGIN = 1.05
@@ -150,20 +152,29 @@ def exchange_slowed(doc: dict | None) -> str | None:
     alone, among = timing.get("worker_overhead_alone_ms"), timing.get("worker_overhead_ms")
     if not (is_number(alone) and is_number(among) and alone >= 0):
         return None
+    taken = _subtracted(timing, among)
     if among > EXCHANGE_RATIO * alone and among - alone > EXCHANGE_MIN_MS:
         return (
             f"the exchange with the course's empty-kernel process took {among:.3f} ms among "
-            f"your repetitions against {alone:.3f} ms before your process started, and it is "
-            "subtracted from each of your samples"
+            f"your repetitions against {alone:.3f} ms before your process started, and "
+            f"{taken} of it is subtracted from each of your samples"
         )
     if alone > EXCHANGE_MIN_MS:
         return (
             f"the exchange with the course's empty-kernel process took {alone:.3f} ms before "
             f"your process started, where an idle GPU takes under {EXCHANGE_MIN_MS} ms, and "
-            f"{among:.3f} ms among your repetitions, subtracted from each of your samples: the "
-            "GPU was already busy (a process an earlier run left behind?)"
+            f"{among:.3f} ms among your repetitions ({taken} of it subtracted from each of your "
+            "samples): the GPU was already busy (a process an earlier run left behind?)"
         )
     return None
+
+
+def _subtracted(timing: dict, among: float) -> str:
+    """The exchange the judge subtracted from each student sample, as the messages give it:
+    ``timing.worker_overhead_subtracted_ms`` (at most the exchange alone plus an allowance,
+    common/cml_exchange.h, design note 96), else all of ``among`` (a judge without the cap)."""
+    taken = timing.get("worker_overhead_subtracted_ms")
+    return f"{taken if is_number(taken) else among:.3f} ms"
 
 
 def is_number(x) -> bool:
@@ -186,7 +197,7 @@ def exchange_bound(doc: dict | None) -> str | None:
     numbers = all(is_number(x) for x in (under, reps))
     if not numbers or reps <= 0 or 2 * under < reps:
         return None
-    took = f" ({over:.3f} ms)" if isinstance(over, (int, float)) else ""
+    took = f" ({_subtracted(timing, over)})" if is_number(over) else ""
     return (
         f"{under} of the {reps} samples of your launches took no longer than the exchange with "
         f"the course's empty-kernel process{took} that is subtracted from each: the host's "

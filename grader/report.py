@@ -59,11 +59,15 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             "batch": [8, 1],  # launches a sample: the
                                             # student's, the baseline's (timing.batch,
                                             # timing.baseline_batch)
-                                            "exchange_ms": 0.15,  # subtracted from each
-                                            "under_exchange": 0,  # sample; samples no
-                                            # longer (worker_overhead_ms, under_overhead)
+                                            "exchange_ms": 0.15,  # among the repetitions;
+                                            "under_exchange": 0,  # samples no longer than
+                                            # it subtracted (worker_overhead_ms,
+                                            # under_overhead)
                                             "exchange_alone_ms": 0.01,  # before the
                                             # student's process (worker_overhead_alone_ms)
+                                            "exchange_subtracted_ms": 0.15,  # from each
+                                            # sample: at most alone + 0.25 ms (design
+                                            # note 96, worker_overhead_subtracted_ms)
                                             "gbps": .., "copy_gbps": ..,
                                             "pct_of_copy": ..,  # the judge's, GB/s
                                             "roof": "copy" | "fp32",

@@ -28,6 +28,7 @@ int main(void) {
     srunner_add_suite(sr, make_fresh_suite());
     srunner_add_suite(sr, make_parallel_suite());
     srunner_add_suite(sr, make_hostmem_suite());
+    srunner_add_suite(sr, make_exchange_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

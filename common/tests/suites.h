@@ -22,6 +22,7 @@ Suite *make_setup_suite(void);
 Suite *make_fresh_suite(void);
 Suite *make_parallel_suite(void);
 Suite *make_hostmem_suite(void);
+Suite *make_exchange_suite(void);
 
 /* Runs fn(arg) in a child process, its stdout and stderr sent to the files out_path and
  * err_path (NULL: inherited), and returns its exit status, or -1 when it did not exit

@@ -53,6 +53,11 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
         # the exchange with the empty-kernel server timed alone too, once a judged run
         # (design note 95; a case deferred to another run has that run's), the GPU idle
         assert 0 <= timing["worker_overhead_alone_ms"] < plausible.EXCHANGE_MIN_MS, name
+        # what each student sample lost: the exchange among the repetitions, at most the
+        # exchange alone plus 0.25 ms (common/cml_exchange.h, design note 96)
+        among, alone = timing["worker_overhead_ms"], timing["worker_overhead_alone_ms"]
+        subtracted = timing["worker_overhead_subtracted_ms"]
+        assert subtracted == pytest.approx(min(among, alone + 0.25), abs=1e-9), (name, timing)
         # an information-only baseline is timed in 7 of the repetitions (--info-baseline)
         assert timing["baseline_reps"] == (7 if name in info else timing["reps"]), name
         assert plausible.disturbed(doc) is None, (name, plausible.disturbed(doc))

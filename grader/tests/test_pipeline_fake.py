@@ -380,6 +380,8 @@ def test_a_run_whose_exchange_was_slowed_is_timed_again(
     rows = [e["parts"]["performance"]["details"][0] for e in rep["exercises"]
             if e["parts"]["performance"].get("details")]
     assert rows and all(r["exchange_alone_ms"] == 0.006 for r in rows)
+    # what the judge subtracted from each sample, in the report (design note 96)
+    assert all(r["exchange_subtracted_ms"] == 0.15 for r in rows)
 
     monkeypatch.setenv("FAKE_EXCHANGE_SLOWED", "always")
     code, out, _, rep = grade(
@@ -390,6 +392,7 @@ def test_a_run_whose_exchange_was_slowed_is_timed_again(
         message = row["message"]
         assert message.startswith("disturbed timing at "), message
         assert "took 2.380 ms among your repetitions against 0.006 ms" in message
+        assert "and 0.256 ms of it is subtracted from each of your samples" in message
         assert "a process left behind" in message
 
 

@@ -108,6 +108,26 @@ def test_an_exchange_slowed_down_by_the_submission_is_not_believed():
     assert plausible.disturbed(_exchange_slowed(0.17, 2.4, (1.0, 2.6))).startswith("the baseline")
 
 
+def test_the_messages_give_the_exchange_the_judge_subtracted():
+    """A judge with the cap (common/cml_exchange.h, design note 96) subtracts at most the
+    exchange alone plus 0.25 ms: the message gives that figure, not the exchange among the
+    repetitions; a document without it (an older judge) subtracted the whole exchange."""
+    doc = _exchange_slowed(0.009, 2.384)
+    doc["timing"]["worker_overhead_subtracted_ms"] = 0.259
+    assert "and 0.259 ms of it is subtracted" in plausible.exchange_slowed(doc)
+    assert "and 2.384 ms of it is subtracted" in plausible.exchange_slowed(
+        _exchange_slowed(0.009, 2.384)
+    )
+    busy = _exchange_slowed(2.3, 2.4)
+    busy["timing"]["worker_overhead_subtracted_ms"] = 2.4
+    assert "(2.400 ms of it subtracted from each" in plausible.exchange_slowed(busy)
+    bound = _exchanged(25, over=2.384)
+    bound["timing"]["worker_overhead_subtracted_ms"] = 0.259
+    assert "(0.259 ms)" in plausible.exchange_bound(bound)
+    bound["timing"]["worker_overhead_subtracted_ms"] = None
+    assert "(2.384 ms)" in plausible.exchange_bound(bound)
+
+
 @pytest.mark.parametrize("doc", [{}, {"timing": None}, _timed(None, 5.0), _timed(0.0, 5.0)])
 def test_no_baseline_alone_no_verdict(doc):
     assert plausible.disturbed(doc) is None

@@ -457,15 +457,17 @@ static int one_case(opts o, int have_gpu) {
          * timed run; FILE holding a count N: the first N, one at a time, the last removing
          * it) had their exchanges with the empty-kernel server slowed as behind a process
          * left behind (bench/h200-2026-12-06-session40/g129: 2.38 ms against 0.006 alone,
-         * design note 95), their samples shrunk by what was subtracted from them. */
+         * design note 95), their samples shrunk by what was subtracted from them (as under a
+         * judge without note 96's cap; the cap's own figure, 0.006 + 0.25 ms, is given). */
         const int slowed = take_run(getenv("FAKE_EXCHANGE_SLOWED"));
         if (slowed) {
             student /= 4.0;
         }
         fprintf(f,
                 "\"timing\":{\"worker_overhead_ms\":%s,\"worker_overhead_alone_ms\":0.006,"
-                "\"under_overhead\":%d,",
-                bound ? "2.0" : slowed ? "2.38" : "0.15", bound ? 20 : 0);
+                "\"worker_overhead_subtracted_ms\":%s,\"under_overhead\":%d,",
+                bound ? "2.0" : slowed ? "2.38" : "0.15", bound || slowed ? "0.256" : "0.15",
+                bound ? 20 : 0);
         char alone[32];
         snprintf(alone, sizeof alone, "%.6g", slow);
         fprintf(f,
