@@ -1145,7 +1145,8 @@ static double baseline_alone(judge *j) {
  * the repetitions of honest runs (the student's context joins), 2.38 ms behind a process left
  * behind keeping the GPU busy: the server waits for its time slice, and that wait, subtracted
  * from each student sample, would shrink them (design note 95; grader/plausible.py allows 0.5
- * ms more than this figure). -1 when the server is not up (the timing then tries again and ends
+ * ms more than this figure, and the timing subtracts at most 0.25 ms more: cml_exchange.h, note
+ * 96). -1 when the server is not up (the timing then tries again and ends
  * the run as the course's failure). A server that stops answering here ends the run as the
  * course's failure: the student's process does not exist yet. */
 #define EXCHANGE_ALONE_REPS 15
