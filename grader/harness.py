@@ -1290,7 +1290,8 @@ class TimedCase:
     previous case's document to its own (the first case's from the judge's start: every
     case's set-up, the wait at the gate and every baseline timed alone included).
     ``tail_ms``, on the last case of a gated run only: how long after its document the
-    student's process had ended ("student"), then the judge ("judge"), and the GPU's hold
+    student's process had ended ("student"; slightly negative where it ended before the
+    reader thread stamped the document), then the judge ("judge"), and the GPU's hold
     was let go ("released"), in milliseconds on the grader's clock (design note 80: the
     part of a hold that is neither the judge's phases nor the gate's wait); and, where the
     judge wrote it, its "done" line ("done": no GPU work of its own left but its context's

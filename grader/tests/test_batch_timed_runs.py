@@ -100,7 +100,10 @@ def test_the_run_over_the_lab_records_where_its_hold_ended(
     assert [name for name, _ in tails] == ["offset"] and apart == []
     ((_, tail),) = tails
     assert set(tail) == {"student", "done", "judge", "released"}, tail
-    assert 0 <= tail["student"] <= tail["judge"] <= tail["released"] < 60_000
+    # The student's process may end just before the reader thread stamps the document's
+    # arrival (two threads' clocks; CI saw -0.1 ms in session 40): nothing orders them, and
+    # the record keeps the figure as measured.
+    assert -100 <= tail["student"] <= tail["judge"] <= tail["released"] < 60_000
     assert 0 <= tail["done"] <= tail["judge"] - 200, tail
 
 
