@@ -22,6 +22,7 @@ def main(path: str, tag: str) -> None:
         x = f" among/alone {among / alone:.3f}" if alone and among else ""
         x += f" exchange {d.get('exchange_ms')} alone {d.get('exchange_alone_ms')}"
         x += f" subtracted {d.get('exchange_subtracted_ms')}"
+        x += f" own empty launch alone {d.get('empty_launch_alone_ms')}"
         print("  ", ex["name"], p.get("status"), p.get("points"), "ratio", d.get("ratio"),
               course, x, (p.get("info") or p.get("finding") or "")[:240])
 

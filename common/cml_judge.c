@@ -183,7 +183,8 @@ static cml_judged judged_defaults(void) {
                          .verified_rep = -1,
                          .baseline_alone_ms = -1.0,
                          .worker_overhead_alone_ms = -1.0,
-                         .worker_overhead_subtracted_ms = -1.0};
+                         .worker_overhead_subtracted_ms = -1.0,
+                         .empty_launch_alone_ms = -1.0};
     for (int i = 0; i < CML_JUDGE_PHASES; ++i) {
         judged.phase_ms[i] = -1.0;
         judged.phase_cpu_ms[i] = -1.0;
@@ -1146,11 +1147,14 @@ static double baseline_alone(judge *j) {
  * behind keeping the GPU busy: the server waits for its time slice, and that wait, subtracted
  * from each student sample, would shrink them (design note 95; grader/plausible.py allows 0.5
  * ms more than this figure, and the timing subtracts at most 0.25 ms more: cml_exchange.h, note
- * 96). -1 when the server is not up (the timing then tries again and ends
- * the run as the course's failure). A server that stops answering here ends the run as the
- * course's failure: the student's process does not exist yet. */
+ * 96). *own_ms: the judge's own empty launch and its synchronisation alone (its median), which
+ * a GPU already busy with another process's work slows where the exchange, a difference of two
+ * such launches, stays as it is (design note 97). -1 when the server is not up (the timing
+ * then tries again and ends the run as the course's failure). A server that stops answering
+ * here ends the run as the course's failure: the student's process does not exist yet. */
 #define EXCHANGE_ALONE_REPS 15
-static double exchange_alone(judge *j) {
+static double exchange_alone(judge *j, double *own_ms) {
+    *own_ms = -1.0;
     if (j->null.sock < 0 || !j->null.ready) {
         return -1.0;
     }
@@ -1166,8 +1170,8 @@ static double exchange_alone(judge *j) {
         }
         own[r] = sample(j, C_NULL_JUDGE, NULL, NULL, &rc);
     }
-    const double d =
-        cml_median(worker + 1, EXCHANGE_ALONE_REPS) - cml_median(own + 1, EXCHANGE_ALONE_REPS);
+    *own_ms = cml_median(own + 1, EXCHANGE_ALONE_REPS);
+    const double d = cml_median(worker + 1, EXCHANGE_ALONE_REPS) - *own_ms;
     return d > 0.0 ? d : 0.0;
 }
 
@@ -1594,12 +1598,15 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
         }
         phase_end(&cases[0].judged, PH_GATE, &t0); /* the run's one wait, on its first case */
     }
-    const double exchange = time && null_for >= 0 && null_for < n ? exchange_alone(j) : -1.0;
+    double own = -1.0; /* the judge's own empty launch alone: a GPU already busy (note 97) */
+    const double exchange =
+        time && null_for >= 0 && null_for < n ? exchange_alone(j, &own) : -1.0;
     for (int k = 0; time && k < n; ++k) {
         if (cases[k].ex->launch_baseline) {
             use_case(j, &cases[k]);
             cases[k].judged.baseline_alone_ms = baseline_alone(j);
             cases[k].judged.worker_overhead_alone_ms = exchange;
+            cases[k].judged.empty_launch_alone_ms = own;
             phase_end(&cases[k].judged, PH_ALONE, &t0);
         }
     }

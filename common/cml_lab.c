@@ -360,6 +360,12 @@ static void emit_timing_and_metrics(cml_json *w, const cml_doc *d) {
         } else {
             cml_json_null(w);
         }
+        cml_json_key(w, "empty_launch_alone_ms");
+        if (d->judged->empty_launch_alone_ms >= 0) {
+            cml_json_double(w, d->judged->empty_launch_alone_ms);
+        } else {
+            cml_json_null(w);
+        }
         cml_json_key(w, "worker_overhead_subtracted_ms");
         if (d->judged->worker_overhead_subtracted_ms >= 0) {
             cml_json_double(w, d->judged->worker_overhead_subtracted_ms);

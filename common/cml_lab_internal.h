@@ -63,6 +63,9 @@ typedef struct cml_judged {
     /* what each student sample lost: worker_overhead_ms, at most worker_overhead_alone_ms plus
      * CML_EXCHANGE_ALLOWANCE_MS (cml_exchange.h, design note 96); -1: nothing timed */
     double worker_overhead_subtracted_ms;
+    /* the judge's own empty launch (launch and synchronisation) before the student's process
+     * started, -1: not measured (design note 97: another process's work on the GPU slows it) */
+    double empty_launch_alone_ms;
     /* student samples no longer than worker_overhead_subtracted_ms (each then counted as
      * 1e-6 ms): the host's delays, not the launches */
     int under_overhead;

@@ -1651,6 +1651,8 @@ class Grading:
                 "exchange_ms": "worker_overhead_ms",
                 "exchange_alone_ms": "worker_overhead_alone_ms",
                 "exchange_subtracted_ms": "worker_overhead_subtracted_ms",
+                # the judge's own empty launch alone: a GPU busy before (design note 97)
+                "empty_launch_alone_ms": "empty_launch_alone_ms",
                 "under_exchange": "under_overhead",
             }
             row.update(

@@ -50,6 +50,10 @@ BUSY_MIN_MS = 0.05
 # note 96), so a lengthened exchange no longer shrinks the samples by as much.
 EXCHANGE_RATIO = 4.0
 EXCHANGE_MIN_MS = 0.5
+# The judge's own empty launch and its synchronisation before the student's process started
+# (``timing.empty_launch_alone_ms``, design note 97): on an idle H100 MEASURED_IDLE; beside
+# another process spinning every SM in 30 ms launches, MEASURED_BUSY (g135).
+EMPTY_LAUNCH_MAX_MS = 0.5
 FP32_MARGIN = 1.05
 
 # FP32 lanes per SM by compute capability (CUDA C++ Programming Guide, "Arithmetic
@@ -114,6 +118,9 @@ def disturbed(doc: dict, ratio: float = BUSY_RATIO, exchange: bool = True) -> st
     False: a run whose samples were no longer than the exchange is ``exchange_bound``'s,
     which names both causes, note 51)."""
     timing = doc.get("timing") or {}
+    before = busy_before(doc) if exchange else None
+    if before:  # nothing of the submission's existed yet: not "kept" below
+        return before + "; grade again on an idle GPU"
     alone = timing.get("baseline_alone_ms")
     among = (timing.get("baseline") or {}).get("median_ms")
     kept = (
@@ -148,6 +155,9 @@ def exchange_slowed(doc: dict | None) -> str | None:
     grader times such a run again (as a spread one, note 33), and where the second is slowed
     too ``disturbed`` scores no performance: a host's passing delay is not timed twice, a
     process left behind is (design note 95)."""
+    before = busy_before(doc)
+    if before:
+        return before
     timing = (doc or {}).get("timing") or {}
     alone, among = timing.get("worker_overhead_alone_ms"), timing.get("worker_overhead_ms")
     if not (is_number(alone) and is_number(among) and alone >= 0):
@@ -167,6 +177,26 @@ def exchange_slowed(doc: dict | None) -> str | None:
             "samples): the GPU was already busy (a process an earlier run left behind?)"
         )
     return None
+
+
+def busy_before(doc: dict | None) -> str | None:
+    """Why the GPU was busy before the student's process started (None when it was not, or
+    the figure is missing): the judge's own empty launch and its synchronisation, timed then
+    (``timing.empty_launch_alone_ms``), took more than ``EMPTY_LAUNCH_MAX_MS``. Another
+    process's work on the GPU (another user's job, a process left behind outside any sandbox)
+    slows every figure of the run alike: the baseline alone and among, the copy, the exchange's
+    two launches, so none of the rules above sees it, while short launches lose far more to the
+    GPU's time slices than long ones (design note 97). ``exchange_slowed`` gives it first, so
+    the grade times the run again; busy again, ``disturbed`` scores no performance."""
+    own = ((doc or {}).get("timing") or {}).get("empty_launch_alone_ms")
+    if not (is_number(own) and own > EMPTY_LAUNCH_MAX_MS):
+        return None
+    return (
+        f"the judge's own empty kernel took {own:.3f} ms to launch and finish before your "
+        f"process started, where an idle GPU takes under {EMPTY_LAUNCH_MAX_MS} ms: the GPU was "
+        "already busy with another process's work, which slows short launches far more than "
+        "long ones"
+    )
 
 
 def _subtracted(timing: dict, among: float) -> str:

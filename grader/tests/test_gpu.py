@@ -58,6 +58,8 @@ def test_a_timed_run_over_the_lab_times_every_exercise():
         among, alone = timing["worker_overhead_ms"], timing["worker_overhead_alone_ms"]
         subtracted = timing["worker_overhead_subtracted_ms"]
         assert subtracted == pytest.approx(min(among, alone + 0.25), abs=1e-9), (name, timing)
+        # the judge's own empty launch alone, on an idle GPU (design note 97)
+        assert 0 < timing["empty_launch_alone_ms"] < plausible.EMPTY_LAUNCH_MAX_MS, (name, timing)
         # an information-only baseline is timed in 7 of the repetitions (--info-baseline)
         assert timing["baseline_reps"] == (7 if name in info else timing["reps"]), name
         assert plausible.disturbed(doc) is None, (name, plausible.disturbed(doc))

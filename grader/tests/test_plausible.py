@@ -128,6 +128,29 @@ def test_the_messages_give_the_exchange_the_judge_subtracted():
     assert "(2.384 ms)" in plausible.exchange_bound(bound)
 
 
+def test_a_gpu_busy_before_the_students_process_is_not_graded():
+    """Design note 97: beside another process spinning every SM (bench/left_behind/spin.cu,
+    g134 on an H100) lab 3.3's transpose_tiled had its baseline 3.56 ms alone and 3.58 among,
+    its exchange 0.008 alone and 0.0085 among: no rule saw it, while its own median went from
+    0.191 to 2.588 ms. The judge's own empty launch alone tells: over 0.5 ms, the run is timed
+    again (exchange_slowed) and, busy again, scores no performance (disturbed), whatever the
+    other figures; its message does not blame the submission."""
+    doc = _exchange_slowed(0.008, 0.0085, (3.5618, 3.5845))
+    assert plausible.disturbed(doc) is None and plausible.exchange_slowed(doc) is None
+    doc["timing"]["empty_launch_alone_ms"] = 2.5
+    why = plausible.disturbed(doc)
+    assert why.startswith("the judge's own empty kernel took 2.500 ms to launch and finish")
+    assert "already busy with another process's work" in why
+    assert why.endswith("; grade again on an idle GPU") and "your submission kept" not in why
+    assert plausible.exchange_slowed(doc) == plausible.busy_before(doc)
+    # an exchange-bound run (note 51) is exchange_bound's to name, as for the exchange's rules
+    assert plausible.disturbed(doc, exchange=False) is None
+    for own in (0.02, plausible.EMPTY_LAUNCH_MAX_MS, None, -1.0, True, "3"):
+        doc["timing"]["empty_launch_alone_ms"] = own
+        assert plausible.busy_before(doc) is None, own
+        assert plausible.disturbed(doc) is None, own
+
+
 @pytest.mark.parametrize("doc", [{}, {"timing": None}, _timed(None, 5.0), _timed(0.0, 5.0)])
 def test_no_baseline_alone_no_verdict(doc):
     assert plausible.disturbed(doc) is None
