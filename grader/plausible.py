@@ -51,8 +51,10 @@ BUSY_MIN_MS = 0.05
 EXCHANGE_RATIO = 4.0
 EXCHANGE_MIN_MS = 0.5
 # The judge's own empty launch and its synchronisation before the student's process started
-# (``timing.empty_launch_alone_ms``, design note 97): on an idle H100 MEASURED_IDLE; beside
-# another process spinning every SM in 30 ms launches, MEASURED_BUSY (g135).
+# (``timing.empty_launch_alone_ms``, design note 97): on an idle H100 0.149 ms; beside another
+# process spinning every SM in 30 ms launches 2.378-2.386 ms (bench/h200-2026-12-06-session41,
+# g135), where that run's exchange stayed at 0.017-0.024 ms and its baseline's among/alone at
+# 1.00. Not yet measured in a class batch, nor on the H200.
 EMPTY_LAUNCH_MAX_MS = 0.5
 FP32_MARGIN = 1.05
 
