@@ -1598,9 +1598,16 @@ static int judge_timed_cases(judge *j, const cml_options *opt, const cml_exercis
         }
         phase_end(&cases[0].judged, PH_GATE, &t0); /* the run's one wait, on its first case */
     }
+    const int alone = time && null_for >= 0 && null_for < n;
+    if (alone && start_null_server(j) != 0) {
+        /* A server that did not come up in the set-up (its context out of GPU memory beside
+         * the untimed runs) is started again here, the GPU this run's alone: without it the
+         * exchange would be timed only among the student's repetitions, uncapped (note 96; a
+         * review's finding). The course's failure, never GONE. */
+        cml_null_server_fail(&j->null, __FILE__, __LINE__);
+    }
     double own = -1.0; /* the judge's own empty launch alone: a GPU already busy (note 97) */
-    const double exchange =
-        time && null_for >= 0 && null_for < n ? exchange_alone(j, &own) : -1.0;
+    const double exchange = alone ? exchange_alone(j, &own) : -1.0;
     for (int k = 0; time && k < n; ++k) {
         if (cases[k].ex->launch_baseline) {
             use_case(j, &cases[k]);

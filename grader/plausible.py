@@ -36,7 +36,7 @@ COPY_MARGIN = 1.25  # above 125 % of the copy's speed a result is not believed
 BUSY_RATIO = 1.5
 BUSY_MIN_MS = 0.05
 # The exchange with the course's empty-kernel server (``timing.worker_overhead_ms``, subtracted
-# from each student sample) against the same exchange timed before the student's process
+# from each student sample up to a cap: design note 96) against the same exchange timed before the student's process
 # started (``worker_overhead_alone_ms``). Measured on an H100 (design note 95): alone
 # 0.006-0.012 ms (bench/h200-2026-12-06-session40, g130-g131); among the repetitions 0.146-0.224
 # ms in the 259 honest timed runs of labs 3.2 and 3.5 kept from sessions 39-40 (alone and in
@@ -112,7 +112,9 @@ def implausible(doc: dict, device: dict | None) -> str | None:
 
 def disturbed(doc: dict, ratio: float = BUSY_RATIO, exchange: bool = True) -> str | None:
     """Why the timing in ``doc`` shows the GPU was kept busy by the submission between its
-    launches (None when it does not, or when the judge timed neither figure alone): the
+    launches, or already busy before its process started (``busy_before``, design note 97:
+    another process's work; its message blames no one); None when neither, or when the judge
+    timed neither figure alone. Kept busy: the
     baseline among the repetitions more than ``ratio`` times (the exercise's
     ``PerformanceSpec.busy_ratio``: ``BUSY_RATIO`` or its baseline's wider measured spread)
     and ``BUSY_MIN_MS`` more than alone; or the exchange with the empty-kernel server slowed
@@ -150,13 +152,14 @@ def disturbed(doc: dict, ratio: float = BUSY_RATIO, exchange: bool = True) -> st
 
 def exchange_slowed(doc: dict | None) -> str | None:
     """Why the exchange with the course's empty-kernel server among the student's
-    repetitions (``timing.worker_overhead_ms``, subtracted from each of their samples) says
-    the GPU was not the run's alone: more than ``EXCHANGE_RATIO`` times and
+    repetitions (``timing.worker_overhead_ms``, subtracted from each of their samples up to
+    alone + 0.25 ms, note 96) says the GPU was not the run's alone: more than ``EXCHANGE_RATIO`` times and
     ``EXCHANGE_MIN_MS`` more than the same exchange before the student's process started
     (``worker_overhead_alone_ms``); None when it does not, or was not timed alone. The
     grader times such a run again (as a spread one, note 33), and where the second is slowed
     too ``disturbed`` scores no performance: a host's passing delay is not timed twice, a
-    process left behind is (design note 95)."""
+    process left behind is (design note 95). First, ``busy_before``: the GPU busy before the
+    student's process started (design note 97)."""
     before = busy_before(doc)
     if before:
         return before

@@ -68,7 +68,7 @@ JSON (``--json FILE``), schema ``grader_report`` 1::
                                             "exchange_subtracted_ms": 0.15,  # from each
                                             # sample: at most alone + 0.25 ms (design
                                             # note 96, worker_overhead_subtracted_ms)
-                                            "empty_launch_alone_ms": 0.02,  # the
+                                            "empty_launch_alone_ms": 0.15,  # the
                                             # judge's own, before the student's process
                                             # (a GPU already busy: design note 97)
                                             "gbps": .., "copy_gbps": ..,

@@ -103,7 +103,7 @@ def test_the_run_over_the_lab_records_where_its_hold_ended(
     # The student's process may end just before the reader thread stamps the document's
     # arrival (two threads' clocks; CI saw -0.1 ms in session 40): nothing orders them, and
     # the record keeps the figure as measured.
-    assert -100 <= tail["student"] <= tail["judge"] <= tail["released"] < 60_000
+    assert -5 <= tail["student"] <= tail["judge"] <= tail["released"] < 60_000
     assert 0 <= tail["done"] <= tail["judge"] - 200, tail
 
 
