@@ -989,7 +989,9 @@ class Batch:
         without, another grading's process left behind could have slowed the run, and the
         stray is graded again. So is a grading whose exchange with the empty-kernel server
         was slowed in both its timings (``class_figures.exchanges_slowed``, note 95): its own
-        doing where each run has its cgroup, else graded again."""
+        doing where each run has its cgroup, else graded again; and one that found the GPU
+        busy before its process started (``class_figures.busy_before``, note 97), graded
+        again whatever the cgroups: never its own doing."""
         reports = {p.parent.name: self._report_of(p.parent.name)
                    for p in self.out.glob("*/report.json")}
         figures = {sid: class_figures.of_report(rep) for sid, rep in reports.items()}
@@ -1010,6 +1012,13 @@ class Batch:
                         *(f"{line}, the GPU its run's alone: its own process kept it busy"
                           for line in slowed),
                     ]
+        # a run that found the GPU busy before its process started (note 97): another
+        # process's work, never its own, cgroups or not: graded again, alone, after the class
+        for sid in graded:
+            busy = class_figures.busy_before(reports.get(sid, {}))
+            if busy:
+                strays[sid] = [*strays.get(sid, []), *busy]
+                own.pop(sid, None)
         for sid in sorted(strays.keys() & graded.keys()):
             why = strays[sid]
             # only where each run has a cgroup, emptied before the run returns: else another
@@ -1036,7 +1045,7 @@ class Batch:
             rep = self._report_of(sid)  # the grading again's; the others' stand as they were
             figures[sid] = class_figures.of_report(rep)
             again = class_figures.strays(figures, spreads).get(sid, []) + (
-                class_figures.exchanges_slowed(rep)
+                class_figures.exchanges_slowed(rep) + class_figures.busy_before(rep)
             )
             if again:
                 row["retimed_again"] = again

@@ -113,9 +113,7 @@ def exchanges_slowed(report: Mapping) -> list[str]:
     the class's compared figures: a process left behind slows it, and in a batch where runs
     have no cgroup of their own, that process may be another grading's (grader.batch)."""
     found = []
-    for ex in report.get("exercises") or []:
-        details = ((ex.get("parts") or {}).get("performance") or {}).get("details") or []
-        row = details[0] if details and isinstance(details[0], dict) else {}
+    for name, row in _timed_rows(report):
         timing = {
             "worker_overhead_ms": row.get("exchange_ms"),
             "worker_overhead_alone_ms": row.get("exchange_alone_ms"),
@@ -123,8 +121,31 @@ def exchanges_slowed(report: Mapping) -> list[str]:
         }
         why = plausible.exchange_slowed({"timing": timing})
         if why:
-            found.append(f"{ex.get('name')}: {why}, in both its timings")
+            found.append(f"{name}: {why}, in both its timings")
     return found
+
+
+def busy_before(report: Mapping) -> list[str]:
+    """One line per exercise of a report's JSON whose graded timed run found the GPU busy
+    before the student's process started (``plausible.busy_before`` on its first detail's
+    ``empty_launch_alone_ms``): in both its timings, as ``exchanges_slowed``'s (design note
+    97). Never the submission's own doing, cgroups or not: its process did not exist yet
+    (grader.batch grades it again, alone, after the class)."""
+    found = []
+    for name, row in _timed_rows(report):
+        why = plausible.busy_before({"timing": {"empty_launch_alone_ms": row.get(
+            "empty_launch_alone_ms")}})
+        if why:
+            found.append(f"{name}: {why}, in both its timings")
+    return found
+
+
+def _timed_rows(report: Mapping):
+    """(exercise name, its performance part's first detail row, {} when none) of a report's
+    JSON, in its order."""
+    for ex in report.get("exercises") or []:
+        details = ((ex.get("parts") or {}).get("performance") or {}).get("details") or []
+        yield ex.get("name"), details[0] if details and isinstance(details[0], dict) else {}
 
 
 def strays(

@@ -249,6 +249,37 @@ def test_a_run_whose_exchange_was_slowed_twice(
         assert "retimed" not in other and "strayed_own" not in other, other
 
 
+@pytest.mark.parametrize("cgroups", [True, False])
+def test_a_run_that_found_the_gpu_busy_before_is_graded_again_whatever_the_cgroups(
+    fake_root, class_subs, tmp_path, monkeypatch, cgroups
+):
+    """The batch's first grading found the GPU busy before its process started, in both its
+    timings (design note 97; FAKE_BUSY_BEFORE granting 2 runs, --jobs 1): "disturbed
+    timing". Another process's work, never its own, so even where each run has a cgroup it
+    is graded again, alone, after the class, and timed on an idle GPU keeps its points."""
+    out, logs = tmp_path / "out", tmp_path / "logs"
+    logs.mkdir()
+    flag = tmp_path / "busy"
+    flag.write_text("2\n")
+    monkeypatch.setenv("FAKE_BUSY_BEFORE", str(flag))
+    monkeypatch.delenv("FAKE_BASELINE_ALONE_MS", raising=False)
+    _fake_gpu_batch(monkeypatch, cgroups)
+    _, text = _run_batch(fake_root, class_subs, out)
+    assert not flag.exists(), text
+    assert f"{STRAY}: graded again, alone: scale: the judge's own empty kernel took 2.380 ms" in (
+        text
+    ), text
+    assert "not graded again" not in text and "strayed again" not in text, text
+    row = json.loads((out / STRAY / "batch.json").read_text())
+    rep = json.loads((out / STRAY / "report.json").read_text())
+    (perf,) = [e["parts"]["performance"] for e in rep["exercises"] if e["name"] == "scale"]
+    assert row["retimed"] and "own_doing" not in row, row
+    assert perf["points"] == perf["max"], perf
+    for sid in ("ann", "ben", "cat"):  # the others, undisturbed, graded once
+        other = json.loads((out / sid / "batch.json").read_text())
+        assert "retimed" not in other and "strayed_own" not in other, other
+
+
 def _grading(course, sub, tmp_path, monkeypatch, name: str, first=None):
     """A batch's kind of grading of ``sub`` (``Grading._runtime``, a lock of its own, seed
     5), timed again only where ``first`` (``Options.retime``) is given: (its Grade, its JSON

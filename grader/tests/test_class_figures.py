@@ -235,3 +235,20 @@ def test_own_doing_reads_the_reports():
     reports.append(("k09", _report(scale={"baseline_ms": 2.3, "copy_ms": 1.0, cf.ALONE: 1.0})))
     figures = {student: cf.of_report(rep) for student, rep in reports}
     assert list(cf.own_doing(figures)) == ["k09"] and list(cf.strays(figures)) == ["k09"]
+
+
+def _timed_row(**row):
+    return {"exercises": [{"name": "scale", "parts": {"performance": {"details": [row]}}},
+                          {"name": "untimed", "parts": {"performance": {}}}]}
+
+
+def test_a_gpu_busy_before_the_students_process_is_read_from_the_report():
+    """Design note 97 (g135: the judge's own empty launch alone 2.378 ms beside another
+    process's work, 0.149 idle): one line per exercise, none without the figure."""
+    (line,) = cf.busy_before(_timed_row(empty_launch_alone_ms=2.378))
+    assert line.startswith("scale: the judge's own empty kernel took 2.378 ms")
+    assert line.endswith(", in both its timings")
+    assert cf.busy_before(_timed_row(empty_launch_alone_ms=0.149)) == []
+    assert cf.busy_before(_timed_row()) == [] and cf.busy_before({}) == []
+    # nor is it read as a slowed exchange: the batch treats the two apart (never its own)
+    assert cf.exchanges_slowed(_timed_row(empty_launch_alone_ms=2.378)) == []
