@@ -215,6 +215,29 @@ def test_a_stray_of_its_own_doing_without_cgroups_is_graded_again(
     assert "strayed_own" not in row and row["retimed"], row
 
 
+def _first_disturbed_twice(fake_root, class_subs, tmp_path, monkeypatch, cgroups, variable):
+    """The batch (``_run_batch``, --jobs 1) whose first grading's two timings take the two
+    runs the fake harness's ``variable`` (FAKE_EXCHANGE_SLOWED, FAKE_BUSY_BEFORE) grants:
+    (its stderr, the stray's batch.json row, its scale exercise's performance part). Asserts
+    the runs were taken and the others were graded once, undisturbed."""
+    out, logs = tmp_path / "out", tmp_path / "logs"
+    logs.mkdir()
+    flag = tmp_path / "granted"
+    flag.write_text("2\n")
+    monkeypatch.setenv(variable, str(flag))
+    monkeypatch.delenv("FAKE_BASELINE_ALONE_MS", raising=False)
+    _fake_gpu_batch(monkeypatch, cgroups)
+    _, text = _run_batch(fake_root, class_subs, out)
+    assert not flag.exists(), text
+    row = json.loads((out / STRAY / "batch.json").read_text())
+    rep = json.loads((out / STRAY / "report.json").read_text())
+    (perf,) = [e["parts"]["performance"] for e in rep["exercises"] if e["name"] == "scale"]
+    for sid in ("ann", "ben", "cat"):  # the others, undisturbed, graded once
+        other = json.loads((out / sid / "batch.json").read_text())
+        assert "retimed" not in other and "strayed_own" not in other, other
+    return text, row, perf
+
+
 @pytest.mark.parametrize("cgroups", [True, False])
 def test_a_run_whose_exchange_was_slowed_twice(
     fake_root, class_subs, tmp_path, monkeypatch, cgroups
@@ -224,18 +247,9 @@ def test_a_run_whose_exchange_was_slowed_twice(
     timing". Where each run has a cgroup of its own that is its own doing, and its grade
     stands; without, another grading's process left behind could have slowed it (a review),
     so it is graded again, alone, after the class, and timed undisturbed keeps its points."""
-    out, logs = tmp_path / "out", tmp_path / "logs"
-    logs.mkdir()
-    flag = tmp_path / "slowed"
-    flag.write_text("2\n")
-    monkeypatch.setenv("FAKE_EXCHANGE_SLOWED", str(flag))
-    monkeypatch.delenv("FAKE_BASELINE_ALONE_MS", raising=False)
-    _fake_gpu_batch(monkeypatch, cgroups)
-    _, text = _run_batch(fake_root, class_subs, out)
-    assert not flag.exists(), text
-    row = json.loads((out / STRAY / "batch.json").read_text())
-    rep = json.loads((out / STRAY / "report.json").read_text())
-    (perf,) = [e["parts"]["performance"] for e in rep["exercises"] if e["name"] == "scale"]
+    text, row, perf = _first_disturbed_twice(
+        fake_root, class_subs, tmp_path, monkeypatch, cgroups, "FAKE_EXCHANGE_SLOWED"
+    )
     if cgroups:
         assert f"{STRAY}: not graded again" in text and "graded again, alone" not in text, text
         assert row["own_doing"][0].startswith("scale: the exchange with the course's")
@@ -244,9 +258,6 @@ def test_a_run_whose_exchange_was_slowed_twice(
         assert f"{STRAY}: graded again, alone: scale: the exchange with the course's" in text
         assert "strayed again" not in text and row["retimed"], text
         assert perf["points"] == perf["max"], perf
-    for sid in ("ann", "ben", "cat"):  # the others, undisturbed, graded once
-        other = json.loads((out / sid / "batch.json").read_text())
-        assert "retimed" not in other and "strayed_own" not in other, other
 
 
 @pytest.mark.parametrize("cgroups", [True, False])
@@ -257,27 +268,15 @@ def test_a_run_that_found_the_gpu_busy_before_is_graded_again_whatever_the_cgrou
     timings (design note 97; FAKE_BUSY_BEFORE granting 2 runs, --jobs 1): "disturbed
     timing". Another process's work, never its own, so even where each run has a cgroup it
     is graded again, alone, after the class, and timed on an idle GPU keeps its points."""
-    out, logs = tmp_path / "out", tmp_path / "logs"
-    logs.mkdir()
-    flag = tmp_path / "busy"
-    flag.write_text("2\n")
-    monkeypatch.setenv("FAKE_BUSY_BEFORE", str(flag))
-    monkeypatch.delenv("FAKE_BASELINE_ALONE_MS", raising=False)
-    _fake_gpu_batch(monkeypatch, cgroups)
-    _, text = _run_batch(fake_root, class_subs, out)
-    assert not flag.exists(), text
+    text, row, perf = _first_disturbed_twice(
+        fake_root, class_subs, tmp_path, monkeypatch, cgroups, "FAKE_BUSY_BEFORE"
+    )
     assert f"{STRAY}: graded again, alone: scale: the judge's own empty kernel took 2.380 ms" in (
         text
     ), text
     assert "not graded again" not in text and "strayed again" not in text, text
-    row = json.loads((out / STRAY / "batch.json").read_text())
-    rep = json.loads((out / STRAY / "report.json").read_text())
-    (perf,) = [e["parts"]["performance"] for e in rep["exercises"] if e["name"] == "scale"]
     assert row["retimed"] and "own_doing" not in row, row
     assert perf["points"] == perf["max"], perf
-    for sid in ("ann", "ben", "cat"):  # the others, undisturbed, graded once
-        other = json.loads((out / sid / "batch.json").read_text())
-        assert "retimed" not in other and "strayed_own" not in other, other
 
 
 def _grading(course, sub, tmp_path, monkeypatch, name: str, first=None):

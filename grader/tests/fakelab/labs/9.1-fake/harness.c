@@ -81,8 +81,8 @@ static FILE *open_out(const char *path) {
 }
 
 /* Whether this timed run takes one of the runs FILE grants (FAKE_EXCHANGE_BOUND,
- * FAKE_EXCHANGE_SLOWED, FAKE_BUSY_BEFORE): "always", every one; a file holding N (none: 1), the next N, counted
- * down in the file and removed at the last; no such file, none. */
+ * FAKE_EXCHANGE_SLOWED, FAKE_BUSY_BEFORE): "always", every one; a file holding N (none: 1),
+ * the next N, counted down in the file and removed at the last; no such file, none. */
 static int take_run(const char *path) {
     if (path == NULL) {
         return 0;
