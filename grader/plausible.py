@@ -37,8 +37,8 @@ BUSY_RATIO = 1.5
 BUSY_MIN_MS = 0.05
 # The exchange with the course's empty-kernel server (``timing.worker_overhead_ms``, subtracted
 # from each student sample up to a cap: design note 96) against the same exchange timed before
-# the student's process started (``worker_overhead_alone_ms``). Measured on an H100 (design note 95): alone
-# 0.006-0.012 ms (bench/h200-2026-12-06-session40, g130-g131); among the repetitions 0.146-0.224
+# the student's process started (``worker_overhead_alone_ms``). Measured on an H100 (design
+# note 95): alone 0.006-0.012 ms (bench/h200-2026-12-06-session40, g130-g131); among the repetitions 0.146-0.224
 # ms in the 259 honest timed runs of labs 3.2 and 3.5 kept from sessions 39-40 (alone and in
 # batches of 8-16; the H200's 0.148-0.188 in session 23), and 2.38 ms behind a process left
 # behind spinning every SM (lab 3.2's hostile_left_behind_unified, g129): the server waits for
@@ -155,10 +155,10 @@ def exchange_slowed(doc: dict | None) -> str | None:
     repetitions (``timing.worker_overhead_ms``, subtracted from each of their samples up to
     alone + 0.25 ms, note 96) says the GPU was not the run's alone: more than
     ``EXCHANGE_RATIO`` times and ``EXCHANGE_MIN_MS`` more than the same exchange before the
-    student's process started (``worker_overhead_alone_ms``); None when it does not, or was not timed alone. The
-    grader times such a run again (as a spread one, note 33), and where the second is slowed
-    too ``disturbed`` scores no performance: a host's passing delay is not timed twice, a
-    process left behind is (design note 95). First, ``busy_before``: the GPU busy before the
+    student's process started (``worker_overhead_alone_ms``); None when it does not, or was
+    not timed alone. The grader times such a run again (as a spread one, note 33), and where
+    the second is slowed too ``disturbed`` scores no performance: a host's passing delay is
+    not timed twice, a process left behind is (design note 95). First, ``busy_before``: the GPU busy before the
     student's process started (design note 97)."""
     before = busy_before(doc)
     if before:
