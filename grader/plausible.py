@@ -36,18 +36,20 @@ COPY_MARGIN = 1.25  # above 125 % of the copy's speed a result is not believed
 BUSY_RATIO = 1.5
 BUSY_MIN_MS = 0.05
 # The exchange with the course's empty-kernel server (``timing.worker_overhead_ms``, subtracted
-# from each student sample up to a cap: design note 96) against the same exchange timed before
-# the student's process started (``worker_overhead_alone_ms``). Measured on an H100 (design
-# note 95): alone 0.006-0.012 ms (bench/h200-2026-12-06-session40, g130-g131); among the repetitions 0.146-0.224
-# ms in the 259 honest timed runs of labs 3.2 and 3.5 kept from sessions 39-40 (alone and in
-# batches of 8-16; the H200's 0.148-0.188 in session 23), and 2.38 ms behind a process left
-# behind spinning every SM (lab 3.2's hostile_left_behind_unified, g129): the server waits for
-# its time slice. In practice EXCHANGE_MIN_MS decides; the ratio keeps a slow host's
-# exchange, alone and among alike, from tripping it. Alone above EXCHANGE_MIN_MS, the GPU was
-# busy before the student's process started: a process an earlier run left behind, where no
-# PID namespace or cgroup ended it, slows both alike (a review's finding). Under this margin the
-# judge itself subtracts at most the exchange alone plus 0.25 ms (common/cml_exchange.h, design
-# note 96), so a lengthened exchange no longer shrinks the samples by as much.
+# from each student sample up to a cap: design note 96) against the same exchange timed before the
+# student's process started (``worker_overhead_alone_ms``). Measured on an H100 (design note 95):
+# alone 0.006-0.012 ms (bench/h200-2026-12-06-session40, g130-g131; 0.0035-0.0126 in session 41's
+# class of 100); among the repetitions 0.146-0.224 ms in the 259 honest timed runs of labs 3.2 and
+# 3.5 kept from sessions 39-40 (alone and in batches of 8-16; the H200's 0.148-0.188 in session
+# 23), and 2.38 ms behind a process left behind spinning every SM (lab 3.2's
+# hostile_left_behind_unified, g129): the server waits for its time slice. In practice
+# EXCHANGE_MIN_MS decides; the ratio keeps a slow host's exchange, alone and among alike, from
+# tripping it. Alone above EXCHANGE_MIN_MS, the GPU was busy before the student's process started
+# (a review's finding); but a process already spinning the GPU then slowed neither exchange in
+# session 41 (g134: both are differences of two empty launches that wait alike), which busy_before
+# sees (design note 97). Under this margin the judge itself subtracts at most the exchange alone
+# plus 0.25 ms (common/cml_exchange.h, design note 96), so a lengthened exchange no longer shrinks
+# the samples by as much.
 EXCHANGE_RATIO = 4.0
 EXCHANGE_MIN_MS = 0.5
 # The judge's own empty launch and its synchronisation before the student's process started
@@ -158,8 +160,8 @@ def exchange_slowed(doc: dict | None) -> str | None:
     student's process started (``worker_overhead_alone_ms``); None when it does not, or was
     not timed alone. The grader times such a run again (as a spread one, note 33), and where
     the second is slowed too ``disturbed`` scores no performance: a host's passing delay is
-    not timed twice, a process left behind is (design note 95). First, ``busy_before``: the GPU busy before the
-    student's process started (design note 97)."""
+    not timed twice, a process left behind is (design note 95). First, ``busy_before``: the
+    GPU busy before the student's process started (design note 97)."""
     before = busy_before(doc)
     if before:
         return before
