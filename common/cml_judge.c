@@ -1149,15 +1149,11 @@ static double baseline_alone(judge *j) {
  * ms more than this figure, and the timing subtracts at most 0.25 ms more: cml_exchange.h, note
  * 96). *own_ms: the judge's own empty launch and its synchronisation alone (its median), which
  * a GPU already busy with another process's work slows where the exchange, a difference of two
- * such launches, stays as it is (design note 97). -1 when the server is not up (the timing
- * then tries again and ends the run as the course's failure). A server that stops answering
- * here ends the run as the course's failure: the student's process does not exist yet. */
+ * such launches, stays as it is (design note 97). The server is up (judge_timed_cases starts
+ * it again here when the set-up's did not come up); one that stops answering here ends the run
+ * as the course's failure: the student's process does not exist yet. */
 #define EXCHANGE_ALONE_REPS 15
 static double exchange_alone(judge *j, double *own_ms) {
-    *own_ms = -1.0;
-    if (j->null.sock < 0 || !j->null.ready) {
-        return -1.0;
-    }
     double worker[EXCHANGE_ALONE_REPS + 1], own[EXCHANGE_ALONE_REPS + 1]; /* first: warm-up */
     for (int r = 0; r <= EXCHANGE_ALONE_REPS; ++r) {
         int rc = ANSWERED;

@@ -151,6 +151,15 @@ static void emit_known(cml_json *w, long long x) {
     }
 }
 
+/* A judged run's figure in milliseconds: null when not measured (-1). */
+static void emit_known_ms(cml_json *w, double ms) {
+    if (ms < 0) {
+        cml_json_null(w);
+    } else {
+        cml_json_double(w, ms);
+    }
+}
+
 static void emit_dim3(cml_json *w, const uint32_t v[3]) {
     cml_json_begin_array(w);
     for (int i = 0; i < 3; ++i) {
@@ -355,23 +364,11 @@ static void emit_timing_and_metrics(cml_json *w, const cml_doc *d) {
         cml_json_key(w, "worker_overhead_ms");
         cml_json_double(w, d->judged->worker_overhead_ms);
         cml_json_key(w, "worker_overhead_alone_ms");
-        if (d->judged->worker_overhead_alone_ms >= 0) {
-            cml_json_double(w, d->judged->worker_overhead_alone_ms);
-        } else {
-            cml_json_null(w);
-        }
+        emit_known_ms(w, d->judged->worker_overhead_alone_ms);
         cml_json_key(w, "empty_launch_alone_ms");
-        if (d->judged->empty_launch_alone_ms >= 0) {
-            cml_json_double(w, d->judged->empty_launch_alone_ms);
-        } else {
-            cml_json_null(w);
-        }
+        emit_known_ms(w, d->judged->empty_launch_alone_ms);
         cml_json_key(w, "worker_overhead_subtracted_ms");
-        if (d->judged->worker_overhead_subtracted_ms >= 0) {
-            cml_json_double(w, d->judged->worker_overhead_subtracted_ms);
-        } else {
-            cml_json_null(w);
-        }
+        emit_known_ms(w, d->judged->worker_overhead_subtracted_ms);
         cml_json_key(w, "under_overhead");
         cml_json_int(w, d->judged->under_overhead);
         cml_json_key(w, "input_sets");
@@ -385,11 +382,7 @@ static void emit_timing_and_metrics(cml_json *w, const cml_doc *d) {
         cml_json_key(w, "baseline_batch");
         cml_json_int(w, t[1].batch);
         cml_json_key(w, "baseline_alone_ms");
-        if (d->judged->baseline_alone_ms >= 0) {
-            cml_json_double(w, d->judged->baseline_alone_ms);
-        } else {
-            cml_json_null(w);
-        }
+        emit_known_ms(w, d->judged->baseline_alone_ms);
         const double *phases[2] = {d->judged->phase_ms, d->judged->phase_cpu_ms};
         for (int k = 0; k < 2; ++k) {
             cml_json_key(w, k == 0 ? "phases_ms" : "phases_cpu_ms");
