@@ -1000,7 +1000,9 @@ class Batch:
         own = class_figures.own_doing(figures, spreads)
         # a run whose exchange with the empty-kernel server was slowed in both its timings
         # (note 95) is graded again too: its own doing only where each run has a cgroup (no
-        # other grading's process can outlive its run), so with those its grade stands
+        # other grading's process can outlive its run), so with those its grade stands; one
+        # that found the GPU busy before its process started (note 97): another process's
+        # work, never its own, cgroups or not: graded again, alone, after the class
         for sid in graded:
             slowed = class_figures.exchanges_slowed(reports.get(sid, {}))
             if slowed:
@@ -1012,9 +1014,6 @@ class Batch:
                         *(f"{line}, the GPU its run's alone: its own process kept it busy"
                           for line in slowed),
                     ]
-        # a run that found the GPU busy before its process started (note 97): another
-        # process's work, never its own, cgroups or not: graded again, alone, after the class
-        for sid in graded:
             busy = class_figures.busy_before(reports.get(sid, {}))
             if busy:
                 strays[sid] = [*strays.get(sid, []), *busy]
