@@ -514,7 +514,22 @@ def _closing_line(
     noun = "student" if len(statuses) == 1 else "students"
     text = f"batch: {len(statuses)} {noun}: {', '.join(parts) or 'none'}"
     if not all(map(row_is_final, statuses)):
-        text += " — partial grades are not final (their cells are empty; run again with a GPU)"
+        # what finishes them: a GPU for "partial (no GPU)"; for "partial (checks not run)" it
+        # depends (--no-sanitizer or --no-perf given, a tool missing), so the reports say (g138,
+        # session 42: a batch with --no-sanitizer was told to run again with a GPU it had)
+        todo = [
+            hint
+            for status, hint in (
+                (PARTIAL_NO_GPU, "run again on a machine with a GPU"),
+                (PARTIAL_NOT_RUN, "each report's NOT RUN lines say which checks did not run "
+                 "and why"),
+            )
+            if status in statuses
+        ]
+        text += (
+            " — partial grades are not final (their cells are empty; "
+            + "; ".join(todo or ["grade them again"]) + ")"
+        )
     if listed is not None and roster is not None and listed < roster:
         return (
             f"{text}; gradebook so far, {listed} of the class's {roster} (the others are "

@@ -381,6 +381,7 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     report = json.loads((out / "solution" / "report.json").read_text())
     assert report["final"] is False and report["total"] == 0
     assert "batch: 2 students: 1 build failed, 1 partial (no GPU) — partial grades are not " in err
+    assert "(their cells are empty; run again on a machine with a GPU)" in err, err
     # the progress line: nothing earned so far, everything pending — never a bare "0/17"
     assert "solution: 0 so far of 17, 17 pending; partial (no GPU)" in err
     assert "solution: 0/" not in err
@@ -1031,6 +1032,9 @@ def test_with_no_perf_the_knobs_of_timed_runs_are_said_to_be_ignored(
     code, err = run_batch(fake_root, [subs["solution"], subs["alice"]], tmp_path / "out",
                           "--no-perf")
     assert code == 3, err  # not final: the performance checks were left out
+    # and the closing line sends the instructor to the reports, not to a GPU it had (g138)
+    assert "(their cells are empty; each report's NOT RUN lines say which checks did not run "\
+        "and why)" in err, err
     ignored = [line for line in err.splitlines() if "ignored" in line]
     assert ignored == [
         "batch: GRADER_DRAIN_AT=8,20, GRADER_DRAIN_STOP_AFTER=4, GRADER_TIMED_SETUPS_AT_ONCE=1 "
