@@ -426,6 +426,33 @@ void cml_null_server_fail(const cml_null_server *s, const char *file, int line) 
     cml_lab_fail_harness(message, file, line);
 }
 
+void cml_null_server_run(cml_null_server *s, uint64_t token, const char *file, int line) {
+    if (remote_run(s->sock, token, 1, 0, NULL) == ANSWERED) {
+        return;
+    }
+    /* Its end, if it has ended: the socket's end comes as its descriptors close, a moment
+     * before it can be reaped, so a second is given for that. */
+    int status = 0, reaped = 0;
+    for (int i = 0; i < 100 && !(reaped = waitpid(s->pid, &status, WNOHANG) == s->pid); ++i) {
+        usleep(10000);
+    }
+    char why[160];
+    if (reaped && WIFEXITED(status)) {
+        snprintf(why, sizeof why, "it exited with status %d", WEXITSTATUS(status));
+    } else if (reaped && WIFSIGNALED(status)) {
+        snprintf(why, sizeof why, "it was killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    } else {
+        snprintf(why, sizeof why, "it did not answer a launch, and has not ended");
+    }
+    char message[1024];
+    snprintf(message, sizeof message,
+             "the judge's empty-kernel server (judge --serve-null: the course's process, not the "
+             "submission's) stopped answering during the timing: %s",
+             why);
+    cml_lab_fail_harness(message, file, line);
+}
+
 /* The empty-kernel server, started if need be; 0 when it answered READY (judge_timed_cases
  * spawns it before the set-up and awaits it before the gate; judge_time asks again). */
 static int start_null_server(judge *j) {
@@ -780,7 +807,12 @@ static double sample(judge *j, int c, const batch_state *b, const copy_ctx *copy
         *rc = remote_run(j->sock, ++j->token, (uint32_t)b->batch, 0, &j->err);
         break;
     case C_NULL_WORKER:
-        *rc = remote_run(j->null.sock, ++j->token, 1, 0, NULL) == ANSWERED ? ANSWERED : GONE;
+        /* The course's process: where it stops answering, the run ends as the course's
+         * failure, never GONE, which the document gives as the student's process ended and
+         * the grader as its crash (g140: a server killed during the timing cost lab 3.3's
+         * solution its performance points). */
+        cml_null_server_run(&j->null, ++j->token, __FILE__, __LINE__);
+        *rc = ANSWERED;
         break;
     case C_BASELINE:
         cml_run.in_launch = 1;
@@ -1156,14 +1188,8 @@ static double baseline_alone(judge *j) {
 static double exchange_alone(judge *j, double *own_ms) {
     double worker[EXCHANGE_ALONE_REPS + 1], own[EXCHANGE_ALONE_REPS + 1]; /* first: warm-up */
     for (int r = 0; r <= EXCHANGE_ALONE_REPS; ++r) {
-        int rc = ANSWERED;
+        int rc = ANSWERED; /* (a server that stops answering ends the run: sample) */
         worker[r] = sample(j, C_NULL_WORKER, NULL, NULL, &rc);
-        if (rc != ANSWERED) { /* never GONE, which would read as the student's crash */
-            cml_lab_fail_harness("the judge's empty-kernel server (judge --serve-null: the "
-                                 "course's process, not the submission's) stopped answering "
-                                 "before the student's process started",
-                                 __FILE__, __LINE__);
-        }
         own[r] = sample(j, C_NULL_JUDGE, NULL, NULL, &rc);
     }
     *own_ms = cml_median(own + 1, EXCHANGE_ALONE_REPS);

@@ -244,6 +244,15 @@ int cml_null_server_await(cml_null_server *s);
  * for any of the judge's own allocations. Exits with 4; does not return. */
 void cml_null_server_fail(const cml_null_server *s, const char *file, int line);
 
+/* One empty launch of the READY server `s` (RUN `token`, its DONE awaited). Where it does not
+ * answer (killed, or ended), the run ends as the course's failure: status "error", kind
+ * "harness", a message naming the server and how it ended ("stopped answering during the
+ * timing: it was killed by signal 9 (Killed)"), where file:line (cml_lab_fail_harness). Never
+ * the student's process's end (kind "worker"): session 42's g140 killed the server during
+ * lab 3.3's timing and the grader took its performance points from the solution. Exits with 4
+ * where it fails; returns when the server answered. */
+void cml_null_server_run(cml_null_server *s, uint64_t token, const char *file, int line);
+
 /* cml_worker.c */
 int cml_worker_serve(int sock, const cml_exercise *exercises, int n_exercises);
 

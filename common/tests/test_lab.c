@@ -612,7 +612,8 @@ END_TEST
 /* A server of the test's own on a socket pair, as cml_null_server_spawn leaves one: its child
  * does what `act` says (1: sends the ERROR the server's failure handler sends, cml_lab_fail in
  * role CML_ROLE_NULL, and exits with 4; 2: is killed by SIGKILL; 3: says READY, then waits for
- * its socket's end). */
+ * its socket's end; 4: says READY, then is killed by SIGKILL at its first RUN, as g140's killer
+ * did; 5: says READY, answers one RUN with its DONE, then waits for its socket's end). */
 static cml_null_server a_server_that(int act) {
     int sv[2];
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
@@ -632,6 +633,13 @@ static cml_null_server a_server_that(int act) {
         (void)cml_ipc_send_token(sv[1], CML_MSG_READY, 0);
         cml_msg_token in;
         (void)cml_ipc_recv(sv[1], &in, sizeof in, NULL, 0);
+        if (act == 4) {
+            raise(SIGKILL);
+        }
+        if (act == 5) {
+            (void)cml_ipc_send_token(sv[1], CML_MSG_DONE, in.token);
+            (void)cml_ipc_recv(sv[1], &in, sizeof in, NULL, 0);
+        }
         _exit(0);
     }
     close(sv[1]);
@@ -724,6 +732,44 @@ START_TEST(a_server_out_of_gpu_memory_is_the_judges_own_out_of_memory) {
     HAS(doc, "\"expr\":\"the context of the judge's empty-kernel server (judge --serve-null)\"");
     HAS(doc, "\"by\":\"judge\"");
     HAS_NOT(doc, "\"harness\"");
+    free(doc);
+}
+END_TEST
+
+/* The judge's timing where its server, READY, is killed at a launch (sample, C_NULL_WORKER). */
+static int time_with_a_server_killed(void *arg) {
+    (void)arg;
+    cml_null_server s = a_server_that(5);
+    if (cml_null_server_await(&s) != 0) {
+        return 10;
+    }
+    cml_null_server_run(&s, 7, __FILE__, __LINE__); /* answered: returns */
+    close(s.sock);
+    if (waitpid(s.pid, NULL, 0) != s.pid) {
+        return 11;
+    }
+    s = a_server_that(4);
+    if (cml_null_server_await(&s) != 0) {
+        return 12;
+    }
+    cml_null_server_run(&s, 8, __FILE__, __LINE__);
+    return 13; /* not reached */
+}
+
+START_TEST(a_server_killed_during_the_timing_is_the_courses_failure) {
+    /* Kind "harness" by the judge, naming the server and its signal, never kind "worker":
+     * session 42's g140 killed the server during lab 3.3's timing (from outside the sandbox,
+     * where no submission can reach it), and the grader reported the solution's timed run as
+     * its crash, its performance points lost. */
+    int code = -1;
+    char *doc = judge_document_of(time_with_a_server_killed, NULL, &code);
+    ck_assert_int_eq(code, 4);
+    HAS(doc, "\"status\":\"error\",\"error\":{\"kind\":\"harness\",\"message\":\"the judge's "
+             "empty-kernel server (judge --serve-null: the course's process, not the "
+             "submission's) stopped answering during the timing: it was killed by signal 9 (");
+    HAS(doc, "\"where\":\"test_lab.c:");
+    HAS(doc, "\"by\":\"judge\"}");
+    HAS_NOT(doc, "\"worker\"");
     free(doc);
 }
 END_TEST
@@ -1087,6 +1133,7 @@ Suite *make_lab_suite(void) {
     tcase_add_test(tc, a_server_that_did_not_start_says_why);
     tcase_add_test(tc, a_server_not_started_is_the_courses_failure_not_the_students_crash);
     tcase_add_test(tc, a_server_out_of_gpu_memory_is_the_judges_own_out_of_memory);
+    tcase_add_test(tc, a_server_killed_during_the_timing_is_the_courses_failure);
     suite_add_tcase(s, tc);
     tc = tcase_create("GPU");
     tcase_set_tags(tc, "gpu");
