@@ -11,13 +11,17 @@
 # C. the first server killed DELAY s after it appeared (after its READY, before the timing):
 #    expected, if it lands before exchange_alone, "stopped answering before the student's
 #    process started", the course's failure; the log says where it landed.
-# Run as: LIMIT=300 bash bench/h200-2026-12-06-session42/g140.sh $OUT (carrying .debs and
-# .scratch/wheels).
+# Run as: [NAME=g14x CHECK=1] LIMIT=300 bash bench/h200-2026-12-06-session42/g140.sh $OUT
+# (carrying .debs and .scratch/wheels; CHECK=1: the Check tests first).
 set -uo pipefail
 LIMIT=${LIMIT:-300}
 source bench/device_prelude.sh "${NAME:-g140}" "$1"
 nvidia-smi -L | tee -a "$L/summary.txt"
 s 90 build bash -c "rm -rf build && make -k -j16 all"
+if [ "${CHECK:-0}" = 1 ]; then # the Check tests too, with the GPU (after a change of the judge)
+    s 150 check bash -c check_make
+    grep -E "Checks|Failures: [1-9]|Errors: [1-9]" "$L/check.log" | tee -a "$L/summary.txt"
+fi
 first_server() { # waits for a judge-null process; prints its pid
     local pid
     until pid=$(pgrep -x judge-null | head -1) && [ -n "$pid" ]; do sleep 0.005; done
