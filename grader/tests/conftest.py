@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import build_memo
 from grader import build, tools
 from helpers import (
     FAKE_BIN,
@@ -71,6 +72,24 @@ def pytest_terminal_summary(terminalreporter):
             f"{n} test(s) skipped: {INSTRUCTORS_ONLY} (they read the reference solutions, the "
             "known-bad and alternative fixtures or the hidden cases)"
         )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def memo_of_builds(tmp_path_factory):
+    """Where there is no CUDA device (CI), the grader's successful builds are kept for the
+    session, shared by pytest-xdist's workers, and a build of the same input is a copy
+    (build_memo: why, and what a copy cannot give); a GPU machine builds every time."""
+    if no_device_reason() is None or not build_memo.enabled():
+        yield None
+        return
+    base = tmp_path_factory.getbasetemp()
+    # pytest-xdist's workers each have a folder in the session's: that one they share
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    memo = build_memo.BuildMemo(shared / "build-memo")
+    patch = pytest.MonkeyPatch()
+    patch.setattr(build, "build", memo.wrap(build.build))
+    yield memo
+    patch.undo()
 
 
 @pytest.fixture(scope="session")
