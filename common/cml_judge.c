@@ -333,6 +333,19 @@ static void null_failure(cml_null_server *s, const char *what, int err) {
     snprintf(s->failure, sizeof s->failure, "%s: %s", what, strerror(err));
 }
 
+/* The server's own ERROR (a call of its own failed, cml_lab_fail) in s->failure: "it failed
+ * WHEN: kind: message at where (expr)"; s->out_of_memory where it was CUDA's out of memory. */
+static void null_error_words(cml_null_server *s, const cml_msg_error *e, const char *when) {
+    char kind[16], message[256], where[128], expr[256];
+    cml_ipc_clean(kind, sizeof kind, e->kind, sizeof e->kind);
+    cml_ipc_clean(message, sizeof message, e->message, sizeof e->message);
+    cml_ipc_clean(where, sizeof where, e->where, sizeof e->where);
+    cml_ipc_clean(expr, sizeof expr, e->expr, sizeof e->expr);
+    snprintf(s->failure, sizeof s->failure, "it failed %s: %s: %s%s%s%s%s%s", when, kind, message,
+             where[0] ? " at " : "", where, expr[0] ? " (" : "", expr, expr[0] ? ")" : "");
+    s->out_of_memory = strcmp(kind, "cuda") == 0 && strcmp(message, "out of memory") == 0;
+}
+
 int cml_null_server_spawn(cml_null_server *s, const char *exe) {
     if (s->sock >= 0) {
         return 0;
@@ -387,15 +400,7 @@ int cml_null_server_await(cml_null_server *s) {
     const int reaped = waitpid(s->pid, &status, 0) == s->pid;
     const int wait_errno = errno;
     if (type == CML_MSG_ERROR) { /* a call of its own failed (cml_lab_fail): its words */
-        char kind[16], message[256], where[128], expr[256];
-        cml_ipc_clean(kind, sizeof kind, in.error.kind, sizeof in.error.kind);
-        cml_ipc_clean(message, sizeof message, in.error.message, sizeof in.error.message);
-        cml_ipc_clean(where, sizeof where, in.error.where, sizeof in.error.where);
-        cml_ipc_clean(expr, sizeof expr, in.error.expr, sizeof in.error.expr);
-        snprintf(s->failure, sizeof s->failure, "it failed before its READY: %s: %s%s%s%s%s%s",
-                 kind, message, where[0] ? " at " : "", where, expr[0] ? " (" : "", expr,
-                 expr[0] ? ")" : "");
-        s->out_of_memory = strcmp(kind, "cuda") == 0 && strcmp(message, "out of memory") == 0;
+        null_error_words(s, &in.error, "before its READY");
     } else if (reaped && WIFEXITED(status)) {
         snprintf(s->failure, sizeof s->failure, "it exited with status %d before its READY%s",
                  WEXITSTATUS(status),
@@ -427,29 +432,49 @@ void cml_null_server_fail(const cml_null_server *s, const char *file, int line) 
 }
 
 void cml_null_server_run(cml_null_server *s, uint64_t token, const char *file, int line) {
-    if (remote_run(s->sock, token, 1, 0, NULL) == ANSWERED) {
+    cml_msg_error err;
+    memset(&err, 0, sizeof err);
+    const int answer = remote_run(s->sock, token, 1, 0, &err);
+    if (answer == ANSWERED) {
         return;
     }
-    /* Its end, if it has ended: the socket's end comes as its descriptors close, a moment
-     * before it can be reaped, so a second is given for that. */
+    s->failure[0] = '\0';
+    s->out_of_memory = 0;
+    if (answer == REPORTED_ERROR) { /* its launch failed (cml_lab_fail): its words */
+        null_error_words(s, &err, "at a launch");
+    }
+    /* Its end: the socket's end comes as its descriptors close, a moment before it can be
+     * reaped, so a second is given for that; one that has not ended by then (hung) is killed,
+     * never left behind the judge. */
     int status = 0, reaped = 0;
     for (int i = 0; i < 100 && !(reaped = waitpid(s->pid, &status, WNOHANG) == s->pid); ++i) {
         usleep(10000);
     }
-    char why[160];
-    if (reaped && WIFEXITED(status)) {
-        snprintf(why, sizeof why, "it exited with status %d", WEXITSTATUS(status));
-    } else if (reaped && WIFSIGNALED(status)) {
-        snprintf(why, sizeof why, "it was killed by signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
-    } else {
-        snprintf(why, sizeof why, "it did not answer a launch, and has not ended");
+    if (!reaped) {
+        kill(s->pid, SIGKILL);
+        (void)waitpid(s->pid, NULL, 0);
+    }
+    close(s->sock);
+    s->sock = -1;
+    if (s->out_of_memory) { /* the judge's own out of memory (design note 88), named */
+        cml_lab_fail(cudaErrorMemoryAllocation,
+                     "a launch of the judge's empty-kernel server (judge --serve-null)", file,
+                     line);
+    }
+    if (s->failure[0] == '\0' && reaped && WIFEXITED(status)) {
+        snprintf(s->failure, sizeof s->failure, "it exited with status %d", WEXITSTATUS(status));
+    } else if (s->failure[0] == '\0' && reaped && WIFSIGNALED(status)) {
+        snprintf(s->failure, sizeof s->failure, "it was killed by signal %d (%s)",
+                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+    } else if (s->failure[0] == '\0') {
+        snprintf(s->failure, sizeof s->failure,
+                 "it answered no DONE and had not ended a second later, so it was killed");
     }
     char message[1024];
     snprintf(message, sizeof message,
              "the judge's empty-kernel server (judge --serve-null: the course's process, not the "
              "submission's) stopped answering during the timing: %s",
-             why);
+             s->failure);
     cml_lab_fail_harness(message, file, line);
 }
 

@@ -249,8 +249,11 @@ void cml_null_server_fail(const cml_null_server *s, const char *file, int line);
  * "harness", a message naming the server and how it ended ("stopped answering during the
  * timing: it was killed by signal 9 (Killed)"), where file:line (cml_lab_fail_harness). Never
  * the student's process's end (kind "worker"): session 42's g140 killed the server during
- * lab 3.3's timing and the grader took its performance points from the solution. Exits with 4
- * where it fails; returns when the server answered. */
+ * lab 3.3's timing and the grader took its performance points from the solution. The server's
+ * own ERROR (a failed launch) is given in its words; CUDA's out of memory is the judge's own
+ * out of memory instead (kind "cuda", as cml_null_server_fail). The server is reaped (killed
+ * where it has not ended a second after its socket's end). Exits with 4 where it fails;
+ * returns when the server answered. */
 void cml_null_server_run(cml_null_server *s, uint64_t token, const char *file, int line);
 
 /* cml_worker.c */

@@ -613,7 +613,9 @@ END_TEST
  * does what `act` says (1: sends the ERROR the server's failure handler sends, cml_lab_fail in
  * role CML_ROLE_NULL, and exits with 4; 2: is killed by SIGKILL; 3: says READY, then waits for
  * its socket's end; 4: says READY, then is killed by SIGKILL at its first RUN, as g140's killer
- * did; 5: says READY, answers one RUN with its DONE, then waits for its socket's end). */
+ * did; 5: says READY, answers one RUN with its DONE, then waits for its socket's end; 6 and 7:
+ * say READY, then answer the first RUN with the ERROR of a failed launch and exit with 4, 7's
+ * CUDA's out of memory). */
 static cml_null_server a_server_that(int act) {
     int sv[2];
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
@@ -635,6 +637,12 @@ static cml_null_server a_server_that(int act) {
         (void)cml_ipc_recv(sv[1], &in, sizeof in, NULL, 0);
         if (act == 4) {
             raise(SIGKILL);
+        }
+        if (act == 6 || act == 7) {
+            (void)cml_ipc_send_error(sv[1], "cuda",
+                                     act == 6 ? "unspecified launch failure" : "out of memory",
+                                     "cml_judge.c:325", "cml_launch_null()", NULL);
+            _exit(4);
         }
         if (act == 5) {
             (void)cml_ipc_send_token(sv[1], CML_MSG_DONE, in.token);
@@ -756,6 +764,16 @@ static int time_with_a_server_killed(void *arg) {
     return 13; /* not reached */
 }
 
+/* The judge's timing where its server's launch fails (arg: the act, 6 or 7). */
+static int time_with_a_server_whose_launch_fails(void *arg) {
+    cml_null_server s = a_server_that(*(const int *)arg);
+    if (cml_null_server_await(&s) != 0) {
+        return 10;
+    }
+    cml_null_server_run(&s, 9, __FILE__, __LINE__);
+    return 11; /* not reached */
+}
+
 START_TEST(a_server_killed_during_the_timing_is_the_courses_failure) {
     /* Kind "harness" by the judge, naming the server and its signal, never kind "worker":
      * session 42's g140 killed the server during lab 3.3's timing (from outside the sandbox,
@@ -770,6 +788,26 @@ START_TEST(a_server_killed_during_the_timing_is_the_courses_failure) {
     HAS(doc, "\"where\":\"test_lab.c:");
     HAS(doc, "\"by\":\"judge\"}");
     HAS_NOT(doc, "\"worker\"");
+    free(doc);
+
+    /* its own ERROR at a launch: its words (a review: they were lost, "exited with status 4") */
+    int act = 6;
+    doc = judge_document_of(time_with_a_server_whose_launch_fails, &act, &code);
+    ck_assert_int_eq(code, 4);
+    HAS(doc, "\"kind\":\"harness\",\"message\":\"the judge's empty-kernel server (judge "
+             "--serve-null: the course's process, not the submission's) stopped answering during "
+             "the timing: it failed at a launch: cuda: unspecified launch failure at "
+             "cml_judge.c:325 (cml_launch_null())\"");
+    HAS_NOT(doc, "\"worker\"");
+    free(doc);
+    /* out of GPU memory: the judge's own (note 88's path), as at the server's start */
+    act = 7;
+    doc = judge_document_of(time_with_a_server_whose_launch_fails, &act, &code);
+    ck_assert_int_eq(code, 4);
+    HAS(doc, "\"status\":\"error\",\"error\":{\"kind\":\"cuda\",\"message\":\"out of memory\"");
+    HAS(doc, "\"expr\":\"a launch of the judge's empty-kernel server (judge --serve-null)\"");
+    HAS(doc, "\"by\":\"judge\"");
+    HAS_NOT(doc, "\"harness\"");
     free(doc);
 }
 END_TEST
