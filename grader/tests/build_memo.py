@@ -10,9 +10,14 @@ copy of that build's folder, the course's paths in its text (make's log, the dep
 
 The input, hashed (sha256): every file of the assembled sources (``src``), the course's
 Makefile and ``common/`` (``libcml`` and the headers), the nvcc path, the architecture, the
-sandbox's kind, the names of the course's objects offered (``reuse``), and
+sandbox as laid out (its kind, what it hides and shows, the course's and the grading's own
+folders written as names), the names of the course's objects offered (``reuse``), and
 ``build.BUILD_TIMEOUT_S``. Only successful builds are kept: a failure, a time-out, a build
-over a limit is always the grader's own build.
+over a limit is always the grader's own build. Nor is a build kept whose sources name the
+course's folder or use ``.incbin`` (what they read would not be in the input), or whose
+dependency files name a file outside the sources, the course's ``common/`` and the system's
+and toolkit's folders. Where the memo itself fails (a copy, a write), the build is the
+grader's own.
 
 What a copy does not give: the objects' ``-lineinfo`` keeps the first build's paths, which
 only compute-sanitizer reads. So the memo is used only where there is no CUDA device (conftest:
@@ -25,11 +30,13 @@ same input at once both build, and the second rename is dropped.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 from grader import build
@@ -45,9 +52,25 @@ def _digest_tree(h, base: Path, label: str) -> bool:
         if path.is_symlink() or not (path.is_file() or path.is_dir()):
             return False
         if path.is_file():
-            h.update(f"{label}/{path.relative_to(base)}\0".encode())
-            h.update(path.read_bytes())
+            data = path.read_bytes()
+            h.update(f"{label}/{path.relative_to(base)}\0{len(data)}\0".encode())
+            h.update(data)
     return True
+
+
+def _names(root: Path, src: Path) -> list[tuple[str, str]]:
+    """(path, name) for the course's and the grading's own folders, the longer first."""
+    pairs = {(str(src.parent), "<grading>"), (str(root), "<course>"),
+             (str(root.resolve()), "<course>")}
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def _sandbox(box, root: Path, src: Path) -> str:
+    """The sandbox as laid out, the course's and the grading's folders as names."""
+    if box is None:
+        return "null"
+    return _rewrite(json.dumps(dataclasses.asdict(box), sort_keys=True, default=str),
+                    _names(root, src))
 
 
 def _rewrite(text: str, pairs: list[tuple[str, str]]) -> str:
@@ -63,20 +86,24 @@ class BuildMemo:
         self.folder = folder
         self.folder.mkdir(parents=True, exist_ok=True)
         self.hits = 0
+        self._lock = threading.Lock()  # (hits: a batch's gradings build in threads)
 
     def key(self, root, src, nvcc, arch, box, reuse) -> str | None:
-        """The input's digest, or None where it cannot be had (build as usual)."""
+        """The input's digest, or None where it is not to be kept (build as usual)."""
+        root, src = Path(root), Path(src)
         h = hashlib.sha256()
         h.update(
             json.dumps(
-                [str(nvcc.path) if nvcc else None, arch, box.kind if box else None,
+                [str(nvcc.path) if nvcc else None, arch, _sandbox(box, root, src),
                  sorted(reuse or {}), build.BUILD_TIMEOUT_S]
             ).encode()
         )
-        root = Path(root)
+        named = [str(root).encode(), str(root.resolve()).encode(), b"incbin"]
         try:
             h.update((root / "Makefile").read_bytes())
-            whole = _digest_tree(h, Path(src), "src") and _digest_tree(h, root / "common", "c")
+            whole = _digest_tree(h, src, "src") and _digest_tree(h, root / "common", "c")
+            if any(n in p.read_bytes() for p in src.rglob("*") if p.is_file() for n in named):
+                return None
         except OSError:
             return None
         return h.hexdigest() if whole else None
@@ -88,23 +115,44 @@ class BuildMemo:
             key = self.key(root, src, nvcc, arch, box, reuse)
             entry = self.folder / key if key else None
             if entry is not None and (entry / "meta.json").is_file():
-                return self._copy(entry, root, src, out_dir)
+                try:
+                    return self._copy(entry, root, src, out_dir)
+                except (OSError, ValueError, KeyError):  # the grader's own build instead
+                    shutil.rmtree(out_dir, ignore_errors=True)
             got = real(root, src, out_dir, nvcc, arch, box, reuse)
-            if entry is not None and got.ok:
-                self._keep(entry, got, root, src, out_dir)
+            if entry is not None and got.ok and self._inputs_known(root, src, out_dir, nvcc):
+                try:
+                    self._keep(entry, got, root, src, out_dir)
+                except OSError:  # not kept: the next build of it is the grader's own
+                    pass
             return got
 
         return memo_build
 
+    @staticmethod
+    def _inputs_known(root, src, out_dir, nvcc) -> bool:
+        """Whether every file the dependency files name is in the input (the sources, the
+        course's common/) or the system's or the toolkit's."""
+        root = Path(root)
+        known = [Path(src).resolve(), (root / "common").resolve(), Path("/usr").resolve()]
+        if nvcc:
+            known.append(Path(nvcc.path).resolve().parent.parent)
+        for dep_file in Path(out_dir).glob("*.d"):
+            for dep in build._dependencies(dep_file):
+                path = Path(dep) if os.path.isabs(dep) else root / dep
+                if not any(path.resolve().is_relative_to(k) for k in known):
+                    return False
+        return True
+
     def _keep(self, entry: Path, got, root, src, out_dir) -> None:
         tmp = Path(tempfile.mkdtemp(prefix=".new-", dir=self.folder))
-        shutil.copytree(out_dir, tmp / "out", symlinks=True)
-        meta = {"root": str(root), "src": str(src), "out": str(out_dir), "log": got.log,
-                "binary": got.binary.name}
-        (tmp / "meta.json").write_text(json.dumps(meta))
         try:
+            shutil.copytree(out_dir, tmp / "out", symlinks=True)
+            meta = {"root": str(root), "src": str(src), "out": str(out_dir), "log": got.log,
+                    "binary": got.binary.name}
+            (tmp / "meta.json").write_text(json.dumps(meta))
             tmp.rename(entry)
-        except OSError:  # another worker's came first
+        finally:  # (renamed: nothing left; another worker's came first, or a failure: removed)
             shutil.rmtree(tmp, ignore_errors=True)
 
     def _copy(self, entry: Path, root, src, out_dir):
@@ -120,7 +168,8 @@ class BuildMemo:
         for path in out_dir.rglob("*"):
             if path.suffix in _TEXT_SUFFIXES and path.is_file():
                 path.write_text(_rewrite(path.read_text(errors="replace"), pairs))
-        self.hits += 1
+        with self._lock:
+            self.hits += 1
         return build.BuildResult(
             True, out_dir / meta["binary"], out_dir, _rewrite(meta["log"], pairs)
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import build_memo
-from grader import build
+from grader import build, sandbox
 
 
 class _Tool:
@@ -82,3 +82,49 @@ def test_a_source_folder_with_a_link_is_not_kept(tmp_path):
     root = _course(tmp_path)
     memo = build_memo.BuildMemo(tmp_path / "memo")
     assert memo.key(root, src, _Tool(), "sm_90", None, {}) is None
+
+
+def test_what_is_read_from_outside_the_input_is_never_kept(tmp_path):
+    """.incbin, the course's own folder named in a source, or a dependency outside the
+    sources, the course's common/ and the system's folders: built every time (a review)."""
+    calls = []
+    elsewhere = tmp_path / "elsewhere.h"
+    elsewhere.write_text("/* not in the input */\n")
+
+    def real(root, src, out_dir, nvcc, arch, box=None, reuse=None):
+        calls.append(src)
+        out_dir.mkdir(parents=True)
+        (out_dir / "lab").write_bytes(b"binary")
+        deps = f"{src}/kernels.cu" + (f" {elsewhere}" if "outside" in src.parent.name else "")
+        (out_dir / "kernels.cu.d").write_text(f"{out_dir}/kernels.cu.o: {deps}\n")
+        return build.BuildResult(True, out_dir / "lab", out_dir, "")
+
+    memo = build_memo.BuildMemo(tmp_path / "memo")
+    built = memo.wrap(real)
+    root = _course(tmp_path)
+    for name, text in (("incbin", 'asm(".incbin \\"x\\"");'), ("course", f'// "{root}/common"'),
+                       ("outside", "k();")):
+        src = tmp_path / name / "src"
+        src.mkdir(parents=True)
+        (src / "kernels.cu").write_text(text)
+        for k in range(2):
+            assert built(root, src, src.parent / f"out{k}", _Tool(), "sm_90", None, {}).ok
+    assert len(calls) == 6 and memo.hits == 0
+
+
+def test_another_sandbox_layout_is_another_input(tmp_path):
+    """What the sandbox hides is in the input, the course's and the grading's own folders as
+    names: a class kept inside the course (test_batch) is built, not copied from a build
+    laid out otherwise (a review)."""
+    root, src = _course(tmp_path), _src(tmp_path, "k();")
+    memo = build_memo.BuildMemo(tmp_path / "memo")
+    plain = sandbox.Sandbox("bwrap", hidden=(f"{root}/solutions",))
+    inside = sandbox.Sandbox("bwrap", hidden=(f"{root}/solutions", f"{root}/class"))
+    keys = {memo.key(root, src, _Tool(), "sm_90", box, {}) for box in (plain, inside, None)}
+    assert len(keys) == 3 and None not in keys
+    # another course folder laid out alike: the same input
+    other = _course(tmp_path / "b")
+    moved = sandbox.Sandbox("bwrap", hidden=(f"{other}/solutions",))
+    assert memo.key(other, src, _Tool(), "sm_90", moved, {}) == memo.key(
+        root, src, _Tool(), "sm_90", plain, {}
+    )
