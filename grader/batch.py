@@ -1031,7 +1031,9 @@ class Batch:
                     ]
             busy = class_figures.busy_before(reports.get(sid, {}))
             if busy:
-                strays[sid] = [*strays.get(sid, []), *busy]
+                # the cause first: every other figure of such a run strays with it (g138's
+                # lines began with the baseline and the copy, the GPU "not the run's alone")
+                strays[sid] = [*busy, *strays.get(sid, [])]
                 own.pop(sid, None)
         for sid in sorted(strays.keys() & graded.keys()):
             why = strays[sid]

@@ -274,6 +274,10 @@ def test_a_run_that_found_the_gpu_busy_before_is_graded_again_whatever_the_cgrou
     assert f"{STRAY}: graded again, alone: scale: the judge's own empty kernel took 2.380 ms" in (
         text
     ), text
+    # its baseline strayed from the class's too (every figure slowed alike): listed after the
+    # cause (g138)
+    (line,) = [ln for ln in text.splitlines() if ln.startswith(f"{STRAY}: graded again")]
+    assert line.index("the judge's own empty kernel") < line.index("not the run's alone"), line
     assert "not graded again" not in text and "strayed again" not in text, text
     assert row["retimed"] and "own_doing" not in row, row
     assert perf["points"] == perf["max"], perf

@@ -436,7 +436,7 @@ static int one_case(opts o, int have_gpu) {
          * plausible.disturbed, which blames the submission, sees nothing), the student's
          * launches 8x (test_batch.py). */
         const char *disturb = getenv("FAKE_DISTURB_ONCE");
-        const double slow = disturb && unlink(disturb) == 0 ? 4.0 : 1.0;
+        double slow = disturb && unlink(disturb) == 0 ? 4.0 : 1.0;
         double student = (slow > 1.0 ? 8.0 : 1.0) / speed;
         /* FAKE_SPREAD_ONCE=FILE: the first timed run that removes FILE has samples that
          * spread as a busy host's do (g36: median 2.37x the fastest tenth), its median 1.5x
@@ -467,6 +467,10 @@ static int one_case(opts o, int have_gpu) {
          * the student's process started: the judge's own empty launch alone 2.38 ms against
          * 0.149 idle, every other figure slowed alike (g135, design note 97) */
         const int busy = take_run(getenv("FAKE_BUSY_BEFORE"));
+        if (busy) { /* (g138: the baseline and the copy strayed from the class's too) */
+            student *= 3.0;
+            slow *= 3.0;
+        }
         fprintf(f,
                 "\"timing\":{\"worker_overhead_ms\":%s,\"worker_overhead_alone_ms\":0.006,"
                 "\"worker_overhead_subtracted_ms\":%s,\"under_overhead\":%d,"
