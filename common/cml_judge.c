@@ -346,6 +346,37 @@ static void null_error_words(cml_null_server *s, const cml_msg_error *e, const c
     s->out_of_memory = strcmp(kind, "cuda") == 0 && strcmp(message, "out of memory") == 0;
 }
 
+/* How the reaped server ended, in s->failure ("it exited with status 4" or "it was killed by
+ * signal 9 (Killed)", then `when`); 0 where its wait status is neither. */
+static int null_end_words(cml_null_server *s, int status, const char *when) {
+    if (WIFEXITED(status)) {
+        snprintf(s->failure, sizeof s->failure, "it exited with status %d%s",
+                 WEXITSTATUS(status), when);
+        return 1;
+    }
+    if (WIFSIGNALED(status)) {
+        snprintf(s->failure, sizeof s->failure, "it was killed by signal %d (%s)%s",
+                 WTERMSIG(status), strsignal(WTERMSIG(status)), when);
+        return 1;
+    }
+    return 0;
+}
+
+/* Ends the run on the server's failure (s->failure, after `lead`): its CUDA out of memory as
+ * the judge's own, `context` naming it (design note 88); else the course's, kind "harness". */
+static void null_fail(const cml_null_server *s, const char *context, const char *lead,
+                      const char *file, int line) {
+    if (s->out_of_memory) {
+        cml_lab_fail(cudaErrorMemoryAllocation, context, file, line);
+    }
+    char message[1024];
+    snprintf(message, sizeof message,
+             "the judge's empty-kernel server (judge --serve-null: the course's process, not the "
+             "submission's) %s: %s",
+             lead, s->failure[0] ? s->failure : "no cause recorded");
+    cml_lab_fail_harness(message, file, line);
+}
+
 int cml_null_server_spawn(cml_null_server *s, const char *exe) {
     if (s->sock >= 0) {
         return 0;
@@ -401,34 +432,21 @@ int cml_null_server_await(cml_null_server *s) {
     const int wait_errno = errno;
     if (type == CML_MSG_ERROR) { /* a call of its own failed (cml_lab_fail): its words */
         null_error_words(s, &in.error, "before its READY");
-    } else if (reaped && WIFEXITED(status)) {
-        snprintf(s->failure, sizeof s->failure, "it exited with status %d before its READY%s",
-                 WEXITSTATUS(status),
-                 WEXITSTATUS(status) == 127 ? " (the program could not be run)" : "");
-    } else if (reaped && WIFSIGNALED(status)) {
-        snprintf(s->failure, sizeof s->failure, "it was killed by signal %d (%s) before its READY",
-                 WTERMSIG(status), strsignal(WTERMSIG(status)));
     } else if (!reaped) {
         snprintf(s->failure, sizeof s->failure, "no READY came from it, and waitpid: %s",
                  strerror(wait_errno));
-    } else {
+    } else if (!null_end_words(s, status, " before its READY")) {
         snprintf(s->failure, sizeof s->failure, "no READY came from it (wait status %d)", status);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        const size_t used = strlen(s->failure);
+        snprintf(s->failure + used, sizeof s->failure - used, " (the program could not be run)");
     }
     return -1;
 }
 
 void cml_null_server_fail(const cml_null_server *s, const char *file, int line) {
-    if (s->out_of_memory) { /* the judge's own out of memory (design note 88), named */
-        cml_lab_fail(cudaErrorMemoryAllocation,
-                     "the context of the judge's empty-kernel server (judge --serve-null)", file,
-                     line);
-    }
-    char message[1024];
-    snprintf(message, sizeof message,
-             "the judge's empty-kernel server (judge --serve-null: the course's process, not the "
-             "submission's) could not be started for the timing: %s",
-             s->failure[0] ? s->failure : "no cause recorded");
-    cml_lab_fail_harness(message, file, line);
+    null_fail(s, "the context of the judge's empty-kernel server (judge --serve-null)",
+              "could not be started for the timing", file, line);
 }
 
 void cml_null_server_run(cml_null_server *s, uint64_t token, const char *file, int line) {
@@ -456,26 +474,12 @@ void cml_null_server_run(cml_null_server *s, uint64_t token, const char *file, i
     }
     close(s->sock);
     s->sock = -1;
-    if (s->out_of_memory) { /* the judge's own out of memory (design note 88), named */
-        cml_lab_fail(cudaErrorMemoryAllocation,
-                     "a launch of the judge's empty-kernel server (judge --serve-null)", file,
-                     line);
-    }
-    if (s->failure[0] == '\0' && reaped && WIFEXITED(status)) {
-        snprintf(s->failure, sizeof s->failure, "it exited with status %d", WEXITSTATUS(status));
-    } else if (s->failure[0] == '\0' && reaped && WIFSIGNALED(status)) {
-        snprintf(s->failure, sizeof s->failure, "it was killed by signal %d (%s)",
-                 WTERMSIG(status), strsignal(WTERMSIG(status)));
-    } else if (s->failure[0] == '\0') {
+    if (s->failure[0] == '\0' && !(reaped && null_end_words(s, status, ""))) {
         snprintf(s->failure, sizeof s->failure,
                  "it answered no DONE and had not ended a second later, so it was killed");
     }
-    char message[1024];
-    snprintf(message, sizeof message,
-             "the judge's empty-kernel server (judge --serve-null: the course's process, not the "
-             "submission's) stopped answering during the timing: %s",
-             s->failure);
-    cml_lab_fail_harness(message, file, line);
+    null_fail(s, "a launch of the judge's empty-kernel server (judge --serve-null)",
+              "stopped answering during the timing", file, line);
 }
 
 /* The empty-kernel server, started if need be; 0 when it answered READY (judge_timed_cases
