@@ -45,14 +45,17 @@ from grader import build
 _TEXT_SUFFIXES = (".d",)
 
 
-def _digest_tree(h, base: Path, label: str) -> bool:
+def _digest_tree(h, base: Path, label: str, refused: tuple[bytes, ...] = ()) -> bool:
     """Adds every regular file under ``base`` (its path relative to ``base`` and its bytes) to
-    ``h``; False where it holds anything else (a link, a device): such an input is not kept."""
+    ``h``; False where it holds anything else (a link, a device) or a file holding one of
+    ``refused``: such an input is not kept."""
     for path in sorted(base.rglob("*")):
         if path.is_symlink() or not (path.is_file() or path.is_dir()):
             return False
         if path.is_file():
             data = path.read_bytes()
+            if any(r in data for r in refused):
+                return False
             h.update(f"{label}/{path.relative_to(base)}\0{len(data)}\0".encode())
             h.update(data)
     return True
@@ -98,12 +101,11 @@ class BuildMemo:
                  sorted(reuse or {}), build.BUILD_TIMEOUT_S]
             ).encode()
         )
-        named = [str(root).encode(), str(root.resolve()).encode(), b"incbin"]
+        # what a source would read from outside the input: the course's folder, .incbin
+        refused = (str(root).encode(), str(root.resolve()).encode(), b"incbin")
         try:
             h.update((root / "Makefile").read_bytes())
-            whole = _digest_tree(h, src, "src") and _digest_tree(h, root / "common", "c")
-            if any(n in p.read_bytes() for p in src.rglob("*") if p.is_file() for n in named):
-                return None
+            whole = _digest_tree(h, src, "src", refused) and _digest_tree(h, root / "common", "c")
         except OSError:
             return None
         return h.hexdigest() if whole else None
