@@ -25,6 +25,9 @@ Outputs in DIR, every file written atomically (a temporary file in the same fold
                             "total" the points earned (so far, when the status is
                             "partial ..."), "pending_points" the points not known yet (0:
                             the grade is final)
+    <id>/history/<when>/    the four files above as an earlier run left them, copied
+                            before the student was graded again (grader.history; <when>:
+                            the UTC time its batch.json was written, 20261206T131500Z)
 
 Status: "graded"; "partial (no GPU)" or "partial (checks not run)" when some checks could
 not run or were left out (not a final grade: its exercise and total cells are left empty,
@@ -179,6 +182,7 @@ from grader import (
     gpu_lock,
     gradescope,
     harness,
+    history,
     manifest,
     report,
     sandbox,
@@ -1171,6 +1175,16 @@ class Batch:
         held = digest(sub.path, self.lab.required_files)
         folder = self.out / sub.id
         alone = bool(retimed) or crowded is not None
+        if first is None and not alone:  # graded again whole: its earlier files kept
+            try:
+                history.keep(folder, STUDENT_FILES)
+            except OSError as e:
+                print(
+                    f"{sub.id}: its earlier reports could not be kept in "
+                    f"{manifest.display_path(folder / history.HISTORY)} ({e}): graded again "
+                    "over them",
+                    file=self.err,
+                )
         try:
             with _thread_named(f"grade {sub.id}"):
                 g, status = self._grade(sub, first, alone)

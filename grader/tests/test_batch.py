@@ -434,11 +434,18 @@ def test_a_changed_submission_is_graded_again(fake_root, tmp_path, monkeypatch):
     code, err = run_batch(fake_root, [broken], out)
     assert "batch: 1 kept from an older grader's run, which recorded nothing" in err
     path.write_text(json.dumps(row))
+    failed = (out / "dana" / "report.txt").read_text()
+    assert not (out / "dana" / "history").exists()  # nothing graded again yet
     (broken / "kernels.cu").write_text(sol)  # fixed at the same id
     code, err = run_batch(fake_root, [broken], out)
     assert "dana: changed since it was graded: graded again" in err
     assert "already graded" not in err
     assert gradebook(out)["dana"]["status"] == "partial (no GPU)"  # built now; no GPU here
+    # the grade it had is kept beside the new one (grader.history), not in the gradebook
+    (kept,) = (out / "dana" / "history").iterdir()
+    assert sorted(p.name for p in kept.iterdir()) == sorted(batching.STUDENT_FILES)
+    assert json.loads((kept / "batch.json").read_text()) == row
+    assert (kept / "report.txt").read_text() == failed != (out / "dana" / "report.txt").read_text()
     report = (out / "dana" / "report.txt").read_text()
     assert "not graded" not in report  # nothing beside kernels.cu
     (broken / "helper.cu").write_text("int helper;")
@@ -450,6 +457,11 @@ def test_a_changed_submission_is_graded_again(fake_root, tmp_path, monkeypatch):
     assert "dana: changed since it was graded: graded again" in err
     report = (out / "dana" / "report.txt").read_text()
     assert "not graded (only kernels.cu is): helper.cu, notes.txt" in report
+    statuses = sorted(
+        json.loads((p / "batch.json").read_text())["status"]
+        for p in (out / "dana" / "history").iterdir()
+    )
+    assert statuses == ["build failed", "partial (no GPU)"], statuses  # both earlier grades
     # a copy elsewhere with the same files is the same submission
     moved = tmp_path / "moved" / "dana"
     moved.parent.mkdir()
