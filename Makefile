@@ -327,6 +327,6 @@ clean:
 # 0.1 s of CPU for each make call that read them all.
 DEP_LAB_GOALS := $(foreach L,$(LABS),$(filter $(BUILD)/$(L)/%,$(MAKE_GOALS)))
 DEP_DIRS := $(if $(filter-out common lab-bin $(DEP_LAB_GOALS),$(MAKE_GOALS)),$(BUILD),\
-    $(BUILD)/common $(filter $(BUILD)/%,$(LAB_OUT)) \
+    $(BUILD)/common $(filter $(BUILD)/% $(abspath $(BUILD))/%,$(LAB_OUT)) \
     $(foreach L,$(LABS),$(if $(filter $(BUILD)/$(L)/%,$(MAKE_GOALS)),$(BUILD)/$(L))))
 -include $(shell find $(DEP_DIRS) -name '*.d' 2>/dev/null)

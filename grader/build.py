@@ -68,9 +68,9 @@ def _make_args(root: Path, nvcc: Tool | None, arch: str | None) -> list[str]:
     interpreter, which the judge's rules run (``grader.stubs``): the ``python3`` first on
     ``PATH`` may be another (older, without ``tomllib``; a version manager's shim, which
     cost 0.07 s a judge goal here, several a grading); left to the Makefile where the
-    interpreter's path is unknown or would split in make's shell."""
+    interpreter's path is unknown or holds what make's shell would read."""
     args = ["make", "-C", str(root), "-s"]
-    if sys.executable and not re.search(r"[\s'\"$\\]", sys.executable):
+    if re.fullmatch(r"[\w./+@%:,=~-]+", sys.executable or ""):
         args.append(f"PYTHON={sys.executable}")
     if arch:
         args.append(f"CUDA_ARCH={arch}")

@@ -29,3 +29,17 @@ def test_the_earlier_files_are_copied_once_under_the_time_of_their_row(tmp_path)
     assert again == folder / "history" / "20261206T133000Z-2"
     assert (again / "batch.json").read_text() == '{"total": 9}'
     assert (kept / "batch.json").read_text() == '{"total": 7}'
+
+
+def test_an_error_row_is_kept_without_the_reports_of_the_result_before_it(tmp_path):
+    """A grader error writes batch.json only: the reports beside it are the result before,
+    already kept when that one was graded again, so only the row is copied; and a folder
+    without batch.json (a first grading stopped before it) holds no result to keep."""
+    folder = tmp_path / "bob"
+    folder.mkdir()
+    (folder / "report.txt").write_text("an earlier result's report")
+    assert history.keep(folder, NAMES) is None
+    (folder / "batch.json").write_text('{"status": "error: the judge failed"}')
+    kept = history.keep(folder, NAMES)
+    assert sorted(p.name for p in kept.iterdir()) == ["batch.json"]
+    assert not [p for p in (folder / "history").iterdir() if p.name.startswith(".")]
