@@ -275,7 +275,7 @@ L2_PERSIST_INLINE unsigned int l2_persist_index(unsigned long long g, unsigned l
  *      granted (cudaDeviceGetLimit: it may clamp). Remember the limit you found first
  *      (cudaDeviceGetLimit; 0 unless something set it) to restore it in step 4.
  *   2. the window, as a LAUNCH attribute (cudaLaunchKernelEx with one cudaLaunchAttribute of
- *      id cudaLaunchAttributeAccessPolicyWindow: no stream of your own): base_ptr = d_table,
+ *      id cudaLaunchAttributeAccessPolicyWindow; it needs no stream): base_ptr = d_table,
  *      num_bytes = min(table bytes, cudaDevAttrMaxAccessPolicyWindowSize), hitRatio = granted
  *      set-aside / num_bytes capped at 1, hitProp = cudaAccessPropertyPersisting, missProp =
  *      cudaAccessPropertyStreaming. (A window can also be an attribute of a stream of your own,
