@@ -135,8 +135,10 @@ judge_sources = $(filter-out $(shell $(PYTHON) -m grader.stubs --student-files l
 # `make lab-bin` (a grading's own builds, several per submission) read none, a goal under
 # $(BUILD)/<lab>/ reads that lab's, any other goal every lab's.
 MAKE_GOALS := $(or $(MAKECMDGOALS),all)
+# the labs that goals under $(BUILD)/<lab>/ name (also read by DEP_DIRS below)
+GOAL_LABS := $(foreach L,$(LABS),$(if $(filter $(BUILD)/$(L)/%,$(MAKE_GOALS)),$(L)))
 JUDGE_LABS := $(if $(filter-out $(BUILD)/% common lab-bin lab-binaries lab,$(MAKE_GOALS)),$(LABS),\
-    $(foreach L,$(LABS),$(if $(filter $(BUILD)/$(L)/%,$(MAKE_GOALS)),$(L))))
+    $(GOAL_LABS))
 $(foreach L,$(JUDGE_LABS),$(eval JUDGE_SOURCES_$(L) := $(call judge_sources,$(L))))
 LISTER_LDFLAGS := -Xcompiler -no-pie -Xlinker -no-pie -Xlinker --unresolved-symbols=ignore-all
 # Libraries a lab's judge links beyond the course's: lab 3.3's judge times cuBLAS's SGEMM, the
@@ -325,8 +327,7 @@ clean:
 # those of the course library and of that lab (and of LAB_OUT where it lies under $(BUILD)),
 # any other goal all of $(BUILD)'s. After `make all build-sm80` those are 162 files, 2 MB:
 # 0.1 s of CPU for each make call that read them all.
-DEP_LAB_GOALS := $(foreach L,$(LABS),$(filter $(BUILD)/$(L)/%,$(MAKE_GOALS)))
+DEP_LAB_GOALS := $(foreach L,$(GOAL_LABS),$(BUILD)/$(L)/%)
 DEP_DIRS := $(if $(filter-out common lab-bin $(DEP_LAB_GOALS),$(MAKE_GOALS)),$(BUILD),\
-    $(BUILD)/common $(filter $(BUILD)/% $(abspath $(BUILD))/%,$(LAB_OUT)) \
-    $(foreach L,$(LABS),$(if $(filter $(BUILD)/$(L)/%,$(MAKE_GOALS)),$(BUILD)/$(L))))
+    $(BUILD)/common $(filter $(BUILD)/% $(abspath $(BUILD))/%,$(LAB_OUT)) $(GOAL_LABS:%=$(BUILD)/%))
 -include $(shell find $(DEP_DIRS) -name '*.d' 2>/dev/null)
