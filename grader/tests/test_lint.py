@@ -403,6 +403,47 @@ def test_the_cuda_array_rule_finds_its_fixture_and_no_other(tmp_path):
     assert warned == {"memcpy_into_array"}
 
 
+PAGEABLE_MARK = "returns pageable memory"
+
+
+@pytest.mark.instructors
+def test_a_pageable_host_buffer_is_warned_of_on_its_fixture_only(tmp_path):
+    """Lab 3.2's known-bad pageable_staging (host_copy_alloc returns malloc'd memory) fails
+    only the GPU harness's page-locked check: the source says it without a GPU, naming the
+    call. The solution, every alternative (host_register's malloc + cudaHostRegister among
+    them) and every other known-bad fixture of the lab are not warned of; a calloc or a new
+    float[] is, and cudaHostRegister anywhere silences it."""
+    name = "3.2-global-memory"
+    lab = manifest.load(REPO / "labs" / name)
+    subs = {"solution": REPO / "solutions" / name}
+    for fixture in fixtures.find(REPO, name) + fixtures.find(REPO, name, alternatives=True):
+        kind = fixture.parent.parent.name
+        subs[fixture.stem] = fixtures.apply(REPO, fixture, tmp_path / f"{kind}-{fixture.stem}")
+    found = {
+        sub: [w for ws in lint.warnings(lab, path).values() for w in ws if PAGEABLE_MARK in w]
+        for sub, path in subs.items()
+    }
+    assert {sub for sub, ws in found.items() if ws} == {"pageable_staging"}
+    (warning,) = found["pageable_staging"]
+    assert warning.startswith("kernels.cu:") and "malloc returns pageable" in warning, warning
+    assert "host_register" in subs  # the malloc that is page-locked after all
+    text = (subs["pageable_staging"] / "kernels.cu").read_text()
+    for call, warned in [
+        ("calloc(n, sizeof(float))", "calloc returns"),
+        ("new float[n]", "new returns"),
+    ]:
+        sub = tmp_path / f"edit-{call.split('(')[0].split()[0]}"
+        sub.mkdir()
+        (sub / "kernels.cu").write_text(text.replace("malloc(n * sizeof(float))", call))
+        ws = [w for w in lint.warnings(lab, sub).get("host_copy", []) if PAGEABLE_MARK in w]
+        assert len(ws) == 1 and warned in ws[0], (call, ws)
+        (sub / "kernels.cu").write_text(
+            (sub / "kernels.cu").read_text() + "\nstatic void pin(float *h, size_t n) "
+            "{ cudaHostRegister(h, n * sizeof(float), 0); }\n"
+        )
+        assert not [w for w in lint.warnings(lab, sub).get("host_copy", []) if PAGEABLE_MARK in w]
+
+
 def _edited_solution(tmp_path: Path, lab_name: str, old: str, new: str):
     """(the lab's manifest, a submission folder holding its solution's kernels.cu with the
     one occurrence of ``old`` replaced by ``new``, the solution's text)."""
@@ -910,6 +951,8 @@ RULE_HOSTILE = {
     "memcpy_calls": ("3.2-global-memory", "", "cudaMemcpy(", ""),
     "memcpy_arguments": ("3.2-global-memory", "", "cudaMemcpy(a,", ""),
     "launch_arguments": ("3.2-global-memory", "", ">>>(a,", ""),
+    # lab 3.2's pageable-buffer rule: allocation words with no call after them
+    "malloc_words": ("3.2-global-memory", "", "malloc new ", ""),
 }
 # CPU seconds for all the rules of the lab on 1 MB: 0.1-0.5 s here, each well under
 # RULES_TIMEOUT_S; the bound leaves a slower machine room
