@@ -1,11 +1,13 @@
 """``make dist-student``: the course as students receive it, without the solutions.
 
-The release is the repository's committed files (``git ls-files --cached``) in a git
-checkout, else every file of the tree outside ``build/`` and caches — less what would give
-solutions away or is of no use to students. Files git does not track are left out and
-named (``untracked``): a class graded inside the course tree (``subs/``, ``grades/``) holds
-students' names and work, often a copy of the reference solution, and must not ship. Left
-out too:
+The release is the repository's last commit (git's ``HEAD``: its files and their committed
+contents, ``committed``) in a git checkout, else every file of the tree outside ``build/``
+and caches — less what would give solutions away or is of no use to students. Files git
+does not track are left out and named (``untracked``): a class graded inside the course tree
+(``subs/``, ``grades/``) holds students' names and work, often a copy of the reference
+solution, and must not ship. Changes not committed are left out and named too
+(``uncommitted``): an instructor who tried a lab in the checkout has its skeleton filled in,
+and the release would have handed out the answers (a trial, session 44). Left out too:
 
 - ``solutions/``: the reference solutions;
 - ``grader/tests/known_bad/``: known-bad submissions, each a patch over a solution;
@@ -90,9 +92,9 @@ def is_hidden_cases(name: str) -> bool:
     return len(parts) == 3 and parts[0] == "labs" and parts[2] == manifest.HIDDEN_FILE
 
 
-def _git_ls(root: Path, *which: str) -> list[str] | None:
-    """``git ls-files -z WHICH...`` of the checkout, or None when ``root`` is not the top
-    of a git checkout."""
+def _git(root: Path, *args: str) -> str | None:
+    """The output of ``git -C root ARGS...``, or None when ``root`` is not the top of a git
+    checkout or the command fails (a checkout with no commit yet: ``ls-tree HEAD``)."""
     try:
         top = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
@@ -101,21 +103,54 @@ def _git_ls(root: Path, *which: str) -> list[str] | None:
         )
         if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
             return None
-        listed = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", *which],
-            capture_output=True,
-            text=True,
-            check=True,
+        done = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
         )
     except (OSError, subprocess.CalledProcessError):
         return None
-    return [n for n in listed.stdout.split("\0") if n]
+    return done.stdout
+
+
+def _git_names(root: Path, *args: str) -> list[str] | None:
+    """The NUL-separated names ``git ARGS... -z`` prints, or None (``_git``)."""
+    out = _git(root, *args, "-z")
+    return None if out is None else [n for n in out.split("\0") if n]
+
+
+def is_checkout(root: Path) -> bool:
+    """Whether ``root`` is the top of a git checkout (then the release is its last commit)."""
+    return _git(root, "rev-parse", "--git-dir") is not None
+
+
+def committed(root: Path) -> dict[str, tuple[int, str]] | None:
+    """{path: (mode 0o644 or 0o755, blob id)} of the regular files of the last commit (links
+    and submodules are not files to ship); {} in a checkout with no commit yet; None outside
+    a git checkout."""
+    if not is_checkout(root):
+        return None
+    out = _git(root, "ls-tree", "-r", "-z", "--full-tree", "HEAD")
+    found = {}
+    for entry in (out or "").split("\0"):
+        head, _, name = entry.partition("\t")
+        fields = head.split()
+        if name and len(fields) == 3 and fields[1] == "blob" and fields[0] in ("100644", "100755"):
+            found[name] = (0o755 if fields[0] == "100755" else 0o644, fields[2])
+    return found
 
 
 def untracked(root: Path) -> list[str]:
     """The files of the checkout that git does not track and does not ignore (left out of
     every release: ``files``); empty outside a git checkout."""
-    return sorted(_git_ls(root, "--others", "--exclude-standard") or [])
+    return sorted(_git_names(root, "ls-files", "--others", "--exclude-standard") or [])
+
+
+def uncommitted(root: Path) -> list[str]:
+    """The paths the release would hold or would have held (``excluded`` ones aside) whose
+    working tree or index differs from the last commit: changed, added to the index, or
+    deleted. The release holds their committed contents (``read``); empty outside a git
+    checkout."""
+    names = _git_names(root, "diff", "--name-only", "--no-renames", "HEAD") or []
+    return sorted(n for n in names if not excluded(n))
 
 
 def _walk_files(root: Path) -> list[str]:
@@ -129,31 +164,59 @@ def _walk_files(root: Path) -> list[str]:
 
 
 def files(root: Path) -> list[str]:
-    """The sorted repository paths that go into the student release."""
-    names = _git_ls(root, "--cached")
-    if names is None:
-        names = _walk_files(root)
-    # a file deleted in the working tree but still in the index is not shipped
-    return sorted(n for n in set(names) if not excluded(n) and (root / n).is_file())
+    """The sorted repository paths that go into the student release: the last commit's files
+    in a git checkout (``committed``), else the tree's."""
+    tree = committed(root)
+    names = list(tree) if tree is not None else [
+        n for n in _walk_files(root) if (root / n).is_file()
+    ]
+    return sorted(n for n in set(names) if not excluded(n))
+
+
+def read(root: Path, names: list[str]) -> dict[str, tuple[bytes, int]]:
+    """{path: (bytes, mode 0o644 or 0o755)} of ``names`` (from ``files``): their contents in
+    the last commit in a git checkout (``git cat-file --batch``), else on disk. Raises
+    GraderError when git cannot give them."""
+    tree = committed(root)
+    if tree is None:
+        return {
+            n: ((root / n).read_bytes(), 0o755 if os.access(root / n, os.X_OK) else 0o644)
+            for n in names
+        }
+    ids = "".join(f"{tree[n][1]}\n" for n in names).encode()
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "cat-file", "--batch"],
+            input=ids, capture_output=True, check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise GraderError(f"{root}: git cannot read the last commit's files: {e}")
+    found, at = {}, 0
+    for n in names:
+        eol = out.index(b"\n", at)
+        size = int(out[at:eol].split()[2])  # "<id> blob <size>"
+        found[n] = (out[eol + 1 : eol + 1 + size], tree[n][0])
+        at = eol + 1 + size + 1  # the contents, then a newline
+    return found
 
 
 def build(root: Path, out: Path) -> list[str]:
     """Writes the student tarball to ``out`` (atomically); returns the paths it holds."""
     names = files(root)
     if not names:
-        raise GraderError(f"{root}: no files to release")
+        raise GraderError(f"{root}: no files to release (a git checkout with no commit yet?)")
+    contents = read(root, names)
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
         with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
             for name in names:
-                path = root / name
-                data = path.read_bytes()
+                data, mode = contents[name]
                 info = tarfile.TarInfo(f"{PREFIX}/{name}")
                 info.size = len(data)
                 info.mtime = 0
                 info.uid = info.gid = 0
                 info.uname = info.gname = ""
-                info.mode = 0o755 if os.access(path, os.X_OK) else 0o644
+                info.mode = mode
                 tar.addfile(info, io.BytesIO(data))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -164,15 +227,26 @@ def build(root: Path, out: Path) -> list[str]:
 
 
 def untracked_notice(root: Path) -> str | None:
-    """One line naming the files a release leaves out because git does not track them."""
+    """The lines naming what a release leaves out of the checkout: files git does not
+    track, and changes not committed (``uncommitted``); None when there are none."""
+    lines = []
     names = untracked(root)
-    if not names:
-        return None
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    return (
-        f"left out {len(names)} file(s) git does not track: {shown} "
-        "(commit a file to release it; keep graded classes outside the course tree)"
-    )
+    if names:
+        lines.append(
+            f"left out {len(names)} file(s) git does not track: {_shown(names)} "
+            "(commit a file to release it; keep graded classes outside the course tree)"
+        )
+    changed = uncommitted(root)
+    if changed:
+        lines.append(
+            f"left out the changes not committed to {len(changed)} file(s): {_shown(changed)} "
+            "(the release holds the last commit's; commit a change to release it)"
+        )
+    return "\n".join(lines) or None
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def dist_student(root: Path, out: str | None, stream) -> int:

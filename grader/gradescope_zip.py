@@ -9,8 +9,8 @@ final: grader.gradescope). Gradescope unpacks the zip into ``/autograder/source`
 specification: ``docs/specs.md`` of Gradescope's ``autograder_samples``). The zip holds:
 
 - ``setup.sh`` and ``run_autograder`` at its root (mode 0755);
-- next to them, the course tree as ``make dist-student`` selects it (``grader.dist.files``:
-  no ``solutions/``, no known-bad fixtures), with the lab's student files as pristine
+- next to them, the course tree as ``make dist-student`` selects it (``grader.dist.files``
+  and ``read``: the last commit's files, no ``solutions/``, no known-bad fixtures), with the lab's student files as pristine
   skeletons generated from ``solutions/`` (where they exist) rather than whatever the
   checkout's ``labs/`` copy holds: the grader never reads them (a submission brings its
   own), and no solution can leak into the zip;
@@ -181,13 +181,12 @@ def contents(root: Path, lab: str) -> tuple[str, dict[str, tuple[bytes, int]]]:
     lab_dir = chosen[0]
     pristine = _pristine(root, lab_dir)
     entries = {}
-    for name in dist.files(root):
+    names = dist.files(root)
+    for name in names:
         if name in SCRIPTS:
             raise GraderError(f"the course has a file {name}, which the zip reserves")
-        path = root / name
-        mode = 0o755 if os.access(path, os.X_OK) else 0o644
-        data = pristine.pop(name) if name in pristine else path.read_bytes()
-        entries[name] = (data, mode)
+    for name, (data, mode) in dist.read(root, names).items():  # the last commit's
+        entries[name] = (pristine.pop(name) if name in pristine else data, mode)
     for name, data in pristine.items():  # a student file missing from labs/
         entries[name] = (data, 0o644)
     hidden = lab_dir / manifest.HIDDEN_FILE

@@ -12,6 +12,7 @@ import tarfile
 import pytest
 
 from grader import dist, skeleton
+from grader.errors import GraderError
 from helpers import INSTRUCTORS_ONLY, REPO, grade_cli, instructors_only_reason
 
 NEEDED = (
@@ -177,6 +178,41 @@ def test_files_git_does_not_track_are_left_out_and_named(tmp_path, capsys):
     assert "left out 1 file(s) git does not track: subs/alice/kernels.cu" in out
     with tarfile.open(tmp_path / "r.tar.gz") as tar:
         assert tar.getnames() == [f"{dist.PREFIX}/README.md"]
+
+
+def test_the_release_is_the_last_commit_and_names_the_changes_left_out(tmp_path, capsys):
+    """An instructor who tried a lab in the checkout has its skeleton filled in: the release
+    holds the skeleton as committed, not the answers (a trial: make dist-student shipped the
+    working tree's kernels.cu, 0 TODOs left). A file added to the index only is not shipped,
+    one deleted from the working tree is (it is committed), the commit's executable bit is
+    kept, and one line names the changes left out. A checkout with no commit is refused."""
+    root = tmp_path / "course"
+    (root / "labs" / "9.1").mkdir(parents=True)
+    (root / "labs" / "9.1" / "kernels.cu").write_text("// TODO(9.1a)\n")
+    (root / "run.sh").write_text("#!/bin/sh\n")
+    (root / "run.sh").chmod(0o755)
+    (root / "notes.md").write_text("notes\n")
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    with pytest.raises(GraderError, match="no commit yet"):
+        dist.build(root, tmp_path / "none.tar.gz")
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    (root / "labs" / "9.1" / "kernels.cu").write_text("// the student's answer, filled in\n")
+    (root / "notes.md").unlink()
+    (root / "new.md").write_text("staged only\n")
+    subprocess.run([*git, "add", "new.md"], check=True)
+    assert dist.uncommitted(root) == ["labs/9.1/kernels.cu", "new.md", "notes.md"]
+    assert dist.dist_student(root, str(tmp_path / "r.tar.gz"), sys.stdout) == 0
+    out = capsys.readouterr().out
+    assert ("left out the changes not committed to 3 file(s): labs/9.1/kernels.cu, new.md, "
+            "notes.md") in out, out
+    with tarfile.open(tmp_path / "r.tar.gz") as tar:
+        members = {m.name[len(dist.PREFIX) + 1 :]: m for m in tar.getmembers()}
+        assert sorted(members) == ["labs/9.1/kernels.cu", "notes.md", "run.sh"]
+        assert tar.extractfile(members["labs/9.1/kernels.cu"]).read() == b"// TODO(9.1a)\n"
+        assert tar.extractfile(members["notes.md"]).read() == b"notes\n"
+        assert (members["run.sh"].mode, members["notes.md"].mode) == (0o755, 0o644)
 
 
 # A kernel a solution defines: ``__global__ void [__launch_bounds__(...)] name(``.
