@@ -480,12 +480,29 @@ class Grading:
         # check's reading of launches (grader.launches) starts from and may leave unlaunched
         self.lab_launchers = manifest.listing_launchers(listing)
         self.lab_kernels = {kernel for _, kernel in exercise_kernels}
-        # with --exercise, the kernels of the exercises left out: not on the spaces line
-        graded = {ex.name for ex in self.lab.exercises}
-        self.other_kernels = {kernel for name, kernel in exercise_kernels if name not in graded}
         for name, lines in lint.warnings(self.lab, asm.src).items():
             self.results[name].warnings.extend(lines)
         texts = lint.student_texts(self.lab, asm.src)
+        # with --exercise, the kernels of the exercises left out: not on the spaces line.
+        # Those the listing names and those their launchers reach (3.1's chase_shared_kernel,
+        # which latency_ladder's chase_shared launches), unless a graded exercise runs them.
+        graded = {ex.name for ex in self.lab.exercises}
+        if len(graded) < len(listing.get("exercises", [])):
+            launchers = {
+                side: [
+                    n
+                    for e in listing["exercises"]
+                    if isinstance(e, dict) and (e.get("name") in graded) == side
+                    for n in e.get("launchers", [])
+                    if isinstance(n, str)
+                ]
+                for side in (True, False)
+            }
+            named = {side: {k for n, k in exercise_kernels if (n in graded) == side}
+                     for side in (True, False)}
+            self.other_kernels = (
+                named[False] | set(lint.reached_kernels(texts, launchers[False]))
+            ) - named[True] - set(lint.reached_kernels(texts, launchers[True]))
         self.exercise_kernels = lint.exercise_kernels(self.lab, texts)
         self.kernel_lines = lint.kernel_lines(texts)
         # the build and every run of the submission from here on are in this sandbox
@@ -869,7 +886,8 @@ class Grading:
             return
         # evidence for the student (no points): where each kernel's data lives
         found = spaces.lines(dumped, self.arch_skipped_kernels, self.other_kernels) or [
-            "no kernels in the student files"
+            "no kernels of the exercises graded (--exercise)" if self.other_kernels
+            else "no kernels in the student files"
         ]
         self.step("spaces", Status.INFO, [*found, f"(SASS read with {cuobjdump.path})"])
         self._local_memory(dumped)

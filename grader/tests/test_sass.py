@@ -479,6 +479,43 @@ def test_a_grade_of_some_exercises_leaves_the_others_kernels_off_the_spaces_line
     ]
 
 
+def _spaces_kernels(out: str) -> list[str]:
+    """The kernels the report's spaces line names (its first line and those below it)."""
+    lines = out.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("spaces "))
+    block = [lines[at].strip()[len("spaces"):].strip()]
+    for line in lines[at + 1:]:
+        if not line.startswith(" " * 15):  # the next step
+            break
+        block.append(line.strip())
+    return sorted(line.split(":")[0] for line in block if ":" in line and line[0] != "(")
+
+
+@pytest.mark.instructors
+def test_a_grade_of_some_exercises_leaves_the_kernels_their_launchers_reach_off(capsys):
+    """Lab 3.1's latency_ladder lists chase_global_kernel, and its launcher chase_shared
+    launches chase_shared_kernel: a grade of hierarchy alone named the second on its spaces
+    line (a student's trial). The kernels the left-out exercises' launchers reach are off it,
+    those of the exercises graded on it, and a line with none says why."""
+    need("nvcc")
+    need("cuobjdump")
+    from helpers import grade_cli
+
+    lab, sub = REPO / "labs" / "3.1-registers", REPO / "solutions" / "3.1-registers"
+    kernels = {}
+    for exercise in ("hierarchy", "latency_ladder"):
+        code, out, err = grade_cli(capsys, "grade", lab, "--submission", sub, "--exercise",
+                                   exercise, "--no-perf", "--no-sanitizer")
+        assert "Traceback" not in out + err
+        kernels[exercise] = _spaces_kernels(out)
+        if exercise == "hierarchy":
+            assert "no kernels of the exercises graded (--exercise)" in out, out
+    assert kernels == {
+        "hierarchy": [],
+        "latency_ladder": ["chase_global_kernel", "chase_shared_kernel"],
+    }, kernels
+
+
 def test_static_message_names_the_job_not_an_instruction():
     fn = Function("_Z1kv", "sm_90", [])
     dumped = Dump([fn], {})

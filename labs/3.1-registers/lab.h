@@ -128,17 +128,20 @@ void chase_shared(const unsigned int *d_next, unsigned int n_words, unsigned int
 /* 3.1c. A causal FIR filter down each column:
  *     out(r, c) = sum_{k = 0}^{FIR_TAPS - 1} taps[k] * in(r - k, c),   in(r', c) = 0 for r' < 0.
  *   d_in, d_out: (rows, cols) row-major;  d_taps: FIR_TAPS floats on the device.
- * Thread mapping (the given kernel's, and the suggested one): threadIdx.x along the columns
- * (a warp reads 32 consecutive floats of one row: coalesced), and each thread filters one
- * segment of FIR_SEGMENT_ROWS consecutive rows of its column, starting by reading the
- * FIR_TAPS - 1 rows above its segment (the history; 0 above row 0), so that there are
- * cols * ceil(rows / FIR_SEGMENT_ROWS) threads. The window of the last FIR_TAPS inputs must
- * live in registers: every index into a per-thread array must be a compile-time constant
- * after unrolling (a shift register, or a loop unrolled by FIR_TAPS), so the kernel has no
- * local memory (no LDL/STL in its SASS, 0 bytes of stack).
+ * Thread mapping: yours (block shape, grid, rows per thread; handout 3.1, "Fixed and free").
+ * The given kernel's, and the suggested one: threadIdx.x along the columns (a warp reads 32
+ * consecutive floats of one row: coalesced), and each thread filters one segment of
+ * FIR_SEGMENT_ROWS consecutive rows of its column, starting by reading the FIR_TAPS - 1 rows
+ * above its segment (the history; 0 above row 0): cols * ceil(rows / FIR_SEGMENT_ROWS)
+ * threads. Another mapping must still fit the grid's y limit at rows = FIR_MAX_ROWS (below).
+ * The window of the last FIR_TAPS inputs must live in registers: every index into a
+ * per-thread array must be a compile-time constant after unrolling (a shift register, or a
+ * loop unrolled by FIR_TAPS), so the kernel has no local memory (no LDL/STL in its SASS, 0
+ * bytes of stack).
  * Preconditions: rows, cols >= 1, rows <= FIR_MAX_ROWS. */
 #define FIR_SEGMENT_ROWS 64
-/* The grid's y limit (65535) with one segment of rows per block row. */
+/* The grid's y limit (65535) with one segment of rows per block row: a mapping with fewer
+ * rows per block row along y loops over rows (a grid-stride loop) or puts them along x. */
 #define FIR_MAX_ROWS (65535 * FIR_SEGMENT_ROWS)
 void fir_registers(const float *d_in, float *d_out, int rows, int cols, const float *d_taps);
 

@@ -12,10 +12,10 @@
  * launch on the default stream and return without synchronising. The harness poisons the output,
  * checks the launch, and compares with a float64 CPU reference; the grader also reads each
  * kernel's SASS by name (it must store into and load from shared memory — STS, or cp.async's
- * LDGSTS, and LDS — with a block-wide barrier, BAR, and use no local memory: LDL/STL), runs
- * compute-sanitizer (memcheck, racecheck, synccheck; sgemm: memcheck and racecheck) and times it
- * against the course's baseline (baselines.cu; sgemm against cuBLAS's SGEMM, which the grader
- * times in the same run). Keep the kernel names; the tile sizes are yours. Each launcher launches
+ * LDGSTS, and LDS — with a block-wide barrier, BAR or a cuda::barrier's SYNCS, and use no
+ * local memory: LDL/STL), runs compute-sanitizer (memcheck, racecheck, synccheck; sgemm:
+ * memcheck and racecheck) and times it against the course's baseline (baselines.cu; sgemm
+ * against cuBLAS's SGEMM, which the grader times in the same run). Keep the kernel names; the tile sizes are yours. Each launcher launches
  * its own kernel and no other, and every kernel here is launched by a launcher: the static rules
  * read the kernel the launcher launches (the grader reads the launchers' host code), so a kernel
  * left over from an experiment costs the static points until you remove it.
@@ -55,7 +55,8 @@
  * 3.3a  Tiled matrix multiply
  */
 
-/* Tile edge T. The block is T x T threads, one per element of its tile of C; each step stages a
+/* Tile edge T. The block is T x T threads, one per element of its tile of C (the suggested
+ * mapping: fewer threads with several elements each is yours too); each step stages a
  * T x T tile of A and one of B: 2 x 4 KB of shared memory at T = 32, and 32 x 32 = 1024 threads
  * is the per-block maximum. Each element loaded from global memory is used T = 32 times: on an
  * H200 at 4096^3, 8.7 TFLOP/s, 1.48x the coalesced naive kernel (bench/h200.md, 3 runs), 17 % of
@@ -150,8 +151,9 @@ __global__ void conv2d_tiled_kernel(const float *in, float *out, int width, int 
                                     const float *filter, int R) {
     /* TODO(3.3c): an output tile of CONV_TILE_Y x CONV_TILE_X needs the inputs under it plus a
      *   halo of R on every side: (T_Y + 2R) x (T_X + 2R) values, more than there are threads.
-     *   Load them cooperatively into a __shared__ tile (a loop: thread t loads elements t,
-     *   t + blockDim, ...), __syncthreads(), then compute each output from shared memory.
+     *   Load them cooperatively into a __shared__ tile (a loop: thread t of the block's
+     *   nt = blockDim.x * blockDim.y loads elements t, t + nt, ...), __syncthreads(), then
+     *   compute each output from shared memory.
      *   Fast: each input is read from global memory about once per block instead of (2R+1)^2
      *   times; consecutive threads load consecutive addresses of a row (coalesced).
      *   Right: the halo reaches outside the image — store 0 there without ever forming the
