@@ -194,7 +194,15 @@ from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.gpu_lock import GpuLock
 from grader.results import Grade
-from grader.status import PARTIAL_NO_GPU, PARTIAL_NOT_RUN, Status, is_final, row_is_final
+from grader.status import (
+    PARTIAL_NO_GPU,
+    PARTIAL_NOT_RUN,
+    ROW_ERROR,
+    Status,
+    is_final,
+    row_is_error,
+    row_is_final,
+)
 
 ROW_SCHEMA = 1
 GRADEBOOK = "gradebook.csv"
@@ -473,7 +481,7 @@ def final_row(folder: Path) -> dict | None:
     if not _has_reports(folder):
         return None
     row = _read_row(folder / "batch.json")
-    if row is None or row["status"].startswith("error:") or not row_is_final(row["status"]):
+    if row is None or row_is_error(row["status"]) or not row_is_final(row["status"]):
         return None
     return row
 
@@ -510,7 +518,7 @@ def _closing_line(
     for status in statuses:
         key = (
             status.split(":")[0]
-            if status.startswith(("error:", "rejected:", "incomplete:", "not graded:"))
+            if status.startswith((ROW_ERROR, "rejected:", "incomplete:", "not graded:"))
             else status
         )
         counts[key] = counts.get(key, 0) + 1
@@ -661,7 +669,7 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
         # empty, and this tells a skeleton (points lost already) from a solution that waits
         # for its GPU checks (an instructor's trial)
         pending = r.get("pending_points") or 0
-        failed = str(r["status"]).startswith("error:")  # retried next run, nothing known
+        failed = row_is_error(r["status"])  # retried next run, nothing known
         lost = "" if failed else report._points(_lost(r))
         # the automatic points that wait for checks not run (0 when final): with lost, what a
         # partial row's empty cells hide, without opening each batch.json (an instructor's
@@ -970,7 +978,7 @@ class Batch:
             _closing_line(statuses, self.out / GRADEBOOK, len(listed), len(set(self.roster))),
             file=self.err,
         )
-        if any(s.startswith("error:") for s in statuses):
+        if any(map(row_is_error, statuses)):
             return 2
         if not all(map(row_is_final, statuses)):
             return 3
@@ -1203,7 +1211,7 @@ class Batch:
                 traceback.print_exc(file=self.err)
             if isinstance(e, grading.Crowded) and not alone:
                 self._crowded[sub.id] = e  # graded again alone after the class (notes 88-89)
-            row = _row(sub, self.lab, None, f"error: {e}", time.monotonic() - start, held)
+            row = _row(sub, self.lab, None, f"{ROW_ERROR} {e}", time.monotonic() - start, held)
             folder.mkdir(exist_ok=True)
             write_atomic(folder / "batch.json", json.dumps(row, indent=2) + "\n")
             return row

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader.status import row_is_error
+
 HISTORY = "history"
 
 
@@ -38,9 +40,7 @@ def keep(folder: Path, names: tuple[str, ...]) -> Path | None:
     if not row.is_file():
         return None
     try:
-        error = str(json.loads(row.read_text(encoding="utf-8")).get("status", "")).startswith(
-            "error:"
-        )
+        error = row_is_error(json.loads(row.read_text(encoding="utf-8")).get("status", ""))
     except (ValueError, AttributeError):  # not a row the grader wrote whole: kept as it is
         error = False
     files = [row] if error else [folder / n for n in names if (folder / n).is_file()]

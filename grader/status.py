@@ -181,3 +181,12 @@ def is_final(grade) -> bool:
 def row_is_final(status: str) -> bool:
     """Whether a gradebook status (a ``batch.json`` row's) is a final grade."""
     return not status.startswith(PARTIAL)
+
+
+ROW_ERROR = "error:"  # a gradebook status where the grader itself failed: "error: <why>"
+
+
+def row_is_error(status) -> bool:
+    """Whether a gradebook status (a ``batch.json`` row's) is the grader's own failure
+    (``ROW_ERROR``): nothing is known of the submission, which the next run grades again."""
+    return str(status).startswith(ROW_ERROR)
