@@ -193,8 +193,11 @@ def read(root: Path, names: list[str]) -> dict[str, tuple[bytes, int]]:
         raise GraderError(f"{root}: git cannot read the last commit's files: {e}")
     found, at = {}, 0
     for n in names:
-        eol = out.index(b"\n", at)
-        size = int(out[at:eol].split()[2])  # "<id> blob <size>"
+        eol = out.find(b"\n", at)
+        head = out[at:eol].split()  # "<id> blob <size>", or "<id> missing"
+        if eol < 0 or len(head) != 3 or head[1] != b"blob":
+            raise GraderError(f"{root}: git cannot read {n} from the last commit")
+        size = int(head[2])
         found[n] = (out[eol + 1 : eol + 1 + size], tree[n][0])
         at = eol + 1 + size + 1  # the contents, then a newline
     return found
