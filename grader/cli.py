@@ -309,7 +309,7 @@ def run(argv: list[str] | None) -> int:
         return selfcheck.selfcheck(_root(args), args.lab, sys.stdout, args.json, args.seed)
     root = _root(args)
     if args.command == "dist-student":
-        return dist.dist_student(root, args.out, sys.stdout)
+        return dist.dist_student(root, args.out, sys.stdout, drift=skeleton.release_drift)
     if args.command == "gradescope-zip":
         return gradescope_zip.gradescope_zip(root, args.lab, args.out, sys.stdout)
     if args.check:

@@ -203,12 +203,24 @@ def read(root: Path, names: list[str]) -> dict[str, tuple[bytes, int]]:
     return found
 
 
-def build(root: Path, out: Path) -> list[str]:
-    """Writes the student tarball to ``out`` (atomically); returns the paths it holds."""
+def build(root: Path, out: Path, *, drift) -> list[str]:
+    """Writes the student tarball to ``out`` (atomically); returns the paths it holds.
+    ``drift(root, contents)``: the student files among ``contents`` ({path: (bytes, mode)})
+    that are not the skeletons ``solutions/`` generates (``grader.skeleton.release_drift``,
+    passed in: the generator imports the harness, which imports this module's EXCLUDED);
+    any is a GraderError naming them, so that a solution committed over a lab's skeleton
+    never ships (an instructor's trial, session 44: only ``make test`` compared them)."""
     names = files(root)
     if not names:
         raise GraderError(f"{root}: no files to release (a git checkout with no commit yet?)")
     contents = read(root, names)
+    wrong = drift(root, contents)
+    if wrong:
+        raise GraderError(
+            f"not the skeletons solutions/ generates: {_shown(wrong)}. The release would "
+            "ship them as committed (a solution committed over a skeleton would hand out the "
+            "answers): run `make skeletons`, check `git diff`, commit, and make the release again"
+        )
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
         with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
@@ -252,10 +264,11 @@ def _shown(names: list[str]) -> str:
     return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
-def dist_student(root: Path, out: str | None, stream) -> int:
-    """``dist-student [--out PATH]``: builds the release and says where it is."""
+def dist_student(root: Path, out: str | None, stream, *, drift) -> int:
+    """``dist-student [--out PATH]``: builds the release and says where it is (``drift``:
+    as ``build``'s)."""
     path = Path(out) if out else root / DEFAULT_OUT
-    names = build(root, path)
+    names = build(root, path, drift=drift)
     print(
         f"wrote {manifest.display_path(path)}: {len(names)} files "
         f"(without {', '.join(EXCLUDED + EXCLUDED_FILES + EXCLUDED_RECORDS)})",

@@ -188,6 +188,25 @@ def generate(root: Path, labs: list[str] | None = None) -> list[FileResult]:
     return results
 
 
+def release_drift(root: Path, contents: dict[str, tuple[bytes, int]]) -> list[str]:
+    """The student files among a release's ``contents`` ({repository path: (bytes, mode)},
+    ``grader.dist.read``) that are not the skeleton generation yields from ``solutions/``;
+    none in a copy without ``solutions/``. Raises GraderError where a skeleton cannot be
+    generated (a marker error in a solution)."""
+    if not (root / "solutions").is_dir():
+        return []
+    wrong = []
+    for r in generate(root):
+        name = r.skeleton.relative_to(root).as_posix()
+        if name not in contents:
+            continue
+        if r.error is not None:
+            raise GraderError(f"cannot check {name} against its solution: {r.error}")
+        if contents[name][0] != r.expected.encode("utf-8"):
+            wrong.append(name)
+    return wrong
+
+
 def check(root: Path, labs: list[str] | None, out) -> int:
     """``skeleton --check``: 0 when every labs/ file is what generation yields, else 1."""
     if not (root / "solutions").is_dir():

@@ -13,7 +13,7 @@ import pytest
 
 from grader import dist, skeleton
 from grader.errors import GraderError
-from helpers import INSTRUCTORS_ONLY, REPO, grade_cli, instructors_only_reason
+from helpers import FAKELAB, INSTRUCTORS_ONLY, REPO, grade_cli, instructors_only_reason
 
 NEEDED = (
     "labs/3.3-tiling/kernels.cu",
@@ -39,7 +39,7 @@ def release(tmp_path_factory):
     if reason := instructors_only_reason():  # this copy is already a student release
         pytest.skip(reason)
     out = tmp_path_factory.mktemp("dist") / "student.tar.gz"
-    assert dist.dist_student(REPO, str(out), sys.stdout) == 0
+    assert dist.dist_student(REPO, str(out), sys.stdout, drift=skeleton.release_drift) == 0
     members = {}
     with tarfile.open(out) as tar:
         for m in tar.getmembers():
@@ -173,7 +173,9 @@ def test_files_git_does_not_track_are_left_out_and_named(tmp_path, capsys):
     (root / "subs" / "alice" / "kernels.cu").write_text("// the reference, handed in\n")
     assert dist.files(root) == ["README.md"]
     assert dist.untracked(root) == ["subs/alice/kernels.cu"]
-    assert dist.dist_student(root, str(tmp_path / "r.tar.gz"), sys.stdout) == 0
+    assert dist.dist_student(
+        root, str(tmp_path / "r.tar.gz"), sys.stdout, drift=skeleton.release_drift
+    ) == 0
     out = capsys.readouterr().out
     assert "left out 1 file(s) git does not track: subs/alice/kernels.cu" in out
     with tarfile.open(tmp_path / "r.tar.gz") as tar:
@@ -195,7 +197,7 @@ def test_the_release_is_the_last_commit_and_names_the_changes_left_out(tmp_path,
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q"], check=True)
     with pytest.raises(GraderError, match="no commit yet"):
-        dist.build(root, tmp_path / "none.tar.gz")
+        dist.build(root, tmp_path / "none.tar.gz", drift=skeleton.release_drift)
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "commit", "-qm", "init"], check=True)
     (root / "labs" / "9.1" / "kernels.cu").write_text("// the student's answer, filled in\n")
@@ -203,7 +205,9 @@ def test_the_release_is_the_last_commit_and_names_the_changes_left_out(tmp_path,
     (root / "new.md").write_text("staged only\n")
     subprocess.run([*git, "add", "new.md"], check=True)
     assert dist.uncommitted(root) == ["labs/9.1/kernels.cu", "new.md", "notes.md"]
-    assert dist.dist_student(root, str(tmp_path / "r.tar.gz"), sys.stdout) == 0
+    assert dist.dist_student(
+        root, str(tmp_path / "r.tar.gz"), sys.stdout, drift=skeleton.release_drift
+    ) == 0
     out = capsys.readouterr().out
     assert ("left out the changes not committed to 3 file(s): labs/9.1/kernels.cu, new.md, "
             "notes.md") in out, out
