@@ -695,11 +695,20 @@ def _within(path: Path, folder: Path) -> bool:
     return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
 
 
-def without_out(paths: list[str], out: Path, err) -> list[str]:
+def without_out(paths: list[str], out: Path, err, files: tuple[str, ...] = ()) -> list[str]:
     """``paths`` without ``--out`` itself, which is never a submission: ``class/*`` with
     ``--out class/grades`` matches it from the second run on (a review: the same command
-    worked once, then was refused); a line says it was left out."""
+    worked once, then was refused); a line says it was left out. GraderError where that
+    folder holds one of the lab's student ``files`` at its top: it is a student's submission
+    (an instructor's trial gave ``--out class/subs/alice``: alice had no row, and the grades
+    were written into her hand-in)."""
     kept = [p for p in paths if os.path.realpath(p) != os.path.realpath(out)]
+    held = [f for f in files if (out / f).is_file()] if len(kept) < len(paths) else []
+    if held:
+        raise GraderError(
+            f"--out {out} is a submission of the class (it holds {', '.join(held)}): give "
+            "the grades a folder of their own (e.g. ~/class/grades beside ~/class/subs)"
+        )
     if len(kept) < len(paths):
         print(f"batch: {out} is --out, not a submission: left out of the class", file=err)
     return kept
@@ -727,6 +736,36 @@ def check_out(out: Path, subs: list[Submission]) -> None:
             raise GraderError(
                 f"--out {out} would put {sub.id}'s grades in or around their own submission "
                 f"{sub.path}: put the grades outside the class folder"
+            )
+
+
+# the course's own folders: its commands rewrite or delete what lies in them (make clean
+# removes build/, make skeletons rewrites labs/), and a release or a Slurm job reads them
+COURSE_FOLDERS = (
+    "labs", "solutions", "grader", "common", "handouts", "docs", "bench", "build", ".git", ".ci"
+)
+
+
+def check_out_course(out: Path, root: Path) -> None:
+    """GraderError when ``--out`` is the course tree, holds it, or lies in one of its own
+    folders (``COURSE_FOLDERS``): an instructor's trial gave ``--out .`` in the course
+    tree, and the user sandbox closed the course to other users for the grades' privacy,
+    after which every later grading of that machine ran unsandboxed; ``--out build/grades``
+    is deleted by ``make clean``. ``--out`` elsewhere in the tree (``course/grades``) is
+    only warned of (``Batch.run``)."""
+    real_out, real_root = os.path.realpath(out), os.path.realpath(root)
+    if _within(real_root, real_out):
+        raise GraderError(
+            f"--out {out} is the course tree or holds it: the grades folder is made private "
+            "(closed to other users), which the course tree must not be; give the grades a "
+            "folder outside the course (e.g. ~/class/grades)"
+        )
+    for name in COURSE_FOLDERS:
+        if _within(real_out, os.path.join(real_root, name)):
+            raise GraderError(
+                f"--out {out} lies in the course's own {name}/ folder, which the course's "
+                "commands rewrite or delete (make clean removes build/); give the grades a "
+                "folder outside the course (e.g. ~/class/grades)"
             )
 
 
@@ -792,6 +831,7 @@ class Batch:
             ),
         )
         check_out(self.out, self.subs)
+        check_out_course(self.out, root)
         make_private(self.out)
         hidden = (root / "solutions", root / "build")  # hidden from every run already
         inside = [
@@ -1581,7 +1621,7 @@ def batch(
     lab = manifest.load(lab_dir)
     err = err or sys.stderr
     # a Slurm task's share is one of a class (its classmates): as a class, never one
-    kept = without_out(paths, out, err)
+    kept = without_out(paths, out, err, lab.required_files)
     subs = collect(kept, lab.required_files, err, one=len(kept) == 1 and not classmates)
     check_regrade(regrade, subs)
     ids = {s.id for s in subs}

@@ -332,8 +332,11 @@ def submit(
     lab = manifest.load(lab_dir)
     batch.read_knobs()  # a wrong throughput knob would fail every task: refused now
     out = out.absolute()
-    subs = batch.collect(batch.without_out(paths, out, err), lab.required_files, err)
+    subs = batch.collect(
+        batch.without_out(paths, out, err, lab.required_files), lab.required_files, err
+    )
     batch.check_out(out, subs)
+    batch.check_out_course(out, root)
     batch.check_regrade(o.regrade, subs)
     todo = [s for s in subs
             if o.force or s.id in o.regrade or _regraded(out / s.id, s, lab.required_files)]

@@ -692,12 +692,21 @@ def test_an_out_that_overlaps_the_class_or_is_a_file_is_refused(fake_root, subs,
         ([str(tmp_path / "links" / "alice_123")], export, "is the class folder holding"),
         ([subs["solution"]], sol / "grades", "would put solution's grades in or around their own"),
         ([str(tmp_path / "nope" / "*")], tmp_path / "o", "a pattern the shell matched to no file"),
+        # a second instructor's trial (session 44): --out a student's own folder, named among
+        # the class (she had no row, and her hand-in got the grades); --out the course tree,
+        # which the grades' privacy would close to other users; --out in build/ (make clean)
+        ([subs["skeleton"], subs["solution"]], sol,
+         f"--out {sol} is a submission of the class (it holds kernels.cu)"),
+        ([subs["solution"]], fake_root, "is the course tree or holds it"),
+        ([subs["solution"]], fake_root / "build" / "grades", "lies in the course's own build/"),
+        ([subs["solution"]], fake_root / LAB / "grades", "lies in the course's own labs/"),
     ]
     for paths, out, message in cases:
         code, _, err = grade_cli(capsys, "batch", fake_root / LAB, *paths, "--out", out)
         assert code == 2 and message in err, (out, err)
         assert "Traceback" not in err
     assert not (sol / "grades").exists() and not (export / "alice_123" / "report.txt").exists()
+    assert not (sol / "report.txt").exists() and not (fake_root / "build" / "grades").exists()
     code, _, err = grade_cli(capsys, "batch", fake_root / LAB / "lab.toml", subs["solution"],
                              "--out", tmp_path / "o")
     assert code == 2 and "is a file: name the lab's folder" in err, err

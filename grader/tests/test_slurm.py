@@ -499,6 +499,13 @@ def test_an_out_among_the_submissions_is_refused_before_any_script(fake_root, ca
     assert sorted(line for f in shards for line in f.read_text().splitlines()) == [
         str(s) for s in subs
     ]
+    # --out a student's own folder, or in the course's own folders, as a batch's (session 44)
+    code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", subs[0], "--dry-run")
+    assert code == 2 and f"--out {subs[0]} is a submission of the class" in err, err
+    code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", fake_root / "build" / "g",
+                             "--dry-run")
+    assert code == 2 and "lies in the course's own build/" in err, err
+    assert not (Path(subs[0]) / "slurm").exists() and not (fake_root / "build" / "g").exists()
 
 
 def test_node_local_reads_paths_as_written_and_as_their_links_lead(tmp_path, monkeypatch):
