@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import course, manifest
+from grader import course, dist, manifest
 from grader.errors import GraderError
 
 _MARKER = re.compile(r"^[ \t]*//[ \t]*(BEGIN|END) SOLUTION[ \t]*\r?\n?\Z")
@@ -190,19 +190,32 @@ def generate(root: Path, labs: list[str] | None = None) -> list[FileResult]:
 
 def release_drift(root: Path, contents: dict[str, tuple[bytes, int]]) -> list[str]:
     """The student files among a release's ``contents`` ({repository path: (bytes, mode)},
-    ``grader.dist.read``) that are not the skeleton generation yields from ``solutions/``;
-    none in a copy without ``solutions/``. Raises GraderError where a skeleton cannot be
-    generated (a marker error in a solution)."""
+    ``grader.dist.read``: the last commit's in a git checkout) that are not the skeleton
+    generation yields from ``solutions/`` as committed (a solution changed since, not yet
+    committed, is not what the release's skeleton must match); none in a copy without
+    ``solutions/``. Raises GraderError where a skeleton cannot be generated (a marker error
+    in a solution, a solution not committed)."""
     if not (root / "solutions").is_dir():
         return []
+    tree = dist.committed(root)
     wrong = []
     for r in generate(root):
         name = r.skeleton.relative_to(root).as_posix()
         if name not in contents:
             continue
-        if r.error is not None:
+        expected = r.expected
+        if tree is not None:  # the source as committed, as the release's files are
+            source = r.solution.relative_to(root).as_posix()
+            if source not in tree:
+                raise GraderError(f"cannot check {name}: {source} is not committed")
+            text = dist.read(root, [source])[source][0].decode("utf-8")
+            try:
+                expected = text if r.template else strip(text, source)
+            except MarkerError as e:
+                raise GraderError(f"cannot check {name} against its solution: {e}")
+        elif r.error is not None:
             raise GraderError(f"cannot check {name} against its solution: {r.error}")
-        if contents[name][0] != r.expected.encode("utf-8"):
+        if contents[name][0] != expected.encode("utf-8"):
             wrong.append(name)
     return wrong
 

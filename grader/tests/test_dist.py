@@ -4,7 +4,9 @@ the extracted copy, which has no solutions/."""
 
 from __future__ import annotations
 
+import functools
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -217,6 +219,34 @@ def test_the_release_is_the_last_commit_and_names_the_changes_left_out(tmp_path,
         assert tar.extractfile(members["labs/9.1/kernels.cu"]).read() == b"// TODO(9.1a)\n"
         assert tar.extractfile(members["notes.md"]).read() == b"notes\n"
         assert (members["run.sh"].mode, members["notes.md"].mode) == (0o755, 0o644)
+
+
+def test_a_solution_committed_over_a_skeleton_is_refused(tmp_path):
+    """An instructor's trial committed the 3.3 solution over labs/3.3-tiling/kernels.cu and
+    make dist-student shipped it (its TODO comments are the skeleton's too). The release
+    compares each student file with the skeleton the committed solution generates and
+    refuses, naming the file and the fix. The course as committed passes, also while a
+    solution is being changed (not committed: the release is the last commit)."""
+    root = tmp_path / "course"
+    shutil.copytree(FAKELAB / "labs", root / "labs")
+    shutil.copytree(FAKELAB / "solutions", root / "solutions")
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    build = functools.partial(dist.build, root, drift=skeleton.release_drift)
+    assert "labs/9.1-fake/kernels.cu" in build(tmp_path / "ok.tar.gz")
+    solution = root / "solutions" / "9.1-fake" / "kernels.cu"
+    text = solution.read_text()
+    solution.write_text("// an edit under way\n" + text)
+    assert "labs/9.1-fake/kernels.cu" in build(tmp_path / "ok2.tar.gz")
+    solution.write_text(text)
+    shutil.copy(solution, root / "labs" / "9.1-fake" / "kernels.cu")
+    subprocess.run([*git, "commit", "-qam", "the solution over the skeleton"], check=True)
+    with pytest.raises(GraderError) as e:
+        build(tmp_path / "bad.tar.gz")
+    assert "not the skeletons solutions/ generates: labs/9.1-fake/kernels.cu" in str(e.value)
+    assert "make skeletons" in str(e.value) and not (tmp_path / "bad.tar.gz").exists()
 
 
 # A kernel a solution defines: ``__global__ void [__launch_bounds__(...)] name(``.
