@@ -3,7 +3,8 @@
 Each SUBMISSION is one student's folder, ``.zip``, ``.tar.gz`` or ``.tgz``; the student's
 id is its name without the extension (``alice.tar.gz`` → ``alice``). Archives are
 extracted by ``grader.archives`` into a fresh temporary folder per student; an unsafe
-archive (zip slip, links, a bomb) is not an error but a graded row, status
+archive (zip slip, links, a bomb), or one of a format not extracted (``.7z``,
+``.tar.bz2``: ``archives.OTHER_ARCHIVE_SUFFIXES``), is not an error but a graded row, status
 ``rejected: <why>``, scoring 0. The student files may sit inside one wrapping folder (found
 by the files without which nothing can be graded: a missing report costs only its points).
 
@@ -232,7 +233,7 @@ def _thread_named(name: str):
 class Submission:
     id: str
     path: Path
-    kind: str  # "dir", "zip" or "tar"
+    kind: str  # "dir", "zip", "tar", or "other" (an archive never extracted: ``problem``)
     # why the submission cannot be graded, found before any grading (``collect``: a folder
     # holding several copies of the student's files): its row is "rejected: ..."
     problem: str | None = None
@@ -394,6 +395,12 @@ def collect(
                 problem = _several_copies(path, required)
         elif path.is_file() and archives.archive_kind(path):
             kind = archives.archive_kind(path)
+        elif path.is_file() and archives.other_archive(path) and not one:
+            kind = "other"  # never extracted: its row is rejected, naming what is taken
+            problem = (
+                f"a {archives.other_archive(path)} archive, which the grader does not "
+                "extract: hand in a folder, .zip, .tar.gz or .tgz"
+            )
         elif path.exists():
             why = f"{text} is not a folder, .zip, .tar.gz or .tgz"
             if one:

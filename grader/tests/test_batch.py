@@ -653,12 +653,25 @@ def test_one_students_messy_upload_does_not_stop_the_class(fake_root, subs, gpu_
     submission(messy / "v2", sol)
     notes = tmp_path / "README.txt"
     notes.write_text("grade these\n")
+    # archives of a format the grader does not extract (a second instructor's trial, session
+    # 44: left out with a line, the students had no row): each its student's rejected row
+    others = [tmp_path / "erin.tar.bz2", tmp_path / "fay.7z", tmp_path / "gus.tar"]
+    for other in others:
+        other.write_bytes(b"not extracted")
     out = tmp_path / "out"
-    code, err = run_batch(fake_root, [subs["solution"], str(messy), str(notes)], out)
+    code, err = run_batch(
+        fake_root, [subs["solution"], str(messy), str(notes), *map(str, others)], out
+    )
     assert code == 0, err
     assert f"batch: {notes} is not a folder, .zip, .tar.gz or .tgz: left out of the class" in err
     book = gradebook(out)
-    assert sorted(book) == ["dave", "solution"], book
+    assert sorted(book) == ["dave", "erin", "fay", "gus", "solution"], book
+    for sid, suffix in (("erin", ".tar.bz2"), ("fay", ".7z"), ("gus", ".tar")):
+        assert book[sid]["status"] == (
+            f"rejected: a {suffix} archive, which the grader does not extract: hand in a "
+            "folder, .zip, .tar.gz or .tgz"
+        ), book[sid]
+        assert float(book[sid]["total"]) == 0
     assert book["dave"]["status"] == (
         "rejected: the submission holds no kernels.cu of its own but 2 folders that each do "
         "(v1, v2): which to grade is not known; hand in one copy of your files"
@@ -666,7 +679,8 @@ def test_one_students_messy_upload_does_not_stop_the_class(fake_root, subs, gpu_
     assert float(book["dave"]["total"]) == 0
     assert book["solution"]["status"] == "graded"
     for alone, says in ((messy, "it looks like the class's folder"),
-                        (notes, "is not a folder, .zip, .tar.gz or .tgz")):
+                        (notes, "is not a folder, .zip, .tar.gz or .tgz"),
+                        (others[1], "is not a folder, .zip, .tar.gz or .tgz")):
         code, err = run_batch(fake_root, [str(alone)], tmp_path / "alone")
         assert code == 2 and says in err, err
 
