@@ -277,10 +277,13 @@ def _under(path: Path, folders: tuple[str, ...]) -> bool:
     return any(p.is_relative_to(f) for p in seen for f in folders)
 
 
+SBATCH_NOT_FOUND = "sbatch not found: run this on a Slurm login node (or use --dry-run)"
+
+
 def _sbatch(args: list[str]) -> str:
     sbatch = shutil.which("sbatch")
     if sbatch is None:
-        raise GraderError("sbatch not found: run this on a Slurm login node (or use --dry-run)")
+        raise GraderError(SBATCH_NOT_FOUND)
     out = subprocess.run([sbatch, "--parsable", *args], capture_output=True, text=True)
     if out.returncode != 0:
         why = out.stderr.strip()
@@ -344,6 +347,8 @@ def submit(
         print(f"slurm: every one of the {len(subs)} students has a final grade in {out} for "
               "what they hand in now; nothing to submit (--force grades them again)", file=err)
         return 0
+    if not dry_run and shutil.which("sbatch") is None:  # before any script is rewritten
+        raise GraderError(SBATCH_NOT_FOUND)
     records = read_jobs(out / SCRIPTS)  # before anything is written or submitted
     history = [] if dry_run else records
     live = live_jobs(records)

@@ -10,6 +10,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -506,6 +507,22 @@ def test_an_out_among_the_submissions_is_refused_before_any_script(fake_root, ca
                              "--dry-run")
     assert code == 2 and "lies in the course's own build/" in err, err
     assert not (Path(subs[0]) / "slurm").exists() and not (fake_root / "build" / "g").exists()
+
+
+def test_without_sbatch_nothing_is_written(fake_root, capsys, tmp_path, monkeypatch):
+    """Off a Slurm login node (no sbatch on PATH) the command says so before it writes or
+    rewrites anything (an instructor's trial, session 44: "6 of 6 students to grade ...
+    scripts in ..." came first, the scripts rewritten, then "sbatch not found")."""
+    subs = _class(fake_root, tmp_path)
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    (empty / "python3").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", str(empty))
+    out = tmp_path / "grades"
+    code, _, err = grade_cli(capsys, "slurm", fake_root / "labs" / "9.1-fake", *subs,
+                             "--out", out)
+    assert code == 2 and "sbatch not found: run this on a Slurm login node" in err, err
+    assert "to grade" not in err and not (out / "slurm").exists()
 
 
 def test_node_local_reads_paths_as_written_and_as_their_links_lead(tmp_path, monkeypatch):
