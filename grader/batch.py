@@ -549,6 +549,13 @@ def _closing_line(
             " — partial grades are not final (their cells are empty; "
             + "; ".join(todo or ["grade them again"]) + ")"
         )
+    if len(statuses) > 1 and all(s == "build failed" for s in statuses):
+        # the whole class failed one way: more likely the wrong LABDIR than the class (an
+        # instructor's trial graded a 3.3 class against lab 3.4: every row final, exit 0)
+        text += (
+            " — every build failed: is LABDIR the lab they handed in? (each report's build "
+            "step shows the compiler's first error)"
+        )
     if listed is not None and roster is not None and listed < roster:
         return (
             f"{text}; gradebook so far, {listed} of the class's {roster} (the others are "

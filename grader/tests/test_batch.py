@@ -1125,3 +1125,14 @@ def test_batch_help_lists_every_knob(capsys):
             assert " ".join(knob.what.split()) in text, (knob, text)
     assert [k.env for k in batching.KNOBS] == list(batching.KNOB_ENVS)
     assert "0.1 to 600" in batching.knobs_help()  # the ranges the readers refuse outside
+
+
+def test_a_class_whose_every_build_failed_is_asked_about_its_lab(tmp_path):
+    """An instructor's trial (session 44) graded a lab 3.3 class against lab 3.4: every row
+    "build failed", final, exit 0, and nothing said the lab was the likelier mistake. The
+    closing line asks when every build of two or more failed, and only then."""
+    book = tmp_path / "gradebook.csv"
+    ask = "every build failed: is LABDIR the lab they handed in?"
+    assert ask in batching._closing_line(["build failed"] * 3, book)
+    assert ask not in batching._closing_line(["build failed", "graded"], book)
+    assert ask not in batching._closing_line(["build failed"], book)
