@@ -340,6 +340,11 @@ def submit(
     )
     batch.check_out(out, subs)
     batch.check_out_course(out, root)
+    if any(s.id == SCRIPTS for s in subs):  # an instructor's trial: the dry run took it
+        raise GraderError(
+            f"a submission has the id '{SCRIPTS}', whose grades folder would be "
+            f"{out / SCRIPTS}, where the Slurm scripts are: rename that submission"
+        )
     batch.check_regrade(o.regrade, subs)
     todo = [s for s in subs
             if o.force or s.id in o.regrade or _regraded(out / s.id, s, lab.required_files)]

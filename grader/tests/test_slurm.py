@@ -507,6 +507,9 @@ def test_an_out_among_the_submissions_is_refused_before_any_script(fake_root, ca
                              "--dry-run")
     assert code == 2 and "lies in the course's own build/" in err, err
     assert not (Path(subs[0]) / "slurm").exists() and not (fake_root / "build" / "g").exists()
+    named = _class(fake_root, tmp_path / "b", ids=("slurm", "bob"))  # the scripts' folder
+    code, _, err = grade_cli(capsys, "slurm", lab, *named, "--out", tmp_path / "g2", "--dry-run")
+    assert code == 2 and "a submission has the id 'slurm'" in err, err
 
 
 def test_without_sbatch_nothing_is_written(fake_root, capsys, tmp_path, monkeypatch):
