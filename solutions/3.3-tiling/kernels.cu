@@ -118,8 +118,9 @@ __global__ void matmul_tiled_kernel(const float *A, const float *B, float *C, in
 
 void matmul_tiled(const float *d_A, const float *d_B, float *d_C, int M, int N, int K) {
     /* TODO(3.3a): launch matmul_tiled_kernel with MATMUL_TILE x MATMUL_TILE threads per block
-     *   and enough blocks to cover all of C, including partial tiles: CEIL_DIV(N, T) along x
-     *   (columns) and CEIL_DIV(M, T) along y (rows). Do not synchronise: the harness checks. */
+     *   (or your own mapping's block) and enough blocks to cover all of C, including partial
+     *   tiles: CEIL_DIV(N, T) along x (columns) and CEIL_DIV(M, T) along y (rows). Do not
+     *   synchronise: the harness checks. */
     // BEGIN SOLUTION
     const dim3 block(MATMUL_TILE, MATMUL_TILE);
     const dim3 grid(CEIL_DIV(N, MATMUL_TILE), CEIL_DIV(M, MATMUL_TILE));
