@@ -86,11 +86,12 @@ def other_archive(path: Path) -> str | None:
     return next((s for s in OTHER_ARCHIVE_SUFFIXES if name.endswith(s)), None)
 
 
-def strip_suffix(name: str) -> str:
-    """The student's id of a submission file or folder name: ``alice.tar.gz`` → ``alice``
-    (``alice.7z`` → ``alice`` too: ``OTHER_ARCHIVE_SUFFIXES``)."""
+def strip_suffix(name: str, other: bool = False) -> str:
+    """The student's id of a submission file or folder name: ``alice.tar.gz`` → ``alice``;
+    with ``other`` (an archive never extracted) ``alice.7z`` → ``alice`` too. A folder's or
+    an extracted archive's id is as it always was (a folder named ``x.tar`` keeps it)."""
     lower = name.lower()
-    for suffix in ARCHIVE_SUFFIXES + OTHER_ARCHIVE_SUFFIXES:
+    for suffix in ARCHIVE_SUFFIXES + (OTHER_ARCHIVE_SUFFIXES if other else ()):
         if lower.endswith(suffix):
             return name[: -len(suffix)]
     return name

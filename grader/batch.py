@@ -415,7 +415,17 @@ def collect(
             )
         else:
             raise GraderError(f"submission {text} does not exist")
-        sid = archives.strip_suffix(path.resolve().name if kind == "dir" else path.name)
+        sid = archives.strip_suffix(
+            path.resolve().name if kind == "dir" else path.name, other=kind == "other"
+        )
+        if kind == "other" and (
+            not sid or sid.startswith(".") or sid == GRADEBOOK or sid in subs
+            or any(archives.strip_suffix(Path(p).name) == sid for p in paths if p != text)
+        ):  # a stray beside the student's real hand-in, or no student's name: not a row
+            print(f"batch: {text} is an archive of a format the grader does not extract, "
+                  "beside a submission of the same id or with no student's name: left out "
+                  "of the class", file=err or sys.stderr)
+            continue
         if not sid or sid.startswith(".") or sid == GRADEBOOK:
             raise GraderError(f"submission {text}: '{sid}' cannot be a student id")
         if sid in subs:
@@ -549,7 +559,9 @@ def _closing_line(
             " — partial grades are not final (their cells are empty; "
             + "; ".join(todo or ["grade them again"]) + ")"
         )
-    if len(statuses) > 1 and all(s == "build failed" for s in statuses):
+    if statuses.count("build failed") > 1 and not any(
+        s == "graded" or not row_is_final(s) for s in statuses
+    ):  # none built and ran (rejected, incomplete or error rows beside them: a review)
         # the whole class failed one way: more likely the wrong LABDIR than the class (an
         # instructor's trial graded a 3.3 class against lab 3.4: every row final, exit 0)
         text += (
@@ -1614,7 +1626,7 @@ def check_regrade(regrade, subs: list[Submission]) -> None:
     raise GraderError(
         f"--regrade {', '.join(repr(u) for u in unknown)}: no submission named on this "
         f"command has {'that id' if len(unknown) == 1 else 'these ids'} (an id is the "
-        "submission's name without .zip, .tar.gz or .tgz"
+        "submission's name without its archive extension, .zip, .tar.gz, ..."
         + (f"; the nearest: {', '.join(repr(m) for m in near)}" if near else "")
         + "); name the whole class, e.g. ~/class/subs/*, and --regrade ID for each student "
         "to grade again"

@@ -59,6 +59,10 @@ from grader.errors import GraderError
 from grader.files import write_atomic
 
 PREFIX = "cuda-memory-labs"
+NO_FILES = (
+    "no files to release (a git checkout with no commit yet, or one that commits nothing "
+    "under this folder?)"
+)
 DEFAULT_OUT = Path("build") / "dist" / "cuda-memory-labs-student.tar.gz"
 EXCLUDED = (
     "solutions/",
@@ -92,23 +96,20 @@ def is_hidden_cases(name: str) -> bool:
     return len(parts) == 3 and parts[0] == "labs" and parts[2] == manifest.HIDDEN_FILE
 
 
-def _git(root: Path, *args: str) -> str | None:
-    """The output of ``git -C root ARGS...``, or None when ``root`` is not the top of a git
-    checkout or the command fails (a checkout with no commit yet: ``ls-tree HEAD``)."""
+def _run_git(root: Path, *args: str) -> subprocess.CompletedProcess | None:
+    """``git -C root ARGS...`` run (its output as text), or None where git is not installed."""
     try:
-        top = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            text=True,
-        )
-        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
-            return None
-        done = subprocess.run(
-            ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
-        )
-    except (OSError, subprocess.CalledProcessError):
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+    except OSError:
         return None
-    return done.stdout
+
+
+def _git(root: Path, *args: str) -> str | None:
+    """The output of ``git -C root ARGS...``, or None where it fails (``ls-tree HEAD`` in a
+    checkout with no commit yet). Paths are relative to ``root``, also where ``root`` is a
+    folder of a larger checkout (the course in a department's repository)."""
+    done = _run_git(root, *args)
+    return done.stdout if done is not None and done.returncode == 0 else None
 
 
 def _git_names(root: Path, *args: str) -> list[str] | None:
@@ -118,17 +119,30 @@ def _git_names(root: Path, *args: str) -> list[str] | None:
 
 
 def is_checkout(root: Path) -> bool:
-    """Whether ``root`` is the top of a git checkout (then the release is its last commit)."""
-    return _git(root, "rev-parse", "--git-dir") is not None
+    """Whether ``root`` lies in a git work tree (its top, or a folder of a larger one): the
+    release is then the last commit's files under ``root``. GraderError where ``root`` holds
+    a ``.git`` that git cannot read (another user's checkout, "dubious ownership"; no git
+    installed): the working tree would otherwise ship unannounced (a review, session 44)."""
+    done = _run_git(root, "rev-parse", "--is-inside-work-tree")
+    if done is not None and done.returncode == 0 and done.stdout.strip() == "true":
+        return True
+    if (root / ".git").exists():
+        said = (done.stderr.strip().splitlines() or ["?"])[-1] if done else "git not installed"
+        raise GraderError(
+            f"{root} is a git checkout that git cannot read ({said}): the release is its last "
+            "commit, so git must read it (another user's checkout: git config --global "
+            f"--add safe.directory {root}); then run this again"
+        )
+    return False
 
 
 def committed(root: Path) -> dict[str, tuple[int, str]] | None:
-    """{path: (mode 0o644 or 0o755, blob id)} of the regular files of the last commit (links
-    and submodules are not files to ship); {} in a checkout with no commit yet; None outside
-    a git checkout."""
+    """{path under ``root``: (mode 0o644 or 0o755, blob id)} of the regular files of the
+    last commit (links and submodules are not files to ship); {} in a checkout with no
+    commit yet, or one that commits nothing under ``root``; None outside a git checkout."""
     if not is_checkout(root):
         return None
-    out = _git(root, "ls-tree", "-r", "-z", "--full-tree", "HEAD")
+    out = _git(root, "ls-tree", "-r", "-z", "HEAD")  # relative to root, under it only
     found = {}
     for entry in (out or "").split("\0"):
         head, _, name = entry.partition("\t")
@@ -149,7 +163,7 @@ def uncommitted(root: Path) -> list[str]:
     working tree or index differs from the last commit: changed, added to the index, or
     deleted. The release holds their committed contents (``read``); empty outside a git
     checkout."""
-    names = _git_names(root, "diff", "--name-only", "--no-renames", "HEAD") or []
+    names = _git_names(root, "diff", "--name-only", "--no-renames", "--relative", "HEAD") or []
     return sorted(n for n in names if not excluded(n))
 
 
@@ -212,7 +226,7 @@ def build(root: Path, out: Path, *, drift) -> list[str]:
     never ships (an instructor's trial, session 44: only ``make test`` compared them)."""
     names = files(root)
     if not names:
-        raise GraderError(f"{root}: no files to release (a git checkout with no commit yet?)")
+        raise GraderError(f"{root}: {NO_FILES}")
     contents = read(root, names)
     wrong = drift(root, contents)
     if wrong:

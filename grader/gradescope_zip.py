@@ -161,16 +161,13 @@ def find_submission(labdir: str | Path, submission: str | Path) -> Path:
 
 
 def _pristine(root: Path, lab_dir: Path) -> dict[str, bytes]:
-    """{repository path: bytes} of the lab's student files generated from solutions/;
-    empty in a copy without solutions/ (its labs/ files are then the pristine ones)."""
-    if not (root / "solutions" / lab_dir.name).is_dir():
-        return {}
-    out = {}
-    for r in skeleton.generate(root, [lab_dir.name]):
-        if r.error is not None:
-            raise GraderError(f"cannot generate the pristine student file: {r.error}")
-        out[r.skeleton.relative_to(root).as_posix()] = r.expected.encode("utf-8")
-    return out
+    """{repository path: bytes} of the lab's student files generated from its solutions as
+    committed (``skeleton.committed_skeletons``); empty for a lab without solutions (its
+    labs/ files are then the pristine ones)."""
+    return {
+        name: text.encode("utf-8")
+        for name, text in skeleton.committed_skeletons(root, [lab_dir.name]).items()
+    }
 
 
 def contents(root: Path, lab: str) -> tuple[str, dict[str, tuple[bytes, int]]]:
@@ -182,6 +179,8 @@ def contents(root: Path, lab: str) -> tuple[str, dict[str, tuple[bytes, int]]]:
     pristine = _pristine(root, lab_dir)
     entries = {}
     names = dist.files(root)
+    if not names:
+        raise GraderError(f"{root}: {dist.NO_FILES}")
     for name in names:
         if name in SCRIPTS:
             raise GraderError(f"the course has a file {name}, which the zip reserves")

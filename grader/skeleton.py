@@ -188,36 +188,54 @@ def generate(root: Path, labs: list[str] | None = None) -> list[FileResult]:
     return results
 
 
+def committed_skeletons(root: Path, labs: list[str] | None = None) -> dict[str, str]:
+    """{``labs/<lab>/<file>``: the skeleton its source generates} for each student file of
+    the chosen labs (all by default) whose ``solutions/<lab>/`` the last commit holds (the
+    working tree's outside a git checkout): the source as committed, since a release is the
+    last commit (``grader.dist``) and a solution under change is not what it must match. A
+    lab without solutions has none (its ``labs/`` files are then the pristine ones: a
+    student's copy). Raises GraderError where a lab's solution file is missing beside the
+    others, or holds a marker error."""
+    tree = dist.committed(root)
+    sources: dict[str, tuple[str, bool]] = {}  # skeleton: (its source, a report template)
+    for lab_dir in course.select_labs(root, labs):
+        folder = f"solutions/{lab_dir.name}/"
+        if not (any(n.startswith(folder) for n in tree) if tree is not None
+                else (root / folder).is_dir()):
+            continue
+        lab = manifest.load(lab_dir, student_files_exist=False)
+        for name in lab.student_files:
+            report = lab.report is not None and name == lab.report.file
+            source = f"labs/{lab_dir.name}/{lab.report.template}" if report else folder + name
+            if not (source in tree if tree is not None else (root / source).is_file()):
+                where = "the last commit" if tree is not None else "the course tree"
+                raise GraderError(
+                    f"cannot generate labs/{lab_dir.name}/{name}: {source} is missing from {where}"
+                )
+            sources[f"labs/{lab_dir.name}/{name}"] = (source, report)
+    names = sorted({source for source, _ in sources.values()})
+    if tree is not None:
+        texts = {n: data.decode("utf-8") for n, (data, _) in dist.read(root, names).items()}
+    else:
+        texts = {n: _read(root / n) for n in names}
+    out = {}
+    for skel, (source, report) in sources.items():
+        try:
+            out[skel] = texts[source] if report else strip(texts[source], source)
+        except MarkerError as e:
+            raise GraderError(f"cannot generate {skel}: {e}")
+    return out
+
+
 def release_drift(root: Path, contents: dict[str, tuple[bytes, int]]) -> list[str]:
     """The student files among a release's ``contents`` ({repository path: (bytes, mode)},
-    ``grader.dist.read``: the last commit's in a git checkout) that are not the skeleton
-    generation yields from ``solutions/`` as committed (a solution changed since, not yet
-    committed, is not what the release's skeleton must match); none in a copy without
-    ``solutions/``. Raises GraderError where a skeleton cannot be generated (a marker error
-    in a solution, a solution not committed)."""
-    if not (root / "solutions").is_dir():
-        return []
-    tree = dist.committed(root)
-    wrong = []
-    for r in generate(root):
-        name = r.skeleton.relative_to(root).as_posix()
-        if name not in contents:
-            continue
-        expected = r.expected
-        if tree is not None:  # the source as committed, as the release's files are
-            source = r.solution.relative_to(root).as_posix()
-            if source not in tree:
-                raise GraderError(f"cannot check {name}: {source} is not committed")
-            text = dist.read(root, [source])[source][0].decode("utf-8")
-            try:
-                expected = text if r.template else strip(text, source)
-            except MarkerError as e:
-                raise GraderError(f"cannot check {name} against its solution: {e}")
-        elif r.error is not None:
-            raise GraderError(f"cannot check {name} against its solution: {r.error}")
-        if contents[name][0] != expected.encode("utf-8"):
-            wrong.append(name)
-    return wrong
+    ``grader.dist.read``) that are not the skeletons their committed sources generate
+    (``committed_skeletons``): a solution committed over a skeleton would otherwise ship."""
+    return sorted(
+        name
+        for name, text in committed_skeletons(root).items()
+        if name in contents and contents[name][0] != text.encode("utf-8")
+    )
 
 
 def check(root: Path, labs: list[str] | None, out) -> int:

@@ -656,13 +656,16 @@ def test_one_students_messy_upload_does_not_stop_the_class(fake_root, subs, gpu_
     # archives of a format the grader does not extract (a second instructor's trial, session
     # 44: left out with a line, the students had no row): each its student's rejected row
     others = [tmp_path / "erin.tar.bz2", tmp_path / "fay.7z", tmp_path / "gus.tar"]
-    for other in others:
+    # beside a student's real hand-in (a review: the same id stopped the whole class)
+    stray = tmp_path / "solution.rar"
+    for other in [*others, stray]:
         other.write_bytes(b"not extracted")
     out = tmp_path / "out"
     code, err = run_batch(
-        fake_root, [subs["solution"], str(messy), str(notes), *map(str, others)], out
+        fake_root, [subs["solution"], str(messy), str(notes), *map(str, others), str(stray)], out
     )
     assert code == 0, err
+    assert f"batch: {stray} is an archive of a format the grader does not extract, beside " in err
     assert f"batch: {notes} is not a folder, .zip, .tar.gz or .tgz: left out of the class" in err
     book = gradebook(out)
     assert sorted(book) == ["dave", "erin", "fay", "gus", "solution"], book
@@ -1136,3 +1139,6 @@ def test_a_class_whose_every_build_failed_is_asked_about_its_lab(tmp_path):
     assert ask in batching._closing_line(["build failed"] * 3, book)
     assert ask not in batching._closing_line(["build failed", "graded"], book)
     assert ask not in batching._closing_line(["build failed"], book)
+    # rows that never built beside them (a review: one rejected row hid the question)
+    assert ask in batching._closing_line(["build failed", "build failed", "rejected: x"], book)
+    assert ask not in batching._closing_line(["build failed"] * 2 + ["partial (no GPU)"], book)

@@ -13,7 +13,7 @@ import tarfile
 
 import pytest
 
-from grader import dist, skeleton
+from grader import dist, gradescope_zip, skeleton
 from grader.errors import GraderError
 from helpers import FAKELAB, INSTRUCTORS_ONLY, REPO, grade_cli, instructors_only_reason
 
@@ -247,6 +247,46 @@ def test_a_solution_committed_over_a_skeleton_is_refused(tmp_path):
         build(tmp_path / "bad.tar.gz")
     assert "not the skeletons solutions/ generates: labs/9.1-fake/kernels.cu" in str(e.value)
     assert "make skeletons" in str(e.value) and not (tmp_path / "bad.tar.gz").exists()
+
+
+def test_a_course_in_a_folder_of_a_larger_checkout_ships_its_commit(tmp_path, capsys):
+    """A course kept in a folder of a department's repository is that checkout's last
+    commit under the folder, paths relative to it (a review: it shipped the working tree,
+    an untracked copy of a solution included). A .git that git cannot read is the course's
+    error, not a release of the tree; so is a Gradescope zip with nothing committed."""
+    top = tmp_path / "dept"
+    root = top / "gpu-course"
+    (root / "labs").mkdir(parents=True)
+    (root / "labs" / "a.md").write_text("committed\n")
+    (top / "other.md").write_text("another course\n")
+    git = ["git", "-C", str(top), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    (root / "labs" / "a.md").write_text("changed\n")
+    (root / "subs").mkdir()
+    (root / "subs" / "alice.cu").write_text("// the reference, handed in\n")
+    assert dist.files(root) == ["labs/a.md"]
+    assert dist.read(root, ["labs/a.md"])["labs/a.md"][0] == b"committed\n"
+    assert dist.untracked(root) == ["subs/alice.cu"] and dist.uncommitted(root) == ["labs/a.md"]
+    assert dist.dist_student(
+        root, str(tmp_path / "r.tar.gz"), sys.stdout, drift=skeleton.release_drift
+    ) == 0
+    out = capsys.readouterr().out
+    assert "left out the changes not committed to 1 file(s): labs/a.md" in out, out
+    with tarfile.open(tmp_path / "r.tar.gz") as tar:
+        assert tar.getnames() == [f"{dist.PREFIX}/labs/a.md"]
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / ".git").write_text("gitdir: /nonexistent/course.git\n")
+    (broken / "a.md").write_text("x\n")
+    with pytest.raises(GraderError, match="is a git checkout that git cannot read"):
+        dist.files(broken)
+    empty = tmp_path / "empty"
+    shutil.copytree(FAKELAB / "labs", empty / "labs")
+    subprocess.run(["git", "-C", str(empty), "init", "-q"], check=True)
+    with pytest.raises(GraderError, match="no files to release"):
+        gradescope_zip.contents(empty, "9.1")
 
 
 # A kernel a solution defines: ``__global__ void [__launch_bounds__(...)] name(``.
