@@ -729,7 +729,9 @@ def without_out(paths: list[str], out: Path, err, files: tuple[str, ...] = ()) -
     (an instructor's trial gave ``--out class/subs/alice``: alice had no row, and the grades
     were written into her hand-in)."""
     kept = [p for p in paths if os.path.realpath(p) != os.path.realpath(out)]
-    held = [f for f in files if (out / f).is_file()] if len(kept) < len(paths) else []
+    # the student's files at its top or in one wrapping folder, as grading finds them
+    where = archives.find_student_files(out, files) if len(kept) < len(paths) and files else out
+    held = [f for f in files if (where / f).is_file()] if len(kept) < len(paths) else []
     if held:
         raise GraderError(
             f"--out {out} is a submission of the class (it holds {', '.join(held)}): give "

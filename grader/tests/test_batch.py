@@ -703,6 +703,8 @@ def test_an_out_that_overlaps_the_class_or_is_a_file_is_refused(fake_root, subs,
     (export / "alice_123" / "kernels.cu").write_text((sol / "kernels.cu").read_text())
     (tmp_path / "links").mkdir()
     (tmp_path / "links" / "alice_123").symlink_to(export / "alice_123")
+    hana = tmp_path / "hana"
+    submission(hana / "Hana Export", (sol / "kernels.cu").read_text())
     cases = [
         ([subs["solution"]], afile, f"--out {afile} is a file: name a folder"),
         ([subs["solution"]], sol.parent, f"--out {sol.parent} is the class folder holding"),
@@ -714,6 +716,8 @@ def test_an_out_that_overlaps_the_class_or_is_a_file_is_refused(fake_root, subs,
         # which the grades' privacy would close to other users; --out in build/ (make clean)
         ([subs["skeleton"], subs["solution"]], sol,
          f"--out {sol} is a submission of the class (it holds kernels.cu)"),
+        ([subs["skeleton"], str(hana)], hana,  # her files in a wrapping folder (a review)
+         f"--out {hana} is a submission of the class (it holds kernels.cu)"),
         ([subs["solution"]], fake_root, "is the course tree or holds it"),
         ([subs["solution"]], fake_root / "build" / "grades", "lies in the course's own build/"),
         ([subs["solution"]], fake_root / LAB / "grades", "lies in the course's own labs/"),
