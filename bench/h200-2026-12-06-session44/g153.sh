@@ -23,7 +23,7 @@ tail -5 "$L/batch.log" | cut -c1-300 | tee -a "$L/summary.txt"
 cp $C/grades/gradebook.csv "$L/" && tee -a "$L/summary.txt" <"$L/gradebook.csv"
 s 30 outbuild python3 -m grader batch labs/3.3-tiling $C/sol --out build/g
 s 30 outsub python3 -m grader batch labs/3.3-tiling $C/sol $C/skel --out $C/skel
-tail -1 "$L/outbuild.log" "$L/outsub.log" | cut -c1-200 | tee -a "$L/summary.txt"
+for f in outbuild outsub; do tail -n 1 "$L/$f.log" | cut -c1-200 | tee -a "$L/summary.txt"; done
 s 60 dist python3 -m grader dist-student --out /tmp/g153-release.tgz
 tail -2 "$L/dist.log" | cut -c1-200 | tee -a "$L/summary.txt"
 s 200 tests python3 -m pytest -ra -n 8 -p no:cacheprovider grader/tests/test_batch.py \
