@@ -142,14 +142,32 @@ def committed(root: Path) -> dict[str, tuple[int, str]] | None:
     commit yet, or one that commits nothing under ``root``; None outside a git checkout."""
     if not is_checkout(root):
         return None
+    return {
+        name: (0o755 if mode == "100755" else 0o644, blob)
+        for name, mode, blob in _tree(root)
+        if mode in ("100644", "100755")
+    }
+
+
+def _tree(root: Path) -> list[tuple[str, str, str]]:
+    """(path under ``root``, git mode, object id) of every blob of the last commit."""
     out = _git(root, "ls-tree", "-r", "-z", "HEAD")  # relative to root, under it only
-    found = {}
+    entries = []
     for entry in (out or "").split("\0"):
         head, _, name = entry.partition("\t")
         fields = head.split()
-        if name and len(fields) == 3 and fields[1] == "blob" and fields[0] in ("100644", "100755"):
-            found[name] = (0o755 if fields[0] == "100755" else 0o644, fields[2])
-    return found
+        if name and len(fields) == 3 and fields[1] == "blob":
+            entries.append((name, fields[0], fields[2]))
+    return entries
+
+
+def committed_links(root: Path) -> list[str]:
+    """The symbolic links of the last commit that the release would hold were they files
+    (``excluded`` ones aside): left out, since a release holds files only (a review, session
+    44: before, each shipped as its target's bytes); empty outside a git checkout."""
+    if not is_checkout(root):
+        return []
+    return sorted(n for n, mode, _ in _tree(root) if mode == "120000" and not excluded(n))
 
 
 def untracked(root: Path) -> list[str]:
@@ -264,6 +282,12 @@ def untracked_notice(root: Path) -> str | None:
         lines.append(
             f"left out {len(names)} file(s) git does not track: {_shown(names)} "
             "(commit a file to release it; keep graded classes outside the course tree)"
+        )
+    links = committed_links(root)
+    if links:
+        lines.append(
+            f"left out {len(links)} symbolic link(s) of the last commit: {_shown(links)} (a "
+            "release holds files only: commit the file itself to release it)"
         )
     changed = uncommitted(root)
     if changed:

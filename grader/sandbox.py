@@ -62,7 +62,8 @@ not, ``auto`` says why and runs without a sandbox.
 
 Without a sandbox the grader says so in the report
 ("sandbox: not available (bubblewrap not installed): running with resource limits only;
-the submission's code can read whatever the grader can (an instructor's hidden.toml too)";
+the submission's code can read whatever the grader can (an instructor's hidden.toml too,
+where the course has one)";
 "off (...)" when it was not asked for) and relies on ``grader.run``'s limits: a wall-clock
 limit that kills the process group, CPU time, file size, no core dumps, the output cap,
 and the cap on what a run leaves in its working folder (not in ``/tmp``, which only
@@ -174,7 +175,8 @@ class Sandbox:
         state = "off" if self.off else "not available"
         return (
             f"{state} ({self.reason}): running with resource limits only; the submission's "
-            "code can read whatever the grader can (an instructor's hidden.toml too)"
+            "code can read whatever the grader can (an instructor's hidden.toml too, where the "
+            "course has one)"
         )
 
     def wrap(self, argv: list[str], workdir: str | os.PathLike | None, readable=()) -> list[str]:

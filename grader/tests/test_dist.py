@@ -195,6 +195,7 @@ def test_the_release_is_the_last_commit_and_names_the_changes_left_out(tmp_path,
     (root / "labs" / "9.1" / "kernels.cu").write_text("// TODO(9.1a)\n")
     (root / "run.sh").write_text("#!/bin/sh\n")
     (root / "run.sh").chmod(0o755)
+    (root / "latest.sh").symlink_to("run.sh")  # a link: named, not shipped (files only)
     (root / "notes.md").write_text("notes\n")
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q"], check=True)
@@ -213,6 +214,7 @@ def test_the_release_is_the_last_commit_and_names_the_changes_left_out(tmp_path,
     out = capsys.readouterr().out
     assert ("left out the changes not committed to 3 file(s): labs/9.1/kernels.cu, new.md, "
             "notes.md") in out, out
+    assert "left out 1 symbolic link(s) of the last commit: latest.sh" in out, out
     with tarfile.open(tmp_path / "r.tar.gz") as tar:
         members = {m.name[len(dist.PREFIX) + 1 :]: m for m in tar.getmembers()}
         assert sorted(members) == ["labs/9.1/kernels.cu", "notes.md", "run.sh"]

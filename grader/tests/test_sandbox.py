@@ -68,7 +68,8 @@ def test_none_is_a_readable_notice_and_leaves_argv_alone(monkeypatch):
     assert box.kind == "none"
     assert box.notice == (
         "off (GRADER_SANDBOX=none): running with resource limits only; the submission's code "
-        "can read whatever the grader can (an instructor's hidden.toml too)"
+        "can read whatever the grader can (an instructor's hidden.toml too, where the course "
+        "has one)"
     )
     assert box.wrap(["lab", "--list"], "/tmp") == ["lab", "--list"]
 
@@ -81,7 +82,7 @@ def test_auto_without_bubblewrap_runs_with_limits_only(monkeypatch):
     # no setpriv either (which finds nothing), so no user sandbox, and the report says why
     assert box.notice.startswith(
         "not available (bubblewrap not installed; no user sandbox: "
-    ) and box.notice.endswith("(an instructor's hidden.toml too)")
+    ) and box.notice.endswith("(an instructor's hidden.toml too, where the course has one)")
 
 
 def test_required_bubblewrap_that_is_missing_is_an_error(monkeypatch):
@@ -387,7 +388,7 @@ def test_the_default_is_none_for_one_grade_and_auto_for_a_batch(monkeypatch):
     assert sandbox.choose().notice == (
         "off (the default when you grade your own work; GRADER_SANDBOX=auto turns it on): "
         "running with resource limits only; the submission's code can read whatever the "
-        "grader can (an instructor's hidden.toml too)"
+        "grader can (an instructor's hidden.toml too, where the course has one)"
     )
     assert grade.Options().sandbox_default == "none"
     monkeypatch.setattr(sandbox.shutil, "which", lambda name, **kw: None)
