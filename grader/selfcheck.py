@@ -193,6 +193,15 @@ def selfcheck(
     lab_dirs = course.select_labs(root, labs)
     if not lab_dirs:
         raise GraderError(f"no lab with a lab.toml under {manifest.display_path(root / 'labs')}")
+    if not (root / "solutions").is_dir():
+        # a student's copy: no reference to grade, and labs/ holds the student's own work, not
+        # the skeleton (a student's trial: five "does not exist" errors, then its finished lab
+        # reported as a skeleton that "passes the static checks")
+        raise GraderError(
+            "selfcheck grades the course's reference solutions and skeletons: solutions/ is "
+            "not in this copy (the student release). It is the instructors' check of a GPU; "
+            "grade your own work with make grade LAB=<id>"
+        )
     rows: list[Row] = []
     for lab_dir in lab_dirs:
         sol_dir = root / "solutions" / lab_dir.name

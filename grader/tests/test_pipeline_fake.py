@@ -1140,3 +1140,16 @@ def test_a_gpu_of_its_own_thresholds_scores_with_them(fake_root, fake_gpu, capsy
     )
     assert rep["exercises"][0]["parts"]["performance"]["points"] == 0, out
     assert "full points at ≥ 4, none at ≤ 3" in out and "measured on the" not in out
+
+
+def test_selfcheck_in_a_student_copy_says_it_is_the_instructors(fake_root, capsys, tmp_path):
+    """In the student release (no solutions/) selfcheck printed "does not exist" per lab and
+    then graded the student's finished labs/ as a skeleton that "passes the static checks"
+    (a student's trial, session 44): it is refused with one line naming what to run instead,
+    before anything is built or graded."""
+    root = tmp_path / "course"
+    shutil.copytree(fake_root, root)
+    shutil.rmtree(root / "solutions")
+    code, out, err = grade_cli(capsys, "selfcheck", "--root", root)
+    assert code == 2 and "solutions/ is not in this copy (the student release)" in err, err
+    assert "make grade LAB=<id>" in err and "Traceback" not in err and out == ""
