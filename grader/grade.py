@@ -487,22 +487,16 @@ class Grading:
         # Those the listing names and those their launchers reach (3.1's chase_shared_kernel,
         # which latency_ladder's chase_shared launches), unless a graded exercise runs them.
         graded = {ex.name for ex in self.lab.exercises}
-        if len(graded) < len(listing.get("exercises", [])):
-            launchers = {
-                side: [
-                    n
-                    for e in listing["exercises"]
-                    if isinstance(e, dict) and (e.get("name") in graded) == side
-                    for n in e.get("launchers", [])
-                    if isinstance(n, str)
-                ]
-                for side in (True, False)
-            }
-            named = {side: {k for n, k in exercise_kernels if (n in graded) == side}
-                     for side in (True, False)}
+        left_out = [e for e in listing["exercises"] if e.get("name") not in graded]
+        if left_out:  # the listing's items, checked by listing_launchers above
+            theirs, ours = lint.reached_kernels(
+                texts,
+                manifest.listing_launchers({"exercises": left_out}),
+                [n for ex in self.lab.exercises for n in ex.launchers],
+            )
             self.other_kernels = (
-                named[False] | set(lint.reached_kernels(texts, launchers[False]))
-            ) - named[True] - set(lint.reached_kernels(texts, launchers[True]))
+                {k for n, k in exercise_kernels if n not in graded} | set(theirs)
+            ) - {ex.kernel for ex in self.lab.exercises} - set(ours)
         self.exercise_kernels = lint.exercise_kernels(self.lab, texts)
         self.kernel_lines = lint.kernel_lines(texts)
         # the build and every run of the submission from here on are in this sandbox

@@ -488,30 +488,34 @@ def exercise_kernels(lab: Lab, texts: dict[str, str]) -> dict[str, list[str]]:
     table the reading does not follow) is in none; an unbound lab has none."""
     if not lab.bound:
         return {}
-    return {
-        ex.name: reached_kernels(texts, ex.launchers)
-        for ex in lab.exercises
-        if ex.kernel is None
-    }
+    named = [ex for ex in lab.exercises if ex.kernel is None]
+    reached = reached_kernels(texts, *(ex.launchers for ex in named))
+    return {ex.name: kernels for ex, kernels in zip(named, reached)}
 
 
-def reached_kernels(texts: dict[str, str], launchers) -> list[str]:
-    """The ``__global__`` kernels of the comment-free ``texts`` whose names the bodies of
-    ``launchers`` hold, directly or through the functions and macros of the texts they name
-    (``exercise_kernels``' reading), in file order."""
+def reached_kernels(texts: dict[str, str], *groups) -> list[list[str]]:
+    """For each group of launchers, the ``__global__`` kernels of the comment-free ``texts``
+    whose names the launchers' bodies hold, directly or through the functions and macros of
+    the texts they name (``exercise_kernels``' reading), in file order. The texts are read
+    once for all the groups."""
+    if not groups:
+        return []
     joined = "\n".join(texts.values())
     functions = _functions(joined)
     kernels = [name for name, at in kernel_heads(joined) if joined[at] == "{"]
-    seen: set[str] = set()
-    todo = [name for name in launchers if name in functions]
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for body in functions[name]:
-            todo += [w for w in set(_NAME.findall(body)) if w in functions and w not in seen]
-    return list(dict.fromkeys(k for k in kernels if k in seen))
+    out = []
+    for launchers in groups:
+        seen: set[str] = set()
+        todo = [name for name in launchers if name in functions]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for body in functions[name]:
+                todo += [w for w in set(_NAME.findall(body)) if w in functions and w not in seen]
+        out.append(list(dict.fromkeys(k for k in kernels if k in seen)))
+    return out
 
 
 def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int]]:
