@@ -729,26 +729,28 @@ def without_out(paths: list[str], out: Path, err, files: tuple[str, ...] = ()) -
     (an instructor's trial gave ``--out class/subs/alice``: alice had no row, and the grades
     were written into her hand-in)."""
     kept = [p for p in paths if os.path.realpath(p) != os.path.realpath(out)]
+    if len(kept) == len(paths):
+        return kept
     # the student's files at its top or in one wrapping folder, as grading finds them
-    where = archives.find_student_files(out, files) if len(kept) < len(paths) and files else out
-    held = [f for f in files if (where / f).is_file()] if len(kept) < len(paths) else []
+    where = archives.find_student_files(out, files) if files else out
+    held = [f for f in files if (where / f).is_file()]
     if held:
         raise GraderError(
             f"--out {out} is a submission of the class (it holds {', '.join(held)}): give "
             "the grades a folder of their own (e.g. ~/class/grades beside ~/class/subs)"
         )
-    if len(kept) < len(paths):
-        print(f"batch: {out} is --out, not a submission: left out of the class", file=err)
+    print(f"batch: {out} is --out, not a submission: left out of the class", file=err)
     return kept
 
 
-def check_out(out: Path, subs: list[Submission]) -> None:
+def check_out(out: Path, subs: list[Submission], root: Path) -> None:
     """GraderError when ``--out`` and a submission overlap: ``--out`` the folder holding a
     submission (an instructor's trial named the class folder itself: each student's grades
     folder sat among the submissions, and the rerun found "two submissions have the id
     'carol'"), a student's grades folder (``--out/<id>``) that is, holds or lies in their
     own submission (reached through a link too: a review), or ``--out`` inside a student's
-    folder (its grades would change what the student handed in). ``--out`` further above
+    folder (its grades would change what the student handed in); then where ``--out`` lies
+    in the course tree at ``root`` as ``check_out_course`` refuses. ``--out`` further above
     the class (``~/class`` for ``~/class/subs/*``) is fine."""
     real_out = os.path.realpath(out)
     for sub in subs:
@@ -765,6 +767,7 @@ def check_out(out: Path, subs: list[Submission]) -> None:
                 f"--out {out} would put {sub.id}'s grades in or around their own submission "
                 f"{sub.path}: put the grades outside the class folder"
             )
+    check_out_course(out, root)
 
 
 # the course's own folders: its commands rewrite or delete what lies in them (make clean
@@ -858,8 +861,7 @@ class Batch:
                 GpuLock(*policy, stop_after_s=stop_after_s), policy, stop_after_s
             ),
         )
-        check_out(self.out, self.subs)
-        check_out_course(self.out, root)
+        check_out(self.out, self.subs, root)
         make_private(self.out)
         hidden = (root / "solutions", root / "build")  # hidden from every run already
         inside = [

@@ -338,8 +338,7 @@ def submit(
     subs = batch.collect(
         batch.without_out(paths, out, err, lab.required_files), lab.required_files, err
     )
-    batch.check_out(out, subs)
-    batch.check_out_course(out, root)
+    batch.check_out(out, subs, root)
     if any(s.id == SCRIPTS for s in subs):  # an instructor's trial: the dry run took it
         raise GraderError(
             f"a submission has the id '{SCRIPTS}', whose grades folder would be "
