@@ -162,19 +162,27 @@ def _read(path: Path) -> str:
         return f.read()
 
 
+def _source(root: Path, lab_dir: Path, lab, name: str) -> tuple[Path, bool]:
+    """(the file the skeleton of the student file ``name`` comes from, whether it is a
+    written report's template, copied as it is): ``solutions/<lab>/<name>``, stripped of its
+    SOLUTION blocks, else the lab's report template."""
+    if lab.report is not None and name == lab.report.file:
+        return lab_dir / lab.report.template, True
+    return root / "solutions" / lab_dir.name / name, False
+
+
 def generate(root: Path, labs: list[str] | None = None) -> list[FileResult]:
     """Generates the skeleton of every student file of the chosen labs (all by default)."""
     results = []
     for lab_dir in course.select_labs(root, labs):
         lab = manifest.load(lab_dir, student_files_exist=False)
         for name in lab.student_files:
-            r = FileResult(lab_dir / name, root / "solutions" / lab_dir.name / name)
+            source, template = _source(root, lab_dir, lab, name)
+            r = FileResult(lab_dir / name, source, template=template)
             if r.skeleton.is_file():
                 r.current = _read(r.skeleton)
-            if lab.report is not None and name == lab.report.file:
-                r.solution = lab_dir / lab.report.template  # the source of this skeleton
+            if template:
                 r.expected = _read(r.solution)
-                r.template = True
             elif not r.solution.is_file():
                 r.error = (
                     f"{manifest.display_path(r.solution)}: missing (no solution to generate from)"
@@ -205,8 +213,8 @@ def committed_skeletons(root: Path, labs: list[str] | None = None) -> dict[str, 
             continue
         lab = manifest.load(lab_dir, student_files_exist=False)
         for name in lab.student_files:
-            report = lab.report is not None and name == lab.report.file
-            source = f"labs/{lab_dir.name}/{lab.report.template}" if report else folder + name
+            path, report = _source(root, lab_dir, lab, name)
+            source = path.relative_to(root).as_posix()
             if not (source in tree if tree is not None else (root / source).is_file()):
                 where = "the last commit" if tree is not None else "the course tree"
                 raise GraderError(
