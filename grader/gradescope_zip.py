@@ -10,8 +10,9 @@ specification: ``docs/specs.md`` of Gradescope's ``autograder_samples``). The zi
 
 - ``setup.sh`` and ``run_autograder`` at its root (mode 0755);
 - next to them, the course tree as ``make dist-student`` selects it (``grader.dist.files``
-  and ``read``: the last commit's files, no ``solutions/``, no known-bad fixtures), with the lab's student files as pristine
-  skeletons generated from ``solutions/`` (where they exist) rather than whatever the
+  and ``read``: the last commit's files, no ``solutions/``, no known-bad fixtures), with
+  the lab's student files as pristine skeletons generated from ``solutions/`` (where they
+  exist) rather than whatever the
   checkout's ``labs/`` copy holds: the grader never reads them (a submission brings its
   own), and no solution can leak into the zip;
 - the lab's instructor-only ``hidden.toml`` when it has one, which the student release

@@ -12,13 +12,14 @@
  * launch on the default stream and return without synchronising. The harness poisons the output,
  * checks the launch, and compares with a float64 CPU reference; the grader also reads each
  * kernel's SASS by name (it must store into and load from shared memory — STS, or cp.async's
- * LDGSTS, and LDS — with a block-wide barrier, BAR or a cuda::barrier's SYNCS, and use no
- * local memory: LDL/STL), runs compute-sanitizer (memcheck, racecheck, synccheck; sgemm:
- * memcheck and racecheck) and times it against the course's baseline (baselines.cu; sgemm
- * against cuBLAS's SGEMM, which the grader times in the same run). Keep the kernel names; the tile sizes are yours. Each launcher launches
- * its own kernel and no other, and every kernel here is launched by a launcher: the static rules
- * read the kernel the launcher launches (the grader reads the launchers' host code), so a kernel
- * left over from an experiment costs the static points until you remove it.
+ * LDGSTS, and LDS — with a block-wide barrier, BAR or a cuda::barrier's SYNCS, and use no local
+ * memory: LDL/STL), runs compute-sanitizer (memcheck, racecheck, synccheck; sgemm: memcheck and
+ * racecheck) and times it against the course's baseline (baselines.cu; sgemm against cuBLAS's
+ * SGEMM, which the grader times in the same run). Keep the kernel names; the tile sizes are yours.
+ * Each launcher launches its own kernel and no other, and every kernel here is launched by a
+ * launcher: the static rules read the kernel the launcher launches (the grader reads the
+ * launchers' host code), so a kernel left over from an experiment costs the static points until
+ * you remove it.
  *
  * Sources:
  *   - tiled matrix multiply: seed lecture 000 (matrixMulShared), with the corrections of
