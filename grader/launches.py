@@ -304,16 +304,17 @@ def check(
     if named and not named & launched:
         others = sorted({sass.plain_name(m) for m in launched})
         res.passed = False
-        # one launcher: "X does not launch K"; several (lab 3.4a's coefficient setter beside
-        # its launcher): "none of X, Y launches K", so that no one reads that the setter may
-        # launch it instead (a student's trial)
+        # one launcher: "X does not launch K"; two (lab 3.4a's coefficient setter beside its
+        # launcher): "neither X nor Y launches K"; more: "none of X, Y and Z launches K", so
+        # that no one reads that the setter may launch it instead (a student's trial)
         if len(present) == 1:
             lead, it, who = f"{by} does not launch", "it launches", f"{by} must"
         else:
-            lead, it, who = (
-                f"none of {', '.join(present)} launches", "they launch",
-                "the exercise's launcher must",
+            lead = (
+                f"neither {present[0]} nor {present[1]} launches" if len(present) == 2
+                else f"none of {', '.join(present[:-1])} and {present[-1]} launches"
             )
+            it, who = "they launch", "the exercise's launcher must"
         res.messages.append(
             f"{lead} {ex.kernel}"
             + (f" ({it} {', '.join(others)})" if others else " (no kernel is launched: not "

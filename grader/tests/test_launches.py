@@ -119,7 +119,8 @@ def _static(
     ex.static = dataclasses.replace(ex.static, require_in_every_kernel=every)
     res = sass.check_kernel(dumped, ex.kernel, ex.static, "k.cu")
     reach = launches.read(
-        shutil.which("objdump"), [obj], ["run", "other"], {fn.mangled for fn in dumped.functions}
+        shutil.which("objdump"), [obj], sorted({"run", "other", *launchers}),
+        {fn.mangled for fn in dumped.functions},
     )
     launches.check(res, reach, dumped, ex, "k.cu", named_kernels=_mangled({"tiled"}))
     return res
@@ -155,15 +156,25 @@ def test_a_launcher_that_launches_nothing_is_said_to_be_not_implemented_yet(tmp_
                             "yet?): the static rules read") for m in res.messages), res.messages
 
 
-def test_several_launchers_none_launching_the_kernel_are_named_together(tmp_path):
-    """An exercise of two launchers (lab 3.4a: the coefficients' setter and the launcher):
-    none launching the kernel reads "none of ... launches", never that the one named first
-    must launch it (a student's trial read that the setter could)."""
-    res = _static(tmp_path, "decoy", every=False, extra=OTHER, launchers=("run", "other"))
+@pytest.mark.parametrize(
+    "launchers, lead",
+    [(("run", "other"), "neither run nor other launches"),
+     (("run", "other", "third"), "none of run, other and third launches")],
+)
+def test_several_launchers_none_launching_the_kernel_are_named_together(
+    tmp_path, launchers, lead
+):
+    """An exercise of two launchers (lab 3.4a: the coefficients' setter and the launcher), or
+    more: none launching the kernel reads "neither ... nor ... launches" ("none of ... and
+    ... launches"), never that the one named first must launch it (a student's trial read
+    that the setter could)."""
+    third = 'extern "C" void third(float *o) { helper<<<1, 1>>>(o); }'
+    res = _static(tmp_path, "decoy", every=False, extra=OTHER + "\n" + third,
+                  launchers=launchers)
     assert not res.passed
     assert any(
-        m.startswith("none of run, other launches tiled (they launch direct, helper): the "
-                     "static rules read tiled's SASS, so the exercise's launcher must launch")
+        m.startswith(f"{lead} tiled (they launch direct, helper): the static rules read "
+                     "tiled's SASS, so the exercise's launcher must launch")
         for m in res.messages
     ), res.messages
     assert not any("does not launch" in m for m in res.messages)
