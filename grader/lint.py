@@ -19,7 +19,8 @@ Every lab is also read for the barrier mistakes (a ``return`` before a ``__synct
 barrier under a condition that depends on the thread): in the kernel the exercise names (the
 judge's ``--list``), or, for an exercise that names none (lab 3.5's, where the student chooses
 the kernels; lab 3.2's host-side exercises), in every ``__global__`` kernel its launchers
-reach in the student files (``exercise_kernels``).
+reach in the student files (``exercise_kernels``); and for the texture objects, surface
+objects and CUDA arrays its launchers create on each call and never release (``leaks``).
 """
 
 from __future__ import annotations
@@ -454,14 +455,14 @@ def _to_body(text: str, at: int) -> int | None:
     return None
 
 
-def _functions(text: str) -> dict[str, list[str]]:
-    """{name: [body, ...]} of every function defined in comment-free ``text``, host or
-    device (a word before balanced parentheses and a brace: ``static dim3 grid_2d(int w,
-    int h) {``; an overload or an ``#if`` branch adds a body), and of every macro (its
-    replacement text). Control statements (``if (...) {``) are not functions, and the search
-    goes on after a body (a function holds no other), so each character is read a bounded
-    number of times."""
-    found: dict[str, list[str]] = {}
+def _function_spans(text: str) -> dict[str, list[tuple[int, int]]]:
+    """{name: [(start, end), ...]} of the body of every function defined in comment-free
+    ``text``, host or device (a word before balanced parentheses and a brace: ``static dim3
+    grid_2d(int w, int h) {``; an overload or an ``#if`` branch adds a body), braces
+    included, and of every macro (its replacement text). Control statements (``if (...) {``)
+    are not functions, and the search goes on after a body (a function holds no other), so
+    each character is read a bounded number of times."""
+    found: dict[str, list[tuple[int, int]]] = {}
     parens, braces = _pairs(text, "(", ")"), _pairs(text, "{", "}")
     at = 0
     while m := _CALLABLE.search(text, at):
@@ -471,51 +472,135 @@ def _functions(text: str) -> dict[str, list[str]]:
         start = _to_body(text, min(parens[m.end() - 1] + 1, len(text)))
         if start is not None:
             end = braces[start]
-            found.setdefault(m.group(1), []).append(text[start : end + 1])
+            found.setdefault(m.group(1), []).append((start, end + 1))
             at = max(at, end)
     for m in _DEFINE.finditer(text):
-        found.setdefault(m.group(1), []).append(m.group(2))
+        found.setdefault(m.group(1), []).append(m.span(2))
     return found
 
 
-def exercise_kernels(lab: Lab, texts: dict[str, str]) -> dict[str, list[str]]:
-    """{exercise: the ``__global__`` kernels it runs} for each exercise of the bound ``lab``
-    that names no kernel (lab 3.5's: the student chooses them), read from the comment-free
-    ``texts`` of the student files: the kernels whose names its launchers' bodies hold,
-    directly or through the functions and macros of the student files they name (a launch,
-    ``cudaLaunchKernel(kernel, ...)``, a pointer taken; a stage launcher the pipeline's
-    calls). In file order. A kernel that no launcher reaches (dead code, or a launch through a
-    table the reading does not follow) is in none; an unbound lab has none."""
-    if not lab.bound:
-        return {}
-    named = [ex for ex in lab.exercises if ex.kernel is None]
-    reached = reached_kernels(texts, *(ex.launchers for ex in named))
-    return {ex.name: kernels for ex, kernels in zip(named, reached)}
+def _functions(text: str) -> dict[str, list[str]]:
+    """{name: [body, ...]} of ``_function_spans``: the bodies' texts."""
+    return {name: [text[a:b] for a, b in spans] for name, spans in _function_spans(text).items()}
 
 
-def reached_kernels(texts: dict[str, str], *groups) -> list[list[str]]:
-    """For each group of launchers, the ``__global__`` kernels of the comment-free ``texts``
-    whose names the launchers' bodies hold, directly or through the functions and macros of
-    the texts they name (``exercise_kernels``' reading), in file order. The texts are read
-    once for all the groups."""
-    if not groups:
-        return []
-    joined = "\n".join(texts.values())
-    functions = _functions(joined)
-    kernels = [name for name, at in kernel_heads(joined) if joined[at] == "{"]
-    out = []
-    for launchers in groups:
+class _Reading:
+    """The comment-free ``texts`` of the student files read once for what their launchers
+    reach: ``joined`` (the texts one after another, a newline between), the functions'
+    bodies in it (``_function_spans``) and the ``__global__`` kernels defined, in order."""
+
+    def __init__(self, texts: dict[str, str]):
+        self.texts = texts
+        self.joined = "\n".join(texts.values())
+        self.spans = _function_spans(self.joined)
+        self.kernels = [name for name, at in kernel_heads(self.joined) if self.joined[at] == "{"]
+
+    def reach(self, launchers) -> set[str]:
+        """The functions and macros of the texts that ``launchers`` are or name, directly or
+        through each other."""
         seen: set[str] = set()
-        todo = [name for name in launchers if name in functions]
+        todo = [name for name in launchers if name in self.spans]
         while todo:
             name = todo.pop()
             if name in seen:
                 continue
             seen.add(name)
-            for body in functions[name]:
-                todo += [w for w in set(_NAME.findall(body)) if w in functions and w not in seen]
-        out.append(list(dict.fromkeys(k for k in kernels if k in seen)))
+            for a, b in self.spans[name]:
+                body = self.joined[a:b]
+                todo += [w for w in set(_NAME.findall(body)) if w in self.spans and w not in seen]
+        return seen
+
+    def where(self, at: int) -> tuple[str, int]:
+        """(file, 1-based line) of offset ``at`` of ``joined``."""
+        for name, text in self.texts.items():
+            if at <= len(text):
+                return name, text.count("\n", 0, at) + 1
+            at -= len(text) + 1
+        raise ValueError("an offset past the texts")
+
+
+def exercise_kernels(
+    lab: Lab, texts: dict[str, str], reading: _Reading | None = None
+) -> dict[str, list[str]]:
+    """{exercise: the ``__global__`` kernels it runs} for each exercise of the bound ``lab``
+    that names no kernel (lab 3.5's: the student chooses them), read from the comment-free
+    ``texts`` of the student files (or their ``reading``, made once): the kernels whose names
+    its launchers' bodies hold, directly or through the functions and macros of the student
+    files they name (a launch, ``cudaLaunchKernel(kernel, ...)``, a pointer taken; a stage
+    launcher the pipeline's calls). In file order. A kernel that no launcher reaches (dead
+    code, or a launch through a table the reading does not follow) is in none; an unbound
+    lab has none."""
+    if not lab.bound:
+        return {}
+    named = [ex for ex in lab.exercises if ex.kernel is None]
+    reached = reached_kernels(texts, *(ex.launchers for ex in named), reading=reading)
+    return {ex.name: kernels for ex, kernels in zip(named, reached)}
+
+
+def reached_kernels(
+    texts: dict[str, str], *groups, reading: _Reading | None = None
+) -> list[list[str]]:
+    """For each group of launchers, the ``__global__`` kernels of the comment-free ``texts``
+    whose names the launchers' bodies hold, directly or through the functions and macros of
+    the texts they name (``exercise_kernels``' reading), in file order. The texts are read
+    once for all the groups (``reading``, where the caller has made it)."""
+    if not groups:
+        return []
+    reading = reading or _Reading(texts)
+    out = []
+    for launchers in groups:
+        seen = reading.reach(launchers)
+        out.append(list(dict.fromkeys(k for k in reading.kernels if k in seen)))
     return out
+
+
+# What a launcher may create on each call and must release before it returns: (the call that
+# creates, the call that releases, what it is). Created on every call and never released, one
+# leaks each call, and the timed runs call a launcher hundreds of times (handout 3.4: "leaks
+# run out of resources"); without a GPU nothing else says so (a student's trial, session 45).
+RESOURCES = (
+    ("cudaCreateTextureObject", "cudaDestroyTextureObject", "texture object"),
+    ("cudaCreateSurfaceObject", "cudaDestroySurfaceObject", "surface object"),
+    ("cudaMallocArray", "cudaFreeArray", "CUDA array"),
+    ("cudaMalloc3DArray", "cudaFreeArray", "CUDA array"),
+    ("cudaMallocMipmappedArray", "cudaFreeMipmappedArray", "mipmapped CUDA array"),
+)
+_RESOURCE_CALLS = {
+    call: re.compile(rf"\b{call}\s*\(") for pair in RESOURCES for call in pair[:2]
+}
+LEAK_MARK = "each call leaks"
+LEAK = (
+    "{create} in {launchers}, but no {release} in {it} or in what {calls}: " + LEAK_MARK
+    + " a {what} (the timed runs call the launcher hundreds of times, and what leaks adds "
+    "up). Release it once its kernel is done (cudaDeviceSynchronize, then {release}); "
+    "ignore this if it is made once and kept on purpose"
+)
+
+
+def leaks(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
+    """(file, line, warning) for each kind of ``RESOURCES`` that the functions ``launchers``
+    reach (``_Reading.reach``) create and none of them releases: at its first creation, in
+    file order. A release in code they do not reach (an ``atexit`` handler) is not seen."""
+    reached = [span for name in reading.reach(launchers) for span in reading.spans[name]]
+    out = []
+    for create, release, what in RESOURCES:
+        first = min(
+            (m.start() for a, b in reached
+             if (m := _RESOURCE_CALLS[create].search(reading.joined, a, b))),
+            default=None,
+        )
+        if first is None or any(
+            _RESOURCE_CALLS[release].search(reading.joined, a, b) for a, b in reached
+        ):
+            continue
+        name, line = reading.where(first)
+        shown = " or ".join(launchers)
+        out.append((name, line, LEAK.format(
+            create=create, release=release, what=what, launchers=shown,
+            it="it" if len(launchers) == 1 else "them",
+            calls="it calls" if len(launchers) == 1 else "they call",
+        )))
+    return sorted(out, key=lambda w: (list(reading.texts).index(w[0]), w[1]))
 
 
 def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int]]:
@@ -661,7 +746,8 @@ def kernel_lines(texts: dict[str, str]) -> dict[str, tuple[str, int]]:
 
 def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     """Per exercise, one line per match of its lint rules in the student files under
-    ``src`` ("kernels.cu:48: <message>"), in file and line order, and one per ``return``
+    ``src`` ("kernels.cu:48: <message>"), in file and line order, one per kind of
+    ``RESOURCES`` its launchers create and never release (``leaks``), and one per ``return``
     a kernel of it makes before a barrier (``early_returns``) or barrier it holds under a
     condition that depends on the thread (``_divergent_barriers_in``), the same for every
     lab. Its kernel is the lab binary's (``--list``), or where that names none every kernel
@@ -673,7 +759,8 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
         name: _bodies(text.split("\n")) for name, text in texts.items() if name.endswith(".cu")
     }
     # the kernels of the exercises that name none: those their launchers reach
-    reached = exercise_kernels(lab, texts)
+    reading = _Reading(texts)
+    reached = exercise_kernels(lab, texts, reading)
     barriers: dict[tuple[str, str], tuple[list, list]] = {}
     # every rule of every exercise, searched at once (rule_matches)
     rules = [(rule.pattern, rule.unless) for ex in lab.exercises for rule in ex.lint]
@@ -687,6 +774,8 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                 message = render(rule.message, groups)
                 found.setdefault(ex.name, []).append(f"{name}:{number}: {message}")
             k += 1
+        for name, line, message in leaks(reading, ex.launchers) if lab.bound else ():
+            found.setdefault(ex.name, []).append(f"{name}:{line}: {message}")
         names = [ex.kernel] if ex.kernel is not None else reached.get(ex.name, [])
         for name, kernels in bodies.items():
             for kernel in (k for k in names if k in kernels):

@@ -444,6 +444,46 @@ def test_a_pageable_host_buffer_is_warned_of_on_its_fixture_only(tmp_path):
         assert not [w for w in lint.warnings(lab, sub).get("host_copy", []) if PAGEABLE_MARK in w]
 
 
+UNNORMALIZED_MARK = "with unnormalized coordinates"
+
+
+@pytest.mark.instructors
+def test_an_unnormalized_wrap_is_warned_of_on_its_fixture_only(tmp_path):
+    """Lab 3.4's known-bad wrap_unnormalized (cudaAddressModeWrap, normalizedCoords = 0)
+    fails only the wrap cases on a GPU: the source says it without one. The solution (``wrap
+    ? 1 : 0``), the skeleton, every alternative and every other known-bad fixture of the lab
+    are not warned of; normalizedCoords set to false is, set from a variable is not, and a
+    mirror is named."""
+    lab = manifest.load(LAB)
+    subs = {"solution": REPO / "solutions" / LAB.name, "skeleton": LAB}
+    for fixture in fixtures.find(REPO, LAB.name) + fixtures.find(REPO, LAB.name, alternatives=True):
+        kind = fixture.parent.parent.name
+        subs[fixture.stem] = fixtures.apply(REPO, fixture, tmp_path / f"{kind}-{fixture.stem}")
+    found = {
+        sub: [w for ws in lint.warnings(lab, path).values() for w in ws if UNNORMALIZED_MARK in w]
+        for sub, path in subs.items()
+    }
+    assert {sub for sub, ws in found.items() if ws} == {"wrap_unnormalized"}
+    (warning,) = found["wrap_unnormalized"]
+    assert "cudaAddressModeWrap with unnormalized" in warning, warning
+    text = (REPO / "solutions" / LAB.name / "kernels.cu").read_text()
+    given = "tex_desc.normalizedCoords = wrap ? 1 : 0;"
+    for normalized, mode, warned in [
+        ("false", "Wrap", "cudaAddressModeWrap with"),
+        ("normalized", "Wrap", None),
+        ("0", "Mirror", "cudaAddressModeMirror with"),
+    ]:
+        sub = tmp_path / f"edit-{normalized}-{mode}"
+        sub.mkdir()
+        edited = text.replace(given, f"tex_desc.normalizedCoords = {normalized};")
+        edited = edited.replace("wrap ? cudaAddressModeWrap", f"wrap ? cudaAddressMode{mode}")
+        assert edited.count(f"cudaAddressMode{mode} :") == 1
+        (sub / "kernels.cu").write_text(edited)
+        ws = [w for w in lint.warnings(lab, sub).get("texture_resample", [])
+              if UNNORMALIZED_MARK in w]
+        assert [warned in w for w in ws] == ([True] if warned else []), (normalized, mode, ws)
+
+
 def _edited_solution(tmp_path: Path, lab_name: str, old: str, new: str):
     """(the lab's manifest, a submission folder holding its solution's kernels.cu with the
     one occurrence of ``old`` replaced by ``new``, the solution's text)."""
@@ -1050,10 +1090,11 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
     kernels return early, but no barrier follows), every alternative and every known-bad
     fixture. Only early_return_matmul is warned of: no other fixture has its barrier
     skipped (3.5's sobel_no_barrier and 3.1's chase_shared_no_barrier lack one, which the
-    lint does not look for; racecheck finds them)."""
+    lint does not look for; racecheck finds them). None of them is warned of a leak
+    (``lint.leaks``): each releases what its launchers create."""
     need("nvcc")
     marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
-    warned, read = set(), 0
+    warned, leaking, read = set(), set(), 0
     for lab_dir in real_labs():
         lab = course.load_lab(lab_dir)
         subs = {"solution": REPO / "solutions" / lab_dir.name, "skeleton": lab_dir}
@@ -1068,8 +1109,59 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
             found = [w for ws in lint.warnings(lab, sub).values() for w in ws]
             if any(m in w for w in found for m in marks):
                 warned.add(f"{lab_dir.name}/{name}")
+            if any(lint.LEAK_MARK in w for w in found):
+                leaking.add(f"{lab_dir.name}/{name}")
     assert read > 150
     assert warned == {"3.3-tiling/known_bad/early_return_matmul"}
+    assert leaking == set()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # texture_resample without its cudaDestroyTextureObject: warned at the creation
+        ("            cudaDestroyTextureObject(tex);\n", "",
+         {"texture_resample": ["texture object"]}),
+        # jacobi_texture releasing nothing: its three kinds, the creation of each first
+        ("            cudaDestroySurfaceObject(surf[a]);\n", "",
+         {"jacobi_texture": ["surface object"]}),
+        ("            cudaFreeArray(arrays[a]);\n", "", {"jacobi_texture": ["CUDA array"]}),
+        # released by a helper the launcher calls: not warned of
+        ("            cudaDestroyTextureObject(tex);\n", "            release(tex);\n", {}),
+    ],
+)
+def test_a_resource_a_launcher_creates_and_never_releases_is_warned_of(
+    tmp_path, old, new, expected
+):
+    """Lab 3.4's solution with one release taken out: a texture object, surface object or
+    CUDA array its launcher creates on every call and that nothing it calls releases is one
+    leak a call (the timed runs call it hundreds of times), which nothing but a GPU's
+    resources running out would show (a student's trial, session 45). The warning names the
+    creation's line; a release in a helper of the student's that the launcher calls counts."""
+    need("nvcc")
+    lab = course.load_lab(LAB)
+    text = (REPO / "solutions" / LAB.name / "kernels.cu").read_text()
+    assert text.count(old) == 1
+    edited = text.replace(old, new) + (
+        "\nstatic void release(cudaTextureObject_t t) { cudaDestroyTextureObject(t); }\n"
+    )
+    (tmp_path / "kernels.cu").write_text(edited)
+    found = {
+        ex: [w for w in ws if lint.LEAK_MARK in w]
+        for ex, ws in lint.warnings(lab, tmp_path).items()
+    }
+    found = {ex: ws for ex, ws in found.items() if ws}
+    assert {ex: len(ws) for ex, ws in found.items()} == {ex: 1 for ex in expected}, found
+    lines = edited.split("\n")
+    for ex, (what,) in expected.items():
+        (warning,) = found[ex]
+        at = int(warning.split(":")[1])
+        call = {"texture object": "cudaCreateTextureObject",
+                "surface object": "cudaCreateSurfaceObject",
+                "CUDA array": "cudaMallocArray"}[what]
+        assert call in lines[at - 1], (warning, lines[at - 1])
+        assert warning.startswith(f"kernels.cu:{at}: {call} in {ex}, but no "), warning
+        assert f"each call leaks a {what}" in warning, warning
 
 
 ROW_LOOP = """    for (int k = -radius; k <= radius; ++k) {
