@@ -15,7 +15,8 @@ so the warning names the student's own ``__constant__`` array (``render``). The 
 searched in a child interpreter given ``RULES_TIMEOUT_S`` (a regex can take time quadratic or
 worse in a hostile file); past it, one warning says they were not looked for.
 
-Every lab is also read for the barrier mistakes (a ``return`` before a ``__syncthreads()``, a
+Every lab is also read for the barrier mistakes (a ``return`` under a condition that depends
+on the thread before a ``__syncthreads()``, any ``return`` before a group's ``.sync()``, a
 barrier under a condition that depends on the thread): in the kernel the exercise names (the
 judge's ``--list``), or, for an exercise that names none (lab 3.5's, where the student chooses
 the kernels; lab 3.2's host-side exercises), in every ``__global__`` kernel its launchers
@@ -167,11 +168,22 @@ _RETURN = re.compile(r"\breturn\b")
 _BARRIER = re.compile(r"\b__syncthreads(?:_count|_and|_or)?\s*\(|\.sync\s*\(\s*\)")
 EARLY_RETURN_MARK = "before a __syncthreads()"
 EARLY_RETURN = (
-    "a `return` (line {ret}) before a __syncthreads() (line {bar}) in {kernel}: threads that "
-    "return never reach the barrier, and the threads that wait there read tile elements no "
-    "one loaded (undefined behaviour: wrong results, or a hang). Unless the condition is the "
-    "same for every thread of the block, keep every thread to the end: guard the loads (load "
-    "0 outside) and the store instead of returning"
+    "a `return` under `{cond}`, a condition that depends on the thread, "
+    "before a __syncthreads() (line {bar}) in {kernel}: threads that return never reach the "
+    "barrier, and the threads that wait there read tile elements no one loaded (undefined "
+    "behaviour: wrong results, or a hang). Keep every thread to the end: guard the loads "
+    "(load 0 outside) and the store instead of returning"
+)
+# a return before a barrier of a group (``cluster.sync()``, ``block.sync()``, ``grid.sync()``):
+# the group may be more than the block, so a condition the same for every thread of the block
+# (``if (b >= n) return;``, b from blockIdx) still leaves the cluster's other blocks waiting
+EARLY_RETURN_GROUP_MARK = "before a group's barrier"
+EARLY_RETURN_GROUP = (
+    "a `return` (line {ret}) " + EARLY_RETURN_GROUP_MARK + " (`.sync()`, line {bar}) in "
+    "{kernel}: unless every thread the group holds (a cluster: each of its blocks) returns "
+    "alike, those that return never reach it and the others wait there (a hang, or reads of "
+    "what no one wrote). Keep every thread to the end: guard the loads and the store "
+    "instead of returning"
 )
 
 
@@ -321,22 +333,20 @@ def _statement_end(text: str, at: int, braces: dict[int, int], semicolons: list[
     return semicolons[k] if k < len(semicolons) else len(text)
 
 
-def _divergent_barriers_in(first: int, text: str) -> list[tuple[int, int, str]]:
-    """(line of a barrier, line of the condition, the condition as a warning shows it:
-    ``_shown``) for each barrier in the kernel body ``text`` (starting on line ``first``)
-    that lies under an ``if``, ``else``, ``for`` or ``while`` whose condition depends on the
-    thread (``_thread_names``): the statement it governs, braced or not; the first such
-    statement of the body that holds it. A condition the same for every thread of the
-    block (a loop over tiles, a kernel argument) is not one. In time near-linear in the
-    body: parentheses and braces paired once, lines and statement ends found by bisection."""
+def _thread_scopes(text: str) -> list[tuple[int, int, int, tuple[str, int, int]]]:
+    """(start, end, index of the condition's keyword, (the text the condition is read in,
+    its start, its end)) of each statement of the kernel body ``text`` governed by an
+    ``if``, ``else``, ``for`` or ``while`` whose condition depends on the thread
+    (``_thread_names``), braced or not, in the order of their headers. A condition the same
+    for every thread of the block (a loop over tiles, a kernel argument, ``blockIdx``) is
+    not one. In time near-linear in the body: parentheses and braces paired once, statement
+    ends found by bisection."""
     n = len(text)
     names = _thread_names(text)
     uses = _thread_uses(text, names)
     uses_cut = None  # over text[:-1]: an unclosed condition's (the last character left out)
     parens, braces = _pairs(text, "(", ")"), _pairs(text, "{", "}")
     semicolons = [m.start() for m in re.finditer(";", text)]
-    newlines = _newlines(text)
-    # (start, end, line of the condition, (text it is read in, its start, its end))
     scopes: list[tuple[int, int, int, tuple[str, int, int]]] = []
     elses: dict[int, re.Match | None] = {}
     for m in _HEADER.finditer(text):
@@ -360,33 +370,53 @@ def _divergent_barriers_in(first: int, text: str) -> list[tuple[int, int, str]]:
         if not _depends(uses if source is text else uses_cut, a, b):
             continue
         end = _statement_end(text, close, braces, semicolons)
-        line = bisect_left(newlines, m.start(1)) + first
-        scopes.append((close, end, line, (source, a, b)))
+        scopes.append((close, end, m.start(1), (source, a, b)))
         # its else: governed by the same condition
         if end not in elses:
             elses[end] = _ELSE.match(text, end + 1) if end + 1 <= n else None
         if tail := elses[end]:
             start = tail.end()
             scopes.append(
-                (start, _statement_end(text, start, braces, semicolons), line, (source, a, b))
+                (start, _statement_end(text, start, braces, semicolons), m.start(1), (source, a, b))
             )
-    # the first scope (in the order above) that holds each barrier: the scopes that start
-    # at or before it in a heap by their order, those that end at or before it dropped
+    return scopes
+
+
+def _under(scopes, positions) -> list[int | None]:
+    """For each of the ascending ``positions``, the index into ``scopes`` (``_thread_scopes``)
+    of the first scope, in their order, that holds it, or None: the scopes that start at or
+    before it in a heap by their order, those that end at or before it dropped."""
     order = sorted(range(len(scopes)), key=lambda k: scopes[k][0])
     heap: list[tuple[int, int]] = []
-    out, nxt, shown = [], 0, {}
-    for bar in _SYNCTHREADS.finditer(text):
-        at = bar.start()
+    out, nxt = [], 0
+    for at in positions:
         while nxt < len(order) and scopes[order[nxt]][0] <= at:
             heapq.heappush(heap, (order[nxt], scopes[order[nxt]][1]))
             nxt += 1
         while heap and heap[0][1] <= at:
             heapq.heappop(heap)
-        if heap:
-            k = heap[0][0]
+        out.append(heap[0][0] if heap else None)
+    return out
+
+
+def _divergent_barriers_in(
+    first: int, text: str, scopes=None
+) -> list[tuple[int, int, str]]:
+    """(line of a barrier, line of the condition, the condition as a warning shows it:
+    ``_shown``) for each barrier in the kernel body ``text`` (starting on line ``first``)
+    that lies under an ``if``, ``else``, ``for`` or ``while`` whose condition depends on the
+    thread: the first such statement of the body that holds it (``_thread_scopes``, or
+    ``scopes`` where the caller has them)."""
+    scopes = _thread_scopes(text) if scopes is None else scopes
+    newlines = _newlines(text)
+    bars = [m.start() for m in _SYNCTHREADS.finditer(text)]
+    out, shown = [], {}
+    for at, k in zip(bars, _under(scopes, bars)):
+        if k is not None:
             if k not in shown:
                 shown[k] = _shown(*scopes[k][3])
-            out.append((bisect_left(newlines, at) + first, scopes[k][2], shown[k]))
+            line = bisect_left(newlines, scopes[k][2]) + first
+            out.append((bisect_left(newlines, at) + first, line, shown[k]))
     return out
 
 
@@ -603,25 +633,48 @@ def leaks(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
     return sorted(out, key=lambda w: (list(reading.texts).index(w[0]), w[1]))
 
 
-def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int]]:
-    """(line of a ``return``, line of a later barrier) in the ``__global__`` function
-    ``kernel`` of comment-free source ``lines``: a thread that returns there skips the
-    barrier (CUDA C++ Programming Guide, "Synchronization Functions": __syncthreads() in
-    divergent code is allowed only if the condition is the same across the block)."""
+def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int, str]]:
+    """(line of a ``return``, line of a later barrier, its condition as a warning shows it)
+    in the ``__global__`` function ``kernel`` of comment-free source ``lines``, for each
+    ``return`` under a condition that depends on the thread (``_thread_scopes``): a thread
+    that returns there skips the barrier, while others wait at it (CUDA C++ Programming
+    Guide, "Synchronization Functions": __syncthreads() in divergent code is allowed only if
+    the condition is the same across the block). A return the whole block takes (``if
+    (blockIdx.x >= tiles) return;``) is no mistake before ``__syncthreads()`` (a student's
+    trial of lab 3.2 was warned of one), but it is before a group's ``.sync()``, which may
+    wait for a cluster's other blocks: such a return has the condition None and the line
+    of that barrier."""
     body = _bodies(lines).get(kernel)
     return [] if body is None else _early_returns_in(*body)
 
 
-def _early_returns_in(first: int, text: str) -> list[tuple[int, int]]:
-    """``early_returns`` of one kernel body ``text`` that starts on line ``first``."""
+def _early_returns_in(first: int, text: str, scopes=None) -> list[tuple[int, int, str]]:
+    """``early_returns`` of one kernel body ``text`` that starts on line ``first``
+    (``scopes``: its ``_thread_scopes``, where the caller has them)."""
     newlines = _newlines(text)
-    barriers = [bisect_left(newlines, m.start()) + first for m in _BARRIER.finditer(text)]
-    out = []
-    for m in _RETURN.finditer(text):
-        line = bisect_left(newlines, m.start()) + first
+    found = list(_BARRIER.finditer(text))
+    barriers = [bisect_left(newlines, m.start()) + first for m in found]
+    # the line of the first group barrier (.sync()) at or after each barrier's
+    group, nxt = [0] * len(found), None
+    for i in range(len(found) - 1, -1, -1):
+        nxt = barriers[i] if found[i].group().startswith(".") else nxt
+        group[i] = nxt
+    returns = [m.start() for m in _RETURN.finditer(text)]
+    if not barriers or not returns:
+        return []
+    scopes = _thread_scopes(text) if scopes is None else scopes
+    out, shown = [], {}
+    for at, k in zip(returns, _under(scopes, returns)):
+        line = bisect_left(newlines, at) + first
         later = bisect_right(barriers, line)  # the barriers' lines ascend
-        if later < len(barriers):
-            out.append((line, barriers[later]))
+        if later == len(barriers):
+            continue
+        if k is not None:
+            if k not in shown:
+                shown[k] = _shown(*scopes[k][3])
+            out.append((line, barriers[later], shown[k]))
+        elif group[later] is not None:  # the same for the block, maybe not for the group
+            out.append((line, group[later], None))
     return out
 
 
@@ -780,13 +833,17 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
         for name, kernels in bodies.items():
             for kernel in (k for k in names if k in kernels):
                 if (name, kernel) not in barriers:  # read once, whatever the exercises
+                    scopes = _thread_scopes(kernels[kernel][1])
                     barriers[name, kernel] = (
-                        _early_returns_in(*kernels[kernel]),
-                        _divergent_barriers_in(*kernels[kernel]),
+                        _early_returns_in(*kernels[kernel], scopes),
+                        _divergent_barriers_in(*kernels[kernel], scopes),
                     )
                 early, divergent = barriers[name, kernel]
-                for ret, bar in early:
-                    message = EARLY_RETURN.format(ret=ret, bar=bar, kernel=kernel)
+                for ret, bar, cond in early:
+                    message = (
+                        EARLY_RETURN.format(bar=bar, kernel=kernel, cond=cond) if cond
+                        else EARLY_RETURN_GROUP.format(ret=ret, bar=bar, kernel=kernel)
+                    )
                     found.setdefault(ex.name, []).append(f"{name}:{ret}: {message}")
                 for bar, line, cond in divergent:
                     message = DIVERGENT_BARRIER.format(bar=bar, line=line, cond=cond, kernel=kernel)
