@@ -19,9 +19,11 @@ Utilities, "Instruction Set Reference"):
   design, and an instructor reading the report's claims could not see it)
 - barrier: BAR, sm_90's thread-block-cluster barrier UCGABAR_ARV / UCGABAR_WAIT, and the mbarrier
   operations SYNCS (a cuda::barrier's or a block-scope cuda::pipeline's arrive and wait)
-- wait (one thread's, not a barrier between threads): LDGDEPBAR and DEPBAR, the commit of and
-  the wait for its asynchronous copies (``__pipeline_commit``, ``__pipeline_wait_prior``:
-  lab 3.2e requires the wait, and a student sees it here); DEPBAR also waits for other
+- commit and wait (one thread's, not a barrier between threads): LDGDEPBAR, the commit of its
+  asynchronous copies (``__pipeline_commit``), and DEPBAR, the wait for them
+  (``__pipeline_wait_prior``: lab 3.2e requires the wait, and a student sees it here; the two
+  were one "wait" label, and a lab 3.2 trial with the wait left out read "wait (LDGDEPBAR×2)"
+  beside the static check's "no wait"); DEPBAR also waits for other
   long-latency results, such as a texture fetch's (a lab 3.4 trial read "barrier (DEPBAR×2)"
   in a texture kernel and looked for a __syncthreads that was not there)
 
@@ -53,7 +55,8 @@ _OPCODES = (
     ("local", re.compile(r"(LDL|STL)\b")),
     ("warp shuffle", re.compile(r"SHFL\b")),
     ("barrier", re.compile(r"(BAR|UCGABAR_ARV|UCGABAR_WAIT|SYNCS)\b")),
-    ("wait", re.compile(r"(LDGDEPBAR|DEPBAR)\b")),
+    ("commit", re.compile(r"LDGDEPBAR\b")),
+    ("wait", re.compile(r"DEPBAR\b")),
 )
 _CONSTANT_BANK = re.compile(r"c\[0x3\]\[")
 CONSTANT_BANK = "constant bank c[0x3]"  # the space of operands _CONSTANT_BANK finds
@@ -61,7 +64,7 @@ _WIDTH = re.compile(r"\.(64|128)(?=\.|$)")  # a vector access: LDG.E.128, STS.64
 _SCOPE = re.compile(r"\.STRONG\.(GPU|SM|SYS)\b")  # a global load's cache operator (__ldcg: .GPU)
 ORDER = (
     "shared", "global", "read-only", CONSTANT_BANK, "texture", "surface", "local",
-    "warp shuffle", "barrier", "wait",
+    "warp shuffle", "barrier", "commit", "wait",
 )
 
 

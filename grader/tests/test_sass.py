@@ -548,13 +548,13 @@ def test_static_message_names_the_job_not_an_instruction():
             id="sm90-bulk-copy-and-cluster-barrier",
         ),
         pytest.param(  # a texture kernel waits for its fetches (DEPBAR on a scoreboard),
-            # cp.async code for its copies (LDGDEPBAR, DEPBAR): a wait of one thread's, shown
-            # apart from the block's BAR
+            # cp.async code for its copies (LDGDEPBAR the commit, DEPBAR the wait): one
+            # thread's, shown apart from the block's BAR
             [("TEX.SCR.LL", "TEX.SCR.LL R4, R2, R4, UR4, 2D, 0x1"),
              ("DEPBAR.LE", "DEPBAR.LE SB5, 0x0"),
              ("LDGDEPBAR", "LDGDEPBAR"),
              ("BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER_BLOCKING 0x0")],
-            {"texture": {"TEX": 1}, "wait": {"DEPBAR": 1, "LDGDEPBAR": 1},
+            {"texture": {"TEX": 1}, "wait": {"DEPBAR": 1}, "commit": {"LDGDEPBAR": 1},
              "barrier": {"BAR": 1}},
             id="a-threads-own-wait-is-not-a-barrier",
         ),
