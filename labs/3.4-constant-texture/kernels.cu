@@ -188,7 +188,8 @@ void texture_resample(const float *d_in, int in_w, int in_h, float *d_out, int o
      *   4. launch texture_resample_kernel over the output with scale = in / out (unnormalized)
      *      or 1 / out (normalized), per axis;
      *   5. wait for the kernel (cudaDeviceSynchronize) before cudaDestroyTextureObject and
-     *      cudaFreeArray. */
+     *      cudaFreeArray: the destroy is not documented to wait for fetches in flight
+     *      (cudaFreeArray is, lab.h, but it comes after the destroy). */
 }
 
 /* ---------------------------------------------------------------------------------------------

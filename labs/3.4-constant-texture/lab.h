@@ -9,7 +9,9 @@
  *     reports any error, including the errors of CUDA runtime calls your launcher makes
  *     (cudaMemcpyToSymbol, cudaMallocArray, cudaCreateTextureObject, ...) that you did not
  *     check yourself: a failed runtime call leaves its error for cudaGetLastError.
- * A launcher may synchronise when it must (cudaFreeArray and cudaFree do so implicitly). It may
+ * A launcher may synchronise when it must (cudaFreeArray and cudaFree do so implicitly;
+ * cudaDestroyTextureObject and cudaDestroySurfaceObject are not documented to: synchronise
+ * before them while a kernel may still use the object). It may
  * be given other buffers, holding other values, at every call (the timed runs give each launch
  * inputs of its own): keep nothing from one call for the next that depends on the pointers or
  * on what they hold (a texture object made once, on the first call's buffer, reads stale data).
