@@ -30,10 +30,12 @@ nothing):
     "| speed-up |": the roofline table's numbers are bare).
 
   "4 bytes per pixel", "25 reps", "132 SMs" and "CUDA 13.0" are no figures (a student's
-  trial: any digit counted). Such a section that says "not measured: no GPU" instead (what
-  the template asks of a student without one) is ``not_measured``: where that is all that is
-  missing and no GPU ran the submission, the points wait for one (``waits_for_gpu``,
-  grader.grade).
+  trial: any digit counted). Such a section that says "not measured: no GPU" (what the
+  template asks of a student without one) is ``not_measured``, whatever figures it quotes
+  beside it: where that is all that is missing and no GPU ran the submission, the points wait
+  for one (``waits_for_gpu``, grader.grade). The check reads a figure's form, not where it
+  came from: a figure copied from the handout passes it, and the instructor's manual reading
+  judges whether the claims match the evidence.
 
 A section runs from its heading to the next heading of the same or a higher level (fewer
 ``#``), or to the next listed heading. Lines inside fenced code blocks are never headings. A
@@ -253,9 +255,14 @@ def check(spec: ReportSpec, data: bytes | None, problem: str | None = None) -> C
                 status = "template"
             elif key in numbers:
                 given = set(_NUMBER.findall("\n".join(t_body)))
-                if not _figures(body) - given:
-                    own = [b for b in body if _content(b) not in t_lines]  # not the template's
-                    status = "not_measured" if _says_not_measured(own) else "no_number"
+                own = [b for b in body if _content(b) not in t_lines]  # not the template's
+                # "not measured: no GPU" is the student's word that the section has no figure
+                # of theirs, whatever numbers it quotes (a student's trial quoted the
+                # handout's floors beside it, and those sections counted as measured)
+                if _says_not_measured(own):
+                    status = "not_measured"
+                elif not _figures(body) - given:
+                    status = "no_number"
         out.sections.append({"heading": heading, "status": status})
         if unchanged or status == "ok":
             continue

@@ -600,12 +600,15 @@ def test_a_partial_row_shows_only_the_points_lost_for_certain(tmp_path):
         ("- GPU: **not measured**: no GPU", True),
         ("- GPU: `Not Measured - No GPU`", True),
         ("- GPU: not measured\n  : no GPU", True),
+        # the student's word, whatever figure is quoted beside it (a trial quoted the handout's)
+        ("- GPU: not measured: no GPU; the handout's floor is 141 µs", True),
         ("- GPU: an H100 of some kind", False),
     ],
 )
 def test_not_measured_is_the_students_own_line(tmp_path, line, waits):
-    """A ``need_numbers`` section without a number that says "not measured: no GPU" in a
-    line of the student's (emphasis, case, spacing and a dash aside) is ``not_measured``;
+    """A ``need_numbers`` section that says "not measured: no GPU" in a line of the
+    student's (emphasis, case, spacing and a dash aside) is ``not_measured``, a figure quoted
+    beside it or not;
     the template's own instruction to write it is not the student saying it (a review:
     lab 3.5's template holds that line, so a student who kept it and wrote any text passed
     for one who had no GPU)."""
