@@ -172,7 +172,8 @@ EARLY_RETURN = (
     "before a __syncthreads() (line {bar}) in {kernel}: threads that return never reach the "
     "barrier, and the threads that wait there read tile elements no one loaded (undefined "
     "behaviour: wrong results, or a hang). Keep every thread to the end: guard the loads "
-    "(load 0 outside) and the store instead of returning"
+    "(outside the array, load what its border rule gives: 0, or the clamped pixel) and the "
+    "store instead of returning"
 )
 # a return before a barrier of a group (``cluster.sync()``, ``block.sync()``, ``grid.sync()``):
 # the group may be more than the block, so a condition the same for every thread of the block
@@ -600,35 +601,48 @@ _RESOURCE_CALLS = {
 }
 LEAK_MARK = "each call leaks"
 LEAK = (
-    "{create} in {launchers}, but no {release} in {it} or in what {calls}: " + LEAK_MARK
-    + " a {what} (the timed runs call the launcher hundreds of times, and what leaks adds "
-    "up). Release it once its kernel is done (cudaDeviceSynchronize, then {release}); "
-    "ignore this if it is made once and kept on purpose"
+    "{create} in {holder}{via}, but {release} is called nowhere {who}: "
+    + LEAK_MARK + " a {what} (the timed runs call the launcher hundreds of times, and what "
+    "leaks adds up). Release it once its kernel is done (cudaDeviceSynchronize, then "
+    "{release}); ignore this if it is made once and kept on purpose"
 )
 
 
 def leaks(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
     """(file, line, warning) for each kind of ``RESOURCES`` that the functions ``launchers``
     reach (``_Reading.reach``) create and none of them releases: at its first creation, in
-    file order. A release in code they do not reach (an ``atexit`` handler) is not seen."""
-    reached = [span for name in reading.reach(launchers) for span in reading.spans[name]]
+    file order, naming the function that holds it and the launchers that reach that one (lab
+    3.5's pipeline lists every stage's launcher: a student's trial read all four named for a
+    texture only one made). A release in code they do not reach (an ``atexit`` handler) is
+    not seen."""
+    names = reading.reach(launchers)
+    reached = [(span, name) for name in names for span in reading.spans[name]]
     out = []
     for create, release, what in RESOURCES:
         first = min(
-            (m.start() for a, b in reached
+            ((m.start(), name) for (a, b), name in reached
              if (m := _RESOURCE_CALLS[create].search(reading.joined, a, b))),
             default=None,
         )
         if first is None or any(
-            _RESOURCE_CALLS[release].search(reading.joined, a, b) for a, b in reached
+            _RESOURCE_CALLS[release].search(reading.joined, a, b) for (a, b), _ in reached
         ):
             continue
-        name, line = reading.where(first)
-        shown = " or ".join(launchers)
+        at, _ = first
+        # the innermost body that holds it (a macro's text may lie inside a function's)
+        holder = min(
+            ((b - a, name) for (a, b), name in reached if a <= at < b), default=(0, first[1])
+        )[1]
+        by = [n for n in launchers if n != holder and holder in reading.reach([n])]
+        via = (
+            "" if holder in launchers or not by
+            else f", which {' and '.join(by)} {'calls' if len(by) == 1 else 'call'}"
+        )
+        name, line = reading.where(at)
         out.append((name, line, LEAK.format(
-            create=create, release=release, what=what, launchers=shown,
-            it="it" if len(launchers) == 1 else "them",
-            calls="it calls" if len(launchers) == 1 else "they call",
+            create=create, release=release, what=what, holder=holder, via=via,
+            who=f"{launchers[0]} reaches" if len(launchers) == 1
+            else "the exercise's launchers reach",
         )))
     return sorted(out, key=lambda w: (list(reading.texts).index(w[0]), w[1]))
 

@@ -471,6 +471,30 @@ def test_a_pageable_host_buffer_is_warned_of_on_its_fixture_only(tmp_path):
         assert not [w for w in lint.warnings(lab, sub).get("host_copy", []) if PAGEABLE_MARK in w]
 
 
+def test_a_leak_in_a_helper_names_the_helper_and_the_launchers_that_call_it(tmp_path):
+    """Lab 3.5's solution without its cudaDestroyTextureObject: the creation lies in a helper
+    (source_texture_make), which the warning names with the launchers that reach it; the
+    pipeline's exercise, whose launchers are every stage's, names only those (a student's
+    trial read all four stage launchers named for a texture one stage made)."""
+    need("nvcc")
+    name = "3.5-project"
+    lab = course.load_lab(REPO / "labs" / name)
+    text = (REPO / "solutions" / name / "kernels.cu").read_text()
+    old = "        cudaDestroyTextureObject(st->tex);\n"
+    assert text.count(old) == 1
+    (tmp_path / "kernels.cu").write_text(text.replace(old, ""))
+    found = {
+        ex: [w for w in ws if lint.LEAK_MARK in w]
+        for ex, ws in lint.warnings(lab, tmp_path).items()
+    }
+    found = {ex: ws for ex, ws in found.items() if ws}
+    assert sorted(found) == ["image_pipeline", "resample_bilinear"], found
+    head = "cudaCreateTextureObject in source_texture_make, which "
+    assert head + "resample_bilinear calls, but " in found["resample_bilinear"][0]
+    assert head + "image_pipeline and resample_bilinear call, but " in found["image_pipeline"][0]
+    assert "gaussian_blur" not in found["image_pipeline"][0]
+
+
 UNNORMALIZED_MARK = "with unnormalized coordinates"
 
 
@@ -1187,7 +1211,11 @@ def test_a_resource_a_launcher_creates_and_never_releases_is_warned_of(
                 "surface object": "cudaCreateSurfaceObject",
                 "CUDA array": "cudaMallocArray"}[what]
         assert call in lines[at - 1], (warning, lines[at - 1])
-        assert warning.startswith(f"kernels.cu:{at}: {call} in {ex}, but no "), warning
+        assert warning.startswith(
+            f"kernels.cu:{at}: {call} in {ex}, but {call.replace('Create', 'Destroy')}"
+            if "Create" in call else f"kernels.cu:{at}: {call} in {ex}, but cudaFreeArray"
+        ), warning
+        assert f"is called nowhere {ex} reaches" in warning, warning
         assert f"each call leaks a {what}" in warning, warning
 
 
