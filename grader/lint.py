@@ -15,9 +15,9 @@ so the warning names the student's own ``__constant__`` array (``render``). The 
 searched in a child interpreter given ``RULES_TIMEOUT_S`` (a regex can take time quadratic or
 worse in a hostile file); past it, one warning says they were not looked for.
 
-Every lab is also read for the barrier mistakes (a ``return`` under a condition that depends
-on the thread before a ``__syncthreads()``, any ``return`` before a group's ``.sync()``, a
-barrier under a condition that depends on the thread): in the kernel the exercise names (the
+Every lab is also read for the barrier mistakes (a ``return`` before a barrier, named with
+its condition where that is seen to depend on the thread, a barrier under a condition that
+depends on the thread): in the kernel the exercise names (the
 judge's ``--list``), or, for an exercise that names none (lab 3.5's, where the student chooses
 the kernels; lab 3.2's host-side exercises), in every ``__global__`` kernel its launchers
 reach in the student files (``exercise_kernels``); and for the texture objects, surface
@@ -166,26 +166,27 @@ def kernel_heads(text: str) -> list[tuple[str, int]]:
 
 _RETURN = re.compile(r"\breturn\b")
 _BARRIER = re.compile(r"\b__syncthreads(?:_count|_and|_or)?\s*\(|\.sync\s*\(\s*\)")
-EARLY_RETURN_MARK = "before a __syncthreads()"
+EARLY_RETURN_MARK = "return never reach the barrier"
 EARLY_RETURN = (
-    "a `return` under `{cond}`, a condition that depends on the thread, "
-    "before a __syncthreads() (line {bar}) in {kernel}: threads that return never reach the "
-    "barrier, and the threads that wait there read tile elements no one loaded (undefined "
-    "behaviour: wrong results, or a hang). Keep every thread to the end: guard the loads "
-    "(outside the array, load what its border rule gives: 0, or the clamped pixel) and the "
-    "store instead of returning"
+    "a `return` under `{cond}`, a condition that depends on the thread, before {barrier} "
+    "(line {bar}) in {kernel}: threads that " + EARLY_RETURN_MARK + ", and the threads that "
+    "wait there read tile elements no one loaded (undefined behaviour: wrong results, or a "
+    "hang). Keep every thread to the end: guard the loads (outside the array, load what its "
+    "border rule gives: 0, or the clamped pixel) and the store instead of returning"
 )
-# a return before a barrier of a group (``cluster.sync()``, ``block.sync()``, ``grid.sync()``):
-# the group may be more than the block, so a condition the same for every thread of the block
-# (``if (b >= n) return;``, b from blockIdx) still leaves the cluster's other blocks waiting
-EARLY_RETURN_GROUP_MARK = "before a group's barrier"
-EARLY_RETURN_GROUP = (
-    "a `return` (line {ret}) " + EARLY_RETURN_GROUP_MARK + " (`.sync()`, line {bar}) in "
-    "{kernel}: unless every thread the group holds (a cluster: each of its blocks) returns "
-    "alike, those that return never reach it and the others wait there (a hang, or reads of "
-    "what no one wrote). Keep every thread to the end: guard the loads and the store "
-    "instead of returning"
+# a return whose condition is not seen to depend on the thread: the reading of thread
+# dependence misses some spellings (a helper's index, a macro's), so it is warned of still,
+# hedged (a student's trial of lab 3.2 read the old warning's closing "unless" too late)
+EARLY_RETURN_MAYBE = (
+    "a `return` before {barrier} (line {bar}) in {kernel}: if its condition can differ "
+    "between the threads of {group} (it depends on threadIdx, directly or through another "
+    "variable or call), the threads that " + EARLY_RETURN_MARK + " and the others wait there "
+    "(wrong results, or a hang): guard the loads and the store instead of returning. If "
+    "every thread of {group} takes it alike ({alike}), ignore this"
 )
+# a .sync() whose receiver names a cluster or a grid (cluster.sync(), this_grid().sync()):
+# the group it waits for is more than the block
+_GROUP_SYNC = re.compile(r"(?:cluster|grid)\w*\s*(?:\(\s*\))?\s*$")
 
 
 DIVERGENT_BARRIER_MARK = "under a condition that depends on the thread"
@@ -209,7 +210,7 @@ _THREAD = re.compile(r"\b(?:threadIdx|laneid)\b|__lane_id\s*\(|\.thread_rank\s*\
 _LHS = re.compile(r"\b([A-Za-z_]\w*)\s*")
 _SUBSCRIPT_END = re.compile(r"[]=;]")
 _ASSIGN_OP = re.compile(r"[-+*/%&|^]?=(?!=)")
-_RHS = re.compile(r"(?:[^;{}()]|\((?:[^;{}()]|\([^;{}()]*\))*\))*")
+_RHS = re.compile(r"(?:[^;{}(),]|\((?:[^;{}()]|\([^;{}()]*\))*\))*")
 # a name in a right side, not a member of the same name (gridDim.x is not a variable x)
 _REF = re.compile(r"(?<![\w.])(?<!->)[A-Za-z_]\w*")
 _RUN = re.compile(r"\w+")
@@ -647,35 +648,41 @@ def leaks(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
     return sorted(out, key=lambda w: (list(reading.texts).index(w[0]), w[1]))
 
 
-def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int, str]]:
-    """(line of a ``return``, line of a later barrier, its condition as a warning shows it)
-    in the ``__global__`` function ``kernel`` of comment-free source ``lines``, for each
-    ``return`` under a condition that depends on the thread (``_thread_scopes``): a thread
-    that returns there skips the barrier, while others wait at it (CUDA C++ Programming
-    Guide, "Synchronization Functions": __syncthreads() in divergent code is allowed only if
-    the condition is the same across the block). A return the whole block takes (``if
-    (blockIdx.x >= tiles) return;``) is no mistake before ``__syncthreads()`` (a student's
-    trial of lab 3.2 was warned of one), but it is before a group's ``.sync()``, which may
-    wait for a cluster's other blocks: such a return has the condition None and the line
-    of that barrier."""
+def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int, str, str]]:
+    """(line of a ``return``, line of the first barrier after it, the condition that depends
+    on the thread it lies under as a warning shows it, or "" where none is seen, and the
+    barrier's kind: "syncthreads", "sync" (a group's ``.sync()``) or "group" (a cluster's or
+    a grid's)) for each ``return`` before a barrier in the ``__global__`` function
+    ``kernel`` of comment-free source ``lines``: a thread that returns there skips the
+    barrier, while others wait at it (CUDA C++ Programming Guide, "Synchronization
+    Functions": __syncthreads() in divergent code is allowed only if the condition is the
+    same across the block). Whether a condition is the same for the block is not decided
+    here (a condition seen to depend on the thread is; the reading misses some spellings):
+    the warning for "" says when to ignore it."""
     body = _bodies(lines).get(kernel)
     return [] if body is None else _early_returns_in(*body)
 
 
-def _early_returns_in(first: int, text: str, scopes=None) -> list[tuple[int, int, str]]:
+def _early_returns_in(first: int, text: str, scopes=None) -> list[tuple[int, int, str, str]]:
     """``early_returns`` of one kernel body ``text`` that starts on line ``first``
     (``scopes``: its ``_thread_scopes``, where the caller has them)."""
     newlines = _newlines(text)
     found = list(_BARRIER.finditer(text))
     barriers = [bisect_left(newlines, m.start()) + first for m in found]
-    # the line of the first group barrier (.sync()) at or after each barrier's
-    group, nxt = [0] * len(found), None
-    for i in range(len(found) - 1, -1, -1):
-        nxt = barriers[i] if found[i].group().startswith(".") else nxt
-        group[i] = nxt
     returns = [m.start() for m in _RETURN.finditer(text)]
     if not barriers or not returns:
         return []
+    # each barrier's kind, and the index of the first cluster's or grid's at or after it
+    kinds = [
+        "syncthreads" if not m.group().startswith(".")
+        else "group" if _GROUP_SYNC.search(text, max(0, m.start() - 40), m.start())
+        else "sync"
+        for m in found
+    ]
+    group, nxt = [0] * len(found), None
+    for i in range(len(found) - 1, -1, -1):
+        nxt = i if kinds[i] == "group" else nxt
+        group[i] = nxt
     scopes = _thread_scopes(text) if scopes is None else scopes
     out, shown = [], {}
     for at, k in zip(returns, _under(scopes, returns)):
@@ -683,12 +690,12 @@ def _early_returns_in(first: int, text: str, scopes=None) -> list[tuple[int, int
         later = bisect_right(barriers, line)  # the barriers' lines ascend
         if later == len(barriers):
             continue
-        if k is not None:
-            if k not in shown:
-                shown[k] = _shown(*scopes[k][3])
-            out.append((line, barriers[later], shown[k]))
-        elif group[later] is not None:  # the same for the block, maybe not for the group
-            out.append((line, group[later], None))
+        if k is not None and k not in shown:
+            shown[k] = _shown(*scopes[k][3])
+        cond = shown[k] if k is not None else ""
+        # a return the block takes alike is still one before a later cluster's barrier
+        bar = later if cond or group[later] is None else group[later]
+        out.append((line, barriers[bar], cond, kinds[bar]))
     return out
 
 
@@ -853,11 +860,24 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                         _divergent_barriers_in(*kernels[kernel], scopes),
                     )
                 early, divergent = barriers[name, kernel]
-                for ret, bar, cond in early:
-                    message = (
-                        EARLY_RETURN.format(bar=bar, kernel=kernel, cond=cond) if cond
-                        else EARLY_RETURN_GROUP.format(ret=ret, bar=bar, kernel=kernel)
+                for ret, bar, cond, kind in early:
+                    barrier = (
+                        "a __syncthreads()" if kind == "syncthreads" else "a barrier (`.sync()`)"
                     )
+                    if cond:
+                        message = EARLY_RETURN.format(
+                            bar=bar, kernel=kernel, cond=cond, barrier=barrier
+                        )
+                    else:
+                        group, alike = (
+                            ("the cluster or grid it syncs", "the same for all its blocks")
+                            if kind == "group"
+                            else ("the block", "a condition on blockIdx or the kernel's "
+                                  "arguments only")
+                        )
+                        message = EARLY_RETURN_MAYBE.format(
+                            bar=bar, kernel=kernel, barrier=barrier, group=group, alike=alike
+                        )
                     found.setdefault(ex.name, []).append(f"{name}:{ret}: {message}")
                 for bar, line, cond in divergent:
                     message = DIVERGENT_BARRIER.format(bar=bar, line=line, cond=cond, kernel=kernel)

@@ -194,9 +194,9 @@ __global__ void whole_block(const float *a, float *c, int tiles) {
         if (k == tiles - 1) return;  // line 29: so does this one, under a loop over tiles
         tile[threadIdx.x] = a[k * 32 + threadIdx.x];
         __syncthreads();
-        const int lane = threadIdx.x % 32;
+        const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
         if (lane == 0) { return; }   // line 33: one thread of each warp
-        c[t] = tile[lane];
+        c[t + w] = tile[lane];
         __syncthreads();             // line 35
     }
 }
@@ -210,18 +210,24 @@ __global__ void cluster_wait(const float *a, float *c, int n) {
 
 
 def test_a_return_before_a_barrier_is_found_and_one_after_the_last_is_not():
-    """A return before a barrier under a condition that depends on the thread is found,
-    with the condition; one the whole block takes (a student's trial of lab 3.2 was warned of
-    ``if (tile >= n_tiles) return;``), one after the last barrier, a comment's, a device
-    function's are not, but before a cluster's ``.sync()`` one the block takes alike is."""
+    """Every return before a barrier is found, with the condition it lies under where that
+    is seen to depend on the thread (its warning is then firm) and "" where not (a
+    block-uniform return is legal, but the reading of thread dependence misses spellings:
+    its warning says when to ignore it); a declaration list's second name is read (``lane``
+    below). One after the last barrier, a comment's, a device function's are not found; a
+    return of no such condition before a later ``cluster.sync()`` is named by that one."""
     lines = lint.strip_comments(KERNELS)
-    assert lint.early_returns(lines, "early") == [(7, 10, "i >= n")]
+    assert lint.early_returns(lines, "early") == [(7, 10, "i >= n", "syncthreads")]
     assert lint.early_returns(lines, "guarded") == []  # the word in a comment is no return
     assert lint.early_returns(lines, "helper") == []  # not a kernel
     assert lint.early_returns(lines, "declared") == [] and lint.early_returns(lines, "x") == []
-    assert lint.early_returns(lines, "whole_block") == [(33, 35, "lane == 0")]
-    # before a group's barrier, a return the block takes alike is one still
-    assert lint.early_returns(lines, "cluster_wait") == [(40, 42, None)]
+    assert lint.early_returns(lines, "whole_block") == [
+        (27, 31, "", "syncthreads"),
+        (29, 31, "", "syncthreads"),
+        (33, 35, "lane == 0", "syncthreads"),
+    ]
+    # before a later cluster's barrier, named by that one: the block alike is not enough
+    assert lint.early_returns(lines, "cluster_wait") == [(40, 42, "", "group")]
 
 
 @pytest.mark.slow
@@ -333,7 +339,7 @@ def test_kernels_with_launch_bounds_are_warned_of(tmp_path, lab_name, exercise, 
     line = text[: text.index(old)].count("\n") + 1
     kernel = lab.exercise(exercise).kernel
     found = lint.warnings(lab, sub).get(exercise, [])
-    marks = (lint.EARLY_RETURN_MARK, lint.EARLY_RETURN_GROUP_MARK, lint.DIVERGENT_BARRIER_MARK)
+    marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
     warned = [w for w in found if any(m in w for m in marks)]
     assert len(warned) == 1, found
     # the line of the return, or of the barrier
@@ -523,8 +529,10 @@ def test_an_unnormalized_wrap_is_warned_of_on_its_fixture_only(tmp_path):
         ("false", "Wrap", "cudaAddressModeWrap with"),
         ("normalized", "Wrap", None),
         ("0", "Mirror", "cudaAddressModeMirror with"),
+        ("(0u)", "Wrap", "cudaAddressModeWrap with"),
+        ("0x1", "Wrap", None),
     ]:
-        sub = tmp_path / f"edit-{normalized}-{mode}"
+        sub = tmp_path / f"edit-{normalized.strip('()')}-{mode}"
         sub.mkdir()
         edited = text.replace(given, f"tex_desc.normalizedCoords = {normalized};")
         edited = edited.replace("wrap ? cudaAddressModeWrap", f"wrap ? cudaAddressMode{mode}")
@@ -1122,7 +1130,7 @@ def test_the_kernels_of_lab_3_5_are_read_for_barrier_mistakes(tmp_path, old, new
     where = line + new[: new.index("return" if "return" in new else "__syncthreads")].count("\n")
     heads = [(at, name) for name, (_, at) in lint.kernel_lines({"kernels.cu": text}).items()]
     kernel = max((at, name) for at, name in heads if at <= line)[1]  # the one holding it
-    marks = (lint.EARLY_RETURN_MARK, lint.EARLY_RETURN_GROUP_MARK, lint.DIVERGENT_BARRIER_MARK)
+    marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
     warned = {
         name: [w for w in ws if any(m in w for m in marks)]
         for name, ws in lint.warnings(lab, sub).items()
@@ -1144,7 +1152,7 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
     lint does not look for; racecheck finds them). None of them is warned of a leak
     (``lint.leaks``): each releases what its launchers create."""
     need("nvcc")
-    marks = (lint.EARLY_RETURN_MARK, lint.EARLY_RETURN_GROUP_MARK, lint.DIVERGENT_BARRIER_MARK)
+    marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
     warned, leaking, read = set(), set(), 0
     for lab_dir in real_labs():
         lab = course.load_lab(lab_dir)
