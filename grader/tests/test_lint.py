@@ -477,6 +477,7 @@ def test_a_pageable_host_buffer_is_warned_of_on_its_fixture_only(tmp_path):
         assert not [w for w in lint.warnings(lab, sub).get("host_copy", []) if PAGEABLE_MARK in w]
 
 
+@pytest.mark.instructors
 def test_a_leak_in_a_helper_names_the_helper_and_the_launchers_that_call_it(tmp_path):
     """Lab 3.5's solution without its cudaDestroyTextureObject: the creation lies in a helper
     (source_texture_make), which the warning names with the launchers that reach it; the
@@ -1175,6 +1176,7 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
     assert leaking == set()
 
 
+@pytest.mark.instructors
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
