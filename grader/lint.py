@@ -526,10 +526,19 @@ class _Reading:
         self.joined = "\n".join(texts.values())
         self.spans = _function_spans(self.joined)
         self.kernels = [name for name, at in kernel_heads(self.joined) if self.joined[at] == "{"]
+        self._reached: dict[tuple[str, ...], set[str]] = {}
+        # the kinds of RESOURCES whose creating call the texts hold at all (leaks)
+        self.created = [r for r in RESOURCES if _RESOURCE_CALLS[r[0]].search(self.joined)]
 
     def reach(self, launchers) -> set[str]:
         """The functions and macros of the texts that ``launchers`` are or name, directly or
-        through each other."""
+        through each other (kept for the next caller that asks for the same)."""
+        key = tuple(launchers)
+        if key not in self._reached:
+            self._reached[key] = self._reach(key)
+        return self._reached[key]
+
+    def _reach(self, launchers) -> set[str]:
         seen: set[str] = set()
         todo = [name for name in launchers if name in self.spans]
         while todo:
@@ -616,10 +625,12 @@ def leaks(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
     3.5's pipeline lists every stage's launcher: a student's trial read all four named for a
     texture only one made). A release in code they do not reach (an ``atexit`` handler) is
     not seen."""
+    if not reading.created:
+        return []
     names = reading.reach(launchers)
     reached = [(span, name) for name in names for span in reading.spans[name]]
     out = []
-    for create, release, what in RESOURCES:
+    for create, release, what in reading.created:
         first = min(
             ((m.start(), name) for (a, b), name in reached
              if (m := _RESOURCE_CALLS[create].search(reading.joined, a, b))),
