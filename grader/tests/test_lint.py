@@ -418,22 +418,28 @@ def test_a_plain_copy_into_a_cuda_array_is_warned_of(tmp_path, call, warned):
     assert len(found) == int(warned), found
 
 
+def _lab_warnings(tmp_path: Path, lab_name: str, mark: str):
+    """(the lab's manifest, {submission: its folder}, {submission: its warnings that hold
+    ``mark``}) over lab ``lab_name``'s solution, skeleton, every known-bad fixture and every
+    alternative: where a rule warns, and where not."""
+    lab = manifest.load(REPO / "labs" / lab_name)
+    subs = {"solution": REPO / "solutions" / lab_name, "skeleton": REPO / "labs" / lab_name}
+    for fixture in fixtures.find(REPO, lab_name) + fixtures.find(REPO, lab_name, alternatives=True):
+        kind = fixture.parent.parent.name
+        subs[fixture.stem] = fixtures.apply(REPO, fixture, tmp_path / f"{kind}-{fixture.stem}")
+    found = {
+        sub: [w for ws in lint.warnings(lab, path).values() for w in ws if mark in w]
+        for sub, path in subs.items()
+    }
+    return lab, subs, found
+
+
 @pytest.mark.instructors
 def test_the_cuda_array_rule_finds_its_fixture_and_no_other(tmp_path):
     """The known-bad memcpy_into_array is warned of; the solution, every alternative and
     every other known-bad fixture of lab 3.4 is not (the rule guesses from names)."""
-    lab = manifest.load(LAB)
-    fixtures_ = fixtures.find(REPO, LAB.name) + fixtures.find(REPO, LAB.name, alternatives=True)
-    subs = {"solution": REPO / "solutions" / LAB.name}
-    for fixture in fixtures_:
-        kind = fixture.parent.parent.name
-        subs[fixture.stem] = fixtures.apply(REPO, fixture, tmp_path / f"{kind}-{fixture.stem}")
-    warned = {
-        name
-        for name, sub in subs.items()
-        if any(ARRAY_MARK in w for ws in lint.warnings(lab, sub).values() for w in ws)
-    }
-    assert warned == {"memcpy_into_array"}
+    _, _, found = _lab_warnings(tmp_path, LAB.name, ARRAY_MARK)
+    assert {name for name, ws in found.items() if ws} == {"memcpy_into_array"}
 
 
 PAGEABLE_MARK = "returns pageable memory"
@@ -446,16 +452,7 @@ def test_a_pageable_host_buffer_is_warned_of_on_its_fixture_only(tmp_path):
     call. The solution, every alternative (host_register's malloc + cudaHostRegister among
     them) and every other known-bad fixture of the lab are not warned of; a calloc or a new
     float[] is, and cudaHostRegister anywhere silences it."""
-    name = "3.2-global-memory"
-    lab = manifest.load(REPO / "labs" / name)
-    subs = {"solution": REPO / "solutions" / name}
-    for fixture in fixtures.find(REPO, name) + fixtures.find(REPO, name, alternatives=True):
-        kind = fixture.parent.parent.name
-        subs[fixture.stem] = fixtures.apply(REPO, fixture, tmp_path / f"{kind}-{fixture.stem}")
-    found = {
-        sub: [w for ws in lint.warnings(lab, path).values() for w in ws if PAGEABLE_MARK in w]
-        for sub, path in subs.items()
-    }
+    lab, subs, found = _lab_warnings(tmp_path, "3.2-global-memory", PAGEABLE_MARK)
     assert {sub for sub, ws in found.items() if ws} == {"pageable_staging"}
     (warning,) = found["pageable_staging"]
     assert warning.startswith("kernels.cu:") and "malloc returns pageable" in warning, warning
@@ -512,15 +509,7 @@ def test_an_unnormalized_wrap_is_warned_of_on_its_fixture_only(tmp_path):
     ? 1 : 0``), the skeleton, every alternative and every other known-bad fixture of the lab
     are not warned of; normalizedCoords set to false is, set from a variable is not, and a
     mirror is named."""
-    lab = manifest.load(LAB)
-    subs = {"solution": REPO / "solutions" / LAB.name, "skeleton": LAB}
-    for fixture in fixtures.find(REPO, LAB.name) + fixtures.find(REPO, LAB.name, alternatives=True):
-        kind = fixture.parent.parent.name
-        subs[fixture.stem] = fixtures.apply(REPO, fixture, tmp_path / f"{kind}-{fixture.stem}")
-    found = {
-        sub: [w for ws in lint.warnings(lab, path).values() for w in ws if UNNORMALIZED_MARK in w]
-        for sub, path in subs.items()
-    }
+    lab, _, found = _lab_warnings(tmp_path, LAB.name, UNNORMALIZED_MARK)
     assert {sub for sub, ws in found.items() if ws} == {"wrap_unnormalized"}
     (warning,) = found["wrap_unnormalized"]
     assert "cudaAddressModeWrap with unnormalized" in warning, warning
