@@ -200,7 +200,9 @@ DIVERGENT_BARRIER = (
 # the block-wide barrier of a divergent-barrier warning: __syncthreads and its variants only
 # (a cooperative group's .sync() may be a warp tile's, legal under a warp-uniform condition)
 _SYNCTHREADS = re.compile(r"\b__syncthreads(?:_count|_and|_or)?\s*\(")
-_THREAD = re.compile(r"\b(?:threadIdx|laneid)\b|__lane_id\s*\(|\.thread_rank\s*\(")
+_THREAD = re.compile(
+    r"\b(?:threadIdx|laneid)\b|__lane_id\s*\(|\.thread_rank\s*\(|\.thread_index\s*\("
+)
 # an assignment (=, +=, ...; to an element too) is read as this regex reads it:
 #   \b([A-Za-z_]\w*)\s*(?:\[[^]=;]*\]\s*)?[-+*/%&|^]?=(?!=)   the name assigned, then
 #   ((?:[^;{}()]|\((?:[^;{}()]|\([^;{}()]*\))*\))*)          the right side, up to the end of
@@ -216,6 +218,7 @@ _REF = re.compile(r"(?<![\w.])(?<!->)[A-Za-z_]\w*")
 _RUN = re.compile(r"\w+")
 _LANE_ID = re.compile(r"__lane_id\s*\(")
 _THREAD_RANK = re.compile(r"\.thread_rank\s*\(")
+_THREAD_INDEX = re.compile(r"\.thread_index\s*\(")  # cooperative groups' threadIdx (a review)
 _HEADER = re.compile(r"(?:^|[;{}])\s*(?:else\s+)?(if|for|while)\s*\(", re.S)
 _ELSE = re.compile(r"\s*else\b(?!\s*if\b)")
 _CHUNK = re.compile(r"\S{1,61}")
@@ -286,7 +289,9 @@ def _thread_uses(text: str, names: set[str]) -> tuple[list[int], list[int]]:
             word in names and text[at - 1 : at] != "." and (at < 2 or text[at - 2 : at] != "->")
         ):
             ends[at] = m.end()
-    for literal, pattern in (("__lane_id", _LANE_ID), (".thread_rank", _THREAD_RANK)):
+    for literal, pattern in (
+        ("__lane_id", _LANE_ID), (".thread_rank", _THREAD_RANK), (".thread_index", _THREAD_INDEX)
+    ):
         at = text.find(literal)
         while at >= 0:
             if m := pattern.match(text, at):

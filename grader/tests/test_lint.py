@@ -206,6 +206,12 @@ __global__ void cluster_wait(const float *a, float *c, int n) {
     __syncthreads();
     cluster.sync();                  // line 42
 }
+__global__ void cg_index(const float *a, float *c, int n) {
+    __shared__ float s[32];
+    const int i = (int)cg::this_thread_block().thread_index().x;
+    if (i >= n) return;              // line 47: cooperative groups' threadIdx
+    __syncthreads();                 // line 48
+}
 """
 
 
@@ -228,6 +234,7 @@ def test_a_return_before_a_barrier_is_found_and_one_after_the_last_is_not():
     ]
     # before a later cluster's barrier, named by that one: the block alike is not enough
     assert lint.early_returns(lines, "cluster_wait") == [(40, 42, "", "group")]
+    assert lint.early_returns(lines, "cg_index") == [(47, 48, "i >= n", "syncthreads")]
 
 
 @pytest.mark.slow
