@@ -516,11 +516,6 @@ def _function_spans(text: str) -> dict[str, list[tuple[int, int]]]:
     return found
 
 
-def _functions(text: str) -> dict[str, list[str]]:
-    """{name: [body, ...]} of ``_function_spans``: the bodies' texts."""
-    return {name: [text[a:b] for a, b in spans] for name, spans in _function_spans(text).items()}
-
-
 class _Reading:
     """The comment-free ``texts`` of the student files read once for what their launchers
     reach: ``joined`` (the texts one after another, a newline between), the functions'
@@ -834,6 +829,23 @@ def kernel_lines(texts: dict[str, str]) -> dict[str, tuple[str, int]]:
     return out
 
 
+def _early_return_message(bar: int, cond: str, kind: str, kernel: str) -> str:
+    """The warning for one of ``early_returns``' finds (its barrier's line, condition and
+    kind) in ``kernel``: firm where the condition is seen to depend on the thread
+    (``EARLY_RETURN``), else hedged (``EARLY_RETURN_MAYBE``), for the block or, before a
+    cluster's or a grid's barrier, for the group it syncs."""
+    barrier = "a __syncthreads()" if kind == "syncthreads" else "a barrier (`.sync()`)"
+    if cond:
+        return EARLY_RETURN.format(bar=bar, kernel=kernel, cond=cond, barrier=barrier)
+    group, alike = (
+        ("the cluster or grid it syncs", "the same for all its blocks") if kind == "group"
+        else ("the block", "a condition on blockIdx or the kernel's arguments only")
+    )
+    return EARLY_RETURN_MAYBE.format(
+        bar=bar, kernel=kernel, barrier=barrier, group=group, alike=alike
+    )
+
+
 def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     """Per exercise, one line per match of its lint rules in the student files under
     ``src`` ("kernels.cu:48: <message>"), in file and line order, one per kind of
@@ -877,23 +889,7 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                     )
                 early, divergent = barriers[name, kernel]
                 for ret, bar, cond, kind in early:
-                    barrier = (
-                        "a __syncthreads()" if kind == "syncthreads" else "a barrier (`.sync()`)"
-                    )
-                    if cond:
-                        message = EARLY_RETURN.format(
-                            bar=bar, kernel=kernel, cond=cond, barrier=barrier
-                        )
-                    else:
-                        group, alike = (
-                            ("the cluster or grid it syncs", "the same for all its blocks")
-                            if kind == "group"
-                            else ("the block", "a condition on blockIdx or the kernel's "
-                                  "arguments only")
-                        )
-                        message = EARLY_RETURN_MAYBE.format(
-                            bar=bar, kernel=kernel, barrier=barrier, group=group, alike=alike
-                        )
+                    message = _early_return_message(bar, cond, kind, kernel)
                     found.setdefault(ex.name, []).append(f"{name}:{ret}: {message}")
                 for bar, line, cond in divergent:
                     message = DIVERGENT_BARRIER.format(bar=bar, line=line, cond=cond, kernel=kernel)
