@@ -111,19 +111,47 @@ def lines(
 ) -> list[str]:
     """One line per function of the student objects, in the listing's order:
     "scale_rows_kernel: global (LDG×3, STG×1)"; functions of several architectures once.
-    Instances of one template are told apart by their arguments ("blur_tile_kernel<true>").
+    Instances of one template are told apart by their arguments ("blur_tile_kernel<true>");
+    more than MAX_INSTANCES of them with the same spaces share a line (``_grouped``).
     ``skipped``: {kernel: why} of the exercises this architecture does not grade (lab 3.2g on
     sm_80): such a kernel without memory instructions is said to be that, not "not written
     yet?" (a student trial's finished kernel, built for sm_80, read as unwritten). ``hidden``:
     kernels (plain names) left out, those of the exercises a grade of some exercises
     (--exercise) does not grade."""
     skipped = skipped or {}
-    out = []
+    shown = []
     for fn, name in _shown(dumped, hidden):
         found = of_function(fn)
         parts = [f"{space} ({_counts(found[space])})" for space in ORDER if space in found]
         empty = f"not graded here ({skipped[fn.name]})" if fn.name in skipped else NO_MEMORY
-        out.append(f"{name}: {'; '.join(parts) if parts else empty}")
+        shown.append((fn.name, name, "; ".join(parts) if parts else empty))
+    return _grouped(shown)
+
+
+# A template's instances beyond this many, the same spaces each, share one line (a lab 3.5
+# trial's kernel templated on radius and border mode read as 40 lines of one kernel)
+MAX_INSTANCES = 3
+
+
+def _grouped(shown: list[tuple[str, str, str]]) -> list[str]:
+    """"name: spaces" of each (plain name, shown name, spaces) of ``shown``, in its order;
+    where one plain name has more than MAX_INSTANCES instances, those with the same spaces
+    are one line at the first one's place: "blur_kernel<1, true> and 11 other instances of
+    blur_kernel: global (LDG×9, STG×1)"."""
+    per_name: dict[str, int] = {}
+    for plain, _, _ in shown:
+        per_name[plain] = per_name.get(plain, 0) + 1
+    groups: dict[tuple[str, str], list[str]] = {}
+    for plain, name, body in shown:
+        key = (plain, body) if per_name[plain] > MAX_INSTANCES else (name, body)
+        groups.setdefault(key, []).append(name)
+    out = []
+    for (key, body), names in groups.items():
+        if len(names) == 1:
+            out.append(f"{names[0]}: {body}")
+        else:
+            other = "instance" if len(names) == 2 else "instances"
+            out.append(f"{names[0]} and {len(names) - 1} other {other} of {key}: {body}")
     return out
 
 

@@ -644,3 +644,22 @@ def test_template_instances_are_told_apart_in_the_spaces_line():
         f"blur_tile_kernel<false>: {spaces.NO_MEMORY}",
         f"plain_kernel: {spaces.NO_MEMORY}",
     ]
+
+
+def test_many_template_instances_with_the_same_spaces_share_a_line():
+    """A lab 3.5 trial's kernel templated on its radius read as 40 spaces lines of one kernel:
+    beyond MAX_INSTANCES instances, those with the same spaces are one line that counts them;
+    one with other spaces keeps its own line, and a template of few instances is unchanged."""
+    from grader import spaces
+
+    need("c++filt")
+    fns = [Function(f"_Z11blur_kernelILi{r}EEvPKfPf", "sm_90") for r in range(1, 6)]
+    fns += [Function("_Z16blur_tile_kernelILb1EEvPKfPfiii", "sm_90")]
+    fns += [Function("_Z16blur_tile_kernelILb0EEvPKfPfiii", "sm_90")]
+    fns[2] = Function(fns[2].mangled, "sm_90", [Instruction(0, "LDG.E", "LDG.E R0, [R2.64]")])
+    assert spaces.lines(Dump(fns, {})) == [
+        f"blur_kernel<1> and 3 other instances of blur_kernel: {spaces.NO_MEMORY}",
+        "blur_kernel<3>: global (LDG×1)",
+        f"blur_tile_kernel<true>: {spaces.NO_MEMORY}",
+        f"blur_tile_kernel<false>: {spaces.NO_MEMORY}",
+    ]
