@@ -219,7 +219,9 @@ _RUN = re.compile(r"\w+")
 _LANE_ID = re.compile(r"__lane_id\s*\(")
 _THREAD_RANK = re.compile(r"\.thread_rank\s*\(")
 _THREAD_INDEX = re.compile(r"\.thread_index\s*\(")  # cooperative groups' threadIdx (a review)
-_HEADER = re.compile(r"(?:^|[;{}])\s*(?:else\s+)?(if|for|while)\s*\(", re.S)
+# a header starts a statement: after ; { }, after another header's ) (an unbraced if under a
+# for) or a label's : (a case of a switch); a switch governs its block as an if does
+_HEADER = re.compile(r"(?:^|[;{}):])\s*(?:else\s+)?(if|for|while|switch)\s*\(", re.S)
 _ELSE = re.compile(r"\s*else\b(?!\s*if\b)")
 _CHUNK = re.compile(r"\S{1,61}")
 # a condition longer than this is shown cut, with "..."

@@ -659,6 +659,42 @@ def test_a_barrier_under_a_condition_that_depends_on_the_thread_is_found():
     ], found
 
 
+NESTED = """
+__global__ void k(const float *in, float *out, int n, int R) {
+    const int tx = threadIdx.x;
+    for (int t = 0; t < n; ++t) if (tx < R) __syncthreads();
+    if (R > 0) {
+        out[0] = 1.0f;
+    } else if (tx == 0) {
+        __syncthreads();
+    }
+    switch (tx % 4) {
+    case 0: __syncthreads(); break;
+    default: if (tx > 2) __syncthreads();
+    }
+    switch (R) {
+    case 1: __syncthreads(); break;
+    }
+    for (int t = 0; t < n; ++t) if (R > t) __syncthreads();
+    out[tx] = in[tx];
+}
+"""
+
+
+def test_a_barrier_under_a_nested_unbraced_if_an_else_if_or_a_switch_is_found():
+    """The thread reading missed an unbraced if under a for and a switch on the thread (a
+    review of session 45's lint): each is found now, an else-if still is, and a switch or
+    an if the same for every thread of the block is not."""
+    lines = lint.strip_comments(NESTED)
+    found = lint._divergent_barriers_in(*lint._bodies(lines)["k"])
+    assert found == [
+        (4, 4, "tx < R"),
+        (8, 7, "tx == 0"),
+        (11, 10, "tx % 4"),
+        (12, 10, "tx % 4"),
+    ], found
+
+
 @pytest.mark.instructors
 def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
     """Lab 3.4e's lint: surf2Dwrite's x must be in bytes. The known-bad fixture (x alone) is
