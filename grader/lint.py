@@ -454,10 +454,12 @@ _NOT_A_FUNCTION = _NOT_THE_NAME | frozenset(
     "if for while switch catch return sizeof alignof _Alignof static_assert defined".split()
 )
 _CALLABLE = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>\s*)?\(")
-# what may stand between a function's parameters and its body (a method's const, noexcept, a
-# trailing return type): spaces and these words, then the body's { or a -> and anything up to
-# the first of ;{}()= (which must be the {); _to_body
-_TO_BODY_WORDS = re.compile(r"(?:\s|\b(?:const|volatile|noexcept|override|final)\b)*")
+# what may stand between a function's parameters and its body (a method's const, noexcept or
+# noexcept(true), a trailing return type): spaces and these words, then the body's { or a ->
+# and anything up to the first of ;{}()= (which must be the {); _to_body
+_TO_BODY_WORDS = re.compile(
+    r"(?:\s|\bnoexcept\s*\([^(){};]*\)|\b(?:const|volatile|noexcept|override|final)\b)*"
+)
 _TO_BODY_STOP = re.compile(r"[;{}()=]")
 # a macro and its replacement text, continued lines included
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)((?:[^\n\\]|\\.)*)", re.M | re.S)
@@ -481,7 +483,8 @@ def _pairs(text: str, open_: str, close: str) -> dict[int, int]:
 def _to_body(text: str, at: int) -> int | None:
     r"""Index of the ``{`` of the body that ``text[at:]`` opens after what may stand between a
     function's parameters and its body, or None: what the regex
-    ``(?:\s|\b(?:const|volatile|noexcept|override|final)\b|->[^;{}()=]*)*\{`` matches to,
+    ``(?:\s|\bnoexcept\s*\([^(){};]*\)|\b(?:const|volatile|noexcept|override|final)\b``
+    ``|->[^;{}()=]*)*\{`` matches to,
     read in one pass (that regex took time exponential in the spaces after a ``->``: its
     ``[^;{}()=]*`` and ``\s`` share them)."""
     e = _TO_BODY_WORDS.match(text, at).end()

@@ -913,6 +913,19 @@ def test_the_kernels_of_an_exercise_that_names_none_are_those_its_launchers_reac
     assert lint.kernel_lines({"kernels.cu": text})["fused_kernel"] == ("kernels.cu", 7)
 
 
+@pytest.mark.parametrize(
+    "tail", ["", " noexcept", " noexcept(true)", " noexcept ( false )", " const", " -> void"]
+)
+def test_a_function_is_read_whatever_stands_before_its_body(tail):
+    """A launcher declared noexcept(true) was no function to the lint (session 45's review:
+    its leaks went unwarned); every spelling that may stand between the parameters and the
+    body is read (a noexcept's condition without parentheses of its own), and a declaration
+    without a body is not a function."""
+    text = f"static void launch(float *x, int n){tail} {{ go(x); }}\nvoid decl(int n){tail};\n"
+    found = lint._function_spans(text)
+    assert "launch" in found and "decl" not in found, found
+
+
 def test_the_functions_are_read_in_time_linear_in_the_file():
     """A hostile file of unclosed calls or nested bodies (200 KB here; assemble takes 2 MB)
     is read in one pass: the first reading matched each ``(`` by reading on to the end, and
