@@ -32,6 +32,7 @@ import re
 import subprocess
 import sys
 from bisect import bisect_left, bisect_right
+from collections.abc import Collection
 from pathlib import Path
 
 from grader.manifest import Lab
@@ -258,16 +259,24 @@ def _assignments(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def _thread_names(text: str) -> set[str]:
-    """The variables of ``text`` (a kernel body) that differ between the threads of a
-    block: every name assigned from threadIdx (or a lane id, a thread rank), directly or
-    through another such name (the names its right sides hold, followed from threadIdx's)."""
+def _thread_macros(text: str) -> set[str]:
+    """The macros ``#define``d in ``text`` whose replacement text differs between the threads
+    of a block: it holds threadIdx (or a lane id, a thread rank) or such a macro
+    (``#define TX threadIdx.x``; ``#define GX (blockIdx.x * TILE + TX)``). A function's
+    result is not read so: a helper that reads threadIdx may return the same value to every
+    thread (a block reduction's sum), and a firm warning there would be wrong."""
     base, users = set(), {}
-    for name, rhs in _assignments(text):
-        if _THREAD.search(rhs):
-            base.add(name)
-        for used in _REF.findall(rhs):
-            users.setdefault(used, set()).add(name)
+    for m in _DEFINE.finditer(text):
+        if _THREAD.search(m.group(2)):
+            base.add(m.group(1))
+        for used in set(_NAME.findall(m.group(2))):
+            users.setdefault(used, set()).add(m.group(1))
+    return _followed(base, users)
+
+
+def _followed(base: set[str], users: dict[str, set[str]]) -> set[str]:
+    """``base`` and every name that uses one of them, directly or through another
+    (``users``: {name: the names whose definitions hold it})."""
     names, todo = set(), list(base)
     while todo:
         name = todo.pop()
@@ -275,6 +284,20 @@ def _thread_names(text: str) -> set[str]:
             names.add(name)
             todo.extend(users.get(name, ()))
     return names
+
+
+def _thread_names(text: str, macros: Collection[str] = ()) -> set[str]:
+    """The variables of ``text`` (a kernel body) that differ between the threads of a
+    block: every name assigned from threadIdx (or a lane id, a thread rank, a macro of
+    ``macros``: ``_thread_macros``), directly or through another such name (the names its
+    right sides hold, followed from threadIdx's), and ``macros`` themselves."""
+    base, users = set(macros), {}
+    for name, rhs in _assignments(text):
+        if _THREAD.search(rhs):
+            base.add(name)
+        for used in _REF.findall(rhs):
+            users.setdefault(used, set()).add(name)
+    return _followed(base, users)
 
 
 def _thread_uses(text: str, names: set[str]) -> tuple[list[int], list[int]]:
@@ -342,16 +365,19 @@ def _statement_end(text: str, at: int, braces: dict[int, int], semicolons: list[
     return semicolons[k] if k < len(semicolons) else len(text)
 
 
-def _thread_scopes(text: str) -> list[tuple[int, int, int, tuple[str, int, int]]]:
+def _thread_scopes(
+    text: str, macros: Collection[str] = ()
+) -> list[tuple[int, int, int, tuple[str, int, int]]]:
     """(start, end, index of the condition's keyword, (the text the condition is read in,
     its start, its end)) of each statement of the kernel body ``text`` governed by an
     ``if``, ``else``, ``for`` or ``while`` whose condition depends on the thread
-    (``_thread_names``), braced or not, in the order of their headers. A condition the same
+    (``_thread_names``; ``macros``: ``_thread_macros`` of the student's files), braced or
+    not, in the order of their headers. A condition the same
     for every thread of the block (a loop over tiles, a kernel argument, ``blockIdx``) is
     not one. In time near-linear in the body: parentheses and braces paired once, statement
     ends found by bisection."""
     n = len(text)
-    names = _thread_names(text)
+    names = _thread_names(text, macros)
     uses = _thread_uses(text, names)
     uses_cut = None  # over text[:-1]: an unclosed condition's (the last character left out)
     parens, braces = _pairs(text, "(", ")"), _pairs(text, "{", "}")
@@ -868,6 +894,7 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     # the kernels of the exercises that name none: those their launchers reach
     reading = _Reading(texts)
     reached = exercise_kernels(lab, texts, reading)
+    macros = _thread_macros(reading.joined)  # #define TX threadIdx.x and its kin
     barriers: dict[tuple[str, str], tuple[list, list]] = {}
     # every rule of every exercise, searched at once (rule_matches)
     rules = [(rule.pattern, rule.unless) for ex in lab.exercises for rule in ex.lint]
@@ -887,7 +914,7 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
         for name, kernels in bodies.items():
             for kernel in (k for k in names if k in kernels):
                 if (name, kernel) not in barriers:  # read once, whatever the exercises
-                    scopes = _thread_scopes(kernels[kernel][1])
+                    scopes = _thread_scopes(kernels[kernel][1], macros)
                     barriers[name, kernel] = (
                         _early_returns_in(*kernels[kernel], scopes),
                         _divergent_barriers_in(*kernels[kernel], scopes),

@@ -695,6 +695,41 @@ def test_a_barrier_under_a_nested_unbraced_if_an_else_if_or_a_switch_is_found():
     ], found
 
 
+MACROS = """
+#define TX threadIdx.x
+#define GX (blockIdx.x * 256 + TX)
+#define TILE 256
+__device__ float block_sum(float v) {
+    __shared__ float s[256];
+    s[threadIdx.x] = v;
+    __syncthreads();
+    return s[0];
+}
+__global__ void k(const float *in, float *out, int n) {
+    int i = GX;
+    if (i < n) __syncthreads();
+    if (TX < 32) __syncthreads();
+    if (blockIdx.x < TILE) __syncthreads();
+    float total = block_sum(in[0]);
+    if (total > 0.0f) __syncthreads();
+}
+"""
+
+
+def test_a_macro_of_the_thread_is_read_as_the_thread_and_a_helpers_result_is_not():
+    """A student's index through a macro (#define GX (blockIdx.x * 256 + TX)) hid a
+    divergent barrier (session 45's review): a macro whose replacement reads the thread,
+    directly or through another, is the thread's now. A helper's result is not read so: a
+    block reduction that reads threadIdx returns every thread the same sum."""
+    lines = lint.strip_comments(MACROS)
+    macros = lint._thread_macros("\n".join(lines))
+    assert macros == {"TX", "GX"}
+    body = lint._bodies(lines)["k"]
+    found = lint._divergent_barriers_in(*body, lint._thread_scopes(body[1], macros))
+    assert found == [(13, 13, "i < n"), (14, 14, "TX < 32")], found
+    assert lint._divergent_barriers_in(*body) == [], "without the macros, none is seen"
+
+
 @pytest.mark.instructors
 def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
     """Lab 3.4e's lint: surf2Dwrite's x must be in bytes. The known-bad fixture (x alone) is
