@@ -485,17 +485,21 @@ class Grading:
         texts = lint.student_texts(self.lab, asm.src)
         # with --exercise, the kernels of the exercises left out: not on the spaces line.
         # Those the listing names and those their launchers reach (3.1's chase_shared_kernel,
-        # which latency_ladder's chase_shared launches), unless a graded exercise runs them.
+        # which latency_ladder's chase_shared launches), unless a graded exercise runs them,
+        # and those no launcher of the lab reaches (a draft kernel left in the file: on no
+        # exercise's account, it read as the graded one's).
         graded = {ex.name for ex in self.lab.exercises}
         left_out = [e for e in listing["exercises"] if e.get("name") not in graded]
         if left_out:  # the listing's items, checked by listing_launchers above
-            theirs, ours = lint.reached_kernels(
+            theirs, ours, anyone = lint.reached_kernels(
                 texts,
                 manifest.listing_launchers({"exercises": left_out}),
                 [n for ex in self.lab.exercises for n in ex.launchers],
+                self.lab_launchers,
             )
+            unlaunched = set(lint.kernel_lines(texts)) - set(anyone)
             self.other_kernels = (
-                {k for n, k in exercise_kernels if n not in graded} | set(theirs)
+                {k for n, k in exercise_kernels if n not in graded} | set(theirs) | unlaunched
             ) - {ex.kernel for ex in self.lab.exercises} - set(ours)
         self.exercise_kernels = lint.exercise_kernels(self.lab, texts)
         self.kernel_lines = lint.kernel_lines(texts)

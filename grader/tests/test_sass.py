@@ -516,6 +516,31 @@ def test_a_grade_of_some_exercises_leaves_the_kernels_their_launchers_reach_off(
     }, kernels
 
 
+def test_a_grade_of_some_exercises_leaves_the_kernels_no_launcher_reaches_off(capsys, tmp_path):
+    """A kernel of the student's own that no launcher of the lab reaches (a draft left in the
+    file) is on no exercise's account: off the spaces line of a grade of some exercises,
+    where it read as the graded exercise's; on a whole grade's, which shows every kernel."""
+    need("nvcc")
+    need("cuobjdump")
+    from helpers import grade_cli
+
+    lab = REPO / "labs" / "3.5-project"
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    text = (lab / "kernels.cu").read_text()
+    draft = "\n__global__ void draft_kernel(float *x) { x[threadIdx.x] = 1.0f; }\n"
+    (sub / "kernels.cu").write_text(text + draft)
+    kernels = {}
+    for exercise in ("resample_bilinear", None):
+        args = ["--exercise", exercise] if exercise else []
+        code, out, err = grade_cli(capsys, "grade", lab, "--submission", sub, *args,
+                                   "--no-perf", "--no-sanitizer")
+        assert "Traceback" not in out + err
+        kernels[exercise] = _spaces_kernels(out)
+    assert kernels["resample_bilinear"] == ["resample_kernel"], kernels
+    assert "draft_kernel" in kernels[None] and "sobel_kernel" in kernels[None], kernels
+
+
 def test_static_message_names_the_job_not_an_instruction():
     fn = Function("_Z1kv", "sm_90", [])
     dumped = Dump([fn], {})
