@@ -157,11 +157,14 @@ _MARK = {
 # not run (no GPU): what a passed static check does not show (a student's trial read
 # "static ok" as "correct" with a missing barrier, an unpadded tile and a dropped K tail;
 # lab 3.4's, with an in-place call that read its own output). Every lab's words: a lab 3.1
-# trial wondered what "an in-place call" of its lab was; section 10 lists each lab's cases.
+# trial wondered what "an in-place call" of its lab was, another why bank conflicts were
+# named in a lab without shared memory (now one example of a cost, beside coalescing);
+# section 10 lists each lab's cases.
 STATIC_ALONE_TEXT = (
     "static ok reads the SASS only (which memory spaces the kernels use): a wrong index or "
     "border, a data race (a barrier missing where another one remains, a thread reading "
-    "what another overwrote), bank conflicts and the speed show only on a GPU "
+    "what another overwrote) and what costs only time (an uncoalesced access, a bank "
+    "conflict) show only on a GPU "
     "(handouts/grading.md, section 10)"
 )
 

@@ -143,15 +143,18 @@ __global__ void fir_registers_kernel(const float *in, float *out, int rows, int 
      *   taps[k] * w[k]. With `#pragma unroll` on the loops over k, every index into w[] (and
      *   into a register copy of the taps) is a compile-time constant, so the arrays become
      *   registers; an index known only at run time (w[r % FIR_TAPS]) forces them into local
-     *   memory (LDL/STL), which the grader forbids here.
+     *   memory (LDL/STL), which the grader forbids here. A ring buffer is as good where the
+     *   row loop is unrolled by FIR_TAPS, so that each unrolled step's slot is a constant
+     *   (handout 3.1, "Fixed and free").
      *   Right: the history (the FIR_TAPS - 1 rows above the segment) is 0 above row 0; the last
      *   segment may be partial; check the column against cols. */
 }
 
 void fir_registers(const float *d_in, float *d_out, int rows, int cols, const float *d_taps) {
-    /* TODO(3.1c): launch fir_registers_kernel on a grid of CEIL_DIV(cols, FIR_BLOCK) x
-     *   CEIL_DIV(rows, FIR_SEGMENT_ROWS) blocks of FIR_BLOCK threads: one thread per column and
-     *   segment of rows. */
+    /* TODO(3.1c): launch fir_registers_kernel, for the suggested mapping on a grid of
+     *   CEIL_DIV(cols, FIR_BLOCK) x CEIL_DIV(rows, FIR_SEGMENT_ROWS) blocks of FIR_BLOCK
+     *   threads: one thread per column and segment of rows (a mapping of your own needs a
+     *   grid of its own). */
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -172,7 +172,8 @@ __global__ void transpose_tiled_kernel(const float *in, float *out, int rows, in
      *   TRANSPOSE_BLOCK_ROWS threads, so each thread copies TILE / BLOCK_ROWS elements per phase.
      *   Fast: consecutive threadIdx.x read a row of `in` and write a row of `out` (both
      *   coalesced); the transposition happens in shared memory, where the tile is read by
-     *   column — pad it to [TILE][TILE + 1] so the 32 words of a column sit in 32 banks.
+     *   column — pad it to [TILE][TILE + 1] (or swizzle it: handout 3.3, section 3) so the
+     *   32 words of a column sit in 32 banks.
      *   Right: any rows x cols — check bounds on the read AND on the write; they differ,
      *   because `out` is (cols, rows). */
     // BEGIN SOLUTION
