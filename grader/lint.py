@@ -434,6 +434,101 @@ def _under(scopes, positions) -> list[int | None]:
     return out
 
 
+# A tile loop whose stores into shared memory come before its first barrier and whose reads
+# of it come after its last: the next iteration's stores overwrite what slower threads still
+# read (a write-after-read race; the known-bad no_end_barrier of lab 3.3, which a student's
+# trial without a GPU could not see: only racecheck found it)
+# each read linearly: a __shared__ declaration up to its first [ (the group ends without one
+# where none comes before ; = ( or )), a pointer's declaration up to its ;
+_SHARED_DECL = re.compile(r"\b__shared__\b([^;=()\[]*)(\[?)")
+_LAST_WORD = re.compile(r"([A-Za-z_]\w*)\s*$")
+_POINTER_DECL = re.compile(r"\*\s*(?:const\s+|__restrict__\s+)*([A-Za-z_]\w*)\s*=([^;]*)")
+_LOOP = re.compile(r"(?:^|[;{}):])\s*(for|while)\s*\(")
+_SUBSCRIPTS = re.compile(r"(?:\s*\[[^][;{}]*(?:\[[^][;{}]*\][^][;{}]*)*\])+")
+_STORE_OP = re.compile(r"\s*[-+*/%&|^]?=(?!=)")
+REUSED_TILE_MARK = "overwrite a tile other threads may still read"
+REUSED_TILE = (
+    "the loop of line {loop} in {kernel} stores into shared memory ({names}, line {store}) "
+    "before its first __syncthreads() (line {first}) and reads it after its last (line "
+    "{last}), with no barrier before the next iteration's stores: threads that go on "
+    "first " + REUSED_TILE_MARK + " (a write-after-read race; racecheck names it on a GPU). "
+    "Add __syncthreads() at the end of the loop body; ignore this if each iteration stores "
+    "into a buffer it does not read (double buffering)"
+)
+
+
+def _shared_names(text: str) -> set[str]:
+    """The arrays of kernel body ``text`` in shared memory: each ``__shared__`` array
+    declared there (``extern`` too), and each pointer declared from one (``float *Bs = smem
+    + T * T;``)."""
+    names = set()
+    for m in _SHARED_DECL.finditer(text):
+        if m.group(2) and (word := _LAST_WORD.search(m.group(1))):
+            names.add(word.group(1))
+    if names:
+        for m in _POINTER_DECL.finditer(text):
+            if any(w in names for w in _REF.findall(m.group(2))):
+                names.add(m.group(1))
+    return names
+
+
+def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, str]]:
+    """(line of the loop, line of its first store into shared memory, of its first barrier,
+    of its last read of shared memory, the arrays stored before that barrier) for each
+    braced ``for`` or ``while`` of kernel body ``text`` (starting on line ``first``) whose
+    body stores into a shared array (``_shared_names``; an assignment to an element) before
+    its first ``__syncthreads()`` and reads one after its last: the next iteration's stores
+    race with the slower threads' reads. Of nested loops that do so, the innermost. A copy
+    through ``cp.async`` or a helper is not read as a store, nor a read through a helper.
+    In time near-linear in the body (bisection over the stores, reads and barriers)."""
+    names = _shared_names(text)
+    if not names:
+        return []
+    newlines = _newlines(text)
+    parens, braces = _pairs(text, "(", ")"), _pairs(text, "{", "}")
+    bars = [m.start() for m in _SYNCTHREADS.finditer(text)]
+    starts, arrays, reads = [], [], []  # index and array of each store; index of each read
+    for m in _RUN.finditer(text):
+        if m.group() not in names or text[m.start() - 1 : m.start()] in (".", ">"):
+            continue
+        sub = _SUBSCRIPTS.match(text, m.end())
+        if sub is None:
+            continue
+        op = _STORE_OP.match(text, sub.end())
+        if op is not None:
+            starts.append(m.start())
+            arrays.append(m.group())
+        if op is None or op.group().strip() != "=":  # a read, or +=: both
+            reads.append(m.start())
+
+    def line(at: int) -> int:
+        return bisect_left(newlines, at) + first
+
+    found = []  # (start, end, finding) of each loop that races, in the order of their starts
+    for m in _LOOP.finditer(text):
+        start = _SPACE.match(text, min(parens[m.end() - 1] + 1, len(text))).end()
+        if start >= len(text) or text[start] != "{":
+            continue
+        end = braces[start]
+        b0, b1 = bisect_left(bars, start), bisect_left(bars, end)
+        if b0 == b1:  # no barrier in the loop
+            continue
+        s0, s1 = bisect_left(starts, start), bisect_left(starts, bars[b0])
+        r0, r1 = bisect_left(reads, bars[b1 - 1]), bisect_left(reads, end)
+        if s0 < s1 and r0 < r1:
+            stored = ", ".join(sorted(set(arrays[s0 : min(s1, s0 + 16)])))
+            found.append(
+                (start, end, (line(m.start(1)), line(starts[s0]), line(bars[b0]),
+                              line(reads[r1 - 1]), stored))
+            )
+    # of nested loops that race, the innermost: blocks nest or are apart, so a loop holds
+    # another that races where the next one found starts before its end
+    return [
+        f for k, (_, end, f) in enumerate(found)
+        if k + 1 == len(found) or found[k + 1][0] >= end
+    ]
+
+
 def _divergent_barriers_in(
     first: int, text: str, scopes=None
 ) -> list[tuple[int, int, str]]:
@@ -918,12 +1013,18 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                     barriers[name, kernel] = (
                         _early_returns_in(*kernels[kernel], scopes),
                         _divergent_barriers_in(*kernels[kernel], scopes),
+                        _reused_tiles_in(*kernels[kernel]),
                     )
-                early, divergent = barriers[name, kernel]
+                early, divergent, reused = barriers[name, kernel]
                 for ret, bar, cond, kind in early:
                     message = _early_return_message(bar, cond, kind, kernel)
                     found.setdefault(ex.name, []).append(f"{name}:{ret}: {message}")
                 for bar, line, cond in divergent:
                     message = DIVERGENT_BARRIER.format(bar=bar, line=line, cond=cond, kernel=kernel)
                     found.setdefault(ex.name, []).append(f"{name}:{bar}: {message}")
+                for loop, store, bar, read, arrays in reused:
+                    message = REUSED_TILE.format(
+                        loop=loop, kernel=kernel, names=arrays, store=store, first=bar, last=read
+                    )
+                    found.setdefault(ex.name, []).append(f"{name}:{read}: {message}")
     return found

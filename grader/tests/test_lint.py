@@ -730,6 +730,59 @@ def test_a_macro_of_the_thread_is_read_as_the_thread_and_a_helpers_result_is_not
     assert lint._divergent_barriers_in(*body) == [], "without the macros, none is seen"
 
 
+REUSED = """
+__global__ void k(const float *in, float *out, int n) {
+    __shared__ float tile[32][33];
+    extern __shared__ float smem[];
+    float *buf = smem + 64;
+    float acc = 0.0f;
+    for (int t = 0; t < n; ++t) {
+        tile[threadIdx.y][threadIdx.x] = in[t];
+        __syncthreads();
+        for (int k = 0; k < 32; ++k) {
+            acc += tile[threadIdx.y][k];
+        }
+    }
+    for (int t = 0; t < n; ++t) {
+        tile[threadIdx.y][threadIdx.x] = in[t];
+        __syncthreads();
+        acc += tile[0][threadIdx.x];
+        __syncthreads();
+    }
+    for (int s = 16; s > 0; s >>= 1) {
+        __syncthreads();
+        if (threadIdx.x < s) buf[threadIdx.x] += buf[threadIdx.x + s];
+    }
+    for (int t = 0; t < n; ++t) {
+        buf[threadIdx.x] = in[t];
+        __syncthreads();
+        acc += buf[31 - threadIdx.x];
+    }
+    buf[(n & 1) * 32 + threadIdx.x] = in[0];
+    __syncthreads();
+    for (int t = 0; t < n; ++t) {
+        if (t + 1 < n) buf[((t + 1) & 1) * 32 + threadIdx.x] = in[t + 1];
+        acc += buf[(t & 1) * 32 + 31 - threadIdx.x];
+        __syncthreads();
+    }
+    out[threadIdx.x] = acc;
+}
+"""
+
+
+def test_a_tile_loop_without_its_end_barrier_is_found():
+    """Lab 3.3's known-bad no_end_barrier passed every check without a GPU (a student's
+    trial, session 46): a loop that stores into shared memory before its first barrier and
+    reads it after its last is found, the innermost of nested loops that do so, through a
+    pointer into extern shared memory too. One with its end barrier, a reduction whose
+    barrier comes first, and double buffering (stores into the buffer the iteration does not
+    read, one barrier at the end) are not."""
+    lines = lint.strip_comments(REUSED)
+    body = lint._bodies(lines)["k"]
+    assert lint._shared_names(body[1]) == {"tile", "smem", "buf"}
+    assert lint._reused_tiles_in(*body) == [(7, 8, 9, 11, "tile"), (24, 25, 26, 27, "buf")]
+
+
 @pytest.mark.instructors
 def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
     """Lab 3.4e's lint: surf2Dwrite's x must be in bytes. The known-bad fixture (x alone) is
@@ -995,6 +1048,12 @@ HOSTILE = {
     "subscripts": ("a[", True, ""),
     "nested_conditions": ("if (threadIdx.x; ", True, ""),
     "barriers_under_conditions": ("if (threadIdx.x) { __syncthreads(); return; ", True, ""),
+    # the tile loops' reading (lint._reused_tiles_in): unclosed loops nested 20 000 deep, each
+    # racing; declarations read to no [ or ;
+    "tile_loops": (
+        "for (;;) { *p = s; s[0] = 1; __syncthreads(); s[s[1]]; ", True, "__shared__ float s[2];"
+    ),
+    "shared_decls": ("__shared__ *a = s ", True, "__shared__ float s[1];"),
 }
 HOSTILE_BYTES = 1_000_000
 # CPU seconds for the two labs' gradings and their rules children (a loaded machine
@@ -1231,10 +1290,12 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
     fixture. Only early_return_matmul is warned of: no other fixture has its barrier
     skipped (3.5's sobel_no_barrier and 3.1's chase_shared_no_barrier lack one, which the
     lint does not look for; racecheck finds them). None of them is warned of a leak
-    (``lint.leaks``): each releases what its launchers create."""
+    (``lint.leaks``): each releases what its launchers create. Only no_end_barrier is warned
+    of a tile loop without its end barrier: none of the 38 tiled alternatives of lab 3.3
+    (double buffering and cp.async among them)."""
     need("nvcc")
     marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
-    warned, leaking, read = set(), set(), 0
+    warned, leaking, reused, read = set(), set(), set(), 0
     for lab_dir in real_labs():
         lab = course.load_lab(lab_dir)
         subs = {"solution": REPO / "solutions" / lab_dir.name, "skeleton": lab_dir}
@@ -1251,9 +1312,12 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
                 warned.add(f"{lab_dir.name}/{name}")
             if any(lint.LEAK_MARK in w for w in found):
                 leaking.add(f"{lab_dir.name}/{name}")
+            if any(lint.REUSED_TILE_MARK in w for w in found):
+                reused.add(f"{lab_dir.name}/{name}")
     assert read > 150
     assert warned == {"3.3-tiling/known_bad/early_return_matmul"}
     assert leaking == set()
+    assert reused == {"3.3-tiling/known_bad/no_end_barrier"}
 
 
 @pytest.mark.instructors
