@@ -653,6 +653,9 @@ class _Reading:
         self.spans = _function_spans(self.joined)
         self.kernels = [name for name, at in kernel_heads(self.joined) if self.joined[at] == "{"]
         self._reached: dict[tuple[str, ...], set[str]] = {}
+        self._newlines: list[int] | None = None  # where()'s
+        self._files: list[tuple[str, int, int]] = []
+        self.grids: dict[tuple[int, int], list[tuple[str, int, str]]] = {}  # rounded_grids'
         # the kinds of RESOURCES whose creating call the texts hold at all (leaks)
         self.created = [r for r in RESOURCES if _RESOURCE_CALLS[r[0]].search(self.joined)]
 
@@ -678,12 +681,20 @@ class _Reading:
         return seen
 
     def where(self, at: int) -> tuple[str, int]:
-        """(file, 1-based line) of offset ``at`` of ``joined``."""
-        for name, text in self.texts.items():
-            if at <= len(text):
-                return name, text.count("\n", 0, at) + 1
-            at -= len(text) + 1
-        raise ValueError("an offset past the texts")
+        """(file, 1-based line) of offset ``at`` of ``joined``, by bisection over its
+        newlines (found once: a hostile file's many grids counted them from the start for
+        each)."""
+        if self._newlines is None:
+            self._newlines = _newlines(self.joined)
+            self._files, offset = [], 0  # (file, its last offset in joined, its first index)
+            for name, text in self.texts.items():
+                self._files.append((name, offset + len(text), offset))
+                offset += len(text) + 1
+        k = bisect_left(self._files, at, key=lambda f: f[1])
+        if k == len(self._files):
+            raise ValueError("an offset past the texts")
+        name, _, first = self._files[k]
+        return name, bisect_left(self._newlines, at) - bisect_left(self._newlines, first) + 1
 
 
 def exercise_kernels(
@@ -783,6 +794,131 @@ def leaks(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
             else "the exercise's launchers reach",
         )))
     return sorted(out, key=lambda w: (list(reading.texts).index(w[0]), w[1]))
+
+
+# A grid dimension that rounds down (dim3 grid(N / TILE, M / TILE), <<<n / BLOCK, ...>>>):
+# the partial last block of the data gets no threads, and a size under one block a grid of 0,
+# which fails to launch (lab 3.3's known-bad launch_grid_rounded_down; a lab 3.1 trial's
+# coalescing grid, which nothing without a GPU flagged). A dimension is read as far as
+# GRID_SHOWN characters: one longer is not read.
+_GRID_DECL = re.compile(r"\bdim3\s+([A-Za-z_]\w*)\s*[({]")
+_GRID_ASSIGN = re.compile(r"\b([A-Za-z_]\w*)\s*=(?!=)")
+_DIM3_CALL = re.compile(r"\s*dim3\s*[({]")
+_IDENT = re.compile(r"\s*([A-Za-z_]\w*)\s*$")
+_LAUNCH = re.compile(r"<<<")
+GRID_SHOWN = 120
+ROUNDED_GRID_MARK = "rounds the grid down"
+ROUNDED_GRID = (
+    "`{dim}` " + ROUNDED_GRID_MARK + ": the last, partial block of the data gets no threads, "
+    "and a size below one block makes a grid of 0, which fails to launch. Round up: "
+    "CEIL_DIV({num}, {den}) or ({num} + {den} - 1) / {den}; ignore this if the kernel loops "
+    "over the rest itself (a grid-stride loop)"
+)
+
+
+def _arguments(text: str, at: int, closers: str) -> list[tuple[int, str]]:
+    """(start, text) of each top-level comma-separated argument of ``text`` from ``at`` up to
+    the first top-level character of ``closers``, each at most GRID_SHOWN characters read
+    (the rest left out, and a list that does not end within them cut there)."""
+    out, depth, start, i, n = [], 0, at, at, len(text)
+    while i < n and i - start <= GRID_SHOWN:
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif depth == 0 and (ch == "," or ch in closers or text.startswith(">>>", i)):
+            out.append((start, text[start:i]))
+            if ch != ",":
+                return out
+            start = i + 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == ";":
+            break
+        i += 1
+    return out
+
+
+def _rounded_down(arg: str) -> tuple[str, str] | None:
+    """(numerator, denominator) where the grid dimension ``arg`` is a division at its top
+    level with no + or - anywhere (``N / TILE``, ``(cols / 32)``), else None: a dimension
+    rounded up (``(n + B - 1) / B``, ``CEIL_DIV(n, B)``, ``n / B + 1``) or inside a call
+    (``max(1, n / B)``) is not one."""
+    e = arg.strip()
+    while e.startswith("(") and e.endswith(")") and _pairs(e, "(", ")").get(0) == len(e) - 1:
+        e = e[1:-1].strip()
+    if "+" in e or "-" in e:
+        return None
+    depth, cut = 0, None
+    for i, ch in enumerate(e):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "/" and depth == 0:
+            cut = i
+    if cut is None:
+        return None
+    num, den = e[:cut].strip(), e[cut + 1 :].strip()
+    return (num, den) if num and den else None
+
+
+def _grid_dims(text: str, at: int, grid: str, defined: dict) -> list[tuple[int, str]]:
+    """(start, text) of each dimension of the launch grid ``grid`` (its text, starting at
+    ``at``): a ``dim3(...)`` or an expression as it stands, or, for a name, what its last
+    definition before the launch gives (``defined``: {name: [(index, start of the
+    definition's arguments or expression, whether a dim3's)]}, ascending)."""
+    if (m := _DIM3_CALL.match(grid)) is not None:
+        return _arguments(text, at + m.end(), ")}")
+    if (m := _IDENT.match(grid)) is None or m.group(1) not in defined:
+        return [(at, grid)]
+    found = defined[m.group(1)]
+    k = bisect_left(found, (at, -1, False))
+    if k == 0:
+        return []
+    _, start, is_dim3 = found[k - 1]
+    if is_dim3:
+        return _arguments(text, start, ")}")
+    end = text.find(";", start, start + GRID_SHOWN + 1)
+    expr = text[start:end] if end >= 0 else ""
+    if (m := _DIM3_CALL.match(expr)) is not None:
+        return _arguments(text, start + m.end(), ")}")
+    return [(start, expr)] if expr else []
+
+
+def rounded_grids(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
+    """(file, line, warning) for each dimension of a launch's grid that rounds down
+    (``_rounded_down``) in the functions ``launchers`` reach, in file order: the grid as the
+    ``<<<`` gives it, or the last ``dim3`` declaration or assignment of its name before the
+    launch in the same function. A grid made elsewhere (a helper's result) is not read."""
+    spans = sorted(span for name in set(reading.reach(launchers)) for span in reading.spans[name])
+    out = []
+    for span in spans:
+        if span not in reading.grids:  # read once for all the exercises
+            reading.grids[span] = _rounded_grids_in(reading, *span)
+        out += reading.grids[span]
+    return sorted(set(out), key=lambda w: (list(reading.texts).index(w[0]), w[1], w[2]))
+
+
+def _rounded_grids_in(reading: _Reading, a: int, b: int) -> list[tuple[str, int, str]]:
+    """``rounded_grids`` of the body ``reading.joined[a:b]`` of one function."""
+    text = reading.joined
+    out: list[tuple[str, int, str]] = []
+    launches = [m.end() for m in _LAUNCH.finditer(text, a, b)]
+    if launches:
+        defined: dict[str, list[tuple[int, int, bool]]] = {}
+        for m in _GRID_DECL.finditer(text, a, b):
+            defined.setdefault(m.group(1), []).append((m.start(), m.end(), True))
+        for m in _GRID_ASSIGN.finditer(text, a, b):
+            defined.setdefault(m.group(1), []).append((m.start(), m.end(), False))
+        for found in defined.values():
+            found.sort()
+        for at in launches:
+            for start, grid in _arguments(text, at, "")[:1]:
+                for dim_at, dim in _grid_dims(text, start, grid, defined):
+                    if (parts := _rounded_down(dim)) is not None:
+                        name, line = reading.where(dim_at + len(dim) - len(dim.lstrip()))
+                        out.append((name, line, ROUNDED_GRID.format(
+                            dim=" ".join(dim.split()), num=parts[0], den=parts[1]
+                        )))
+    return out
 
 
 def early_returns(lines: list[str], kernel: str) -> list[tuple[int, int, str, str]]:
@@ -1004,6 +1140,8 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                 found.setdefault(ex.name, []).append(f"{name}:{number}: {message}")
             k += 1
         for name, line, message in leaks(reading, ex.launchers) if lab.bound else ():
+            found.setdefault(ex.name, []).append(f"{name}:{line}: {message}")
+        for name, line, message in rounded_grids(reading, ex.launchers) if lab.bound else ():
             found.setdefault(ex.name, []).append(f"{name}:{line}: {message}")
         names = [ex.kernel] if ex.kernel is not None else reached.get(ex.name, [])
         for name, kernels in bodies.items():

@@ -783,6 +783,47 @@ def test_a_tile_loop_without_its_end_barrier_is_found():
     assert lint._reused_tiles_in(*body) == [(7, 8, 9, 11, "tile"), (24, 25, 26, 27, "buf")]
 
 
+ROUNDED = """
+__global__ void k(float *x, int n) { x[threadIdx.x] = 0.0f; }
+void launch_a(float *x, int n, int m) {
+    dim3 grid(n / 32, (m + 7) / 8);
+    k<<<grid, 256>>>(x, n);
+}
+void launch_b(float *x, int n) {
+    int blocks = n / 256;
+    k<<<blocks, 256>>>(x, n);
+    k<<<(n / 256), 256>>>(x, n);
+    k<<<dim3(n / 16, 1), dim3(256 / 16, 16)>>>(x, n);
+}
+void launch_c(float *x, int n) {
+    const dim3 block(256 / 8, 8);
+    dim3 grid = dim3(CEIL_DIV(n, 32), max(1, n / 256));
+    k<<<grid, block>>>(x, n);
+    int blocks = n / 256 + 1;
+    k<<<blocks, 256>>>(x, n);
+    k<<<(n + 255) / 256, 256>>>(x, n);
+}
+"""
+
+
+def test_a_grid_rounded_down_is_found_and_one_rounded_up_or_a_block_is_not():
+    """Lab 3.3's known-bad launch_grid_rounded_down failed only on a GPU: a grid dimension
+    that is a division with nothing to round it up, in the launch, a dim3 or a variable
+    defined before it, is warned of; one rounded up (CEIL_DIV, + B - 1, + 1), one inside a
+    call (max(1, n / 256)) and a block's dimensions are not."""
+    text = "\n".join(lint.strip_comments(ROUNDED))
+    reading = lint._Reading({"kernels.cu": text})
+    found = {
+        launcher: [(line, w.split("`")[1]) for _, line, w in lint.rounded_grids(reading, [launcher])]
+        for launcher in ("launch_a", "launch_b", "launch_c")
+    }
+    assert found == {
+        "launch_a": [(4, "n / 32")],
+        "launch_b": [(8, "n / 256"), (10, "(n / 256)"), (11, "n / 16")],
+        "launch_c": [],
+    }, found
+
+
 @pytest.mark.instructors
 def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
     """Lab 3.4e's lint: surf2Dwrite's x must be in bytes. The known-bad fixture (x alone) is
@@ -1054,6 +1095,10 @@ HOSTILE = {
         "for (;;) { *p = s; s[0] = 1; __syncthreads(); s[s[1]]; ", True, "__shared__ float s[2];"
     ),
     "shared_decls": ("__shared__ *a = s ", True, "__shared__ float s[1];"),
+    # the grids' reading (lint.rounded_grids): launches of a name defined before each, and
+    # launches and dim3s unclosed
+    "launches": ("g = n / 2; k<<<g, 1>>>(x); ", True, ""),
+    "unclosed_launches": ("k<<<dim3(n / 2, ", True, ""),
 }
 HOSTILE_BYTES = 1_000_000
 # CPU seconds for the two labs' gradings and their rules children (a loaded machine
@@ -1292,10 +1337,11 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
     lint does not look for; racecheck finds them). None of them is warned of a leak
     (``lint.leaks``): each releases what its launchers create. Only no_end_barrier is warned
     of a tile loop without its end barrier: none of the 38 tiled alternatives of lab 3.3
-    (double buffering and cp.async among them)."""
+    (double buffering and cp.async among them). Only launch_grid_rounded_down is warned of a
+    grid rounded down (the block dimensions of several alternatives are divisions)."""
     need("nvcc")
     marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
-    warned, leaking, reused, read = set(), set(), set(), 0
+    warned, leaking, reused, rounded, read = set(), set(), set(), set(), 0
     for lab_dir in real_labs():
         lab = course.load_lab(lab_dir)
         subs = {"solution": REPO / "solutions" / lab_dir.name, "skeleton": lab_dir}
@@ -1314,10 +1360,13 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
                 leaking.add(f"{lab_dir.name}/{name}")
             if any(lint.REUSED_TILE_MARK in w for w in found):
                 reused.add(f"{lab_dir.name}/{name}")
+            if any(lint.ROUNDED_GRID_MARK in w for w in found):
+                rounded.add(f"{lab_dir.name}/{name}")
     assert read > 150
     assert warned == {"3.3-tiling/known_bad/early_return_matmul"}
     assert leaking == set()
     assert reused == {"3.3-tiling/known_bad/no_end_barrier"}
+    assert rounded == {"3.3-tiling/known_bad/launch_grid_rounded_down"}
 
 
 @pytest.mark.instructors
