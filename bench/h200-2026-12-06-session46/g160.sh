@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Session 46: the grader's runtime path after this session's changes, on a GPU:
+# - the build from scratch;
+# - the new source warnings on their fixtures, through their GPU tests (verdicts as expected):
+#   3.3's no_end_barrier (a tile loop without its end barrier) and launch_grid_rounded_down
+#   (a grid dimension N / TILE), and early_return_matmul (the thread reading changed);
+# - each of those graded for its exercise: the warning in the report beside the GPU's verdict;
+# - lab 3.5's solution graded for resample_bilinear with --exercise (the spaces line: kernels
+#   no launcher reaches left off);
+# - the tests of the files changed (test_lint, test_sass, test_launches) with the GPU.
+# Run as: NAME=g160 bash bench/h200-2026-12-06-session46/g160.sh $OUT (carrying .debs and
+# .scratch/wheels).
+set -uo pipefail
+source bench/device_prelude.sh "${NAME:-g160}" "$1"
+nvidia-smi -L | tee -a "$L/summary.txt"
+s 80 build bash -c "rm -rf build && make -k -j16 all"
+s 150 fixtures python3 -m pytest -ra -m gpu -n 8 -p no:cacheprovider \
+    grader/tests/test_known_bad.py \
+    -k "no_end_barrier or launch_grid_rounded_down or early_return_matmul"
+tail -3 "$L/fixtures.log" | tee -a "$L/summary.txt"
+for f in no_end_barrier launch_grid_rounded_down; do
+    python3 -c 'import sys; from pathlib import Path; from grader import fixtures
+fixtures.apply(Path("."), Path(sys.argv[1]), Path(sys.argv[2]))' \
+        "grader/tests/known_bad/3.3-tiling/$f.toml" "/tmp/kb-$f"
+    s 60 "grade-$f" python3 -m grader grade labs/3.3-tiling --submission "/tmp/kb-$f" \
+        --exercise matmul_tiled
+    grep -E "warning|^  (correctness|sanitizer)|^total" "$L/grade-$f.log" | cut -c1-240 \
+        | tee -a "$L/summary.txt"
+done
+s 60 grade35 python3 -m grader grade labs/3.5-project --submission solutions/3.5-project \
+    --exercise resample_bilinear --no-sanitizer
+sed -n '/^  spaces/,/^  device/p' "$L/grade35.log" | cut -c1-160 | tee -a "$L/summary.txt"
+s 120 tests python3 -m pytest -ra -n 16 -p no:cacheprovider grader/tests/test_lint.py \
+    grader/tests/test_sass.py grader/tests/test_launches.py
+tail -3 "$L/tests.log" | tee -a "$L/summary.txt"
+tar czf "$CML_OUT/$CML_NAME.tgz" -C /tmp "$CML_NAME"
