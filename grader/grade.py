@@ -497,7 +497,9 @@ class Grading:
                 [n for ex in self.lab.exercises for n in ex.launchers],
                 self.lab_launchers,
             )
-            unlaunched = set(lint.kernel_lines(texts)) - set(anyone)
+            # (only where the graded exercises' launchers were seen to reach a kernel: a
+            # launch through a table of kernels is not followed, and its kernels would go too)
+            unlaunched = set(lint.kernel_lines(texts)) - set(anyone) if ours else set()
             self.other_kernels = (
                 {k for n, k in exercise_kernels if n not in graded} | set(theirs) | unlaunched
             ) - {ex.kernel for ex in self.lab.exercises} - set(ours)

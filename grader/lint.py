@@ -439,13 +439,22 @@ def _under(scopes, positions) -> list[int | None]:
 # read (a write-after-read race; the known-bad no_end_barrier of lab 3.3, which a student's
 # trial without a GPU could not see: only racecheck found it)
 # each read linearly: a __shared__ declaration up to its first [ (the group ends without one
-# where none comes before ; = ( or )), a pointer's declaration up to its ;
-_SHARED_DECL = re.compile(r"\b__shared__\b([^;=()\[]*)(\[?)")
-_LAST_WORD = re.compile(r"([A-Za-z_]\w*)\s*$")
-_POINTER_DECL = re.compile(r"\*\s*(?:const\s+|__restrict__\s+)*([A-Za-z_]\w*)\s*=([^;]*)")
-_LOOP = re.compile(r"(?:^|[;{}):])\s*(for|while)\s*\(")
+# where none comes before ; = or an unpaired parenthesis; __align__(16) and alignas(16) are
+# stepped over), a pointer's declaration (a type's word or > before its *) up to its ;
+_SHARED_DECL = re.compile(r"\b__shared__\b((?:[^;=()\[]|\([^()]*\))*)(\[?)")
+_POINTER_DECL = re.compile(
+    r"[\w>]\s*\*\s*(?:const\s+|__restrict__\s+)*([A-Za-z_]\w*)\s*=(?!=)([^;]*)"
+)
+_LOOP = re.compile(r"(?:^|[;{}):])\s*(?:else\s+)?(for|while)\s*\(", re.M)
 _SUBSCRIPTS = re.compile(r"(?:\s*\[[^][;{}]*(?:\[[^][;{}]*\][^][;{}]*)*\])+")
+_FIRST_SUBSCRIPT = re.compile(r"\s*\[([^][;{}]*(?:\[[^][;{}]*\][^][;{}]*)*)\]")
 _STORE_OP = re.compile(r"\s*[-+*/%&|^]?=(?!=)")
+# a plain name's assignment (not an element's, not a member's), and a right side that makes
+# it alternate between buffers (cur = t & 1, stage = (stage + 1) % 2, buf = 1 - buf, !buf)
+_NAME_ASSIGN = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)\s*(\^=|[-+*/%&|]?=(?!=))")
+_TOGGLES = re.compile(r"%|&\s*1\b|\^\s*1\b|\b1\s*-|!\s*[\w(]")
+HEADER_READ = 200  # a loop header's characters read for its variables, an assignment's too
+LOOP_STORES_READ, LOOP_READS_READ = 16, 64  # a loop's stores and late reads looked at
 REUSED_TILE_MARK = "overwrite a tile other threads may still read"
 REUSED_TILE = (
     "the loop of line {loop} in {kernel} stores into shared memory ({names}, line {store}) "
@@ -457,70 +466,114 @@ REUSED_TILE = (
 )
 
 
-def _shared_names(text: str) -> set[str]:
-    """The arrays of kernel body ``text`` in shared memory: each ``__shared__`` array
-    declared there (``extern`` too), and each pointer declared from one (``float *Bs = smem
-    + T * T;``)."""
-    names = set()
+def _shared_names(text: str) -> dict[str, str]:
+    """{name: the array it is, or points into} of the arrays of kernel body ``text`` in
+    shared memory: each ``__shared__`` array declared there (``extern`` too), itself, and
+    each pointer declared from one (``float *Bs = smem + T * T;``: smem)."""
+    names = {}
     for m in _SHARED_DECL.finditer(text):
-        if m.group(2) and (word := _LAST_WORD.search(m.group(1))):
-            names.add(word.group(1))
+        words = m.group(1).split()
+        if m.group(2) and words and _WORD.fullmatch(words[-1]):
+            names[words[-1]] = words[-1]
     if names:
         for m in _POINTER_DECL.finditer(text):
-            if any(w in names for w in _REF.findall(m.group(2))):
-                names.add(m.group(1))
+            root = next((names[w] for w in _REF.findall(m.group(2)) if w in names), None)
+            if root is not None and m.group(1) not in names:
+                names[m.group(1)] = root
     return names
 
 
 def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, str]]:
     """(line of the loop, line of its first store into shared memory, of its first barrier,
-    of its last read of shared memory, the arrays stored before that barrier) for each
+    of its last read after its last barrier, the arrays stored before that barrier) for each
     braced ``for`` or ``while`` of kernel body ``text`` (starting on line ``first``) whose
     body stores into a shared array (``_shared_names``; an assignment to an element) before
-    its first ``__syncthreads()`` and reads one after its last: the next iteration's stores
-    race with the slower threads' reads. Of nested loops that do so, the innermost. A copy
-    through ``cp.async`` or a helper is not read as a store, nor a read through a helper.
-    In time near-linear in the body (bisection over the stores, reads and barriers)."""
+    its first barrier and reads that array after its last, an element other than those
+    stored: the next iteration's stores race with the slower threads' reads. Of nested loops
+    that do so, the innermost. Not read as such a store: one into a buffer that alternates
+    (its first subscript names the loop's variable or a name the loop makes alternate, or
+    the pointer stored through is set again in the loop: double buffering, where one barrier
+    a step is right), a copy through ``cp.async`` or a helper; nor is a read through a
+    helper, or a barrier in one. In time near-linear in the body (bisection over the stores,
+    reads, barriers and assignments, a bounded number of each looked at per loop)."""
     names = _shared_names(text)
     if not names:
         return []
     newlines = _newlines(text)
     parens, braces = _pairs(text, "(", ")"), _pairs(text, "{", "}")
-    bars = [m.start() for m in _SYNCTHREADS.finditer(text)]
-    starts, arrays, reads = [], [], []  # index and array of each store; index of each read
+    bars = [m.start() for m in _BARRIER.finditer(text)]
+    # (index, array it is in, name, first subscript's words, subscripts) of each store; the
+    # same but the first's words of each read
+    stores: list[tuple[int, str, str, set[str], str]] = []
+    reads: list[tuple[int, str, str]] = []
     for m in _RUN.finditer(text):
         if m.group() not in names or text[m.start() - 1 : m.start()] in (".", ">"):
             continue
         sub = _SUBSCRIPTS.match(text, m.end())
         if sub is None:
             continue
+        subscripts = "".join(sub.group().split())
         op = _STORE_OP.match(text, sub.end())
+        root = names[m.group()]
         if op is not None:
-            starts.append(m.start())
-            arrays.append(m.group())
+            index = _FIRST_SUBSCRIPT.match(text, m.end())
+            words = set(_REF.findall(index.group(1))) if index else set()
+            stores.append((m.start(), root, m.group(), words, subscripts))
         if op is None or op.group().strip() != "=":  # a read, or +=: both
-            reads.append(m.start())
+            reads.append((m.start(), root, subscripts))
+    # where each plain name is set, and where it is set so that it alternates
+    set_at: dict[str, list[int]] = {}
+    toggled_at: dict[str, list[int]] = {}
+    for m in _NAME_ASSIGN.finditer(text):
+        set_at.setdefault(m.group(1), []).append(m.start())
+        rhs = _RHS.match(text, m.end(), m.end() + HEADER_READ)  # read as far as a header
+        if m.group(2) == "^=" or _TOGGLES.search(rhs.group()):
+            toggled_at.setdefault(m.group(1), []).append(m.start())
+    store_at = [s[0] for s in stores]
+    read_at = [r[0] for r in reads]
 
     def line(at: int) -> int:
         return bisect_left(newlines, at) + first
 
+    def within(at: dict[str, list[int]], name: str, a: int, b: int) -> bool:
+        found = at.get(name, ())
+        k = bisect_left(found, a)
+        return k < len(found) and found[k] < b
+
     found = []  # (start, end, finding) of each loop that races, in the order of their starts
     for m in _LOOP.finditer(text):
-        start = _SPACE.match(text, min(parens[m.end() - 1] + 1, len(text))).end()
+        close = min(parens[m.end() - 1], len(text))
+        start = _SPACE.match(text, min(close + 1, len(text))).end()
         if start >= len(text) or text[start] != "{":
             continue
         end = braces[start]
         b0, b1 = bisect_left(bars, start), bisect_left(bars, end)
         if b0 == b1:  # no barrier in the loop
             continue
-        s0, s1 = bisect_left(starts, start), bisect_left(starts, bars[b0])
-        r0, r1 = bisect_left(reads, bars[b1 - 1]), bisect_left(reads, end)
-        if s0 < s1 and r0 < r1:
-            stored = ", ".join(sorted(set(arrays[s0 : min(s1, s0 + 16)])))
-            found.append(
-                (start, end, (line(m.start(1)), line(starts[s0]), line(bars[b0]),
-                              line(reads[r1 - 1]), stored))
-            )
+        header = text[m.end() : min(close, m.end() + HEADER_READ)]
+        own = {name for name, _ in _assignments(header)}  # the loop's variables
+        s0, s1 = bisect_left(store_at, start), bisect_left(store_at, bars[b0])
+        kept = [
+            st for st in stores[s0 : min(s1, s0 + LOOP_STORES_READ)]
+            if not (st[3] & own)
+            and not any(within(toggled_at, w, m.start(), end) for w in st[3])
+            and not within(set_at, st[2], start, end)
+        ]
+        if not kept:
+            continue
+        stored = {}
+        for st in kept:
+            stored.setdefault(st[1], set()).add(st[4])
+        r0, r1 = bisect_left(read_at, bars[b1 - 1]), bisect_left(read_at, end)
+        late = next(
+            (r for r in reversed(reads[max(r0, r1 - LOOP_READS_READ) : r1])
+             if r[1] in stored and r[2] not in stored[r[1]]),
+            None,
+        )
+        if late is not None:
+            arrays = ", ".join(sorted({st[2] for st in kept}))
+            found.append((start, end, (line(m.start(1)), line(kept[0][0]), line(bars[b0]),
+                                       line(late[0]), arrays)))
     # of nested loops that race, the innermost: blocks nest or are apart, so a loop holds
     # another that races where the next one found starts before its end
     return [
@@ -806,6 +859,15 @@ _GRID_ASSIGN = re.compile(r"\b([A-Za-z_]\w*)\s*=(?!=)")
 _DIM3_CALL = re.compile(r"\s*dim3\s*[({]")
 _IDENT = re.compile(r"\s*([A-Za-z_]\w*)\s*$")
 _LAUNCH = re.compile(r"<<<")
+# a grid's count put right after its division: blocks++, ++blocks, blocks += 1, grid.x = ...
+_GRID_CHANGE = re.compile(
+    r"(?<![\w.>])([A-Za-z_]\w*)\s*(?:\+\+|\+=|\.[xyz]\s*(?:\+\+|[-+*/]?=(?!=)))"
+    r"|\+\+\s*([A-Za-z_]\w*)"
+)
+# what a function takes the remainder by (n % 256, n % (TILE)): a division by it there is
+# rounded up, or checked exact, by hand
+_MODULO = re.compile(r"%\s*\(?\s*([A-Za-z_]\w*|\d+)")
+GRID_ARGUMENTS = 3  # a dim3's, at most
 GRID_SHOWN = 120
 ROUNDED_GRID_MARK = "rounds the grid down"
 ROUNDED_GRID = (
@@ -818,10 +880,10 @@ ROUNDED_GRID = (
 
 def _arguments(text: str, at: int, closers: str) -> list[tuple[int, str]]:
     """(start, text) of each top-level comma-separated argument of ``text`` from ``at`` up to
-    the first top-level character of ``closers``, each at most GRID_SHOWN characters read
-    (the rest left out, and a list that does not end within them cut there)."""
+    the first top-level character of ``closers``: at most GRID_ARGUMENTS of them, within
+    GRID_SHOWN characters of ``at`` (a list that does not end within them cut there)."""
     out, depth, start, i, n = [], 0, at, at, len(text)
-    while i < n and i - start <= GRID_SHOWN:
+    while i < n and i - at <= GRID_SHOWN and len(out) < GRID_ARGUMENTS:
         ch = text[i]
         if ch in "([{":
             depth += 1
@@ -841,12 +903,12 @@ def _arguments(text: str, at: int, closers: str) -> list[tuple[int, str]]:
 def _rounded_down(arg: str) -> tuple[str, str] | None:
     """(numerator, denominator) where the grid dimension ``arg`` is a division at its top
     level with no + or - anywhere (``N / TILE``, ``(cols / 32)``), else None: a dimension
-    rounded up (``(n + B - 1) / B``, ``CEIL_DIV(n, B)``, ``n / B + 1``) or inside a call
-    (``max(1, n / B)``) is not one."""
+    rounded up (``(n + B - 1) / B``, ``CEIL_DIV(n, B)``, ``n / B + 1``), chosen (``n < B ?
+    1 : n / B``) or inside a call (``max(1, n / B)``) is not one."""
     e = arg.strip()
     while e.startswith("(") and e.endswith(")") and _pairs(e, "(", ")").get(0) == len(e) - 1:
         e = e[1:-1].strip()
-    if "+" in e or "-" in e:
+    if "+" in e or "-" in e or "?" in e:
         return None
     depth, cut = 0, None
     for i, ch in enumerate(e):
@@ -860,11 +922,15 @@ def _rounded_down(arg: str) -> tuple[str, str] | None:
     return (num, den) if num and den else None
 
 
-def _grid_dims(text: str, at: int, grid: str, defined: dict) -> list[tuple[int, str]]:
+def _grid_dims(
+    text: str, at: int, grid: str, defined: dict, changed: dict
+) -> list[tuple[int, str]]:
     """(start, text) of each dimension of the launch grid ``grid`` (its text, starting at
     ``at``): a ``dim3(...)`` or an expression as it stands, or, for a name, what its last
     definition before the launch gives (``defined``: {name: [(index, start of the
-    definition's arguments or expression, whether a dim3's)]}, ascending)."""
+    definition's arguments or expression, whether a dim3's)]}, ascending), none where the
+    name is changed between the two (``changed``: {name: [index, ...]}, ascending:
+    ``blocks++``, ``grid.x = ...``)."""
     if (m := _DIM3_CALL.match(grid)) is not None:
         return _arguments(text, at + m.end(), ")}")
     if (m := _IDENT.match(grid)) is None or m.group(1) not in defined:
@@ -873,7 +939,11 @@ def _grid_dims(text: str, at: int, grid: str, defined: dict) -> list[tuple[int, 
     k = bisect_left(found, (at, -1, False))
     if k == 0:
         return []
-    _, start, is_dim3 = found[k - 1]
+    where, start, is_dim3 = found[k - 1]
+    moved = changed.get(m.group(1), [])
+    j = bisect_left(moved, where + 1)
+    if j < len(moved) and moved[j] < at:
+        return []
     if is_dim3:
         return _arguments(text, start, ")}")
     end = text.find(";", start, start + GRID_SHOWN + 1)
@@ -887,7 +957,9 @@ def rounded_grids(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
     """(file, line, warning) for each dimension of a launch's grid that rounds down
     (``_rounded_down``) in the functions ``launchers`` reach, in file order: the grid as the
     ``<<<`` gives it, or the last ``dim3`` declaration or assignment of its name before the
-    launch in the same function. A grid made elsewhere (a helper's result) is not read."""
+    launch in the same function, unless the name is changed in between or the function
+    takes a remainder by the same divisor (``if (n % 256) blocks++;``, ``assert(n % 256 ==
+    0)``). A grid made elsewhere (a helper's result) is not read."""
     spans = sorted(span for name in set(reading.reach(launchers)) for span in reading.spans[name])
     out = []
     for span in spans:
@@ -908,12 +980,17 @@ def _rounded_grids_in(reading: _Reading, a: int, b: int) -> list[tuple[str, int,
             defined.setdefault(m.group(1), []).append((m.start(), m.end(), True))
         for m in _GRID_ASSIGN.finditer(text, a, b):
             defined.setdefault(m.group(1), []).append((m.start(), m.end(), False))
+        changed: dict[str, list[int]] = {}
+        for m in _GRID_CHANGE.finditer(text, a, b):
+            changed.setdefault(m.group(1) or m.group(2), []).append(m.start())
         for found in defined.values():
             found.sort()
+        moduli = {m.group(1) for m in _MODULO.finditer(text, a, b)}
         for at in launches:
             for start, grid in _arguments(text, at, "")[:1]:
-                for dim_at, dim in _grid_dims(text, start, grid, defined):
-                    if (parts := _rounded_down(dim)) is not None:
+                for dim_at, dim in _grid_dims(text, start, grid, defined, changed):
+                    parts = _rounded_down(dim)
+                    if parts is not None and parts[1].strip("() ") not in moduli:
                         name, line = reading.where(dim_at + len(dim) - len(dim.lstrip()))
                         out.append((name, line, ROUNDED_GRID.format(
                             dim=" ".join(dim.split()), num=parts[0], den=parts[1]

@@ -731,8 +731,9 @@ def test_a_macro_of_the_thread_is_read_as_the_thread_and_a_helpers_result_is_not
 
 
 REUSED = """
-__global__ void k(const float *in, float *out, int n) {
+__global__ void k(const float *in, float *out, float *total, int n) {
     __shared__ float tile[32][33];
+    __shared__ __align__(16) float coef[32];
     extern __shared__ float smem[];
     float *buf = smem + 64;
     float acc = 0.0f;
@@ -746,24 +747,42 @@ __global__ void k(const float *in, float *out, int n) {
     for (int t = 0; t < n; ++t) {
         tile[threadIdx.y][threadIdx.x] = in[t];
         __syncthreads();
-        acc += tile[0][threadIdx.x];
+        acc += tile[0][threadIdx.x] * coef[threadIdx.x];
         __syncthreads();
     }
     for (int s = 16; s > 0; s >>= 1) {
         __syncthreads();
         if (threadIdx.x < s) buf[threadIdx.x] += buf[threadIdx.x + s];
     }
+    #pragma unroll 2
     for (int t = 0; t < n; ++t) {
         buf[threadIdx.x] = in[t];
         __syncthreads();
         acc += buf[31 - threadIdx.x];
     }
-    buf[(n & 1) * 32 + threadIdx.x] = in[0];
-    __syncthreads();
     for (int t = 0; t < n; ++t) {
-        if (t + 1 < n) buf[((t + 1) & 1) * 32 + threadIdx.x] = in[t + 1];
-        acc += buf[(t & 1) * 32 + 31 - threadIdx.x];
+        tile[t & 1][threadIdx.x] = in[t];
         __syncthreads();
+        acc += tile[t & 1][31 - threadIdx.x];
+    }
+    int cur = 0;
+    for (int t = 0; t < n; ++t) {
+        tile[cur][threadIdx.x] = in[t];
+        __syncthreads();
+        acc += tile[cur][31 - threadIdx.x];
+        cur ^= 1;
+    }
+    for (int t = 0; t < n; ++t) {
+        float *half = smem + (t & 1) * 32;
+        half[threadIdx.x] = in[t];
+        __syncthreads();
+        acc += half[31 - threadIdx.x];
+    }
+    for (int t = 0; t < n; ++t) {
+        coef[threadIdx.x] = in[t];
+        __syncthreads();
+        acc += coef[threadIdx.x];
+        if (threadIdx.x == 0) *total = acc;
     }
     out[threadIdx.x] = acc;
 }
@@ -774,13 +793,17 @@ def test_a_tile_loop_without_its_end_barrier_is_found():
     """Lab 3.3's known-bad no_end_barrier passed every check without a GPU (a student's
     trial, session 46): a loop that stores into shared memory before its first barrier and
     reads it after its last is found, the innermost of nested loops that do so, through a
-    pointer into extern shared memory too. One with its end barrier, a reduction whose
-    barrier comes first, and double buffering (stores into the buffer the iteration does not
-    read, one barrier at the end) are not."""
+    pointer into extern shared memory and after a #pragma unroll too. Not found (a review):
+    one with its end barrier, whose later read of another array is none of the tile's; a
+    reduction whose barrier comes first; one-barrier double buffering, by the loop's
+    variable (t & 1), a name it toggles or a pointer it sets; a thread reading back its own
+    element; a store through a global pointer, which is no shared array."""
     lines = lint.strip_comments(REUSED)
     body = lint._bodies(lines)["k"]
-    assert lint._shared_names(body[1]) == {"tile", "smem", "buf"}
-    assert lint._reused_tiles_in(*body) == [(7, 8, 9, 11, "tile"), (24, 25, 26, 27, "buf")]
+    assert lint._shared_names(body[1]) == {
+        "tile": "tile", "coef": "coef", "smem": "smem", "buf": "smem", "half": "smem"
+    }
+    assert lint._reused_tiles_in(*body) == [(8, 9, 10, 12, "tile"), (26, 27, 28, 29, "buf")]
 
 
 ROUNDED = """
@@ -802,6 +825,13 @@ void launch_c(float *x, int n) {
     int blocks = n / 256 + 1;
     k<<<blocks, 256>>>(x, n);
     k<<<(n + 255) / 256, 256>>>(x, n);
+    int count = n / 256;
+    if (n % 256) count++;
+    k<<<count, 256>>>(x, n);
+    dim3 grid2(n / 32);
+    grid2.x += 1;
+    k<<<grid2, 32>>>(x, n);
+    k<<<n < 256 ? 1 : n / 256, 256>>>(x, n);
 }
 """
 
@@ -810,7 +840,8 @@ def test_a_grid_rounded_down_is_found_and_one_rounded_up_or_a_block_is_not():
     """Lab 3.3's known-bad launch_grid_rounded_down failed only on a GPU: a grid dimension
     that is a division with nothing to round it up, in the launch, a dim3 or a variable
     defined before it, is warned of; one rounded up (CEIL_DIV, + B - 1, + 1), one inside a
-    call (max(1, n / 256)) and a block's dimensions are not."""
+    call (max(1, n / 256)), a block's dimensions, and (a review) a count put right after the
+    division (count++ under n % 256, grid.x += 1) or chosen by a ternary are not."""
     text = "\n".join(lint.strip_comments(ROUNDED))
     reading = lint._Reading({"kernels.cu": text})
     found = {
@@ -1099,6 +1130,9 @@ HOSTILE = {
     # launches and dim3s unclosed
     "launches": ("g = n / 2; k<<<g, 1>>>(x); ", True, ""),
     "unclosed_launches": ("k<<<dim3(n / 2, ", True, ""),
+    "launch_arguments": ("k<<<a, ", True, ""),  # a review's: 152 s for 112 KB before
+    # a review's: its name's last word searched from every character, hours for 1 MB before
+    "long_name": ("__shared__ float " + "a" * 999 + " b[4]; ", True, ""),
 }
 HOSTILE_BYTES = 1_000_000
 # CPU seconds for the two labs' gradings and their rules children (a loaded machine
