@@ -642,15 +642,18 @@ __global__ void k(const float *in, float *out, int n, int R) {
 """
 
 
+def _divergent_in(source: str) -> list[tuple[int, int, str]]:
+    """``lint._divergent_barriers_in`` of kernel k of ``source``."""
+    return lint._divergent_barriers_in(*lint._bodies(lint.strip_comments(source))["k"])
+
+
 def test_a_barrier_under_a_condition_that_depends_on_the_thread_is_found():
     """A barrier in a braced or one-line if, its else, or a loop whose trip count depends
     on the thread (a student's trial: `if (ox0 + tx < width) __syncthreads();` got no
     warning); one under a condition the same for every thread (a loop over tiles, a kernel
     argument), after a block a single thread runs, or a warp tile's .sync() under a
     warp-uniform condition (a review) is not."""
-    lines = lint.strip_comments(DIVERGENT)
-    body = lint._bodies(lines)["k"]
-    found = lint._divergent_barriers_in(*body)
+    found = _divergent_in(DIVERGENT)
     assert found == [
         (6, 6, "gx < n"),
         (9, 7, "gx < n && R > 0"),
@@ -685,8 +688,7 @@ def test_a_barrier_under_a_nested_unbraced_if_an_else_if_or_a_switch_is_found():
     """The thread reading missed an unbraced if under a for and a switch on the thread (a
     review of session 45's lint): each is found now, an else-if still is, and a switch or
     an if the same for every thread of the block is not."""
-    lines = lint.strip_comments(NESTED)
-    found = lint._divergent_barriers_in(*lint._bodies(lines)["k"])
+    found = _divergent_in(NESTED)
     assert found == [
         (4, 4, "tx < R"),
         (8, 7, "tx == 0"),

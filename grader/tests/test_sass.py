@@ -522,14 +522,11 @@ def test_a_grade_of_some_exercises_leaves_the_kernels_no_launcher_reaches_off(ca
     where it read as the graded exercise's; on a whole grade's, which shows every kernel."""
     need("nvcc")
     need("cuobjdump")
-    from helpers import grade_cli
+    from helpers import grade_cli, submission
 
     lab = REPO / "labs" / "3.5-project"
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    text = (lab / "kernels.cu").read_text()
     draft = "\n__global__ void draft_kernel(float *x) { x[threadIdx.x] = 1.0f; }\n"
-    (sub / "kernels.cu").write_text(text + draft)
+    sub = submission(tmp_path / "sub", (lab / "kernels.cu").read_text() + draft)
     kernels = {}
     for exercise in ("resample_bilinear", None):
         args = ["--exercise", exercise] if exercise else []
