@@ -446,6 +446,13 @@ _POINTER_DECL = re.compile(
     r"[\w>]\s*\*\s*(?:const\s+|__restrict__\s+)*([A-Za-z_]\w*)\s*=(?!=)([^;]*)"
 )
 _LOOP = re.compile(r"(?:^|[;{}):])\s*(?:else\s+)?(for|while)\s*\(", re.M)
+_DO = re.compile(r"(?:^|[;{}):])\s*(?:else\s+)?(do)\s*(?=\{)", re.M)
+# a barrier to the tile loops' reading: __syncthreads, a group's .sync(), __syncwarp, and a
+# helper of the student's named for one (block_sync(): a review's false warning)
+_ANY_SYNC = re.compile(r"\b\w*[sS]ync\w*\s*\(")
+# the names after the first of one __shared__ declaration (__shared__ float As[T][T], Bs[T][T];)
+_MORE_NAMES = re.compile(r",\s*([A-Za-z_]\w*)\s*\[")
+DECLARATION_READ = 300  # a __shared__ declaration's characters read for more names
 _SUBSCRIPTS = re.compile(r"(?:\s*\[[^][;{}]*(?:\[[^][;{}]*\][^][;{}]*)*\])+")
 _FIRST_SUBSCRIPT = re.compile(r"\s*\[([^][;{}]*(?:\[[^][;{}]*\][^][;{}]*)*)\]")
 _STORE_OP = re.compile(r"\s*[-+*/%&|^]?=(?!=)")
@@ -475,6 +482,9 @@ def _shared_names(text: str) -> dict[str, str]:
         words = m.group(1).split()
         if m.group(2) and words and _WORD.fullmatch(words[-1]):
             names[words[-1]] = words[-1]
+            end = text.find(";", m.end(), m.end() + DECLARATION_READ)
+            for more in _MORE_NAMES.findall(text, m.end(), end if end >= 0 else m.end()):
+                names[more] = more
     if names:
         for m in _POINTER_DECL.finditer(text):
             root = next((names[w] for w in _REF.findall(m.group(2)) if w in names), None)
@@ -486,7 +496,7 @@ def _shared_names(text: str) -> dict[str, str]:
 def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, str]]:
     """(line of the loop, line of its first store into shared memory, of its first barrier,
     of its last read after its last barrier, the arrays stored before that barrier) for each
-    braced ``for`` or ``while`` of kernel body ``text`` (starting on line ``first``) whose
+    braced ``for``, ``while`` or ``do`` of kernel body ``text`` (from line ``first``) whose
     body stores into a shared array (``_shared_names``; an assignment to an element) before
     its first barrier and reads that array after its last, an element other than those
     stored: the next iteration's stores race with the slower threads' reads. Of nested loops
@@ -501,7 +511,7 @@ def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, st
         return []
     newlines = _newlines(text)
     parens, braces = _pairs(text, "(", ")"), _pairs(text, "{", "}")
-    bars = [m.start() for m in _BARRIER.finditer(text)]
+    bars = [m.start() for m in _ANY_SYNC.finditer(text)]
     # (index, array it is in, name, first subscript's words, subscripts) of each store; the
     # same but the first's words of each read
     stores: list[tuple[int, str, str, set[str], str]] = []
@@ -540,23 +550,26 @@ def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, st
         k = bisect_left(found, a)
         return k < len(found) and found[k] < b
 
-    found = []  # (start, end, finding) of each loop that races, in the order of their starts
+    # (index of the keyword, of the body's {, of the header's end or -1) of each loop
+    loops = [(m.start(1), m.end(), -1) for m in _DO.finditer(text)]
     for m in _LOOP.finditer(text):
         close = min(parens[m.end() - 1], len(text))
-        start = _SPACE.match(text, min(close + 1, len(text))).end()
+        loops.append((m.start(1), _SPACE.match(text, min(close + 1, len(text))).end(), close))
+    found = []  # (start, end, finding) of each loop that races, in the order of their starts
+    for keyword, start, close in sorted(loops, key=lambda x: x[1]):
         if start >= len(text) or text[start] != "{":
             continue
         end = braces[start]
         b0, b1 = bisect_left(bars, start), bisect_left(bars, end)
         if b0 == b1:  # no barrier in the loop
             continue
-        header = text[m.end() : min(close, m.end() + HEADER_READ)]
+        header = text[keyword : min(close, keyword + HEADER_READ)] if close >= 0 else ""
         own = {name for name, _ in _assignments(header)}  # the loop's variables
         s0, s1 = bisect_left(store_at, start), bisect_left(store_at, bars[b0])
         kept = [
             st for st in stores[s0 : min(s1, s0 + LOOP_STORES_READ)]
             if not (st[3] & own)
-            and not any(within(toggled_at, w, m.start(), end) for w in st[3])
+            and not any(within(toggled_at, w, keyword, end) for w in st[3])
             and not within(set_at, st[2], start, end)
         ]
         if not kept:
@@ -572,7 +585,7 @@ def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, st
         )
         if late is not None:
             arrays = ", ".join(sorted({st[2] for st in kept}))
-            found.append((start, end, (line(m.start(1)), line(kept[0][0]), line(bars[b0]),
+            found.append((start, end, (line(keyword), line(kept[0][0]), line(bars[b0]),
                                        line(late[0]), arrays)))
     # of nested loops that race, the innermost: blocks nest or are apart, so a loop holds
     # another that races where the next one found starts before its end

@@ -786,6 +786,19 @@ __global__ void k(const float *in, float *out, float *total, int n) {
         acc += coef[threadIdx.x];
         if (threadIdx.x == 0) *total = acc;
     }
+    __shared__ float As[32], Bs[32];
+    int t = 0;
+    do {
+        Bs[threadIdx.x] = in[t];
+        __syncthreads();
+        acc += Bs[31 - threadIdx.x];
+    } while (++t < n);
+    for (int t = 0; t < n; ++t) {
+        As[threadIdx.x] = in[t];
+        __syncthreads();
+        acc += As[31 - threadIdx.x];
+        block_sync();
+    }
     out[threadIdx.x] = acc;
 }
 """
@@ -799,13 +812,18 @@ def test_a_tile_loop_without_its_end_barrier_is_found():
     one with its end barrier, whose later read of another array is none of the tile's; a
     reduction whose barrier comes first; one-barrier double buffering, by the loop's
     variable (t & 1), a name it toggles or a pointer it sets; a thread reading back its own
-    element; a store through a global pointer, which is no shared array."""
+    element; a store through a global pointer, which is no shared array; an end barrier in
+    a helper named for one (block_sync()). A do-while is read, and a declaration's second
+    array (As[32], Bs[32])."""
     lines = lint.strip_comments(REUSED)
     body = lint._bodies(lines)["k"]
     assert lint._shared_names(body[1]) == {
-        "tile": "tile", "coef": "coef", "smem": "smem", "buf": "smem", "half": "smem"
+        "tile": "tile", "coef": "coef", "smem": "smem", "buf": "smem", "half": "smem",
+        "As": "As", "Bs": "Bs",
     }
-    assert lint._reused_tiles_in(*body) == [(8, 9, 10, 12, "tile"), (26, 27, 28, 29, "buf")]
+    assert lint._reused_tiles_in(*body) == [
+        (8, 9, 10, 12, "tile"), (26, 27, 28, 29, "buf"), (57, 58, 59, 60, "Bs")
+    ]
 
 
 ROUNDED = """
