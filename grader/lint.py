@@ -449,7 +449,7 @@ _LOOP = re.compile(r"(?:^|[;{}):])\s*(?:else\s+)?(for|while)\s*\(", re.M)
 _DO = re.compile(r"(?:^|[;{}):])\s*(?:else\s+)?(do)\s*(?=\{)", re.M)
 # a barrier to the tile loops' reading: __syncthreads, a group's .sync(), __syncwarp, and a
 # helper of the student's named for one (block_sync(): a review's false warning)
-_ANY_SYNC = re.compile(r"\b\w*[sS]ync\w*\s*\(")
+_ANY_SYNC = re.compile(r"\b\w*?(?<![aA])[sS]ync\w*\s*\(")  # not memcpy_async(
 # the names after the first of one __shared__ declaration (__shared__ float As[T][T], Bs[T][T];)
 _MORE_NAMES = re.compile(r",\s*([A-Za-z_]\w*)\s*\[")
 DECLARATION_READ = 300  # a __shared__ declaration's characters read for more names
