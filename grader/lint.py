@@ -26,6 +26,7 @@ objects and CUDA arrays its launchers create on each call and never release (``l
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import json
 import re
@@ -462,6 +463,14 @@ _NAME_ASSIGN = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)\s*(\^=|[-+*/%&|]?=(?!=))")
 _TOGGLES = re.compile(r"%|&\s*1\b|\^\s*1\b|\b1\s*-|!\s*[\w(]")
 HEADER_READ = 200  # a loop header's characters read for its variables, an assignment's too
 LOOP_STORES_READ, LOOP_READS_READ = 16, 64  # a loop's stores and late reads looked at
+UNSYNCED_TILE_MARK = "read elements other threads may not have stored yet"
+UNSYNCED_TILE = (
+    "the loop of line {loop} in {kernel} stores into shared memory ({name}, line {store}) "
+    "and reads another element of it (line {read}) with no barrier between: threads "
+    + UNSYNCED_TILE_MARK + " (a read-after-write race; racecheck names it on a GPU, and "
+    "results can come out right by luck). Add __syncthreads() after the stores, before the "
+    "first read"
+)
 REUSED_TILE_MARK = "overwrite a tile other threads may still read"
 REUSED_TILE = (
     "the loop of line {loop} in {kernel} stores into shared memory ({names}, line {store}) "
@@ -493,27 +502,38 @@ def _shared_names(text: str) -> dict[str, str]:
     return names
 
 
-def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, str]]:
-    """(line of the loop, line of its first store into shared memory, of its first barrier,
-    of its last read after its last barrier, the arrays stored before that barrier) for each
-    braced ``for``, ``while`` or ``do`` of kernel body ``text`` (from line ``first``) whose
-    body stores into a shared array (``_shared_names``; an assignment to an element) before
-    its first barrier and reads that array after its last, an element other than those
-    stored: the next iteration's stores race with the slower threads' reads. Of nested loops
-    that do so, the innermost. Not read as such a store: one into a buffer that alternates
-    (its first subscript names the loop's variable or a name the loop makes alternate, or
-    the pointer stored through is set again in the loop: double buffering, where one barrier
-    a step is right), a copy through ``cp.async`` or a helper; nor is a read through a
-    helper, or a barrier in one. In time near-linear in the body (bisection over the stores,
-    reads, barriers and assignments, a bounded number of each looked at per loop)."""
+@dataclasses.dataclass
+class _TileLoop:
+    """A braced loop of a kernel body that holds a barrier, as the tile loops' readings see
+    it (``_tile_loops``): the index of its keyword, its body's braces, the indices of its
+    first and last barriers, and the stores into shared memory before the first barrier
+    that are not into an alternating buffer: (index, array it is in, name, first
+    subscript's words, subscripts)."""
+
+    keyword: int
+    start: int
+    end: int
+    first_bar: int
+    last_bar: int
+    kept: list
+
+
+def _tile_loops(text: str):
+    """(the loops, the reads, the reads' indices) of kernel body ``text`` for the tile
+    loops' readings: each braced ``for``, ``while`` or ``do`` that holds a barrier
+    (``_ANY_SYNC``) and stores into a shared array (``_shared_names``; an assignment to an
+    element) before its first barrier, in the order of their bodies; (index, array it is
+    in, subscripts) of each read of a shared array. Not read as such a store: one into a
+    buffer that alternates (its first subscript names the loop's variable or a name the loop
+    makes alternate, or the pointer stored through is set again in the loop: double
+    buffering, where one barrier a step is right), a copy through ``cp.async`` or a helper;
+    nor is a read through a helper. In time near-linear in the body (bisection over the
+    stores, reads, barriers and assignments, a bounded number of stores looked at a loop)."""
     names = _shared_names(text)
     if not names:
-        return []
-    newlines = _newlines(text)
+        return [], [], []
     parens, braces = _pairs(text, "(", ")"), _pairs(text, "{", "}")
     bars = [m.start() for m in _ANY_SYNC.finditer(text)]
-    # (index, array it is in, name, first subscript's words, subscripts) of each store; the
-    # same but the first's words of each read
     stores: list[tuple[int, str, str, set[str], str]] = []
     reads: list[tuple[int, str, str]] = []
     for m in _RUN.finditer(text):
@@ -539,11 +559,7 @@ def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, st
         rhs = _RHS.match(text, m.end(), m.end() + HEADER_READ)  # read as far as a header
         if m.group(2) == "^=" or _TOGGLES.search(rhs.group()):
             toggled_at.setdefault(m.group(1), []).append(m.start())
-    store_at = [s[0] for s in stores]
-    read_at = [r[0] for r in reads]
-
-    def line(at: int) -> int:
-        return bisect_left(newlines, at) + first
+    store_at = [st[0] for st in stores]
 
     def within(at: dict[str, list[int]], name: str, a: int, b: int) -> bool:
         found = at.get(name, ())
@@ -551,12 +567,12 @@ def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, st
         return k < len(found) and found[k] < b
 
     # (index of the keyword, of the body's {, of the header's end or -1) of each loop
-    loops = [(m.start(1), m.end(), -1) for m in _DO.finditer(text)]
+    heads = [(m.start(1), m.end(), -1) for m in _DO.finditer(text)]
     for m in _LOOP.finditer(text):
         close = min(parens[m.end() - 1], len(text))
-        loops.append((m.start(1), _SPACE.match(text, min(close + 1, len(text))).end(), close))
-    found = []  # (start, end, finding) of each loop that races, in the order of their starts
-    for keyword, start, close in sorted(loops, key=lambda x: x[1]):
+        heads.append((m.start(1), _SPACE.match(text, min(close + 1, len(text))).end(), close))
+    loops = []
+    for keyword, start, close in sorted(heads, key=lambda x: x[1]):
         if start >= len(text) or text[start] != "{":
             continue
         end = braces[start]
@@ -572,27 +588,81 @@ def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, st
             and not any(within(toggled_at, w, keyword, end) for w in st[3])
             and not within(set_at, st[2], start, end)
         ]
-        if not kept:
-            continue
-        stored = {}
-        for st in kept:
+        if kept:
+            loops.append(_TileLoop(keyword, start, end, bars[b0], bars[b1 - 1], kept))
+    return loops, reads, [r[0] for r in reads]
+
+
+def _innermost(found: list) -> list:
+    """The findings of ``found`` ((start, end, finding) of loops, in the order of their
+    starts) whose loop holds no other's: blocks nest or are apart, so a loop holds another
+    where the next one found starts before its end."""
+    return [
+        f for k, (_, end, f) in enumerate(found)
+        if k + 1 == len(found) or found[k + 1][0] >= end
+    ]
+
+
+def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, str]]:
+    """(line of the loop, line of its first store into shared memory, of its first barrier,
+    of its last read after its last barrier, the arrays stored before that barrier) for each
+    loop of kernel body ``text`` (from line ``first``; ``_tile_loops``) that reads an array
+    it stores into before its first barrier after its last, an element other than those
+    stored: the next iteration's stores race with the slower threads' reads. Of nested loops
+    that do so, the innermost."""
+    loops, reads, read_at = _tile_loops(text)
+    newlines = _newlines(text)
+
+    def line(at: int) -> int:
+        return bisect_left(newlines, at) + first
+
+    found = []
+    for loop in loops:
+        stored: dict[str, set[str]] = {}
+        for st in loop.kept:
             stored.setdefault(st[1], set()).add(st[4])
-        r0, r1 = bisect_left(read_at, bars[b1 - 1]), bisect_left(read_at, end)
+        r0, r1 = bisect_left(read_at, loop.last_bar), bisect_left(read_at, loop.end)
         late = next(
             (r for r in reversed(reads[max(r0, r1 - LOOP_READS_READ) : r1])
              if r[1] in stored and r[2] not in stored[r[1]]),
             None,
         )
         if late is not None:
-            arrays = ", ".join(sorted({st[2] for st in kept}))
-            found.append((start, end, (line(keyword), line(kept[0][0]), line(bars[b0]),
-                                       line(late[0]), arrays)))
-    # of nested loops that race, the innermost: blocks nest or are apart, so a loop holds
-    # another that races where the next one found starts before its end
-    return [
-        f for k, (_, end, f) in enumerate(found)
-        if k + 1 == len(found) or found[k + 1][0] >= end
-    ]
+            arrays = ", ".join(sorted({st[2] for st in loop.kept}))
+            found.append((loop.start, loop.end, (
+                line(loop.keyword), line(loop.kept[0][0]), line(loop.first_bar),
+                line(late[0]), arrays,
+            )))
+    return _innermost(found)
+
+
+def _unsynced_tiles_in(first: int, text: str) -> list[tuple[int, int, int, str]]:
+    """(line of the loop, line of a store into shared memory, line of a read of that array,
+    at another element, before any barrier comes between, the array) for each loop of kernel
+    body ``text`` (from line ``first``; ``_tile_loops``) whose first barrier comes only after
+    such a read: threads read elements that others may not have stored yet (a
+    read-after-write race). A read in the store's own statement (``s[t] += s[t + 16]``) is
+    not counted. Of nested loops that do so, the innermost."""
+    loops, reads, read_at = _tile_loops(text)
+    newlines = _newlines(text)
+    found = []
+    for loop in loops:
+        at, root, subscripts = loop.kept[0][0], loop.kept[0][1], loop.kept[0][4]
+        end = text.find(";", at, loop.first_bar)  # the store's statement
+        if end < 0:
+            continue
+        r0, r1 = bisect_left(read_at, end), bisect_left(read_at, loop.first_bar)
+        early = next(
+            (r for r in reads[r0 : min(r1, r0 + LOOP_READS_READ)]
+             if r[1] == root and r[2] != subscripts),
+            None,
+        )
+        if early is not None:
+            found.append((loop.start, loop.end, (
+                bisect_left(newlines, loop.keyword) + first, bisect_left(newlines, at) + first,
+                bisect_left(newlines, early[0]) + first, loop.kept[0][2],
+            )))
+    return _innermost(found)
 
 
 def _divergent_barriers_in(
@@ -1242,8 +1312,9 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                         _early_returns_in(*kernels[kernel], scopes),
                         _divergent_barriers_in(*kernels[kernel], scopes),
                         _reused_tiles_in(*kernels[kernel]),
+                        _unsynced_tiles_in(*kernels[kernel]),
                     )
-                early, divergent, reused = barriers[name, kernel]
+                early, divergent, reused, unsynced = barriers[name, kernel]
                 for ret, bar, cond, kind in early:
                     message = _early_return_message(bar, cond, kind, kernel)
                     found.setdefault(ex.name, []).append(f"{name}:{ret}: {message}")
@@ -1253,6 +1324,11 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
                 for loop, store, bar, read, arrays in reused:
                     message = REUSED_TILE.format(
                         loop=loop, kernel=kernel, names=arrays, store=store, first=bar, last=read
+                    )
+                    found.setdefault(ex.name, []).append(f"{name}:{read}: {message}")
+                for loop, store, read, array in unsynced:
+                    message = UNSYNCED_TILE.format(
+                        loop=loop, kernel=kernel, name=array, store=store, read=read
                     )
                     found.setdefault(ex.name, []).append(f"{name}:{read}: {message}")
     return found

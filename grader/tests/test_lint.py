@@ -826,6 +826,45 @@ def test_a_tile_loop_without_its_end_barrier_is_found():
     ]
 
 
+UNSYNCED = """
+__global__ void k(const float *in, float *out, int n) {
+    __shared__ float tile[32][33];
+    __shared__ float red[64];
+    float acc = 0.0f;
+    for (int t = 0; t < n; ++t) {
+        tile[threadIdx.y][threadIdx.x] = in[t];
+        for (int k = 0; k < 32; ++k) {
+            acc += tile[threadIdx.y][k];
+        }
+        __syncthreads();
+    }
+    for (int t = 0; t < n; ++t) {
+        tile[threadIdx.y][threadIdx.x] = in[t];
+        acc += tile[threadIdx.y][threadIdx.x];
+        __syncthreads();
+        acc += tile[threadIdx.x][threadIdx.y];
+        __syncthreads();
+    }
+    red[threadIdx.x] = acc;
+    for (int s = 32; s > 0; s >>= 1) {
+        if (threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
+        __syncthreads();
+    }
+    out[threadIdx.x] = red[0];
+}
+"""
+
+
+def test_a_tile_read_before_its_barrier_is_found():
+    """An instructor's trial (session 46): the matmul without its first __syncthreads()
+    (threads read tile elements others have not stored yet) had a report identical to the
+    solution's without a GPU. A loop that stores into a shared array and reads another
+    element of it before its first barrier is found; a thread's own element, a reduction
+    step's read in the store's own statement, and reads after the barrier are not."""
+    lines = lint.strip_comments(UNSYNCED)
+    assert lint._unsynced_tiles_in(*lint._bodies(lines)["k"]) == [(6, 7, 9, "tile")]
+
+
 ROUNDED = """
 __global__ void k(float *x, int n) { x[threadIdx.x] = 0.0f; }
 void launch_a(float *x, int n, int m) {
@@ -1392,10 +1431,12 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
     (``lint.leaks``): each releases what its launchers create. Only no_end_barrier is warned
     of a tile loop without its end barrier: none of the 38 tiled alternatives of lab 3.3
     (double buffering and cp.async among them). Only launch_grid_rounded_down is warned of a
-    grid rounded down (the block dimensions of several alternatives are divisions)."""
+    grid rounded down (the block dimensions of several alternatives are divisions). None is
+    warned of a tile read before its barrier; the solution's matmul without its first
+    barrier is (an instructor's trial)."""
     need("nvcc")
     marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
-    warned, leaking, reused, rounded, read = set(), set(), set(), set(), 0
+    warned, leaking, reused, rounded, unsynced, read = set(), set(), set(), set(), set(), 0
     for lab_dir in real_labs():
         lab = course.load_lab(lab_dir)
         subs = {"solution": REPO / "solutions" / lab_dir.name, "skeleton": lab_dir}
@@ -1416,11 +1457,21 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
                 reused.add(f"{lab_dir.name}/{name}")
             if any(lint.ROUNDED_GRID_MARK in w for w in found):
                 rounded.add(f"{lab_dir.name}/{name}")
+            if any(lint.UNSYNCED_TILE_MARK in w for w in found):
+                unsynced.add(f"{lab_dir.name}/{name}")
     assert read > 150
     assert warned == {"3.3-tiling/known_bad/early_return_matmul"}
     assert leaking == set()
     assert reused == {"3.3-tiling/known_bad/no_end_barrier"}
     assert rounded == {"3.3-tiling/known_bad/launch_grid_rounded_down"}
+    assert unsynced == set()  # no fixture reads a tile before its barrier (one below does)
+    text = (REPO / "solutions" / "3.3-tiling" / "kernels.cu").read_text()
+    first = "__syncthreads(); // read-after-write"
+    at = text.index(first, text.index("tile_b[ty][tx] ="))
+    (tmp_path / "first").mkdir()
+    (tmp_path / "first" / "kernels.cu").write_text(text[:at] + text[at + len("__syncthreads();"):])
+    found = lint.warnings(course.load_lab(REPO / "labs" / "3.3-tiling"), tmp_path / "first")
+    assert [w for w in found["matmul_tiled"] if lint.UNSYNCED_TILE_MARK in w], found
 
 
 @pytest.mark.instructors
