@@ -487,6 +487,9 @@ def _row(
         # the GPU it was graded on (the judge's probe; None without one): its thresholds are
         # that GPU's where lab.toml has them (design note 76), so a mixed cluster shows it
         "gpu": ((g.device or {}).get("name") or None) if g else None,
+        # the source warnings of its report (no points): the gradebook counts them, so that
+        # an instructor sees which reports to read (an instructor's trial, session 46)
+        "warnings": len({w for ex in g.exercises for w in ex.warnings}) if g else 0,
     }
 
 
@@ -678,9 +681,10 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
     buf = io.StringIO()
     w = csv.writer(buf)
     head = ["id", *names, *(["report"] if has_report else []), "total", "max"]
-    w.writerow(
-        [*head, "lost", "pending", *(["manual_pending"] if has_report else []), "status", "gpu"]
-    )
+    w.writerow([
+        *head, "lost", "pending", *(["manual_pending"] if has_report else []), "status", "gpu",
+        "warnings",
+    ])
     lines: list[tuple[str, list]] = []  # (id, cells): the rows, then the roster's missing
     for r in rows:
         final = row_is_final(r["status"])
@@ -704,13 +708,14 @@ def write_gradebook(out: Path, lab: manifest.Lab, roster=None) -> list[dict]:
         row = [_cell(r["id"]), *cells, total, r["max"], lost, waiting]
         if has_report:
             row.append(r.get("manual_pending", lab.manual_points))
-        lines.append((r["id"], [*row, _cell(r["status"]), _cell(r.get("gpu") or "")]))
+        lines.append((r["id"], [*row, _cell(r["status"]), _cell(r.get("gpu") or ""),
+                                "" if failed else r.get("warnings", "")]))
     for sid in missing_ids(rows, roster):
         row = [_cell(sid), *[""] * len(names), *([""] if has_report else []), "",
                lab.max_points, "", ""]
         if has_report:
             row.append(lab.manual_points)
-        lines.append((sid, [*row, NOT_GRADED, ""]))
+        lines.append((sid, [*row, NOT_GRADED, "", ""]))
     w.writerows(line for _, line in sorted(lines, key=lambda pair: pair[0]))
     write_atomic(out / GRADEBOOK, buf.getvalue())
     return rows

@@ -372,10 +372,10 @@ def submit(
     ]
     local = node_local(root, out, subs)
     if local:  # a single-node cluster (CI's) sees them: a warning, not an error
-        print(f"slurm: warning: {'; '.join(local)} in {', '.join(NODE_LOCAL)}, which most "
-              "clusters give each node its own: jobs on other nodes would not find them. Keep "
-              "the course tree, the grader's Python, the class and --out on a file system "
-              "every node mounts (README, \"What the cluster needs\")", file=err)
+        print(f"slurm: warning: jobs on other nodes would not find {'; '.join(local)}: each "
+              f"lies in one of {', '.join(NODE_LOCAL)}, which most clusters give each node "
+              "its own. Keep the course tree, the grader's Python, the class and --out on a "
+              "file system every node mounts (README, \"What the cluster needs\")", file=err)
     stale = batch.stale_ids(out, lab, [s.id for s in subs])
     if stale:  # the merge's gradebook lists the class named here only: say so now
         print(batch._stale_line(stale, out, "slurm"), file=err)

@@ -160,7 +160,7 @@ def test_gradebook_rows_and_statuses(graded, subs):
     got = {sid: (r["total"], r["status"]) for sid, r in rows.items()}
     assert got == EXPECTED
     assert list(next(iter(rows.values()))) == [
-        "id", "scale", "offset", "total", "max", "lost", "pending", "status", "gpu"
+        "id", "scale", "offset", "total", "max", "lost", "pending", "status", "gpu", "warnings"
     ]
     assert rows["edge"]["scale"] == "3" and rows["edge"]["offset"] == "3"
     assert {r["max"] for r in rows.values()} == {"17"}

@@ -397,7 +397,7 @@ def test_the_merge_lists_the_class_of_the_roster(fake_root, capsys, tmp_path):
     assert code == 3, err
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert [r.split(",")[0] for r in rows[1:]] == ["alice", "bob", "carol"]
-    assert rows[3].endswith(",not graded: no result yet,") and ",,,," in rows[3], rows[3]
+    assert rows[3].endswith(",not graded: no result yet,,") and ",,,," in rows[3], rows[3]
     assert "left out of the gradebook: dave" in err
     assert "1 of the class's 3 have no result (carol)" in err and "run the same command" in err
     assert "batch: 3 students: " in err and "1 not graded" in err, err  # the gradebook's rows
@@ -446,7 +446,7 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
     _wait(slurm.job_ids(last))
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert len(rows) == 4, rows
-    assert all(r.endswith(",graded,Fake GPU") and ",17," in r for r in rows[1:]), rows
+    assert all(r.endswith(",graded,Fake GPU,0") and ",17," in r for r in rows[1:]), rows
     assert "3 graded" in (out / "slurm" / f"merge-{last['merge']}.log").read_text()
     # each array task was given a GPU of its own by Slurm (.ci/slurm-up declares two)
     seen = {}
@@ -468,7 +468,7 @@ def test_a_class_graded_through_slurm_and_resubmitted_only_where_needed(
     _wait(slurm.job_ids(records[1]))
     rows = (out / "gradebook.csv").read_text().splitlines()
     assert len(rows) == 4 and rows[2].startswith("bob,"), rows
-    assert rows[2].endswith(",graded,Fake GPU"), rows
+    assert rows[2].endswith(",graded,Fake GPU,0"), rows
 
 
 def test_an_out_folder_with_white_space_is_refused_before_anything_is_written(

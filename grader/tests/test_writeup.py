@@ -558,10 +558,11 @@ def test_gradebook_columns(tmp_path):
         rows = list(csv.reader(f))
     assert rows[0] == [
         "id", "scale", "offset", "report", "total", "max", "lost", "pending", "manual_pending", "status",
-        "gpu",
+        "gpu", "warnings",
     ]  # fmt: skip
-    assert rows[1] == ["alice", "15", "", "2", "17", "17", "0", "0", "8", "graded", ""]
-    assert rows[2] == ["bob", "15", "", "0", "15", "17", "2", "0", "8", "graded", ""]
+    # rows written before the warnings count (none here): an empty cell, not 0
+    assert rows[1] == ["alice", "15", "", "2", "17", "17", "0", "0", "8", "graded", "", ""]
+    assert rows[2] == ["bob", "15", "", "0", "15", "17", "2", "0", "8", "graded", "", ""]
     assert rows[3][3] == "" and rows[3][6:9] == ["", "", "8"]
 
 
@@ -572,7 +573,7 @@ def test_gradebook_of_a_lab_without_a_report_is_unchanged(tmp_path):
     (out / "alice" / "batch.json").write_text(json.dumps(_row("alice", graded(None))))
     batch.write_gradebook(out, lab)
     header = (out / "gradebook.csv").read_text().splitlines()[0]
-    assert header == "id,scale,offset,total,max,lost,pending,status,gpu"
+    assert header == "id,scale,offset,total,max,lost,pending,status,gpu,warnings"
 
 
 def test_a_partial_row_shows_only_the_points_lost_for_certain(tmp_path):
@@ -589,8 +590,8 @@ def test_a_partial_row_shows_only_the_points_lost_for_certain(tmp_path):
     batch.write_gradebook(out, lab)
     with open(out / "gradebook.csv", newline="") as f:
         rows = list(csv.reader(f))
-    assert rows[1] == ["alice", "", "", "", "15", "0", "15", "partial (no GPU)", ""]
-    assert rows[2] == ["carol", "", "", "", "15", "4", "8", "partial (no GPU)", ""]
+    assert rows[1] == ["alice", "", "", "", "15", "0", "15", "partial (no GPU)", "", ""]
+    assert rows[2] == ["carol", "", "", "", "15", "4", "8", "partial (no GPU)", "", ""]
 
 
 @pytest.mark.parametrize(
@@ -685,3 +686,23 @@ def test_lab_35s_reference_report_is_filled_in_and_the_template_not():
     lines = [ln if ln.startswith("## ") or not ln.strip() else counts for ln in tail.splitlines()]
     found = check(spec35, head + "## 4. Roofline table" + "\n".join(lines))
     assert [r["status"] for r in found.sections][3:] == ["no_number"] * 4, found.sections
+
+
+def test_a_row_counts_its_reports_source_warnings(tmp_path):
+    """An instructor's trial (session 46): the source warnings were only in each student's
+    report. The row counts them, each text once across exercises that share it, and the
+    gradebook's last column shows the count."""
+    lab = manifest.load(make_lab(tmp_path / "course"))
+    shared = "kernels.cu:9: a grid dimension rounds the grid down"
+    g = Grade("9.1-fake", lab.id, "t", "s", 1, "sm_90", max=lab.max_points, exercises=[
+        ExerciseResult("scale", {}, warnings=[shared, "kernels.cu:4: another"]),
+        ExerciseResult("offset", {}, warnings=[shared]),
+    ])
+    row = batch._row(batch.Submission("ann", tmp_path, "dir"), lab, g, "graded", 1.0, "d")
+    assert row["warnings"] == 2
+    (tmp_path / "out" / "ann").mkdir(parents=True)
+    (tmp_path / "out" / "ann" / "batch.json").write_text(json.dumps(row))
+    batch.write_gradebook(tmp_path / "out", lab)
+    with open(tmp_path / "out" / "gradebook.csv", newline="") as f:
+        header, ann = list(csv.reader(f))
+    assert header[-1] == "warnings" and ann[-1] == "2"

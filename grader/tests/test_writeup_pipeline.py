@@ -260,12 +260,12 @@ def test_batch_gradebook_columns(report_root, tmp_path):
         rows = list(csv.reader(f))
     assert rows[0] == [
         "id", "scale", "offset", "report", "total", "max", "lost", "pending", "manual_pending", "status",
-        "gpu",
+        "gpu", "warnings",
     ]  # fmt: skip
     assert rows[1:] == [
-        ["alice", "14", "3", "2", "19", "19", "0", "0", "8", "graded", "Fake GPU"],
-        ["bob", "14", "3", "0", "17", "19", "2", "0", "8", "graded", "Fake GPU"],
-        ["carol", "14", "3", "0", "17", "19", "2", "0", "8", "graded", "Fake GPU"],
+        ["alice", "14", "3", "2", "19", "19", "0", "0", "8", "graded", "Fake GPU", "0"],
+        ["bob", "14", "3", "0", "17", "19", "2", "0", "8", "graded", "Fake GPU", "0"],
+        ["carol", "14", "3", "0", "17", "19", "2", "0", "8", "graded", "Fake GPU", "0"],
     ]
     row = json.loads((out / "bob" / "batch.json").read_text())
     assert row["report"] == 0 and row["manual_pending"] == 8
