@@ -603,14 +603,14 @@ def _innermost(found: list) -> list:
     ]
 
 
-def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, str]]:
+def _reused_tiles_in(first: int, text: str, tiles=None) -> list[tuple[int, int, int, int, str]]:
     """(line of the loop, line of its first store into shared memory, of its first barrier,
     of its last read after its last barrier, the arrays stored before that barrier) for each
     loop of kernel body ``text`` (from line ``first``; ``_tile_loops``) that reads an array
     it stores into before its first barrier after its last, an element other than those
     stored: the next iteration's stores race with the slower threads' reads. Of nested loops
-    that do so, the innermost."""
-    loops, reads, read_at = _tile_loops(text)
+    that do so, the innermost. ``tiles``: ``_tile_loops(text)``, where the caller has it."""
+    loops, reads, read_at = _tile_loops(text) if tiles is None else tiles
     newlines = _newlines(text)
 
     def line(at: int) -> int:
@@ -636,14 +636,15 @@ def _reused_tiles_in(first: int, text: str) -> list[tuple[int, int, int, int, st
     return _innermost(found)
 
 
-def _unsynced_tiles_in(first: int, text: str) -> list[tuple[int, int, int, str]]:
+def _unsynced_tiles_in(first: int, text: str, tiles=None) -> list[tuple[int, int, int, str]]:
     """(line of the loop, line of a store into shared memory, line of a read of that array,
     at another element, before any barrier comes between, the array) for each loop of kernel
     body ``text`` (from line ``first``; ``_tile_loops``) whose first barrier comes only after
     such a read: threads read elements that others may not have stored yet (a
     read-after-write race). A read in the store's own statement (``s[t] += s[t + 16]``) is
-    not counted. Of nested loops that do so, the innermost."""
-    loops, reads, read_at = _tile_loops(text)
+    not counted. Of nested loops that do so, the innermost. ``tiles``: as for
+    ``_reused_tiles_in``."""
+    loops, reads, read_at = _tile_loops(text) if tiles is None else tiles
     newlines = _newlines(text)
     found = []
     for loop in loops:
@@ -1055,29 +1056,30 @@ def rounded_grids(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
 def _rounded_grids_in(reading: _Reading, a: int, b: int) -> list[tuple[str, int, str]]:
     """``rounded_grids`` of the body ``reading.joined[a:b]`` of one function."""
     text = reading.joined
-    out: list[tuple[str, int, str]] = []
     launches = [m.end() for m in _LAUNCH.finditer(text, a, b)]
-    if launches:
-        defined: dict[str, list[tuple[int, int, bool]]] = {}
-        for m in _GRID_DECL.finditer(text, a, b):
-            defined.setdefault(m.group(1), []).append((m.start(), m.end(), True))
-        for m in _GRID_ASSIGN.finditer(text, a, b):
-            defined.setdefault(m.group(1), []).append((m.start(), m.end(), False))
-        changed: dict[str, list[int]] = {}
-        for m in _GRID_CHANGE.finditer(text, a, b):
-            changed.setdefault(m.group(1) or m.group(2), []).append(m.start())
-        for found in defined.values():
-            found.sort()
-        moduli = {m.group(1) for m in _MODULO.finditer(text, a, b)}
-        for at in launches:
-            for start, grid in _arguments(text, at, "")[:1]:
-                for dim_at, dim in _grid_dims(text, start, grid, defined, changed):
-                    parts = _rounded_down(dim)
-                    if parts is not None and parts[1].strip("() ") not in moduli:
-                        name, line = reading.where(dim_at + len(dim) - len(dim.lstrip()))
-                        out.append((name, line, ROUNDED_GRID.format(
-                            dim=" ".join(dim.split()), num=parts[0], den=parts[1]
-                        )))
+    if not launches:
+        return []
+    defined: dict[str, list[tuple[int, int, bool]]] = {}
+    for m in _GRID_DECL.finditer(text, a, b):
+        defined.setdefault(m.group(1), []).append((m.start(), m.end(), True))
+    for m in _GRID_ASSIGN.finditer(text, a, b):
+        defined.setdefault(m.group(1), []).append((m.start(), m.end(), False))
+    changed: dict[str, list[int]] = {}
+    for m in _GRID_CHANGE.finditer(text, a, b):
+        changed.setdefault(m.group(1) or m.group(2), []).append(m.start())
+    for found in defined.values():
+        found.sort()
+    moduli = {m.group(1) for m in _MODULO.finditer(text, a, b)}
+    out: list[tuple[str, int, str]] = []
+    for at in launches:
+        for start, grid in _arguments(text, at, "")[:1]:
+            for dim_at, dim in _grid_dims(text, start, grid, defined, changed):
+                parts = _rounded_down(dim)
+                if parts is not None and parts[1].strip("() ") not in moduli:
+                    name, line = reading.where(dim_at + len(dim) - len(dim.lstrip()))
+                    out.append((name, line, ROUNDED_GRID.format(
+                        dim=" ".join(dim.split()), num=parts[0], den=parts[1]
+                    )))
     return out
 
 
@@ -1286,7 +1288,7 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
     reading = _Reading(texts)
     reached = exercise_kernels(lab, texts, reading)
     macros = _thread_macros(reading.joined)  # #define TX threadIdx.x and its kin
-    barriers: dict[tuple[str, str], tuple[list, list]] = {}
+    barriers: dict[tuple[str, str], tuple[list, ...]] = {}
     # every rule of every exercise, searched at once (rule_matches)
     rules = [(rule.pattern, rule.unless) for ex in lab.exercises for rule in ex.lint]
     matches, why = rule_matches(rules, texts)
@@ -1308,11 +1310,12 @@ def warnings(lab: Lab, src: Path) -> dict[str, list[str]]:
             for kernel in (k for k in names if k in kernels):
                 if (name, kernel) not in barriers:  # read once, whatever the exercises
                     scopes = _thread_scopes(kernels[kernel][1], macros)
+                    tiles = _tile_loops(kernels[kernel][1])
                     barriers[name, kernel] = (
                         _early_returns_in(*kernels[kernel], scopes),
                         _divergent_barriers_in(*kernels[kernel], scopes),
-                        _reused_tiles_in(*kernels[kernel]),
-                        _unsynced_tiles_in(*kernels[kernel]),
+                        _reused_tiles_in(*kernels[kernel], tiles),
+                        _unsynced_tiles_in(*kernels[kernel], tiles),
                     )
                 early, divergent, reused, unsynced = barriers[name, kernel]
                 for ret, bar, cond, kind in early:
