@@ -26,9 +26,11 @@ objects and CUDA arrays its launchers create on each call and never release (``l
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import heapq
 import json
+import operator
 import re
 import subprocess
 import sys
@@ -793,6 +795,7 @@ class _Reading:
         self._newlines: list[int] | None = None  # where()'s
         self._files: list[tuple[str, int, int]] = []
         self.grids: dict[tuple[int, int], list[tuple[str, int, str]]] = {}  # rounded_grids'
+        self._constants: dict[str, int] | None = None
         # the kinds of RESOURCES whose creating call the texts hold at all (leaks)
         self.created = [r for r in RESOURCES if _RESOURCE_CALLS[r[0]].search(self.joined)]
 
@@ -816,6 +819,13 @@ class _Reading:
                 body = self.joined[a:b]
                 todo += [w for w in set(_NAME.findall(body)) if w in self.spans and w not in seen]
         return seen
+
+    @property
+    def constants(self) -> dict[str, int]:
+        """``constants`` of the texts (read on first use)."""
+        if self._constants is None:
+            self._constants = constants(self.joined)
+        return self._constants
 
     def where(self, at: int) -> tuple[str, int]:
         """(file, 1-based line) of offset ``at`` of ``joined``, by bisection over its
@@ -940,6 +950,7 @@ def leaks(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
 # GRID_SHOWN characters: one longer is not read.
 _GRID_DECL = re.compile(r"\bdim3\s+([A-Za-z_]\w*)\s*[({]")
 _GRID_ASSIGN = re.compile(r"\b([A-Za-z_]\w*)\s*=(?!=)")
+_GRID_NEXT = re.compile(r"\s*,\s*([A-Za-z_]\w*)\s*[({]")  # a dim3 declaration's next name
 _DIM3_CALL = re.compile(r"\s*dim3\s*[({]")
 _IDENT = re.compile(r"\s*([A-Za-z_]\w*)\s*$")
 _LAUNCH = re.compile(r"<<<")
@@ -951,6 +962,17 @@ _GRID_CHANGE = re.compile(
 # what a function takes the remainder by (n % 256, n % (TILE)): a division by it there is
 # rounded up, or checked exact, by hand
 _MODULO = re.compile(r"%\s*\(?\s*([A-Za-z_]\w*|\d+)")
+# integer constants the files define (#define N 4096, constexpr int N = 64 * 64;, static
+# const unsigned N = 1u << 12;): a division of two whose values are known, and exact, rounds
+# nothing down (a review: constexpr N = 4096; <<<N / 256>>> was warned)
+_CONSTANT = re.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]{1,60})$"
+    r"|\b(?:constexpr|const)\s+(?:[A-Za-z_]\w*\s+){0,3}([A-Za-z_]\w*)\s*=\s*([^;{}\n]{1,60});",
+    re.M,
+)
+_INT_SUFFIX = re.compile(r"\b(\d+)[uUlL]{1,3}\b")
+_CONSTANT_TEXT = re.compile(r"[\w\s()+\-*/%<>]*")
+CONSTANT_LIMIT = 1 << 62  # a value past it (or a shift past 62) is not read
 GRID_ARGUMENTS = 3  # a dim3's, at most
 GRID_SHOWN = 120
 ROUNDED_GRID_MARK = "rounds the grid down"
@@ -960,6 +982,23 @@ ROUNDED_GRID = (
     "CEIL_DIV({num}, {den}) or ({num} + {den} - 1) / {den}; ignore this if the kernel loops "
     "over the rest itself (a grid-stride loop)"
 )
+
+
+def _closing(text: str, at: int, end: int) -> int:
+    """The index of the ``)`` or ``}`` that closes the group opened just before ``at``
+    (within GRID_SHOWN characters and before ``end``), or -1."""
+    depth = 0
+    for i in range(at, min(end, at + GRID_SHOWN + 1)):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                return i
+            depth -= 1
+        elif ch == ";":
+            break
+    return -1
 
 
 def _arguments(text: str, at: int, closers: str) -> list[tuple[int, str]]:
@@ -1006,6 +1045,71 @@ def _rounded_down(arg: str) -> tuple[str, str] | None:
     return (num, den) if num and den else None
 
 
+def _constant_value(expr: str, known: dict[str, int]) -> int | None:
+    """The value of the C integer expression ``expr`` (literals with their u/l suffixes,
+    ``known`` names, + - * / % << >> and parentheses; ``/`` as C's division of integers that
+    are not negative), or None where it is anything else, divides by 0 or leaves
+    [-CONSTANT_LIMIT, CONSTANT_LIMIT]."""
+    expr = _INT_SUFFIX.sub(r"\1", expr.strip())
+    if not expr or len(expr) > GRID_SHOWN or not _CONSTANT_TEXT.fullmatch(expr):
+        return None
+    try:
+        tree = ast.parse(expr.replace("/", "//"), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+    def value(node) -> int:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            v = node.value
+        elif isinstance(node, ast.Name) and node.id in known:
+            v = known[node.id]
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = value(node.operand) * (-1 if isinstance(node.op, ast.USub) else 1)
+        elif isinstance(node, ast.BinOp) and type(node.op) in _CONSTANT_OPS:
+            left, right = value(node.left), value(node.right)
+            if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and (right <= 0 or left < 0):
+                raise ValueError
+            if isinstance(node.op, (ast.LShift, ast.RShift)) and not 0 <= right <= 62:
+                raise ValueError
+            v = _CONSTANT_OPS[type(node.op)](left, right)
+        else:
+            raise ValueError
+        if abs(v) > CONSTANT_LIMIT:
+            raise ValueError
+        return v
+
+    try:
+        return value(tree)
+    except (ValueError, RecursionError):
+        return None
+
+
+_CONSTANT_OPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+}
+
+
+def constants(text: str) -> dict[str, int]:
+    """{name: value} of the integer constants the comment-free ``text`` defines
+    (``_CONSTANT``), in order, each read with those before it; a name defined twice with
+    two values, or whose value is not a constant expression, is left out."""
+    known: dict[str, int] = {}
+    dropped: set[str] = set()
+    for m in _CONSTANT.finditer(text):
+        name, expr = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        v = _constant_value(expr, known)
+        if name in dropped:
+            continue
+        if v is None or known.get(name, v) != v:
+            known.pop(name, None)
+            dropped.add(name)
+        else:
+            known[name] = v
+    return known
+
+
 def _grid_dims(
     text: str, at: int, grid: str, defined: dict, changed: dict
 ) -> list[tuple[int, str]]:
@@ -1037,6 +1141,12 @@ def _grid_dims(
     return [(start, expr)] if expr else []
 
 
+def _exact(num: str, den: str, known: dict[str, int]) -> bool:
+    """Whether ``num / den`` are both constants (``known``) and the division is exact."""
+    n, d = _constant_value(num, known), _constant_value(den, known)
+    return n is not None and d is not None and d > 0 and n % d == 0
+
+
 def rounded_grids(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
     """(file, line, warning) for each dimension of a launch's grid that rounds down
     (``_rounded_down``) in the functions ``launchers`` reach, in file order: the grid as the
@@ -1062,6 +1172,13 @@ def _rounded_grids_in(reading: _Reading, a: int, b: int) -> list[tuple[str, int,
     defined: dict[str, list[tuple[int, int, bool]]] = {}
     for m in _GRID_DECL.finditer(text, a, b):
         defined.setdefault(m.group(1), []).append((m.start(), m.end(), True))
+        at = m.end()
+        for _ in range(GRID_ARGUMENTS):  # dim3 block(16, 16), grid(n / 16, m / 16);
+            close = _closing(text, at, b)
+            if close < 0 or (m := _GRID_NEXT.match(text, close + 1, b)) is None:
+                break
+            defined.setdefault(m.group(1), []).append((m.start(1), m.end(), True))
+            at = m.end()
     for m in _GRID_ASSIGN.finditer(text, a, b):
         defined.setdefault(m.group(1), []).append((m.start(), m.end(), False))
     changed: dict[str, list[int]] = {}
@@ -1075,7 +1192,9 @@ def _rounded_grids_in(reading: _Reading, a: int, b: int) -> list[tuple[str, int,
         for start, grid in _arguments(text, at, "")[:1]:
             for dim_at, dim in _grid_dims(text, start, grid, defined, changed):
                 parts = _rounded_down(dim)
-                if parts is not None and parts[1].strip("() ") not in moduli:
+                if parts is not None and parts[1].strip("() ") not in moduli and not _exact(
+                    *parts, reading.constants
+                ):
                     name, line = reading.where(dim_at + len(dim) - len(dim.lstrip()))
                     out.append((name, line, ROUNDED_GRID.format(
                         dim=" ".join(dim.split()), num=parts[0], den=parts[1]

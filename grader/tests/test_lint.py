@@ -914,6 +914,41 @@ def test_a_grid_rounded_down_is_found_and_one_rounded_up_or_a_block_is_not():
     }, found
 
 
+ROUNDED_CONSTANTS = """
+#define TILE 32
+constexpr int N = 4096;
+static const unsigned int ROWS = 1u << 10;
+const int TWICE = 2 * 3; const int TWICE = 7;
+__global__ void k(float *x, int n) { x[threadIdx.x] = 0.0f; }
+void launch(float *x, int n) {
+    k<<<N / 256, 256>>>(x, n);
+    dim3 block(TILE, 8), grid(n / TILE, ROWS / 8);
+    k<<<grid, block>>>(x, n);
+    k<<<N / 3, 256>>>(x, n);
+    k<<<N / TWICE, 256>>>(x, n);
+    dim3 b2(1), g2(2), g3(n / 64);
+    k<<<g3, b2>>>(x, n);
+}
+"""
+
+
+def test_a_division_of_known_constants_that_is_exact_is_not_a_grid_rounded_down():
+    """A review (session 46): ``constexpr int N = 4096; <<<N / 256>>>`` was warned, though
+    nothing is rounded down, and the second grid of ``dim3 block(..), grid(n / 32)`` was not
+    read. A division of constants the files define (#define, const, constexpr; each read
+    with those before it) that is exact is not warned; one that is not exact, or of a
+    constant defined twice with two values, is; every name of a dim3 declaration is read."""
+    text = "\n".join(lint.strip_comments(ROUNDED_CONSTANTS))
+    reading = lint._Reading({"kernels.cu": text})
+    found = [(line, w.split("`")[1]) for _, line, w in lint.rounded_grids(reading, ["launch"])]
+    assert found == [(9, "n / TILE"), (11, "N / 3"), (12, "N / TWICE"), (13, "n / 64")], found
+    assert reading.constants == {"TILE": 32, "N": 4096, "ROWS": 1024}
+    # what is not a constant expression C and Python read alike is not a value
+    for expr in ("1 << 99", "7 / 0", "-7 / 2", "1.5f", "sizeof(float)", "a < b", "(" * 300):
+        assert lint._constant_value(expr, {}) is None, expr
+    assert lint._constant_value("(64u * 64UL) / 7 + (1 << 4) % 5", {}) == 586
+
+
 @pytest.mark.instructors
 def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
     """Lab 3.4e's lint: surf2Dwrite's x must be in bytes. The known-bad fixture (x alone) is
@@ -1190,6 +1225,9 @@ HOSTILE = {
     "launches": ("g = n / 2; k<<<g, 1>>>(x); ", True, ""),
     "unclosed_launches": ("k<<<dim3(n / 2, ", True, ""),
     "launch_arguments": ("k<<<a, ", True, ""),  # a review's: 152 s for 112 KB before
+    # the constants an exact division is read with (lint.constants), each read with those
+    # before it
+    "constants": ("const int a{i} = a{j} * 64; k<<<a{i} / 2, 1>>>(x); ", True, ""),
     # a review's: its name's last word searched from every character, hours for 1 MB before
     "long_name": ("__shared__ float " + "a" * 999 + " b[4]; ", True, ""),
 }
