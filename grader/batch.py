@@ -483,7 +483,10 @@ def _row(
         "seed": g.seed if g else None,
         "exit_code": g.exit_code if g else 2,
         "elapsed_s": round(elapsed, 3),
-        "options": options,
+        "options": options,  # as given: "arch": null is the build's default
+        # the architecture its build targeted (the report's "arch: sm_90"; an instructor's
+        # trial read options' null as none)
+        "arch": (g.arch or None) if g else None,
         # the GPU it was graded on (the judge's probe; None without one): its thresholds are
         # that GPU's where lab.toml has them (design note 76), so a mixed cluster shows it
         "gpu": ((g.device or {}).get("name") or None) if g else None,

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from grader import batch as batching
+from grader import build as builder
 from grader import files, gpu_lock, sandbox
 from grader import cli
 from grader.errors import GraderError
@@ -365,6 +366,11 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     rows = gradebook(out)
     assert rows["solution"]["status"] == "partial (no GPU)"
     assert rows["solution"]["gpu"] == ""  # graded on none
+    # the architecture the build targeted, where the options keep what was given (none: the
+    # default; an instructor's trial read "arch": null as no architecture)
+    row = json.loads((out / "solution" / "batch.json").read_text())
+    assert (row["options"]["arch"], row["arch"]) == (None, builder.default_arch(fake_root))
+    assert row["arch"].startswith("sm_"), row
     assert rows["compile"]["status"] == "build failed"
     assert "[2/2] " in err
     # which sandbox the class's builds and runs get, said once before any grading
