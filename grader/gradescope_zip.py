@@ -225,9 +225,14 @@ def build(root: Path, lab: str, out: Path | None = None) -> tuple[Path, list[str
 def gradescope_zip(root: Path, lab: str, out: str | None, stream) -> int:
     """``gradescope-zip LAB [--out PATH]``: builds the zip and says where it is."""
     path, names = build(root, lab, Path(out) if out else None)
+    # every folder the zip leaves out (an instructor's trial: the records were left out
+    # unsaid), and the hidden cases it keeps
+    hidden = [n for n in names if dist.is_hidden_cases(n)]
     print(
-        f"wrote {manifest.display_path(path)}: {len(names)} files "
-        f"(setup.sh, run_autograder and the course without {', '.join(dist.EXCLUDED)})",
+        f"wrote {manifest.display_path(path)}: {len(names)} files (setup.sh, run_autograder "
+        f"and the course without {', '.join(dist.EXCLUDED + dist.EXCLUDED_RECORDS)}"
+        + (f"; with {hidden[0]}, the instructor's hidden cases: never give it to students)"
+           if hidden else ")"),
         file=stream,
     )
     notice = dist.untracked_notice(root)

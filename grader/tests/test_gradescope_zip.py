@@ -4,6 +4,7 @@ of solutions/, and run_autograder grades a submission into a results.json."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -27,10 +28,22 @@ def built(request, tmp_path_factory):
     if request.param is None:
         pytest.skip(instructors_only_reason() or "no lab with solutions/ in this copy")
     out = tmp_path_factory.mktemp("gs") / "autograder.zip"
-    assert gradescope_zip.gradescope_zip(REPO, request.param, str(out), sys.stdout) == 0
+    said = io.StringIO()
+    assert gradescope_zip.gradescope_zip(REPO, request.param, str(out), said) == 0
     with zipfile.ZipFile(out) as zf:
         infos = {i.filename: i for i in zf.infolist()}
         data = {n: zf.read(n) for n in infos}
+    # what it says it leaves out is what it leaves out (an instructor's trial: the records'
+    # folders were left out unsaid); the hidden cases it keeps are named
+    line = said.getvalue()
+    every = dist.committed(REPO) or {}  # outside a checkout: nothing to compare
+    left_out = [n for n in every if dist.excluded(n) and not dist.is_hidden_cases(n)]
+    assert not [n for n in left_out if n in data]
+    said_out = [d for d in dist.EXCLUDED + dist.EXCLUDED_RECORDS if d in line]
+    for name in left_out:  # a records pattern (bench/<card>-<YYYY-MM-DD>*/) by its stem
+        assert any(name.startswith(d.split("<")[0]) for d in said_out), name
+    hidden = [n for n in data if dist.is_hidden_cases(n)]
+    assert all(n in line for n in hidden) and ("hidden cases" in line) == bool(hidden), line
     return request.param, out, infos, data
 
 
