@@ -34,6 +34,7 @@ import operator
 import re
 import subprocess
 import sys
+import warnings as _warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection
 from pathlib import Path
@@ -970,6 +971,13 @@ _CONSTANT = re.compile(
     r"|\b(?:constexpr|const)\s+(?:[A-Za-z_]\w*\s+){0,3}([A-Za-z_]\w*)\s*=\s*([^;{}\n]{1,60});",
     re.M,
 )
+# a name declared as a variable or a (template) parameter (int n), int n = 4;, <int N>):
+# it is not a constant there, whatever a const of that name elsewhere says
+_DECLARED = re.compile(
+    r"\b(?!return\b|case\b|else\b|goto\b|throw\b|define\b|undef\b)"
+    r"[A-Za-z_]\w*\s+([A-Za-z_]\w*)\s*[,)=;>\[]"
+)
+_PRIMARY = re.compile(r"\w+|\((?:[^()]|\([^()]*\))*\)")  # a #define's body read as a value
 _INT_SUFFIX = re.compile(r"\b(\d+)[uUlL]{1,3}\b")
 _CONSTANT_TEXT = re.compile(r"[\w\s()+\-*/%<>]*")
 CONSTANT_LIMIT = 1 << 62  # a value past it (or a shift past 62) is not read
@@ -988,7 +996,7 @@ def _closing(text: str, at: int, end: int) -> int:
     """The index of the ``)`` or ``}`` that closes the group opened just before ``at``
     (within GRID_SHOWN characters and before ``end``), or -1."""
     depth = 0
-    for i in range(at, min(end, at + GRID_SHOWN + 1)):
+    for i in range(at, min(end, len(text), at + GRID_SHOWN + 1)):
         ch = text[i]
         if ch in "([{":
             depth += 1
@@ -1045,16 +1053,18 @@ def _rounded_down(arg: str) -> tuple[str, str] | None:
     return (num, den) if num and den else None
 
 
-def _constant_value(expr: str, known: dict[str, int]) -> int | None:
+def _constant_value(expr: str, known: dict[str, int], exact: bool = False) -> int | None:
     """The value of the C integer expression ``expr`` (literals with their u/l suffixes,
     ``known`` names, + - * / % << >> and parentheses; ``/`` as C's division of integers that
     are not negative), or None where it is anything else, divides by 0 or leaves
-    [-CONSTANT_LIMIT, CONSTANT_LIMIT]."""
+    [-CONSTANT_LIMIT, CONSTANT_LIMIT], or, ``exact``, divides with a remainder."""
     expr = _INT_SUFFIX.sub(r"\1", expr.strip())
     if not expr or len(expr) > GRID_SHOWN or not _CONSTANT_TEXT.fullmatch(expr):
         return None
     try:
-        tree = ast.parse(expr.replace("/", "//"), mode="eval").body
+        with _warnings.catch_warnings():  # 1if 0 else 2: no SyntaxWarning on stderr
+            _warnings.simplefilter("ignore")
+            tree = ast.parse(expr.replace("/", "//"), mode="eval").body
     except (SyntaxError, ValueError, RecursionError):
         return None
 
@@ -1068,6 +1078,8 @@ def _constant_value(expr: str, known: dict[str, int]) -> int | None:
         elif isinstance(node, ast.BinOp) and type(node.op) in _CONSTANT_OPS:
             left, right = value(node.left), value(node.right)
             if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and (right <= 0 or left < 0):
+                raise ValueError
+            if exact and isinstance(node.op, ast.FloorDiv) and left % right:
                 raise ValueError
             if isinstance(node.op, (ast.LShift, ast.RShift)) and not 0 <= right <= 62:
                 raise ValueError
@@ -1094,12 +1106,19 @@ _CONSTANT_OPS = {
 def constants(text: str) -> dict[str, int]:
     """{name: value} of the integer constants the comment-free ``text`` defines
     (``_CONSTANT``), in order, each read with those before it; a name defined twice with
-    two values, or whose value is not a constant expression, is left out."""
+    two values, or whose value is not a constant expression, is left out, and so is one
+    declared anywhere as a variable or a parameter (``_DECLARED``: constants are read for
+    the whole file, not a scope) and a ``#define`` whose body is not one token or wholly in
+    parentheses (its text is pasted: ``#define N 1 << 20`` makes ``N / 256`` 1 << 0)."""
     known: dict[str, int] = {}
-    dropped: set[str] = set()
-    for m in _CONSTANT.finditer(text):
+    found = list(_CONSTANT.finditer(text))
+    heads = {m.start(3) for m in found if m.group(3)}  # const int N = : not a variable
+    dropped = {m.group(1) for m in _DECLARED.finditer(text) if m.start(1) not in heads}
+    for m in found:
         name, expr = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        v = _constant_value(expr, known)
+        # #define N 1 << 20 is text: N / 256 is 1 << 0 in C
+        primary = not m.group(1) or _PRIMARY.fullmatch(expr.strip())
+        v = _constant_value(expr, known) if primary else None
         if name in dropped:
             continue
         if v is None or known.get(name, v) != v:
@@ -1143,8 +1162,7 @@ def _grid_dims(
 
 def _exact(num: str, den: str, known: dict[str, int]) -> bool:
     """Whether ``num / den`` are both constants (``known``) and the division is exact."""
-    n, d = _constant_value(num, known), _constant_value(den, known)
-    return n is not None and d is not None and d > 0 and n % d == 0
+    return _constant_value(f"({num}) / ({den})", known, exact=True) is not None
 
 
 def rounded_grids(reading: _Reading, launchers) -> list[tuple[str, int, str]]:

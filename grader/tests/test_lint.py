@@ -1634,3 +1634,24 @@ def test_a_kernel_with_local_memory_is_warned_of_in_lab_3_5(tmp_path, capsys, wi
     head = f"  => warning: kernels.cu:{line}: blur_rows_kernel uses local memory (spaces line: LDL"
     assert found[0].startswith(head), found[0]
     assert "#pragma unroll" in found[0] and "No points depend on it" in found[0]
+
+
+@pytest.mark.parametrize("src", [
+    "void launch(float *x, int n) { k<<<n / 256, 256>>>(x, n); }\n"
+    "int main() { const int n = 1 << 20; launch(0, n); }",  # a param, a const of main's
+    "constexpr int N = 4096;\ntemplate <int N> void launch(float *x) { k<<<N / 256, 1>>>(x); }",
+    "#define N 1 << 20\nvoid launch(float *x) { k<<<N / 256, 256>>>(x); }",  # 1 << 0 in C
+    "constexpr int N = 4100;\nvoid launch(float *x) { k<<<N / 8 / 2, 256>>>(x); }",
+    "void launch(float *x, int n) { const int blocks = n / 256; k<<<blocks, 256>>>(x); }",
+])
+def test_a_constant_misread_does_not_hide_a_grid_rounded_down(src):
+    """A review (session 47): a const of one function, a macro of an unparenthesized body
+    or a division inside the grid's own expression hid a grid that rounds down."""
+    reading = lint._Reading({"kernels.cu": "\n".join(lint.strip_comments(src))})
+    assert len(lint.rounded_grids(reading, ["launch"])) == 1
+
+
+def test_an_unclosed_function_at_the_end_of_a_file_is_read_without_an_error():
+    """A review (session 47): a dim3 declaration cut by the end of the file read past it."""
+    src = "void launch(float *x, int n) {\n k<<<n / 2, 1>>>(x); dim3 b(16), g(n / 16"
+    assert len(lint.rounded_grids(lint._Reading({"kernels.cu": src}), ["launch"])) == 1
