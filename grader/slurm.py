@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -315,6 +316,70 @@ def _cancel(ids: list[str], err) -> None:
               "them by hand with scancel", file=err)
 
 
+_MEM = re.compile(r"(\d+)([KMGT]?)B?", re.I)  # sbatch's --mem: a number, M by default
+_MEM_MB = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+
+
+def _mem_mb(mem: str | None) -> float:
+    """MB of sbatch's ``--mem`` (``8G``, ``8000``, ``512M``); 0 for none, 0 (the node's
+    whole memory) or a spelling not read here."""
+    m = _MEM.fullmatch((mem or "").strip())
+    return int(m.group(1)) * _MEM_MB[(m.group(2) or "M").upper()] if m else 0
+
+
+def _gpus(gres: str) -> int:
+    """GPUs in sinfo's %G of one node (``gpu:2``, ``gpu:a100:4(S:0-1)``, ``(null)``)."""
+    count = 0
+    for item in gres.split(","):
+        name, _, rest = item.partition(":")
+        if name.strip() == "gpu":
+            last = rest.split("(")[0].rsplit(":", 1)[-1]
+            count += int(last) if last.isdigit() else 0
+    return count
+
+
+def unfit(o: Options) -> str | None:
+    """Why no node of the grade array's partition (``o.partition``, else the cluster's
+    default one) can run one task of it: the CPUs, memory (MB) and GPUs each node has, from
+    ``sinfo``, against ``--cpus-per-task``, ``--mem`` and ``--gpus-per-task``. Slurm accepts
+    such an array and keeps it pending for ever (reason PartitionConfig; an instructor's
+    trial with the README's values on a 2-CPU node). None where one node fits, or where
+    sinfo is missing, fails or names no node of that partition (nothing known)."""
+    sinfo = shutil.which("sinfo")
+    if sinfo is None:
+        return None
+    args = [sinfo, "-h", "-N", "-o", "%N|%P|%c|%m|%G"] + (["-p", o.partition] if o.partition
+                                                         else [])
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    nodes = {}
+    for line in out.stdout.splitlines():
+        fields = line.strip().split("|")
+        if len(fields) != 5 or not (o.partition or fields[1].endswith("*")):
+            continue  # without --partition, the default one's (marked *)
+        try:
+            nodes[fields[0]] = (int(fields[2]), int(fields[3].rstrip("+")), _gpus(fields[4]))
+        except ValueError:
+            continue
+    need = (o.cpus_per_task or 1, _mem_mb(o.mem), o.gpus_per_task)
+    if not nodes or any(all(h >= n for h, n in zip(has, need)) for has in nodes.values()):
+        return None
+    most = [max(has[i] for has in nodes.values()) for i in range(3)]
+    partition = f"partition {o.partition}" if o.partition else "the default partition"
+    return (
+        f"no node of {partition} can run one grade task: each asks for {need[0]} CPU(s)"
+        + (f", {o.mem} of memory" if need[1] else "") + f" and {need[2]} GPU(s), and its "
+        f"{len(nodes)} node(s) have at most {most[0]} CPUs, {most[1]} MB and {most[2]} GPUs "
+        "(sinfo); Slurm would keep the array pending without end (PartitionConfig). Ask for "
+        "what a node has (--cpus-per-task, --mem, --gpus-per-task), or choose another "
+        "--partition"
+    )
+
+
 def _regraded(folder: Path, sub: batch.Submission, required: tuple[str, ...]) -> bool:
     """Whether the student in ``folder`` is graded (again) by this submission: no final row
     there, or what they hand in changed since (``batch.changed``), as ``batch`` decides."""
@@ -363,7 +428,12 @@ def submit(
             f"would rewrite; wait for them (squeue -j {','.join(live)}) or cancel them "
             f"(scancel {' '.join(live)}), then run this again"
         )
+    why = unfit(o)
+    if why and not dry_run:  # before any script is rewritten or job submitted
+        raise GraderError(why)
     folder, n_tasks = write_scripts(root, lab_dir, todo, out, o, [s.id for s in subs], subs)
+    if why:  # a dry run shows the scripts all the same
+        print(f"slurm: warning: {why}", file=err)
     commands = [
         ["build.sbatch"],
         # a failed build cancels the array (afterok never met), and the merge still runs

@@ -262,8 +262,57 @@ def _fake_sbatch(tmp_path: Path, monkeypatch) -> Path:
     live = shlex.quote(str(folder / "live"))
     (folder / "squeue").write_text(f"#!/bin/sh\ncat {live} 2>/dev/null\n")
     (folder / "squeue").chmod(0o755)
+    # and an ``sinfo -h -N -o %N|%P|%c|%m|%G [-p P]`` that prints folder/nodes' lines (none
+    # unless a test writes them: nothing known, so any request is submitted)
+    nodes = shlex.quote(str(folder / "nodes"))
+    (folder / "sinfo").write_text(
+        "#!/bin/sh\n"
+        'p=""; while [ $# -gt 0 ]; do [ "$1" = -p ] && p=$2; shift; done\n'
+        f"[ -z \"$p\" ] && exec cat {nodes} 2>/dev/null\n"
+        f"awk -F'|' -v p=\"$p\" '{{ q = $2; sub(/[*]$/, \"\", q); if (q == p) print }}' {nodes}\n"
+    )
+    (folder / "sinfo").chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
     return count
+
+
+# two partitions: debug (the default) of one small node, gpu of a large one
+NODES = "n1|debug*|2|21000|gpu:2\nn2|gpu|64|512000|gpu:h100:8(S:0-1)\nn2|big|64|512000|gpu:8\n"
+
+
+@pytest.mark.parametrize(
+    ("options", "refused"),
+    [
+        (["--cpus-per-task", "8"], "at most 2 CPUs, 21000 MB and 2 GPUs"),
+        (["--mem", "64G"], "64G of memory"),
+        (["--gpus-per-task", "3"], "3 GPU(s)"),
+        (["--partition", "gpu", "--cpus-per-task", "8", "--mem", "64G"], None),
+        (["--partition", "gpu", "--gpus-per-task", "9"], "no node of partition gpu"),
+        (["--cpus-per-task", "2", "--mem", "20000", "--gpus-per-task", "2"], None),
+        (["--partition", "nowhere", "--cpus-per-task", "99"], None),  # sinfo knows none
+    ],
+)
+def test_a_grade_task_no_node_can_run_is_refused_before_anything_is_submitted(
+    fake_root, capsys, tmp_path, monkeypatch, options, refused
+):
+    """An instructor's trial (session 47): the README's --cpus-per-task 8 --mem 64G on a
+    2-CPU node were submitted, and the array stayed pending for ever (PartitionConfig) with
+    nothing said. A request no node of the partition (the default one, marked *, without
+    --partition) has room for, by sinfo's CPUs, memory and GPUs, is refused before any sbatch,
+    naming what the nodes have; a dry run shows the scripts and warns; where sinfo names no
+    node, nothing is known and it is submitted."""
+    count = _fake_sbatch(tmp_path, monkeypatch)
+    (tmp_path / "fake-slurm" / "nodes").write_text(NODES)
+    subs = _class(fake_root, tmp_path)
+    args = ["slurm", fake_root / "labs" / "9.1-fake", *subs, *options]
+    code, _, err = grade_cli(capsys, *args, "--out", tmp_path / "out")
+    if refused is None:
+        assert code == 0 and count.read_text().strip() == "103", err
+        return
+    assert code == 2 and refused in err and "pending without end" in err, err
+    assert not count.exists() and not (tmp_path / "out" / "slurm").exists()
+    code, shown, err = grade_cli(capsys, *args, "--out", tmp_path / "dry", "--dry-run")
+    assert code == 0 and "slurm: warning: no node of" in err and "#SBATCH" in shown, err
 
 
 def test_a_refused_sbatch_cancels_the_jobs_already_queued_and_names_the_fix(
