@@ -162,6 +162,7 @@ import hashlib
 import io
 import json
 import os
+import socket
 import stat
 import sys
 import tempfile
@@ -919,6 +920,19 @@ class Batch:
             probe = harness.device_info(judge, harness.schema_version(root), box=harness.TRUSTED)
         device = (probe.doc or {}).get("device") if probe.status == "ok" else None
         no_device = probe.status == "no_device"  # the judge found none (not a failed probe)
+        given = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
+        if no_device and given and given != "-1":
+            # GPUs named for this process (Slurm's, in a task that asked for them) that CUDA
+            # does not see: a node's fault, which a partial grade "kept: no GPU here" would hide
+            # on every run again (an instructor's trial, session 47)
+            print(
+                f"batch: warning: CUDA_VISIBLE_DEVICES={given} names GPU(s) for this grading "
+                f"on {socket.gethostname()}, but the judge found no CUDA device there: every "
+                "grade here stays partial (no GPU). Check the node's NVIDIA driver and its "
+                "GPUs' device files (nvidia-smi on the node), then grade again there or "
+                "elsewhere",
+                file=self.err,
+            )
         fit = gradings_in_gpu_memory(device)
         if self.jobs is None:  # one per CPU, as many as the GPU's memory holds
             self.jobs = default_jobs()

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import shutil
+import socket
 import threading
 import time
 import tarfile
@@ -356,6 +357,26 @@ def test_interrupted_gradebook_write_keeps_the_old_one(graded, monkeypatch, fake
         batching.write_gradebook(out, lab)
     assert (out / "gradebook.csv").read_text() == book
     assert not list(out.rglob("*.tmp"))
+
+
+@pytest.mark.parametrize("given", ["0", "1,2", "", "-1"])
+def test_gpus_named_for_the_batch_that_cuda_does_not_see_are_said(
+    fake_root, subs, tmp_path, monkeypatch, given
+):
+    """An instructor's trial (session 47): a Slurm task given a GPU (CUDA_VISIBLE_DEVICES
+    set) on a node where CUDA sees none graded every student partial (no GPU), and every
+    re-run kept those grades, with nothing said of the node. The batch says so, naming the
+    GPUs and the host; with none named (unset, empty, -1) it does not."""
+    monkeypatch.delenv("FAKE_GPU", raising=False)  # no device
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", given)
+    code, err = run_batch(fake_root, [subs["solution"]], tmp_path / "out")
+    assert code == 3, err
+    said = [line for line in err.splitlines() if "but the judge found no CUDA device" in line]
+    if given in ("", "-1"):
+        assert said == [], err
+    else:
+        assert len(said) == 1 and f"CUDA_VISIBLE_DEVICES={given} " in said[0], err
+        assert socket.gethostname() in said[0] and "NVIDIA driver" in said[0]
 
 
 def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatch):
