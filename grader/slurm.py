@@ -380,6 +380,20 @@ def unfit(o: Options) -> str | None:
     )
 
 
+def _why_graded(folder: Path, sub: batch.Submission, o: Options, required) -> str:
+    """Why the student in ``folder`` is in this submission's array: "--force", "--regrade",
+    "no result yet", "changed since graded" or the status of the last row that was not
+    final ("partial (no GPU)", "error", ...)."""
+    if o.force or sub.id in o.regrade:
+        return "--force" if o.force else "--regrade"
+    row = batch._read_row(folder / "batch.json")
+    if row is None:
+        return "no result yet"
+    if batch.final_row(folder) is not None:
+        return "changed since graded"
+    return str(row.get("status", "not final")).split(":")[0]
+
+
 def _regraded(folder: Path, sub: batch.Submission, required: tuple[str, ...]) -> bool:
     """Whether the student in ``folder`` is graded (again) by this submission: no final row
     there, or what they hand in changed since (``batch.changed``), as ``batch`` decides."""
@@ -464,7 +478,17 @@ def submit(
               + (f"; {', '.join(ignored)} ignored: {batch.NO_PERF_IGNORED}" if ignored else ""),
               file=err)
     kept = sorted({s.id for s in subs} - {s.id for s in todo})
-    print(f"slurm: {len(todo)} of {len(subs)} students to grade, in {n_tasks} array tasks "
+    # why each goes again, where any has a result (an instructor's trial: a re-run's "5 of 6
+    # to grade" gave no reason, and 4 of them were partial grades a GPU-less node keeps)
+    whys: dict[str, int] = {}
+    for sub in todo:
+        why = _why_graded(out / sub.id, sub, o, lab.required_files)
+        whys[why] = whys.get(why, 0) + 1
+    reasons = (
+        " (" + ", ".join(f"{n} {why}" for why, n in sorted(whys.items(), key=lambda w: -w[1]))
+        + ")" if set(whys) != {"no result yet"} else ""
+    )
+    print(f"slurm: {len(todo)} of {len(subs)} students to grade{reasons}, in {n_tasks} array tasks "
           f"(at most {o.max_parallel} at once); scripts in {folder}"
           + (f"; kept, their grades final: {batch.name_list(kept)} (--force grades them "
              "again)" if kept else ""),

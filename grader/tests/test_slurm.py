@@ -371,6 +371,27 @@ def _submitted(fake_root, capsys, tmp_path, monkeypatch):
     return count, subs, out, args, err
 
 
+def test_a_resubmission_says_why_each_student_goes_again(
+    fake_root, capsys, tmp_path, monkeypatch
+):
+    """An instructor's trial (session 47): a re-run's "5 of 6 students to grade" gave no
+    reason, where 4 were partial grades (no GPU) that a node without one keeps. The line
+    counts the reasons once any student has a result; a first submission's stays short."""
+    count, subs, out, args, err = _submitted(fake_root, capsys, tmp_path, monkeypatch)
+    assert "3 of 3 students to grade, in 3 array tasks" in err, err
+    _final(out, "alice")
+    row = json.loads((out / "alice" / "batch.json").read_text())
+    (out / "bob").mkdir()
+    (out / "bob" / "batch.json").write_text(json.dumps({**row, "id": "bob",
+                                                        "status": "partial (no GPU)"}))
+    code, _, err = grade_cli(capsys, *args)
+    assert code == 0, err
+    # the most frequent first, ties in the class's order (bob, then carol)
+    assert "2 of 3 students to grade (1 partial (no GPU), 1 no result yet), in 2" in err, err
+    code, _, err = grade_cli(capsys, *args, "--force")
+    assert code == 0 and "3 of 3 students to grade (3 --force), in 3" in err, err
+
+
 def test_a_resubmission_keeps_the_history_of_job_ids(fake_root, capsys, tmp_path, monkeypatch):
     count, subs, out, args, err = _submitted(fake_root, capsys, tmp_path, monkeypatch)
     assert "follow with: squeue -j 101,102,103;" in err
