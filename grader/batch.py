@@ -970,6 +970,8 @@ class Batch:
                     k += 1  # graded without a GPU, and none here either: the same again
                     rows[sub.id] = before
                     no_gpu.append(sub.id)
+                    with contextlib.suppress(OSError):  # this grading's result now: a Slurm
+                        os.utime(self.out / sub.id / "batch.json")  # merge reads its time
                     self._progress(k, n, before, "kept: no GPU here to finish it")
                     continue
                 if before is not None:  # a partial grade or a grader error, not final

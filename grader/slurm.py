@@ -55,6 +55,7 @@ mounts (README, "What the cluster needs"); ``submit`` warns about those it finds
 
 from __future__ import annotations
 
+import calendar
 import json
 import os
 import re
@@ -504,6 +505,8 @@ def submit(
         print("slurm: --dry-run, nothing submitted", file=err)
         return 0
     ids: dict[str, str] = {}
+    # before the first sbatch: a result older than this is an earlier grading's (unrenewed)
+    submitted = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     for name, args in zip(STAGES, commands):
         args = [a.format(**ids) for a in args[:-1]] + [str(folder / args[-1])]
         try:
@@ -512,7 +515,7 @@ def submit(
             _cancel(list(ids.values()), err)
             raise
     record = {
-        "submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "submitted": submitted,
         "students": [s.id for s in todo],
         "tasks": n_tasks,
         **ids,
@@ -527,6 +530,35 @@ def submit(
           f"gradebook is {out / batch.GRADEBOOK} once {ids['merge']} ends (job ids in "
           f"{folder / JOBS}{earlier})", file=err)
     return 0
+
+
+def unrenewed(out: Path, missing: set[str]) -> list[str]:
+    """The students of the last submission recorded in ``out``'s jobs.json whose result
+    (``<id>/batch.json``) is older than that submission: their tasks wrote nothing (a task
+    cancelled while it graded under --force or --regrade leaves the earlier result in place).
+    ``missing``: those with no result at all, named apart. [] where jobs.json holds no
+    submission or its time cannot be read."""
+    try:
+        records = read_jobs(out / SCRIPTS)
+    except GraderError:
+        return []
+    if not records:
+        return []
+    last = records[-1]
+    try:
+        submitted = calendar.timegm(time.strptime(last["submitted"], "%Y-%m-%dT%H:%M:%SZ"))
+    except (KeyError, TypeError, ValueError):
+        return []
+    older = []
+    for sid in last.get("students") or []:
+        if not isinstance(sid, str) or sid in missing:
+            continue
+        try:  # a second's slack: the record's time is rounded down
+            if (out / sid / "batch.json").stat().st_mtime < submitted - 1:
+                older.append(sid)
+        except OSError:
+            continue
+    return sorted(older)
 
 
 def stage(lab_dir: Path, out: Path, which: str, arch: str | None, err) -> int:
@@ -551,6 +583,16 @@ def stage(lab_dir: Path, out: Path, which: str, arch: str | None, err) -> int:
     missing = batch.missing_ids(rows, roster)
     statuses = [r["status"] for r in rows] + [batch.NOT_GRADED] * len(missing)
     print(batch._closing_line(statuses, out.absolute() / batch.GRADEBOOK), file=err)
+    older = unrenewed(out.absolute(), set(missing))
+    if older:  # their rows are an earlier grading's (an instructor's trial: nothing said)
+        print(
+            f"slurm: {len(older)} of the last submission's students have no result of theirs "
+            f"({batch.name_list(older)}): their tasks ended without one (cancelled, out of "
+            "time, or a node's failure: see slurm/grade-*.log); the gradebook shows their "
+            "earlier result. Run the same command again (with --regrade ID for a grade that "
+            "is final) to grade them",
+            file=err,
+        )
     if missing:  # listed, not graded: their tasks ended without a result (or never ran)
         print(
             f"slurm: {len(missing)} of the class's {len(roster)} have no result "

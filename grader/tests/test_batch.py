@@ -387,6 +387,12 @@ def test_without_a_device_is_3_and_partial(fake_root, subs, tmp_path, monkeypatc
     rows = gradebook(out)
     assert rows["solution"]["status"] == "partial (no GPU)"
     assert rows["solution"]["gpu"] == ""  # graded on none
+    # graded again without a GPU: kept, its batch.json dated now (slurm.unrenewed reads the
+    # time: a kept row is this run's result, not a cancelled task's earlier one)
+    os.utime(out / "solution" / "batch.json", (1e9, 1e9))
+    again, said = run_batch(fake_root, [subs["solution"]], out)
+    assert again == 3 and "kept: no GPU here to finish it" in said, said
+    assert (out / "solution" / "batch.json").stat().st_mtime > time.time() - 600
     # the architecture the build targeted, where the options keep what was given (none: the
     # default; an instructor's trial read "arch": null as no architecture)
     row = json.loads((out / "solution" / "batch.json").read_text())

@@ -476,6 +476,26 @@ def test_the_merge_lists_the_class_of_the_roster(fake_root, capsys, tmp_path):
         capsys, "slurm", fake_root / "labs" / "9.1-fake", "--out", out, "--stage", "merge"
     )
     assert code == 0 and "no result" not in err, err
+    # a last submission (--force) of bob and carol whose tasks were cancelled: their results
+    # are the earlier ones, and the merge names them (an instructor's trial, session 47: it
+    # reported the old gradebook as if nothing were wrong); alice's is not the submission's
+    record = {"submitted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 5)),
+              "students": ["bob", "carol"], "tasks": 2, "build": "1", "grade": "2",
+              "merge": "3"}
+    (out / "slurm" / "jobs.json").write_text(
+        json.dumps({"slurm_jobs": slurm.JOBS_SCHEMA, "submissions": [record]}))
+    code, _, err = grade_cli(
+        capsys, "slurm", fake_root / "labs" / "9.1-fake", "--out", out, "--stage", "merge"
+    )
+    assert code == 0, err
+    assert "2 of the last submission's students have no result of theirs (bob, carol)" in err
+    record["submitted"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 60))
+    (out / "slurm" / "jobs.json").write_text(
+        json.dumps({"slurm_jobs": slurm.JOBS_SCHEMA, "submissions": [record]}))
+    code, _, err = grade_cli(
+        capsys, "slurm", fake_root / "labs" / "9.1-fake", "--out", out, "--stage", "merge"
+    )
+    assert code == 0 and "no result of theirs" not in err, err
 
 
 def _slurm_answers() -> str | None:
