@@ -61,6 +61,7 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -257,6 +258,22 @@ def _knob_lines(knobs: dict[str, str]) -> list[str]:
 # folders that are each node's own on most clusters: a job on another node does not see what
 # the login node keeps there
 NODE_LOCAL = ("/tmp", "/var/tmp", "/dev/shm", "/run")
+
+
+def one_node_here() -> bool:
+    """Whether sinfo lists one node only, and it is this machine (a single-node cluster:
+    its /tmp is every job's); False where sinfo is missing, fails or lists others."""
+    sinfo = shutil.which("sinfo")
+    if sinfo is None:
+        return False
+    try:
+        out = subprocess.run([sinfo, "-h", "-N", "-o", "%N"], capture_output=True, text=True,
+                             timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    nodes = {line.strip() for line in out.stdout.splitlines() if line.strip()}
+    here = {socket.gethostname(), socket.gethostname().split(".")[0]}
+    return out.returncode == 0 and len(nodes) == 1 and bool(nodes & here)
 
 
 def node_local(root: Path, out: Path, subs: list[batch.Submission]) -> list[str]:
@@ -456,10 +473,10 @@ def submit(
         ["--dependency=afterany:{grade}", "merge.sbatch"],
     ]
     local = node_local(root, out, subs)
-    if local:  # a single-node cluster (CI's) sees them: a warning, not an error
-        print(f"slurm: warning: jobs on other nodes would not find {'; '.join(local)}: each "
-              f"lies in one of {', '.join(NODE_LOCAL)}, which most clusters give each node "
-              "its own. Keep the course tree, the grader's Python, the class and --out on a "
+    if local and not one_node_here():  # a single-node cluster (CI's) sees them: not said
+        print(f"slurm: warning: {'; '.join(local)} lie in {' or '.join(NODE_LOCAL)}, which "
+              "most clusters keep apart on each node: a job on another node would not find "
+              "them. Keep the course tree, the grader's Python, the class and --out on a "
               "file system every node mounts (README, \"What the cluster needs\")", file=err)
     stale = batch.stale_ids(out, lab, [s.id for s in subs])
     if stale:  # the merge's gradebook lists the class named here only: say so now
