@@ -398,7 +398,7 @@ def unfit(o: Options) -> str | None:
     )
 
 
-def _why_graded(folder: Path, sub: batch.Submission, o: Options, required) -> str:
+def _why_graded(folder: Path, sub: batch.Submission, o: Options) -> str:
     """Why the student in ``folder`` is in this submission's array: "--force", "--regrade",
     "no result yet", "changed since graded" or the status of the last row that was not
     final ("partial (no GPU)", "error", ...)."""
@@ -500,7 +500,7 @@ def submit(
     # to grade" gave no reason, and 4 of them were partial grades a GPU-less node keeps)
     whys: dict[str, int] = {}
     for sub in todo:
-        why = _why_graded(out / sub.id, sub, o, lab.required_files)
+        why = _why_graded(out / sub.id, sub, o)
         whys[why] = whys.get(why, 0) + 1
     reasons = (
         " (" + ", ".join(f"{n} {why}" for why, n in sorted(whys.items(), key=lambda w: -w[1]))
