@@ -968,7 +968,8 @@ _MODULO = re.compile(r"%\s*\(?\s*([A-Za-z_]\w*|\d+)")
 # nothing down (a review: constexpr N = 4096; <<<N / 256>>> was warned)
 _CONSTANT = re.compile(
     r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]{1,60})$"
-    r"|\b(?:constexpr|const)\s+(?:[A-Za-z_]\w*\s+){0,3}([A-Za-z_]\w*)\s*=\s*([^;{}\n]{1,60});",
+    r"|\b(?:constexpr|const)\s+(?:[A-Za-z_]\w*\s+){0,3}([A-Za-z_]\w*)\s*"
+    r"(?:=\s*([^;{}\n]{1,60})|\{([^;{}\n]{1,60})\}\s*);",  # = 4096; or {4096};
     re.M,
 )
 # a name declared as a variable or a (template) parameter (int n), int n = 4;, <int N>):
@@ -1115,7 +1116,8 @@ def constants(text: str) -> dict[str, int]:
     heads = {m.start(3) for m in found if m.group(3)}  # const int N = : not a variable
     dropped = {m.group(1) for m in _DECLARED.finditer(text) if m.start(1) not in heads}
     for m in found:
-        name, expr = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        name, expr = (m.group(1), m.group(2)) if m.group(1) else (m.group(3),
+                                                                  m.group(4) or m.group(5))
         # #define N 1 << 20 is text: N / 256 is 1 << 0 in C
         primary = not m.group(1) or _PRIMARY.fullmatch(expr.strip())
         v = _constant_value(expr, known) if primary else None

@@ -918,6 +918,7 @@ ROUNDED_CONSTANTS = """
 #define TILE 32
 constexpr int N = 4096;
 static const unsigned int ROWS = 1u << 10;
+constexpr int COLS{512};
 const int TWICE = 2 * 3; const int TWICE = 7;
 __global__ void k(float *x, int n) { x[threadIdx.x] = 0.0f; }
 void launch(float *x, int n) {
@@ -928,6 +929,7 @@ void launch(float *x, int n) {
     k<<<N / TWICE, 256>>>(x, n);
     dim3 b2(1), g2(2), g3(n / 64);
     k<<<g3, b2>>>(x, n);
+    k<<<COLS / 32, 32>>>(x, n);
 }
 """
 
@@ -935,14 +937,14 @@ void launch(float *x, int n) {
 def test_a_division_of_known_constants_that_is_exact_is_not_a_grid_rounded_down():
     """A review (session 46): ``constexpr int N = 4096; <<<N / 256>>>`` was warned, though
     nothing is rounded down, and the second grid of ``dim3 block(..), grid(n / 32)`` was not
-    read. A division of constants the files define (#define, const, constexpr; each read
-    with those before it) that is exact is not warned; one that is not exact, or of a
+    read. A division of constants the files define (#define, const, constexpr, with = or
+    {}; each read with those before it) that is exact is not warned; one that is not exact, or of a
     constant defined twice with two values, is; every name of a dim3 declaration is read."""
     text = "\n".join(lint.strip_comments(ROUNDED_CONSTANTS))
     reading = lint._Reading({"kernels.cu": text})
     found = [(line, w.split("`")[1]) for _, line, w in lint.rounded_grids(reading, ["launch"])]
-    assert found == [(9, "n / TILE"), (11, "N / 3"), (12, "N / TWICE"), (13, "n / 64")], found
-    assert reading.constants == {"TILE": 32, "N": 4096, "ROWS": 1024}
+    assert found == [(10, "n / TILE"), (12, "N / 3"), (13, "N / TWICE"), (14, "n / 64")], found
+    assert reading.constants == {"TILE": 32, "N": 4096, "ROWS": 1024, "COLS": 512}
     # what is not a constant expression C and Python read alike is not a value
     for expr in ("1 << 99", "7 / 0", "-7 / 2", "1.5f", "sizeof(float)", "a < b", "(" * 300):
         assert lint._constant_value(expr, {}) is None, expr
