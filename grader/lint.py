@@ -797,6 +797,7 @@ class _Reading:
         self._files: list[tuple[str, int, int]] = []
         self.grids: dict[tuple[int, int], list[tuple[str, int, str]]] = {}  # rounded_grids'
         self._constants: dict[str, int] | None = None
+        self._ceil_div: bool | None = None
         # the kinds of RESOURCES whose creating call the texts hold at all (leaks)
         self.created = [r for r in RESOURCES if _RESOURCE_CALLS[r[0]].search(self.joined)]
 
@@ -820,6 +821,13 @@ class _Reading:
                 body = self.joined[a:b]
                 todo += [w for w in set(_NAME.findall(body)) if w in self.spans and w not in seen]
         return seen
+
+    @property
+    def ceil_div(self) -> bool:
+        """Whether the texts define CEIL_DIV (read on first use)."""
+        if self._ceil_div is None:
+            self._ceil_div = _CEIL_DIV_DEFINED.search(self.joined) is not None
+        return self._ceil_div
 
     @property
     def constants(self) -> dict[str, int]:
@@ -982,15 +990,25 @@ _PRIMARY = re.compile(r"\w+|\((?:[^()]|\([^()]*\))*\)")  # a #define's body read
 _INT_SUFFIX = re.compile(r"\b(\d+)[uUlL]{1,3}\b")
 _CONSTANT_TEXT = re.compile(r"[\w\s()+\-*/%<>]*")
 CONSTANT_LIMIT = 1 << 62  # a value past it (or a shift past 62) is not read
+# an integer type's cast before a parenthesised whole: (int)(, (unsigned long)(, static_cast<T>(
+_INT_CAST = re.compile(
+    r"(?:\(\s*(?:(?:unsigned|signed|const|long|short)\s+)*"
+    r"(?:int|long|short|unsigned|signed|size_t|u?int(?:8|16|32|64)_t)\s*\)"
+    r"|static_cast\s*<[^<>()]{1,40}>)\s*\("
+)
 GRID_ARGUMENTS = 3  # a dim3's, at most
 GRID_SHOWN = 120
 ROUNDED_GRID_MARK = "rounds the grid down"
 ROUNDED_GRID = (
     "`{dim}` " + ROUNDED_GRID_MARK + ": the last, partial block of the data gets no threads, "
     "and a size below one block makes a grid of 0, which fails to launch. Round up: "
-    "CEIL_DIV({num}, {den}) or ({num} + {den} - 1) / {den}; ignore this if the kernel loops "
-    "over the rest itself (a grid-stride loop)"
+    "{fix}; ignore this if the kernel loops over the rest itself (a grid-stride loop)"
 )
+# the round-up offered: CEIL_DIV only where the student's files define it (lab 3.2's do not:
+# a 3.2 trial copied it and failed to build)
+ROUND_UP = "({num} + {den} - 1) / {den}"
+ROUND_UP_MACRO = "CEIL_DIV({num}, {den}) or " + ROUND_UP
+_CEIL_DIV_DEFINED = re.compile(r"^[ \t]*#[ \t]*define[ \t]+CEIL_DIV\b", re.M)
 
 
 def _closing(text: str, at: int, end: int) -> int:
@@ -1038,8 +1056,15 @@ def _rounded_down(arg: str) -> tuple[str, str] | None:
     rounded up (``(n + B - 1) / B``, ``CEIL_DIV(n, B)``, ``n / B + 1``), chosen (``n < B ?
     1 : n / B``) or inside a call (``max(1, n / B)``) is not one."""
     e = arg.strip()
-    while e.startswith("(") and e.endswith(")") and _pairs(e, "(", ")").get(0) == len(e) - 1:
-        e = e[1:-1].strip()
+    while True:  # parentheses and integer casts around the whole (a 3.2 trial's (int)(n / B))
+        if e.startswith("(") and e.endswith(")") and _pairs(e, "(", ")").get(0) == len(e) - 1:
+            e = e[1:-1].strip()
+        elif (m := _INT_CAST.match(e)) is not None and e.endswith(")") and (
+            _pairs(e, "(", ")").get(m.end() - 1) == len(e) - 1
+        ):
+            e = e[m.end() - 1 :].strip()
+        else:
+            break
     if "+" in e or "-" in e or "?" in e:
         return None
     depth, cut = 0, None
@@ -1104,17 +1129,22 @@ _CONSTANT_OPS = {
 }
 
 
-def constants(text: str) -> dict[str, int]:
+def constants(text: str, base: dict[str, int] | None = None) -> dict[str, int]:
     """{name: value} of the integer constants the comment-free ``text`` defines
     (``_CONSTANT``), in order, each read with those before it; a name defined twice with
     two values, or whose value is not a constant expression, is left out, and so is one
     declared anywhere as a variable or a parameter (``_DECLARED``: constants are read for
-    the whole file, not a scope) and a ``#define`` whose body is not one token or wholly in
-    parentheses (its text is pasted: ``#define N 1 << 20`` makes ``N / 256`` 1 << 0)."""
-    known: dict[str, int] = {}
+    the whole text, not a scope) and a ``#define`` whose body is not one token or wholly in
+    parentheses (its text is pasted: ``#define N 1 << 20`` makes ``N / 256`` 1 << 0).
+    ``base``: the constants of an enclosing text (a function's body is read over the
+    files': its own definitions take the place of theirs, its variables remove them)."""
+    known: dict[str, int] = dict(base or {})
     found = list(_CONSTANT.finditer(text))
     heads = {m.start(3) for m in found if m.group(3)}  # const int N = : not a variable
     dropped = {m.group(1) for m in _DECLARED.finditer(text) if m.start(1) not in heads}
+    for name in dropped:
+        known.pop(name, None)
+    own: dict[str, int] = {}  # this text's definitions (a base's may differ)
     for m in found:
         name, expr = (m.group(1), m.group(2)) if m.group(1) else (m.group(3),
                                                                   m.group(4) or m.group(5))
@@ -1123,11 +1153,11 @@ def constants(text: str) -> dict[str, int]:
         v = _constant_value(expr, known) if primary else None
         if name in dropped:
             continue
-        if v is None or known.get(name, v) != v:
+        if v is None or own.get(name, v) != v:
             known.pop(name, None)
             dropped.add(name)
         else:
-            known[name] = v
+            known[name] = own[name] = v
     return known
 
 
@@ -1208,17 +1238,22 @@ def _rounded_grids_in(reading: _Reading, a: int, b: int) -> list[tuple[str, int,
         found.sort()
     moduli = {m.group(1) for m in _MODULO.finditer(text, a, b)}
     out: list[tuple[str, int, str]] = []
+    local: dict[str, int] | None = None
     for at in launches:
         for start, grid in _arguments(text, at, "")[:1]:
             for dim_at, dim in _grid_dims(text, start, grid, defined, changed):
                 parts = _rounded_down(dim)
-                if parts is not None and parts[1].strip("() ") not in moduli and not _exact(
-                    *parts, reading.constants
-                ):
-                    name, line = reading.where(dim_at + len(dim) - len(dim.lstrip()))
-                    out.append((name, line, ROUNDED_GRID.format(
-                        dim=" ".join(dim.split()), num=parts[0], den=parts[1]
-                    )))
+                if parts is None or parts[1].strip("() ") in moduli:
+                    continue
+                if local is None:  # the function's own constants, over the files' (a trial:
+                    local = constants(text[a:b], reading.constants)  # a BLOCK per launcher)
+                if _exact(*parts, local):
+                    continue
+                name, line = reading.where(dim_at + len(dim) - len(dim.lstrip()))
+                fix = ROUND_UP_MACRO if reading.ceil_div else ROUND_UP
+                out.append((name, line, ROUNDED_GRID.format(
+                    dim=" ".join(dim.split()), fix=fix.format(num=parts[0], den=parts[1])
+                )))
     return out
 
 

@@ -951,6 +951,43 @@ def test_a_division_of_known_constants_that_is_exact_is_not_a_grid_rounded_down(
     assert lint._constant_value("(64u * 64UL) / 7 + (1 << 4) % 5", {}) == 586
 
 
+ROUNDED_TRIAL = """
+__global__ void k(float *x) { x[threadIdx.x] = 0.0f; }
+void zero_copy(float *x, int n) {
+    constexpr int BLOCK = 128;
+    k<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(x);
+    k<<<(int)(n / BLOCK), BLOCK>>>(x);
+}
+void fixed(float *x, int n) {
+    constexpr int N = 1 << 20;
+    constexpr int BLOCK = 256;
+    k<<<N / BLOCK, BLOCK>>>(x);
+    k<<<static_cast<unsigned>(n / BLOCK), BLOCK>>>(x);
+    k<<<(unsigned int) (N / 3), 3>>>(x);
+    k<<<(int)(n + BLOCK - 1) / BLOCK, BLOCK>>>(x);
+}
+"""
+
+
+def test_a_trials_casts_and_launchers_own_constants_are_read():
+    """A lab 3.2 trial (session 47): a grid cast whole to an integer type, ``(int)(n /
+    BLOCK)`` or ``static_cast<unsigned>(n / B)``, was not read; an exact division of a
+    launcher's own constants was warned where another launcher defines the same name with
+    another value (each function's constants are read over the files'); and the message
+    offered CEIL_DIV, which lab 3.2's files do not define (only where they do)."""
+    text = "\n".join(lint.strip_comments(ROUNDED_TRIAL))
+    reading = lint._Reading({"kernels.cu": text})
+    found = lint.rounded_grids(reading, ["zero_copy", "fixed"])
+    assert [(line, w.split("`")[1]) for _, line, w in found] == [
+        (6, "(int)(n / BLOCK)"), (12, "static_cast<unsigned>(n / BLOCK)"),
+        (13, "(unsigned int) (N / 3)"),
+    ], found
+    assert "Round up: (n + BLOCK - 1) / BLOCK;" in found[0][2] and "CEIL_DIV" not in found[0][2]
+    with_macro = "#define CEIL_DIV(n, d) (((n) + (d) - 1) / (d))\n" + text
+    (first, *_) = lint.rounded_grids(lint._Reading({"kernels.cu": with_macro}), ["zero_copy"])
+    assert "Round up: CEIL_DIV(n, BLOCK) or (n + BLOCK - 1) / BLOCK;" in first[2], first
+
+
 @pytest.mark.instructors
 def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
     """Lab 3.4e's lint: surf2Dwrite's x must be in bytes. The known-bad fixture (x alone) is
