@@ -1004,6 +1004,17 @@ ROUNDED_GRID = (
     "and a size below one block makes a grid of 0, which fails to launch. Round up: "
     "{fix}; ignore this if the kernel loops over the rest itself (a grid-stride loop)"
 )
+# a launch's block of more threads than any CUDA GPU runs in one block: the launch fails
+# ("invalid configuration argument") and no thread runs (lab 3.3's known-bad
+# launch_2048_threads; a lab 3.2 trial's 2048, which nothing without a GPU flagged)
+MAX_THREADS_PER_BLOCK = 1024
+BLOCK_TOO_LARGE_MARK = "threads in one block"
+BLOCK_TOO_LARGE = (
+    "`{block}` asks for {threads} " + BLOCK_TOO_LARGE_MARK + ", over the "
+    f"{MAX_THREADS_PER_BLOCK} every CUDA GPU allows: the launch fails (invalid configuration "
+    "argument) and no thread runs. Use at most 1024 threads a block (x * y * z), and more "
+    "blocks"
+)
 # the round-up offered: CEIL_DIV only where the student's files define it (lab 3.2's do not:
 # a 3.2 trial copied it and failed to build)
 ROUND_UP = "({num} + {den} - 1) / {den}"
@@ -1240,7 +1251,21 @@ def _rounded_grids_in(reading: _Reading, a: int, b: int) -> list[tuple[str, int,
     out: list[tuple[str, int, str]] = []
     local: dict[str, int] | None = None
     for at in launches:
-        for start, grid in _arguments(text, at, "")[:1]:
+        arguments = _arguments(text, at, "")
+        for start, block in arguments[1:2]:  # the block: every dimension a known constant
+            dims = _grid_dims(text, start, block, defined, changed)
+            if local is None:
+                local = constants(text[a:b], reading.constants)
+            values = [_constant_value(dim, local) for _, dim in dims]
+            threads = 1
+            for v in values:
+                threads *= v if v is not None and v > 0 else 0
+            if dims and threads > MAX_THREADS_PER_BLOCK:
+                name, line = reading.where(start + len(block) - len(block.lstrip()))
+                out.append((name, line, BLOCK_TOO_LARGE.format(
+                    block=" ".join(block.split()), threads=threads
+                )))
+        for start, grid in arguments[:1]:
             for dim_at, dim in _grid_dims(text, start, grid, defined, changed):
                 parts = _rounded_down(dim)
                 if parts is None or parts[1].strip("() ") in moduli:

@@ -988,6 +988,38 @@ def test_a_trials_casts_and_launchers_own_constants_are_read():
     assert "Round up: CEIL_DIV(n, BLOCK) or (n + BLOCK - 1) / BLOCK;" in first[2], first
 
 
+BLOCKS = """
+__global__ void k(float *x) { x[threadIdx.x] = 0.0f; }
+void launch(float *x, int n) {
+    constexpr int BLOCK = 2048;
+    k<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(x);
+    dim3 threads(64, 32);
+    k<<<1, threads>>>(x);
+    k<<<1, dim3(32, 32)>>>(x);
+    k<<<1, dim3(32, 32, 2)>>>(x);
+    k<<<1, n>>>(x);
+    k<<<1, 1024>>>(x);
+    k<<<1, 2048, 0, 0>>>(x);
+    threads.y = 8;
+    k<<<1, threads>>>(x);
+}
+"""
+
+
+def test_a_block_of_more_than_1024_threads_is_found():
+    """A lab 3.2 trial (session 47): a launch of 2048 threads a block, which fails on every
+    CUDA GPU, got no warning without one (3.3's known-bad launch_2048_threads only failed on
+    the GPU). A block whose dimensions are all known constants (a literal, a constant, a
+    dim3 of them, a dim3 name defined before the launch and not changed since) and multiply
+    to over 1024 is found; one of 1024, or with a dimension not known, is not."""
+    text = "\n".join(lint.strip_comments(BLOCKS))
+    found = lint.rounded_grids(lint._Reading({"kernels.cu": text}), ["launch"])
+    assert [(line, w.split("`")[1]) for _, line, w in found] == [
+        (5, "BLOCK"), (7, "threads"), (9, "dim3(32, 32, 2)"), (12, "2048"),
+    ], found
+    assert "asks for 2048 threads in one block, over the 1024" in found[0][2]
+
+
 @pytest.mark.instructors
 def test_a_surface_write_with_x_in_elements_is_warned_of(tmp_path):
     """Lab 3.4e's lint: surf2Dwrite's x must be in bytes. The known-bad fixture (x alone) is
@@ -1267,6 +1299,8 @@ HOSTILE = {
     # the constants an exact division is read with (lint.constants), each read with those
     # before it
     "constants": ("const int a{i} = a{j} * 64; k<<<a{i} / 2, 1>>>(x); ", True, ""),
+    # blocks of known constants (lint.BLOCK_TOO_LARGE), each evaluated
+    "blocks": ("k<<<1, dim3(64, 32, a{i})>>>(x); const int a{i} = 2; ", True, ""),
     # a review's: its name's last word searched from every character, hours for 1 MB before
     "long_name": ("__shared__ float " + "a" * 999 + " b[4]; ", True, ""),
 }
@@ -1514,6 +1548,7 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
     need("nvcc")
     marks = (lint.EARLY_RETURN_MARK, lint.DIVERGENT_BARRIER_MARK)
     warned, leaking, reused, rounded, unsynced, read = set(), set(), set(), set(), set(), 0
+    too_large = set()
     for lab_dir in real_labs():
         lab = course.load_lab(lab_dir)
         subs = {"solution": REPO / "solutions" / lab_dir.name, "skeleton": lab_dir}
@@ -1536,11 +1571,14 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
                 rounded.add(f"{lab_dir.name}/{name}")
             if any(lint.UNSYNCED_TILE_MARK in w for w in found):
                 unsynced.add(f"{lab_dir.name}/{name}")
+            if any(lint.BLOCK_TOO_LARGE_MARK in w for w in found):
+                too_large.add(f"{lab_dir.name}/{name}")
     assert read > 150
     assert warned == {"3.3-tiling/known_bad/early_return_matmul"}
     assert leaking == set()
     assert reused == {"3.3-tiling/known_bad/no_end_barrier"}
     assert rounded == {"3.3-tiling/known_bad/launch_grid_rounded_down"}
+    assert too_large == {"3.3-tiling/known_bad/launch_2048_threads"}
     assert unsynced == set()  # no fixture reads a tile before its barrier (one below does)
     text = (REPO / "solutions" / "3.3-tiling" / "kernels.cu").read_text()
     first = "__syncthreads(); // read-after-write"
