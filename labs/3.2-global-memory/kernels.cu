@@ -203,8 +203,9 @@ void zero_copy(const float *h_buf, float *d_out, size_t n) {
      *   read's parallelism: handout 3.2, "What is graded"):
      *     1. its device address: float *d_buf; cudaHostGetDevicePointer((void **)&d_buf,
      *        (void *)h_buf, 0) (flags 0);
-     *     2. zero_copy_kernel over n elements, enough blocks of ZERO_COPY_BLOCK threads,
-     *        reading d_buf and writing d_out;
+     *     2. zero_copy_kernel over n elements, enough blocks of ZERO_COPY_BLOCK threads (or
+     *        a block size of your own: index with blockDim.x), reading d_buf and writing
+     *        d_out;
      *   and return without synchronising.
      *   Right: the values change before every call, and the harness waits for your kernel
      *   before it writes the next ones. A device copy kept from an earlier call holds an
