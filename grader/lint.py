@@ -898,6 +898,19 @@ RESOURCES = (
     ("cudaMallocArray", "cudaFreeArray", "CUDA array"),
     ("cudaMalloc3DArray", "cudaFreeArray", "CUDA array"),
     ("cudaMallocMipmappedArray", "cudaFreeMipmappedArray", "mipmapped CUDA array"),
+    # a lab 3.2 trial: a stream, a buffer made in every launcher call and never released
+    ("cudaStreamCreate", "cudaStreamDestroy", "stream"),
+    ("cudaStreamCreateWithFlags", "cudaStreamDestroy", "stream"),
+    ("cudaStreamCreateWithPriority", "cudaStreamDestroy", "stream"),
+    ("cudaEventCreate", "cudaEventDestroy", "event"),
+    ("cudaEventCreateWithFlags", "cudaEventDestroy", "event"),
+    ("cudaMallocHost", "cudaFreeHost", "page-locked host buffer"),
+    ("cudaHostAlloc", "cudaFreeHost", "page-locked host buffer"),
+    ("cudaHostRegister", "cudaHostUnregister", "page-locked registration"),
+    ("cudaMalloc", "cudaFree", "device buffer"),
+    ("cudaMallocAsync", "cudaFreeAsync", "device buffer"),
+    ("cudaMallocManaged", "cudaFree", "managed buffer"),
+    ("cudaMallocPitch", "cudaFree", "device buffer"),
 )
 _RESOURCE_CALLS = {
     call: re.compile(rf"\b{call}\s*\(") for pair in RESOURCES for call in pair[:2]

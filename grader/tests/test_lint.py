@@ -1575,7 +1575,16 @@ def test_the_barrier_warnings_fall_on_their_fixture_only(tmp_path):
                 too_large.add(f"{lab_dir.name}/{name}")
     assert read > 150
     assert warned == {"3.3-tiling/known_bad/early_return_matmul"}
-    assert leaking == set()
+    # each holds a device or page-locked buffer across calls (a memo, a copy kept, a hog) or
+    # frees one with the wrong call: warned since session 47's streams and buffers
+    assert leaking == {
+        "3.2-global-memory/known_bad/copy_once_stale",
+        "3.2-global-memory/known_bad/free_with_cudafree",
+        "3.3-tiling/known_bad/hostile_gpu_memory_hog",
+        "3.3-tiling/known_bad/hostile_memo_by_fingerprint",
+        "3.3-tiling/known_bad/hostile_memo_by_pointer",
+        "3.5-project/known_bad/hostile_pipeline_memo",
+    }
     assert reused == {"3.3-tiling/known_bad/no_end_barrier"}
     assert rounded == {"3.3-tiling/known_bad/launch_grid_rounded_down"}
     assert too_large == {"3.3-tiling/known_bad/launch_2048_threads"}
@@ -1640,6 +1649,37 @@ def test_a_resource_a_launcher_creates_and_never_releases_is_warned_of(
         ), warning
         assert f"is called nowhere {ex} reaches" in warning, warning
         assert f"each call leaks a {what}" in warning, warning
+
+
+@pytest.mark.instructors
+@pytest.mark.parametrize(
+    ("old", "exercise", "call", "what"),
+    [
+        ("        cudaStreamDestroy(streams[s]);\n", "overlap", "cudaStreamCreateWithFlags",
+         "stream"),
+        ("    cudaFreeHost(h_buf);\n", "host_copy", "cudaMallocHost", "page-locked host buffer"),
+    ],
+)
+def test_a_stream_or_buffer_a_launcher_makes_and_never_releases_is_warned_of(
+    tmp_path, old, exercise, call, what
+):
+    """A lab 3.2 trial (session 47): the overlap launcher without its cudaStreamDestroy, and
+    host_copy_free without its cudaFreeHost, got no warning without a GPU (streams and
+    buffers were not among the kinds read). Streams, events, page-locked and device buffers
+    are read now; of the 180 submissions only known-bad fixtures that keep a buffer across
+    calls, or free one with the wrong call, are warned (test above)."""
+    need("nvcc")
+    name = "3.2-global-memory"
+    lab = course.load_lab(REPO / "labs" / name)
+    text = (REPO / "solutions" / name / "kernels.cu").read_text()
+    assert text.count(old) == 1
+    (tmp_path / "kernels.cu").write_text(text.replace(old, ""))
+    found = {ex: [w for w in ws if lint.LEAK_MARK in w]
+             for ex, ws in lint.warnings(lab, tmp_path).items()}
+    found = {ex: ws for ex, ws in found.items() if ws}
+    assert list(found) == [exercise], found
+    (warning,) = found[exercise]
+    assert f": {call} in " in warning and f"each call leaks a {what}" in warning, warning
 
 
 ROW_LOOP = """    for (int k = -radius; k <= radius; ++k) {
