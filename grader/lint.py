@@ -907,13 +907,15 @@ RESOURCES = (
     ("cudaMallocHost", "cudaFreeHost", "page-locked host buffer"),
     ("cudaHostAlloc", "cudaFreeHost", "page-locked host buffer"),
     ("cudaHostRegister", "cudaHostUnregister", "page-locked registration"),
-    ("cudaMalloc", "cudaFree", "device buffer"),
-    ("cudaMallocAsync", "cudaFreeAsync", "device buffer"),
+    # (either release frees either allocation: cudaFree waits, cudaFreeAsync is ordered)
+    ("cudaMalloc", "cudaFree or cudaFreeAsync", "device buffer"),
+    ("cudaMallocAsync", "cudaFreeAsync or cudaFree", "device buffer"),
     ("cudaMallocManaged", "cudaFree", "managed buffer"),
-    ("cudaMallocPitch", "cudaFree", "device buffer"),
+    ("cudaMallocPitch", "cudaFree or cudaFreeAsync", "device buffer"),
 )
-_RESOURCE_CALLS = {
-    call: re.compile(rf"\b{call}\s*\(") for pair in RESOURCES for call in pair[:2]
+_RESOURCE_CALLS = {  # a release may be one of several ("cudaFree or cudaFreeAsync")
+    call: re.compile(rf"\b{call}\s*\(")
+    for create, release, _ in RESOURCES for call in (create, *release.split(" or "))
 }
 LEAK_MARK = "each call leaks"
 LEAK = (
@@ -943,7 +945,8 @@ def leaks(reading: _Reading, launchers) -> list[tuple[str, int, str]]:
             default=None,
         )
         if first is None or any(
-            _RESOURCE_CALLS[release].search(reading.joined, a, b) for (a, b), _ in reached
+            _RESOURCE_CALLS[r].search(reading.joined, a, b)
+            for (a, b), _ in reached for r in release.split(" or ")
         ):
             continue
         at, _ = first
