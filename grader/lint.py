@@ -36,6 +36,7 @@ import subprocess
 import sys
 import warnings as _warnings
 from bisect import bisect_left, bisect_right
+from collections import ChainMap
 from collections.abc import Collection
 from pathlib import Path
 
@@ -914,9 +915,14 @@ RESOURCES = (
     ("cudaMallocPitch", "cudaFree or cudaFreeAsync", "device buffer"),
 )
 _RESOURCE_CALLS = {  # a release may be one of several ("cudaFree or cudaFreeAsync")
-    call: re.compile(rf"\b{call}\s*\(")
-    for create, release, _ in RESOURCES for call in (create, *release.split(" or "))
+    call: re.compile(rf"\b{call}\s*\(") for create, _, _ in RESOURCES for call in (create,)
 }
+# a release named at all counts: called, or passed as a function (a unique_ptr's &cudaFree
+# deleter, decltype(&cudaFree))
+_RESOURCE_CALLS.update({
+    call: re.compile(rf"\b{call}\b")
+    for _, release, _ in RESOURCES for call in release.split(" or ")
+})
 LEAK_MARK = "each call leaks"
 LEAK = (
     "{create} in {holder}{via}, but {release} is called nowhere {who}: "
@@ -981,8 +987,10 @@ _IDENT = re.compile(r"\s*([A-Za-z_]\w*)\s*$")
 _LAUNCH = re.compile(r"<<<")
 # a grid's count put right after its division: blocks++, ++blocks, blocks += 1, grid.x = ...
 _GRID_CHANGE = re.compile(
-    r"(?<![\w.>])([A-Za-z_]\w*)\s*(?:\+\+|\+=|\.[xyz]\s*(?:\+\+|[-+*/]?=(?!=)))"
-    r"|\+\+\s*([A-Za-z_]\w*)"
+    r"(?<![\w.>])([A-Za-z_]\w*)\s*(?:\+\+|--|(?:<<|>>|[-+*/%&|^])="
+    r"|\.[xyz]\s*(?:\+\+|--|(?:<<|>>|[-+*/%&|^])?=(?!=)))"
+    r"|(?:\+\+|--)\s*([A-Za-z_]\w*)"
+    r"|[(,=]\s*&\s*([A-Za-z_]\w*)\b(?!\s*[.\[(]|\s*->)"  # &threads: set by a call (occupancy)
 )
 # what a function takes the remainder by (n % 256, n % (TILE)): a division by it there is
 # rounded up, or checked exact, by hand
@@ -1004,13 +1012,14 @@ _DECLARED = re.compile(
 )
 _PRIMARY = re.compile(r"\w+|\((?:[^()]|\([^()]*\))*\)")  # a #define's body read as a value
 _INT_SUFFIX = re.compile(r"\b(\d+)[uUlL]{1,3}\b")
+_DIGITS = operator.itemgetter(1)  # _INT_SUFFIX's replacement: the digits
 _CONSTANT_TEXT = re.compile(r"[\w\s()+\-*/%<>]*")
 CONSTANT_LIMIT = 1 << 62  # a value past it (or a shift past 62) is not read
 # an integer type's cast before a parenthesised whole: (int)(, (unsigned long)(, static_cast<T>(
+_INT_TYPE = r"(?:std::)?(?:int|long|short|unsigned|signed|size_t|u?int(?:8|16|32|64)_t)"
 _INT_CAST = re.compile(
-    r"(?:\(\s*(?:(?:unsigned|signed|const|long|short)\s+)*"
-    r"(?:int|long|short|unsigned|signed|size_t|u?int(?:8|16|32|64)_t)\s*\)"
-    r"|static_cast\s*<[^<>()]{1,40}>)\s*\("
+    r"(?:\(\s*(?:(?:unsigned|signed|const|long|short)\s+)*" + _INT_TYPE + r"\s*\)"
+    r"|static_cast\s*<[^<>()]{1,40}>|(?=" + _INT_TYPE + r"\s*\()" + _INT_TYPE + r")\s*\("
 )
 GRID_ARGUMENTS = 3  # a dim3's, at most
 GRID_SHOWN = 120
@@ -1111,7 +1120,7 @@ def _constant_value(expr: str, known: dict[str, int], exact: bool = False) -> in
     ``known`` names, + - * / % << >> and parentheses; ``/`` as C's division of integers that
     are not negative), or None where it is anything else, divides by 0 or leaves
     [-CONSTANT_LIMIT, CONSTANT_LIMIT], or, ``exact``, divides with a remainder."""
-    expr = _INT_SUFFIX.sub(r"\1", expr.strip())
+    expr = _INT_SUFFIX.sub(_DIGITS, expr.strip())
     if not expr or len(expr) > GRID_SHOWN or not _CONSTANT_TEXT.fullmatch(expr):
         return None
     try:
@@ -1124,7 +1133,7 @@ def _constant_value(expr: str, known: dict[str, int], exact: bool = False) -> in
     def value(node) -> int:
         if isinstance(node, ast.Constant) and type(node.value) is int:
             v = node.value
-        elif isinstance(node, ast.Name) and node.id in known:
+        elif isinstance(node, ast.Name) and known.get(node.id) is not None:
             v = known[node.id]
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = value(node.operand) * (-1 if isinstance(node.op, ast.USub) else 1)
@@ -1165,12 +1174,21 @@ def constants(text: str, base: dict[str, int] | None = None) -> dict[str, int]:
     parentheses (its text is pasted: ``#define N 1 << 20`` makes ``N / 256`` 1 << 0).
     ``base``: the constants of an enclosing text (a function's body is read over the
     files': its own definitions take the place of theirs, its variables remove them)."""
-    known: dict[str, int] = dict(base or {})
+    # over a base: a ChainMap whose first map holds this text's own (None hides a base's
+    # name), so reading each function of a file costs its own text, not the file's constants
+    known = {} if base is None else ChainMap({}, base)
     found = list(_CONSTANT.finditer(text))
     heads = {m.start(3) for m in found if m.group(3)}  # const int N = : not a variable
     dropped = {m.group(1) for m in _DECLARED.finditer(text) if m.start(1) not in heads}
+
+    def drop(name: str) -> None:
+        if base is not None and name in base:
+            known[name] = None
+        else:
+            known.pop(name, None)
+
     for name in dropped:
-        known.pop(name, None)
+        drop(name)
     own: dict[str, int] = {}  # this text's definitions (a base's may differ)
     for m in found:
         name, expr = (m.group(1), m.group(2)) if m.group(1) else (m.group(3),
@@ -1181,7 +1199,7 @@ def constants(text: str, base: dict[str, int] | None = None) -> dict[str, int]:
         if name in dropped:
             continue
         if v is None or own.get(name, v) != v:
-            known.pop(name, None)
+            drop(name)
             dropped.add(name)
         else:
             known[name] = own[name] = v
@@ -1260,7 +1278,7 @@ def _rounded_grids_in(reading: _Reading, a: int, b: int) -> list[tuple[str, int,
         defined.setdefault(m.group(1), []).append((m.start(), m.end(), False))
     changed: dict[str, list[int]] = {}
     for m in _GRID_CHANGE.finditer(text, a, b):
-        changed.setdefault(m.group(1) or m.group(2), []).append(m.start())
+        changed.setdefault(m.group(1) or m.group(2) or m.group(3), []).append(m.start())
     for found in defined.values():
         found.sort()
     moduli = {m.group(1) for m in _MODULO.finditer(text, a, b)}

@@ -1006,6 +1006,41 @@ void launch(float *x, int n) {
 """
 
 
+LOWERED = """
+__global__ void k(float *x) { x[threadIdx.x] = 0.0f; }
+void launch(float *x, int n) {
+    int threads = 2048;
+    while (threads > 1024) threads /= 2;
+    k<<<(n + threads - 1) / threads, threads>>>(x);
+    dim3 b(2048);
+    b.x >>= 1;
+    k<<<1, b>>>(x);
+    int min_grid = 0, best = 2048;
+    cudaOccupancyMaxPotentialBlockSize(&min_grid, &best, k);
+    k<<<(n + best - 1) / best, best>>>(x);
+    k<<<int(n / 256), 256>>>(x);
+    k<<<(std::size_t)(n / 256), 256>>>(x);
+    float *t;
+    cudaMalloc(&t, 4);
+    cudaError_t (*release)(void *) = cudaFree;
+    release(t);
+}
+"""
+
+
+def test_a_block_lowered_before_its_launch_and_a_release_passed_as_a_function_are_read():
+    """A review (session 47): a block size lowered before the launch (``/= 2`` in a loop,
+    ``b.x >>= 1``, set by cudaOccupancyMaxPotentialBlockSize through its address) was warned
+    as the 2048 first written, and a release passed as a function rather than called
+    (``= cudaFree``, a unique_ptr's ``&cudaFree``) as a leak; a functional or ``std::`` cast
+    around a grid division (``int(n / 256)``) was not read."""
+    text = "\n".join(lint.strip_comments(LOWERED))
+    reading = lint._Reading({"kernels.cu": text})
+    found = [(line, w.split("`")[1]) for _, line, w in lint.rounded_grids(reading, ["launch"])]
+    assert found == [(13, "int(n / 256)"), (14, "(std::size_t)(n / 256)")], found
+    assert lint.leaks(reading, ["launch"]) == []
+
+
 def test_a_block_of_more_than_1024_threads_is_found():
     """A lab 3.2 trial (session 47): a launch of 2048 threads a block, which fails on every
     CUDA GPU, got no warning without one (3.3's known-bad launch_2048_threads only failed on
@@ -1301,6 +1336,11 @@ HOSTILE = {
     "constants": ("const int a{i} = a{j} * 64; k<<<a{i} / 2, 1>>>(x); ", True, ""),
     # blocks of known constants (lint.BLOCK_TOO_LARGE), each evaluated
     "blocks": ("k<<<1, dim3(64, 32, a{i})>>>(x); const int a{i} = 2; ", True, ""),
+    # each launcher body's constants read over the files' (a copy of the files' per body was
+    # quadratic: 8 s a lab for 1 MB of a #define and an overload of the launcher)
+    "constants_per_body": (
+        "#define c{i} 1\nvoid gaussian_blur(float *x) {{ k<<<1, 1>>>(x); }}\n", False, ""
+    ),
     # a review's: its name's last word searched from every character, hours for 1 MB before
     "long_name": ("__shared__ float " + "a" * 999 + " b[4]; ", True, ""),
 }
