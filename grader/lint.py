@@ -1120,9 +1120,17 @@ def _constant_value(expr: str, known: dict[str, int], exact: bool = False) -> in
     ``known`` names, + - * / % << >> and parentheses; ``/`` as C's division of integers that
     are not negative), or None where it is anything else, divides by 0 or leaves
     [-CONSTANT_LIMIT, CONSTANT_LIMIT], or, ``exact``, divides with a remainder."""
-    expr = _INT_SUFFIX.sub(_DIGITS, expr.strip())
+    expr = expr.strip()
+    if expr.isidentifier():  # the common cases without a parse (a launch's block, a count)
+        v = known.get(expr)
+        return v if v is not None and abs(v) <= CONSTANT_LIMIT else None
+    if expr.isdecimal() and expr.isascii() and len(expr) <= 19 and expr[0] != "0" or expr == "0":
+        return int(expr) if int(expr) <= CONSTANT_LIMIT else None
+    expr = _INT_SUFFIX.sub(_DIGITS, expr)
     if not expr or len(expr) > GRID_SHOWN or not _CONSTANT_TEXT.fullmatch(expr):
         return None
+    if any(known.get(name) is None for name in _NAME.findall(expr)):
+        return None  # a name that is not a known constant: no parse (a hostile file's launches)
     try:
         with _warnings.catch_warnings():  # 1if 0 else 2: no SyntaxWarning on stderr
             _warnings.simplefilter("ignore")
