@@ -915,7 +915,7 @@ RESOURCES = (
     ("cudaMallocPitch", "cudaFree or cudaFreeAsync", "device buffer"),
 )
 _RESOURCE_CALLS = {  # a release may be one of several ("cudaFree or cudaFreeAsync")
-    call: re.compile(rf"\b{call}\s*\(") for create, _, _ in RESOURCES for call in (create,)
+    create: re.compile(rf"\b{create}\s*\(") for create, _, _ in RESOURCES
 }
 # a release named at all counts: called, or passed as a function (a unique_ptr's &cudaFree
 # deleter, decltype(&cudaFree))
@@ -1292,13 +1292,20 @@ def _rounded_grids_in(reading: _Reading, a: int, b: int) -> list[tuple[str, int,
     moduli = {m.group(1) for m in _MODULO.finditer(text, a, b)}
     out: list[tuple[str, int, str]] = []
     local: dict[str, int] | None = None
+
+    def known() -> dict[str, int]:
+        """The function's own constants, over the files' (a trial: a BLOCK per launcher),
+        read once and only where a launch asks."""
+        nonlocal local
+        if local is None:
+            local = constants(text[a:b], reading.constants)
+        return local
+
     for at in launches:
         arguments = _arguments(text, at, "")
         for start, block in arguments[1:2]:  # the block: every dimension a known constant
             dims = _grid_dims(text, start, block, defined, changed)
-            if local is None:
-                local = constants(text[a:b], reading.constants)
-            values = [_constant_value(dim, local) for _, dim in dims]
+            values = [_constant_value(dim, known()) for _, dim in dims]
             threads = 1
             for v in values:
                 threads *= v if v is not None and v > 0 else 0
@@ -1312,9 +1319,7 @@ def _rounded_grids_in(reading: _Reading, a: int, b: int) -> list[tuple[str, int,
                 parts = _rounded_down(dim)
                 if parts is None or parts[1].strip("() ") in moduli:
                     continue
-                if local is None:  # the function's own constants, over the files' (a trial:
-                    local = constants(text[a:b], reading.constants)  # a BLOCK per launcher)
-                if _exact(*parts, local):
+                if _exact(*parts, known()):
                     continue
                 name, line = reading.where(dim_at + len(dim) - len(dim.lstrip()))
                 fix = ROUND_UP_MACRO if reading.ceil_div else ROUND_UP
