@@ -260,20 +260,30 @@ def _knob_lines(knobs: dict[str, str]) -> list[str]:
 NODE_LOCAL = ("/tmp", "/var/tmp", "/dev/shm", "/run")
 
 
-def one_node_here() -> bool:
-    """Whether sinfo lists one node only, and it is this machine (a single-node cluster:
-    its /tmp is every job's); False where sinfo is missing, fails or lists others."""
+def sinfo_nodes() -> list[list[str]] | None:
+    """sinfo's nodes, one ``[name, partition (the default one marked *), CPUs, memory in
+    MB, gres]`` each (a node in two partitions twice), read once for a submission's checks
+    (``unfit``, ``one_node_here``); None where sinfo is missing or fails."""
     sinfo = shutil.which("sinfo")
     if sinfo is None:
-        return False
+        return None
     try:
-        out = subprocess.run([sinfo, "-h", "-N", "-o", "%N"], capture_output=True, text=True,
-                             timeout=30)
+        out = subprocess.run([sinfo, "-h", "-N", "-o", "%N|%P|%c|%m|%G"], capture_output=True,
+                             text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    nodes = {line.strip() for line in out.stdout.splitlines() if line.strip()}
+        return None
+    if out.returncode != 0:
+        return None
+    return [f for line in out.stdout.splitlines() if len(f := line.strip().split("|")) == 5]
+
+
+def one_node_here(nodes: list[list[str]] | None) -> bool:
+    """Whether sinfo's ``nodes`` (``sinfo_nodes``) are one node only, and it is this machine
+    (a single-node cluster: its /tmp is every job's); False where sinfo is missing, fails or
+    lists others."""
+    names = {f[0] for f in nodes or ()}
     here = {socket.gethostname(), socket.gethostname().split(".")[0]}
-    return out.returncode == 0 and len(nodes) == 1 and bool(nodes & here)
+    return len(names) == 1 and bool(names & here)
 
 
 def node_local(root: Path, out: Path, subs: list[batch.Submission]) -> list[str]:
@@ -356,67 +366,52 @@ def _gpus(gres: str) -> int:
     return count
 
 
-def unfit(o: Options) -> str | None:
+def unfit(o: Options, nodes: list[list[str]] | None) -> str | None:
     """Why no node of the grade array's partition (``o.partition``, else the cluster's
     default one) can run one task of it: the CPUs, memory (MB) and GPUs each node has, from
-    ``sinfo``, against ``--cpus-per-task``, ``--mem`` and ``--gpus-per-task``. Slurm accepts
-    such an array and keeps it pending for ever (reason PartitionConfig; an instructor's
-    trial with the README's values on a 2-CPU node). None where one node fits, or where
-    sinfo is missing, fails or names no node of that partition (nothing known)."""
-    sinfo = shutil.which("sinfo")
-    if sinfo is None:
-        return None
-    args = [sinfo, "-h", "-N", "-o", "%N|%P|%c|%m|%G"] + (["-p", o.partition] if o.partition
-                                                         else [])
-    try:
-        out = subprocess.run(args, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    nodes = {}
-    for line in out.stdout.splitlines():
-        fields = line.strip().split("|")
-        if len(fields) != 5 or not (o.partition or fields[1].endswith("*")):
+    sinfo's ``nodes`` (``sinfo_nodes``), against ``--cpus-per-task``, ``--mem`` and
+    ``--gpus-per-task``. Slurm accepts such an array and keeps it pending for ever (reason
+    PartitionConfig; an instructor's trial with the README's values on a 2-CPU node). None
+    where one node fits, or where sinfo is missing, fails or names no node of that partition
+    (nothing known)."""
+    room = {}
+    for name, partition, cpus, mem, gres in nodes or ():
+        if not (partition.rstrip("*") == o.partition if o.partition
+                else partition.endswith("*")):
             continue  # without --partition, the default one's (marked *)
         try:
-            nodes[fields[0]] = (int(fields[2]), int(fields[3].rstrip("+")), _gpus(fields[4]))
+            room[name] = (int(cpus), int(mem.rstrip("+")), _gpus(gres))
         except ValueError:
             continue
     need = (o.cpus_per_task or 1, _mem_mb(o.mem), o.gpus_per_task)
-    if not nodes or any(all(h >= n for h, n in zip(has, need)) for has in nodes.values()):
+    if not room or any(all(h >= n for h, n in zip(has, need)) for has in room.values()):
         return None
-    most = [max(has[i] for has in nodes.values()) for i in range(3)]
+    most = [max(has[i] for has in room.values()) for i in range(3)]
     partition = f"partition {o.partition}" if o.partition else "the default partition"
     return (
         f"no node of {partition} can run one grade task: each asks for {need[0]} CPU(s)"
         + (f", {o.mem} of memory" if need[1] else "") + f" and {need[2]} GPU(s), and its "
-        f"{len(nodes)} node(s) have at most {most[0]} CPUs, {most[1]} MB and {most[2]} GPUs "
+        f"{len(room)} node(s) have at most {most[0]} CPUs, {most[1]} MB and {most[2]} GPUs "
         "(sinfo); Slurm would keep the array pending without end (PartitionConfig). Ask for "
         "what a node has (--cpus-per-task, --mem, --gpus-per-task), or choose another "
         "--partition"
     )
 
 
-def _why_graded(folder: Path, sub: batch.Submission, o: Options) -> str:
-    """Why the student in ``folder`` is in this submission's array: "--force", "--regrade",
-    "no result yet", "changed since graded" or the status of the last row that was not
-    final ("partial (no GPU)", "error", ...)."""
+def _why_graded(
+    folder: Path, sub: batch.Submission, o: Options, required: tuple[str, ...]
+) -> str | None:
+    """Why the student in ``folder`` is graded (again) by this submission, or None where
+    their grade is final for what they hand in now (``batch.final_row``, ``batch.changed``,
+    as ``batch`` decides): "--force", "--regrade", "no result yet", "changed since graded"
+    or the status of the last row that was not final ("partial (no GPU)", "error", ...)."""
     if o.force or sub.id in o.regrade:
         return "--force" if o.force else "--regrade"
+    final = batch.final_row(folder)
+    if final is not None:
+        return "changed since graded" if batch.changed(final, sub, required) else None
     row = batch._read_row(folder / "batch.json")
-    if row is None:
-        return "no result yet"
-    if batch.final_row(folder) is not None:
-        return "changed since graded"
-    return str(row.get("status", "not final")).split(":")[0]
-
-
-def _regraded(folder: Path, sub: batch.Submission, required: tuple[str, ...]) -> bool:
-    """Whether the student in ``folder`` is graded (again) by this submission: no final row
-    there, or what they hand in changed since (``batch.changed``), as ``batch`` decides."""
-    row = batch.final_row(folder)
-    return row is None or batch.changed(row, sub, required)
+    return "no result yet" if row is None else str(row.get("status", "not final")).split(":")[0]
 
 
 def submit(
@@ -442,8 +437,8 @@ def submit(
             f"{out / SCRIPTS}, where the Slurm scripts are: rename that submission"
         )
     batch.check_regrade(o.regrade, subs)
-    todo = [s for s in subs
-            if o.force or s.id in o.regrade or _regraded(out / s.id, s, lab.required_files)]
+    whys = {s.id: _why_graded(out / s.id, s, o, lab.required_files) for s in subs}
+    todo = [s for s in subs if whys[s.id] is not None]
     if not todo:
         print(f"slurm: every one of the {len(subs)} students has a final grade in {out} for "
               "what they hand in now; nothing to submit (--force grades them again)", file=err)
@@ -460,7 +455,8 @@ def submit(
             f"would rewrite; wait for them (squeue -j {','.join(live)}) or cancel them "
             f"(scancel {' '.join(live)}), then run this again"
         )
-    why = unfit(o)
+    nodes = sinfo_nodes()  # read once: the fit of a task, whether the cluster is this machine
+    why = unfit(o, nodes)
     if why and not dry_run:  # before any script is rewritten or job submitted
         raise GraderError(why)
     folder, n_tasks = write_scripts(root, lab_dir, todo, out, o, [s.id for s in subs], subs)
@@ -473,7 +469,7 @@ def submit(
         ["--dependency=afterany:{grade}", "merge.sbatch"],
     ]
     local = node_local(root, out, subs)
-    if local and not one_node_here():  # a single-node cluster (CI's) sees them: not said
+    if local and not one_node_here(nodes):  # a single-node cluster (CI's) sees them: not said
         print(f"slurm: warning: {'; '.join(local)} lie in {' or '.join(NODE_LOCAL)}, which "
               "most clusters keep apart on each node: a job on another node would not find "
               "them. Keep the course tree, the grader's Python, the class and --out on a "
@@ -498,13 +494,12 @@ def submit(
     kept = sorted({s.id for s in subs} - {s.id for s in todo})
     # why each goes again, where any has a result (an instructor's trial: a re-run's "5 of 6
     # to grade" gave no reason, and 4 of them were partial grades a GPU-less node keeps)
-    whys: dict[str, int] = {}
+    counts: dict[str, int] = {}
     for sub in todo:
-        why = _why_graded(out / sub.id, sub, o)
-        whys[why] = whys.get(why, 0) + 1
+        counts[whys[sub.id]] = counts.get(whys[sub.id], 0) + 1
     reasons = (
-        " (" + ", ".join(f"{n} {why}" for why, n in sorted(whys.items(), key=lambda w: -w[1]))
-        + ")" if set(whys) != {"no result yet"} else ""
+        " (" + ", ".join(f"{n} {why}" for why, n in sorted(counts.items(), key=lambda w: -w[1]))
+        + ")" if set(counts) != {"no result yet"} else ""
     )
     print(f"slurm: {len(todo)} of {len(subs)} students to grade{reasons}, in {n_tasks} array tasks "
           f"(at most {o.max_parallel} at once); scripts in {folder}"

@@ -185,13 +185,13 @@ def test_paths_in_a_node_local_folder_are_named_in_a_warning(fake_root, capsys, 
     subs = _class(fake_root, tmp_path)
     lab = fake_root / "labs" / "9.1-fake"
     monkeypatch.setattr(slurm, "NODE_LOCAL", (str(tmp_path),))
-    monkeypatch.setattr(slurm, "one_node_here", lambda: False)
+    monkeypatch.setattr(slurm, "one_node_here", lambda nodes: False)
     code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "out", "--dry-run")
     assert code == 0, err
     assert f"--out {tmp_path / 'out'}" in err and "the submissions (" in err, err
     assert "on a file system every node mounts" in err
     # a single-node cluster, this machine (an instructor's trial: noise there)
-    monkeypatch.setattr(slurm, "one_node_here", lambda: True)
+    monkeypatch.setattr(slurm, "one_node_here", lambda nodes: True)
     code, _, err = grade_cli(capsys, "slurm", lab, *subs, "--out", tmp_path / "o3", "--dry-run")
     assert code == 0 and "warning" not in err, err
     monkeypatch.setattr(slurm, "NODE_LOCAL", ("/no-such-node-local-folder",))
@@ -636,12 +636,16 @@ def test_one_node_here_reads_sinfo(tmp_path, monkeypatch, listed, one):
     """``one_node_here``: sinfo lists this machine's name alone (its short name as Slurm
     names it), else not; no sinfo or an empty list is not."""
     here = socket.gethostname().split(".")[0]
-    (tmp_path / "nodes").write_text(listed.format(here=here))
+    # sinfo_nodes' lines: name|partition|CPUs|MB|gres
+    lines = "".join(f"{n}|debug*|2|100|gpu:1\n" for n in listed.format(here=here).split())
+    (tmp_path / "nodes").write_text(lines)
     (tmp_path / "sinfo").write_text(f"#!/bin/sh\ncat {shlex.quote(str(tmp_path / 'nodes'))}\n")
     (tmp_path / "sinfo").chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
-    assert slurm.one_node_here() == (one or listed.format(here=here).strip()
-                                      == socket.gethostname())
+    assert slurm.one_node_here(slurm.sinfo_nodes()) == (
+        one or listed.format(here=here).strip() == socket.gethostname()
+    )
+    assert not slurm.one_node_here(None)  # no sinfo, or one that failed
 
 
 def test_node_local_reads_paths_as_written_and_as_their_links_lead(tmp_path, monkeypatch):
